@@ -1,0 +1,1 @@
+"""Feed: the change feed (commits on NATS JetStream; the event stream, polling and webhooks later)."""

@@ -1,0 +1,159 @@
+"""The REST surface: authentication header, body limits, problem details, ETags, translation to gRPC.
+
+Routes are thin: each reads the path, query and body, calls one Keeper client method with the
+caller's credential, and sends the answer with `Lorebase-Revision` (and an ETag on reads). Keeper
+decides everything else (authorization included); its problems come back as they were raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from lorebase import __version__
+from lorebase.clients import Answer, FeedClient, KeeperClient, ScribeClient
+from lorebase.problems import Problem
+
+PROBLEM_TYPE = "application/problem+json"
+
+
+def problem_response(problem: Problem) -> Response:
+    return Response(problem.to_json(), status_code=problem.status, media_type=PROBLEM_TYPE)
+
+
+def answer_response(request: Request, answer: Answer, *, etag: bool = False) -> Response:
+    headers = dict(answer.headers)
+    if answer.revision:
+        headers["Lorebase-Revision"] = answer.revision
+    if etag and answer.status == 200:
+        tag = f'"{answer.revision or "empty"}.{hashlib.sha256(answer.body).hexdigest()[:16]}"'
+        headers["ETag"] = tag
+        if tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+            return Response(status_code=304, headers=headers)
+    return Response(answer.body, status_code=answer.status, media_type=answer.content_type, headers=headers)
+
+
+class Gateway:
+    """The clients and limits the routes share."""
+
+    def __init__(self, keeper: KeeperClient, feed: FeedClient, scribe: ScribeClient, *, max_body_bytes: int) -> None:
+        self.keeper = keeper
+        self.feed = feed
+        self.scribe = scribe
+        self.max_body_bytes = max_body_bytes
+
+    async def body(self, request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            raise Problem(413, "too-large", f"the body is over {self.max_body_bytes} bytes (http.max_body_bytes); send less")
+        chunks = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise Problem(413, "too-large", f"the body is over {self.max_body_bytes} bytes (http.max_body_bytes); send less")
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        if data and content_type not in ("application/json", "application/problem+json", "") and not content_type.endswith("+json"):
+            raise Problem(415, "unsupported-media-type", f"send the body as application/json, not {content_type}")
+        if not data:
+            raise Problem(400, "malformed-json", "the request needs a JSON object body")
+        try:
+            parsed = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise Problem(400, "malformed-json", f"the body is not valid JSON: {exc}") from exc
+        if not isinstance(parsed, dict):
+            raise Problem(400, "malformed-json", "the body must be a JSON object")
+        return data
+
+
+def credential(request: Request) -> str:
+    value = request.headers.get("authorization")
+    if not value:
+        raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
+    return value
+
+
+def flag(request: Request, name: str) -> bool:
+    value = request.query_params.get(name)
+    if value is None:
+        return False
+    if value.lower() in ("true", "1", "yes"):
+        return True
+    if value.lower() in ("false", "0", "no", ""):
+        return False
+    raise Problem(400, "invalid-parameter", f"{name} is true or false, not {value!r}", parameter=name)
+
+
+def integer(request: Request, name: str) -> int:
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return 0
+    if not value.isdigit():
+        raise Problem(400, "invalid-parameter", f"{name} is a whole number, not {value!r}", parameter=name)
+    return int(value)
+
+
+Route = Callable[[Request], Awaitable[Response]]
+
+
+def handled(route: Route) -> Route:
+    """Turn every Problem a route raises into a problem-details answer."""
+
+    async def wrapper(request: Request) -> Response:
+        try:
+            return await route(request)
+        except Problem as problem:
+            return problem_response(problem)
+
+    wrapper.__name__ = route.__name__
+    return wrapper
+
+
+def create_app(gateway: Gateway) -> FastAPI:
+    from lorebase_gateway.routes import register
+
+    app = FastAPI(title="Lorebase", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.gateway = gateway
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404:
+            return problem_response(Problem(404, "not-found", f"no such endpoint: {request.method} {request.url.path}; see README.md"))
+        if exc.status_code == 405:
+            return problem_response(Problem(405, "method-not-allowed", f"{request.method} is not allowed on {request.url.path}"))
+        return problem_response(Problem(exc.status_code, "error", str(exc.detail)))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        return problem_response(Problem(400, "invalid-request", str(exc.errors())))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        return problem_response(Problem(500, "internal", "the gateway failed; the error is in its log"))
+
+    @app.get("/health")
+    async def health() -> Response:
+        checks = {
+            "keeper": await gateway.keeper.healthy(),
+            "feed": await gateway.feed.healthy(),
+            "scribe": await gateway.scribe.healthy(),
+        }
+        if all(checks.values()):
+            return Response(orjson.dumps({"status": "ok", "version": __version__}), media_type="application/json")
+        body: dict[str, Any] = {"status": "unavailable", "version": __version__, "services": checks}
+        return Response(orjson.dumps(body), status_code=503, media_type="application/json")
+
+    register(app, gateway)
+    return app
+
+
+__all__ = ["Gateway", "answer_response", "create_app", "credential", "flag", "handled", "integer", "problem_response"]

@@ -1,0 +1,149 @@
+"""The documented REST routes (docs/rest.md), each one Keeper call."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from starlette.responses import Response
+
+from lorebase.problems import Problem
+from lorebase_gateway.app import Gateway, answer_response, credential, flag, handled, integer
+
+API = "/api/v1"
+DOMAIN = API + "/domains/{domain}"
+
+
+def register(app: FastAPI, gw: Gateway) -> None:
+    keeper = gw.keeper
+
+    def route(path: str, method: str) -> object:
+        def decorate(fn):  # type: ignore[no-untyped-def]
+            app.add_api_route(path, handled(fn), methods=[method], include_in_schema=False)
+            return fn
+
+        return decorate
+
+    # Administration
+
+    @route(API + "/principals", "POST")
+    async def create_principal(request: Request) -> Response:
+        import orjson
+
+        body = orjson.loads(await gw.body(request))
+        for member in ("id", "type"):
+            if not isinstance(body.get(member), str):
+                raise Problem(422, "validation-failed", f"{member} is required (a string)",
+                              issues=[{"path": member, "rule": "required", "message": f"{member} is required"}])
+        name = body.get("name") if isinstance(body.get("name"), str) else ""
+        answer = await keeper.create_principal(credential=credential(request), id=body["id"], type=body["type"], name=name)
+        return answer_response(request, answer)
+
+    @route(API + "/principals/{principal}/keys", "POST")
+    async def create_key(request: Request) -> Response:
+        answer = await keeper.create_key(credential=credential(request), principal=request.path_params["principal"])
+        return answer_response(request, answer)
+
+    @route(API + "/principals/{principal}/keys/{key_id}", "DELETE")
+    async def revoke_key(request: Request) -> Response:
+        p = request.path_params
+        return answer_response(request, await keeper.revoke_key(credential=credential(request), principal=p["principal"], key_id=p["key_id"]))
+
+    @route(API + "/domains", "GET")
+    async def list_domains(request: Request) -> Response:
+        return answer_response(request, await keeper.list_domains(credential=credential(request)))
+
+    @route(API + "/domains", "POST")
+    async def create_domain(request: Request) -> Response:
+        return answer_response(request, await keeper.create_domain(credential=credential(request), body=await gw.body(request)))
+
+    @route(DOMAIN, "GET")
+    async def get_domain(request: Request) -> Response:
+        return answer_response(request, await keeper.get_domain(credential=credential(request), domain=request.path_params["domain"]))
+
+    @route(DOMAIN + "/grants", "POST")
+    async def create_grant(request: Request) -> Response:
+        answer = await keeper.create_grant(
+            credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/grants/{grant_id}", "DELETE")
+    async def delete_grant(request: Request) -> Response:
+        p = request.path_params
+        return answer_response(request, await keeper.delete_grant(credential=credential(request), domain=p["domain"], grant_id=p["grant_id"]))
+
+    # Schema and branches
+
+    @route(DOMAIN + "/schema", "GET")
+    async def get_schema(request: Request) -> Response:
+        answer = await keeper.get_schema(
+            credential=credential(request), domain=request.path_params["domain"], branch=request.query_params.get("branch", "")
+        )
+        return answer_response(request, answer, etag=True)
+
+    @route(DOMAIN + "/branches", "POST")
+    async def create_branch(request: Request) -> Response:
+        answer = await keeper.create_branch(
+            credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/branches", "GET")
+    async def list_branches(request: Request) -> Response:
+        return answer_response(request, await keeper.list_branches(credential=credential(request), domain=request.path_params["domain"]))
+
+    @route(DOMAIN + "/branches/{branch:path}", "GET")
+    async def get_branch(request: Request) -> Response:
+        p = request.path_params
+        return answer_response(request, await keeper.get_branch(credential=credential(request), domain=p["domain"], branch=p["branch"]))
+
+    # Writes
+
+    @route(DOMAIN + "/operations/{operation}/execute", "POST")
+    async def execute(request: Request) -> Response:
+        p = request.path_params
+        answer = await keeper.execute_operation(
+            credential=credential(request),
+            domain=p["domain"],
+            operation=p["operation"],
+            body=await gw.body(request),
+            idempotency_key=request.headers.get("idempotency-key", ""),
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/imports", "POST")
+    async def run_import(request: Request) -> Response:
+        answer = await keeper.import_data(
+            credential=credential(request),
+            domain=request.path_params["domain"],
+            body=await gw.body(request),
+            idempotency_key=request.headers.get("idempotency-key", ""),
+        )
+        return answer_response(request, answer)
+
+    # Reads
+
+    @route(DOMAIN + "/kinds/{kind}/records/{key}", "GET")
+    async def get_record(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        answer = await keeper.get_record(
+            credential=credential(request), domain=p["domain"], kind=p["kind"], key=p["key"],
+            branch=q.get("branch", ""), at=q.get("at", ""), links=flag(request, "links"), lineage=flag(request, "lineage"),
+        )
+        return answer_response(request, answer, etag=True)
+
+    @route(DOMAIN + "/kinds/{kind}/records/{key}/links/{relation}", "GET")
+    async def get_links(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        answer = await keeper.get_links(
+            credential=credential(request), domain=p["domain"], kind=p["kind"], key=p["key"], relation=p["relation"],
+            branch=q.get("branch", ""), at=q.get("at", ""), limit=integer(request, "limit"), cursor=q.get("cursor", ""),
+        )
+        return answer_response(request, answer, etag=True)
+
+    @route(DOMAIN + "/query", "POST")
+    async def query(request: Request) -> Response:
+        answer = await keeper.query(credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request))
+        return answer_response(request, answer)
+
+
+__all__ = ["register"]

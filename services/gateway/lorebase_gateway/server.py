@@ -1,0 +1,65 @@
+"""`lorebase gateway`: the REST and SSE surface (uvicorn)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import uvicorn
+from fastapi import FastAPI
+
+from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
+from lorebase.config import Settings
+from lorebase.grpc_serve import configure_logging
+from lorebase_gateway.app import Gateway, create_app
+
+
+def build_app(settings: Settings) -> FastAPI:
+    deadline = float(settings.get("services.deadline_s", 30))
+    holder: dict[str, Gateway] = {}
+
+    def client_settings(name: str) -> ClientSettings:
+        return ClientSettings(address=str(settings.get(f"services.{name}.address")), deadline_s=deadline)
+
+    gateway = Gateway(
+        KeeperClient(client_settings("keeper")),
+        FeedClient(client_settings("feed")),
+        ScribeClient(client_settings("scribe")),
+        max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
+    )
+    holder["gateway"] = gateway
+    app = create_app(gateway)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        for client in (gateway.keeper, gateway.feed, gateway.scribe):
+            await client.close()
+
+    app.router.lifespan_context = lifespan
+    return app
+
+
+def main(settings: Settings) -> int:
+    configure_logging()
+    app = build_app(settings)
+    config = uvicorn.Config(
+        app,
+        host=str(settings.get("http.host")),
+        port=int(settings.get("http.port")),
+        log_level="warning",
+        access_log=False,
+        loop="uvloop",
+        http="httptools",
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
+    try:
+        asyncio.run(server.serve())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+__all__ = ["build_app", "main"]

@@ -1,0 +1,1 @@
+"""Keeper: the Domain store (schema, Revisions, branches, Operations, reads, authorization)."""

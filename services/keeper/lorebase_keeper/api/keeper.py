@@ -1,0 +1,204 @@
+"""The Keeper gRPC servicer: parse, authenticate, authorize, call down, and turn problems into statuses."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+import orjson
+
+from lorebase.grpc_problems import abort_with_problem
+from lorebase.problems import Problem
+from lorebase.v1 import keeper_pb2 as pb
+from lorebase.v1 import keeper_pb2_grpc
+from lorebase_keeper import admin, branches, imports, operations, query, records
+from lorebase_keeper.auth import Access, Principal
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.schema_view import visible_schema
+
+logger = logging.getLogger("lorebase.keeper.api")
+
+
+def _json(body: bytes, what: str = "request body") -> dict[str, Any]:
+    if not body:
+        return {}
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise Problem(400, "malformed-json", f"the {what} is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise Problem(400, "malformed-json", f"the {what} must be a JSON object")
+    return value
+
+
+def reply(document: Any, *, status: int = 200, revision: str | None = None, headers: dict[str, str] | None = None) -> pb.Reply:
+    if revision is None and isinstance(document, dict):
+        revision = document.get("revision")
+    return pb.Reply(
+        body=orjson.dumps(document),
+        revision=revision or "",
+        content_type="application/json",
+        status=status,
+        headers=headers or {},
+    )
+
+
+Handler = Callable[..., Awaitable[pb.Reply]]
+
+
+def rpc(method: Handler) -> Handler:
+    """Map Problems (and unexpected failures) to gRPC statuses carrying the problem document."""
+
+    @functools.wraps(method)
+    async def wrapper(self: KeeperServicer, request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
+        try:
+            return await method(self, request, context)
+        except Problem as problem:
+            await abort_with_problem(context, problem)
+        except Exception:
+            logger.exception("keeper %s failed", method.__name__)
+            await abort_with_problem(context, Problem(500, "internal", "keeper failed to answer; the error is in its log"))
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    async def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
+        metadata = dict(context.invocation_metadata() or ())
+        return await self.rt.auth.authenticate(metadata.get("authorization"))
+
+    async def _domain(self, context: grpc.aio.ServicerContext, name: str) -> tuple[Domain, Access]:
+        principal = await self._principal(context)
+        domain = await self.rt.domains.get(name)
+        access = await self.rt.auth.access(principal, domain.id)
+        if not principal.is_admin and not access.grants:
+            # A Domain the caller holds no grant in answers like an unknown one.
+            raise Problem(404, "not-found", f"unknown Domain {name!r}; GET /api/v1/domains lists them")
+        return domain, access
+
+    # Administration
+
+    @rpc
+    async def CreatePrincipal(self, request: pb.CreatePrincipalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        caller = await self._principal(context)
+        return reply(await admin.create_principal(self.rt, caller, request.id, request.type, request.name), status=201)
+
+    @rpc
+    async def CreateKey(self, request: pb.CreateKeyRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        caller = await self._principal(context)
+        return reply(await admin.create_key(self.rt, caller, request.principal), status=201)
+
+    @rpc
+    async def RevokeKey(self, request: pb.RevokeKeyRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        caller = await self._principal(context)
+        return reply(await admin.revoke_key(self.rt, caller, request.principal, request.key_id))
+
+    @rpc
+    async def CreateDomain(self, request: pb.CreateDomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        caller = await self._principal(context)
+        return reply(await self.rt.domains.create(caller, _json(request.body)), status=201)
+
+    @rpc
+    async def ListDomains(self, request: pb.ListDomainsRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        caller = await self._principal(context)
+        rows = await self.rt.db.read("list_domains", lambda txn: txn.list_domains())
+        visible = []
+        for row in rows:
+            if caller.is_admin or (await self.rt.auth.access(caller, row.id)).grants:
+                visible.append({"name": row.name, "default_branch": row.default_branch})
+        return reply({"domains": visible})
+
+    @rpc
+    async def GetDomain(self, request: pb.DomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, _ = await self._domain(context, request.domain)
+        return reply({"name": domain.name, "default_branch": domain.default_branch, "description": domain.schema.description})
+
+    @rpc
+    async def CreateGrant(self, request: pb.CreateGrantRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        caller = await self._principal(context)
+        domain = await self.rt.domains.get(request.domain)
+        return reply(await admin.create_grant(self.rt, caller, domain, _json(request.body)), status=201)
+
+    @rpc
+    async def DeleteGrant(self, request: pb.DeleteGrantRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        caller = await self._principal(context)
+        domain = await self.rt.domains.get(request.domain)
+        return reply(await admin.delete_grant(self.rt, caller, domain, request.grant_id))
+
+    # Schema and branches
+
+    @rpc
+    async def GetSchema(self, request: pb.GetSchemaRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        branch = request.branch or domain.default_branch
+        head = await self.rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
+        if head is None:
+            raise Problem(404, "not-found", f"unknown branch {branch!r}")
+        return reply({**visible_schema(access, domain, branch), "revision": head.head})
+
+    @rpc
+    async def CreateBranch(self, request: pb.CreateBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await branches.create_branch(self.rt, access, domain, _json(request.body)), status=201)
+
+    @rpc
+    async def ListBranches(self, request: pb.DomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await branches.list_branches(self.rt, access, domain))
+
+    @rpc
+    async def GetBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await branches.get_branch(self.rt, access, domain, request.branch))
+
+    # Writes
+
+    @rpc
+    async def ExecuteOperation(self, request: pb.ExecuteOperationRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        outcome = await operations.execute(
+            self.rt, access, domain, request.operation, _json(request.body), request.idempotency_key
+        )
+        return reply(outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers)
+
+    @rpc
+    async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        outcome = await imports.run_import(self.rt, access, domain, _json(request.body), request.idempotency_key)
+        return reply(outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers)
+
+    # Reads
+
+    @rpc
+    async def GetRecord(self, request: pb.GetRecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await records.get_record(
+            self.rt, access, domain, branch=request.branch or None, kind_name=request.kind, key=request.key,
+            at=request.at or None, links=request.links, lineage=request.lineage,
+        )
+        return reply(document)
+
+    @rpc
+    async def GetLinks(self, request: pb.GetLinksRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await records.get_links(
+            self.rt, access, domain, branch=request.branch or None, kind_name=request.kind, key=request.key,
+            relation_name=request.relation, at=request.at or None, limit=request.limit, cursor=request.cursor or None,
+        )
+        return reply(document)
+
+    @rpc
+    async def Query(self, request: pb.QueryRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await query.run_query(self.rt, access, domain, _json(request.body)))
+
+
+__all__ = ["KeeperServicer"]

@@ -1,0 +1,142 @@
+"""Domains: creation from a schema document, and the per-process cache of parsed schemas."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from lorebase.config import Settings
+from lorebase.ids import iso, utc_now
+from lorebase.problems import Problem
+from lorebase.schema import DomainSchema, SchemaError, load_schema
+from lorebase_keeper.auth import Principal
+from lorebase_store import Database, DomainRow, Txn
+
+DOMAIN_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+BRANCH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-/]{0,199}$")
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A Domain as a request sees it: its row, its parsed schema and its effective settings."""
+
+    id: int
+    name: str
+    default_branch: str
+    schema: DomainSchema
+    settings: Settings
+    row: DomainRow
+
+
+def check_branch_name(name: str, *, member: str = "branch") -> str:
+    if not isinstance(name, str) or not BRANCH_NAME.match(name) or ".." in name or name.endswith(("/", ".")):
+        raise Problem(
+            400,
+            "invalid-branch",
+            f"{member} {name!r} is not a valid branch name: letters, digits, '.', '_', '-' and '/' "
+            "(no '..', no trailing '/'), at most 200 characters",
+            member=member,
+        )
+    return name
+
+
+class Domains:
+    """Loads Domains by name, keeping parsed schemas for a few seconds per process."""
+
+    def __init__(self, db: Database, settings: Settings, *, ttl_s: float = 5.0) -> None:
+        self.db = db
+        self.settings = settings
+        self.ttl_s = ttl_s
+        self._cache: dict[str, tuple[float, Domain]] = {}
+
+    def forget(self, name: str | None = None) -> None:
+        if name is None:
+            self._cache.clear()
+        else:
+            self._cache.pop(name, None)
+
+    async def get(self, name: str) -> Domain:
+        now = time.monotonic()
+        cached = self._cache.get(name)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        row = await self.db.read("get_domain", lambda txn: txn.get_domain(name))
+        if row is None:
+            raise Problem(404, "not-found", f"unknown Domain {name!r}; GET /api/v1/domains lists them")
+        domain = self._build(row)
+        self._cache[name] = (now + self.ttl_s, domain)
+        return domain
+
+    def _build(self, row: DomainRow) -> Domain:
+        return Domain(
+            id=row.id,
+            name=row.name,
+            default_branch=row.default_branch,
+            schema=load_schema(row.schema),
+            settings=self.settings.overlay(row.settings),
+            row=row,
+        )
+
+    async def create(self, principal: Principal, body: dict[str, Any]) -> dict[str, Any]:
+        if not principal.is_admin:
+            raise Problem(403, "forbidden", "only the admin principal creates Domains")
+        allowed = {"name", "schema", "settings", "default_branch", "description"}
+        unknown = sorted(set(body) - allowed)
+        if unknown:
+            raise Problem(422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
+        name = body.get("name")
+        if not isinstance(name, str) or not DOMAIN_NAME.match(name):
+            raise Problem(
+                422,
+                "validation-failed",
+                "name must be lower case letters, digits, '_' or '-', starting with a letter (at most 63)",
+                issues=[{"path": "name", "rule": "domain.name", "message": "invalid Domain name"}],
+            )
+        document = body.get("schema")
+        if document is None:
+            raise Problem(422, "validation-failed", "schema is required: a schema document (docs/schema.md)")
+        try:
+            schema = load_schema(document)
+        except SchemaError as exc:
+            raise Problem(
+                422,
+                "schema-invalid",
+                f"the schema document has {len(exc.problems)} problem(s): {exc}",
+                issues=[{"path": "schema." + p.split(":", 1)[0], "rule": "schema", "message": p} for p in exc.problems],
+            ) from exc
+        settings = body.get("settings") or {}
+        if not isinstance(settings, dict):
+            raise Problem(422, "validation-failed", "settings must be an object of setting overrides")
+        default_branch = check_branch_name(body.get("default_branch") or "main", member="default_branch")
+        at = utc_now()
+
+        async def create_txn(txn: Txn) -> DomainRow | None:
+            row = await txn.insert_domain(name, default_branch, schema.document, settings, principal.id, at)
+            if row is None:
+                return None
+            await txn.insert_branch(
+                row.id, default_branch, head=None, generation=0, protected=True, from_branch=None,
+                fork_generation=None, mode="copy", by=principal.id, at=at,
+            )
+            await txn.audit(principal.id, "domain.create", at, domain=name, target=name, details={"default_branch": default_branch})
+            return row
+
+        row = await self.db.run_interaction("create_domain", create_txn)
+        if row is None:
+            raise Problem(409, "already-exists", f"a Domain named {name!r} exists already", domain=name)
+        self.forget(name)
+        return describe(row)
+
+
+def describe(row: DomainRow) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "default_branch": row.default_branch,
+        "created_at": iso(row.created_at),
+        "description": row.schema.get("description", ""),
+    }
+
+
+__all__ = ["BRANCH_NAME", "Domain", "Domains", "check_branch_name", "describe"]

@@ -1,0 +1,369 @@
+"""Operation executions: parameters, review, edits, dry runs, idempotency, expected heads, commits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lorebase.canonical import canonical_json, sha256_hex
+from lorebase.ids import iso, new_id, utc_now
+from lorebase.problems import Problem, invalid
+from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
+from lorebase_keeper.auth import Access
+from lorebase_keeper.changes import ChangeSet
+from lorebase_keeper.commit import Head, Origin, write_commit
+from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import BranchRow, Receipt, Txn
+
+EXECUTE_MEMBERS = {
+    "parameters",
+    "dry_run",
+    "expected_head",
+    "message",
+    "branch",
+    "idempotency_key",
+    "task",
+    "intent",
+    "auto_propose",
+    "auto_merge",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the gateway sends: status, document, extra headers."""
+
+    status: int
+    document: dict[str, Any]
+    revision: str | None
+    headers: dict[str, str]
+
+
+def _member(body: dict[str, Any], name: str, kind: type | tuple[type, ...], what: str) -> Any:
+    value = body.get(name)
+    if value is not None and not isinstance(value, kind):
+        raise Problem(
+            422, "validation-failed", f"{name} must be {what}",
+            issues=[{"path": name, "rule": "type", "message": f"{name} must be {what}"}],
+        )
+    return value
+
+
+def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
+    unknown = sorted(set(body) - EXECUTE_MEMBERS)
+    if unknown:
+        raise Problem(
+            422, "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; an execution takes {', '.join(sorted(EXECUTE_MEMBERS))}",
+            issues=[{"path": u, "rule": "unknown_member", "message": "not a member of an execution"} for u in unknown],
+        )
+    parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
+    key = _member(body, "idempotency_key", str, "a string") or header_key or None
+    if key is not None and not (1 <= len(key) <= 255):
+        raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
+    return {
+        "parameters": parameters,
+        "dry_run": bool(_member(body, "dry_run", bool, "true or false")),
+        "expected_head": _member(body, "expected_head", str, "a Revision id"),
+        "message": _member(body, "message", str, "a string"),
+        "branch": _member(body, "branch", str, "a branch name"),
+        "idempotency_key": key,
+        "task": _member(body, "task", str, "a string"),
+    }
+
+
+def _next_for_review(domain: Domain, operation: str) -> list[dict[str, Any]]:
+    base = f"/api/v1/domains/{domain.name}"
+    return [
+        {
+            "action": "name_a_task",
+            "detail": "Send the execution again with a task (and an intent): Keeper runs it on a task branch "
+            "and opens a Proposal for review.",
+            "method": "POST",
+            "href": f"{base}/operations/{operation}/execute",
+        },
+        {
+            "action": "create_branch",
+            "detail": "Or create a work branch and execute the Operation there.",
+            "method": "POST",
+            "href": f"{base}/branches",
+            "permission": "branch.create",
+        },
+    ]
+
+
+def _review_required(domain: Domain, operation: str, branch: str, reason: str) -> Problem:
+    why = (
+        f"branch {branch!r} is protected: agent principals write to it through a Proposal"
+        if reason == "protected-branch"
+        else f"the review policy of {operation} holds for these parameters: the write needs a review"
+    )
+    return Problem(
+        409,
+        "review-required",
+        why,
+        branch=branch,
+        operation=operation,
+        reason=reason,
+        proposals=[],
+        next=_next_for_review(domain, operation),
+    )
+
+
+def _check_readable(operation: Operation, domain: Domain, readable: set[str]) -> None:
+    """An Operation editing a Kind the caller cannot see answers like an unknown one."""
+    for edit in operation.edits:
+        kinds = [edit.kind] if edit.kind else []
+        if edit.relation:
+            relation = domain.schema.relations[edit.relation]
+            kinds += [relation.from_kind, relation.to_kind]
+        if any(k not in readable for k in kinds):
+            raise Problem(404, "not-found", f"unknown Operation {operation.name!r}")
+
+
+async def execute(
+    rt: Runtime, access: Access, domain: Domain, name: str, body: dict[str, Any], header_key: str
+) -> Outcome:
+    request = parse_execute(body, header_key)
+    operation = domain.schema.operations.get(name)
+    if operation is None:
+        raise Problem(404, "not-found", f"unknown Operation {name!r}; GET /schema lists the Operations")
+    branch = check_branch_name(request["branch"] or domain.default_branch)
+    principal = access.principal
+    readable = set(access.readable_kinds(branch, list(domain.schema.kinds)))
+    _check_readable(operation, domain, readable)
+    access.require("data.read", branch)
+    for permission in operation.permissions or ("operation.execute",):
+        access.require(permission, branch)
+
+    parameters, issues = validate_parameters(operation, request["parameters"])
+    if issues:
+        raise invalid([{"path": i.path, "rule": i.rule, "message": i.message} for i in issues])
+
+    key = request["idempotency_key"]
+    digest = sha256_hex(
+        canonical_json(
+            {
+                "operation": name,
+                "branch": branch,
+                "parameters": parameters,
+                "message": request["message"],
+                "expected_head": request["expected_head"],
+            }
+        )
+    )
+    if key is not None and not request["dry_run"]:
+        receipt = await rt.db.read("get_receipt", lambda txn: txn.get_receipt(domain.id, principal.id, key))
+        if receipt is not None:
+            return _replay(receipt, digest, key)
+
+    if operation.review_policy is not None and operation.review_policy.evaluate(parameters):
+        raise _review_required(domain, name, branch, "review-policy")
+    agent_types = domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
+    branch_row = await rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
+    if branch_row is None:
+        raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
+    if branch_row.protected and principal.type in agent_types:
+        raise _review_required(domain, name, branch, "protected-branch")
+
+    invocation_id = new_id("inv")
+    at = utc_now()
+    try:
+        edits = render_edits(operation, parameters, invocation_id=invocation_id, principal=principal.id, now=iso(at))
+    except ValueError as exc:
+        raise Problem(422, "validation-failed", str(exc)) from exc
+    prepared = []
+    issues_out: list[dict[str, Any]] = []
+    for index, edit in enumerate(edits):
+        path = f"edits[{index}]"
+        attrs = (
+            domain.schema.kinds[edit.kind].attributes if edit.kind else domain.schema.relations[edit.relation or ""].attributes
+        )
+        values, value_issues = validate_values(
+            attrs, edit.values, path=f"{path}.values", partial=True
+        )
+        issues_out += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        prepared.append((edit, values, path))
+    edit_docs = [_edit_document(edit, values) for edit, values, _ in prepared]
+    if issues_out and not request["dry_run"]:
+        raise invalid(issues_out)
+
+    message = request["message"] or f"{name} by {principal.id}"
+    origin = Origin("operation", invocation_id, principal.id)
+
+    async def work(txn: Txn, row: BranchRow, head: Head) -> tuple[Outcome, Head]:
+        if key is not None:
+            receipt = await txn.get_receipt(domain.id, principal.id, key)
+            if receipt is not None:
+                return _replay(receipt, digest, key), head
+        if request["expected_head"] is not None and request["expected_head"] != head.revision:
+            raise Problem(
+                409,
+                "stale-head",
+                f"branch {branch!r} moved: its head is {head.revision}, not the expected "
+                f"{request['expected_head']}; read again and retry with the new head",
+                branch=branch,
+                head=head.revision,
+                expected_head=request["expected_head"],
+            )
+        changes = ChangeSet(txn, domain.id, branch, domain.schema, issues=list(issues_out))
+        for edit, values, path in prepared:
+            if edit.kind:
+                kind = domain.schema.kinds[edit.kind]
+                if edit.op == "delete_record":
+                    await changes.delete_record(kind, edit.key or "", path)
+                elif edit.op == "update_record":
+                    await changes.update_record(kind, edit.key or "", values, path)
+                else:
+                    await changes.upsert_record(kind, edit.key or "", values, path)
+            else:
+                relation = domain.schema.relations[edit.relation or ""]
+                if edit.op == "delete_link":
+                    await changes.delete_link(relation, edit.from_key or "", edit.to_key or "", path)
+                else:
+                    await changes.upsert_link(relation, edit.from_key or "", edit.to_key or "", values, path)
+        change_list = await changes.finish()
+        if request["dry_run"]:
+            document = {
+                "status": "dry_run",
+                "dry_run": True,
+                "operation": name,
+                "branch": branch,
+                "head": head.revision,
+                "valid": not changes.issues,
+                "edits": edit_docs,
+                "violations": changes.issues,
+                "changes": [_change_document(c) for c in change_list],
+                "edit_count": len(edit_docs),
+                "revision": None,
+            }
+            return Outcome(200, document, head.revision, {}), head
+        if changes.issues:
+            raise invalid(changes.issues)
+        revision_id: str | None = None
+        new_head = head
+        if change_list:
+            extra = [
+                (
+                    f"operation.{effect}",
+                    _side_effect_event(rt, domain, operation, effect, branch, invocation_id, principal.id, parameters, edit_docs),
+                )
+                for effect in operation.side_effects
+            ]
+            committed = await write_commit(
+                txn,
+                domain_id=domain.id,
+                domain=domain.name,
+                branch=branch,
+                head=head,
+                changes=change_list,
+                author=principal.id,
+                message=message,
+                origin=origin,
+                at=at,
+                current={k: s.before for k, s in changes.records.items() if s.before is not None},
+                current_links={k: s.before for k, s in changes.links.items() if s.before is not None},
+                changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
+                extra_events=extra,
+            )
+            revision_id = committed.revision.id
+            new_head = Head(revision_id, committed.revision.generation)
+        await txn.insert_invocation(invocation_id, domain.id, name, principal.id, branch, parameters, revision_id, at)
+        document = {
+            "status": "committed",
+            "operation": name,
+            "branch": branch,
+            "invocation_id": invocation_id,
+            "revision": revision_id,
+            "revisions": [revision_id] if revision_id else [],
+            "head": new_head.revision,
+            "edit_count": len(edit_docs),
+            "changes": [_change_document(c) for c in change_list],
+            "replayed": False,
+        }
+        if key is not None:
+            await txn.insert_receipt(domain.id, principal.id, key, Receipt(digest, 200, document, revision_id), at)
+        await txn.audit(
+            principal.id, "operation.invoke", at, domain=domain.name, target=name,
+            details={"branch": branch, "invocation_id": invocation_id, "revision": revision_id},
+        )
+        return Outcome(200, document, revision_id, {}), new_head
+
+    if request["dry_run"]:
+        return await rt.db.read("dry_run", _dry_run, work, domain.id, branch)
+    return await rt.committer.run(domain.id, branch, work)
+
+
+async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
+    row = await txn.get_branch(domain_id, branch)
+    if row is None:
+        raise Problem(404, "not-found", f"unknown branch {branch!r}")
+    outcome, _ = await work(txn, row, Head(row.head, row.generation))
+    return outcome  # Database.read rolls everything back
+
+
+def _replay(receipt: Receipt, digest: str, key: str) -> Outcome:
+    if receipt.request_digest != digest:
+        raise Problem(
+            422,
+            "idempotency-key-reused",
+            f"the idempotency key {key!r} was used for another request; use a new key for new parameters",
+            idempotency_key=key,
+        )
+    document = dict(receipt.response)
+    document["replayed"] = True
+    return Outcome(receipt.status, document, receipt.revision, {"Idempotent-Replayed": "true"})
+
+
+def _edit_document(edit: Any, values: dict[str, Any]) -> dict[str, Any]:
+    doc: dict[str, Any] = {"op": edit.op}
+    if edit.kind:
+        doc.update(kind=edit.kind, key=edit.key)
+    else:
+        doc.update({"relation": edit.relation, "from": edit.from_key, "to": edit.to_key})
+    if edit.op not in ("delete_record", "delete_link"):
+        doc["values"] = values
+    return doc
+
+
+def _change_document(change: Any) -> dict[str, Any]:
+    return {"ref": change.ref, "entity": change.entity, "change": change.change, "attributes": change.attributes}
+
+
+def _side_effect_event(
+    rt: Runtime, domain: Domain, operation: Operation, effect: str, branch: str, invocation_id: str,
+    principal: str, parameters: dict[str, Any], edits: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The operation.<side effect> event; values of sensitive parameters and Attributes masked."""
+    max_edits = int(domain.settings.get("keeper.operations.side_effect_max_edits", 50))
+    masked_params = {
+        k: ("***" if operation.parameters.get(k) is not None and operation.parameters[k].sensitivity else v)
+        for k, v in parameters.items()
+    }
+    masked_edits = []
+    for edit in edits[:max_edits]:
+        attrs = (
+            domain.schema.kinds[edit["kind"]].attributes if "kind" in edit else domain.schema.relations[edit["relation"]].attributes
+        )
+        doc = dict(edit)
+        if "values" in doc:
+            doc["values"] = {k: ("***" if attrs.get(k) is not None and attrs[k].sensitivity else v) for k, v in doc["values"].items()}
+        masked_edits.append(doc)
+    return {
+        "type": f"operation.{effect}",
+        "side_effect": effect,
+        "domain": domain.name,
+        "branch": branch,
+        "operation": operation.name,
+        "operation_id": f"opr_{operation.name}",
+        "invocation_id": invocation_id,
+        "principal": principal,
+        "parameters": masked_params,
+        "edit_count": len(edits),
+        "edits": masked_edits,
+        "edits_truncated": len(edits) > max_edits,
+    }
+
+
+__all__ = ["Outcome", "execute", "parse_execute"]

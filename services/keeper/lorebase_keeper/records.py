@@ -1,0 +1,204 @@
+"""Record reads: one Record (with Link counts and lineage) and the Links of a Record along a Relation."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import orjson
+
+from lorebase.problems import Problem
+from lorebase.schema import Kind
+from lorebase_keeper.auth import Access
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.snapshots import ReadPoint, read_point
+from lorebase_store import LinkRow, Txn
+
+
+def readable_kind(access: Access, domain: Domain, branch: str, name: str) -> Kind:
+    """The Kind if the caller may read it; an invisible Kind answers like an unknown one."""
+    access.require("data.read", branch)
+    kind = domain.schema.kinds.get(name)
+    if kind is None or name not in access.readable_kinds(branch, list(domain.schema.kinds)):
+        raise Problem(404, "not-found", f"unknown Kind {name!r}; GET /schema lists the Kinds you may read")
+    return kind
+
+
+def visible_values(access: Access, branch: str, attributes: Any, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Values in declaration order, without those of sensitive Attributes the caller lacks clearance for."""
+    perms = access.permissions(branch)
+    shown: dict[str, Any] = {}
+    redacted: list[str] = []
+    for name, attr in attributes.items():
+        if name not in values:
+            continue
+        if any(f"{tag}.read" not in perms for tag in attr.sensitivity):
+            redacted.append(name)
+            continue
+        shown[name] = values[name]
+    return shown, redacted
+
+
+def title_of(kind: Kind, values: dict[str, Any]) -> str | None:
+    return None if kind.title is None or values.get(kind.title) is None else str(values[kind.title])
+
+
+async def _load_record(txn: Txn, domain: Domain, point: ReadPoint, kind: Kind, key: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    if point.at is None:
+        rows = await txn.get_records(domain.id, point.branch.name, kind.name, [key])
+        row = rows.get(key)
+        return None if row is None else (row.values, row.provenance)
+    snap = await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind.name, [key])
+    return None if not snap else (snap[0].after or {}, snap[0].provenance)
+
+
+async def get_record(
+    rt: Runtime, access: Access, domain: Domain, *, branch: str | None, kind_name: str, key: str, at: str | None,
+    links: bool, lineage: bool,
+) -> dict[str, Any]:
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        loaded = await _load_record(txn, domain, point, kind, key)
+        if loaded is None:
+            raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}")
+        values, provenance = loaded
+        shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
+        doc: dict[str, Any] = {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "kind": kind.name,
+            "key": key,
+            "title": title_of(kind, values),
+            "values": shown,
+        }
+        if redacted:
+            doc["redacted"] = redacted
+        stamps = [p for name, p in provenance.items() if name in shown]
+        if stamps:
+            doc["updated_revision"] = max(stamps, key=lambda p: p.get("at", ""))["revision"]
+        if links:
+            doc["links"] = await _link_counts(txn, access, domain, point, kind, key)
+        if lineage:
+            doc["lineage"] = {name: provenance[name] for name in shown if name in provenance}
+        return doc
+
+    return await rt.db.read("get_record", read)
+
+
+async def _link_counts(txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: Kind, key: str) -> dict[str, int]:
+    readable = set(access.readable_kinds(point.branch.name, list(domain.schema.kinds)))
+    counts: dict[str, int] = {}
+    for relation in domain.schema.relations.values():
+        if relation.from_kind not in readable or relation.to_kind not in readable:
+            continue
+        for direction, end_kind in (("forward", relation.from_kind), ("inverse", relation.to_kind)):
+            if end_kind != kind.name:
+                continue
+            name = relation.name if direction == "forward" else (relation.inverse or f"~{relation.name}")
+            rows = await _links(txn, domain, point, relation.name, direction, key, limit=None, after=None)
+            counts[name] = len(rows)
+    return counts
+
+
+async def _links(
+    txn: Txn, domain: Domain, point: ReadPoint, relation: str, direction: str, key: str, *, limit: int | None,
+    after: tuple[str, str] | None,
+) -> list[LinkRow]:
+    if point.at is None:
+        return await txn.links_of(
+            domain.id,
+            point.branch.name,
+            relation,
+            from_keys=[key] if direction == "forward" else None,
+            to_keys=[key] if direction == "inverse" else None,
+            limit=limit,
+            after=after,
+        )
+    rows = []
+    for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "link", relation):
+        from_key, _, to_key = change.key.partition("->")
+        if (from_key if direction == "forward" else to_key) != key:
+            continue
+        if after is not None and (from_key, to_key) <= after:
+            continue
+        stamp = change.provenance.get("$link", {})
+        rows.append(LinkRow(relation, from_key, to_key, change.after or {}, change.provenance, stamp.get("revision", "")))
+    return rows[:limit] if limit is not None else rows
+
+
+def _cursor(after: tuple[str, str]) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps(list(after))).decode().rstrip("=")
+
+
+def _parse_cursor(cursor: str) -> tuple[str, str]:
+    try:
+        value = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+            return value[0], value[1]
+    except (ValueError, orjson.JSONDecodeError):
+        pass
+    raise Problem(400, "invalid-cursor", "cursor is not one this API returned; start again without it")
+
+
+async def get_links(
+    rt: Runtime, access: Access, domain: Domain, *, branch: str | None, kind_name: str, key: str, relation_name: str,
+    at: str | None, limit: int, cursor: str | None,
+) -> dict[str, Any]:
+    max_limit = int(domain.settings.get("read.links.max_limit", 1000))
+    if limit <= 0:
+        limit = int(domain.settings.get("read.links.default_limit", 100))
+    if limit > max_limit:
+        raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.links.max_limit)")
+    after = _parse_cursor(cursor) if cursor else None
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        named = domain.schema.relation_named(relation_name)
+        readable = set(access.readable_kinds(point.branch.name, list(domain.schema.kinds)))
+        if named is None or named[0].from_kind not in readable or named[0].to_kind not in readable:
+            raise Problem(404, "not-found", f"unknown Relation {relation_name!r}; GET /schema lists the Relations")
+        relation, direction = named
+        anchor = relation.from_kind if direction == "forward" else relation.to_kind
+        if anchor != kind.name:
+            raise Problem(
+                404,
+                "not-found",
+                f"Relation {relation_name!r} does not start at {kind.name} (it goes {relation.from_kind} -> {relation.to_kind})",
+            )
+        if await _load_record(txn, domain, point, kind, key) is None:
+            raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}")
+        rows = await _links(txn, domain, point, relation.name, direction, key, limit=limit + 1, after=after)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        other = relation.to_kind if direction == "forward" else relation.from_kind
+        doc = {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "relation": relation.name,
+            "name": relation_name,
+            "direction": direction,
+            "links": [
+                {
+                    "from": f"{relation.from_kind}/{row.from_key}",
+                    "to": f"{relation.to_kind}/{row.to_key}",
+                    "values": row.values,
+                    "revision": row.revision,
+                }
+                for row in rows
+            ],
+            "other_kind": other,
+            "next_cursor": _cursor((rows[-1].from_key, rows[-1].to_key)) if more and rows else None,
+        }
+        return doc
+
+    return await rt.db.read("get_links", read)
+
+
+__all__ = ["get_links", "get_record", "readable_kind", "title_of", "visible_values"]

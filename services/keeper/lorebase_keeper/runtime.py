@@ -1,0 +1,33 @@
+"""What every keeper handler works with: the database, settings, Domains, auth and the committer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lorebase.config import Settings
+from lorebase_keeper.auth import Authenticator
+from lorebase_keeper.commit import Committer
+from lorebase_keeper.domains import Domains
+from lorebase_store import Database
+
+
+@dataclass(frozen=True)
+class Runtime:
+    db: Database
+    settings: Settings
+    domains: Domains
+    auth: Authenticator
+    committer: Committer
+
+    @classmethod
+    def create(cls, db: Database, settings: Settings) -> Runtime:
+        return cls(
+            db=db,
+            settings=settings,
+            domains=Domains(db, settings),
+            auth=Authenticator(db, ttl_s=float(settings.get("keeper.auth.authz.grants_cache_ttl_s", 5))),
+            committer=Committer(db, max_group=int(settings.get("keeper.commit.max_group", 64))),
+        )
+
+
+__all__ = ["Runtime"]

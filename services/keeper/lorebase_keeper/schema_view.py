@@ -1,0 +1,71 @@
+"""GET /schema: the schema as the caller may read it (invisible Kinds left out, with what needs them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase_keeper.auth import Access
+from lorebase_keeper.domains import Domain
+
+
+def _listed(members: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"name": name, **doc} for name, doc in members.items()]
+
+
+def readable_parts(access: Access, domain: Domain, branch: str) -> tuple[list[str], list[str]]:
+    """The Kinds and Relations (both ends readable) the caller may read on `branch`."""
+    kinds = access.readable_kinds(branch, list(domain.schema.kinds))
+    readable = set(kinds)
+    relations = [
+        r.name for r in domain.schema.relations.values() if r.from_kind in readable and r.to_kind in readable
+    ]
+    return kinds, relations
+
+
+def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any]:
+    access.require("data.read", branch)
+    document = domain.schema.document
+    kinds, relations = readable_parts(access, domain, branch)
+    readable = set(kinds)
+    relation_set = set(relations)
+    traits = []
+    for name, doc in (document.get("traits") or {}).items():
+        implementing = [k for k in domain.schema.kinds_implementing(name) if k in readable]
+        if implementing:
+            traits.append({"name": name, **doc, "kinds": implementing})
+    lenses = []
+    for name, doc in (document.get("lenses") or {}).items():
+        lens_kinds = [k for k in doc.get("kinds") or [] if k in readable]
+        lens_traits = [t for t in doc.get("traits") or [] if any(t == tr["name"] for tr in traits)]
+        if not lens_kinds and not lens_traits:
+            continue  # a lens none of whose Kinds is readable is unknown to this caller
+        lens_relations = []
+        for rel in doc.get("relations") or []:
+            named = domain.schema.relation_named(rel)
+            if named is not None and named[0].name in relation_set:
+                lens_relations.append(rel)
+        lenses.append({"name": name, **doc, "kinds": lens_kinds, "traits": lens_traits, "relations": lens_relations})
+    operations = []
+    for name, op in domain.schema.operations.items():
+        touched: set[str] = set()
+        for edit in op.edits:
+            if edit.kind:
+                touched.add(edit.kind)
+            if edit.relation:
+                relation = domain.schema.relations[edit.relation]
+                touched |= {relation.from_kind, relation.to_kind}
+        if touched <= readable:
+            operations.append({"name": name, **document["operations"][name]})
+    return {
+        "domain": domain.name,
+        "branch": branch,
+        "description": document.get("description", ""),
+        "kinds": [{"name": k, **document["kinds"][k]} for k in kinds],
+        "relations": [{"name": r, **document["relations"][r]} for r in relations],
+        "traits": traits,
+        "lenses": lenses,
+        "operations": operations,
+    }
+
+
+__all__ = ["readable_parts", "visible_schema"]

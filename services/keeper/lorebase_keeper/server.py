@@ -1,0 +1,56 @@
+"""`lorebase keeper`: the Keeper gRPC service."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from lorebase.config import Settings
+from lorebase.grpc_serve import configure_logging, serve
+from lorebase.v1 import keeper_pb2_grpc
+from lorebase_keeper.admin import bootstrap_admin
+from lorebase_keeper.api import KeeperServicer
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import Database
+
+logger = logging.getLogger("lorebase.keeper")
+
+
+async def build_runtime(settings: Settings) -> Runtime:
+    """Connect, refuse a database this code does not know, and make the admin key usable."""
+    url = settings.get("database.url")
+    if not url:
+        raise SystemExit("keeper needs database.url (LOREBASE_DATABASE_URL)")
+    db = Database.connect(
+        url,
+        pool_size=int(settings.get("database.pool_size", 10)),
+        statement_timeout_s=float(settings.get("database.statement_timeout_s", 30)),
+    )
+    await db.check_schema()
+    rt = Runtime.create(db, settings)
+    admin_key = settings.get("admin.key")
+    if admin_key:
+        await bootstrap_admin(rt, str(admin_key))
+    return rt
+
+
+async def run(settings: Settings) -> int:
+    rt = await build_runtime(settings)
+    listen = str(settings.get("services.keeper.listen"))
+    return await serve(
+        "keeper",
+        listen,
+        lambda server: keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server),
+        on_stop=rt.db.close,
+    )
+
+
+def main(settings: Settings) -> int:
+    configure_logging()
+    try:
+        return asyncio.run(run(settings))
+    except KeyboardInterrupt:
+        return 0
+
+
+__all__ = ["build_runtime", "main", "run"]

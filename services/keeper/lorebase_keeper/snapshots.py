@@ -1,0 +1,82 @@
+"""Where a read stands: the head of a branch or an earlier Revision on its first-parent history."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lorebase.problems import Problem
+from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_store import BranchChain, BranchRow, Txn
+
+REVISION = re.compile(r"^[0-9a-f]{12,64}$")
+
+
+@dataclass(frozen=True)
+class ReadPoint:
+    """A branch read at its head (`at` None) or as of a Revision (then from a snapshot of history)."""
+
+    branch: BranchRow
+    chain: BranchChain
+    revision: str | None
+    at: tuple[str, int] | None  # (branch segment, generation) of the Revision read as of
+
+    @property
+    def snapshot(self) -> tuple[BranchChain, tuple[str, int]] | None:
+        return None if self.at is None else (self.chain, self.at)
+
+
+async def branch_chain(txn: Txn, domain_id: int, branch: BranchRow) -> BranchChain:
+    segments: list[tuple[str, int | None]] = [(branch.name, None)]
+    current = branch
+    seen = {branch.name}
+    while current.from_branch and current.from_branch not in seen:
+        segments.append((current.from_branch, current.fork_generation))
+        parent = await txn.get_branch(domain_id, current.from_branch)
+        if parent is None:
+            break
+        seen.add(parent.name)
+        current = parent
+    # A fork point also caps the segments after it.
+    capped: list[tuple[str, int | None]] = []
+    limit: int | None = None
+    for name, own_limit in segments:
+        effective = own_limit if limit is None else (limit if own_limit is None else min(limit, own_limit))
+        capped.append((name, effective))
+        limit = effective
+    return BranchChain(tuple(capped))
+
+
+async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str | None) -> ReadPoint:
+    name = check_branch_name(branch_name or domain.default_branch)
+    branch = await txn.get_branch(domain.id, name)
+    if branch is None:
+        raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
+    chain = await branch_chain(txn, domain.id, branch)
+    if not at:
+        return ReadPoint(branch, chain, branch.head, None)
+    at = at.strip().lower()
+    if not REVISION.match(at):
+        raise Problem(400, "invalid-at", f"at must be a Revision id (64 hex digits, or at least 12 of them), not {at!r}")
+    revision = await txn.get_revision(domain.id, at) if len(at) == 64 else await _by_prefix(txn, domain.id, chain, at)
+    if revision is None or not _on_chain(chain, revision.branch, revision.generation):
+        raise Problem(
+            404,
+            "revision-not-found",
+            f"Revision {at} is not on the first-parent history of branch {name!r}; GET .../history lists its Revisions",
+        )
+    return ReadPoint(branch, chain, revision.id, (revision.branch, revision.generation))
+
+
+def _on_chain(chain: BranchChain, branch: str, generation: int) -> bool:
+    return any(name == branch and (limit is None or generation <= limit) for name, limit in chain.segments)
+
+
+async def _by_prefix(txn: Txn, domain_id: int, chain: BranchChain, prefix: str):  # type: ignore[no-untyped-def]
+    for revision in await txn.revisions_on(domain_id, chain, limit=100000):
+        if revision.id.startswith(prefix):
+            return revision
+    return None
+
+
+__all__ = ["ReadPoint", "branch_chain", "read_point"]

@@ -1,0 +1,1 @@
+"""Scribe: background jobs."""

@@ -1,0 +1,97 @@
+"""`lorebase scribe`: background jobs. This first shape runs the job loop and reports it; the jobs
+themselves (webhook delivery, recounts, miss mining, key re-encryption, retention) come with the
+issues that need them."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import grpc
+
+from lorebase.config import Settings
+from lorebase.grpc_serve import configure_logging, serve
+from lorebase.v1 import scribe_pb2 as pb
+from lorebase.v1 import scribe_pb2_grpc
+from lorebase_store import Database
+
+
+@dataclass
+class Job:
+    name: str
+    interval_s: float
+    run: Callable[[], Awaitable[None]]
+    last_run_at: float = 0.0
+    runs: int = 0
+    last_error: str = ""
+
+
+async def run_jobs(jobs: list[Job], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        now = time.time()
+        for job in jobs:
+            if now - job.last_run_at >= job.interval_s:
+                try:
+                    await job.run()
+                    job.last_error = ""
+                except Exception as exc:  # a failing job is reported, not fatal
+                    job.last_error = f"{type(exc).__name__}: {exc}"
+                job.last_run_at = time.time()
+                job.runs += 1
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=1.0)
+        except TimeoutError:
+            pass
+
+
+class ScribeServicer(scribe_pb2_grpc.ScribeServicer):
+    def __init__(self, jobs: list[Job]) -> None:
+        self.jobs = jobs
+
+    async def ListJobs(self, request: pb.ListJobsRequest, context: grpc.aio.ServicerContext) -> pb.JobList:
+        return pb.JobList(
+            jobs=[
+                pb.Job(name=j.name, interval_s=j.interval_s, last_run_at=j.last_run_at, runs=j.runs, last_error=j.last_error)
+                for j in self.jobs
+            ]
+        )
+
+
+async def run(settings: Settings) -> int:
+    url = settings.get("database.url")
+    if not url:
+        raise SystemExit("scribe needs database.url (LOREBASE_DATABASE_URL)")
+    db = Database.connect(url, pool_size=2)
+    await db.check_schema()
+
+    async def database_check() -> None:
+        await db.read("scribe_ping", lambda txn: txn.publication_state())
+
+    jobs = [Job("database_check", 30.0, database_check)]
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_jobs(jobs, stop))
+
+    async def on_stop() -> None:
+        stop.set()
+        await task
+        await db.close()
+
+    return await serve(
+        "scribe",
+        str(settings.get("services.scribe.listen")),
+        lambda server: scribe_pb2_grpc.add_ScribeServicer_to_server(ScribeServicer(jobs), server),
+        on_stop=on_stop,
+    )
+
+
+def main(settings: Settings) -> int:
+    configure_logging()
+    try:
+        return asyncio.run(run(settings))
+    except KeyboardInterrupt:
+        return 0
+
+
+__all__ = ["Job", "ScribeServicer", "main", "run", "run_jobs"]

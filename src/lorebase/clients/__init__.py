@@ -1,0 +1,8 @@
+"""One hand-written async client per service (gateway, CLI and Herald use these, never raw stubs)."""
+
+from lorebase.clients._channel import ClientSettings
+from lorebase.clients.feed import FeedClient
+from lorebase.clients.keeper import Answer, KeeperClient
+from lorebase.clients.scribe import ScribeClient
+
+__all__ = ["Answer", "ClientSettings", "FeedClient", "KeeperClient", "ScribeClient"]

@@ -1,0 +1,58 @@
+"""What the service clients share: a channel, a deadline, the credential in metadata, problems."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from lorebase.grpc_problems import problem_from_error
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    address: str
+    deadline_s: float = 30.0
+
+
+class ServiceClient:
+    """Base of the hand-written clients: one channel per client, a deadline on every call."""
+
+    service = "service"
+
+    def __init__(self, settings: ClientSettings) -> None:
+        self.settings = settings
+        self.channel = grpc.aio.insecure_channel(
+            settings.address,
+            options=[
+                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+                ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ],
+        )
+        self._health = health_pb2_grpc.HealthStub(self.channel)
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def _call(self, method: Callable[..., Awaitable[T]], request: Any, *, credential: str | None = None) -> T:
+        metadata = (("authorization", credential),) if credential else None
+        try:
+            return await method(request, timeout=self.settings.deadline_s, metadata=metadata)
+        except grpc.aio.AioRpcError as error:
+            raise problem_from_error(error, self.service) from None
+
+    async def healthy(self, *, timeout_s: float = 2.0) -> bool:
+        """The standard gRPC health check of the service."""
+        try:
+            answer = await self._health.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout_s)
+        except grpc.aio.AioRpcError:
+            return False
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
+
+
+__all__ = ["ClientSettings", "ServiceClient"]

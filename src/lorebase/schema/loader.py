@@ -1,0 +1,306 @@
+"""load_schema: a schema document (YAML text or a mapping) to a checked DomainSchema.
+
+Every problem found is collected with its path ("kinds.Supplier.attributes.risk_score.type: unknown
+type 'int'") and raised together as one SchemaError. The loaded schema carries its normalised
+document: every member spelled out, null where absent, literals in canonical form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from lorebase.schema._attributes import attributes_document, read_attributes
+from lorebase.schema._operations import operation_document, read_operation
+from lorebase.schema._reader import LOWER_NAME, UPPER_NAME, Members, Problems, join, show
+from lorebase.schema.errors import SchemaError
+from lorebase.schema.model import ATTRIBUTE_TYPES, CARDINALITIES, DomainSchema, Kind, Lens, Relation, Trait
+
+__all__ = ["load_schema", "schema_document"]
+
+_TOP = ("description", "kinds", "relations", "traits", "lenses", "operations")
+_KIND = ("description", "key", "title", "aliases", "implements", "stewards", "attributes")
+_RELATION = ("from", "to", "inverse", "cardinality", "description", "required_from", "attributes")
+_TRAIT = ("description", "attributes")
+_LENS = (
+    "description",
+    "kinds",
+    "traits",
+    "relations",
+    "depth",
+    "budget_tokens",
+    "include_schema",
+    "include_recent_changes",
+    "include_lineage",
+)
+
+
+def load_schema(document: Mapping[str, Any] | str) -> DomainSchema:
+    """The DomainSchema of `document` (a mapping, or YAML/JSON text); SchemaError lists every problem."""
+    if isinstance(document, str):
+        document = _parse_yaml(document)
+    problems = Problems()
+    top = Members(document, "", problems, _TOP)
+    traits = {
+        name: _read_trait(name, node, join("traits", name), problems) for name, node in top.entries("traits")
+    }
+    kinds = {
+        name: _read_kind(name, node, join("kinds", name), problems, traits)
+        for name, node in top.entries("kinds")
+    }
+    _check_kind_aliases(kinds, problems)
+    relations = {
+        name: _read_relation(name, node, join("relations", name), problems, kinds)
+        for name, node in top.entries("relations")
+    }
+    _check_relation_names(relations, problems)
+    lenses = {
+        name: _read_lens(name, node, join("lenses", name), problems, kinds, traits, relations)
+        for name, node in top.entries("lenses")
+    }
+    operations = {
+        name: read_operation(name, node, join("operations", name), problems, kinds, relations)
+        for name, node in top.entries("operations")
+    }
+    description = top.text("description") or ""
+    if problems:
+        raise SchemaError(problems.items)
+    schema = DomainSchema(description, kinds, relations, traits, lenses, operations)
+    return dataclasses.replace(schema, document=schema_document(schema))
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """A safe YAML loader that records duplicate mapping keys instead of keeping the last one."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[str] = []
+
+
+def _construct_mapping(loader: _YamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if isinstance(key, str | int | float | bool) or key is None:
+            if key in seen:
+                loader.duplicates.append(f"line {key_node.start_mark.line + 1}: duplicate member {key!r}")
+            seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_YamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)  # type: ignore[arg-type]
+
+
+def _parse_yaml(text: str) -> Any:
+    loader = _YamlLoader(text)
+    try:
+        document = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        raise SchemaError([f"<document>: not valid YAML: {exc}"]) from None
+    finally:
+        loader.dispose()
+    if loader.duplicates:
+        raise SchemaError([f"<document>: {duplicate}" for duplicate in loader.duplicates])
+    return document
+
+
+def _read_trait(name: str, node: Any, path: str, problems: Problems) -> Trait:
+    problems.name(path, name, UPPER_NAME, "a Trait")
+    members = Members(node, path, problems, _TRAIT)
+    attributes = read_attributes(members.raw("attributes"), members.at("attributes"), problems)
+    return Trait(name, members.text("description") or "", attributes)
+
+
+def _read_kind(name: str, node: Any, path: str, problems: Problems, traits: dict[str, Trait]) -> Kind:
+    problems.name(path, name, UPPER_NAME, "a Kind")
+    members = Members(node, path, problems, _KIND)
+    attributes = read_attributes(members.raw("attributes"), members.at("attributes"), problems)
+    key = members.words("key", single=True)
+    if not key and members.ok:
+        problems.add(members.at("key"), "required; name one or more key attributes")
+    for index, attribute in enumerate(key):
+        where = join(members.at("key"), index)
+        if attribute not in attributes:
+            problems.add(where, f"{attribute!r} is not an attribute of {name}")
+            continue
+        spec = members.raw("attributes")[attribute]
+        if isinstance(spec, Mapping) and spec.get("required") is False:
+            problems.add(
+                join(join(members.at("attributes"), attribute), "required"), "key attributes are required"
+            )
+        attributes[attribute] = dataclasses.replace(attributes[attribute], required=True)
+    title = members.text("title", None)
+    if title is not None and title not in attributes:
+        problems.add(members.at("title"), f"{title!r} is not an attribute of {name}")
+    implements = members.words("implements")
+    for index, trait_name in enumerate(implements):
+        where = join(members.at("implements"), index)
+        trait = traits.get(trait_name)
+        if trait is None:
+            problems.add(where, f"unknown Trait {trait_name!r}")
+            continue
+        for attribute_name, wanted in trait.attributes.items():
+            declared = attributes.get(attribute_name)
+            if declared is None:
+                problems.add(
+                    where,
+                    f"{name} must declare {trait_name}'s attribute {attribute_name} ({wanted.type_name})",
+                )
+            elif {declared.type, wanted.type} <= set(
+                ATTRIBUTE_TYPES
+            ) and declared.type_name != wanted.type_name:
+                problems.add(
+                    join(join(members.at("attributes"), attribute_name), "type"),
+                    f"{trait_name} declares {attribute_name} as {wanted.type_name}, not {declared.type_name}",
+                )
+    return Kind(
+        name=name,
+        description=members.text("description") or "",
+        key=key,
+        title=title,
+        aliases=members.words("aliases"),
+        implements=implements,
+        stewards=members.words("stewards"),
+        attributes=attributes,
+    )
+
+
+def _check_kind_aliases(kinds: dict[str, Kind], problems: Problems) -> None:
+    owners = {name.lower(): name for name in kinds}
+    for kind in kinds.values():
+        for index, alias in enumerate(kind.aliases):
+            owner = owners.setdefault(alias.lower(), kind.name)
+            if owner != kind.name:
+                problems.add(
+                    join(join(join("kinds", kind.name), "aliases"), index), f"{alias!r} already names {owner}"
+                )
+
+
+def _read_relation(name: str, node: Any, path: str, problems: Problems, kinds: dict[str, Kind]) -> Relation:
+    problems.name(path, name, LOWER_NAME, "a Relation")
+    members = Members(node, path, problems, _RELATION)
+    ends = []
+    for end in ("from", "to"):
+        kind = members.text(end, None, required=members.ok)
+        if kind is not None and kind not in kinds:
+            problems.add(members.at(end), f"unknown Kind {kind!r}")
+        ends.append(kind or "")
+    inverse = members.text("inverse", None)
+    if inverse is not None:
+        problems.name(members.at("inverse"), inverse, LOWER_NAME, "an inverse")
+    cardinality = members.text("cardinality", "many_to_many") or "many_to_many"
+    if cardinality not in CARDINALITIES:
+        problems.add(
+            members.at("cardinality"),
+            f"unknown cardinality {show(cardinality)}; expected one of {', '.join(CARDINALITIES)}",
+        )
+    return Relation(
+        name=name,
+        from_kind=ends[0],
+        to_kind=ends[1],
+        inverse=inverse,
+        cardinality=cardinality,
+        description=members.text("description") or "",
+        attributes=read_attributes(members.raw("attributes"), members.at("attributes"), problems),
+        required_from=bool(members.flag("required_from")),
+    )
+
+
+def _check_relation_names(relations: dict[str, Relation], problems: Problems) -> None:
+    """Inverse names are unique among all relation names and inverses."""
+    owners = {name: f"the Relation {name}" for name in relations}
+    for relation in relations.values():
+        if relation.inverse is None:
+            continue
+        where = join(join("relations", relation.name), "inverse")
+        owner = owners.get(relation.inverse)
+        if owner is not None:
+            problems.add(where, f"{relation.inverse!r} is already {owner}")
+        else:
+            owners[relation.inverse] = f"the inverse of {relation.name}"
+
+
+def _read_lens(
+    name: str,
+    node: Any,
+    path: str,
+    problems: Problems,
+    kinds: dict[str, Kind],
+    traits: dict[str, Trait],
+    relations: dict[str, Relation],
+) -> Lens:
+    problems.name(path, name, LOWER_NAME, "a lens")
+    members = Members(node, path, problems, _LENS)
+    relation_names = set(relations) | {r.inverse for r in relations.values() if r.inverse}
+    for member, known, what in (
+        ("kinds", kinds, "Kind"),
+        ("traits", traits, "Trait"),
+        ("relations", relation_names, "Relation"),
+    ):
+        for index, item in enumerate(members.words(member)):
+            if item not in known:
+                problems.add(join(members.at(member), index), f"unknown {what} {item!r}")
+    return Lens(
+        name=name,
+        description=members.text("description") or "",
+        kinds=members.words("kinds"),
+        traits=members.words("traits"),
+        relations=members.words("relations"),
+        depth=members.count("depth", minimum=0),
+        budget_tokens=members.count("budget_tokens", minimum=1),
+        include_schema=members.flag("include_schema", None),
+        include_recent_changes=members.flag("include_recent_changes", None),
+        include_lineage=members.flag("include_lineage", None),
+    )
+
+
+def schema_document(schema: DomainSchema) -> dict[str, Any]:
+    """The normalised document of `schema` (JSON-serialisable; loading it gives an equal schema)."""
+    return {
+        "description": schema.description,
+        "kinds": {
+            kind.name: {
+                "description": kind.description,
+                "key": list(kind.key),
+                "title": kind.title,
+                "aliases": list(kind.aliases),
+                "implements": list(kind.implements),
+                "stewards": list(kind.stewards),
+                "attributes": attributes_document(kind.attributes),
+            }
+            for kind in schema.kinds.values()
+        },
+        "relations": {
+            relation.name: {
+                "from": relation.from_kind,
+                "to": relation.to_kind,
+                "inverse": relation.inverse,
+                "cardinality": relation.cardinality,
+                "description": relation.description,
+                "required_from": relation.required_from,
+                "attributes": attributes_document(relation.attributes),
+            }
+            for relation in schema.relations.values()
+        },
+        "traits": {
+            trait.name: {
+                "description": trait.description,
+                "attributes": attributes_document(trait.attributes),
+            }
+            for trait in schema.traits.values()
+        },
+        "lenses": {lens.name: _lens_document(lens) for lens in schema.lenses.values()},
+        "operations": {
+            operation.name: operation_document(operation) for operation in schema.operations.values()
+        },
+    }
+
+
+def _lens_document(lens: Lens) -> dict[str, Any]:
+    document = dataclasses.asdict(lens)
+    del document["name"]
+    return {member: list(value) if isinstance(value, tuple) else value for member, value in document.items()}

@@ -1,0 +1,177 @@
+"""The loaded schema: Kinds, Relations, Traits, lenses and Operations as frozen values.
+
+`load_schema` builds these from a schema document; nothing here reads documents. Mappings keep the
+declaration order of the document and must be treated as read-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from lorebase.schema.policy import Policy
+
+__all__ = [
+    "ATTRIBUTE_TYPES",
+    "BUILTINS",
+    "CARDINALITIES",
+    "EDIT_OPS",
+    "LINK_OPS",
+    "PERMISSIONS",
+    "RECORD_OPS",
+    "SENSITIVITIES",
+    "Attribute",
+    "DomainSchema",
+    "Edit",
+    "Kind",
+    "Lens",
+    "Operation",
+    "Relation",
+    "Trait",
+]
+
+ATTRIBUTE_TYPES = ("string", "text", "integer", "decimal", "boolean", "date", "datetime", "enum")
+SENSITIVITIES = ("pii", "confidential", "restricted")
+CARDINALITIES = ("one_to_one", "one_to_many", "many_to_one", "many_to_many")
+RECORD_OPS = ("upsert_record", "update_record", "delete_record")
+LINK_OPS = ("upsert_link", "delete_link")
+EDIT_OPS = RECORD_OPS + LINK_OPS
+BUILTINS = ("invocation_id", "principal", "now")
+PERMISSIONS = (
+    "data.read",
+    "operation.execute",
+    "operation.execute_custom",
+    "branch.create",
+    "proposal.create",
+    "proposal.review",
+    "proposal.merge",
+    "domain.settings",
+    "pii.read",
+    "confidential.read",
+    "restricted.read",
+)
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A typed value slot of a Kind, a Relation (link Attribute), a Trait or an Operation parameter."""
+
+    name: str
+    type: str
+    precision: int | None = None  # decimal only
+    scale: int | None = None  # decimal only
+    values: tuple[str, ...] = ()  # enum only
+    required: bool = False
+    unique: bool = False
+    pattern: str | None = None
+    min: Decimal | None = None  # a length bound for string/text
+    max: Decimal | None = None
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    value_aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    resolvable: bool | None = None
+    sensitivity: tuple[str, ...] = ()
+    default: Any = None  # parameters only; already canonical
+
+    @property
+    def type_name(self) -> str:
+        """The type as written in a document: `decimal(10,2)` for decimals, else `type`."""
+        if self.type == "decimal":
+            return f"decimal({self.precision},{self.scale})"
+        return self.type
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    description: str = ""
+    key: tuple[str, ...] = ()
+    title: str | None = None
+    aliases: tuple[str, ...] = ()
+    implements: tuple[str, ...] = ()
+    stewards: tuple[str, ...] = ()
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Relation:
+    name: str
+    from_kind: str
+    to_kind: str
+    inverse: str | None = None
+    cardinality: str = "many_to_many"
+    description: str = ""
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+    required_from: bool = False
+
+
+@dataclass(frozen=True)
+class Trait:
+    name: str
+    description: str = ""
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Lens:
+    name: str
+    description: str = ""
+    kinds: tuple[str, ...] = ()
+    traits: tuple[str, ...] = ()
+    relations: tuple[str, ...] = ()  # forward or inverse names
+    depth: int | None = None
+    budget_tokens: int | None = None
+    include_schema: bool | None = None
+    include_recent_changes: bool | None = None
+    include_lineage: bool | None = None
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit of an Operation, with its templates as written (`$name`, `${name}`, `$$`)."""
+
+    op: str
+    kind: str | None = None  # record ops
+    relation: str | None = None  # link ops
+    key: Any = None  # record ops: a template string, or a list of them (one per key attribute)
+    from_key: Any = None  # link ops
+    to_key: Any = None  # link ops
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    description: str = ""
+    parameters: dict[str, Attribute] = field(default_factory=dict)
+    edits: tuple[Edit, ...] = ()
+    review_policy: Policy | None = None
+    side_effects: tuple[str, ...] = ()
+    permissions: tuple[str, ...] = ("operation.execute",)
+
+
+@dataclass(frozen=True)
+class DomainSchema:
+    description: str = ""
+    kinds: dict[str, Kind] = field(default_factory=dict)
+    relations: dict[str, Relation] = field(default_factory=dict)
+    traits: dict[str, Trait] = field(default_factory=dict)
+    lenses: dict[str, Lens] = field(default_factory=dict)
+    operations: dict[str, Operation] = field(default_factory=dict)
+    document: dict[str, Any] = field(default_factory=dict)  # normalised; load_schema(document) == self
+
+    def relation_named(self, name: str) -> tuple[Relation, Literal["forward", "inverse"]] | None:
+        """The Relation a forward or inverse name refers to, and which way it reads."""
+        relation = self.relations.get(name)
+        if relation is not None:
+            return relation, "forward"
+        for relation in self.relations.values():
+            if relation.inverse == name:
+                return relation, "inverse"
+        return None
+
+    def kinds_implementing(self, trait: str) -> list[str]:
+        """Names of the Kinds implementing `trait`, in declaration order."""
+        return [kind.name for kind in self.kinds.values() if trait in kind.implements]

@@ -1,0 +1,137 @@
+"""Checking values against a schema: Attribute values, Operation parameters and Record keys.
+
+Problems come back as `Issue`s (path, rule, message) so a caller can report all of them at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lorebase.canonical import ValueProblem, canonical_text, canonical_value
+from lorebase.schema.model import Attribute, Kind, Operation
+from lorebase.schema.templates import RenderedEdit, render_edits
+
+__all__ = [
+    "Issue",
+    "RenderedEdit",
+    "key_values",
+    "record_key",
+    "render_edits",
+    "validate_parameters",
+    "validate_values",
+]
+
+
+@dataclass(frozen=True)
+class Issue:
+    path: str  # e.g. "edits[0].values.risk_score" or "parameters.severity"
+    rule: str  # e.g. "value.max", "value.unknown_attribute", "parameter.required"
+    message: str
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def validate_values(
+    attributes: Mapping[str, Attribute], values: Mapping[str, Any], *, path: str, partial: bool
+) -> tuple[dict[str, Any], list[Issue]]:
+    """The canonical form of `values` and every issue with them.
+
+    Unknown attributes are issues. A required Attribute may not be null; unless `partial`, it may not
+    be missing either. Values that are given as null stay in the result as None (clearing them).
+    """
+    canonical: dict[str, Any] = {}
+    issues: list[Issue] = []
+    for name, value in values.items():
+        attribute = attributes.get(name)
+        if attribute is None:
+            known = ", ".join(attributes) or "none"
+            issues.append(
+                Issue(
+                    _join(path, name),
+                    "value.unknown_attribute",
+                    f"unknown attribute {name!r}; attributes are: {known}",
+                )
+            )
+            continue
+        try:
+            canonical[name] = canonical_value(attribute, value)
+        except ValueProblem as problem:
+            issues.append(Issue(_join(path, name), problem.rule, problem.message))
+    for name, attribute in attributes.items():
+        if not attribute.required:
+            continue
+        if name in values and values[name] is None:
+            issues.append(
+                Issue(_join(path, name), "value.required", f"{name} is required and cannot be null")
+            )
+        elif name not in values and not partial:
+            issues.append(Issue(_join(path, name), "value.required", f"{name} is required"))
+    return canonical, issues
+
+
+def validate_parameters(operation: Operation, raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Issue]]:
+    """The canonical parameters of one invocation (defaults applied, absent ones left out) and issues."""
+    parameters: dict[str, Any] = {}
+    issues: list[Issue] = []
+    for name in raw:
+        if name not in operation.parameters:
+            known = ", ".join(operation.parameters) or "none"
+            issues.append(
+                Issue(
+                    f"parameters.{name}",
+                    "parameter.unknown",
+                    f"{operation.name} has no parameter {name!r}; parameters are: {known}",
+                )
+            )
+    for name, attribute in operation.parameters.items():
+        value = raw.get(name)
+        if value is None:
+            value = attribute.default
+        if value is None:
+            if attribute.required:
+                issues.append(Issue(f"parameters.{name}", "parameter.required", f"{name} is required"))
+            continue
+        try:
+            parameters[name] = canonical_value(attribute, value)
+        except ValueProblem as problem:
+            issues.append(Issue(f"parameters.{name}", problem.rule, problem.message))
+    return parameters, issues
+
+
+def record_key(kind: Kind, values: Mapping[str, Any]) -> str:
+    """The Record key: the canonical values of the key attributes joined by `|`.
+
+    ValueError (a ValueProblem when a value is invalid) if a key attribute is missing or invalid,
+    or, for a Kind with several key attributes, if a value contains `|`.
+    """
+    parts = []
+    for name in kind.key:
+        value = values.get(name)
+        if value is None:
+            raise ValueProblem("value.required", f"{kind.name} key attribute {name} is missing")
+        text = canonical_text(canonical_value(kind.attributes[name], value))
+        if len(kind.key) > 1 and "|" in text:
+            raise ValueProblem("value.pattern", f"{kind.name} key attribute {name} cannot contain '|'")
+        parts.append(text)
+    return "|".join(parts)
+
+
+def key_values(kind: Kind, key: str) -> dict[str, Any]:
+    """The canonical key attribute values a Record key stands for (the inverse of `record_key`)."""
+    texts = key.split("|") if len(kind.key) > 1 else [key]
+    if len(texts) != len(kind.key):
+        raise ValueProblem(
+            "value.type", f"a {kind.name} key has {len(kind.key)} parts joined by '|' ({'|'.join(kind.key)})"
+        )
+    values = {}
+    for name, text in zip(kind.key, texts, strict=True):
+        attribute = kind.attributes[name]
+        raw: Any = text
+        if attribute.type == "boolean":
+            raw = {"true": True, "false": False}.get(text, text)
+        values[name] = canonical_value(attribute, raw)
+    return values

@@ -1,0 +1,177 @@
+# Generated from protos/ by scripts/gen_protos.py. Do not edit.
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Reply(_message.Message):
+    __slots__ = ("body", "revision", "content_type", "status", "headers")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    body: bytes
+    revision: str
+    content_type: str
+    status: int
+    headers: _containers.ScalarMap[str, str]
+    def __init__(self, body: _Optional[bytes] = ..., revision: _Optional[str] = ..., content_type: _Optional[str] = ..., status: _Optional[int] = ..., headers: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class CreatePrincipalRequest(_message.Message):
+    __slots__ = ("id", "type", "name")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    type: str
+    name: str
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class CreateKeyRequest(_message.Message):
+    __slots__ = ("principal",)
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    principal: str
+    def __init__(self, principal: _Optional[str] = ...) -> None: ...
+
+class RevokeKeyRequest(_message.Message):
+    __slots__ = ("principal", "key_id")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    principal: str
+    key_id: str
+    def __init__(self, principal: _Optional[str] = ..., key_id: _Optional[str] = ...) -> None: ...
+
+class CreateDomainRequest(_message.Message):
+    __slots__ = ("body",)
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    body: bytes
+    def __init__(self, body: _Optional[bytes] = ...) -> None: ...
+
+class ListDomainsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DomainRequest(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    def __init__(self, domain: _Optional[str] = ...) -> None: ...
+
+class CreateGrantRequest(_message.Message):
+    __slots__ = ("domain", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class DeleteGrantRequest(_message.Message):
+    __slots__ = ("domain", "grant_id")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    GRANT_ID_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    grant_id: str
+    def __init__(self, domain: _Optional[str] = ..., grant_id: _Optional[str] = ...) -> None: ...
+
+class GetSchemaRequest(_message.Message):
+    __slots__ = ("domain", "branch")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ...) -> None: ...
+
+class CreateBranchRequest(_message.Message):
+    __slots__ = ("domain", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class GetBranchRequest(_message.Message):
+    __slots__ = ("domain", "branch")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ...) -> None: ...
+
+class ExecuteOperationRequest(_message.Message):
+    __slots__ = ("domain", "operation", "body", "idempotency_key")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    operation: str
+    body: bytes
+    idempotency_key: str
+    def __init__(self, domain: _Optional[str] = ..., operation: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class ImportRequest(_message.Message):
+    __slots__ = ("domain", "body", "idempotency_key")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    body: bytes
+    idempotency_key: str
+    def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class GetRecordRequest(_message.Message):
+    __slots__ = ("domain", "branch", "kind", "key", "at", "links", "lineage")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    LINKS_FIELD_NUMBER: _ClassVar[int]
+    LINEAGE_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    kind: str
+    key: str
+    at: str
+    links: bool
+    lineage: bool
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kind: _Optional[str] = ..., key: _Optional[str] = ..., at: _Optional[str] = ..., links: _Optional[bool] = ..., lineage: _Optional[bool] = ...) -> None: ...
+
+class GetLinksRequest(_message.Message):
+    __slots__ = ("domain", "branch", "kind", "key", "relation", "at", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    kind: str
+    key: str
+    relation: str
+    at: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kind: _Optional[str] = ..., key: _Optional[str] = ..., relation: _Optional[str] = ..., at: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class QueryRequest(_message.Message):
+    __slots__ = ("domain", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...

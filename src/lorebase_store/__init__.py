@@ -1,0 +1,34 @@
+"""The storage layer: the only package that speaks SQL. Store methods take and return plain values."""
+
+from lorebase_store.db import Database
+from lorebase_store.domains import BranchRow, DomainRow
+from lorebase_store.migrate import DatabaseTooNew, upgrade
+from lorebase_store.outbox import OutboxEvent
+from lorebase_store.principals import GrantRow, PrincipalRow
+from lorebase_store.query import OrderBy, QuerySpec
+from lorebase_store.receipts import Receipt
+from lorebase_store.records import LinkRow, RecordRow
+from lorebase_store.revisions import BranchChain, HistoryRow, RevisionRow
+from lorebase_store.store import Txn
+from lorebase_store.txn import UniqueViolation
+
+__all__ = [
+    "BranchChain",
+    "BranchRow",
+    "Database",
+    "DatabaseTooNew",
+    "DomainRow",
+    "GrantRow",
+    "HistoryRow",
+    "LinkRow",
+    "OrderBy",
+    "OutboxEvent",
+    "PrincipalRow",
+    "QuerySpec",
+    "Receipt",
+    "RecordRow",
+    "RevisionRow",
+    "Txn",
+    "UniqueViolation",
+    "upgrade",
+]

@@ -1,0 +1,123 @@
+"""The database handle: one AsyncEngine per process and one way to run a transaction.
+
+Every transaction is a named function run through `Database.run_interaction(name, fn, ...)`
+(after Synapse's runInteraction): one place for retries on serialization failures and deadlocks,
+timing and logging per name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from lorebase_store.migrate import async_url, check_version
+from lorebase_store.store import Txn
+
+logger = logging.getLogger("lorebase.store")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
+_MAX_ATTEMPTS = 5
+
+
+def _sqlstate(exc: DBAPIError) -> str | None:
+    orig = getattr(exc, "orig", None)
+    return getattr(orig, "sqlstate", None) or getattr(getattr(orig, "__cause__", None), "sqlstate", None)
+
+
+class Database:
+    """An AsyncEngine with named, retried transactions."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.timings: dict[str, list[float]] = {}
+
+    @classmethod
+    def connect(cls, url: str, *, pool_size: int = 10, statement_timeout_s: float = 30) -> Database:
+        engine = create_async_engine(
+            async_url(url),
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            pool_pre_ping=False,
+            connect_args={
+                "server_settings": {
+                    "statement_timeout": str(int(statement_timeout_s * 1000)),
+                    "application_name": "lorebase",
+                }
+            },
+        )
+        return cls(engine)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    async def check_schema(self) -> None:
+        """Refuse a database migrated past what this code knows (or not migrated at all)."""
+        async with self.engine.connect() as conn:
+            exists = await conn.scalar(text("select to_regclass('alembic_version') is not null"))
+            current = await conn.scalar(text("select version_num from alembic_version")) if exists else None
+        if current is None:
+            raise RuntimeError("the database is not migrated: run `lorebase migrate` first")
+        check_version(current)
+
+    async def run_interaction(
+        self,
+        name: str,
+        fn: Callable[Concatenate[Txn, P], Awaitable[R]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> R:
+        """Run `fn(txn, *args, **kwargs)` in one transaction, retrying serialization failures."""
+        for attempt in range(1, _MAX_ATTEMPTS + 1):
+            started = time.perf_counter()
+            try:
+                async with self.engine.begin() as conn:
+                    result = await fn(Txn(conn), *args, **kwargs)
+                self._record(name, started)
+                return result
+            except DBAPIError as exc:
+                if _sqlstate(exc) in _RETRYABLE and attempt < _MAX_ATTEMPTS:
+                    logger.info("transaction %s: retry %d after %s", name, attempt, _sqlstate(exc))
+                    await asyncio.sleep(0.005 * attempt)
+                    continue
+                raise
+        raise AssertionError("unreachable")
+
+    async def read(
+        self,
+        name: str,
+        fn: Callable[Concatenate[Txn, P], Awaitable[R]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> R:
+        """Run a read-only function on a pooled connection (its own transaction)."""
+        started = time.perf_counter()
+        async with self.engine.connect() as conn:
+            result = await fn(Txn(conn), *args, **kwargs)
+            await conn.rollback()
+        self._record(name, started)
+        return result
+
+    def _record(self, name: str, started: float) -> None:
+        elapsed = time.perf_counter() - started
+        samples = self.timings.setdefault(name, [])
+        if len(samples) < 1000:
+            samples.append(elapsed)
+        if elapsed > 1.0:
+            logger.warning("transaction %s took %.3f s", name, elapsed)
+
+
+def row_dict(row: Any) -> dict[str, Any]:
+    return dict(row._mapping)
+
+
+__all__ = ["Database", "row_dict"]

@@ -1,0 +1,126 @@
+"""Principals, their keys (as digests only) and their grants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from lorebase_store.tables import api_keys, grants, principals
+from lorebase_store.txn import TxnBase
+
+
+@dataclass(frozen=True)
+class PrincipalRow:
+    id: str
+    type: str
+    name: str
+
+
+@dataclass(frozen=True)
+class GrantRow:
+    id: str
+    domain_id: int
+    principal_id: str
+    role: str
+    branches: tuple[str, ...]
+    kinds: tuple[str, ...] | None
+
+
+def _grant(row: Any) -> GrantRow:
+    return GrantRow(
+        id=row.id,
+        domain_id=row.domain_id,
+        principal_id=row.principal_id,
+        role=row.role,
+        branches=tuple(row.branches),
+        kinds=None if row.kinds is None else tuple(row.kinds),
+    )
+
+
+class PrincipalsTxn(TxnBase):
+    async def get_principal(self, principal_id: str) -> PrincipalRow | None:
+        row = (await self.conn.execute(select(principals).where(principals.c.id == principal_id))).first()
+        return None if row is None else PrincipalRow(row.id, row.type, row.name)
+
+    async def insert_principal(self, principal_id: str, type_: str, name: str, at: datetime) -> bool:
+        """Insert a principal; False when the id is taken."""
+        stmt = (
+            pg_insert(principals)
+            .values(id=principal_id, type=type_, name=name, created_at=at)
+            .on_conflict_do_nothing(index_elements=["id"])
+        )
+        result = await self.conn.execute(stmt)
+        return bool(result.rowcount)
+
+    async def principal_for_digest(self, digest: str) -> PrincipalRow | None:
+        stmt = (
+            select(principals)
+            .join(api_keys, api_keys.c.principal_id == principals.c.id)
+            .where(api_keys.c.digest == digest, api_keys.c.revoked_at.is_(None))
+        )
+        row = (await self.conn.execute(stmt)).first()
+        return None if row is None else PrincipalRow(row.id, row.type, row.name)
+
+    async def insert_key(self, key_id: str, principal_id: str, digest: str, at: datetime) -> None:
+        await self.conn.execute(
+            pg_insert(api_keys)
+            .values(id=key_id, principal_id=principal_id, digest=digest, created_at=at)
+            .on_conflict_do_nothing(index_elements=["digest"])
+        )
+
+    async def revoke_key(self, principal_id: str, key_id: str, at: datetime) -> bool:
+        result = await self.conn.execute(
+            update(api_keys)
+            .where(api_keys.c.id == key_id, api_keys.c.principal_id == principal_id, api_keys.c.revoked_at.is_(None))
+            .values(revoked_at=at)
+        )
+        return bool(result.rowcount)
+
+    async def insert_grant(
+        self,
+        grant_id: str,
+        domain_id: int,
+        principal_id: str,
+        role: str,
+        branches: list[str],
+        kinds: list[str] | None,
+        created_by: str,
+        at: datetime,
+    ) -> None:
+        await self.conn.execute(
+            insert(grants).values(
+                id=grant_id,
+                domain_id=domain_id,
+                principal_id=principal_id,
+                role=role,
+                branches=branches,
+                kinds=kinds,
+                created_by=created_by,
+                created_at=at,
+            )
+        )
+
+    async def delete_grant(self, domain_id: int, grant_id: str) -> GrantRow | None:
+        row = (
+            await self.conn.execute(
+                delete(grants)
+                .where(and_(grants.c.domain_id == domain_id, grants.c.id == grant_id))
+                .returning(*grants.c)
+            )
+        ).first()
+        return None if row is None else _grant(row)
+
+    async def grants_of(self, principal_id: str, domain_id: int) -> list[GrantRow]:
+        rows = await self.conn.execute(
+            select(grants)
+            .where(grants.c.principal_id == principal_id, grants.c.domain_id == domain_id)
+            .order_by(grants.c.id)
+        )
+        return [_grant(row) for row in rows]
+
+
+__all__ = ["GrantRow", "PrincipalRow", "PrincipalsTxn"]

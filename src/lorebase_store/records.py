@@ -1,0 +1,229 @@
+"""The materialised head: Records and Links of each branch, one row each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, delete, func, select, tuple_
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from lorebase_store.tables import links, records
+from lorebase_store.txn import TxnBase
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    kind: str
+    key: str
+    values: dict[str, Any]
+    provenance: dict[str, Any]
+    created_revision: str
+    updated_revision: str
+
+
+@dataclass(frozen=True)
+class LinkRow:
+    relation: str
+    from_key: str
+    to_key: str
+    values: dict[str, Any]
+    provenance: dict[str, Any]
+    revision: str
+
+
+def _record(row: Any) -> RecordRow:
+    return RecordRow(row.kind, row.key, row.values, row.provenance, row.created_revision, row.updated_revision)
+
+
+def _link(row: Any) -> LinkRow:
+    return LinkRow(row.relation, row.from_key, row.to_key, row.values, row.provenance, row.revision)
+
+
+class RecordsTxn(TxnBase):
+    async def get_records(self, domain_id: int, branch: str, kind: str, keys: list[str]) -> dict[str, RecordRow]:
+        if not keys:
+            return {}
+        rows = await self.conn.execute(
+            select(records).where(
+                records.c.domain_id == domain_id,
+                records.c.branch == branch,
+                records.c.kind == kind,
+                records.c.key.in_(keys),
+            )
+        )
+        return {row.key: _record(row) for row in rows}
+
+    async def upsert_records(self, domain_id: int, branch: str, rows: list[RecordRow]) -> None:
+        if not rows:
+            return
+        stmt = pg_insert(records)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["domain_id", "branch", "kind", "key"],
+            set_={
+                "values": stmt.excluded["values"],
+                "provenance": stmt.excluded.provenance,
+                "updated_revision": stmt.excluded.updated_revision,
+            },
+        )
+        await self.conn.execute(
+            stmt,
+            [
+                {
+                    "domain_id": domain_id,
+                    "branch": branch,
+                    "kind": row.kind,
+                    "key": row.key,
+                    "values": row.values,
+                    "provenance": row.provenance,
+                    "created_revision": row.created_revision,
+                    "updated_revision": row.updated_revision,
+                }
+                for row in rows
+            ],
+        )
+
+    async def delete_records(self, domain_id: int, branch: str, kind: str, keys: list[str]) -> None:
+        if keys:
+            await self.conn.execute(
+                delete(records).where(
+                    records.c.domain_id == domain_id,
+                    records.c.branch == branch,
+                    records.c.kind == kind,
+                    records.c.key.in_(keys),
+                )
+            )
+
+    async def keys_with_value(
+        self, domain_id: int, branch: str, kind: str, attribute: str, values: list[Any]
+    ) -> dict[Any, list[str]]:
+        """For a unique check: the keys of Records of `kind` holding each of `values` in `attribute`."""
+        if not values:
+            return {}
+        if len(values) == 1:
+            cond = records.c["values"].contains({attribute: values[0]})
+        else:
+            cond = records.c["values"][attribute].astext.in_([str(v) for v in values])
+        rows = await self.conn.execute(
+            select(records.c.key, records.c["values"][attribute].label("v")).where(
+                records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind == kind, cond
+            )
+        )
+        found: dict[Any, list[str]] = {}
+        for row in rows:
+            found.setdefault(row.v, []).append(row.key)
+        return found
+
+    async def count_records(self, domain_id: int, branch: str, kinds: list[str]) -> dict[str, int]:
+        rows = await self.conn.execute(
+            select(records.c.kind, func.count())
+            .where(records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind.in_(kinds))
+            .group_by(records.c.kind)
+        )
+        return {row[0]: int(row[1]) for row in rows}
+
+    async def copy_branch_rows(self, domain_id: int, source: str, target: str) -> None:
+        """Copy every Record and Link of `source` to a new branch `target` (copy-mode branches)."""
+        for table in (records, links):
+            cols = [c for c in table.c if c.name != "branch"]
+            await self.conn.execute(
+                table.insert().from_select(
+                    [c.name for c in cols] + ["branch"],
+                    select(*cols, func.cast(target, table.c.branch.type)).where(
+                        table.c.domain_id == domain_id, table.c.branch == source
+                    ),
+                )
+            )
+
+    # Links
+
+    async def get_links(
+        self, domain_id: int, branch: str, relation: str, pairs: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], LinkRow]:
+        if not pairs:
+            return {}
+        rows = await self.conn.execute(
+            select(links).where(
+                links.c.domain_id == domain_id,
+                links.c.branch == branch,
+                links.c.relation == relation,
+                tuple_(links.c.from_key, links.c.to_key).in_(pairs),
+            )
+        )
+        return {(row.from_key, row.to_key): _link(row) for row in rows}
+
+    async def links_of(
+        self,
+        domain_id: int,
+        branch: str,
+        relation: str,
+        *,
+        from_keys: list[str] | None = None,
+        to_keys: list[str] | None = None,
+        limit: int | None = None,
+        after: tuple[str, str] | None = None,
+    ) -> list[LinkRow]:
+        cond = [links.c.domain_id == domain_id, links.c.branch == branch, links.c.relation == relation]
+        if from_keys is not None:
+            cond.append(links.c.from_key.in_(from_keys))
+        if to_keys is not None:
+            cond.append(links.c.to_key.in_(to_keys))
+        if after is not None:
+            cond.append(tuple_(links.c.from_key, links.c.to_key) > tuple_(*after))
+        stmt = select(links).where(and_(*cond)).order_by(links.c.from_key, links.c.to_key)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        return [_link(row) for row in await self.conn.execute(stmt)]
+
+    async def link_counts(
+        self, domain_id: int, branch: str, relation: str, *, from_key: str | None = None, to_key: str | None = None
+    ) -> int:
+        cond = [links.c.domain_id == domain_id, links.c.branch == branch, links.c.relation == relation]
+        if from_key is not None:
+            cond.append(links.c.from_key == from_key)
+        if to_key is not None:
+            cond.append(links.c.to_key == to_key)
+        return int(await self.conn.scalar(select(func.count()).select_from(links).where(*cond)) or 0)
+
+    async def upsert_links(self, domain_id: int, branch: str, rows: list[LinkRow]) -> None:
+        if not rows:
+            return
+        stmt = pg_insert(links)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["domain_id", "branch", "relation", "from_key", "to_key"],
+            set_={
+                "values": stmt.excluded["values"],
+                "provenance": stmt.excluded.provenance,
+                "revision": stmt.excluded.revision,
+            },
+        )
+        await self.conn.execute(
+            stmt,
+            [
+                {
+                    "domain_id": domain_id,
+                    "branch": branch,
+                    "relation": row.relation,
+                    "from_key": row.from_key,
+                    "to_key": row.to_key,
+                    "values": row.values,
+                    "provenance": row.provenance,
+                    "revision": row.revision,
+                }
+                for row in rows
+            ],
+        )
+
+    async def delete_links(self, domain_id: int, branch: str, relation: str, pairs: list[tuple[str, str]]) -> None:
+        if pairs:
+            await self.conn.execute(
+                delete(links).where(
+                    links.c.domain_id == domain_id,
+                    links.c.branch == branch,
+                    links.c.relation == relation,
+                    tuple_(links.c.from_key, links.c.to_key).in_(pairs),
+                )
+            )
+
+
+__all__ = ["LinkRow", "RecordRow", "RecordsTxn"]

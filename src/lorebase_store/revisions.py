@@ -1,0 +1,197 @@
+"""Revisions and the branch history (one row per changed Record or Link per Revision).
+
+A branch's first-parent history is its own Revisions plus, for a branch forked from another, the
+history of that branch up to the fork point (`BranchChain`). Snapshots at an earlier Revision are
+rebuilt from the history rows along that chain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, func, insert, or_, select
+
+from lorebase_store.tables import history, revisions
+from lorebase_store.txn import TxnBase
+
+
+@dataclass(frozen=True)
+class RevisionRow:
+    id: str
+    branch: str
+    generation: int
+    parents: list[str]
+    author: str
+    message: str
+    origin: dict[str, Any]
+    stats: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One change of a Record (entity 'record', name = Kind) or Link (entity 'link', name = Relation)."""
+
+    entity: str
+    name: str
+    key: str
+    change: str
+    attributes: list[str]
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    provenance: dict[str, Any]
+    revision: str = ""
+    generation: int = 0
+    branch: str = ""
+
+
+@dataclass(frozen=True)
+class BranchChain:
+    """The (branch, last generation) segments of a first-parent history, newest segment first."""
+
+    segments: tuple[tuple[str, int | None], ...] = field(default_factory=tuple)
+
+    def clause(self, table: Any, upto: tuple[str, int] | None = None) -> Any:
+        """SQL condition selecting the rows of `table` on this history (up to a Revision's position)."""
+        parts = []
+        cut = False
+        for branch, limit in self.segments:
+            if upto is not None and not cut:
+                if branch != upto[0]:
+                    continue
+                cut = True
+                limit = upto[1] if limit is None else min(limit, upto[1])
+            cond = table.c.branch == branch
+            if limit is not None:
+                cond = and_(cond, table.c.generation <= limit)
+            parts.append(cond)
+        return or_(*parts) if parts else table.c.branch.is_(None)
+
+
+def _revision(row: Any) -> RevisionRow:
+    return RevisionRow(
+        row.id, row.branch, row.generation, row.parents, row.author, row.message, row.origin, row.stats, row.created_at
+    )
+
+
+def _history(row: Any) -> HistoryRow:
+    return HistoryRow(
+        entity=row.entity,
+        name=row.name,
+        key=row.key,
+        change=row.change,
+        attributes=row.attributes,
+        before=row.before,
+        after=row.after,
+        provenance=row.provenance,
+        revision=row.revision,
+        generation=row.generation,
+        branch=row.branch,
+    )
+
+
+class RevisionsTxn(TxnBase):
+    async def insert_revision(
+        self,
+        domain_id: int,
+        revision: RevisionRow,
+        changes_digest: str,
+    ) -> None:
+        await self.conn.execute(
+            insert(revisions).values(
+                domain_id=domain_id,
+                id=revision.id,
+                branch=revision.branch,
+                generation=revision.generation,
+                parents=revision.parents,
+                author=revision.author,
+                message=revision.message,
+                origin=revision.origin,
+                changes_digest=changes_digest,
+                stats=revision.stats,
+                created_at=revision.created_at,
+            )
+        )
+
+    async def get_revision(self, domain_id: int, revision_id: str) -> RevisionRow | None:
+        row = (
+            await self.conn.execute(
+                select(revisions).where(revisions.c.domain_id == domain_id, revisions.c.id == revision_id)
+            )
+        ).first()
+        return None if row is None else _revision(row)
+
+    async def revisions_on(self, domain_id: int, chain: BranchChain, *, limit: int) -> list[RevisionRow]:
+        """The newest Revisions of a first-parent history, newest first."""
+        rows = await self.conn.execute(
+            select(revisions)
+            .where(revisions.c.domain_id == domain_id, chain.clause(revisions))
+            .order_by(revisions.c.generation.desc())
+            .limit(limit)
+        )
+        return [_revision(row) for row in rows]
+
+    async def count_revisions(self, domain_id: int, chain: BranchChain) -> int:
+        return int(
+            await self.conn.scalar(
+                select(func.count()).select_from(revisions).where(revisions.c.domain_id == domain_id, chain.clause(revisions))
+            )
+            or 0
+        )
+
+    async def insert_history(self, domain_id: int, branch: str, generation: int, revision: str, rows: list[HistoryRow]) -> None:
+        if not rows:
+            return
+        await self.conn.execute(
+            insert(history),
+            [
+                {
+                    "domain_id": domain_id,
+                    "branch": branch,
+                    "generation": generation,
+                    "revision": revision,
+                    "entity": row.entity,
+                    "name": row.name,
+                    "key": row.key,
+                    "change": row.change,
+                    "attributes": row.attributes,
+                    "before": row.before,
+                    "after": row.after,
+                    "provenance": row.provenance,
+                }
+                for row in rows
+            ],
+        )
+
+    async def snapshot_entities(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        upto: tuple[str, int],
+        entity: str,
+        name: str,
+        keys: list[str] | None = None,
+    ) -> list[HistoryRow]:
+        """The last change of each Record/Link (of one Kind/Relation) as of a position; deleted ones excluded."""
+        cond = [
+            history.c.domain_id == domain_id,
+            history.c.entity == entity,
+            history.c.name == name,
+            chain.clause(history, upto),
+        ]
+        if keys is not None:
+            cond.append(history.c.key.in_(keys))
+        latest = (
+            select(history)
+            .where(*cond)
+            .distinct(history.c.key)
+            .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
+            .subquery()
+        )
+        rows = await self.conn.execute(select(latest).where(latest.c.change != "deleted").order_by(latest.c.key))
+        return [_history(row) for row in rows]
+
+
+__all__ = ["BranchChain", "HistoryRow", "RevisionRow", "RevisionsTxn"]

@@ -1,0 +1,18 @@
+"""`Txn`: every table family's methods on one transaction object."""
+
+from __future__ import annotations
+
+from lorebase_store.domains import DomainsTxn
+from lorebase_store.outbox import OutboxTxn
+from lorebase_store.principals import PrincipalsTxn
+from lorebase_store.query import QueryTxn
+from lorebase_store.receipts import ReceiptsTxn
+from lorebase_store.records import RecordsTxn
+from lorebase_store.revisions import RevisionsTxn
+
+
+class Txn(DomainsTxn, PrincipalsTxn, RevisionsTxn, RecordsTxn, ReceiptsTxn, OutboxTxn, QueryTxn):
+    """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""
+
+
+__all__ = ["Txn"]

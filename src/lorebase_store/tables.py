@@ -1,0 +1,228 @@
+"""The tables of the Lorebase store (SQLAlchemy Core). Migrations create them; see docs/storage.md."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = MetaData()
+
+principals = Table(
+    "principals",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("type", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# Credentials are kept only as SHA-256 digests of the key text.
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("principal_id", Text, ForeignKey("principals.id"), nullable=False),
+    Column("digest", Text, nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True)),
+)
+
+domains = Table(
+    "domains",
+    metadata,
+    Column("id", Integer, Identity(), primary_key=True),
+    Column("name", Text, nullable=False, unique=True),
+    Column("default_branch", Text, nullable=False),
+    Column("schema", JSONB, nullable=False),
+    Column("settings", JSONB, nullable=False),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+grants = Table(
+    "grants",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("principal_id", Text, ForeignKey("principals.id"), nullable=False),
+    Column("role", Text, nullable=False),
+    Column("branches", JSONB, nullable=False),
+    Column("kinds", JSONB),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("grants_principal", "principal_id", "domain_id"),
+)
+
+branches = Table(
+    "branches",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("head", Text),
+    Column("generation", BigInteger, nullable=False),
+    Column("protected", Boolean, nullable=False),
+    Column("required_approvals", Integer, nullable=False),
+    Column("from_branch", Text),
+    Column("fork_generation", BigInteger),
+    Column("mode", Text, nullable=False),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "name"),
+)
+
+revisions = Table(
+    "revisions",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("id", Text, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("generation", BigInteger, nullable=False),
+    Column("parents", JSONB, nullable=False),
+    Column("author", Text, nullable=False),
+    Column("message", Text, nullable=False),
+    Column("origin", JSONB, nullable=False),
+    Column("changes_digest", Text, nullable=False),
+    Column("stats", JSONB, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "id"),
+    UniqueConstraint("domain_id", "branch", "generation", name="revisions_branch_generation"),
+)
+
+# The materialised head of each branch: one row per live Record. `provenance` maps each Attribute
+# to the Revision and origin of its last change.
+records = Table(
+    "records",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("values", JSONB, nullable=False),
+    Column("provenance", JSONB, nullable=False),
+    Column("created_revision", Text, nullable=False),
+    Column("updated_revision", Text, nullable=False),
+    PrimaryKeyConstraint("domain_id", "branch", "kind", "key"),
+    Index("records_values", "values", postgresql_using="gin", postgresql_ops={"values": "jsonb_path_ops"}),
+)
+
+links = Table(
+    "links",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("relation", Text, nullable=False),
+    Column("from_key", Text, nullable=False),
+    Column("to_key", Text, nullable=False),
+    Column("values", JSONB, nullable=False),
+    Column("provenance", JSONB, nullable=False),
+    Column("revision", Text, nullable=False),
+    PrimaryKeyConstraint("domain_id", "branch", "relation", "from_key", "to_key"),
+    Index("links_to", "domain_id", "branch", "relation", "to_key"),
+)
+
+# One row per changed Record or Link per Revision, on the branch that committed it.
+history = Table(
+    "history",
+    metadata,
+    Column("seq", BigInteger, Identity(), primary_key=True),
+    Column("domain_id", Integer, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("generation", BigInteger, nullable=False),
+    Column("revision", Text, nullable=False),
+    Column("entity", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("change", Text, nullable=False),
+    Column("attributes", JSONB, nullable=False),
+    Column("before", JSONB),
+    Column("after", JSONB),
+    Column("provenance", JSONB, nullable=False),
+    Index("history_entity", "domain_id", "branch", "entity", "name", "key", "generation"),
+    Index("history_generation", "domain_id", "branch", "generation"),
+)
+
+invocations = Table(
+    "invocations",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("domain_id", Integer, nullable=False),
+    Column("operation", Text, nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("parameters", JSONB, nullable=False),
+    Column("revision", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+idempotency_receipts = Table(
+    "idempotency_receipts",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("request_digest", Text, nullable=False),
+    Column("status", Integer, nullable=False),
+    Column("response", JSONB, nullable=False),
+    Column("revision", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "principal", "key"),
+)
+
+# Committed events in commit order of their sequence; the feed publishes them to JetStream.
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("sequence", BigInteger, Identity(), primary_key=True),
+    Column("domain_id", Integer, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("revision", Text),
+    Column("event", JSONB, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("published_at", DateTime(timezone=True)),
+    Index("outbox_unpublished", "sequence", postgresql_where="published_at IS NULL"),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", BigInteger, Identity(), primary_key=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("domain", Text),
+    Column("target", Text),
+    Column("details", JSONB, nullable=False),
+    Index("audit_log_domain", "domain", "id"),
+)
+
+__all__ = [
+    "api_keys",
+    "audit_log",
+    "branches",
+    "domains",
+    "grants",
+    "history",
+    "idempotency_receipts",
+    "invocations",
+    "links",
+    "metadata",
+    "outbox",
+    "principals",
+    "records",
+    "revisions",
+]
