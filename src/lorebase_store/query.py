@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Numeric, and_, cast, func, literal, not_, or_, select, true
+from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.sql import ColumnElement
 
 from lorebase_store.revisions import BranchChain
@@ -92,7 +93,7 @@ def _source(spec: QuerySpec) -> Any:
             history.c.name.in_(spec.kinds),
             chain.clause(history, upto),
         )
-        .distinct(history.c.name, history.c.key)
+        .ext(distinct_on(history.c.name, history.c.key))
         .order_by(history.c.name, history.c.key, history.c.generation.desc(), history.c.seq.desc())
         .subquery("h")
     )
@@ -130,7 +131,7 @@ class QueryTxn(TxnBase):
         stmt = select(value.label("value"), func.count().label("n")).select_from(src)
         if spec.where:
             stmt = stmt.where(_predicate(values, spec.where))
-        stmt = stmt.group_by(value).order_by(func.count().desc(), value.astext.collate("C").nulls_last())
+        stmt = stmt.group_by(value).order_by(func.count().desc(), value.asc().nulls_last())
         return [(row.value, int(row.n)) for row in await self.conn.execute(stmt)]
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func, insert, or_, select
+from sqlalchemy.dialects.postgresql import distinct_on
 
 from lorebase_store.tables import history, revisions
 from lorebase_store.txn import TxnBase
@@ -186,7 +187,7 @@ class RevisionsTxn(TxnBase):
         latest = (
             select(history)
             .where(*cond)
-            .distinct(history.c.key)
+            .ext(distinct_on(history.c.key))
             .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
             .subquery()
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     Column,
@@ -47,7 +48,7 @@ domains = Table(
     Column("id", Integer, Identity(), primary_key=True),
     Column("name", Text, nullable=False, unique=True),
     Column("default_branch", Text, nullable=False),
-    Column("schema", JSONB, nullable=False),
+    Column("schema", JSON, nullable=False),  # JSON, not JSONB: declaration order matters
     Column("settings", JSONB, nullable=False),
     Column("created_by", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),

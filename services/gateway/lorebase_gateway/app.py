@@ -43,11 +43,19 @@ def answer_response(request: Request, answer: Answer, *, etag: bool = False) -> 
 class Gateway:
     """The clients and limits the routes share."""
 
-    def __init__(self, keeper: KeeperClient, feed: FeedClient, scribe: ScribeClient, *, max_body_bytes: int) -> None:
-        self.keeper = keeper
-        self.feed = feed
-        self.scribe = scribe
+    keeper: KeeperClient
+    feed: FeedClient
+    scribe: ScribeClient
+
+    def __init__(self, *, max_body_bytes: int) -> None:
         self.max_body_bytes = max_body_bytes
+
+    def connect(self, keeper: KeeperClient, feed: FeedClient, scribe: ScribeClient) -> None:
+        self.keeper, self.feed, self.scribe = keeper, feed, scribe
+
+    async def close(self) -> None:
+        for client in (self.keeper, self.feed, self.scribe):
+            await client.close()
 
     async def body(self, request: Request) -> bytes:
         declared = request.headers.get("content-length")

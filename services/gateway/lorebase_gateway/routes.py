@@ -13,8 +13,6 @@ DOMAIN = API + "/domains/{domain}"
 
 
 def register(app: FastAPI, gw: Gateway) -> None:
-    keeper = gw.keeper
-
     def route(path: str, method: str) -> object:
         def decorate(fn):  # type: ignore[no-untyped-def]
             app.add_api_route(path, handled(fn), methods=[method], include_in_schema=False)
@@ -34,34 +32,34 @@ def register(app: FastAPI, gw: Gateway) -> None:
                 raise Problem(422, "validation-failed", f"{member} is required (a string)",
                               issues=[{"path": member, "rule": "required", "message": f"{member} is required"}])
         name = body.get("name") if isinstance(body.get("name"), str) else ""
-        answer = await keeper.create_principal(credential=credential(request), id=body["id"], type=body["type"], name=name)
+        answer = await gw.keeper.create_principal(credential=credential(request), id=body["id"], type=body["type"], name=name)
         return answer_response(request, answer)
 
     @route(API + "/principals/{principal}/keys", "POST")
     async def create_key(request: Request) -> Response:
-        answer = await keeper.create_key(credential=credential(request), principal=request.path_params["principal"])
+        answer = await gw.keeper.create_key(credential=credential(request), principal=request.path_params["principal"])
         return answer_response(request, answer)
 
     @route(API + "/principals/{principal}/keys/{key_id}", "DELETE")
     async def revoke_key(request: Request) -> Response:
         p = request.path_params
-        return answer_response(request, await keeper.revoke_key(credential=credential(request), principal=p["principal"], key_id=p["key_id"]))
+        return answer_response(request, await gw.keeper.revoke_key(credential=credential(request), principal=p["principal"], key_id=p["key_id"]))
 
     @route(API + "/domains", "GET")
     async def list_domains(request: Request) -> Response:
-        return answer_response(request, await keeper.list_domains(credential=credential(request)))
+        return answer_response(request, await gw.keeper.list_domains(credential=credential(request)))
 
     @route(API + "/domains", "POST")
     async def create_domain(request: Request) -> Response:
-        return answer_response(request, await keeper.create_domain(credential=credential(request), body=await gw.body(request)))
+        return answer_response(request, await gw.keeper.create_domain(credential=credential(request), body=await gw.body(request)))
 
     @route(DOMAIN, "GET")
     async def get_domain(request: Request) -> Response:
-        return answer_response(request, await keeper.get_domain(credential=credential(request), domain=request.path_params["domain"]))
+        return answer_response(request, await gw.keeper.get_domain(credential=credential(request), domain=request.path_params["domain"]))
 
     @route(DOMAIN + "/grants", "POST")
     async def create_grant(request: Request) -> Response:
-        answer = await keeper.create_grant(
+        answer = await gw.keeper.create_grant(
             credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
         )
         return answer_response(request, answer)
@@ -69,39 +67,39 @@ def register(app: FastAPI, gw: Gateway) -> None:
     @route(DOMAIN + "/grants/{grant_id}", "DELETE")
     async def delete_grant(request: Request) -> Response:
         p = request.path_params
-        return answer_response(request, await keeper.delete_grant(credential=credential(request), domain=p["domain"], grant_id=p["grant_id"]))
+        return answer_response(request, await gw.keeper.delete_grant(credential=credential(request), domain=p["domain"], grant_id=p["grant_id"]))
 
     # Schema and branches
 
     @route(DOMAIN + "/schema", "GET")
     async def get_schema(request: Request) -> Response:
-        answer = await keeper.get_schema(
+        answer = await gw.keeper.get_schema(
             credential=credential(request), domain=request.path_params["domain"], branch=request.query_params.get("branch", "")
         )
         return answer_response(request, answer, etag=True)
 
     @route(DOMAIN + "/branches", "POST")
     async def create_branch(request: Request) -> Response:
-        answer = await keeper.create_branch(
+        answer = await gw.keeper.create_branch(
             credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
         )
         return answer_response(request, answer)
 
     @route(DOMAIN + "/branches", "GET")
     async def list_branches(request: Request) -> Response:
-        return answer_response(request, await keeper.list_branches(credential=credential(request), domain=request.path_params["domain"]))
+        return answer_response(request, await gw.keeper.list_branches(credential=credential(request), domain=request.path_params["domain"]))
 
     @route(DOMAIN + "/branches/{branch:path}", "GET")
     async def get_branch(request: Request) -> Response:
         p = request.path_params
-        return answer_response(request, await keeper.get_branch(credential=credential(request), domain=p["domain"], branch=p["branch"]))
+        return answer_response(request, await gw.keeper.get_branch(credential=credential(request), domain=p["domain"], branch=p["branch"]))
 
     # Writes
 
     @route(DOMAIN + "/operations/{operation}/execute", "POST")
     async def execute(request: Request) -> Response:
         p = request.path_params
-        answer = await keeper.execute_operation(
+        answer = await gw.keeper.execute_operation(
             credential=credential(request),
             domain=p["domain"],
             operation=p["operation"],
@@ -112,7 +110,7 @@ def register(app: FastAPI, gw: Gateway) -> None:
 
     @route(DOMAIN + "/imports", "POST")
     async def run_import(request: Request) -> Response:
-        answer = await keeper.import_data(
+        answer = await gw.keeper.import_data(
             credential=credential(request),
             domain=request.path_params["domain"],
             body=await gw.body(request),
@@ -125,7 +123,7 @@ def register(app: FastAPI, gw: Gateway) -> None:
     @route(DOMAIN + "/kinds/{kind}/records/{key}", "GET")
     async def get_record(request: Request) -> Response:
         p, q = request.path_params, request.query_params
-        answer = await keeper.get_record(
+        answer = await gw.keeper.get_record(
             credential=credential(request), domain=p["domain"], kind=p["kind"], key=p["key"],
             branch=q.get("branch", ""), at=q.get("at", ""), links=flag(request, "links"), lineage=flag(request, "lineage"),
         )
@@ -134,7 +132,7 @@ def register(app: FastAPI, gw: Gateway) -> None:
     @route(DOMAIN + "/kinds/{kind}/records/{key}/links/{relation}", "GET")
     async def get_links(request: Request) -> Response:
         p, q = request.path_params, request.query_params
-        answer = await keeper.get_links(
+        answer = await gw.keeper.get_links(
             credential=credential(request), domain=p["domain"], kind=p["kind"], key=p["key"], relation=p["relation"],
             branch=q.get("branch", ""), at=q.get("at", ""), limit=integer(request, "limit"), cursor=q.get("cursor", ""),
         )
@@ -142,7 +140,7 @@ def register(app: FastAPI, gw: Gateway) -> None:
 
     @route(DOMAIN + "/query", "POST")
     async def query(request: Request) -> Response:
-        answer = await keeper.query(credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request))
+        answer = await gw.keeper.query(credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request))
         return answer_response(request, answer)
 
 

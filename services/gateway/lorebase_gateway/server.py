@@ -16,26 +16,24 @@ from lorebase_gateway.app import Gateway, create_app
 
 
 def build_app(settings: Settings) -> FastAPI:
+    """The app; its gRPC clients are made on startup, inside the server's event loop."""
     deadline = float(settings.get("services.deadline_s", 30))
-    holder: dict[str, Gateway] = {}
 
     def client_settings(name: str) -> ClientSettings:
         return ClientSettings(address=str(settings.get(f"services.{name}.address")), deadline_s=deadline)
 
-    gateway = Gateway(
-        KeeperClient(client_settings("keeper")),
-        FeedClient(client_settings("feed")),
-        ScribeClient(client_settings("scribe")),
-        max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
-    )
-    holder["gateway"] = gateway
+    gateway = Gateway(max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)))
     app = create_app(gateway)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        gateway.connect(
+            KeeperClient(client_settings("keeper")),
+            FeedClient(client_settings("feed")),
+            ScribeClient(client_settings("scribe")),
+        )
         yield
-        for client in (gateway.keeper, gateway.feed, gateway.scribe):
-            await client.close()
+        await gateway.close()
 
     app.router.lifespan_context = lifespan
     return app

@@ -1,0 +1,135 @@
+"""The stack of the integration tests: keeper over gRPC on a fresh database clone, and the gateway app
+in front of it, all in the test's event loop (real PostgreSQL, real gRPC, the real ASGI app)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import httpx
+import orjson
+import pytest
+import pytest_asyncio
+import yaml
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
+from lorebase.config import load_settings
+from lorebase.v1 import keeper_pb2_grpc
+from lorebase_gateway.app import Gateway, create_app
+from lorebase_keeper.admin import bootstrap_admin
+from lorebase_keeper.api import KeeperServicer
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import Database
+
+ADMIN_KEY = "test-admin-key-0123456789"
+SUPPLY = Path(__file__).resolve().parents[2] / "examples" / "supply"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Stack:
+    rt: Runtime
+    http: httpx.AsyncClient
+    keeper: KeeperClient
+    database_url: str
+
+    @property
+    def admin(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {ADMIN_KEY}"}
+
+    async def principal(self, principal: str, *, type: str = "user") -> dict[str, str]:
+        """Create a principal with a key; the headers that authenticate as it."""
+        response = await self.http.post("/api/v1/principals", json={"id": principal, "type": type, "name": principal}, headers=self.admin)
+        assert response.status_code in (201, 409), response.text
+        response = await self.http.post(f"/api/v1/principals/{principal}/keys", headers=self.admin)
+        assert response.status_code == 201, response.text
+        return {"Authorization": f"Bearer {response.json()['key']}"}
+
+    async def grant(self, domain: str, principal: str, role: str, branches: list[str] | None = None, kinds: list[str] | None = None) -> str:
+        body: dict[str, Any] = {"principal": principal, "role": role, "branches": branches or ["*"]}
+        if kinds is not None:
+            body["kinds"] = kinds
+        response = await self.http.post(f"/api/v1/domains/{domain}/grants", json=body, headers=self.admin)
+        assert response.status_code == 201, response.text
+        return str(response.json()["id"])
+
+    async def supply(self) -> None:
+        """The supply example as `lorebase up --example supply` loads it (import, then update_supplier)."""
+        schema = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
+        response = await self.http.post("/api/v1/domains", json={"name": "supply", "schema": schema}, headers=self.admin)
+        assert response.status_code == 201, response.text
+        loader = await self.principal("usr_loader")
+        editor = await self.principal("usr_editor")
+        await self.grant("supply", "usr_loader", "admin")
+        await self.grant("supply", "usr_editor", "editor")
+        data = orjson.loads((SUPPLY / "data.json").read_bytes())
+        response = await self.http.post(
+            "/api/v1/domains/supply/imports",
+            json={"source": "examples/supply", "message": "Import the supply example data", **data},
+            headers=loader,
+        )
+        assert response.status_code == 200, response.text
+        response = await self.http.post(
+            "/api/v1/domains/supply/operations/update_supplier/execute",
+            json={"parameters": {"key": "S-1001", "risk_score": 90}, "message": "Raise the risk of S-1001"},
+            headers=editor,
+        )
+        assert response.status_code == 200, response.text
+
+    async def count(self, table: str) -> int:
+        from sqlalchemy import text
+
+        async with self.rt.db.engine.connect() as conn:
+            return int(await conn.scalar(text(f"select count(*) from {table}")) or 0)
+
+
+@pytest_asyncio.fixture
+async def stack(database_url: str) -> AsyncIterator[Stack]:
+    settings = load_settings({"LOREBASE_DATABASE_URL": database_url})
+    db = Database.connect(database_url, pool_size=4)
+    await db.check_schema()
+    rt = Runtime.create(db, settings)
+    await bootstrap_admin(rt, ADMIN_KEY)
+    port = _free_port()
+    server = grpc.aio.server()
+    keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    address = ClientSettings(address=f"127.0.0.1:{port}", deadline_s=30)
+    gateway = Gateway(max_body_bytes=int(settings.get("http.max_body_bytes")))
+    keeper = KeeperClient(address)
+    # Feed and scribe are not part of this stack; their clients point at keeper's port for /health.
+    gateway.connect(keeper, FeedClient(address), ScribeClient(address))
+    app = create_app(gateway)
+    http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://lorebase.test")
+    try:
+        yield Stack(rt, http, keeper, database_url)
+    finally:
+        await http.aclose()
+        await gateway.close()
+        await server.stop(None)
+        await db.close()
+
+
+@pytest_asyncio.fixture
+async def supply(stack: Stack) -> Stack:
+    await stack.supply()
+    return stack
+
+
+@pytest.fixture
+def admin() -> dict[str, str]:
+    return {"Authorization": f"Bearer {ADMIN_KEY}"}

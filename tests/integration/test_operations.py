@@ -1,0 +1,244 @@
+"""Operations through REST -> gRPC -> keeper -> PostgreSQL: commits, review, dry runs, idempotency, heads."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.integration.conftest import Stack
+
+EXECUTE = "/api/v1/domains/supply/operations/{}/execute"
+S1001 = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
+
+
+async def head(stack: Stack, branch: str = "main") -> str | None:
+    response = await stack.http.get(f"/api/v1/domains/supply/branches/{branch}", headers=stack.admin)
+    assert response.status_code == 200, response.text
+    return response.json()["head"]
+
+
+async def work_branch(stack: Stack, name: str = "work-1") -> None:
+    response = await stack.http.post("/api/v1/domains/supply/branches", json={"name": name, "from": "main"}, headers=stack.admin)
+    assert response.status_code == 201, response.text
+
+
+async def test_supply_example_has_two_revisions_on_main(supply: Stack) -> None:
+    revisions = await supply.count("revisions")
+    assert revisions == 2
+    record = await supply.http.get(S1001, headers=supply.admin)
+    body = record.json()
+    assert body["values"]["risk_score"] == "90"
+    assert body["values"]["legal_name"] == "Kavsen Alloys Sp. z o.o."
+    assert body["values"]["city"] == "Poznan"
+    assert record.headers["Lorebase-Revision"] == body["revision"] == await head(supply)
+    part = (await supply.http.get("/api/v1/domains/supply/kinds/Part/records/P-10028", headers=supply.admin)).json()
+    assert part["title"] == "Radial shaft seal 25x42x7"
+    assert part["values"]["unit_cost"] == "24.01"
+
+
+async def test_user_with_operation_execute_commits_on_protected_main(supply: Stack) -> None:
+    editor = await supply.principal("usr_analyst")
+    await supply.grant("supply", "usr_analyst", "editor")
+    before = await head(supply)
+    response = await supply.http.post(
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"key": "S-1002", "risk_score": 40}, "message": "Audit result", "expected_head": before},
+        headers=editor,
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "committed"
+    assert body["revision"] and len(body["revision"]) == 64
+    assert body["changes"] == [{"ref": "Supplier/S-1002", "entity": "record", "change": "modified", "attributes": ["risk_score"]}]
+    assert response.headers["Lorebase-Revision"] == body["revision"] == await head(supply)
+    record = (await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1002?lineage=true", headers=editor)).json()
+    assert record["values"]["risk_score"] == "40"
+    assert record["lineage"]["risk_score"]["revision"] == body["revision"]
+    assert record["lineage"]["risk_score"]["actor"] == "usr_analyst"
+    assert record["lineage"]["risk_score"]["origin"] == {"type": "operation", "ref": body["invocation_id"]}
+
+
+async def test_agent_principal_gets_review_required_on_protected_branch(supply: Stack) -> None:
+    agent = await supply.principal("agt_risk", type="service")
+    await supply.grant("supply", "agt_risk", "editor")
+    before = await head(supply)
+    rows = await supply.count("history")
+    response = await supply.http.post(
+        EXECUTE.format("update_supplier"), json={"parameters": {"key": "S-1001", "risk_score": 75}}, headers=agent
+    )
+    assert response.status_code == 409
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["type"].endswith("/review-required")
+    assert problem["reason"] == "protected-branch"
+    assert problem["branch"] == "main"
+    assert problem["operation"] == "update_supplier"
+    assert problem["proposals"] == []
+    assert problem["next"][0]["action"] == "name_a_task"
+    assert await head(supply) == before
+    assert await supply.count("history") == rows
+
+
+async def test_review_policy_refuses_on_every_branch(supply: Stack) -> None:
+    await work_branch(supply)
+    response = await supply.http.post(
+        EXECUTE.format("flag_supplier_risk"),
+        json={"parameters": {"supplier": "S-1002", "severity": "critical", "reason": "Insolvency"}, "branch": "work-1"},
+        headers=supply.admin,
+    )
+    assert response.status_code == 409
+    assert response.json()["reason"] == "review-policy"
+    assert response.json()["branch"] == "work-1"
+
+
+async def test_flag_on_work_branch_writes_record_link_and_side_effect_event(supply: Stack) -> None:
+    await work_branch(supply)
+    response = await supply.http.post(
+        EXECUTE.format("flag_supplier_risk"),
+        json={"parameters": {"supplier": "S-1002", "severity": "high", "reason": "Two late deliveries"}, "branch": "work-1"},
+        headers=supply.admin,
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    refs = {(c["ref"], c["change"]) for c in body["changes"]}
+    assert ("RiskFlag/RF-S-1002-high", "created") in refs
+    assert ("flags/RF-S-1002-high->S-1002", "created") in refs
+    links = await supply.http.get(
+        "/api/v1/domains/supply/kinds/Supplier/records/S-1002/links/risk_flags?branch=work-1", headers=supply.admin
+    )
+    assert [link["from"] for link in links.json()["links"]] == ["RiskFlag/RF-S-1002-high"]
+    # main is untouched
+    main = await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1002/links/risk_flags", headers=supply.admin)
+    assert main.json()["links"] == []
+    from sqlalchemy import text
+
+    async with supply.rt.db.engine.connect() as conn:
+        types = [row[0] for row in await conn.execute(text("select type from outbox order by sequence"))]
+        event = await conn.scalar(text("select event from outbox where type = 'operation.risk_flag_raised'"))
+    assert types[-2:] == ["revision.committed", "operation.risk_flag_raised"]
+    assert event["operation"] == "flag_supplier_risk"
+    assert event["parameters"]["severity"] == "high"
+    assert event["revisions"] == [body["revision"]]
+    assert event["edit_count"] == 2
+
+
+async def test_dry_run_stores_nothing(supply: Stack) -> None:
+    before = await head(supply)
+    counts = [await supply.count(t) for t in ("revisions", "history", "outbox", "idempotency_receipts")]
+    response = await supply.http.post(
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"key": "S-1001", "risk_score": 75}, "dry_run": True},
+        headers={**supply.admin, "Idempotency-Key": "dry-1"},
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["dry_run"] is True and body["valid"] is True and body["violations"] == []
+    assert body["edits"] == [{"op": "update_record", "kind": "Supplier", "key": "S-1001", "values": {"risk_score": "75"}}]
+    assert body["changes"][0]["attributes"] == ["risk_score"]
+    assert await head(supply) == before
+    assert [await supply.count(t) for t in ("revisions", "history", "outbox", "idempotency_receipts")] == counts
+    record = (await supply.http.get(S1001, headers=supply.admin)).json()
+    assert record["values"]["risk_score"] == "90"
+
+
+async def test_dry_run_lists_violations(supply: Stack) -> None:
+    response = await supply.http.post(
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"key": "S-9999", "risk_score": 10}, "dry_run": True},
+        headers=supply.admin,
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["valid"] is False
+    assert body["violations"][0]["rule"] == "record.not_found"
+
+
+async def test_idempotent_replay_and_key_reuse(supply: Stack) -> None:
+    request = {"parameters": {"key": "S-1003", "risk_score": 33}}
+    headers = {**supply.admin, "Idempotency-Key": "risk-review-S-1003"}
+    first = await supply.http.post(EXECUTE.format("update_supplier"), json=request, headers=headers)
+    assert first.status_code == 200
+    assert "Idempotent-Replayed" not in first.headers
+    revisions = await supply.count("revisions")
+    again = await supply.http.post(EXECUTE.format("update_supplier"), json=request, headers=headers)
+    assert again.status_code == 200
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.json()["revision"] == first.json()["revision"]
+    assert again.json()["replayed"] is True
+    assert await supply.count("revisions") == revisions
+    # the key in the body works the same way
+    member = await supply.http.post(
+        EXECUTE.format("update_supplier"), json={**request, "idempotency_key": "risk-review-S-1003"}, headers=supply.admin
+    )
+    assert member.headers["Idempotent-Replayed"] == "true"
+    reused = await supply.http.post(
+        EXECUTE.format("update_supplier"), json={"parameters": {"key": "S-1003", "risk_score": 34}}, headers=headers
+    )
+    assert reused.status_code == 422
+    assert reused.json()["type"].endswith("/idempotency-key-reused")
+    assert await supply.count("revisions") == revisions
+
+
+async def test_stale_expected_head_is_409_and_changes_nothing(supply: Stack) -> None:
+    first_revision = (await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1001?lineage=true", headers=supply.admin)).json()[
+        "lineage"
+    ]["city"]["revision"]
+    before = await head(supply)
+    response = await supply.http.post(
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"key": "S-1001", "risk_score": 75}, "expected_head": first_revision},
+        headers=supply.admin,
+    )
+    assert response.status_code == 409
+    problem = response.json()
+    assert problem["type"].endswith("/stale-head")
+    assert problem["head"] == before
+    assert await head(supply) == before
+
+
+async def test_nothing_to_change_commits_no_revision(supply: Stack) -> None:
+    revisions = await supply.count("revisions")
+    response = await supply.http.post(
+        EXECUTE.format("update_supplier"), json={"parameters": {"key": "S-1001", "risk_score": 90}}, headers=supply.admin
+    )
+    assert response.status_code == 200
+    assert response.json()["status"] == "committed"
+    assert response.json()["revision"] is None
+    assert response.json()["changes"] == []
+    assert await supply.count("revisions") == revisions
+
+
+async def test_parameters_are_validated_with_every_issue(supply: Stack) -> None:
+    response = await supply.http.post(
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"risk_score": 150, "colour": "red"}},
+        headers=supply.admin,
+    )
+    assert response.status_code == 422
+    problem = response.json()
+    paths = {(i["path"], i["rule"]) for i in problem["issues"]}
+    assert ("parameters.key", "parameter.required") in paths
+    assert ("parameters.risk_score", "value.max") in paths
+    assert ("parameters.colour", "parameter.unknown") in paths
+
+
+async def test_concurrent_operations_each_get_their_own_revision_in_a_chain(supply: Stack) -> None:
+    async def one(i: int) -> str:
+        response = await supply.http.post(
+            EXECUTE.format("update_supplier"),
+            json={"parameters": {"key": f"S-10{10 + i:02d}", "risk_score": i}},
+            headers=supply.admin,
+        )
+        assert response.status_code == 200, response.text
+        return str(response.json()["revision"])
+
+    revisions = await asyncio.gather(*[one(i) for i in range(16)])
+    assert len(set(revisions)) == 16
+    from sqlalchemy import text
+
+    async with supply.rt.db.engine.connect() as conn:
+        rows = (await conn.execute(text("select id, parents, generation from revisions order by generation"))).all()
+    generations = [row.generation for row in rows]
+    assert generations == list(range(1, len(rows) + 1))
+    for previous, row in zip(rows, rows[1:], strict=False):
+        assert row.parents == [previous.id]
+    assert rows[-1].id == await head(supply)
