@@ -59,7 +59,8 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
             issues=[{"path": u, "rule": "unknown_member", "message": "not a member of an execution"} for u in unknown],
         )
     parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
-    key = _member(body, "idempotency_key", str, "a string") or header_key or None
+    key = _member(body, "idempotency_key", str, "a string")
+    key = header_key or None if key is None else key
     if key is not None and not (1 <= len(key) <= 255):
         raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
     return {

@@ -1,0 +1,99 @@
+"""A corpus of bad requests: each answers a 4xx problem document that says what to change, never a
+500, and a rejected write moves no head and leaves no row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import Stack
+
+D = "/api/v1/domains/supply"
+EXEC = D + "/operations/update_supplier/execute"
+TABLES = ("revisions", "history", "records", "links", "outbox", "idempotency_receipts", "invocations", "branches", "grants", "principals")
+
+# (method, path, body (bytes or JSON), extra headers, expected status, expected code or None)
+CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
+    ("POST", EXEC, b"{not json", {}, 400, "malformed-json"),
+    ("POST", EXEC, b"[1, 2]", {}, 400, "malformed-json"),
+    ("POST", EXEC, b"", {}, 400, "malformed-json"),
+    ("POST", EXEC, b"<xml/>", {"Content-Type": "application/xml"}, 415, "unsupported-media-type"),
+    ("POST", EXEC, {"parameters": "S-1001"}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": 1001}}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": "high"}}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 12.5}}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "status": "gone"}}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001"}, "dry_run": "yes"}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001"}, "surprise": 1}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-9999", "risk_score": 5}}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "no such"}, {}, 400, "invalid-branch"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "../main"}, {}, 400, "invalid-branch"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "ghost"}, {}, 404, "not-found"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "expected_head": "abc"}, {}, 409, "stale-head"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "idempotency_key": ""}, {}, 422, "validation-failed"),
+    ("POST", D + "/operations/delete_everything/execute", {"parameters": {}}, {}, 404, "not-found"),
+    ("POST", "/api/v1/domains/nowhere/operations/update_supplier/execute", {"parameters": {}}, {}, 404, "not-found"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}}, {"Authorization": "Bearer wrong"}, 401, "unauthenticated"),
+    ("POST", EXEC, {"parameters": {"key": "x" * 2_000_000}}, {}, 413, "too-large"),
+    ("GET", D + "/kinds/Gizmo/records/S-1001", None, {}, 404, "not-found"),
+    ("GET", D + "/kinds/Supplier/records/S-0000", None, {}, 404, "not-found"),
+    ("GET", D + "/kinds/Supplier/records/S-1001?at=not-a-revision", None, {}, 400, "invalid-at"),
+    ("GET", D + "/kinds/Supplier/records/S-1001?at=" + "f" * 64, None, {}, 404, "revision-not-found"),
+    ("GET", D + "/kinds/Supplier/records/S-1001?links=maybe", None, {}, 400, "invalid-parameter"),
+    ("GET", D + "/kinds/Supplier/records/S-1001?branch=a..b", None, {}, 400, "invalid-branch"),
+    ("GET", D + "/kinds/Supplier/records/S-1001/links/married_to", None, {}, 404, "not-found"),
+    ("GET", D + "/kinds/Supplier/records/S-1001/links/supplies?limit=-1", None, {}, 400, "invalid-parameter"),
+    ("GET", D + "/kinds/Supplier/records/S-1001/links/supplies?limit=100000", None, {}, 400, "invalid-limit"),
+    ("GET", D + "/kinds/Supplier/records/S-1001/links/supplies?cursor=%%%", None, {}, 400, "invalid-cursor"),
+    ("POST", D + "/query", {"kind": "Gizmo"}, {}, 404, "not-found"),
+    ("POST", D + "/query", {"kind": "Supplier", "trait": "Located"}, {}, 422, "validation-failed"),
+    ("POST", D + "/query", {"kind": "Supplier", "where": [1]}, {}, 422, "validation-failed"),
+    ("POST", D + "/query", {"kind": "Supplier", "where": {"attr": "tier", "op": "lt", "value": "one"}}, {}, 422, "validation-failed"),
+    ("POST", D + "/query", {"kind": "Supplier", "cursor": "garbage"}, {}, 400, "invalid-cursor"),
+    ("POST", D + "/query", {"kind": "Supplier", "limit": "ten"}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"records": [{"kind": "Supplier", "values": {"supplier_code": "S-2000"}}]}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"records": [{"kind": "Supplier", "values": {"supplier_code": "S-2001", "legal_name": "X", "vat_number": "PL7792408316"}}]}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"links": [{"relation": "supplied_by", "from": "P-00000", "to": "S-1001"}]}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"links": [{"relation": "with_supplier", "from": "C-3001", "to": "S-1002"}]}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"records": "all of them"}, {}, 422, "validation-failed"),
+    ("POST", D + "/branches", {"name": "main"}, {}, 409, "already-exists"),
+    ("POST", D + "/branches", {"name": "new", "from": "ghost"}, {}, 404, "not-found"),
+    ("POST", D + "/branches", {"name": 5}, {}, 422, "validation-failed"),
+    ("POST", "/api/v1/domains", {"name": "Bad Name", "schema": {}}, {}, 422, "validation-failed"),
+    ("POST", "/api/v1/domains", {"name": "broken", "schema": {"kinds": {"Thing": {"key": ["id"], "attributes": {"id": {"type": "int"}}}}}}, {}, 422, "schema-invalid"),
+    ("POST", "/api/v1/domains", {"name": "supply", "schema": {"kinds": {}}}, {}, 409, "already-exists"),
+    ("POST", "/api/v1/principals", {"id": "Bad Id", "type": "robot"}, {}, 422, "validation-failed"),
+    ("POST", "/api/v1/principals/usr_ghost/keys", None, {}, 404, "not-found"),
+    ("DELETE", "/api/v1/principals/usr_editor/keys/key_nope", None, {}, 404, "not-found"),
+    ("DELETE", D + "/grants/grt_nope", None, {}, 404, "not-found"),
+    ("GET", "/api/v1/nothing-here", None, {}, 404, "not-found"),
+    ("PUT", D + "/query", {"kind": "Supplier"}, {}, 405, "method-not-allowed"),
+]
+
+
+async def snapshot(stack: Stack) -> list[int]:
+    return [await stack.count(table) for table in TABLES]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "headers", "status", "code"), CORPUS, ids=[f"{c[0]} {c[1][:60]} -> {c[4]}" for c in CORPUS])
+async def test_bad_request_answers_problem_and_changes_nothing(
+    supply: Stack, method: str, path: str, body: Any, headers: dict[str, str], status: int, code: str | None
+) -> None:
+    before = await snapshot(supply)
+    all_headers = {**supply.admin, **headers}
+    if isinstance(body, bytes):
+        all_headers.setdefault("Content-Type", "application/json")
+        response = await supply.http.request(method, path, content=body, headers=all_headers)
+    elif body is None:
+        response = await supply.http.request(method, path, headers=all_headers)
+    else:
+        response = await supply.http.request(method, path, json=body, headers=all_headers)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["status"] == status
+    assert problem["detail"], "a problem says what to change"
+    if code is not None:
+        assert problem["type"].endswith("/" + code), problem
+    assert await snapshot(supply) == before
