@@ -1,5 +1,6 @@
 """The storage layer: the only package that speaks SQL. Store methods take and return plain values."""
 
+from lorebase_store.commits import CommitRows
 from lorebase_store.db import Database
 from lorebase_store.domains import BranchRow, DomainRow
 from lorebase_store.migrate import DatabaseTooNew, upgrade
@@ -15,6 +16,7 @@ from lorebase_store.txn import UniqueViolation
 __all__ = [
     "BranchChain",
     "BranchRow",
+    "CommitRows",
     "Database",
     "DatabaseTooNew",
     "DomainRow",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lorebase_store.commits import CommitsTxn
 from lorebase_store.domains import DomainsTxn
 from lorebase_store.outbox import OutboxTxn
 from lorebase_store.principals import PrincipalsTxn
@@ -11,7 +12,7 @@ from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
 
 
-class Txn(DomainsTxn, PrincipalsTxn, RevisionsTxn, RecordsTxn, ReceiptsTxn, OutboxTxn, QueryTxn):
+class Txn(CommitsTxn, DomainsTxn, PrincipalsTxn, RevisionsTxn, RecordsTxn, ReceiptsTxn, OutboxTxn, QueryTxn):
     """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""
 
 

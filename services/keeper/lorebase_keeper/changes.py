@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.schema import DomainSchema, Kind, Relation
-from lorebase_store import LinkRow, RecordRow, Txn
+from lorebase_keeper.branch_view import BranchView
+from lorebase_store import LinkRow, RecordRow
 
 
 @dataclass
@@ -55,9 +56,7 @@ def link_key(from_key: str, to_key: str) -> str:
 
 @dataclass
 class ChangeSet:
-    txn: Txn
-    domain_id: int
-    branch: str
+    view: BranchView
     schema: DomainSchema
     issues: list[dict[str, Any]] = field(default_factory=list)
     records: dict[tuple[str, str], RecordState] = field(default_factory=dict)
@@ -72,7 +71,7 @@ class ChangeSet:
         missing = [k for k in dict.fromkeys(keys) if (kind, k) not in self.records]
         for start in range(0, len(missing), 5000):
             chunk = missing[start : start + 5000]
-            found = await self.txn.get_records(self.domain_id, self.branch, kind, chunk)
+            found = await self.view.get_records(kind, chunk)
             for key in chunk:
                 row = found.get(key)
                 self.records[(kind, key)] = RecordState(kind, key, row, None if row is None else dict(row.values))
@@ -81,7 +80,7 @@ class ChangeSet:
         missing = [p for p in dict.fromkeys(pairs) if (relation, *p) not in self.links]
         for start in range(0, len(missing), 5000):
             chunk = missing[start : start + 5000]
-            found = await self.txn.get_links(self.domain_id, self.branch, relation, chunk)
+            found = await self.view.get_links(relation, chunk)
             for pair in chunk:
                 row = found.get(pair)
                 self.links[(relation, *pair)] = LinkState(
@@ -124,9 +123,9 @@ class ChangeSet:
         # A deleted Record takes its Links with it.
         for relation in self.schema.relations.values():
             if relation.from_kind == kind.name:
-                rows = await self.txn.links_of(self.domain_id, self.branch, relation.name, from_keys=[key])
+                rows = await self.view.links_of(relation.name, from_keys=[key])
             elif relation.to_kind == kind.name:
-                rows = await self.txn.links_of(self.domain_id, self.branch, relation.name, to_keys=[key])
+                rows = await self.view.links_of(relation.name, to_keys=[key])
             else:
                 continue
             for row in rows:
@@ -226,9 +225,7 @@ class ChangeSet:
         taken: dict[Any, list[str]] = {}
         for start in range(0, len(values), 5000):
             taken.update(
-                await self.txn.keys_with_value(
-                    self.domain_id, self.branch, kind.name, attribute, values[start : start + 5000]
-                )
+                await self.view.keys_with_value(kind.name, attribute, values[start : start + 5000])
             )
         for value, keys in wanted.items():
             holders = set(keys)
@@ -276,9 +273,7 @@ class ChangeSet:
             if not single:
                 continue
             keys = sorted({s.from_key if end == "from" else s.to_key for s in states})
-            rows = await self.txn.links_of(
-                self.domain_id,
-                self.branch,
+            rows = await self.view.links_of(
                 relation.name,
                 from_keys=keys if end == "from" else None,
                 to_keys=keys if end == "to" else None,

@@ -1,10 +1,11 @@
-"""Commits: a Revision with its materialised rows, history, provenance and outbox event, in one
-transaction; concurrent commits on one branch grouped into one database transaction.
+"""Commits: a Revision with its materialised rows, history, provenance and outbox event, written in
+one statement of one transaction; concurrent commits on one branch grouped into one transaction.
 
 A branch is a serial chain of Revisions, so commits on it serialize on its row lock. Rather than
 one transaction (and one WAL flush) per commit, the `Committer` of a keeper process queues the
-commits of a branch and runs a batch of them in one transaction: each in its own savepoint, each
-with its own Revision chained on the previous one, so one failing commit leaves the others intact.
+commits of a branch and runs a batch of them in one transaction, each with its own Revision chained
+on the previous one; one refused commit (a Problem) leaves the others intact, and a transaction that
+fails as a whole is retried one commit at a time.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any, Generic, TypeVar
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso
 from lorebase.problems import Problem
+from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.changes import Change
-from lorebase_store import BranchRow, Database, HistoryRow, LinkRow, RecordRow, RevisionRow, Txn
+from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
 
 logger = logging.getLogger("lorebase.keeper.commit")
 
@@ -51,9 +53,13 @@ class Committed:
     changes: list[Change]
 
 
+Work = Callable[[BranchView, BranchRow, Head], Awaitable[tuple[T, Head, CommitRows | None]]]
+
+
 @dataclass
 class _Pending(Generic[T]):
-    work: Callable[[Txn, BranchRow, Head], Awaitable[tuple[T, Head]]]
+    work: Work[T]
+    prefetch: dict[str, list[str]]
     future: asyncio.Future[T] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -79,12 +85,10 @@ def changes_digest(changes: list[Change]) -> str:
     return sha256_hex(canonical_json([[c.entity, c.name, c.key, c.change, c.after] for c in changes]))
 
 
-async def write_commit(
-    txn: Txn,
+def plan_commit(
+    rows: CommitRows,
     *,
-    domain_id: int,
     domain: str,
-    branch: str,
     head: Head,
     changes: list[Change],
     author: str,
@@ -96,7 +100,8 @@ async def write_commit(
     changed_keys_max: int,
     extra_events: list[tuple[str, dict[str, Any]]] | None = None,
 ) -> Committed:
-    """Write one Revision: the revision row, Records, Links, history and the outbox event."""
+    """Add one Revision to `rows`: the revision row, Records, Links, history and outbox events."""
+    branch = rows.branch
     digest = changes_digest(changes)
     parents = [head.revision] if head.revision else []
     created_at = iso(at)
@@ -109,34 +114,25 @@ async def write_commit(
     kinds: dict[str, int] = {}
     relations: dict[str, int] = {}
     keys: dict[str, list[str]] = {}
-    record_rows: list[RecordRow] = []
-    deleted: dict[str, list[str]] = {}
-    link_rows: list[LinkRow] = []
-    deleted_links: dict[str, list[tuple[str, str]]] = {}
-    history_rows: list[HistoryRow] = []
     for change in changes:
         if change.entity == "record":
             kinds[change.name] = kinds.get(change.name, 0) + 1
             keys.setdefault(change.name, []).append(change.key)
             before = current.get((change.name, change.key))
             provenance = {} if before is None or change.change == "created" else dict(before.provenance)
-            for name in change.attributes:
-                if change.after is not None and name in change.after:
-                    provenance[name] = stamp
-                else:
-                    provenance.pop(name, None)
+            _stamp(provenance, change, stamp)
             if change.after is None:
-                deleted.setdefault(change.name, []).append(change.key)
+                rows.deleted_records.append({"kind": change.name, "key": change.key})
             else:
-                record_rows.append(
-                    RecordRow(
-                        kind=change.name,
-                        key=change.key,
-                        values=change.after,
-                        provenance=provenance,
-                        created_revision=rev_id if before is None else before.created_revision,
-                        updated_revision=rev_id,
-                    )
+                rows.records.append(
+                    {
+                        "kind": change.name,
+                        "key": change.key,
+                        "values": change.after,
+                        "provenance": provenance,
+                        "created_revision": rev_id if before is None else before.created_revision,
+                        "updated_revision": rev_id,
+                    }
                 )
         else:
             relations[change.name] = relations.get(change.name, 0) + 1
@@ -144,42 +140,54 @@ async def write_commit(
             before_link = current_links.get((change.name, from_key, to_key))
             provenance = {} if before_link is None or change.change == "created" else dict(before_link.provenance)
             provenance["$link"] = stamp
-            for name in change.attributes:
-                if change.after is not None and name in change.after:
-                    provenance[name] = stamp
-                else:
-                    provenance.pop(name, None)
+            _stamp(provenance, change, stamp)
             if change.after is None:
-                deleted_links.setdefault(change.name, []).append((from_key, to_key))
+                rows.deleted_links.append({"relation": change.name, "from_key": from_key, "to_key": to_key})
             else:
-                link_rows.append(LinkRow(change.name, from_key, to_key, change.after, provenance, rev_id))
-        history_rows.append(
-            HistoryRow(
-                entity=change.entity,
-                name=change.name,
-                key=change.key,
-                change=change.change,
-                attributes=change.attributes,
-                before=change.before,
-                after=change.after,
-                provenance=provenance,
-            )
+                rows.links.append(
+                    {
+                        "relation": change.name,
+                        "from_key": from_key,
+                        "to_key": to_key,
+                        "values": change.after,
+                        "provenance": provenance,
+                        "revision": rev_id,
+                    }
+                )
+        rows.history.append(
+            {
+                "generation": generation,
+                "revision": rev_id,
+                "entity": change.entity,
+                "name": change.name,
+                "key": change.key,
+                "change": change.change,
+                "attributes": change.attributes,
+                "before": change.before,
+                "after": change.after,
+                "provenance": provenance,
+            }
         )
     stats = {"partitions_changed": len(kinds) + len(relations), "changes": len(changes)}
     revision = RevisionRow(
         id=rev_id, branch=branch, generation=generation, parents=parents, author=author, message=message,
         origin=origin.document(), stats=stats, created_at=at,
     )
-    await txn.insert_revision(domain_id, revision, digest)
-    await txn.upsert_records(domain_id, branch, record_rows)
-    for kind, doomed in deleted.items():
-        await txn.delete_records(domain_id, branch, kind, doomed)
-    await txn.upsert_links(domain_id, branch, link_rows)
-    for relation, pairs in deleted_links.items():
-        await txn.delete_links(domain_id, branch, relation, pairs)
-    await txn.insert_history(domain_id, branch, generation, rev_id, history_rows)
-    total_keys = sum(len(v) for v in keys.values())
-    truncated = total_keys > changed_keys_max
+    rows.revisions.append(
+        {
+            "id": rev_id,
+            "branch": branch,
+            "generation": generation,
+            "parents": parents,
+            "author": author,
+            "message": message,
+            "origin": origin.document(),
+            "changes_digest": digest,
+            "stats": stats,
+            "created_at": created_at,
+        }
+    )
+    truncated = sum(len(v) for v in keys.values()) > changed_keys_max
     if truncated:
         budget = changed_keys_max
         capped: dict[str, list[str]] = {}
@@ -205,11 +213,49 @@ async def write_commit(
         "keys": keys,
         "keys_truncated": truncated,
     }
-    events: list[tuple[str, str | None, dict[str, Any]]] = [("revision.committed", rev_id, event)]
+    rows.events.append({"type": "revision.committed", "revision": rev_id, "event": event, "created_at": created_at})
     for type_, doc in extra_events or []:
-        events.append((type_, rev_id, {**doc, "head": rev_id, "revisions": [rev_id]}))
-    await txn.insert_events(domain_id, branch, events, at)
+        rows.events.append(
+            {"type": type_, "revision": rev_id, "event": {**doc, "head": rev_id, "revisions": [rev_id]}, "created_at": created_at}
+        )
     return Committed(revision, changes)
+
+
+def _stamp(provenance: dict[str, Any], change: Change, stamp: dict[str, Any]) -> None:
+    for name in change.attributes:
+        if change.after is not None and name in change.after:
+            provenance[name] = stamp
+        else:
+            provenance.pop(name, None)
+
+
+def merge_rows(into: CommitRows, rows: CommitRows) -> None:
+    for name in (
+        "revisions", "records", "deleted_records", "links", "deleted_links", "history", "events", "invocations",
+        "receipts", "audits",
+    ):
+        getattr(into, name).extend(getattr(rows, name))
+
+
+def remember(view: BranchView, rows: CommitRows) -> None:
+    """Tell the view what a planned (not yet written) commit changed."""
+    records: dict[tuple[str, str], RecordRow | None] = {}
+    for doc in rows.records:
+        records[(doc["kind"], doc["key"])] = RecordRow(
+            doc["kind"], doc["key"], doc["values"], doc["provenance"], doc["created_revision"], doc["updated_revision"]
+        )
+    for doc in rows.deleted_records:
+        records[(doc["kind"], doc["key"])] = None
+    links: dict[tuple[str, str, str], LinkRow | None] = {}
+    for doc in rows.links:
+        links[(doc["relation"], doc["from_key"], doc["to_key"])] = LinkRow(
+            doc["relation"], doc["from_key"], doc["to_key"], doc["values"], doc["provenance"], doc["revision"]
+        )
+    for doc in rows.deleted_links:
+        links[(doc["relation"], doc["from_key"], doc["to_key"])] = None
+    view.apply(records, links)
+    for doc in rows.receipts:
+        view.receipts[(doc["principal"], doc["key"])] = Receipt(doc["request_digest"], doc["status"], doc["response"], doc["revision"])
 
 
 class Committer:
@@ -221,11 +267,13 @@ class Committer:
         self._queues: dict[tuple[int, str], list[_Pending[Any]]] = {}
         self._draining: set[tuple[int, str]] = set()
 
-    async def run(
-        self, domain_id: int, branch: str, work: Callable[[Txn, BranchRow, Head], Awaitable[tuple[T, Head]]]
-    ) -> T:
-        """Run `work(txn, branch_row, head)` in a commit transaction of `branch`; it returns (result, new head)."""
-        pending: _Pending[T] = _Pending(work)
+    async def run(self, domain_id: int, branch: str, work: Work[T], *, prefetch: dict[str, list[str]] | None = None) -> T:
+        """Run `work(view, branch_row, head)` in a commit transaction of `branch`.
+
+        The work checks what it needs through the view and returns (result, new head, rows to write);
+        `prefetch` names Records it will read, so the group reads them all in one statement.
+        """
+        pending: _Pending[T] = _Pending(work, prefetch or {})
         key = (domain_id, branch)
         self._queues.setdefault(key, []).append(pending)
         if key not in self._draining:
@@ -272,20 +320,34 @@ async def _commit_group(
     if branch is None:
         problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
         return [(pending, None, problem) for pending in batch]
+    view = BranchView(txn, domain_id, branch_name)
+    wanted: dict[str, set[str]] = {}
+    for pending in batch:
+        for kind, keys in pending.prefetch.items():
+            wanted.setdefault(kind, set()).update(keys)
+    for kind, keys in wanted.items():
+        await view.prefetch(kind, sorted(keys))
     head = Head(branch.head, branch.generation)
+    merged = CommitRows(domain_id, branch_name)
     outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
     for pending in batch:
+        # A work reads and checks through the view and only plans its writes: a Problem it raises
+        # leaves nothing behind, and the group writes every planned commit in one statement.
         try:
-            async with txn.savepoint():
-                result, new_head = await pending.work(txn, replace(branch, head=head.revision, generation=head.generation), head)
+            result, new_head, rows = await pending.work(
+                view, replace(branch, head=head.revision, generation=head.generation), head
+            )
         except Problem as problem:
             outcomes.append((pending, None, problem))
             continue
+        if rows is not None:
+            merge_rows(merged, rows)
+            remember(view, rows)
         head = new_head
         outcomes.append((pending, result, None))
+    await txn.write_commit_rows(merged)
     if head.revision != branch.head:
         await txn.move_head(domain_id, branch_name, head.revision or "", head.generation)
     return outcomes
 
 
-__all__ = ["Committed", "Committer", "Head", "Origin", "changes_digest", "revision_id", "write_commit"]

@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.canonical import canonical_json, sha256_hex
-from lorebase.ids import utc_now
+from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import record_key, validate_values
 from lorebase_keeper.auth import Access
+from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.changes import ChangeSet
-from lorebase_keeper.commit import Head, Origin, write_commit
+from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.operations import Outcome
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import BranchRow, Receipt, Txn
+from lorebase_store import BranchRow, CommitRows
 
 IMPORT_MEMBERS = {"records", "links", "source", "message", "branch", "expected_head", "idempotency_key"}
 
@@ -98,16 +99,16 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
     origin = Origin("import", source, principal.id)
     expected = body.get("expected_head")
 
-    async def work(txn: Txn, row: BranchRow, head: Head) -> tuple[Outcome, Head]:
+    async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
         if key is not None:
-            receipt = await txn.get_receipt(domain.id, principal.id, key)
+            receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
                 if receipt.request_digest != digest:
                     raise Problem(422, "idempotency-key-reused", f"the idempotency key {key!r} was used for another request")
-                return Outcome(receipt.status, {**receipt.response, "replayed": True}, receipt.revision, {"Idempotent-Replayed": "true"}), head
+                return Outcome(receipt.status, {**receipt.response, "replayed": True}, receipt.revision, {"Idempotent-Replayed": "true"}), head, None
         if expected is not None and expected != head.revision:
             raise Problem(409, "stale-head", f"branch {branch!r} moved: its head is {head.revision}", branch=branch, head=head.revision)
-        changes = ChangeSet(txn, domain.id, branch, domain.schema)
+        changes = ChangeSet(view, domain.schema)
         by_kind: dict[str, list[str]] = {}
         for kind, rkey, _, _ in records:
             by_kind.setdefault(kind.name, []).append(rkey)
@@ -127,9 +128,10 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
             raise invalid(changes.issues)
         revision_id = None
         new_head = head
+        rows = CommitRows(domain.id, branch)
         if change_list:
-            committed = await write_commit(
-                txn, domain_id=domain.id, domain=domain.name, branch=branch, head=head, changes=change_list,
+            committed = plan_commit(
+                rows, domain=domain.name, head=head, changes=change_list,
                 author=principal.id, message=message, origin=origin, at=at,
                 current={k: s.before for k, s in changes.records.items() if s.before is not None},
                 current_links={k: s.before for k, s in changes.links.items() if s.before is not None},
@@ -148,10 +150,17 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
             "changed": counts,
             "replayed": False,
         }
+        stamp = iso(at)
         if key is not None:
-            await txn.insert_receipt(domain.id, principal.id, key, Receipt(digest, 200, document, revision_id), at)
-        await txn.audit(principal.id, "import", at, domain=domain.name, target=source, details={"branch": branch, "revision": revision_id, **counts})
-        return Outcome(200, document, revision_id, {}), new_head
+            rows.receipts.append(
+                {"principal": principal.id, "key": key, "request_digest": digest, "status": 200,
+                 "response": document, "revision": revision_id, "created_at": stamp}
+            )
+        rows.audits.append(
+            {"at": stamp, "principal": principal.id, "action": "import", "domain": domain.name, "target": source,
+             "details": {"branch": branch, "revision": revision_id, **counts}}
+        )
+        return Outcome(200, document, revision_id, {}), new_head, rows
 
     return await rt.committer.run(domain.id, branch, work)
 

@@ -10,11 +10,12 @@ from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
 from lorebase_keeper.auth import Access
+from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.changes import ChangeSet
-from lorebase_keeper.commit import Head, Origin, write_commit
+from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import BranchRow, Receipt, Txn
+from lorebase_store import BranchRow, CommitRows, Receipt, Txn
 
 EXECUTE_MEMBERS = {
     "parameters",
@@ -154,20 +155,9 @@ async def execute(
             }
         )
     )
-    if key is not None and not request["dry_run"]:
-        receipt = await rt.db.read("get_receipt", lambda txn: txn.get_receipt(domain.id, principal.id, key))
-        if receipt is not None:
-            return _replay(receipt, digest, key)
-
     if operation.review_policy is not None and operation.review_policy.evaluate(parameters):
         raise _review_required(domain, name, branch, "review-policy")
     agent_types = domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
-    branch_row = await rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
-    if branch_row is None:
-        raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
-    if branch_row.protected and principal.type in agent_types:
-        raise _review_required(domain, name, branch, "protected-branch")
-
     invocation_id = new_id("inv")
     at = utc_now()
     try:
@@ -193,11 +183,13 @@ async def execute(
     message = request["message"] or f"{name} by {principal.id}"
     origin = Origin("operation", invocation_id, principal.id)
 
-    async def work(txn: Txn, row: BranchRow, head: Head) -> tuple[Outcome, Head]:
-        if key is not None:
-            receipt = await txn.get_receipt(domain.id, principal.id, key)
+    async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
+        if key is not None and not request["dry_run"]:
+            receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
-                return _replay(receipt, digest, key), head
+                return _replay(receipt, digest, key), head, None
+        if row.protected and principal.type in agent_types:
+            raise _review_required(domain, name, branch, "protected-branch")
         if request["expected_head"] is not None and request["expected_head"] != head.revision:
             raise Problem(
                 409,
@@ -208,7 +200,7 @@ async def execute(
                 head=head.revision,
                 expected_head=request["expected_head"],
             )
-        changes = ChangeSet(txn, domain.id, branch, domain.schema, issues=list(issues_out))
+        changes = ChangeSet(view, domain.schema, issues=list(issues_out))
         for edit, values, path in prepared:
             if edit.kind:
                 kind = domain.schema.kinds[edit.kind]
@@ -239,24 +231,23 @@ async def execute(
                 "edit_count": len(edit_docs),
                 "revision": None,
             }
-            return Outcome(200, document, head.revision, {}), head
+            return Outcome(200, document, head.revision, {}), head, None
         if changes.issues:
             raise invalid(changes.issues)
         revision_id: str | None = None
         new_head = head
+        rows = CommitRows(domain.id, branch)
         if change_list:
             extra = [
                 (
                     f"operation.{effect}",
-                    _side_effect_event(rt, domain, operation, effect, branch, invocation_id, principal.id, parameters, edit_docs),
+                    _side_effect_event(domain, operation, effect, branch, invocation_id, principal.id, parameters, edit_docs),
                 )
                 for effect in operation.side_effects
             ]
-            committed = await write_commit(
-                txn,
-                domain_id=domain.id,
+            committed = plan_commit(
+                rows,
                 domain=domain.name,
-                branch=branch,
                 head=head,
                 changes=change_list,
                 author=principal.id,
@@ -270,7 +261,11 @@ async def execute(
             )
             revision_id = committed.revision.id
             new_head = Head(revision_id, committed.revision.generation)
-        await txn.insert_invocation(invocation_id, domain.id, name, principal.id, branch, parameters, revision_id, at)
+        stamp = iso(at)
+        rows.invocations.append(
+            {"id": invocation_id, "operation": name, "principal": principal.id, "parameters": parameters,
+             "revision": revision_id, "created_at": stamp}
+        )
         document = {
             "status": "committed",
             "operation": name,
@@ -284,23 +279,30 @@ async def execute(
             "replayed": False,
         }
         if key is not None:
-            await txn.insert_receipt(domain.id, principal.id, key, Receipt(digest, 200, document, revision_id), at)
-        await txn.audit(
-            principal.id, "operation.invoke", at, domain=domain.name, target=name,
-            details={"branch": branch, "invocation_id": invocation_id, "revision": revision_id},
+            rows.receipts.append(
+                {"principal": principal.id, "key": key, "request_digest": digest, "status": 200,
+                 "response": document, "revision": revision_id, "created_at": stamp}
+            )
+        rows.audits.append(
+            {"at": stamp, "principal": principal.id, "action": "operation.invoke", "domain": domain.name, "target": name,
+             "details": {"branch": branch, "invocation_id": invocation_id, "revision": revision_id}}
         )
-        return Outcome(200, document, revision_id, {}), new_head
+        return Outcome(200, document, revision_id, {}), new_head, rows
 
     if request["dry_run"]:
         return await rt.db.read("dry_run", _dry_run, work, domain.id, branch)
-    return await rt.committer.run(domain.id, branch, work)
+    prefetch: dict[str, list[str]] = {}
+    for edit, _, _ in prepared:
+        if edit.kind and edit.key:
+            prefetch.setdefault(edit.kind, []).append(edit.key)
+    return await rt.committer.run(domain.id, branch, work, prefetch=prefetch)
 
 
 async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
     row = await txn.get_branch(domain_id, branch)
     if row is None:
         raise Problem(404, "not-found", f"unknown branch {branch!r}")
-    outcome, _ = await work(txn, row, Head(row.head, row.generation))
+    outcome, _, _ = await work(BranchView(txn, domain_id, branch), row, Head(row.head, row.generation))
     return outcome  # Database.read rolls everything back
 
 
@@ -333,7 +335,7 @@ def _change_document(change: Any) -> dict[str, Any]:
 
 
 def _side_effect_event(
-    rt: Runtime, domain: Domain, operation: Operation, effect: str, branch: str, invocation_id: str,
+    domain: Domain, operation: Operation, effect: str, branch: str, invocation_id: str,
     principal: str, parameters: dict[str, Any], edits: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The operation.<side effect> event; values of sensitive parameters and Attributes masked."""

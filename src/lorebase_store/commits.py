@@ -1,0 +1,141 @@
+"""Writing a commit in one statement.
+
+A commit touches many tables (the Revision, Records, Links, history, outbox, invocation, receipt,
+audit). Sent as one statement of data-modifying CTEs over JSON arrays it costs one round trip,
+whatever its size: an Operation's commit and a 100,000-Record import take the same path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from sqlalchemy import text
+
+from lorebase_store.txn import TxnBase
+
+_COMMIT = text(
+    """
+WITH
+rev AS (
+  INSERT INTO revisions (domain_id, id, branch, generation, parents, author, message, origin,
+                         changes_digest, stats, created_at)
+  SELECT :domain_id, x.id, x.branch, x.generation, x.parents, x.author, x.message, x.origin,
+         x.changes_digest, x.stats, x.created_at
+  FROM jsonb_to_recordset(CAST(:revisions AS jsonb)) AS x(id text, branch text, generation bigint,
+       parents jsonb, author text, message text, origin jsonb, changes_digest text, stats jsonb,
+       created_at timestamptz)
+),
+rec AS (
+  INSERT INTO records (domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision)
+  SELECT :domain_id, :branch, x.kind, x.key, x."values", x.provenance, x.created_revision, x.updated_revision
+  FROM jsonb_to_recordset(CAST(:records AS jsonb)) AS x(kind text, key text, "values" jsonb,
+       provenance jsonb, created_revision text, updated_revision text)
+  ON CONFLICT (domain_id, branch, kind, key) DO UPDATE
+    SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance,
+        updated_revision = EXCLUDED.updated_revision
+),
+rdel AS (
+  DELETE FROM records r
+  USING jsonb_to_recordset(CAST(:deleted_records AS jsonb)) AS x(kind text, key text)
+  WHERE r.domain_id = :domain_id AND r.branch = :branch AND r.kind = x.kind AND r.key = x.key
+),
+lnk AS (
+  INSERT INTO links (domain_id, branch, relation, from_key, to_key, "values", provenance, revision)
+  SELECT :domain_id, :branch, x.relation, x.from_key, x.to_key, x."values", x.provenance, x.revision
+  FROM jsonb_to_recordset(CAST(:links AS jsonb)) AS x(relation text, from_key text, to_key text,
+       "values" jsonb, provenance jsonb, revision text)
+  ON CONFLICT (domain_id, branch, relation, from_key, to_key) DO UPDATE
+    SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance, revision = EXCLUDED.revision
+),
+ldel AS (
+  DELETE FROM links l
+  USING jsonb_to_recordset(CAST(:deleted_links AS jsonb)) AS x(relation text, from_key text, to_key text)
+  WHERE l.domain_id = :domain_id AND l.branch = :branch AND l.relation = x.relation
+    AND l.from_key = x.from_key AND l.to_key = x.to_key
+),
+his AS (
+  INSERT INTO history (domain_id, branch, generation, revision, entity, name, key, change, attributes,
+                       before, after, provenance)
+  SELECT :domain_id, :branch, x.generation, x.revision, x.entity, x.name, x.key, x.change, x.attributes,
+         x.before, x.after, x.provenance
+  FROM ROWS FROM (jsonb_to_recordset(CAST(:history AS jsonb)) AS (generation bigint, revision text,
+       entity text, name text, key text, change text, attributes jsonb, before jsonb, after jsonb,
+       provenance jsonb)) WITH ORDINALITY AS x(generation, revision, entity, name, key, change, attributes,
+       before, after, provenance, n)
+  ORDER BY x.n
+),
+evt AS (
+  INSERT INTO outbox (domain_id, branch, type, revision, event, created_at)
+  SELECT :domain_id, :branch, x.type, x.revision, x.event, x.created_at
+  FROM ROWS FROM (jsonb_to_recordset(CAST(:events AS jsonb)) AS (type text, revision text, event jsonb,
+       created_at timestamptz)) WITH ORDINALITY AS x(type, revision, event, created_at, n)
+  ORDER BY x.n
+),
+inv AS (
+  INSERT INTO invocations (id, domain_id, operation, principal, branch, parameters, revision, created_at)
+  SELECT x.id, :domain_id, x.operation, x.principal, :branch, x.parameters, x.revision, x.created_at
+  FROM jsonb_to_recordset(CAST(:invocations AS jsonb)) AS x(id text, operation text, principal text,
+       parameters jsonb, revision text, created_at timestamptz)
+),
+rcp AS (
+  INSERT INTO idempotency_receipts (domain_id, principal, key, request_digest, status, response, revision, created_at)
+  SELECT :domain_id, x.principal, x.key, x.request_digest, x.status, x.response, x.revision, x.created_at
+  FROM jsonb_to_recordset(CAST(:receipts AS jsonb)) AS x(principal text, key text, request_digest text,
+       status integer, response jsonb, revision text, created_at timestamptz)
+),
+aud AS (
+  INSERT INTO audit_log (at, principal, action, domain, target, details)
+  SELECT x.at, x.principal, x.action, x.domain, x.target, x.details
+  FROM jsonb_to_recordset(CAST(:audits AS jsonb)) AS x(at timestamptz, principal text, action text,
+       domain text, target text, details jsonb)
+)
+SELECT 1
+"""
+)
+
+
+@dataclass
+class CommitRows:
+    """Everything one commit writes, as plain JSON-ready rows (timestamps as ISO strings)."""
+
+    domain_id: int
+    branch: str
+    revisions: list[dict[str, Any]] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    deleted_records: list[dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    deleted_links: list[dict[str, Any]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    invocations: list[dict[str, Any]] = field(default_factory=list)
+    receipts: list[dict[str, Any]] = field(default_factory=list)
+    audits: list[dict[str, Any]] = field(default_factory=list)
+
+
+_LISTS = (
+    "revisions",
+    "records",
+    "deleted_records",
+    "links",
+    "deleted_links",
+    "history",
+    "events",
+    "invocations",
+    "receipts",
+    "audits",
+)
+
+
+class CommitsTxn(TxnBase):
+    async def write_commit_rows(self, rows: CommitRows) -> None:
+        if not any(getattr(rows, name) for name in _LISTS):
+            return
+        params: dict[str, Any] = {"domain_id": rows.domain_id, "branch": rows.branch}
+        for name in _LISTS:
+            params[name] = orjson.dumps(getattr(rows, name)).decode()
+        await self.conn.execute(_COMMIT, params)
+
+
+__all__ = ["CommitRows", "CommitsTxn"]

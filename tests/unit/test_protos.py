@@ -1,0 +1,48 @@
+"""Generated gRPC code is never stale, and every Keeper RPC has a client method and a REST route."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from lorebase.clients import KeeperClient
+from lorebase.v1 import keeper_pb2
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# RPCs that have no REST route of their own (none yet).
+NO_ROUTE: set[str] = set()
+
+
+def test_generated_code_is_up_to_date(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_protos.py"), "--out", str(tmp_path)], check=True, capture_output=True)
+    fresh = tmp_path / "lorebase" / "v1"
+    committed = ROOT / "src" / "lorebase" / "v1"
+    names = sorted(p.name for p in fresh.iterdir() if p.is_file())
+    assert names == sorted(p.name for p in committed.iterdir() if p.is_file() and p.suffix in (".py", ".pyi"))
+    for name in names:
+        assert (fresh / name).read_text() == (committed / name).read_text(), f"{name} is stale: run make protos"
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+def test_every_keeper_rpc_has_a_client_method_and_a_route() -> None:
+    from lorebase_gateway.app import Gateway, create_app
+
+    service = keeper_pb2.DESCRIPTOR.services_by_name["Keeper"]
+    app = create_app(Gateway(max_body_bytes=1024))
+    endpoints = {getattr(route, "endpoint", None).__name__ for route in app.routes if getattr(route, "endpoint", None)}
+    aliases = {"Import": "import_data", "ExecuteOperation": "execute_operation"}
+    route_names = {"Import": "run_import", "ExecuteOperation": "execute"}
+    missing = []
+    for method in service.methods:
+        client_name = aliases.get(method.name, _snake(method.name))
+        if not hasattr(KeeperClient, client_name):
+            missing.append(f"client {client_name}")
+        route = route_names.get(method.name, _snake(method.name))
+        if method.name not in NO_ROUTE and route not in endpoints:
+            missing.append(f"route {route}")
+    assert missing == []
