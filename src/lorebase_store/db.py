@@ -99,11 +99,27 @@ class Database:
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> R:
-        """Run a read-only function on a pooled connection (its own transaction)."""
+        """Run a read-only function in a REPEATABLE READ snapshot: its statements agree with each other."""
         started = time.perf_counter()
         async with self.engine.connect() as conn:
+            conn = await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
             result = await fn(Txn(conn), *args, **kwargs)
             await conn.rollback()
+        self._record(name, started)
+        return result
+
+    async def read_one(
+        self,
+        name: str,
+        fn: Callable[Concatenate[Txn, P], Awaitable[R]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> R:
+        """Run a function that reads with ONE statement, outside a transaction (one round trip)."""
+        started = time.perf_counter()
+        async with self.engine.connect() as conn:
+            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            result = await fn(Txn(conn), *args, **kwargs)
         self._record(name, started)
         return result
 

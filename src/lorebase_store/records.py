@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, delete, func, select, tuple_
+from sqlalchemy import and_, bindparam, delete, func, select, tuple_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from lorebase_store.tables import links, records
+from lorebase_store.tables import branches, links, records
 from lorebase_store.txn import TxnBase
 
 
@@ -32,6 +32,24 @@ class LinkRow:
     revision: str
 
 
+# Built once: the hottest read, a Record at the head of a branch, with the branch's head Revision.
+_RECORD_AT_HEAD = (
+    select(branches.c.head, records)
+    .select_from(
+        branches.outerjoin(
+            records,
+            and_(
+                records.c.domain_id == branches.c.domain_id,
+                records.c.branch == branches.c.name,
+                records.c.kind == bindparam("kind"),
+                records.c.key == bindparam("key"),
+            ),
+        )
+    )
+    .where(branches.c.domain_id == bindparam("domain_id"), branches.c.name == bindparam("branch"))
+)
+
+
 def _record(row: Any) -> RecordRow:
     return RecordRow(row.kind, row.key, row.values, row.provenance, row.created_revision, row.updated_revision)
 
@@ -53,6 +71,17 @@ class RecordsTxn(TxnBase):
             )
         )
         return {row.key: _record(row) for row in rows}
+
+    async def record_at_head(
+        self, domain_id: int, branch: str, kind: str, key: str
+    ) -> tuple[str | None, bool, RecordRow | None]:
+        """In one statement: (head Revision, whether the branch exists, the Record or None)."""
+        params = {"domain_id": domain_id, "branch": branch, "kind": kind, "key": key}
+        row = (await self.conn.execute(_RECORD_AT_HEAD, params)).first()
+        if row is None:
+            return None, False, None
+        record = None if row.key is None else _record(row)
+        return row.head, True, record
 
     async def upsert_records(self, domain_id: int, branch: str, rows: list[RecordRow]) -> None:
         if not rows:

@@ -10,7 +10,7 @@ import orjson
 from lorebase.problems import Problem
 from lorebase.schema import Kind
 from lorebase_keeper.auth import Access
-from lorebase_keeper.domains import Domain
+from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import LinkRow, Txn
@@ -25,7 +25,9 @@ def readable_kind(access: Access, domain: Domain, branch: str, name: str) -> Kin
     return kind
 
 
-def visible_values(access: Access, branch: str, attributes: Any, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def visible_values(
+    access: Access, branch: str, attributes: Any, values: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
     """Values in declaration order, without those of sensitive Attributes the caller lacks clearance for."""
     perms = access.permissions(branch)
     shown: dict[str, Any] = {}
@@ -44,7 +46,9 @@ def title_of(kind: Kind, values: dict[str, Any]) -> str | None:
     return None if kind.title is None or values.get(kind.title) is None else str(values[kind.title])
 
 
-async def _load_record(txn: Txn, domain: Domain, point: ReadPoint, kind: Kind, key: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+async def _load_record(
+    txn: Txn, domain: Domain, point: ReadPoint, kind: Kind, key: str
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
     if point.at is None:
         rows = await txn.get_records(domain.id, point.branch.name, kind.name, [key])
         row = rows.get(key)
@@ -54,42 +58,90 @@ async def _load_record(txn: Txn, domain: Domain, point: ReadPoint, kind: Kind, k
 
 
 async def get_record(
-    rt: Runtime, access: Access, domain: Domain, *, branch: str | None, kind_name: str, key: str, at: str | None,
-    links: bool, lineage: bool,
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    at: str | None,
+    links: bool,
+    lineage: bool,
 ) -> dict[str, Any]:
+    if not at and not links:
+        return await _head_record(rt, access, domain, branch, kind_name, key, lineage)
+
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)
         kind = readable_kind(access, domain, point.branch.name, kind_name)
         loaded = await _load_record(txn, domain, point, kind, key)
         if loaded is None:
-            raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}")
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
+            )
         values, provenance = loaded
-        shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
-        doc: dict[str, Any] = {
-            "domain": domain.name,
-            "branch": point.branch.name,
-            "revision": point.revision,
-            "ref": f"{kind.name}/{key}",
-            "kind": kind.name,
-            "key": key,
-            "title": title_of(kind, values),
-            "values": shown,
-        }
-        if redacted:
-            doc["redacted"] = redacted
-        stamps = [p for name, p in provenance.items() if name in shown]
-        if stamps:
-            doc["updated_revision"] = max(stamps, key=lambda p: p.get("at", ""))["revision"]
+        doc = _record_document(
+            access, domain, point.branch.name, point.revision, kind, key, values, provenance, lineage
+        )
         if links:
             doc["links"] = await _link_counts(txn, access, domain, point, kind, key)
-        if lineage:
-            doc["lineage"] = {name: provenance[name] for name in shown if name in provenance}
         return doc
 
     return await rt.db.read("get_record", read)
 
 
-async def _link_counts(txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: Kind, key: str) -> dict[str, int]:
+async def _head_record(
+    rt: Runtime, access: Access, domain: Domain, branch: str | None, kind_name: str, key: str, lineage: bool
+) -> dict[str, Any]:
+    """The common read, a Record at the head of a branch, in one statement."""
+    name = check_branch_name(branch or domain.default_branch)
+    kind = readable_kind(access, domain, name, kind_name)
+    head, exists, row = await rt.db.read_one(
+        "get_record_head", lambda txn: txn.record_at_head(domain.id, name, kind.name, key)
+    )
+    if not exists:
+        raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
+    if row is None:
+        raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {name!r}")
+    return _record_document(access, domain, name, head, kind, key, row.values, row.provenance, lineage)
+
+
+def _record_document(
+    access: Access,
+    domain: Domain,
+    branch: str,
+    revision: str | None,
+    kind: Kind,
+    key: str,
+    values: dict[str, Any],
+    provenance: dict[str, Any],
+    lineage: bool,
+) -> dict[str, Any]:
+    shown, redacted = visible_values(access, branch, kind.attributes, values)
+    doc: dict[str, Any] = {
+        "domain": domain.name,
+        "branch": branch,
+        "revision": revision,
+        "ref": f"{kind.name}/{key}",
+        "kind": kind.name,
+        "key": key,
+        "title": title_of(kind, values),
+        "values": shown,
+    }
+    if redacted:
+        doc["redacted"] = redacted
+    stamps = [p for name, p in provenance.items() if name in shown]
+    if stamps:
+        doc["updated_revision"] = max(stamps, key=lambda p: p.get("at", ""))["revision"]
+    if lineage:
+        doc["lineage"] = {name: provenance[name] for name in shown if name in provenance}
+    return doc
+
+
+async def _link_counts(
+    txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: Kind, key: str
+) -> dict[str, int]:
     readable = set(access.readable_kinds(point.branch.name, list(domain.schema.kinds)))
     counts: dict[str, int] = {}
     for relation in domain.schema.relations.values():
@@ -105,7 +157,14 @@ async def _link_counts(txn: Txn, access: Access, domain: Domain, point: ReadPoin
 
 
 async def _links(
-    txn: Txn, domain: Domain, point: ReadPoint, relation: str, direction: str, key: str, *, limit: int | None,
+    txn: Txn,
+    domain: Domain,
+    point: ReadPoint,
+    relation: str,
+    direction: str,
+    key: str,
+    *,
+    limit: int | None,
     after: tuple[str, str] | None,
 ) -> list[LinkRow]:
     if point.at is None:
@@ -126,7 +185,11 @@ async def _links(
         if after is not None and (from_key, to_key) <= after:
             continue
         stamp = change.provenance.get("$link", {})
-        rows.append(LinkRow(relation, from_key, to_key, change.after or {}, change.provenance, stamp.get("revision", "")))
+        rows.append(
+            LinkRow(
+                relation, from_key, to_key, change.after or {}, change.provenance, stamp.get("revision", "")
+            )
+        )
     return rows[:limit] if limit is not None else rows
 
 
@@ -145,8 +208,17 @@ def _parse_cursor(cursor: str) -> tuple[str, str]:
 
 
 async def get_links(
-    rt: Runtime, access: Access, domain: Domain, *, branch: str | None, kind_name: str, key: str, relation_name: str,
-    at: str | None, limit: int, cursor: str | None,
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    relation_name: str,
+    at: str | None,
+    limit: int,
+    cursor: str | None,
 ) -> dict[str, Any]:
     max_limit = int(domain.settings.get("read.links.max_limit", 1000))
     if limit <= 0:
@@ -161,7 +233,9 @@ async def get_links(
         named = domain.schema.relation_named(relation_name)
         readable = set(access.readable_kinds(point.branch.name, list(domain.schema.kinds)))
         if named is None or named[0].from_kind not in readable or named[0].to_kind not in readable:
-            raise Problem(404, "not-found", f"unknown Relation {relation_name!r}; GET /schema lists the Relations")
+            raise Problem(
+                404, "not-found", f"unknown Relation {relation_name!r}; GET /schema lists the Relations"
+            )
         relation, direction = named
         anchor = relation.from_kind if direction == "forward" else relation.to_kind
         if anchor != kind.name:
@@ -171,7 +245,9 @@ async def get_links(
                 f"Relation {relation_name!r} does not start at {kind.name} (it goes {relation.from_kind} -> {relation.to_kind})",
             )
         if await _load_record(txn, domain, point, kind, key) is None:
-            raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}")
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
+            )
         rows = await _links(txn, domain, point, relation.name, direction, key, limit=limit + 1, after=after)
         more = len(rows) > limit
         rows = rows[:limit]
