@@ -1,6 +1,6 @@
 """Regenerate the Python gRPC code of protos/ into src/lorebase/v1 (never edited by hand).
 
-`python scripts/gen_protos.py` writes the files; `--check DIR` writes them into DIR instead, so a
+`python scripts/gen_protos.py` writes the files; `--out DIR` writes them under DIR instead, so a
 test can compare a fresh generation with what is committed.
 """
 

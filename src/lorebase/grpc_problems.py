@@ -36,7 +36,6 @@ _STATUSES = {
     grpc.StatusCode.FAILED_PRECONDITION: 412,
     grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
     grpc.StatusCode.UNAVAILABLE: 503,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
 }
 
 

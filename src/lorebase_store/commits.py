@@ -82,8 +82,8 @@ inv AS (
 rcp AS (
   INSERT INTO idempotency_receipts (domain_id, principal, key, request_digest, status, response, revision, created_at)
   SELECT :domain_id, x.principal, x.key, x.request_digest, x.status, x.response, x.revision, x.created_at
-  FROM jsonb_to_recordset(CAST(:receipts AS jsonb)) AS x(principal text, key text, request_digest text,
-       status integer, response jsonb, revision text, created_at timestamptz)
+  FROM json_to_recordset(CAST(:receipts AS json)) AS x(principal text, key text, request_digest text,
+       status integer, response json, revision text, created_at timestamptz)
 ),
 aud AS (
   INSERT INTO audit_log (at, principal, action, domain, target, details)

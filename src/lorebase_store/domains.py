@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import branches, domains
@@ -113,9 +113,10 @@ class DomainsTxn(TxnBase):
         mode: str,
         by: str,
         at: datetime,
-    ) -> None:
-        await self.conn.execute(
-            insert(branches).values(
+    ) -> bool:
+        """Insert a branch; False when one of that name exists."""
+        result = await self.conn.execute(
+            pg_insert(branches).values(
                 domain_id=domain_id,
                 name=name,
                 head=head,
@@ -127,8 +128,9 @@ class DomainsTxn(TxnBase):
                 mode=mode,
                 created_by=by,
                 created_at=at,
-            )
+            ).on_conflict_do_nothing(index_elements=["domain_id", "name"])
         )
+        return bool(result.rowcount)
 
     async def move_head(self, domain_id: int, name: str, head: str, generation: int) -> None:
         await self.conn.execute(

@@ -55,6 +55,13 @@ def _predicate(values: Any, node: dict[str, Any]) -> ColumnElement[bool]:
     if op == "is_null":
         present = values.has_key(attr)
         return not_(present) if value else present
+    if numeric and op in ("eq", "ne", "in"):
+        # Numbers compare by value: "24.01" equals a filter value of 24.010.
+        number = cast(text, Numeric)
+        if op == "in":
+            return number.in_([cast(literal(str(v)), Numeric) for v in value]) if value else literal(False)
+        right_number = cast(literal(str(value)), Numeric)
+        return number == right_number if op == "eq" else and_(values.has_key(attr), number != right_number)
     if op == "eq":
         return values.contains({attr: value})
     if op == "ne":

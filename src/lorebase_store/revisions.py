@@ -124,6 +124,15 @@ class RevisionsTxn(TxnBase):
         ).first()
         return None if row is None else _revision(row)
 
+    async def revisions_with_prefix(self, domain_id: int, prefix: str, *, limit: int = 2) -> list[RevisionRow]:
+        rows = await self.conn.execute(
+            select(revisions)
+            .where(revisions.c.domain_id == domain_id, revisions.c.id.startswith(prefix, autoescape=True))
+            .order_by(revisions.c.id)
+            .limit(limit)
+        )
+        return [_revision(row) for row in rows]
+
     async def revisions_on(self, domain_id: int, chain: BranchChain, *, limit: int) -> list[RevisionRow]:
         """The newest Revisions of a first-parent history, newest first."""
         rows = await self.conn.execute(

@@ -177,7 +177,7 @@ idempotency_receipts = Table(
     Column("key", Text, nullable=False),
     Column("request_digest", Text, nullable=False),
     Column("status", Integer, nullable=False),
-    Column("response", JSONB, nullable=False),
+    Column("response", JSON, nullable=False),  # JSON keeps the member order of the original answer
     Column("revision", Text),
     Column("created_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("domain_id", "principal", "key"),

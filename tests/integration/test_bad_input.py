@@ -57,6 +57,10 @@ CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
     ("POST", D + "/imports", {"links": [{"relation": "supplied_by", "from": "P-00000", "to": "S-1001"}]}, {}, 422, "validation-failed"),
     ("POST", D + "/imports", {"links": [{"relation": "with_supplier", "from": "C-3001", "to": "S-1002"}]}, {}, 422, "validation-failed"),
     ("POST", D + "/imports", {"records": "all of them"}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"records": 5}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"records": [], "idempotency_key": 5}, {}, 422, "validation-failed"),
+    ("POST", D + "/imports", {"records": [], "message": 5}, {}, 422, "validation-failed"),
+    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "task": "q4-audit"}, {}, 422, "validation-failed"),
     ("POST", D + "/branches", {"name": "main"}, {}, 409, "already-exists"),
     ("POST", D + "/branches", {"name": "new", "from": "ghost"}, {}, 404, "not-found"),
     ("POST", D + "/branches", {"name": 5}, {}, 422, "validation-failed"),
@@ -97,3 +101,23 @@ async def test_bad_request_answers_problem_and_changes_nothing(
     if code is not None:
         assert problem["type"].endswith("/" + code), problem
     assert await snapshot(supply) == before
+
+
+async def test_domain_settings_are_checked_and_short_names_work(stack: Stack) -> None:
+    schema = {"kinds": {"Thing": {"key": ["id"], "attributes": {"id": {"type": "string"}}}}}
+    bad = await stack.http.post(
+        "/api/v1/domains",
+        json={"name": "things", "schema": schema, "settings": {"read": {"query": {"max_limit": "x"}}, "database": {"url": "y"}, "nope": 1}},
+        headers=stack.admin,
+    )
+    assert bad.status_code == 422
+    assert {i["path"] for i in bad.json()["issues"]} == {"settings.read.query.max_limit", "settings.database", "settings.nope"}
+    good = await stack.http.post(
+        "/api/v1/domains",
+        json={"name": "things", "schema": schema, "settings": {"agent_writes": {"auto_merge": True}, "read": {"query": {"max_limit": 5}}}},
+        headers=stack.admin,
+    )
+    assert good.status_code == 201, good.text
+    too_many = await stack.http.post("/api/v1/domains/things/query", json={"kind": "Thing", "limit": 6}, headers=stack.admin)
+    assert too_many.status_code == 422
+    assert "from 1 to 5" in too_many.json()["detail"]

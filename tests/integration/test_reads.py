@@ -175,3 +175,16 @@ async def test_principal_without_grant_sees_no_domain(supply: Stack) -> None:
     assert response.status_code == 404
     listed = await supply.http.get("/api/v1/domains", headers=stranger)
     assert listed.json()["domains"] == []
+
+
+async def test_decimal_filters_compare_by_value(supply: Stack) -> None:
+    for op, value in (("eq", "24.01"), ("eq", 24.010), ("in", ["24.01", "1.5"])):
+        response = await supply.http.post(
+            f"{DOMAIN}/query", json={"kind": "Part", "where": {"attr": "unit_cost", "op": op, "value": value}}, headers=supply.admin
+        )
+        assert response.status_code == 200, response.text
+        assert "Part/P-10028" in [r["ref"] for r in response.json()["records"]], (op, value)
+    ne = await supply.http.post(
+        f"{DOMAIN}/query", json={"kind": "Part", "where": {"attr": "unit_cost", "op": "ne", "value": "24.01"}, "limit": 100}, headers=supply.admin
+    )
+    assert "Part/P-10028" not in [r["ref"] for r in ne.json()["records"]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
@@ -24,15 +25,14 @@ def register(app: FastAPI, gw: Gateway) -> None:
 
     @route(API + "/principals", "POST")
     async def create_principal(request: Request) -> Response:
-        import orjson
-
+        caller = credential(request)
         body = orjson.loads(await gw.body(request))
         for member in ("id", "type"):
             if not isinstance(body.get(member), str):
                 raise Problem(422, "validation-failed", f"{member} is required (a string)",
                               issues=[{"path": member, "rule": "required", "message": f"{member} is required"}])
         name = body.get("name") if isinstance(body.get("name"), str) else ""
-        answer = await gw.keeper.create_principal(credential=credential(request), id=body["id"], type=body["type"], name=name)
+        answer = await gw.keeper.create_principal(credential=caller, id=body["id"], type=body["type"], name=name)
         return answer_response(request, answer)
 
     @route(API + "/principals/{principal}/keys", "POST")

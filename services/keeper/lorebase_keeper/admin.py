@@ -8,7 +8,7 @@ from typing import Any
 
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import ADMIN_PRINCIPAL, ROLES, Principal, key_digest
+from lorebase_keeper.auth import ADMIN_PRINCIPAL, ROLES, Access, Principal, key_digest
 from lorebase_keeper.domains import BRANCH_NAME, Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
@@ -91,14 +91,14 @@ async def revoke_key(rt: Runtime, caller: Principal, principal_id: str, key_id: 
     return {"id": key_id, "principal": principal_id, "revoked_at": iso(at)}
 
 
-def _require_settings(caller: Principal, access_can: bool, domain: Domain) -> None:
-    if not (caller.is_admin or access_can):
-        raise Problem(403, "forbidden", f"{caller.id} lacks domain.settings on Domain {domain.name!r}")
+def _require_settings(access: Access, domain: Domain) -> None:
+    if not access.can("domain.settings", domain.default_branch):
+        raise Problem(403, "forbidden", f"{access.principal.id} lacks domain.settings on Domain {domain.name!r}")
 
 
-async def create_grant(rt: Runtime, caller: Principal, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    access = await rt.auth.access(caller, domain.id)
-    _require_settings(caller, access.can("domain.settings", domain.default_branch), domain)
+async def create_grant(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
+    caller = access.principal
+    _require_settings(access, domain)
     issues = []
     unknown = sorted(set(body) - {"principal", "role", "branches", "kinds"})
     for member in unknown:
@@ -144,9 +144,9 @@ async def create_grant(rt: Runtime, caller: Principal, domain: Domain, body: dic
     return {"id": grant_id, "principal": principal_id, "role": role, "branches": branches, "kinds": kinds}
 
 
-async def delete_grant(rt: Runtime, caller: Principal, domain: Domain, grant_id: str) -> dict[str, Any]:
-    access = await rt.auth.access(caller, domain.id)
-    _require_settings(caller, access.can("domain.settings", domain.default_branch), domain)
+async def delete_grant(rt: Runtime, access: Access, domain: Domain, grant_id: str) -> dict[str, Any]:
+    caller = access.principal
+    _require_settings(access, domain)
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> bool:

@@ -43,12 +43,12 @@ async def create_branch(rt: Runtime, access: Access, domain: Domain, body: dict[
         base = await txn.get_branch(domain.id, source, for_update=True)
         if base is None:
             raise Problem(404, "not-found", f"unknown branch {source!r} to branch from")
-        if await txn.get_branch(domain.id, name) is not None:
-            raise Problem(409, "already-exists", f"branch {name!r} exists already", branch=name)
-        await txn.insert_branch(
+        created = await txn.insert_branch(
             domain.id, name, head=base.head, generation=base.generation, protected=False, from_branch=source,
             fork_generation=base.generation, mode="copy", by=access.principal.id, at=at,
         )
+        if not created:
+            raise Problem(409, "already-exists", f"branch {name!r} exists already", branch=name)
         await txn.copy_branch_rows(domain.id, source, name)
         await txn.audit(access.principal.id, "branch.create", at, domain=domain.name, target=name, details={"from": source, "head": base.head})
         row = await txn.get_branch(domain.id, name)

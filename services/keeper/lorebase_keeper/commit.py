@@ -266,6 +266,7 @@ class Committer:
         self.max_group = max(1, max_group)
         self._queues: dict[tuple[int, str], list[_Pending[Any]]] = {}
         self._draining: set[tuple[int, str]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self, domain_id: int, branch: str, work: Work[T], *, prefetch: dict[str, list[str]] | None = None) -> T:
         """Run `work(view, branch_row, head)` in a commit transaction of `branch`.
@@ -278,7 +279,9 @@ class Committer:
         self._queues.setdefault(key, []).append(pending)
         if key not in self._draining:
             self._draining.add(key)
-            asyncio.get_running_loop().create_task(self._drain(key))
+            task = asyncio.get_running_loop().create_task(self._drain(key))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return await pending.future
 
     async def _drain(self, key: tuple[int, str]) -> None:

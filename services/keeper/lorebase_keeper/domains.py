@@ -82,7 +82,7 @@ class Domains:
     async def create(self, principal: Principal, body: dict[str, Any]) -> dict[str, Any]:
         if not principal.is_admin:
             raise Problem(403, "forbidden", "only the admin principal creates Domains")
-        allowed = {"name", "schema", "settings", "default_branch", "description"}
+        allowed = {"name", "schema", "settings", "default_branch"}
         unknown = sorted(set(body) - allowed)
         if unknown:
             raise Problem(422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
@@ -106,9 +106,7 @@ class Domains:
                 f"the schema document has {len(exc.problems)} problem(s): {exc}",
                 issues=[{"path": "schema." + p.split(":", 1)[0], "rule": "schema", "message": p} for p in exc.problems],
             ) from exc
-        settings = body.get("settings") or {}
-        if not isinstance(settings, dict):
-            raise Problem(422, "validation-failed", "settings must be an object of setting overrides")
+        settings = domain_settings(body.get("settings") or {}, self.settings)
         default_branch = check_branch_name(body.get("default_branch") or "main", member="default_branch")
         at = utc_now()
 
@@ -128,6 +126,55 @@ class Domains:
             raise Problem(409, "already-exists", f"a Domain named {name!r} exists already", domain=name)
         self.forget(name)
         return describe(row)
+
+
+# Short names a Domain may use for its overrides (the seed's {"agent_writes": {...}}).
+_ALIASES = {"agent_writes": "keeper.agent_writes", "context": "agents.context", "feed": "agents.feed"}
+# Process-wide settings a Domain cannot override.
+_NOT_PER_DOMAIN = {"data_dir", "database", "nats", "http", "services", "admin"}
+
+
+def domain_settings(overrides: Any, settings: Settings) -> dict[str, Any]:
+    """A Domain's setting overrides, checked against the documented settings (names and types)."""
+    if not isinstance(overrides, dict):
+        raise Problem(422, "validation-failed", "settings must be an object of setting overrides")
+    issues: list[dict[str, Any]] = []
+    tree: dict[str, Any] = {}
+
+    def place(path: str, value: Any) -> None:
+        node = tree
+        parts = path.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+
+    def walk(path: str, value: Any) -> None:
+        default = settings.get(path)
+        if path.split(".")[0] in _NOT_PER_DOMAIN or default is None and not isinstance(value, dict):
+            issues.append({"path": f"settings.{path}", "rule": "setting.unknown", "message": f"{path} is not a per-Domain setting"})
+            return
+        if isinstance(value, dict):
+            if not isinstance(default, dict):
+                issues.append({"path": f"settings.{path}", "rule": "setting.type", "message": f"{path} is not a section"})
+                return
+            for name, child in value.items():
+                walk(f"{path}.{name}", child)
+            return
+        numeric = (int, float)
+        same = (
+            isinstance(value, bool) == isinstance(default, bool)
+            and (isinstance(value, type(default)) or (isinstance(default, numeric) and isinstance(value, numeric)))
+        )
+        if not same:
+            issues.append({"path": f"settings.{path}", "rule": "setting.type", "message": f"{path} takes a {type(default).__name__} like {default!r}"})
+            return
+        place(path, value)
+
+    for name, value in overrides.items():
+        walk(_ALIASES.get(name, name), value)
+    if issues:
+        raise Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
+    return tree
 
 
 def describe(row: DomainRow) -> dict[str, Any]:

@@ -78,6 +78,20 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
     unknown = sorted(set(body) - IMPORT_MEMBERS)
     if unknown:
         raise Problem(422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; an import takes {', '.join(sorted(IMPORT_MEMBERS))}")
+    for member, kind, what in (
+        ("records", list, "an array of records"),
+        ("links", list, "an array of links"),
+        ("source", str, "a string naming where the data came from"),
+        ("message", str, "a string"),
+        ("branch", str, "a branch name"),
+        ("expected_head", str, "a Revision id"),
+        ("idempotency_key", str, "a string of 1 to 255 characters"),
+    ):
+        if body.get(member) is not None and not isinstance(body[member], kind):
+            raise Problem(
+                422, "validation-failed", f"{member} must be {what}",
+                issues=[{"path": member, "rule": "type", "message": f"{member} must be {what}"}],
+            )
     branch = check_branch_name(body.get("branch") or domain.default_branch)
     access.require("domain.settings", branch)
     source = body.get("source") or "api"
@@ -91,7 +105,9 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
     records, links, issues = _prepare(domain, body, readable)
     if issues:
         raise invalid(issues)
-    key = body.get("idempotency_key") or header_key or None
+    key = body.get("idempotency_key", header_key or None)
+    if key is not None and not 1 <= len(key) <= 255:
+        raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
     digest = sha256_hex(canonical_json({"import": body}))
     principal = access.principal
     message = body.get("message") or f"Import from {source}"

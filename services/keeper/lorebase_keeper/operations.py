@@ -59,6 +59,14 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
             f"unknown member(s) {', '.join(unknown)}; an execution takes {', '.join(sorted(EXECUTE_MEMBERS))}",
             issues=[{"path": u, "rule": "unknown_member", "message": "not a member of an execution"} for u in unknown],
         )
+    if body.get("task") is not None or body.get("auto_propose"):
+        raise Problem(
+            422,
+            "validation-failed",
+            "task branches and automatic Proposals are not available yet; execute on a work branch "
+            "(POST /branches) instead",
+            issues=[{"path": "task", "rule": "not_available", "message": "the agent task flow is not built yet"}],
+        )
     parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
     key = _member(body, "idempotency_key", str, "a string")
     key = header_key or None if key is None else key
@@ -77,14 +85,9 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
 
 def _next_for_review(domain: Domain, operation: str) -> list[dict[str, Any]]:
     base = f"/api/v1/domains/{domain.name}"
+    # The agent task flow (name_a_task: a task branch and a Proposal in one call) is not built yet;
+    # until it is, the hint is a work branch of one's own.
     return [
-        {
-            "action": "name_a_task",
-            "detail": "Send the execution again with a task (and an intent): Keeper runs it on a task branch "
-            "and opens a Proposal for review.",
-            "method": "POST",
-            "href": f"{base}/operations/{operation}/execute",
-        },
         {
             "action": "create_branch",
             "detail": "Or create a work branch and execute the Operation there.",

@@ -178,7 +178,8 @@ async def _links(
             after=after,
         )
     rows = []
-    for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "link", relation):
+    changes = await txn.snapshot_entities(domain.id, point.chain, point.at, "link", relation)
+    for change in sorted(changes, key=lambda c: tuple(c.key.partition("->")[::2])):
         from_key, _, to_key = change.key.partition("->")
         if (from_key if direction == "forward" else to_key) != key:
             continue

@@ -58,25 +58,25 @@ async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str 
     at = at.strip().lower()
     if not REVISION.match(at):
         raise Problem(400, "invalid-at", f"at must be a Revision id (64 hex digits, or at least 12 of them), not {at!r}")
-    revision = await txn.get_revision(domain.id, at) if len(at) == 64 else await _by_prefix(txn, domain.id, chain, at)
+    if len(at) == 64:
+        revision = await txn.get_revision(domain.id, at)
+    else:
+        matches = [r for r in await txn.revisions_with_prefix(domain.id, at, limit=50) if _on_chain(chain, r.branch, r.generation)]
+        if len(matches) > 1:
+            raise Problem(400, "invalid-at", f"at {at!r} names more than one Revision; send more hex digits")
+        revision = matches[0] if matches else None
     if revision is None or not _on_chain(chain, revision.branch, revision.generation):
         raise Problem(
             404,
             "revision-not-found",
-            f"Revision {at} is not on the first-parent history of branch {name!r}; GET .../history lists its Revisions",
+            f"Revision {at} is not on the first-parent history of branch {name!r}; "
+            "read the branch (GET /branches/{branch}) for its head",
         )
     return ReadPoint(branch, chain, revision.id, (revision.branch, revision.generation))
 
 
 def _on_chain(chain: BranchChain, branch: str, generation: int) -> bool:
     return any(name == branch and (limit is None or generation <= limit) for name, limit in chain.segments)
-
-
-async def _by_prefix(txn: Txn, domain_id: int, chain: BranchChain, prefix: str):  # type: ignore[no-untyped-def]
-    for revision in await txn.revisions_on(domain_id, chain, limit=100000):
-        if revision.id.startswith(prefix):
-            return revision
-    return None
 
 
 __all__ = ["ReadPoint", "branch_chain", "read_point"]

@@ -123,15 +123,13 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
 
     @rpc
     async def CreateGrant(self, request: pb.CreateGrantRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        caller = await self._principal(context)
-        domain = await self.rt.domains.get(request.domain)
-        return reply(await admin.create_grant(self.rt, caller, domain, _json(request.body)), status=201)
+        domain, access = await self._domain(context, request.domain)
+        return reply(await admin.create_grant(self.rt, access, domain, _json(request.body)), status=201)
 
     @rpc
     async def DeleteGrant(self, request: pb.DeleteGrantRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        caller = await self._principal(context)
-        domain = await self.rt.domains.get(request.domain)
-        return reply(await admin.delete_grant(self.rt, caller, domain, request.grant_id))
+        domain, access = await self._domain(context, request.domain)
+        return reply(await admin.delete_grant(self.rt, access, domain, request.grant_id))
 
     # Schema and branches
 

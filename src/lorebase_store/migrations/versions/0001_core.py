@@ -73,7 +73,7 @@ CREATE TABLE idempotency_receipts (
     key TEXT NOT NULL,
     request_digest TEXT NOT NULL,
     status INTEGER NOT NULL,
-    response JSONB NOT NULL,
+    response JSON NOT NULL,
     revision TEXT,
     created_at TIMESTAMP WITH TIME ZONE NOT NULL,
     PRIMARY KEY (domain_id, principal, key)
