@@ -27,6 +27,7 @@ protos: $(STAMP)
 	$(BIN)/python scripts/gen_protos.py
 
 bench: $(STAMP)
+	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(BIN)/python -m bench.run
 
 clean:

@@ -1,0 +1,250 @@
+"""`make bench`: Lorebase through REST beside raw PostgreSQL on the same machine, in one run.
+
+1. Starts an embedded PostgreSQL and NATS, then the stack with `lorebase up --example supply`
+   against them (the README's path, with the servers named by URL).
+2. Writes: Operation executes per second on one branch through REST, 8 concurrent clients (wrk),
+   beside raw asyncpg single-row transactions (BEGIN; INSERT; COMMIT, synchronous_commit on) at
+   1 connection on the same database: a branch is a serial chain of Revisions, so that is its limit.
+3. Reads: Record GETs per second through REST, 8 clients (wrk), beside raw point SELECTs of the
+   same row at 8 connections (pgbench, prepared statements: a C client that is not the bottleneck).
+4. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
+
+Targets (issue 2): writes >= 0.5x, reads >= 0.15x.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import asyncpg
+import httpx
+
+from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, database_url, free_port, postgres_bin_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "RESULTS.md"
+ADMIN_KEY = "bench-admin-key-0123456789abcdef"
+DURATION_S = int(os.environ.get("LOREBASE_BENCH_SECONDS", "10"))
+
+WRITE_LUA = """
+counter = 0
+request = function()
+  counter = counter + 1
+  local id = 1001 + (counter % 30)
+  local body = string.format('{"parameters": {"key": "S-%d", "risk_score": %d}}', id, counter % 101)
+  return wrk.format("POST", "/api/v1/domains/supply/operations/update_supplier/execute",
+    {["Content-Type"]="application/json", ["Authorization"]="Bearer KEY"}, body)
+end
+done = function(summary, latency, requests)
+  io.write(string.format("STATUS errors=%d\\n", summary.errors.status))
+end
+"""
+
+
+@dataclass
+class Measure:
+    name: str
+    per_s: float
+    p50_ms: float
+    p99_ms: float
+    errors: int = 0
+
+
+def wrk(url: str, *, script: str | None = None, headers: dict[str, str] | None = None, connections: int = 8) -> Measure:
+    args = ["wrk", "-t2", f"-c{connections}", f"-d{DURATION_S}s", "--latency"]
+    for name, value in (headers or {}).items():
+        args += ["-H", f"{name}: {value}"]
+    if script:
+        args += ["-s", script]
+    out = subprocess.run([*args, url], check=True, capture_output=True, text=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+    def pct(p: str) -> float:
+        match = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out)
+        if not match:
+            return float("nan")
+        value, unit = float(match.group(1)), match.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    errors = 0
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if non2xx:
+        errors = int(non2xx.group(1))
+    return Measure("", rate, pct("50"), pct("99"), errors)
+
+
+async def raw_writes(url: str) -> Measure:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, v text NOT NULL)")
+        assert await conn.fetchval("SHOW synchronous_commit") == "on"
+        latencies = []
+        started = time.perf_counter()
+        while time.perf_counter() - started < DURATION_S:
+            t0 = time.perf_counter()
+            await conn.execute("BEGIN")
+            await conn.execute("INSERT INTO bench_raw (v) VALUES ($1)", "x")
+            await conn.execute("COMMIT")
+            latencies.append(time.perf_counter() - t0)
+        elapsed = time.perf_counter() - started
+    finally:
+        await conn.close()
+    quantiles = statistics.quantiles(latencies, n=100)
+    return Measure("", len(latencies) / elapsed, quantiles[49] * 1000, quantiles[98] * 1000)
+
+
+def raw_reads(host: str, port: int, database: str, domain_id: int) -> Measure:
+    bin_dir = postgres_bin_dir()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "select.sql"
+        script.write_text(
+            "\\set n random(1001, 1030)\n"
+            f"SELECT \"values\" FROM records WHERE domain_id = {domain_id} AND branch = 'main' "
+            "AND kind = 'Supplier' AND key = 'S-' || :n;\n"
+        )
+        os.chmod(tmp, 0o755)
+        os.chmod(script, 0o644)
+        out = subprocess.run(
+            [
+                str(bin_dir / "pgbench"), "-n", "-M", "prepared", "-c", "8", "-j", "2", "-T", str(DURATION_S),
+                "-f", str(script), "-h", host, "-p", str(port), "-U", "postgres", "--log", "--log-prefix", f"{tmp}/log",
+                database,
+            ],
+            check=True, capture_output=True, text=True, cwd=tmp,
+        ).stdout
+        rate = float(re.search(r"tps = ([\d.]+)", out).group(1))  # type: ignore[union-attr]
+        latencies = []
+        for log in Path(tmp).glob("log*"):
+            for line in log.read_text().splitlines():
+                parts = line.split()
+                if len(parts) >= 3:
+                    latencies.append(int(parts[2]) / 1000)
+    quantiles = statistics.quantiles(latencies, n=100) if len(latencies) > 100 else [float("nan")] * 99
+    return Measure("", rate, quantiles[49], quantiles[98])
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.node()} ({os.cpu_count()} cores, {cpu}, Python {platform.python_version()})"
+
+
+def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"lorebase up exited with {process.returncode}")
+        try:
+            if httpx.get(base + "/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit("the stack did not become healthy")
+
+
+def main() -> int:
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is needed (apt-get install wrk); `make bench` installs it")
+    work = Path(tempfile.mkdtemp(prefix="lorebase-bench-"))
+    pg = EmbeddedPostgres(work / "pg")
+    nats = EmbeddedNats(work / "nats")
+    stack: subprocess.Popen[bytes] | None = None
+    try:
+        server = pg.start()
+        nats_url = nats.start()
+        url = asyncio.run(create_database(server, "bench"))
+        port = free_port()
+        env = {
+            **os.environ,
+            "LOREBASE_DATA_DIR": str(work / "data"),
+            "LOREBASE_DATABASE_URL": url,
+            "LOREBASE_NATS_URL": nats_url,
+            "LOREBASE_ADMIN_KEY": ADMIN_KEY,
+            "LOREBASE_HTTP_PORT": str(port),
+        }
+        stack = subprocess.Popen([sys.executable, "-m", "lorebase", "up", "--example", "supply"], env=env, stdout=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        wait_healthy(base, stack)
+        # `up` loads the example after /health turns green: wait for the record.
+        headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
+        for _ in range(200):
+            if httpx.get(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers).status_code == 200:
+                break
+            time.sleep(0.3)
+        script = work / "write.lua"
+        script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
+        rest_writes = wrk(base, script=str(script))
+        rest_reads = wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers)
+        domain_id = asyncio.run(_domain_id(url))
+        raw_w = asyncio.run(raw_writes(url))
+        raw_r = raw_reads("127.0.0.1", int(server.rsplit(":", 1)[1].split("/")[0]), "bench", domain_id)
+    finally:
+        if stack is not None and stack.poll() is None:
+            stack.send_signal(signal.SIGINT)
+            try:
+                stack.wait(60)
+            except subprocess.TimeoutExpired:
+                stack.kill()
+        nats.stop()
+        pg.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+    rows = [
+        ("writes: Operation executes/s, REST, 8 clients, one branch", rest_writes, "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection", raw_w, 0.5),
+        ("reads: Record GETs/s, REST, 8 clients", rest_reads, "raw point SELECTs at 8 connections (pgbench)", raw_r, 0.15),
+    ]
+    lines = [
+        f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}",
+        "",
+        f"{DURATION_S} s per measurement; `make bench`.",
+        "",
+        "| measure | per s | p50 ms | p99 ms | baseline | per s | p50 ms | p99 ms | ratio | target |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, ours, base_name, base, target in rows:
+        ratio = ours.per_s / base.per_s
+        flag = "met" if ratio >= target else "missed"
+        errors = f" ({ours.errors} non-2xx)" if ours.errors else ""
+        lines.append(
+            f"| {name}{errors} | {ours.per_s:.0f} | {ours.p50_ms:.2f} | {ours.p99_ms:.2f} | {base_name} | "
+            f"{base.per_s:.0f} | {base.p50_ms:.2f} | {base.p99_ms:.2f} | {ratio:.3f}x | >= {target}x ({flag}) |"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not RESULTS.exists():
+        RESULTS.write_text("# Benchmark results\n\nAppended by `make bench` (bench/run.py); newest last.\n\n")
+    with RESULTS.open("a") as handle:
+        handle.write(text + "\n")
+    return 0
+
+
+async def _domain_id(url: str) -> int:
+    conn = await asyncpg.connect(url)
+    try:
+        return int(await conn.fetchval("SELECT id FROM domains WHERE name = 'supply'"))
+    finally:
+        await conn.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
