@@ -47,10 +47,16 @@ def command(name: str, help: str, arguments: Arguments | None = None) -> Callabl
 
 
 def _up_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--example", metavar="NAME", help="create this example Domain (from examples/) unless it exists")
+    parser.add_argument(
+        "--example", metavar="NAME", help="create this example Domain (from examples/) unless it exists"
+    )
 
 
-@command("up", "run the whole stack (embedded PostgreSQL and NATS unless configured); Ctrl-C stops it", _up_arguments)
+@command(
+    "up",
+    "run the whole stack (embedded PostgreSQL and NATS unless configured); Ctrl-C stops it",
+    _up_arguments,
+)
 def _up(args: argparse.Namespace, settings: Settings) -> int:
     from lorebase.supervisor import up
 
@@ -99,7 +105,9 @@ _register_services()
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lorebase", description="Shared, versioned knowledge for AI agents.")
+    parser = argparse.ArgumentParser(
+        prog="lorebase", description="Shared, versioned knowledge for AI agents."
+    )
     parser.add_argument("--version", action="version", version=f"lorebase {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for entry in COMMANDS.values():

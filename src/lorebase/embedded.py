@@ -180,7 +180,9 @@ class EmbeddedPostgres:
     server log is `<data_dir>/postgres.log`. Usable as a context manager (`with ... as pg: pg.url`).
     """
 
-    def __init__(self, data_dir: Path, *, start_timeout_s: float = 60.0, stop_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, data_dir: Path, *, start_timeout_s: float = 60.0, stop_timeout_s: float = 30.0
+    ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.pgdata = self.data_dir / "postgres"
         self.log_path = self.data_dir / "postgres.log"
@@ -275,17 +277,10 @@ class EmbeddedPostgres:
         # The builtin C.UTF-8 locale: byte-order collation that is the same on every machine, and
         # Unicode-aware lower()/upper() and pg_trgm word characters (plain "C" treats "ń" as a
         # separator); it does not depend on the locales installed on the host.
-        command = [
-            str(bin_dir / "initdb"),
-            "--auth=trust",
-            "--encoding=utf8",
-            "--locale-provider=builtin",
-            "--builtin-locale=C.UTF-8",
-            "-U",
-            "postgres",
-            "-D",
-            str(self.pgdata),
-        ]
+        options = (
+            "--auth=trust --encoding=utf8 --locale-provider=builtin --builtin-locale=C.UTF-8 -U postgres"
+        )
+        command = [str(bin_dir / "initdb"), *options.split(), "-D", str(self.pgdata)]
         result = subprocess.run(
             command,
             cwd=self.pgdata,
@@ -331,25 +326,16 @@ class EmbeddedPostgres:
     def _launch(self, bin_dir: Path) -> None:
         self._socket_dir = self._choose_socket_dir()
         assert self.port is not None
-        command = [
-            str(bin_dir / "postgres"),
-            "-D",
-            str(self.pgdata),
-            "-p",
-            str(self.port),
-            "-h",
-            "127.0.0.1",
-            "-k",
-            str(self._socket_dir),
-            "-c",
-            "listen_addresses=127.0.0.1",
-            "-c",
-            f"unix_socket_directories={self._socket_dir}",
-            "-c",
-            "max_connections=200",
-            "-c",
-            "shared_buffers=128MB",
-        ]
+        server_settings = {
+            "listen_addresses": "127.0.0.1",
+            "unix_socket_directories": str(self._socket_dir),
+            "max_connections": "200",
+            "shared_buffers": "128MB",
+        }
+        command = [str(bin_dir / "postgres"), "-D", str(self.pgdata), "-p", str(self.port), "-h", "127.0.0.1"]
+        command += ["-k", str(self._socket_dir)]
+        for name, value in server_settings.items():
+            command += ["-c", f"{name}={value}"]
         log = _open_log(self.log_path)
         try:
             self._process = subprocess.Popen(
@@ -375,12 +361,18 @@ class EmbeddedPostgres:
                     f"{_log_tail(self.log_path)}"
                 )
             if _port_accepts(self.port):
+                probe = [
+                    str(bin_dir / "pg_isready"),
+                    "-q",
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(self.port),
+                    "-U",
+                    "postgres",
+                ]
                 ready = subprocess.run(
-                    [str(bin_dir / "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"],
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    check=False,
-                    timeout=10,
+                    probe, stdin=subprocess.DEVNULL, capture_output=True, check=False, timeout=10
                 )
                 if ready.returncode == 0:
                     return
@@ -407,7 +399,9 @@ def _identifier(name: str) -> str:
     return f'"{name}"'
 
 
-async def create_database(server_url: str, name: str, *, template: str | None = None, exist_ok: bool = False) -> str:
+async def create_database(
+    server_url: str, name: str, *, template: str | None = None, exist_ok: bool = False
+) -> str:
     """Create database `name` on the server (a copy of `template` when given); its URL."""
     import asyncpg
 
@@ -467,7 +461,9 @@ class EmbeddedNats:
     Usable as a context manager (`with ... as nats: nats.url`).
     """
 
-    def __init__(self, data_dir: Path, *, start_timeout_s: float = 30.0, stop_timeout_s: float = 10.0) -> None:
+    def __init__(
+        self, data_dir: Path, *, start_timeout_s: float = 30.0, stop_timeout_s: float = 10.0
+    ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.store_dir = self.data_dir / "nats"
         self.log_path = self.data_dir / "nats.log"
@@ -506,7 +502,16 @@ class EmbeddedNats:
         self.store_dir.mkdir(parents=True, exist_ok=True)
         for attempt in range(3):
             self.port = free_port()
-            command = [str(binary), "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store_dir)]
+            command = [
+                str(binary),
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-sd",
+                str(self.store_dir),
+            ]
             log = _open_log(self.log_path)
             try:
                 self._process = subprocess.Popen(
@@ -520,7 +525,11 @@ class EmbeddedNats:
             except EmbeddedServerError:
                 code = self._process.poll()
                 self.stop()
-                if code is not None and attempt < 2 and "address already in use" in _log_tail(self.log_path, 10):
+                if (
+                    code is not None
+                    and attempt < 2
+                    and "address already in use" in _log_tail(self.log_path, 10)
+                ):
                     continue
                 raise
         raise AssertionError("unreachable")

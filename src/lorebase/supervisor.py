@@ -183,13 +183,15 @@ def _start_servers(stack: _Stack, data_dir: Path) -> tuple[str, str]:
 
 
 def _migrate(db_url: str) -> None:
+    _say("migrating the database")
     from lorebase_store.migrate import upgrade
 
-    _say("migrating the database")
     upgrade(db_url)
 
 
-def _service_env(settings: Settings, data_dir: Path, db_url: str, nats_url: str, admin_key: str) -> dict[str, str]:
+def _service_env(
+    settings: Settings, data_dir: Path, db_url: str, nats_url: str, admin_key: str
+) -> dict[str, str]:
     ports: set[int] = set()
     while len(ports) < len(GRPC_SERVICES):
         ports.add(free_port())
@@ -253,7 +255,10 @@ def _run(stack: _Stack, example: str | None) -> int:
     env = _service_env(settings, data_dir, db_url, nats_url, admin_key)
     for name in SERVICES:
         process = subprocess.Popen(
-            [sys.executable, "-m", "lorebase", name], env=env, stdin=subprocess.DEVNULL, **owned_child(signal.SIGTERM)
+            [sys.executable, "-m", "lorebase", name],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            **owned_child(signal.SIGTERM),
         )
         stack.children.append(_Child(name, process))
     base_url = f"http://{_client_host(host)}:{port}"

@@ -124,6 +124,14 @@ class RevisionsTxn(TxnBase):
         ).first()
         return None if row is None else _revision(row)
 
+    async def get_revisions(self, domain_id: int, ids: list[str]) -> dict[str, RevisionRow]:
+        if not ids:
+            return {}
+        rows = await self.conn.execute(
+            select(revisions).where(revisions.c.domain_id == domain_id, revisions.c.id.in_(sorted(set(ids))))
+        )
+        return {row.id: _revision(row) for row in rows}
+
     async def revisions_with_prefix(self, domain_id: int, prefix: str, *, limit: int = 2) -> list[RevisionRow]:
         rows = await self.conn.execute(
             select(revisions)

@@ -30,7 +30,9 @@ class Stack:
 
     def __init__(self, data_dir: Path, port: int, log: Path, *args: str) -> None:
         env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
-        env.update(LOREBASE_DATA_DIR=str(data_dir), LOREBASE_HTTP_PORT=str(port), LOREBASE_ADMIN_KEY=ADMIN_KEY)
+        env.update(
+            LOREBASE_DATA_DIR=str(data_dir), LOREBASE_HTTP_PORT=str(port), LOREBASE_ADMIN_KEY=ADMIN_KEY
+        )
         self.data_dir = data_dir
         self.log = log
         self.base_url = f"http://127.0.0.1:{port}"
@@ -104,7 +106,11 @@ def _mentioning(data_dir: Path) -> list[psutil.Process]:
     """Running processes whose command line names the data dir (the postgres and nats-server servers)."""
     found = []
     for proc in psutil.process_iter(["cmdline"]):
-        if proc.pid != os.getpid() and any(str(data_dir) in part for part in proc.info["cmdline"] or []) and _alive(proc):
+        if (
+            proc.pid != os.getpid()
+            and any(str(data_dir) in part for part in proc.info["cmdline"] or [])
+            and _alive(proc)
+        ):
             found.append(proc)
     return found
 

@@ -35,7 +35,9 @@ async def template_database(postgres_url: str) -> AsyncIterator[str]:
     url = await create_database(postgres_url, name)
     conn = await asyncpg.connect(url)
     try:
-        await conn.execute("create table marker (note text not null); insert into marker values ('from the template')")
+        await conn.execute(
+            "create table marker (note text not null); insert into marker values ('from the template')"
+        )
     finally:
         await conn.close()
     try:
@@ -45,7 +47,9 @@ async def template_database(postgres_url: str) -> AsyncIterator[str]:
 
 
 @pytest.mark.parametrize("run", [1, 2])
-async def test_each_test_gets_a_fresh_clone_of_the_template(run: int, postgres_url: str, database_url: str) -> None:
+async def test_each_test_gets_a_fresh_clone_of_the_template(
+    run: int, postgres_url: str, database_url: str
+) -> None:
     conn = await asyncpg.connect(database_url)
     try:
         assert await conn.fetchval("select 1") == 1

@@ -47,8 +47,9 @@ class Gateway:
     feed: FeedClient
     scribe: ScribeClient
 
-    def __init__(self, *, max_body_bytes: int) -> None:
+    def __init__(self, *, max_body_bytes: int, max_import_body_bytes: int | None = None) -> None:
         self.max_body_bytes = max_body_bytes
+        self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
 
     def connect(self, keeper: KeeperClient, feed: FeedClient, scribe: ScribeClient) -> None:
         self.keeper, self.feed, self.scribe = keeper, feed, scribe
@@ -57,16 +58,18 @@ class Gateway:
         for client in (self.keeper, self.feed, self.scribe):
             await client.close()
 
-    async def body(self, request: Request) -> bytes:
+    async def body(self, request: Request, *, limit: int | None = None, setting: str = "http.max_body_bytes") -> bytes:
+        limit = limit or self.max_body_bytes
+        too_large = Problem(413, "too-large", f"the body is over {limit} bytes ({setting}); send less")
         declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            raise Problem(413, "too-large", f"the body is over {self.max_body_bytes} bytes (http.max_body_bytes); send less")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise too_large
         chunks = []
         size = 0
         async for chunk in request.stream():
             size += len(chunk)
-            if size > self.max_body_bytes:
-                raise Problem(413, "too-large", f"the body is over {self.max_body_bytes} bytes (http.max_body_bytes); send less")
+            if size > limit:
+                raise too_large
             chunks.append(chunk)
         data = b"".join(chunks)
         content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()

@@ -113,7 +113,7 @@ def register(app: FastAPI, gw: Gateway) -> None:
         answer = await gw.keeper.import_data(
             credential=credential(request),
             domain=request.path_params["domain"],
-            body=await gw.body(request),
+            body=await gw.body(request, limit=gw.max_import_body_bytes, setting="http.max_import_body_bytes"),
             idempotency_key=request.headers.get("idempotency-key", ""),
         )
         return answer_response(request, answer)

@@ -22,7 +22,10 @@ def build_app(settings: Settings) -> FastAPI:
     def client_settings(name: str) -> ClientSettings:
         return ClientSettings(address=str(settings.get(f"services.{name}.address")), deadline_s=deadline)
 
-    gateway = Gateway(max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)))
+    gateway = Gateway(
+        max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
+        max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
+    )
     app = create_app(gateway)
 
     @contextlib.asynccontextmanager

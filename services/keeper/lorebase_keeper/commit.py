@@ -110,7 +110,8 @@ def plan_commit(
         origin=origin.document(), created_at=created_at,
     )
     generation = head.generation + 1
-    stamp = {"revision": rev_id, "origin": origin.document(), "actor": origin.actor, "at": created_at}
+    # Provenance names the Revision behind each value; its origin, author and time are the Revision's.
+    stamp = rev_id
     kinds: dict[str, int] = {}
     relations: dict[str, int] = {}
     keys: dict[str, list[str]] = {}
@@ -221,7 +222,7 @@ def plan_commit(
     return Committed(revision, changes)
 
 
-def _stamp(provenance: dict[str, Any], change: Change, stamp: dict[str, Any]) -> None:
+def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
     for name in change.attributes:
         if change.after is not None and name in change.after:
             provenance[name] = stamp

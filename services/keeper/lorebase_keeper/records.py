@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from lorebase.ids import iso
 from lorebase.problems import Problem
 from lorebase.schema import Kind
 from lorebase_keeper.auth import Access
@@ -48,13 +49,13 @@ def title_of(kind: Kind, values: dict[str, Any]) -> str | None:
 
 async def _load_record(
     txn: Txn, domain: Domain, point: ReadPoint, kind: Kind, key: str
-) -> tuple[dict[str, Any], dict[str, Any]] | None:
+) -> tuple[dict[str, Any], dict[str, Any], str] | None:
     if point.at is None:
         rows = await txn.get_records(domain.id, point.branch.name, kind.name, [key])
         row = rows.get(key)
-        return None if row is None else (row.values, row.provenance)
+        return None if row is None else (row.values, row.provenance, row.updated_revision)
     snap = await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind.name, [key])
-    return None if not snap else (snap[0].after or {}, snap[0].provenance)
+    return None if not snap else (snap[0].after or {}, snap[0].provenance, snap[0].revision)
 
 
 async def get_record(
@@ -80,10 +81,11 @@ async def get_record(
             raise Problem(
                 404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
             )
-        values, provenance = loaded
-        doc = _record_document(
-            access, domain, point.branch.name, point.revision, kind, key, values, provenance, lineage
-        )
+        values, provenance, updated = loaded
+        doc = _record_document(access, domain, point.branch.name, point.revision, kind, key, values)
+        doc["updated_revision"] = updated
+        if lineage:
+            doc["lineage"] = await lineage_of(txn, domain, provenance, doc["values"])
         if links:
             doc["links"] = await _link_counts(txn, access, domain, point, kind, key)
         return doc
@@ -104,7 +106,14 @@ async def _head_record(
         raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
     if row is None:
         raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {name!r}")
-    return _record_document(access, domain, name, head, kind, key, row.values, row.provenance, lineage)
+    doc = _record_document(access, domain, name, head, kind, key, row.values)
+    doc["updated_revision"] = row.updated_revision
+    if lineage:
+        provenance = row.provenance
+        doc["lineage"] = await rt.db.read_one(
+            "lineage", lambda txn: lineage_of(txn, domain, provenance, doc["values"])
+        )
+    return doc
 
 
 def _record_document(
@@ -115,8 +124,6 @@ def _record_document(
     kind: Kind,
     key: str,
     values: dict[str, Any],
-    provenance: dict[str, Any],
-    lineage: bool,
 ) -> dict[str, Any]:
     shown, redacted = visible_values(access, branch, kind.attributes, values)
     doc: dict[str, Any] = {
@@ -131,12 +138,27 @@ def _record_document(
     }
     if redacted:
         doc["redacted"] = redacted
-    stamps = [p for name, p in provenance.items() if name in shown]
-    if stamps:
-        doc["updated_revision"] = max(stamps, key=lambda p: p.get("at", ""))["revision"]
-    if lineage:
-        doc["lineage"] = {name: provenance[name] for name in shown if name in provenance}
     return doc
+
+
+async def lineage_of(
+    txn: Txn, domain: Domain, provenance: dict[str, Any], shown: dict[str, Any]
+) -> dict[str, Any]:
+    """Per shown Attribute: the Revision behind its value, with that Revision's origin, author and time."""
+    ids = [provenance[name] for name in shown if isinstance(provenance.get(name), str)]
+    revisions = await txn.get_revisions(domain.id, ids)
+    lineage: dict[str, Any] = {}
+    for name in shown:
+        revision = revisions.get(provenance.get(name, ""))
+        if revision is not None:
+            lineage[name] = {
+                "revision": revision.id,
+                "origin": revision.origin,
+                "actor": revision.author,
+                "at": iso(revision.created_at),
+                "message": revision.message,
+            }
+    return lineage
 
 
 async def _link_counts(
@@ -185,12 +207,8 @@ async def _links(
             continue
         if after is not None and (from_key, to_key) <= after:
             continue
-        stamp = change.provenance.get("$link", {})
-        rows.append(
-            LinkRow(
-                relation, from_key, to_key, change.after or {}, change.provenance, stamp.get("revision", "")
-            )
-        )
+        revision = str(change.provenance.get("$link", ""))
+        rows.append(LinkRow(relation, from_key, to_key, change.after or {}, change.provenance, revision))
     return rows[:limit] if limit is not None else rows
 
 

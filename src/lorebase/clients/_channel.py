@@ -30,8 +30,8 @@ class ServiceClient:
         self.channel = grpc.aio.insecure_channel(
             settings.address,
             options=[
-                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-                ("grpc.max_send_message_length", 64 * 1024 * 1024),
+                ("grpc.max_receive_message_length", 320 * 1024 * 1024),
+                ("grpc.max_send_message_length", 320 * 1024 * 1024),
             ],
         )
         self._health = health_pb2_grpc.HealthStub(self.channel)
