@@ -32,7 +32,13 @@ from pathlib import Path
 import asyncpg
 import httpx
 
-from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, database_url, free_port, postgres_bin_dir
+from lorebase.embedded import (
+    EmbeddedNats,
+    EmbeddedPostgres,
+    create_database,
+    free_port,
+    postgres_bin_dir,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "RESULTS.md"
@@ -63,7 +69,9 @@ class Measure:
     errors: int = 0
 
 
-def wrk(url: str, *, script: str | None = None, headers: dict[str, str] | None = None, connections: int = 8) -> Measure:
+def wrk(
+    url: str, *, script: str | None = None, headers: dict[str, str] | None = None, connections: int = 8
+) -> Measure:
     args = ["wrk", "-t2", f"-c{connections}", f"-d{DURATION_S}s", "--latency"]
     for name, value in (headers or {}).items():
         args += ["-H", f"{name}: {value}"]
@@ -119,11 +127,33 @@ def raw_reads(host: str, port: int, database: str, domain_id: int) -> Measure:
         os.chmod(script, 0o644)
         out = subprocess.run(
             [
-                str(bin_dir / "pgbench"), "-n", "-M", "prepared", "-c", "8", "-j", "2", "-T", str(DURATION_S),
-                "-f", str(script), "-h", host, "-p", str(port), "-U", "postgres", "--log", "--log-prefix", f"{tmp}/log",
+                str(bin_dir / "pgbench"),
+                "-n",
+                "-M",
+                "prepared",
+                "-c",
+                "8",
+                "-j",
+                "2",
+                "-T",
+                str(DURATION_S),
+                "-f",
+                str(script),
+                "-h",
+                host,
+                "-p",
+                str(port),
+                "-U",
+                "postgres",
+                "--log",
+                "--log-prefix",
+                f"{tmp}/log",
                 database,
             ],
-            check=True, capture_output=True, text=True, cwd=tmp,
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=tmp,
         ).stdout
         rate = float(re.search(r"tps = ([\d.]+)", out).group(1))  # type: ignore[union-attr]
         latencies = []
@@ -182,13 +212,22 @@ def main() -> int:
             "LOREBASE_ADMIN_KEY": ADMIN_KEY,
             "LOREBASE_HTTP_PORT": str(port),
         }
-        stack = subprocess.Popen([sys.executable, "-m", "lorebase", "up", "--example", "supply"], env=env, stdout=subprocess.DEVNULL)
+        stack = subprocess.Popen(
+            [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+        )
         base = f"http://127.0.0.1:{port}"
         wait_healthy(base, stack)
         # `up` loads the example after /health turns green: wait for the record.
         headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
         for _ in range(200):
-            if httpx.get(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers).status_code == 200:
+            if (
+                httpx.get(
+                    f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers
+                ).status_code
+                == 200
+            ):
                 break
             time.sleep(0.3)
         script = work / "write.lua"
@@ -210,8 +249,20 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     rows = [
-        ("writes: Operation executes/s, REST, 8 clients, one branch", rest_writes, "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection", raw_w, 0.5),
-        ("reads: Record GETs/s, REST, 8 clients", rest_reads, "raw point SELECTs at 8 connections (pgbench)", raw_r, 0.15),
+        (
+            "writes: Operation executes/s, REST, 8 clients, one branch",
+            rest_writes,
+            "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection",
+            raw_w,
+            0.5,
+        ),
+        (
+            "reads: Record GETs/s, REST, 8 clients",
+            rest_reads,
+            "raw point SELECTs at 8 connections (pgbench)",
+            raw_r,
+            0.15,
+        ),
     ]
     lines = [
         f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}",

@@ -47,7 +47,9 @@ def generate(out_root: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=ROOT / "src", help="root the lorebase/v1 package goes under")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "src", help="root the lorebase/v1 package goes under"
+    )
     args = parser.parse_args(argv)
     for path in generate(args.out):
         print(path.relative_to(args.out))

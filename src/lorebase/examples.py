@@ -24,19 +24,31 @@ class ExampleError(RuntimeError):
 def example_dir(name: str) -> Path:
     path = EXAMPLES / name
     if not (path / "schema.yaml").is_file():
-        known = sorted(p.name for p in EXAMPLES.iterdir() if (p / "schema.yaml").is_file()) if EXAMPLES.is_dir() else []
+        known = (
+            sorted(p.name for p in EXAMPLES.iterdir() if (p / "schema.yaml").is_file())
+            if EXAMPLES.is_dir()
+            else []
+        )
         raise ExampleError(f"unknown example {name!r}; known: {', '.join(known) or 'none'}")
     return path
 
 
 def _check(response: httpx.Response, *ok: int) -> dict[str, Any]:
     if response.status_code not in ok:
-        raise ExampleError(f"{response.request.method} {response.request.url.path}: {response.status_code} {response.text}")
+        raise ExampleError(
+            f"{response.request.method} {response.request.url.path}: {response.status_code} {response.text}"
+        )
     return dict(response.json()) if response.content else {}
 
 
 def _principal_key(client: httpx.Client, admin: dict[str, str], principal: str) -> str:
-    _check(client.post("/api/v1/principals", json={"id": principal, "type": "user", "name": principal}, headers=admin), 201, 409)
+    _check(
+        client.post(
+            "/api/v1/principals", json={"id": principal, "type": "user", "name": principal}, headers=admin
+        ),
+        201,
+        409,
+    )
     return str(_check(client.post(f"/api/v1/principals/{principal}/keys", headers=admin), 201)["key"])
 
 
@@ -56,7 +68,11 @@ def load_example(name: str, *, base_url: str, admin_key: str) -> bool:
         _check(client.post("/api/v1/domains", json={"name": name, "schema": schema}, headers=admin), 201)
         for principal, role in (("usr_loader", "admin"), ("usr_editor", "editor")):
             _check(
-                client.post(f"/api/v1/domains/{name}/grants", json={"principal": principal, "role": role, "branches": ["*"]}, headers=admin),
+                client.post(
+                    f"/api/v1/domains/{name}/grants",
+                    json={"principal": principal, "role": role, "branches": ["*"]},
+                    headers=admin,
+                ),
                 201,
             )
         data = orjson.loads((path / "data.json").read_bytes())
@@ -71,7 +87,10 @@ def load_example(name: str, *, base_url: str, admin_key: str) -> bool:
         _check(
             client.post(
                 f"/api/v1/domains/{name}/operations/update_supplier/execute",
-                json={"parameters": {"key": "S-1001", "risk_score": 90}, "message": "Raise the risk of S-1001"},
+                json={
+                    "parameters": {"key": "S-1001", "risk_score": 90},
+                    "message": "Raise the risk of S-1001",
+                },
                 headers={**editor, "Idempotency-Key": f"example-{name}-raise-risk"},
             ),
             200,

@@ -26,8 +26,12 @@ async def serve(
     grace_s: float = 5.0,
 ) -> int:
     """Serve until SIGINT/SIGTERM: register the servicers, answer health checks as SERVING, then stop."""
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", 320 * 1024 * 1024),
-                                      ("grpc.max_send_message_length", 320 * 1024 * 1024)])
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", 320 * 1024 * 1024),
+            ("grpc.max_send_message_length", 320 * 1024 * 1024),
+        ]
+    )
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

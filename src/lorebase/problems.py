@@ -32,7 +32,9 @@ _TITLES = {
 class Problem(Exception):
     """An answer that is not a success: HTTP status, a code, what to change, and extra members."""
 
-    def __init__(self, status: int, code: str, detail: str, *, title: str | None = None, **extra: Any) -> None:
+    def __init__(
+        self, status: int, code: str, detail: str, *, title: str | None = None, **extra: Any
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
@@ -59,7 +61,9 @@ class Problem(Exception):
         known = {"type", "title", "status", "detail", "code"}
         code = str(doc.get("code") or str(doc.get("type", "")).rsplit("/", 1)[-1] or "error")
         extra = {k: v for k, v in doc.items() if k not in known}
-        return cls(int(doc.get("status", 500)), code, str(doc.get("detail", "")), title=doc.get("title"), **extra)
+        return cls(
+            int(doc.get("status", 500)), code, str(doc.get("detail", "")), title=doc.get("title"), **extra
+        )
 
 
 def not_found(what: str, name: str, **extra: Any) -> Problem:

@@ -67,7 +67,13 @@ class DomainsTxn(TxnBase):
         return [_domain(row) for row in await self.conn.execute(select(domains).order_by(domains.c.name))]
 
     async def insert_domain(
-        self, name: str, default_branch: str, schema: dict[str, Any], settings: dict[str, Any], by: str, at: datetime
+        self,
+        name: str,
+        default_branch: str,
+        schema: dict[str, Any],
+        settings: dict[str, Any],
+        by: str,
+        at: datetime,
     ) -> DomainRow | None:
         """Insert a Domain; None when the name is taken."""
         row = (
@@ -116,7 +122,8 @@ class DomainsTxn(TxnBase):
     ) -> bool:
         """Insert a branch; False when one of that name exists."""
         result = await self.conn.execute(
-            pg_insert(branches).values(
+            pg_insert(branches)
+            .values(
                 domain_id=domain_id,
                 name=name,
                 head=head,
@@ -128,7 +135,8 @@ class DomainsTxn(TxnBase):
                 mode=mode,
                 created_by=by,
                 created_at=at,
-            ).on_conflict_do_nothing(index_elements=["domain_id", "name"])
+            )
+            .on_conflict_do_nothing(index_elements=["domain_id", "name"])
         )
         return bool(result.rowcount)
 

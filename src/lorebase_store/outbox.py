@@ -67,8 +67,12 @@ class OutboxTxn(TxnBase):
 
     async def publication_state(self) -> tuple[int, int]:
         """(highest sequence below which every event is published, events not yet published)."""
-        first_pending = await self.conn.scalar(select(func.min(outbox.c.sequence)).where(outbox.c.published_at.is_(None)))
-        pending = await self.conn.scalar(select(func.count()).select_from(outbox).where(outbox.c.published_at.is_(None)))
+        first_pending = await self.conn.scalar(
+            select(func.min(outbox.c.sequence)).where(outbox.c.published_at.is_(None))
+        )
+        pending = await self.conn.scalar(
+            select(func.count()).select_from(outbox).where(outbox.c.published_at.is_(None))
+        )
         if first_pending is None:
             last = await self.conn.scalar(select(func.max(outbox.c.sequence)))
             return int(last or 0), 0

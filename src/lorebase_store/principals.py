@@ -75,7 +75,11 @@ class PrincipalsTxn(TxnBase):
     async def revoke_key(self, principal_id: str, key_id: str, at: datetime) -> bool:
         result = await self.conn.execute(
             update(api_keys)
-            .where(api_keys.c.id == key_id, api_keys.c.principal_id == principal_id, api_keys.c.revoked_at.is_(None))
+            .where(
+                api_keys.c.id == key_id,
+                api_keys.c.principal_id == principal_id,
+                api_keys.c.revoked_at.is_(None),
+            )
             .values(revoked_at=at)
         )
         return bool(result.rowcount)

@@ -88,7 +88,11 @@ def _source(spec: QuerySpec) -> Any:
     if spec.snapshot is None:
         return (
             select(records.c.kind, records.c.key, records.c["values"].label("values"))
-            .where(records.c.domain_id == spec.domain_id, records.c.branch == spec.branch, records.c.kind.in_(spec.kinds))
+            .where(
+                records.c.domain_id == spec.domain_id,
+                records.c.branch == spec.branch,
+                records.c.kind.in_(spec.kinds),
+            )
             .subquery("r")
         )
     chain, upto = spec.snapshot
@@ -104,11 +108,17 @@ def _source(spec: QuerySpec) -> Any:
         .order_by(history.c.name, history.c.key, history.c.generation.desc(), history.c.seq.desc())
         .subquery("h")
     )
-    return select(latest.c.kind, latest.c.key, latest.c["values"]).where(latest.c.change != "deleted").subquery("r")
+    return (
+        select(latest.c.kind, latest.c.key, latest.c["values"])
+        .where(latest.c.change != "deleted")
+        .subquery("r")
+    )
 
 
 class QueryTxn(TxnBase):
-    async def query_records(self, spec: QuerySpec) -> tuple[list[tuple[str, str, dict[str, Any]]], int | None]:
+    async def query_records(
+        self, spec: QuerySpec
+    ) -> tuple[list[tuple[str, str, dict[str, Any]]], int | None]:
         """Matching (kind, key, values), one more than `limit` to tell whether a page follows."""
         src = _source(spec)
         values = src.c["values"]
@@ -117,7 +127,11 @@ class QueryTxn(TxnBase):
             stmt = stmt.where(_predicate(values, spec.where))
         order: list[Any] = []
         for item in spec.order_by:
-            col: Any = cast(values[item.attr].astext, Numeric) if item.numeric else values[item.attr].astext.collate("C")
+            col: Any = (
+                cast(values[item.attr].astext, Numeric)
+                if item.numeric
+                else values[item.attr].astext.collate("C")
+            )
             order.append(col.desc().nulls_last() if item.descending else col.asc().nulls_last())
         order += [src.c.kind, src.c.key.collate("C")]
         stmt = stmt.order_by(*order).offset(spec.offset).limit(spec.limit + 1)

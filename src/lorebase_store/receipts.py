@@ -74,7 +74,13 @@ class ReceiptsTxn(TxnBase):
         )
 
     async def audit(
-        self, principal: str, action: str, at: datetime, *, domain: str | None = None, target: str | None = None,
+        self,
+        principal: str,
+        action: str,
+        at: datetime,
+        *,
+        domain: str | None = None,
+        target: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> None:
         await self.conn.execute(

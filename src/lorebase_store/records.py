@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, func, select, tuple_
+from sqlalchemy import and_, bindparam, delete, func, literal, select, tuple_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import branches, links, records
@@ -51,7 +51,9 @@ _RECORD_AT_HEAD = (
 
 
 def _record(row: Any) -> RecordRow:
-    return RecordRow(row.kind, row.key, row.values, row.provenance, row.created_revision, row.updated_revision)
+    return RecordRow(
+        row.kind, row.key, row.values, row.provenance, row.created_revision, row.updated_revision
+    )
 
 
 def _link(row: Any) -> LinkRow:
@@ -59,7 +61,9 @@ def _link(row: Any) -> LinkRow:
 
 
 class RecordsTxn(TxnBase):
-    async def get_records(self, domain_id: int, branch: str, kind: str, keys: list[str]) -> dict[str, RecordRow]:
+    async def get_records(
+        self, domain_id: int, branch: str, kind: str, keys: list[str]
+    ) -> dict[str, RecordRow]:
         if not keys:
             return {}
         rows = await self.conn.execute(
@@ -158,7 +162,7 @@ class RecordsTxn(TxnBase):
             await self.conn.execute(
                 table.insert().from_select(
                     [c.name for c in cols] + ["branch"],
-                    select(*cols, func.cast(target, table.c.branch.type)).where(
+                    select(*cols, literal(target, table.c.branch.type)).where(
                         table.c.domain_id == domain_id, table.c.branch == source
                     ),
                 )
@@ -205,7 +209,13 @@ class RecordsTxn(TxnBase):
         return [_link(row) for row in await self.conn.execute(stmt)]
 
     async def link_counts(
-        self, domain_id: int, branch: str, relation: str, *, from_key: str | None = None, to_key: str | None = None
+        self,
+        domain_id: int,
+        branch: str,
+        relation: str,
+        *,
+        from_key: str | None = None,
+        to_key: str | None = None,
     ) -> int:
         cond = [links.c.domain_id == domain_id, links.c.branch == branch, links.c.relation == relation]
         if from_key is not None:
@@ -243,7 +253,9 @@ class RecordsTxn(TxnBase):
             ],
         )
 
-    async def delete_links(self, domain_id: int, branch: str, relation: str, pairs: list[tuple[str, str]]) -> None:
+    async def delete_links(
+        self, domain_id: int, branch: str, relation: str, pairs: list[tuple[str, str]]
+    ) -> None:
         if pairs:
             await self.conn.execute(
                 delete(links).where(

@@ -73,7 +73,15 @@ class BranchChain:
 
 def _revision(row: Any) -> RevisionRow:
     return RevisionRow(
-        row.id, row.branch, row.generation, row.parents, row.author, row.message, row.origin, row.stats, row.created_at
+        row.id,
+        row.branch,
+        row.generation,
+        row.parents,
+        row.author,
+        row.message,
+        row.origin,
+        row.stats,
+        row.created_at,
     )
 
 
@@ -132,7 +140,9 @@ class RevisionsTxn(TxnBase):
         )
         return {row.id: _revision(row) for row in rows}
 
-    async def revisions_with_prefix(self, domain_id: int, prefix: str, *, limit: int = 2) -> list[RevisionRow]:
+    async def revisions_with_prefix(
+        self, domain_id: int, prefix: str, *, limit: int = 2
+    ) -> list[RevisionRow]:
         rows = await self.conn.execute(
             select(revisions)
             .where(revisions.c.domain_id == domain_id, revisions.c.id.startswith(prefix, autoescape=True))
@@ -154,12 +164,16 @@ class RevisionsTxn(TxnBase):
     async def count_revisions(self, domain_id: int, chain: BranchChain) -> int:
         return int(
             await self.conn.scalar(
-                select(func.count()).select_from(revisions).where(revisions.c.domain_id == domain_id, chain.clause(revisions))
+                select(func.count())
+                .select_from(revisions)
+                .where(revisions.c.domain_id == domain_id, chain.clause(revisions))
             )
             or 0
         )
 
-    async def insert_history(self, domain_id: int, branch: str, generation: int, revision: str, rows: list[HistoryRow]) -> None:
+    async def insert_history(
+        self, domain_id: int, branch: str, generation: int, revision: str, rows: list[HistoryRow]
+    ) -> None:
         if not rows:
             return
         await self.conn.execute(
@@ -208,7 +222,9 @@ class RevisionsTxn(TxnBase):
             .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
             .subquery()
         )
-        rows = await self.conn.execute(select(latest).where(latest.c.change != "deleted").order_by(latest.c.key))
+        rows = await self.conn.execute(
+            select(latest).where(latest.c.change != "deleted").order_by(latest.c.key)
+        )
         return [_history(row) for row in rows]
 
 

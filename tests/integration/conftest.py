@@ -16,14 +16,14 @@ import pytest
 import pytest_asyncio
 import yaml
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-
-from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
-from lorebase.config import load_settings
-from lorebase.v1 import keeper_pb2_grpc
 from lorebase_gateway.app import Gateway, create_app
 from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer
 from lorebase_keeper.runtime import Runtime
+
+from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
+from lorebase.config import load_settings
+from lorebase.v1 import keeper_pb2_grpc
 from lorebase_store import Database
 
 ADMIN_KEY = "test-admin-key-0123456789"
@@ -49,13 +49,22 @@ class Stack:
 
     async def principal(self, principal: str, *, type: str = "user") -> dict[str, str]:
         """Create a principal with a key; the headers that authenticate as it."""
-        response = await self.http.post("/api/v1/principals", json={"id": principal, "type": type, "name": principal}, headers=self.admin)
+        response = await self.http.post(
+            "/api/v1/principals", json={"id": principal, "type": type, "name": principal}, headers=self.admin
+        )
         assert response.status_code in (201, 409), response.text
         response = await self.http.post(f"/api/v1/principals/{principal}/keys", headers=self.admin)
         assert response.status_code == 201, response.text
         return {"Authorization": f"Bearer {response.json()['key']}"}
 
-    async def grant(self, domain: str, principal: str, role: str, branches: list[str] | None = None, kinds: list[str] | None = None) -> str:
+    async def grant(
+        self,
+        domain: str,
+        principal: str,
+        role: str,
+        branches: list[str] | None = None,
+        kinds: list[str] | None = None,
+    ) -> str:
         body: dict[str, Any] = {"principal": principal, "role": role, "branches": branches or ["*"]}
         if kinds is not None:
             body["kinds"] = kinds
@@ -66,7 +75,9 @@ class Stack:
     async def supply(self) -> None:
         """The supply example as `lorebase up --example supply` loads it (import, then update_supplier)."""
         schema = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
-        response = await self.http.post("/api/v1/domains", json={"name": "supply", "schema": schema}, headers=self.admin)
+        response = await self.http.post(
+            "/api/v1/domains", json={"name": "supply", "schema": schema}, headers=self.admin
+        )
         assert response.status_code == 201, response.text
         loader = await self.principal("usr_loader")
         editor = await self.principal("usr_editor")

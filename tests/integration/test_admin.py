@@ -10,7 +10,7 @@ DOMAIN = "/api/v1/domains/supply"
 
 
 async def test_keys_are_stored_only_as_digests(supply: Stack) -> None:
-    response = await supply.http.post(f"/api/v1/principals/usr_editor/keys", headers=supply.admin)
+    response = await supply.http.post("/api/v1/principals/usr_editor/keys", headers=supply.admin)
     key = response.json()["key"]
     async with supply.rt.db.engine.connect() as conn:
         dump = " ".join(str(row) for row in await conn.execute(text("select * from api_keys")))
@@ -21,7 +21,9 @@ async def test_revoked_key_is_refused(supply: Stack) -> None:
     created = (await supply.http.post("/api/v1/principals/usr_editor/keys", headers=supply.admin)).json()
     headers = {"Authorization": f"Bearer {created['key']}"}
     assert (await supply.http.get(f"{DOMAIN}/schema", headers=headers)).status_code == 200
-    revoked = await supply.http.delete(f"/api/v1/principals/usr_editor/keys/{created['id']}", headers=supply.admin)
+    revoked = await supply.http.delete(
+        f"/api/v1/principals/usr_editor/keys/{created['id']}", headers=supply.admin
+    )
     assert revoked.status_code == 200
     refused = await supply.http.get(f"{DOMAIN}/schema", headers=headers)
     assert refused.status_code == 401
@@ -30,21 +32,33 @@ async def test_revoked_key_is_refused(supply: Stack) -> None:
 
 async def test_missing_and_wrong_credentials_are_401(supply: Stack) -> None:
     assert (await supply.http.get(f"{DOMAIN}/schema")).status_code == 401
-    assert (await supply.http.get(f"{DOMAIN}/schema", headers={"Authorization": "Bearer nope"})).status_code == 401
-    assert (await supply.http.get(f"{DOMAIN}/schema", headers={"Authorization": "Basic abc"})).status_code == 401
+    assert (
+        await supply.http.get(f"{DOMAIN}/schema", headers={"Authorization": "Bearer nope"})
+    ).status_code == 401
+    assert (
+        await supply.http.get(f"{DOMAIN}/schema", headers={"Authorization": "Basic abc"})
+    ).status_code == 401
 
 
 async def test_only_admin_creates_principals_and_domain_settings_creates_grants(supply: Stack) -> None:
     editor = await supply.principal("usr_someone")
     await supply.grant("supply", "usr_someone", "editor")
-    denied = await supply.http.post("/api/v1/principals", json={"id": "usr_x", "type": "user"}, headers=editor)
+    denied = await supply.http.post(
+        "/api/v1/principals", json={"id": "usr_x", "type": "user"}, headers=editor
+    )
     assert denied.status_code == 403
-    denied = await supply.http.post(f"{DOMAIN}/grants", json={"principal": "usr_someone", "role": "admin"}, headers=editor)
+    denied = await supply.http.post(
+        f"{DOMAIN}/grants", json={"principal": "usr_someone", "role": "admin"}, headers=editor
+    )
     assert denied.status_code == 403
     # usr_loader holds the admin role in the Domain: domain.settings lets it grant
-    loader_key = (await supply.http.post("/api/v1/principals/usr_loader/keys", headers=supply.admin)).json()["key"]
+    loader_key = (await supply.http.post("/api/v1/principals/usr_loader/keys", headers=supply.admin)).json()[
+        "key"
+    ]
     granted = await supply.http.post(
-        f"{DOMAIN}/grants", json={"principal": "usr_someone", "role": "reviewer"}, headers={"Authorization": f"Bearer {loader_key}"}
+        f"{DOMAIN}/grants",
+        json={"principal": "usr_someone", "role": "reviewer"},
+        headers={"Authorization": f"Bearer {loader_key}"},
     )
     assert granted.status_code == 201
 
@@ -52,9 +66,13 @@ async def test_only_admin_creates_principals_and_domain_settings_creates_grants(
 async def test_branch_patterns_limit_grants(supply: Stack) -> None:
     agent = await supply.principal("agt_worker", type="service")
     await supply.grant("supply", "agt_worker", "editor", branches=["agent/*"])
-    created = await supply.http.post(f"{DOMAIN}/branches", json={"name": "agent/agt_worker/t1", "from": "main"}, headers=supply.admin)
+    created = await supply.http.post(
+        f"{DOMAIN}/branches", json={"name": "agent/agt_worker/t1", "from": "main"}, headers=supply.admin
+    )
     assert created.status_code == 201
-    ok = await supply.http.get(f"{DOMAIN}/kinds/Supplier/records/S-1001?branch=agent/agt_worker/t1", headers=agent)
+    ok = await supply.http.get(
+        f"{DOMAIN}/kinds/Supplier/records/S-1001?branch=agent/agt_worker/t1", headers=agent
+    )
     assert ok.status_code == 200
     forbidden = await supply.http.get(f"{DOMAIN}/kinds/Supplier/records/S-1001", headers=agent)
     assert forbidden.status_code == 403
@@ -86,7 +104,9 @@ async def test_every_write_and_admin_action_is_audited(supply: Stack) -> None:
 
 async def test_grant_validation(supply: Stack) -> None:
     response = await supply.http.post(
-        f"{DOMAIN}/grants", json={"principal": "usr_editor", "role": "owner", "kinds": ["Gizmo"], "extra": 1}, headers=supply.admin
+        f"{DOMAIN}/grants",
+        json={"principal": "usr_editor", "role": "owner", "kinds": ["Gizmo"], "extra": 1},
+        headers=supply.admin,
     )
     assert response.status_code == 422
     paths = {i["path"] for i in response.json()["issues"]}

@@ -11,7 +11,18 @@ from tests.integration.conftest import Stack
 
 D = "/api/v1/domains/supply"
 EXEC = D + "/operations/update_supplier/execute"
-TABLES = ("revisions", "history", "records", "links", "outbox", "idempotency_receipts", "invocations", "branches", "grants", "principals")
+TABLES = (
+    "revisions",
+    "history",
+    "records",
+    "links",
+    "outbox",
+    "idempotency_receipts",
+    "invocations",
+    "branches",
+    "grants",
+    "principals",
+)
 
 # (method, path, body (bytes or JSON), extra headers, expected status, expected code or None)
 CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
@@ -27,14 +38,63 @@ CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
     ("POST", EXEC, {"parameters": {"key": "S-1001"}, "dry_run": "yes"}, {}, 422, "validation-failed"),
     ("POST", EXEC, {"parameters": {"key": "S-1001"}, "surprise": 1}, {}, 422, "validation-failed"),
     ("POST", EXEC, {"parameters": {"key": "S-9999", "risk_score": 5}}, {}, 422, "validation-failed"),
-    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "no such"}, {}, 400, "invalid-branch"),
-    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "../main"}, {}, 400, "invalid-branch"),
-    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "ghost"}, {}, 404, "not-found"),
-    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "expected_head": "abc"}, {}, 409, "stale-head"),
-    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "idempotency_key": ""}, {}, 422, "validation-failed"),
+    (
+        "POST",
+        EXEC,
+        {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "no such"},
+        {},
+        400,
+        "invalid-branch",
+    ),
+    (
+        "POST",
+        EXEC,
+        {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "../main"},
+        {},
+        400,
+        "invalid-branch",
+    ),
+    (
+        "POST",
+        EXEC,
+        {"parameters": {"key": "S-1001", "risk_score": 5}, "branch": "ghost"},
+        {},
+        404,
+        "not-found",
+    ),
+    (
+        "POST",
+        EXEC,
+        {"parameters": {"key": "S-1001", "risk_score": 5}, "expected_head": "abc"},
+        {},
+        409,
+        "stale-head",
+    ),
+    (
+        "POST",
+        EXEC,
+        {"parameters": {"key": "S-1001", "risk_score": 5}, "idempotency_key": ""},
+        {},
+        422,
+        "validation-failed",
+    ),
     ("POST", D + "/operations/delete_everything/execute", {"parameters": {}}, {}, 404, "not-found"),
-    ("POST", "/api/v1/domains/nowhere/operations/update_supplier/execute", {"parameters": {}}, {}, 404, "not-found"),
-    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}}, {"Authorization": "Bearer wrong"}, 401, "unauthenticated"),
+    (
+        "POST",
+        "/api/v1/domains/nowhere/operations/update_supplier/execute",
+        {"parameters": {}},
+        {},
+        404,
+        "not-found",
+    ),
+    (
+        "POST",
+        EXEC,
+        {"parameters": {"key": "S-1001", "risk_score": 5}},
+        {"Authorization": "Bearer wrong"},
+        401,
+        "unauthenticated",
+    ),
     ("POST", EXEC, {"parameters": {"key": "x" * 2_000_000}}, {}, 413, "too-large"),
     ("GET", D + "/kinds/Gizmo/records/S-1001", None, {}, 404, "not-found"),
     ("GET", D + "/kinds/Supplier/records/S-0000", None, {}, 404, "not-found"),
@@ -49,23 +109,82 @@ CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
     ("POST", D + "/query", {"kind": "Gizmo"}, {}, 404, "not-found"),
     ("POST", D + "/query", {"kind": "Supplier", "trait": "Located"}, {}, 422, "validation-failed"),
     ("POST", D + "/query", {"kind": "Supplier", "where": [1]}, {}, 422, "validation-failed"),
-    ("POST", D + "/query", {"kind": "Supplier", "where": {"attr": "tier", "op": "lt", "value": "one"}}, {}, 422, "validation-failed"),
+    (
+        "POST",
+        D + "/query",
+        {"kind": "Supplier", "where": {"attr": "tier", "op": "lt", "value": "one"}},
+        {},
+        422,
+        "validation-failed",
+    ),
     ("POST", D + "/query", {"kind": "Supplier", "cursor": "garbage"}, {}, 400, "invalid-cursor"),
     ("POST", D + "/query", {"kind": "Supplier", "limit": "ten"}, {}, 422, "validation-failed"),
-    ("POST", D + "/imports", {"records": [{"kind": "Supplier", "values": {"supplier_code": "S-2000"}}]}, {}, 422, "validation-failed"),
-    ("POST", D + "/imports", {"records": [{"kind": "Supplier", "values": {"supplier_code": "S-2001", "legal_name": "X", "vat_number": "PL7792408316"}}]}, {}, 422, "validation-failed"),
-    ("POST", D + "/imports", {"links": [{"relation": "supplied_by", "from": "P-00000", "to": "S-1001"}]}, {}, 422, "validation-failed"),
-    ("POST", D + "/imports", {"links": [{"relation": "with_supplier", "from": "C-3001", "to": "S-1002"}]}, {}, 422, "validation-failed"),
+    (
+        "POST",
+        D + "/imports",
+        {"records": [{"kind": "Supplier", "values": {"supplier_code": "S-2000"}}]},
+        {},
+        422,
+        "validation-failed",
+    ),
+    (
+        "POST",
+        D + "/imports",
+        {
+            "records": [
+                {
+                    "kind": "Supplier",
+                    "values": {"supplier_code": "S-2001", "legal_name": "X", "vat_number": "PL7792408316"},
+                }
+            ]
+        },
+        {},
+        422,
+        "validation-failed",
+    ),
+    (
+        "POST",
+        D + "/imports",
+        {"links": [{"relation": "supplied_by", "from": "P-00000", "to": "S-1001"}]},
+        {},
+        422,
+        "validation-failed",
+    ),
+    (
+        "POST",
+        D + "/imports",
+        {"links": [{"relation": "with_supplier", "from": "C-3001", "to": "S-1002"}]},
+        {},
+        422,
+        "validation-failed",
+    ),
     ("POST", D + "/imports", {"records": "all of them"}, {}, 422, "validation-failed"),
     ("POST", D + "/imports", {"records": 5}, {}, 422, "validation-failed"),
     ("POST", D + "/imports", {"records": [], "idempotency_key": 5}, {}, 422, "validation-failed"),
     ("POST", D + "/imports", {"records": [], "message": 5}, {}, 422, "validation-failed"),
-    ("POST", EXEC, {"parameters": {"key": "S-1001", "risk_score": 5}, "task": "q4-audit"}, {}, 422, "validation-failed"),
+    (
+        "POST",
+        EXEC,
+        {"parameters": {"key": "S-1001", "risk_score": 5}, "task": "q4-audit"},
+        {},
+        422,
+        "validation-failed",
+    ),
     ("POST", D + "/branches", {"name": "main"}, {}, 409, "already-exists"),
     ("POST", D + "/branches", {"name": "new", "from": "ghost"}, {}, 404, "not-found"),
     ("POST", D + "/branches", {"name": 5}, {}, 422, "validation-failed"),
     ("POST", "/api/v1/domains", {"name": "Bad Name", "schema": {}}, {}, 422, "validation-failed"),
-    ("POST", "/api/v1/domains", {"name": "broken", "schema": {"kinds": {"Thing": {"key": ["id"], "attributes": {"id": {"type": "int"}}}}}}, {}, 422, "schema-invalid"),
+    (
+        "POST",
+        "/api/v1/domains",
+        {
+            "name": "broken",
+            "schema": {"kinds": {"Thing": {"key": ["id"], "attributes": {"id": {"type": "int"}}}}},
+        },
+        {},
+        422,
+        "schema-invalid",
+    ),
     ("POST", "/api/v1/domains", {"name": "supply", "schema": {"kinds": {}}}, {}, 409, "already-exists"),
     ("POST", "/api/v1/principals", {"id": "Bad Id", "type": "robot"}, {}, 422, "validation-failed"),
     ("POST", "/api/v1/principals/usr_ghost/keys", None, {}, 404, "not-found"),
@@ -80,7 +199,11 @@ async def snapshot(stack: Stack) -> list[int]:
     return [await stack.count(table) for table in TABLES]
 
 
-@pytest.mark.parametrize(("method", "path", "body", "headers", "status", "code"), CORPUS, ids=[f"{c[0]} {c[1][:60]} -> {c[4]}" for c in CORPUS])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "headers", "status", "code"),
+    CORPUS,
+    ids=[f"{c[0]} {c[1][:60]} -> {c[4]}" for c in CORPUS],
+)
 async def test_bad_request_answers_problem_and_changes_nothing(
     supply: Stack, method: str, path: str, body: Any, headers: dict[str, str], status: int, code: str | None
 ) -> None:
@@ -107,17 +230,31 @@ async def test_domain_settings_are_checked_and_short_names_work(stack: Stack) ->
     schema = {"kinds": {"Thing": {"key": ["id"], "attributes": {"id": {"type": "string"}}}}}
     bad = await stack.http.post(
         "/api/v1/domains",
-        json={"name": "things", "schema": schema, "settings": {"read": {"query": {"max_limit": "x"}}, "database": {"url": "y"}, "nope": 1}},
+        json={
+            "name": "things",
+            "schema": schema,
+            "settings": {"read": {"query": {"max_limit": "x"}}, "database": {"url": "y"}, "nope": 1},
+        },
         headers=stack.admin,
     )
     assert bad.status_code == 422
-    assert {i["path"] for i in bad.json()["issues"]} == {"settings.read.query.max_limit", "settings.database", "settings.nope"}
+    assert {i["path"] for i in bad.json()["issues"]} == {
+        "settings.read.query.max_limit",
+        "settings.database",
+        "settings.nope",
+    }
     good = await stack.http.post(
         "/api/v1/domains",
-        json={"name": "things", "schema": schema, "settings": {"agent_writes": {"auto_merge": True}, "read": {"query": {"max_limit": 5}}}},
+        json={
+            "name": "things",
+            "schema": schema,
+            "settings": {"agent_writes": {"auto_merge": True}, "read": {"query": {"max_limit": 5}}},
+        },
         headers=stack.admin,
     )
     assert good.status_code == 201, good.text
-    too_many = await stack.http.post("/api/v1/domains/things/query", json={"kind": "Thing", "limit": 6}, headers=stack.admin)
+    too_many = await stack.http.post(
+        "/api/v1/domains/things/query", json={"kind": "Thing", "limit": 6}, headers=stack.admin
+    )
     assert too_many.status_code == 422
     assert "from 1 to 5" in too_many.json()["detail"]

@@ -7,13 +7,17 @@ check the servers and the cloning, not the schema, which test_migrations.py chec
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import subprocess
+import sys
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
 import nats
+import psutil
 import pytest
 import pytest_asyncio
 
@@ -124,3 +128,31 @@ async def test_nats_finds_its_streams_again_after_a_restart() -> None:
                     assert (await js.stream_info("KEPT")).state.messages == 1
                 finally:
                     await nc.close()
+
+
+_OWNER = """
+import sys, time
+from pathlib import Path
+from lorebase.embedded import EmbeddedNats
+server = EmbeddedNats(Path(sys.argv[1]))
+server.start()
+print(server.pid, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_server_does_not_outlive_an_owner_killed_with_sigkill(tmp_path: Path) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", _OWNER, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    ) as owner:
+        assert owner.stdout is not None
+        server = psutil.Process(int(owner.stdout.readline()))
+        try:
+            assert os.getpgid(server.pid) == server.pid  # a Ctrl-C for the owner's group does not reach it
+            owner.kill()
+            owner.wait()
+            server.wait(10)  # raises TimeoutExpired if it outlived its owner
+        finally:
+            owner.kill()
+            if server.is_running():
+                server.kill()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import uuid
 
 import orjson
+from lorebase_feed.relay import Relay, connect_nats, ensure_stream, subject_for
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from sqlalchemy import text
 
-from lorebase_feed.relay import Relay, connect_nats, ensure_stream, subject_for
 from tests.integration.conftest import Stack
 
 

@@ -17,7 +17,9 @@ async def head(stack: Stack, branch: str = "main") -> str | None:
 
 
 async def work_branch(stack: Stack, name: str = "work-1") -> None:
-    response = await stack.http.post("/api/v1/domains/supply/branches", json={"name": name, "from": "main"}, headers=stack.admin)
+    response = await stack.http.post(
+        "/api/v1/domains/supply/branches", json={"name": name, "from": "main"}, headers=stack.admin
+    )
     assert response.status_code == 201, response.text
 
 
@@ -30,7 +32,9 @@ async def test_supply_example_has_two_revisions_on_main(supply: Stack) -> None:
     assert body["values"]["legal_name"] == "Kavsen Alloys Sp. z o.o."
     assert body["values"]["city"] == "Poznan"
     assert record.headers["Lorebase-Revision"] == body["revision"] == await head(supply)
-    part = (await supply.http.get("/api/v1/domains/supply/kinds/Part/records/P-10028", headers=supply.admin)).json()
+    part = (
+        await supply.http.get("/api/v1/domains/supply/kinds/Part/records/P-10028", headers=supply.admin)
+    ).json()
     assert part["title"] == "Radial shaft seal 25x42x7"
     assert part["values"]["unit_cost"] == "24.01"
 
@@ -41,16 +45,26 @@ async def test_user_with_operation_execute_commits_on_protected_main(supply: Sta
     before = await head(supply)
     response = await supply.http.post(
         EXECUTE.format("update_supplier"),
-        json={"parameters": {"key": "S-1002", "risk_score": 40}, "message": "Audit result", "expected_head": before},
+        json={
+            "parameters": {"key": "S-1002", "risk_score": 40},
+            "message": "Audit result",
+            "expected_head": before,
+        },
         headers=editor,
     )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] == "committed"
     assert body["revision"] and len(body["revision"]) == 64
-    assert body["changes"] == [{"ref": "Supplier/S-1002", "entity": "record", "change": "modified", "attributes": ["risk_score"]}]
+    assert body["changes"] == [
+        {"ref": "Supplier/S-1002", "entity": "record", "change": "modified", "attributes": ["risk_score"]}
+    ]
     assert response.headers["Lorebase-Revision"] == body["revision"] == await head(supply)
-    record = (await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1002?lineage=true", headers=editor)).json()
+    record = (
+        await supply.http.get(
+            "/api/v1/domains/supply/kinds/Supplier/records/S-1002?lineage=true", headers=editor
+        )
+    ).json()
     assert record["values"]["risk_score"] == "40"
     assert record["lineage"]["risk_score"]["revision"] == body["revision"]
     assert record["lineage"]["risk_score"]["actor"] == "usr_analyst"
@@ -63,7 +77,9 @@ async def test_agent_principal_gets_review_required_on_protected_branch(supply: 
     before = await head(supply)
     rows = await supply.count("history")
     response = await supply.http.post(
-        EXECUTE.format("update_supplier"), json={"parameters": {"key": "S-1001", "risk_score": 75}}, headers=agent
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"key": "S-1001", "risk_score": 75}},
+        headers=agent,
     )
     assert response.status_code == 409
     assert response.headers["content-type"] == "application/problem+json"
@@ -82,7 +98,10 @@ async def test_review_policy_refuses_on_every_branch(supply: Stack) -> None:
     await work_branch(supply)
     response = await supply.http.post(
         EXECUTE.format("flag_supplier_risk"),
-        json={"parameters": {"supplier": "S-1002", "severity": "critical", "reason": "Insolvency"}, "branch": "work-1"},
+        json={
+            "parameters": {"supplier": "S-1002", "severity": "critical", "reason": "Insolvency"},
+            "branch": "work-1",
+        },
         headers=supply.admin,
     )
     assert response.status_code == 409
@@ -94,7 +113,10 @@ async def test_flag_on_work_branch_writes_record_link_and_side_effect_event(supp
     await work_branch(supply)
     response = await supply.http.post(
         EXECUTE.format("flag_supplier_risk"),
-        json={"parameters": {"supplier": "S-1002", "severity": "high", "reason": "Two late deliveries"}, "branch": "work-1"},
+        json={
+            "parameters": {"supplier": "S-1002", "severity": "high", "reason": "Two late deliveries"},
+            "branch": "work-1",
+        },
         headers=supply.admin,
     )
     assert response.status_code == 200, response.text
@@ -103,11 +125,14 @@ async def test_flag_on_work_branch_writes_record_link_and_side_effect_event(supp
     assert ("RiskFlag/RF-S-1002-high", "created") in refs
     assert ("flags/RF-S-1002-high->S-1002", "created") in refs
     links = await supply.http.get(
-        "/api/v1/domains/supply/kinds/Supplier/records/S-1002/links/risk_flags?branch=work-1", headers=supply.admin
+        "/api/v1/domains/supply/kinds/Supplier/records/S-1002/links/risk_flags?branch=work-1",
+        headers=supply.admin,
     )
     assert [link["from"] for link in links.json()["links"]] == ["RiskFlag/RF-S-1002-high"]
     # main is untouched
-    main = await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1002/links/risk_flags", headers=supply.admin)
+    main = await supply.http.get(
+        "/api/v1/domains/supply/kinds/Supplier/records/S-1002/links/risk_flags", headers=supply.admin
+    )
     assert main.json()["links"] == []
     from sqlalchemy import text
 
@@ -132,10 +157,14 @@ async def test_dry_run_stores_nothing(supply: Stack) -> None:
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["dry_run"] is True and body["valid"] is True and body["violations"] == []
-    assert body["edits"] == [{"op": "update_record", "kind": "Supplier", "key": "S-1001", "values": {"risk_score": "75"}}]
+    assert body["edits"] == [
+        {"op": "update_record", "kind": "Supplier", "key": "S-1001", "values": {"risk_score": "75"}}
+    ]
     assert body["changes"][0]["attributes"] == ["risk_score"]
     assert await head(supply) == before
-    assert [await supply.count(t) for t in ("revisions", "history", "outbox", "idempotency_receipts")] == counts
+    assert [
+        await supply.count(t) for t in ("revisions", "history", "outbox", "idempotency_receipts")
+    ] == counts
     record = (await supply.http.get(S1001, headers=supply.admin)).json()
     assert record["values"]["risk_score"] == "90"
 
@@ -167,11 +196,15 @@ async def test_idempotent_replay_and_key_reuse(supply: Stack) -> None:
     assert await supply.count("revisions") == revisions
     # the key in the body works the same way
     member = await supply.http.post(
-        EXECUTE.format("update_supplier"), json={**request, "idempotency_key": "risk-review-S-1003"}, headers=supply.admin
+        EXECUTE.format("update_supplier"),
+        json={**request, "idempotency_key": "risk-review-S-1003"},
+        headers=supply.admin,
     )
     assert member.headers["Idempotent-Replayed"] == "true"
     reused = await supply.http.post(
-        EXECUTE.format("update_supplier"), json={"parameters": {"key": "S-1003", "risk_score": 34}}, headers=headers
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"key": "S-1003", "risk_score": 34}},
+        headers=headers,
     )
     assert reused.status_code == 422
     assert reused.json()["type"].endswith("/idempotency-key-reused")
@@ -179,9 +212,11 @@ async def test_idempotent_replay_and_key_reuse(supply: Stack) -> None:
 
 
 async def test_stale_expected_head_is_409_and_changes_nothing(supply: Stack) -> None:
-    first_revision = (await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1001?lineage=true", headers=supply.admin)).json()[
-        "lineage"
-    ]["city"]["revision"]
+    first_revision = (
+        await supply.http.get(
+            "/api/v1/domains/supply/kinds/Supplier/records/S-1001?lineage=true", headers=supply.admin
+        )
+    ).json()["lineage"]["city"]["revision"]
     before = await head(supply)
     response = await supply.http.post(
         EXECUTE.format("update_supplier"),
@@ -198,7 +233,9 @@ async def test_stale_expected_head_is_409_and_changes_nothing(supply: Stack) -> 
 async def test_nothing_to_change_commits_no_revision(supply: Stack) -> None:
     revisions = await supply.count("revisions")
     response = await supply.http.post(
-        EXECUTE.format("update_supplier"), json={"parameters": {"key": "S-1001", "risk_score": 90}}, headers=supply.admin
+        EXECUTE.format("update_supplier"),
+        json={"parameters": {"key": "S-1001", "risk_score": 90}},
+        headers=supply.admin,
     )
     assert response.status_code == 200
     assert response.json()["status"] == "committed"
@@ -236,7 +273,9 @@ async def test_concurrent_operations_each_get_their_own_revision_in_a_chain(supp
     from sqlalchemy import text
 
     async with supply.rt.db.engine.connect() as conn:
-        rows = (await conn.execute(text("select id, parents, generation from revisions order by generation"))).all()
+        rows = (
+            await conn.execute(text("select id, parents, generation from revisions order by generation"))
+        ).all()
     generations = [row.generation for row in rows]
     assert generations == list(range(1, len(rows) + 1))
     for previous, row in zip(rows, rows[1:], strict=False):

@@ -16,13 +16,19 @@ NO_ROUTE: set[str] = set()
 
 
 def test_generated_code_is_up_to_date(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_protos.py"), "--out", str(tmp_path)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_protos.py"), "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     fresh = tmp_path / "lorebase" / "v1"
     committed = ROOT / "src" / "lorebase" / "v1"
     names = sorted(p.name for p in fresh.iterdir() if p.is_file())
     assert names == sorted(p.name for p in committed.iterdir() if p.is_file() and p.suffix in (".py", ".pyi"))
     for name in names:
-        assert (fresh / name).read_text() == (committed / name).read_text(), f"{name} is stale: run make protos"
+        assert (fresh / name).read_text() == (committed / name).read_text(), (
+            f"{name} is stale: run make protos"
+        )
 
 
 def _snake(name: str) -> str:
@@ -34,7 +40,9 @@ def test_every_keeper_rpc_has_a_client_method_and_a_route() -> None:
 
     service = keeper_pb2.DESCRIPTOR.services_by_name["Keeper"]
     app = create_app(Gateway(max_body_bytes=1024))
-    endpoints = {getattr(route, "endpoint", None).__name__ for route in app.routes if getattr(route, "endpoint", None)}
+    endpoints = {
+        getattr(route, "endpoint", None).__name__ for route in app.routes if getattr(route, "endpoint", None)
+    }
     aliases = {"Import": "import_data", "ExecuteOperation": "execute_operation"}
     route_names = {"Import": "run_import", "ExecuteOperation": "execute"}
     missing = []

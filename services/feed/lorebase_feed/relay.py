@@ -24,7 +24,13 @@ logger = logging.getLogger("lorebase.feed.relay")
 
 def subject_for(prefix: str, domain: str, branch: str) -> str:
     """`<prefix>.<domain>.<branch>`: '/' in a branch name becomes a subject level, '.' is %2E."""
-    token = branch.replace("%", "%25").replace(".", "%2E").replace("*", "%2A").replace(">", "%3E").replace(" ", "%20")
+    token = (
+        branch.replace("%", "%25")
+        .replace(".", "%2E")
+        .replace("*", "%2A")
+        .replace(">", "%3E")
+        .replace(" ", "%20")
+    )
     return f"{prefix}.{domain}.{token.replace('/', '.')}"
 
 
@@ -46,7 +52,9 @@ async def ensure_stream(js: JetStreamContext, name: str, prefix: str) -> None:
 
 
 class Relay:
-    def __init__(self, db: Database, js: JetStreamContext, *, prefix: str, batch: int = 500, interval_s: float = 0.2) -> None:
+    def __init__(
+        self, db: Database, js: JetStreamContext, *, prefix: str, batch: int = 500, interval_s: float = 0.2
+    ) -> None:
         self.db = db
         self.js = js
         self.prefix = prefix
@@ -56,7 +64,9 @@ class Relay:
 
     async def publish_pending(self) -> int:
         """One pass: publish what is committed and unpublished, oldest first; returns how many."""
-        events: list[OutboxEvent] = await self.db.read("outbox_unpublished", lambda txn: txn.unpublished(limit=self.batch))
+        events: list[OutboxEvent] = await self.db.read(
+            "outbox_unpublished", lambda txn: txn.unpublished(limit=self.batch)
+        )
         if not events:
             return 0
         done: list[int] = []

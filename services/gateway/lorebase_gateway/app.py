@@ -58,7 +58,9 @@ class Gateway:
         for client in (self.keeper, self.feed, self.scribe):
             await client.close()
 
-    async def body(self, request: Request, *, limit: int | None = None, setting: str = "http.max_body_bytes") -> bytes:
+    async def body(
+        self, request: Request, *, limit: int | None = None, setting: str = "http.max_body_bytes"
+    ) -> bytes:
         limit = limit or self.max_body_bytes
         too_large = Problem(413, "too-large", f"the body is over {limit} bytes ({setting}); send less")
         declared = request.headers.get("content-length")
@@ -73,8 +75,14 @@ class Gateway:
             chunks.append(chunk)
         data = b"".join(chunks)
         content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
-        if data and content_type not in ("application/json", "application/problem+json", "") and not content_type.endswith("+json"):
-            raise Problem(415, "unsupported-media-type", f"send the body as application/json, not {content_type}")
+        if (
+            data
+            and content_type not in ("application/json", "application/problem+json", "")
+            and not content_type.endswith("+json")
+        ):
+            raise Problem(
+                415, "unsupported-media-type", f"send the body as application/json, not {content_type}"
+            )
         if not data:
             raise Problem(400, "malformed-json", "the request needs a JSON object body")
         try:
@@ -138,9 +146,15 @@ def create_app(gateway: Gateway) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
-            return problem_response(Problem(404, "not-found", f"no such endpoint: {request.method} {request.url.path}; see README.md"))
+            return problem_response(
+                Problem(
+                    404, "not-found", f"no such endpoint: {request.method} {request.url.path}; see README.md"
+                )
+            )
         if exc.status_code == 405:
-            return problem_response(Problem(405, "method-not-allowed", f"{request.method} is not allowed on {request.url.path}"))
+            return problem_response(
+                Problem(405, "method-not-allowed", f"{request.method} is not allowed on {request.url.path}")
+            )
         return problem_response(Problem(exc.status_code, "error", str(exc.detail)))
 
     @app.exception_handler(RequestValidationError)
@@ -159,7 +173,9 @@ def create_app(gateway: Gateway) -> FastAPI:
             "scribe": await gateway.scribe.healthy(),
         }
         if all(checks.values()):
-            return Response(orjson.dumps({"status": "ok", "version": __version__}), media_type="application/json")
+            return Response(
+                orjson.dumps({"status": "ok", "version": __version__}), media_type="application/json"
+            )
         body: dict[str, Any] = {"status": "unavailable", "version": __version__, "services": checks}
         return Response(orjson.dumps(body), status_code=503, media_type="application/json")
 
@@ -167,4 +183,13 @@ def create_app(gateway: Gateway) -> FastAPI:
     return app
 
 
-__all__ = ["Gateway", "answer_response", "create_app", "credential", "flag", "handled", "integer", "problem_response"]
+__all__ = [
+    "Gateway",
+    "answer_response",
+    "create_app",
+    "credential",
+    "flag",
+    "handled",
+    "integer",
+    "problem_response",
+]

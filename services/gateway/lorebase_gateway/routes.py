@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from lorebase.problems import Problem
-from lorebase_gateway.app import Gateway, answer_response, credential, flag, handled, integer
+from lorebase_gateway.app import Gateway, Route, answer_response, credential, flag, handled, integer
 
 API = "/api/v1"
 DOMAIN = API + "/domains/{domain}"
 
 
 def register(app: FastAPI, gw: Gateway) -> None:
-    def route(path: str, method: str) -> object:
-        def decorate(fn):  # type: ignore[no-untyped-def]
+    def route(path: str, method: str) -> Callable[[Route], Route]:
+        def decorate(fn: Route) -> Route:
             app.add_api_route(path, handled(fn), methods=[method], include_in_schema=False)
             return fn
 
@@ -29,21 +31,34 @@ def register(app: FastAPI, gw: Gateway) -> None:
         body = orjson.loads(await gw.body(request))
         for member in ("id", "type"):
             if not isinstance(body.get(member), str):
-                raise Problem(422, "validation-failed", f"{member} is required (a string)",
-                              issues=[{"path": member, "rule": "required", "message": f"{member} is required"}])
+                raise Problem(
+                    422,
+                    "validation-failed",
+                    f"{member} is required (a string)",
+                    issues=[{"path": member, "rule": "required", "message": f"{member} is required"}],
+                )
         name = body.get("name") if isinstance(body.get("name"), str) else ""
-        answer = await gw.keeper.create_principal(credential=caller, id=body["id"], type=body["type"], name=name)
+        answer = await gw.keeper.create_principal(
+            credential=caller, id=body["id"], type=body["type"], name=name
+        )
         return answer_response(request, answer)
 
     @route(API + "/principals/{principal}/keys", "POST")
     async def create_key(request: Request) -> Response:
-        answer = await gw.keeper.create_key(credential=credential(request), principal=request.path_params["principal"])
+        answer = await gw.keeper.create_key(
+            credential=credential(request), principal=request.path_params["principal"]
+        )
         return answer_response(request, answer)
 
     @route(API + "/principals/{principal}/keys/{key_id}", "DELETE")
     async def revoke_key(request: Request) -> Response:
         p = request.path_params
-        return answer_response(request, await gw.keeper.revoke_key(credential=credential(request), principal=p["principal"], key_id=p["key_id"]))
+        return answer_response(
+            request,
+            await gw.keeper.revoke_key(
+                credential=credential(request), principal=p["principal"], key_id=p["key_id"]
+            ),
+        )
 
     @route(API + "/domains", "GET")
     async def list_domains(request: Request) -> Response:
@@ -51,11 +66,17 @@ def register(app: FastAPI, gw: Gateway) -> None:
 
     @route(API + "/domains", "POST")
     async def create_domain(request: Request) -> Response:
-        return answer_response(request, await gw.keeper.create_domain(credential=credential(request), body=await gw.body(request)))
+        return answer_response(
+            request,
+            await gw.keeper.create_domain(credential=credential(request), body=await gw.body(request)),
+        )
 
     @route(DOMAIN, "GET")
     async def get_domain(request: Request) -> Response:
-        return answer_response(request, await gw.keeper.get_domain(credential=credential(request), domain=request.path_params["domain"]))
+        return answer_response(
+            request,
+            await gw.keeper.get_domain(credential=credential(request), domain=request.path_params["domain"]),
+        )
 
     @route(DOMAIN + "/grants", "POST")
     async def create_grant(request: Request) -> Response:
@@ -67,14 +88,21 @@ def register(app: FastAPI, gw: Gateway) -> None:
     @route(DOMAIN + "/grants/{grant_id}", "DELETE")
     async def delete_grant(request: Request) -> Response:
         p = request.path_params
-        return answer_response(request, await gw.keeper.delete_grant(credential=credential(request), domain=p["domain"], grant_id=p["grant_id"]))
+        return answer_response(
+            request,
+            await gw.keeper.delete_grant(
+                credential=credential(request), domain=p["domain"], grant_id=p["grant_id"]
+            ),
+        )
 
     # Schema and branches
 
     @route(DOMAIN + "/schema", "GET")
     async def get_schema(request: Request) -> Response:
         answer = await gw.keeper.get_schema(
-            credential=credential(request), domain=request.path_params["domain"], branch=request.query_params.get("branch", "")
+            credential=credential(request),
+            domain=request.path_params["domain"],
+            branch=request.query_params.get("branch", ""),
         )
         return answer_response(request, answer, etag=True)
 
@@ -87,12 +115,22 @@ def register(app: FastAPI, gw: Gateway) -> None:
 
     @route(DOMAIN + "/branches", "GET")
     async def list_branches(request: Request) -> Response:
-        return answer_response(request, await gw.keeper.list_branches(credential=credential(request), domain=request.path_params["domain"]))
+        return answer_response(
+            request,
+            await gw.keeper.list_branches(
+                credential=credential(request), domain=request.path_params["domain"]
+            ),
+        )
 
     @route(DOMAIN + "/branches/{branch:path}", "GET")
     async def get_branch(request: Request) -> Response:
         p = request.path_params
-        return answer_response(request, await gw.keeper.get_branch(credential=credential(request), domain=p["domain"], branch=p["branch"]))
+        return answer_response(
+            request,
+            await gw.keeper.get_branch(
+                credential=credential(request), domain=p["domain"], branch=p["branch"]
+            ),
+        )
 
     # Writes
 
@@ -124,8 +162,14 @@ def register(app: FastAPI, gw: Gateway) -> None:
     async def get_record(request: Request) -> Response:
         p, q = request.path_params, request.query_params
         answer = await gw.keeper.get_record(
-            credential=credential(request), domain=p["domain"], kind=p["kind"], key=p["key"],
-            branch=q.get("branch", ""), at=q.get("at", ""), links=flag(request, "links"), lineage=flag(request, "lineage"),
+            credential=credential(request),
+            domain=p["domain"],
+            kind=p["kind"],
+            key=p["key"],
+            branch=q.get("branch", ""),
+            at=q.get("at", ""),
+            links=flag(request, "links"),
+            lineage=flag(request, "lineage"),
         )
         return answer_response(request, answer, etag=True)
 
@@ -133,14 +177,23 @@ def register(app: FastAPI, gw: Gateway) -> None:
     async def get_links(request: Request) -> Response:
         p, q = request.path_params, request.query_params
         answer = await gw.keeper.get_links(
-            credential=credential(request), domain=p["domain"], kind=p["kind"], key=p["key"], relation=p["relation"],
-            branch=q.get("branch", ""), at=q.get("at", ""), limit=integer(request, "limit"), cursor=q.get("cursor", ""),
+            credential=credential(request),
+            domain=p["domain"],
+            kind=p["kind"],
+            key=p["key"],
+            relation=p["relation"],
+            branch=q.get("branch", ""),
+            at=q.get("at", ""),
+            limit=integer(request, "limit"),
+            cursor=q.get("cursor", ""),
         )
         return answer_response(request, answer, etag=True)
 
     @route(DOMAIN + "/query", "POST")
     async def query(request: Request) -> Response:
-        answer = await gw.keeper.query(credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request))
+        answer = await gw.keeper.query(
+            credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
+        )
         return answer_response(request, answer)
 
 

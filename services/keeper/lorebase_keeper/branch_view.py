@@ -27,7 +27,11 @@ class BranchView:
     receipts: dict[tuple[str, str], Receipt] = field(default_factory=dict)
 
     async def get_records(self, kind: str, keys: list[str]) -> dict[str, RecordRow]:
-        wanted = [k for k in dict.fromkeys(keys) if (kind, k) not in self.records and (kind, k) not in self.stored_records]
+        wanted = [
+            k
+            for k in dict.fromkeys(keys)
+            if (kind, k) not in self.records and (kind, k) not in self.stored_records
+        ]
         for start in range(0, len(wanted), 5000):
             chunk = wanted[start : start + 5000]
             found = await self.txn.get_records(self.domain_id, self.branch, kind, chunk)
@@ -48,7 +52,11 @@ class BranchView:
         stored_pairs = [p for p in pairs if (relation, *p) not in self.links]
         found: dict[tuple[str, str], LinkRow] = {}
         for start in range(0, len(stored_pairs), 5000):
-            found.update(await self.txn.get_links(self.domain_id, self.branch, relation, stored_pairs[start : start + 5000]))
+            found.update(
+                await self.txn.get_links(
+                    self.domain_id, self.branch, relation, stored_pairs[start : start + 5000]
+                )
+            )
         for pair in pairs:
             ref = (relation, *pair)
             if ref in self.links:
@@ -64,12 +72,16 @@ class BranchView:
     ) -> list[LinkRow]:
         rows = {
             (r.from_key, r.to_key): r
-            for r in await self.txn.links_of(self.domain_id, self.branch, relation, from_keys=from_keys, to_keys=to_keys)
+            for r in await self.txn.links_of(
+                self.domain_id, self.branch, relation, from_keys=from_keys, to_keys=to_keys
+            )
         }
         for (rel, from_key, to_key), row in self.links.items():
             if rel != relation:
                 continue
-            if (from_keys is not None and from_key not in from_keys) or (to_keys is not None and to_key not in to_keys):
+            if (from_keys is not None and from_key not in from_keys) or (
+                to_keys is not None and to_key not in to_keys
+            ):
                 continue
             if row is None:
                 rows.pop((from_key, to_key), None)

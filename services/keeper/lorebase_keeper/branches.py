@@ -30,7 +30,9 @@ def describe_branch(domain: Domain, row: BranchRow) -> dict[str, Any]:
 async def create_branch(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(body) - {"name", "from"})
     if unknown:
-        raise Problem(422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; a branch takes name and from")
+        raise Problem(
+            422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; a branch takes name and from"
+        )
     if not isinstance(body.get("name"), str):
         raise Problem(422, "validation-failed", "name is required: the new branch's name")
     name = check_branch_name(body["name"], member="name")
@@ -44,13 +46,28 @@ async def create_branch(rt: Runtime, access: Access, domain: Domain, body: dict[
         if base is None:
             raise Problem(404, "not-found", f"unknown branch {source!r} to branch from")
         created = await txn.insert_branch(
-            domain.id, name, head=base.head, generation=base.generation, protected=False, from_branch=source,
-            fork_generation=base.generation, mode="copy", by=access.principal.id, at=at,
+            domain.id,
+            name,
+            head=base.head,
+            generation=base.generation,
+            protected=False,
+            from_branch=source,
+            fork_generation=base.generation,
+            mode="copy",
+            by=access.principal.id,
+            at=at,
         )
         if not created:
             raise Problem(409, "already-exists", f"branch {name!r} exists already", branch=name)
         await txn.copy_branch_rows(domain.id, source, name)
-        await txn.audit(access.principal.id, "branch.create", at, domain=domain.name, target=name, details={"from": source, "head": base.head})
+        await txn.audit(
+            access.principal.id,
+            "branch.create",
+            at,
+            domain=domain.name,
+            target=name,
+            details={"from": source, "head": base.head},
+        )
         row = await txn.get_branch(domain.id, name)
         assert row is not None
         return row

@@ -74,7 +74,9 @@ class ChangeSet:
             found = await self.view.get_records(kind, chunk)
             for key in chunk:
                 row = found.get(key)
-                self.records[(kind, key)] = RecordState(kind, key, row, None if row is None else dict(row.values))
+                self.records[(kind, key)] = RecordState(
+                    kind, key, row, None if row is None else dict(row.values)
+                )
 
     async def preload_links(self, relation: str, pairs: list[tuple[str, str]]) -> None:
         missing = [p for p in dict.fromkeys(pairs) if (relation, *p) not in self.links]
@@ -110,14 +112,18 @@ class ChangeSet:
     async def update_record(self, kind: Kind, key: str, values: dict[str, Any], path: str) -> None:
         state = await self._record(kind.name, key)
         if state.values is None:
-            self.issue(f"{path}.key", "record.not_found", f"there is no {kind.name} with key {key!r} to update")
+            self.issue(
+                f"{path}.key", "record.not_found", f"there is no {kind.name} with key {key!r} to update"
+            )
             return
         await self.upsert_record(kind, key, values, path)
 
     async def delete_record(self, kind: Kind, key: str, path: str) -> None:
         state = await self._record(kind.name, key)
         if state.values is None:
-            self.issue(f"{path}.key", "record.not_found", f"there is no {kind.name} with key {key!r} to delete")
+            self.issue(
+                f"{path}.key", "record.not_found", f"there is no {kind.name} with key {key!r} to delete"
+            )
             return
         state.values = None
         # A deleted Record takes its Links with it.
@@ -143,7 +149,11 @@ class ChangeSet:
     def _key_matches(self, kind: Kind, key: str, values: dict[str, Any], path: str) -> bool:
         parts = key.split("|") if len(kind.key) > 1 else [key]
         if len(parts) != len(kind.key) or not all(parts):
-            self.issue(f"{path}.key", "record.key", f"a {kind.name} key has {len(kind.key)} part(s): {', '.join(kind.key)}")
+            self.issue(
+                f"{path}.key",
+                "record.key",
+                f"a {kind.name} key has {len(kind.key)} part(s): {', '.join(kind.key)}",
+            )
             return False
         for name, part in zip(kind.key, parts, strict=True):
             if name in values and values[name] is not None and str(values[name]) != part:
@@ -157,7 +167,9 @@ class ChangeSet:
 
     # Link edits
 
-    async def upsert_link(self, relation: Relation, from_key: str, to_key: str, values: dict[str, Any], path: str) -> None:
+    async def upsert_link(
+        self, relation: Relation, from_key: str, to_key: str, values: dict[str, Any], path: str
+    ) -> None:
         if (relation.name, from_key, to_key) not in self.links:
             await self.preload_links(relation.name, [(from_key, to_key)])
         state = self.links[(relation.name, from_key, to_key)]
@@ -176,7 +188,9 @@ class ChangeSet:
             await self.preload_links(relation.name, [(from_key, to_key)])
         state = self.links[(relation.name, from_key, to_key)]
         if state.values is None:
-            self.issue(path, "link.not_found", f"there is no {relation.name} Link {from_key} -> {to_key} to delete")
+            self.issue(
+                path, "link.not_found", f"there is no {relation.name} Link {from_key} -> {to_key} to delete"
+            )
             return
         state.values = None
 
@@ -224,14 +238,14 @@ class ChangeSet:
         values = list(wanted)
         taken: dict[Any, list[str]] = {}
         for start in range(0, len(values), 5000):
-            taken.update(
-                await self.view.keys_with_value(kind.name, attribute, values[start : start + 5000])
-            )
+            taken.update(await self.view.keys_with_value(kind.name, attribute, values[start : start + 5000]))
         for value, keys in wanted.items():
             holders = set(keys)
             for other in taken.get(value, []):
-                state = self.records.get((kind.name, other))
-                if state is not None and (state.values is None or state.values.get(attribute) != value):
+                other_state = self.records.get((kind.name, other))
+                if other_state is not None and (
+                    other_state.values is None or other_state.values.get(attribute) != value
+                ):
                     continue  # changed away in this change set
                 holders.add(other)
             if len(holders) > 1:
@@ -314,7 +328,9 @@ class ChangeSet:
         return changes
 
 
-def _diff(entity: str, name: str, key: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> Change | None:
+def _diff(
+    entity: str, name: str, key: str, before: dict[str, Any] | None, after: dict[str, Any] | None
+) -> Change | None:
     if before is None and after is None:
         return None
     if before is None:

@@ -64,8 +64,15 @@ class _Pending(Generic[T]):
 
 
 def revision_id(
-    *, domain: str, branch: str, parents: list[str], changes_digest: str, author: str, message: str,
-    origin: dict[str, str], created_at: str,
+    *,
+    domain: str,
+    branch: str,
+    parents: list[str],
+    changes_digest: str,
+    author: str,
+    message: str,
+    origin: dict[str, str],
+    created_at: str,
 ) -> str:
     """SHA-256 hex of the canonical serialisation of a Revision's content."""
     content = {
@@ -106,8 +113,14 @@ def plan_commit(
     parents = [head.revision] if head.revision else []
     created_at = iso(at)
     rev_id = revision_id(
-        domain=domain, branch=branch, parents=parents, changes_digest=digest, author=author, message=message,
-        origin=origin.document(), created_at=created_at,
+        domain=domain,
+        branch=branch,
+        parents=parents,
+        changes_digest=digest,
+        author=author,
+        message=message,
+        origin=origin.document(),
+        created_at=created_at,
     )
     generation = head.generation + 1
     # Provenance names the Revision behind each value; its origin, author and time are the Revision's.
@@ -139,7 +152,9 @@ def plan_commit(
             relations[change.name] = relations.get(change.name, 0) + 1
             from_key, _, to_key = change.key.partition("->")
             before_link = current_links.get((change.name, from_key, to_key))
-            provenance = {} if before_link is None or change.change == "created" else dict(before_link.provenance)
+            provenance = (
+                {} if before_link is None or change.change == "created" else dict(before_link.provenance)
+            )
             provenance["$link"] = stamp
             _stamp(provenance, change, stamp)
             if change.after is None:
@@ -171,8 +186,15 @@ def plan_commit(
         )
     stats = {"partitions_changed": len(kinds) + len(relations), "changes": len(changes)}
     revision = RevisionRow(
-        id=rev_id, branch=branch, generation=generation, parents=parents, author=author, message=message,
-        origin=origin.document(), stats=stats, created_at=at,
+        id=rev_id,
+        branch=branch,
+        generation=generation,
+        parents=parents,
+        author=author,
+        message=message,
+        origin=origin.document(),
+        stats=stats,
+        created_at=at,
     )
     rows.revisions.append(
         {
@@ -214,10 +236,17 @@ def plan_commit(
         "keys": keys,
         "keys_truncated": truncated,
     }
-    rows.events.append({"type": "revision.committed", "revision": rev_id, "event": event, "created_at": created_at})
+    rows.events.append(
+        {"type": "revision.committed", "revision": rev_id, "event": event, "created_at": created_at}
+    )
     for type_, doc in extra_events or []:
         rows.events.append(
-            {"type": type_, "revision": rev_id, "event": {**doc, "head": rev_id, "revisions": [rev_id]}, "created_at": created_at}
+            {
+                "type": type_,
+                "revision": rev_id,
+                "event": {**doc, "head": rev_id, "revisions": [rev_id]},
+                "created_at": created_at,
+            }
         )
     return Committed(revision, changes)
 
@@ -232,8 +261,16 @@ def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
 
 def merge_rows(into: CommitRows, rows: CommitRows) -> None:
     for name in (
-        "revisions", "records", "deleted_records", "links", "deleted_links", "history", "events", "invocations",
-        "receipts", "audits",
+        "revisions",
+        "records",
+        "deleted_records",
+        "links",
+        "deleted_links",
+        "history",
+        "events",
+        "invocations",
+        "receipts",
+        "audits",
     ):
         getattr(into, name).extend(getattr(rows, name))
 
@@ -243,7 +280,12 @@ def remember(view: BranchView, rows: CommitRows) -> None:
     records: dict[tuple[str, str], RecordRow | None] = {}
     for doc in rows.records:
         records[(doc["kind"], doc["key"])] = RecordRow(
-            doc["kind"], doc["key"], doc["values"], doc["provenance"], doc["created_revision"], doc["updated_revision"]
+            doc["kind"],
+            doc["key"],
+            doc["values"],
+            doc["provenance"],
+            doc["created_revision"],
+            doc["updated_revision"],
         )
     for doc in rows.deleted_records:
         records[(doc["kind"], doc["key"])] = None
@@ -256,7 +298,9 @@ def remember(view: BranchView, rows: CommitRows) -> None:
         links[(doc["relation"], doc["from_key"], doc["to_key"])] = None
     view.apply(records, links)
     for doc in rows.receipts:
-        view.receipts[(doc["principal"], doc["key"])] = Receipt(doc["request_digest"], doc["status"], doc["response"], doc["revision"])
+        view.receipts[(doc["principal"], doc["key"])] = Receipt(
+            doc["request_digest"], doc["status"], doc["response"], doc["revision"]
+        )
 
 
 class Committer:
@@ -269,7 +313,9 @@ class Committer:
         self._draining: set[tuple[int, str]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def run(self, domain_id: int, branch: str, work: Work[T], *, prefetch: dict[str, list[str]] | None = None) -> T:
+    async def run(
+        self, domain_id: int, branch: str, work: Work[T], *, prefetch: dict[str, list[str]] | None = None
+    ) -> T:
         """Run `work(view, branch_row, head)` in a commit transaction of `branch`.
 
         The work checks what it needs through the view and returns (result, new head, rows to write);
@@ -329,8 +375,8 @@ async def _commit_group(
     for pending in batch:
         for kind, keys in pending.prefetch.items():
             wanted.setdefault(kind, set()).update(keys)
-    for kind, keys in wanted.items():
-        await view.prefetch(kind, sorted(keys))
+    for kind, kind_keys in wanted.items():
+        await view.prefetch(kind, sorted(kind_keys))
     head = Head(branch.head, branch.generation)
     merged = CommitRows(domain_id, branch_name)
     outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
@@ -353,5 +399,3 @@ async def _commit_group(
     if head.revision != branch.head:
         await txn.move_head(domain_id, branch_name, head.revision or "", head.generation)
     return outcomes
-
-

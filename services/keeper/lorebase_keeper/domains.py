@@ -85,7 +85,11 @@ class Domains:
         allowed = {"name", "schema", "settings", "default_branch"}
         unknown = sorted(set(body) - allowed)
         if unknown:
-            raise Problem(422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
+            raise Problem(
+                422,
+                "validation-failed",
+                f"unknown member(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}",
+            )
         name = body.get("name")
         if not isinstance(name, str) or not DOMAIN_NAME.match(name):
             raise Problem(
@@ -104,7 +108,10 @@ class Domains:
                 422,
                 "schema-invalid",
                 f"the schema document has {len(exc.problems)} problem(s): {exc}",
-                issues=[{"path": "schema." + p.split(":", 1)[0], "rule": "schema", "message": p} for p in exc.problems],
+                issues=[
+                    {"path": "schema." + p.split(":", 1)[0], "rule": "schema", "message": p}
+                    for p in exc.problems
+                ],
             ) from exc
         settings = domain_settings(body.get("settings") or {}, self.settings)
         default_branch = check_branch_name(body.get("default_branch") or "main", member="default_branch")
@@ -115,10 +122,25 @@ class Domains:
             if row is None:
                 return None
             await txn.insert_branch(
-                row.id, default_branch, head=None, generation=0, protected=True, from_branch=None,
-                fork_generation=None, mode="copy", by=principal.id, at=at,
+                row.id,
+                default_branch,
+                head=None,
+                generation=0,
+                protected=True,
+                from_branch=None,
+                fork_generation=None,
+                mode="copy",
+                by=principal.id,
+                at=at,
             )
-            await txn.audit(principal.id, "domain.create", at, domain=name, target=name, details={"default_branch": default_branch})
+            await txn.audit(
+                principal.id,
+                "domain.create",
+                at,
+                domain=name,
+                target=name,
+                details={"default_branch": default_branch},
+            )
             return row
 
         row = await self.db.run_interaction("create_domain", create_txn)
@@ -151,27 +173,44 @@ def domain_settings(overrides: Any, settings: Settings) -> dict[str, Any]:
     def walk(path: str, value: Any) -> None:
         default = settings.get(path)
         if path.split(".")[0] in _NOT_PER_DOMAIN or default is None and not isinstance(value, dict):
-            issues.append({"path": f"settings.{path}", "rule": "setting.unknown", "message": f"{path} is not a per-Domain setting"})
+            issues.append(
+                {
+                    "path": f"settings.{path}",
+                    "rule": "setting.unknown",
+                    "message": f"{path} is not a per-Domain setting",
+                }
+            )
             return
         if isinstance(value, dict):
             if not isinstance(default, dict):
-                issues.append({"path": f"settings.{path}", "rule": "setting.type", "message": f"{path} is not a section"})
+                issues.append(
+                    {
+                        "path": f"settings.{path}",
+                        "rule": "setting.type",
+                        "message": f"{path} is not a section",
+                    }
+                )
                 return
             for name, child in value.items():
                 walk(f"{path}.{name}", child)
             return
         numeric = (int, float)
-        same = (
-            isinstance(value, bool) == isinstance(default, bool)
-            and (isinstance(value, type(default)) or (isinstance(default, numeric) and isinstance(value, numeric)))
+        same = isinstance(value, bool) == isinstance(default, bool) and (
+            isinstance(value, type(default)) or (isinstance(default, numeric) and isinstance(value, numeric))
         )
         if not same:
-            issues.append({"path": f"settings.{path}", "rule": "setting.type", "message": f"{path} takes a {type(default).__name__} like {default!r}"})
+            issues.append(
+                {
+                    "path": f"settings.{path}",
+                    "rule": "setting.type",
+                    "message": f"{path} takes a {type(default).__name__} like {default!r}",
+                }
+            )
             return
         place(path, value)
 
     for name, value in overrides.items():
-        walk(_ALIASES.get(name, name), value)
+        walk(_ALIASES.get(name) or str(name), value)
     if issues:
         raise Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
     return tree

@@ -20,7 +20,9 @@ from lorebase_store import BranchRow, CommitRows
 IMPORT_MEMBERS = {"records", "links", "source", "message", "branch", "expected_head", "idempotency_key"}
 
 
-def _prepare(domain: Domain, body: dict[str, Any], readable: set[str]) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+def _prepare(
+    domain: Domain, body: dict[str, Any], readable: set[str]
+) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
     """Canonical records and links, or every issue found, by path."""
     issues: list[dict[str, Any]] = []
     records_in = body.get("records") or []
@@ -31,22 +33,40 @@ def _prepare(domain: Domain, body: dict[str, Any], readable: set[str]) -> tuple[
     for index, item in enumerate(records_in):
         path = f"records[{index}]"
         if not isinstance(item, dict) or set(item) - {"kind", "values"}:
-            issues.append({"path": path, "rule": "import.shape", "message": 'a record is {"kind": ..., "values": {...}}'})
+            issues.append(
+                {
+                    "path": path,
+                    "rule": "import.shape",
+                    "message": 'a record is {"kind": ..., "values": {...}}',
+                }
+            )
             continue
-        kind = domain.schema.kinds.get(item.get("kind")) if isinstance(item.get("kind"), str) else None
+        kind = domain.schema.kinds.get(str(item.get("kind"))) if isinstance(item.get("kind"), str) else None
         if kind is None or kind.name not in readable:
-            issues.append({"path": f"{path}.kind", "rule": "kind.unknown", "message": f"unknown Kind {item.get('kind')!r}"})
+            issues.append(
+                {
+                    "path": f"{path}.kind",
+                    "rule": "kind.unknown",
+                    "message": f"unknown Kind {item.get('kind')!r}",
+                }
+            )
             continue
         raw = item.get("values")
         if not isinstance(raw, dict):
-            issues.append({"path": f"{path}.values", "rule": "import.shape", "message": "values must be an object"})
+            issues.append(
+                {"path": f"{path}.values", "rule": "import.shape", "message": "values must be an object"}
+            )
             continue
         values, value_issues = validate_values(kind.attributes, raw, path=f"{path}.values", partial=True)
         issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         missing = [k for k in kind.key if values.get(k) in (None, "")]
         if missing:
             issues.append(
-                {"path": f"{path}.values.{missing[0]}", "rule": "record.key", "message": f"{missing[0]} is the key of {kind.name}; give it a value"}
+                {
+                    "path": f"{path}.values.{missing[0]}",
+                    "rule": "record.key",
+                    "message": f"{missing[0]} is the key of {kind.name}; give it a value",
+                }
             )
             continue
         if not value_issues:
@@ -56,28 +76,52 @@ def _prepare(domain: Domain, body: dict[str, Any], readable: set[str]) -> tuple[
         path = f"links[{index}]"
         if not isinstance(item, dict) or set(item) - {"relation", "from", "to", "values"}:
             issues.append(
-                {"path": path, "rule": "import.shape", "message": 'a link is {"relation": ..., "from": key, "to": key, "values": {...}}'}
+                {
+                    "path": path,
+                    "rule": "import.shape",
+                    "message": 'a link is {"relation": ..., "from": key, "to": key, "values": {...}}',
+                }
             )
             continue
-        named = domain.schema.relations.get(item.get("relation")) if isinstance(item.get("relation"), str) else None
+        named = (
+            domain.schema.relations.get(str(item.get("relation")))
+            if isinstance(item.get("relation"), str)
+            else None
+        )
         if named is None or named.from_kind not in readable or named.to_kind not in readable:
-            issues.append({"path": f"{path}.relation", "rule": "relation.unknown", "message": f"unknown Relation {item.get('relation')!r}"})
+            issues.append(
+                {
+                    "path": f"{path}.relation",
+                    "rule": "relation.unknown",
+                    "message": f"unknown Relation {item.get('relation')!r}",
+                }
+            )
             continue
         ends = (item.get("from"), item.get("to"))
         if not all(isinstance(e, str) and e for e in ends):
-            issues.append({"path": path, "rule": "import.shape", "message": "from and to are Record keys (strings)"})
+            issues.append(
+                {"path": path, "rule": "import.shape", "message": "from and to are Record keys (strings)"}
+            )
             continue
-        values, value_issues = validate_values(named.attributes, item.get("values") or {}, path=f"{path}.values", partial=True)
+        values, value_issues = validate_values(
+            named.attributes, item.get("values") or {}, path=f"{path}.values", partial=True
+        )
         issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         if not value_issues:
             links.append((named, str(ends[0]), str(ends[1]), values, path))
     return records, links, issues
 
 
-async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str) -> Outcome:
+async def run_import(
+    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str
+) -> Outcome:
     unknown = sorted(set(body) - IMPORT_MEMBERS)
     if unknown:
-        raise Problem(422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; an import takes {', '.join(sorted(IMPORT_MEMBERS))}")
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; an import takes {', '.join(sorted(IMPORT_MEMBERS))}",
+        )
     for member, kind, what in (
         ("records", list, "an array of records"),
         ("links", list, "an array of links"),
@@ -89,7 +133,9 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
     ):
         if body.get(member) is not None and not isinstance(body[member], kind):
             raise Problem(
-                422, "validation-failed", f"{member} must be {what}",
+                422,
+                "validation-failed",
+                f"{member} must be {what}",
                 issues=[{"path": member, "rule": "type", "message": f"{member} must be {what}"}],
             )
     branch = check_branch_name(body.get("branch") or domain.default_branch)
@@ -100,7 +146,11 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
     total = len(body.get("records") or []) + len(body.get("links") or [])
     limit = int(domain.settings.get("keeper.imports.max_items", 200000))
     if total > limit:
-        raise Problem(413, "too-large", f"an import holds at most {limit} records and links (keeper.imports.max_items); split it")
+        raise Problem(
+            413,
+            "too-large",
+            f"an import holds at most {limit} records and links (keeper.imports.max_items); split it",
+        )
     readable = set(access.readable_kinds(branch, list(domain.schema.kinds)))
     records, links, issues = _prepare(domain, body, readable)
     if issues:
@@ -120,10 +170,29 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
                 if receipt.request_digest != digest:
-                    raise Problem(422, "idempotency-key-reused", f"the idempotency key {key!r} was used for another request")
-                return Outcome(receipt.status, {**receipt.response, "replayed": True}, receipt.revision, {"Idempotent-Replayed": "true"}), head, None
+                    raise Problem(
+                        422,
+                        "idempotency-key-reused",
+                        f"the idempotency key {key!r} was used for another request",
+                    )
+                return (
+                    Outcome(
+                        receipt.status,
+                        {**receipt.response, "replayed": True},
+                        receipt.revision,
+                        {"Idempotent-Replayed": "true"},
+                    ),
+                    head,
+                    None,
+                )
         if expected is not None and expected != head.revision:
-            raise Problem(409, "stale-head", f"branch {branch!r} moved: its head is {head.revision}", branch=branch, head=head.revision)
+            raise Problem(
+                409,
+                "stale-head",
+                f"branch {branch!r} moved: its head is {head.revision}",
+                branch=branch,
+                head=head.revision,
+            )
         changes = ChangeSet(view, domain.schema)
         by_kind: dict[str, list[str]] = {}
         for kind, rkey, _, _ in records:
@@ -147,15 +216,24 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
         rows = CommitRows(domain.id, branch)
         if change_list:
             committed = plan_commit(
-                rows, domain=domain.name, head=head, changes=change_list,
-                author=principal.id, message=message, origin=origin, at=at,
+                rows,
+                domain=domain.name,
+                head=head,
+                changes=change_list,
+                author=principal.id,
+                message=message,
+                origin=origin,
+                at=at,
                 current={k: s.before for k, s in changes.records.items() if s.before is not None},
                 current_links={k: s.before for k, s in changes.links.items() if s.before is not None},
                 changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
             )
             revision_id = committed.revision.id
             new_head = Head(revision_id, committed.revision.generation)
-        counts = {"records": sum(1 for c in change_list if c.entity == "record"), "links": sum(1 for c in change_list if c.entity == "link")}
+        counts = {
+            "records": sum(1 for c in change_list if c.entity == "record"),
+            "links": sum(1 for c in change_list if c.entity == "link"),
+        }
         document = {
             "status": "committed",
             "branch": branch,
@@ -169,12 +247,25 @@ async def run_import(rt: Runtime, access: Access, domain: Domain, body: dict[str
         stamp = iso(at)
         if key is not None:
             rows.receipts.append(
-                {"principal": principal.id, "key": key, "request_digest": digest, "status": 200,
-                 "response": document, "revision": revision_id, "created_at": stamp}
+                {
+                    "principal": principal.id,
+                    "key": key,
+                    "request_digest": digest,
+                    "status": 200,
+                    "response": document,
+                    "revision": revision_id,
+                    "created_at": stamp,
+                }
             )
         rows.audits.append(
-            {"at": stamp, "principal": principal.id, "action": "import", "domain": domain.name, "target": source,
-             "details": {"branch": branch, "revision": revision_id, **counts}}
+            {
+                "at": stamp,
+                "principal": principal.id,
+                "action": "import",
+                "domain": domain.name,
+                "target": source,
+                "details": {"branch": branch, "revision": revision_id, **counts},
+            }
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 

@@ -45,7 +45,9 @@ def _member(body: dict[str, Any], name: str, kind: type | tuple[type, ...], what
     value = body.get(name)
     if value is not None and not isinstance(value, kind):
         raise Problem(
-            422, "validation-failed", f"{name} must be {what}",
+            422,
+            "validation-failed",
+            f"{name} must be {what}",
             issues=[{"path": name, "rule": "type", "message": f"{name} must be {what}"}],
         )
     return value
@@ -55,9 +57,13 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
     unknown = sorted(set(body) - EXECUTE_MEMBERS)
     if unknown:
         raise Problem(
-            422, "validation-failed",
+            422,
+            "validation-failed",
             f"unknown member(s) {', '.join(unknown)}; an execution takes {', '.join(sorted(EXECUTE_MEMBERS))}",
-            issues=[{"path": u, "rule": "unknown_member", "message": "not a member of an execution"} for u in unknown],
+            issues=[
+                {"path": u, "rule": "unknown_member", "message": "not a member of an execution"}
+                for u in unknown
+            ],
         )
     if body.get("task") is not None or body.get("auto_propose"):
         raise Problem(
@@ -65,7 +71,9 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
             "validation-failed",
             "task branches and automatic Proposals are not available yet; execute on a work branch "
             "(POST /branches) instead",
-            issues=[{"path": "task", "rule": "not_available", "message": "the agent task flow is not built yet"}],
+            issues=[
+                {"path": "task", "rule": "not_available", "message": "the agent task flow is not built yet"}
+            ],
         )
     parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
     key = _member(body, "idempotency_key", str, "a string")
@@ -164,7 +172,9 @@ async def execute(
     invocation_id = new_id("inv")
     at = utc_now()
     try:
-        edits = render_edits(operation, parameters, invocation_id=invocation_id, principal=principal.id, now=iso(at))
+        edits = render_edits(
+            operation, parameters, invocation_id=invocation_id, principal=principal.id, now=iso(at)
+        )
     except ValueError as exc:
         raise Problem(422, "validation-failed", str(exc)) from exc
     prepared = []
@@ -172,11 +182,11 @@ async def execute(
     for index, edit in enumerate(edits):
         path = f"edits[{index}]"
         attrs = (
-            domain.schema.kinds[edit.kind].attributes if edit.kind else domain.schema.relations[edit.relation or ""].attributes
+            domain.schema.kinds[edit.kind].attributes
+            if edit.kind
+            else domain.schema.relations[edit.relation or ""].attributes
         )
-        values, value_issues = validate_values(
-            attrs, edit.values, path=f"{path}.values", partial=True
-        )
+        values, value_issues = validate_values(attrs, edit.values, path=f"{path}.values", partial=True)
         issues_out += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         prepared.append((edit, values, path))
     edit_docs = [_edit_document(edit, values) for edit, values, _ in prepared]
@@ -244,7 +254,9 @@ async def execute(
             extra = [
                 (
                     f"operation.{effect}",
-                    _side_effect_event(domain, operation, effect, branch, invocation_id, principal.id, parameters, edit_docs),
+                    _side_effect_event(
+                        domain, operation, effect, branch, invocation_id, principal.id, parameters, edit_docs
+                    ),
                 )
                 for effect in operation.side_effects
             ]
@@ -266,8 +278,14 @@ async def execute(
             new_head = Head(revision_id, committed.revision.generation)
         stamp = iso(at)
         rows.invocations.append(
-            {"id": invocation_id, "operation": name, "principal": principal.id, "parameters": parameters,
-             "revision": revision_id, "created_at": stamp}
+            {
+                "id": invocation_id,
+                "operation": name,
+                "principal": principal.id,
+                "parameters": parameters,
+                "revision": revision_id,
+                "created_at": stamp,
+            }
         )
         document = {
             "status": "committed",
@@ -283,12 +301,25 @@ async def execute(
         }
         if key is not None:
             rows.receipts.append(
-                {"principal": principal.id, "key": key, "request_digest": digest, "status": 200,
-                 "response": document, "revision": revision_id, "created_at": stamp}
+                {
+                    "principal": principal.id,
+                    "key": key,
+                    "request_digest": digest,
+                    "status": 200,
+                    "response": document,
+                    "revision": revision_id,
+                    "created_at": stamp,
+                }
             )
         rows.audits.append(
-            {"at": stamp, "principal": principal.id, "action": "operation.invoke", "domain": domain.name, "target": name,
-             "details": {"branch": branch, "invocation_id": invocation_id, "revision": revision_id}}
+            {
+                "at": stamp,
+                "principal": principal.id,
+                "action": "operation.invoke",
+                "domain": domain.name,
+                "target": name,
+                "details": {"branch": branch, "invocation_id": invocation_id, "revision": revision_id},
+            }
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 
@@ -334,12 +365,23 @@ def _edit_document(edit: Any, values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _change_document(change: Any) -> dict[str, Any]:
-    return {"ref": change.ref, "entity": change.entity, "change": change.change, "attributes": change.attributes}
+    return {
+        "ref": change.ref,
+        "entity": change.entity,
+        "change": change.change,
+        "attributes": change.attributes,
+    }
 
 
 def _side_effect_event(
-    domain: Domain, operation: Operation, effect: str, branch: str, invocation_id: str,
-    principal: str, parameters: dict[str, Any], edits: list[dict[str, Any]],
+    domain: Domain,
+    operation: Operation,
+    effect: str,
+    branch: str,
+    invocation_id: str,
+    principal: str,
+    parameters: dict[str, Any],
+    edits: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The operation.<side effect> event; values of sensitive parameters and Attributes masked."""
     max_edits = int(domain.settings.get("keeper.operations.side_effect_max_edits", 50))
@@ -350,11 +392,16 @@ def _side_effect_event(
     masked_edits = []
     for edit in edits[:max_edits]:
         attrs = (
-            domain.schema.kinds[edit["kind"]].attributes if "kind" in edit else domain.schema.relations[edit["relation"]].attributes
+            domain.schema.kinds[edit["kind"]].attributes
+            if "kind" in edit
+            else domain.schema.relations[edit["relation"]].attributes
         )
         doc = dict(edit)
         if "values" in doc:
-            doc["values"] = {k: ("***" if attrs.get(k) is not None and attrs[k].sensitivity else v) for k, v in doc["values"].items()}
+            doc["values"] = {
+                k: ("***" if attrs.get(k) is not None and attrs[k].sensitivity else v)
+                for k, v in doc["values"].items()
+            }
         masked_edits.append(doc)
     return {
         "type": f"operation.{effect}",

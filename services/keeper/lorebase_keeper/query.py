@@ -25,7 +25,19 @@ from lorebase_keeper.snapshots import read_point
 from lorebase_store import OrderBy, QuerySpec, Txn
 
 OPS = {"eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "prefix", "is_null"}
-QUERY_MEMBERS = {"kind", "trait", "where", "select", "order_by", "limit", "cursor", "aggregate", "branch", "at", "coverage"}
+QUERY_MEMBERS = {
+    "kind",
+    "trait",
+    "where",
+    "select",
+    "order_by",
+    "limit",
+    "cursor",
+    "aggregate",
+    "branch",
+    "at",
+    "coverage",
+}
 NUMERIC = {"integer", "decimal"}
 TEXTUAL = {"string", "text", "enum"}
 
@@ -42,22 +54,32 @@ class _Checker:
     def attribute(self, name: Any, path: str) -> Attribute | None:
         attr = self.attributes.get(name) if isinstance(name, str) else None
         if attr is None or any(f"{tag}.read" not in self.clear for tag in attr.sensitivity):
-            self.problem(path, "query.attribute", f"unknown Attribute {name!r}; one of {', '.join(self.readable())}")
+            self.problem(
+                path, "query.attribute", f"unknown Attribute {name!r}; one of {', '.join(self.readable())}"
+            )
             return None
         return attr
 
     def readable(self) -> list[str]:
-        return [n for n, a in self.attributes.items() if all(f"{t}.read" in self.clear for t in a.sensitivity)]
+        return [
+            n for n, a in self.attributes.items() if all(f"{t}.read" in self.clear for t in a.sensitivity)
+        ]
 
     def node(self, node: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(node, dict):
-            self.problem(path, "query.where", "a filter is an object: {and|or: [...]}, {not: ...} or {attr, op, value}")
+            self.problem(
+                path, "query.where", "a filter is an object: {and|or: [...]}, {not: ...} or {attr, op, value}"
+            )
             return None
         for combinator in ("and", "or"):
             if combinator in node:
                 children = node[combinator]
                 if set(node) != {combinator} or not isinstance(children, list) or not children:
-                    self.problem(path, "query.where", f"{combinator} takes a non-empty list of filters and nothing else")
+                    self.problem(
+                        path,
+                        "query.where",
+                        f"{combinator} takes a non-empty list of filters and nothing else",
+                    )
                     return None
                 checked = [self.node(child, f"{path}.{combinator}[{i}]") for i, child in enumerate(children)]
                 return None if any(c is None for c in checked) else {combinator: checked}
@@ -74,7 +96,9 @@ class _Checker:
         attr = self.attribute(node.get("attr"), f"{path}.attr")
         op = node.get("op")
         if op not in OPS:
-            self.problem(f"{path}.op", "query.op", f"unknown operator {op!r}; one of {', '.join(sorted(OPS))}")
+            self.problem(
+                f"{path}.op", "query.op", f"unknown operator {op!r}; one of {', '.join(sorted(OPS))}"
+            )
             return None
         if attr is None:
             return None
@@ -108,7 +132,9 @@ class _Checker:
         return {"attr": attr.name, "op": op, "value": canonical_one, "numeric": attr.type in NUMERIC}
 
     def value(self, attr: Attribute, value: Any, path: str) -> Any:
-        loose = Attribute(name=attr.name, type=attr.type, precision=attr.precision, scale=attr.scale, values=attr.values)
+        loose = Attribute(
+            name=attr.name, type=attr.type, precision=attr.precision, scale=attr.scale, values=attr.values
+        )
         if attr.type == "decimal":
             # A filter value may carry more digits than the Attribute stores.
             loose = Attribute(name=attr.name, type="decimal", precision=38, scale=min(18, 38))
@@ -144,7 +170,11 @@ def _offset(cursor: Any) -> int:
 async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(body) - QUERY_MEMBERS)
     if unknown:
-        raise Problem(422, "validation-failed", f"unknown member(s) {', '.join(unknown)}; a query takes {', '.join(sorted(QUERY_MEMBERS))}")
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; a query takes {', '.join(sorted(QUERY_MEMBERS))}",
+        )
     for member, kind in (("branch", str), ("at", str), ("kind", str), ("trait", str)):
         if body.get(member) is not None and not isinstance(body[member], kind):
             raise Problem(422, "validation-failed", f"{member} must be a string")
@@ -179,18 +209,26 @@ async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str,
         group_by = None
         if aggregate is not None:
             if not isinstance(aggregate, dict) or set(aggregate) - {"count", "group_by"}:
-                checker.problem("aggregate", "query.aggregate", 'aggregate is {"count": true} or {"group_by": attr}')
+                checker.problem(
+                    "aggregate", "query.aggregate", 'aggregate is {"count": true} or {"group_by": attr}'
+                )
             elif aggregate.get("group_by") is not None:
                 attr = checker.attribute(aggregate["group_by"], "aggregate.group_by")
                 group_by = attr.name if attr else None
         max_limit = int(domain.settings.get("read.query.max_limit", 1000))
         limit = body.get("limit", domain.settings.get("read.query.default_limit", 100))
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
-            checker.problem("limit", "query.limit", f"limit is a whole number from 1 to {max_limit} (read.query.max_limit)")
+            checker.problem(
+                "limit",
+                "query.limit",
+                f"limit is a whole number from 1 to {max_limit} (read.query.max_limit)",
+            )
         if checker.issues:
             raise invalid(checker.issues)
         offset = _offset(body["cursor"]) if body.get("cursor") else 0
-        spec = QuerySpec(domain.id, branch, tuple(kinds), where, tuple(order), int(limit), offset, point.snapshot)
+        spec = QuerySpec(
+            domain.id, branch, tuple(kinds), where, tuple(order), int(limit), offset, point.snapshot
+        )
         doc: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
         doc["kind" if body.get("kind") else "trait"] = body.get("kind") or body.get("trait")
         if aggregate is not None:
@@ -212,7 +250,15 @@ async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str,
             shown, _ = visible_values(access, branch, kind.attributes, values)
             if select is not None:
                 shown = {name: shown[name] for name in select if name in shown}
-            results.append({"ref": f"{kind_name}/{key}", "kind": kind_name, "key": key, "title": title_of(kind, values), "values": shown})
+            results.append(
+                {
+                    "ref": f"{kind_name}/{key}",
+                    "kind": kind_name,
+                    "key": key,
+                    "title": title_of(kind, values),
+                    "values": shown,
+                }
+            )
         doc["records"] = results
         doc["count"] = len(results)
         doc["next_cursor"] = _cursor(offset + spec.limit) if more else None
@@ -221,19 +267,32 @@ async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str,
     return await rt.db.read("query", read)
 
 
-def _target(domain: Domain, body: dict[str, Any], readable: list[str]) -> tuple[list[str], dict[str, Attribute]]:
+def _target(
+    domain: Domain, body: dict[str, Any], readable: list[str]
+) -> tuple[list[str], dict[str, Attribute]]:
     kind_name, trait_name = body.get("kind"), body.get("trait")
     if bool(kind_name) == bool(trait_name):
-        raise Problem(422, "validation-failed", "name exactly one of kind or trait", issues=[
-            {"path": "kind", "rule": "query.target", "message": "give kind or trait, not both or neither"}])
+        raise Problem(
+            422,
+            "validation-failed",
+            "name exactly one of kind or trait",
+            issues=[
+                {"path": "kind", "rule": "query.target", "message": "give kind or trait, not both or neither"}
+            ],
+        )
     if kind_name:
         if kind_name not in domain.schema.kinds or kind_name not in readable:
-            raise Problem(404, "not-found", f"unknown Kind {kind_name!r}; GET /schema lists the Kinds you may read")
+            raise Problem(
+                404, "not-found", f"unknown Kind {kind_name!r}; GET /schema lists the Kinds you may read"
+            )
         return [kind_name], dict(domain.schema.kinds[kind_name].attributes)
+    trait_name = str(trait_name)
     trait = domain.schema.traits.get(trait_name)
     kinds = [k for k in domain.schema.kinds_implementing(trait_name) if k in readable] if trait else []
     if trait is None or not kinds:
-        raise Problem(404, "not-found", f"unknown Trait {trait_name!r}; GET /schema lists the Traits you may read")
+        raise Problem(
+            404, "not-found", f"unknown Trait {trait_name!r}; GET /schema lists the Traits you may read"
+        )
     return kinds, dict(trait.attributes)
 
 

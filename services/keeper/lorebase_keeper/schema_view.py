@@ -44,7 +44,9 @@ def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any
             named = domain.schema.relation_named(rel)
             if named is not None and named[0].name in relation_set:
                 lens_relations.append(rel)
-        lenses.append({"name": name, **doc, "kinds": lens_kinds, "traits": lens_traits, "relations": lens_relations})
+        lenses.append(
+            {"name": name, **doc, "kinds": lens_kinds, "traits": lens_traits, "relations": lens_relations}
+        )
     operations = []
     for name, op in domain.schema.operations.items():
         touched: set[str] = set()

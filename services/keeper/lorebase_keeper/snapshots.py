@@ -57,11 +57,17 @@ async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str 
         return ReadPoint(branch, chain, branch.head, None)
     at = at.strip().lower()
     if not REVISION.match(at):
-        raise Problem(400, "invalid-at", f"at must be a Revision id (64 hex digits, or at least 12 of them), not {at!r}")
+        raise Problem(
+            400, "invalid-at", f"at must be a Revision id (64 hex digits, or at least 12 of them), not {at!r}"
+        )
     if len(at) == 64:
         revision = await txn.get_revision(domain.id, at)
     else:
-        matches = [r for r in await txn.revisions_with_prefix(domain.id, at, limit=50) if _on_chain(chain, r.branch, r.generation)]
+        matches = [
+            r
+            for r in await txn.revisions_with_prefix(domain.id, at, limit=50)
+            if _on_chain(chain, r.branch, r.generation)
+        ]
         if len(matches) > 1:
             raise Problem(400, "invalid-at", f"at {at!r} names more than one Revision; send more hex digits")
         revision = matches[0] if matches else None

@@ -53,7 +53,13 @@ class ScribeServicer(scribe_pb2_grpc.ScribeServicer):
     async def ListJobs(self, request: pb.ListJobsRequest, context: grpc.aio.ServicerContext) -> pb.JobList:
         return pb.JobList(
             jobs=[
-                pb.Job(name=j.name, interval_s=j.interval_s, last_run_at=j.last_run_at, runs=j.runs, last_error=j.last_error)
+                pb.Job(
+                    name=j.name,
+                    interval_s=j.interval_s,
+                    last_run_at=j.last_run_at,
+                    runs=j.runs,
+                    last_error=j.last_error,
+                )
                 for j in self.jobs
             ]
         )

@@ -39,7 +39,9 @@ class ServiceClient:
     async def close(self) -> None:
         await self.channel.close()
 
-    async def _call(self, method: Callable[..., Awaitable[T]], request: Any, *, credential: str | None = None) -> T:
+    async def _call(
+        self, method: Callable[..., Awaitable[T]], request: Any, *, credential: str | None = None
+    ) -> T:
         metadata = (("authorization", credential),) if credential else None
         try:
             return await method(request, timeout=self.settings.deadline_s, metadata=metadata)

@@ -27,7 +27,13 @@ class Answer:
 
 
 def _answer(reply: pb.Reply) -> Answer:
-    return Answer(reply.body, reply.revision, reply.content_type or "application/json", reply.status or 200, dict(reply.headers))
+    return Answer(
+        reply.body,
+        reply.revision,
+        reply.content_type or "application/json",
+        reply.status or 200,
+        dict(reply.headers),
+    )
 
 
 def _body(document: Any) -> bytes:
@@ -42,69 +48,155 @@ class KeeperClient(ServiceClient):
         self._stub = keeper_pb2_grpc.KeeperStub(self.channel)
 
     async def create_principal(self, *, credential: str, id: str, type: str, name: str) -> Answer:
-        return _answer(await self._call(self._stub.CreatePrincipal, pb.CreatePrincipalRequest(id=id, type=type, name=name), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.CreatePrincipal,
+                pb.CreatePrincipalRequest(id=id, type=type, name=name),
+                credential=credential,
+            )
+        )
 
     async def create_key(self, *, credential: str, principal: str) -> Answer:
-        return _answer(await self._call(self._stub.CreateKey, pb.CreateKeyRequest(principal=principal), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.CreateKey, pb.CreateKeyRequest(principal=principal), credential=credential
+            )
+        )
 
     async def revoke_key(self, *, credential: str, principal: str, key_id: str) -> Answer:
-        return _answer(await self._call(self._stub.RevokeKey, pb.RevokeKeyRequest(principal=principal, key_id=key_id), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.RevokeKey,
+                pb.RevokeKeyRequest(principal=principal, key_id=key_id),
+                credential=credential,
+            )
+        )
 
     async def create_domain(self, *, credential: str, body: Any) -> Answer:
-        return _answer(await self._call(self._stub.CreateDomain, pb.CreateDomainRequest(body=_body(body)), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.CreateDomain, pb.CreateDomainRequest(body=_body(body)), credential=credential
+            )
+        )
 
     async def list_domains(self, *, credential: str) -> Answer:
-        return _answer(await self._call(self._stub.ListDomains, pb.ListDomainsRequest(), credential=credential))
+        return _answer(
+            await self._call(self._stub.ListDomains, pb.ListDomainsRequest(), credential=credential)
+        )
 
     async def get_domain(self, *, credential: str, domain: str) -> Answer:
-        return _answer(await self._call(self._stub.GetDomain, pb.DomainRequest(domain=domain), credential=credential))
+        return _answer(
+            await self._call(self._stub.GetDomain, pb.DomainRequest(domain=domain), credential=credential)
+        )
 
     async def create_grant(self, *, credential: str, domain: str, body: Any) -> Answer:
-        return _answer(await self._call(self._stub.CreateGrant, pb.CreateGrantRequest(domain=domain, body=_body(body)), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.CreateGrant,
+                pb.CreateGrantRequest(domain=domain, body=_body(body)),
+                credential=credential,
+            )
+        )
 
     async def delete_grant(self, *, credential: str, domain: str, grant_id: str) -> Answer:
-        return _answer(await self._call(self._stub.DeleteGrant, pb.DeleteGrantRequest(domain=domain, grant_id=grant_id), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.DeleteGrant,
+                pb.DeleteGrantRequest(domain=domain, grant_id=grant_id),
+                credential=credential,
+            )
+        )
 
     async def get_schema(self, *, credential: str, domain: str, branch: str = "") -> Answer:
-        return _answer(await self._call(self._stub.GetSchema, pb.GetSchemaRequest(domain=domain, branch=branch), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.GetSchema, pb.GetSchemaRequest(domain=domain, branch=branch), credential=credential
+            )
+        )
 
     async def create_branch(self, *, credential: str, domain: str, body: Any) -> Answer:
-        return _answer(await self._call(self._stub.CreateBranch, pb.CreateBranchRequest(domain=domain, body=_body(body)), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.CreateBranch,
+                pb.CreateBranchRequest(domain=domain, body=_body(body)),
+                credential=credential,
+            )
+        )
 
     async def list_branches(self, *, credential: str, domain: str) -> Answer:
-        return _answer(await self._call(self._stub.ListBranches, pb.DomainRequest(domain=domain), credential=credential))
+        return _answer(
+            await self._call(self._stub.ListBranches, pb.DomainRequest(domain=domain), credential=credential)
+        )
 
     async def get_branch(self, *, credential: str, domain: str, branch: str) -> Answer:
-        return _answer(await self._call(self._stub.GetBranch, pb.GetBranchRequest(domain=domain, branch=branch), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.GetBranch, pb.GetBranchRequest(domain=domain, branch=branch), credential=credential
+            )
+        )
 
     async def execute_operation(
         self, *, credential: str, domain: str, operation: str, body: Any, idempotency_key: str = ""
     ) -> Answer:
-        request = pb.ExecuteOperationRequest(domain=domain, operation=operation, body=_body(body), idempotency_key=idempotency_key)
+        request = pb.ExecuteOperationRequest(
+            domain=domain, operation=operation, body=_body(body), idempotency_key=idempotency_key
+        )
         return _answer(await self._call(self._stub.ExecuteOperation, request, credential=credential))
 
-    async def import_data(self, *, credential: str, domain: str, body: Any, idempotency_key: str = "") -> Answer:
+    async def import_data(
+        self, *, credential: str, domain: str, body: Any, idempotency_key: str = ""
+    ) -> Answer:
         request = pb.ImportRequest(domain=domain, body=_body(body), idempotency_key=idempotency_key)
         return _answer(await self._call(self._stub.Import, request, credential=credential))
 
     async def get_record(
-        self, *, credential: str, domain: str, kind: str, key: str, branch: str = "", at: str = "",
-        links: bool = False, lineage: bool = False,
+        self,
+        *,
+        credential: str,
+        domain: str,
+        kind: str,
+        key: str,
+        branch: str = "",
+        at: str = "",
+        links: bool = False,
+        lineage: bool = False,
     ) -> Answer:
-        request = pb.GetRecordRequest(domain=domain, branch=branch, kind=kind, key=key, at=at, links=links, lineage=lineage)
+        request = pb.GetRecordRequest(
+            domain=domain, branch=branch, kind=kind, key=key, at=at, links=links, lineage=lineage
+        )
         return _answer(await self._call(self._stub.GetRecord, request, credential=credential))
 
     async def get_links(
-        self, *, credential: str, domain: str, kind: str, key: str, relation: str, branch: str = "", at: str = "",
-        limit: int = 0, cursor: str = "",
+        self,
+        *,
+        credential: str,
+        domain: str,
+        kind: str,
+        key: str,
+        relation: str,
+        branch: str = "",
+        at: str = "",
+        limit: int = 0,
+        cursor: str = "",
     ) -> Answer:
         request = pb.GetLinksRequest(
-            domain=domain, branch=branch, kind=kind, key=key, relation=relation, at=at, limit=limit, cursor=cursor
+            domain=domain,
+            branch=branch,
+            kind=kind,
+            key=key,
+            relation=relation,
+            at=at,
+            limit=limit,
+            cursor=cursor,
         )
         return _answer(await self._call(self._stub.GetLinks, request, credential=credential))
 
     async def query(self, *, credential: str, domain: str, body: Any) -> Answer:
-        return _answer(await self._call(self._stub.Query, pb.QueryRequest(domain=domain, body=_body(body)), credential=credential))
+        return _answer(
+            await self._call(
+                self._stub.Query, pb.QueryRequest(domain=domain, body=_body(body)), credential=credential
+            )
+        )
 
 
 __all__ = ["Answer", "KeeperClient"]

@@ -35,7 +35,9 @@ def _json(body: bytes, what: str = "request body") -> dict[str, Any]:
     return value
 
 
-def reply(document: Any, *, status: int = 200, revision: str | None = None, headers: dict[str, str] | None = None) -> pb.Reply:
+def reply(
+    document: Any, *, status: int = 200, revision: str | None = None, headers: dict[str, str] | None = None
+) -> pb.Reply:
     if revision is None and isinstance(document, dict):
         revision = document.get("revision")
     return pb.Reply(
@@ -61,7 +63,9 @@ def rpc(method: Handler) -> Handler:
             await abort_with_problem(context, problem)
         except Exception:
             logger.exception("keeper %s failed", method.__name__)
-            await abort_with_problem(context, Problem(500, "internal", "keeper failed to answer; the error is in its log"))
+            await abort_with_problem(
+                context, Problem(500, "internal", "keeper failed to answer; the error is in its log")
+            )
         raise AssertionError("unreachable")
 
     return wrapper
@@ -87,9 +91,13 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     # Administration
 
     @rpc
-    async def CreatePrincipal(self, request: pb.CreatePrincipalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def CreatePrincipal(
+        self, request: pb.CreatePrincipalRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
         caller = await self._principal(context)
-        return reply(await admin.create_principal(self.rt, caller, request.id, request.type, request.name), status=201)
+        return reply(
+            await admin.create_principal(self.rt, caller, request.id, request.type, request.name), status=201
+        )
 
     @rpc
     async def CreateKey(self, request: pb.CreateKeyRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
@@ -102,12 +110,16 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
         return reply(await admin.revoke_key(self.rt, caller, request.principal, request.key_id))
 
     @rpc
-    async def CreateDomain(self, request: pb.CreateDomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def CreateDomain(
+        self, request: pb.CreateDomainRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
         caller = await self._principal(context)
         return reply(await self.rt.domains.create(caller, _json(request.body)), status=201)
 
     @rpc
-    async def ListDomains(self, request: pb.ListDomainsRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def ListDomains(
+        self, request: pb.ListDomainsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
         caller = await self._principal(context)
         rows = await self.rt.db.read("list_domains", lambda txn: txn.list_domains())
         visible = []
@@ -119,15 +131,25 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     @rpc
     async def GetDomain(self, request: pb.DomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, _ = await self._domain(context, request.domain)
-        return reply({"name": domain.name, "default_branch": domain.default_branch, "description": domain.schema.description})
+        return reply(
+            {
+                "name": domain.name,
+                "default_branch": domain.default_branch,
+                "description": domain.schema.description,
+            }
+        )
 
     @rpc
-    async def CreateGrant(self, request: pb.CreateGrantRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def CreateGrant(
+        self, request: pb.CreateGrantRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         return reply(await admin.create_grant(self.rt, access, domain, _json(request.body)), status=201)
 
     @rpc
-    async def DeleteGrant(self, request: pb.DeleteGrantRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def DeleteGrant(
+        self, request: pb.DeleteGrantRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         return reply(await admin.delete_grant(self.rt, access, domain, request.grant_id))
 
@@ -143,7 +165,9 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
         return reply({**visible_schema(access, domain, branch), "revision": head.head})
 
     @rpc
-    async def CreateBranch(self, request: pb.CreateBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def CreateBranch(
+        self, request: pb.CreateBranchRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         return reply(await branches.create_branch(self.rt, access, domain, _json(request.body)), status=201)
 
@@ -160,18 +184,26 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     # Writes
 
     @rpc
-    async def ExecuteOperation(self, request: pb.ExecuteOperationRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def ExecuteOperation(
+        self, request: pb.ExecuteOperationRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         outcome = await operations.execute(
             self.rt, access, domain, request.operation, _json(request.body), request.idempotency_key
         )
-        return reply(outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers)
+        return reply(
+            outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
+        )
 
     @rpc
     async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        outcome = await imports.run_import(self.rt, access, domain, _json(request.body), request.idempotency_key)
-        return reply(outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers)
+        outcome = await imports.run_import(
+            self.rt, access, domain, _json(request.body), request.idempotency_key
+        )
+        return reply(
+            outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
+        )
 
     # Reads
 
@@ -179,8 +211,15 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     async def GetRecord(self, request: pb.GetRecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         document = await records.get_record(
-            self.rt, access, domain, branch=request.branch or None, kind_name=request.kind, key=request.key,
-            at=request.at or None, links=request.links, lineage=request.lineage,
+            self.rt,
+            access,
+            domain,
+            branch=request.branch or None,
+            kind_name=request.kind,
+            key=request.key,
+            at=request.at or None,
+            links=request.links,
+            lineage=request.lineage,
         )
         return reply(document)
 
@@ -188,8 +227,16 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     async def GetLinks(self, request: pb.GetLinksRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         document = await records.get_links(
-            self.rt, access, domain, branch=request.branch or None, kind_name=request.kind, key=request.key,
-            relation_name=request.relation, at=request.at or None, limit=request.limit, cursor=request.cursor or None,
+            self.rt,
+            access,
+            domain,
+            branch=request.branch or None,
+            kind_name=request.kind,
+            key=request.key,
+            relation_name=request.relation,
+            at=request.at or None,
+            limit=request.limit,
+            cursor=request.cursor or None,
         )
         return reply(document)
 
