@@ -31,6 +31,7 @@ from pathlib import Path
 
 import asyncpg
 import httpx
+import orjson
 
 from lorebase.embedded import (
     EmbeddedNats,
@@ -234,7 +235,9 @@ def main() -> int:
         script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
         rest_writes = wrk(base, script=str(script))
         rest_reads = wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers)
+        import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
         domain_id = asyncio.run(_domain_id(url))
+        copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
         raw_w = asyncio.run(raw_writes(url))
         raw_r = raw_reads("127.0.0.1", int(server.rsplit(":", 1)[1].split("/")[0]), "bench", domain_id)
     finally:
@@ -248,6 +251,11 @@ def main() -> int:
         pg.stop()
         shutil.rmtree(work, ignore_errors=True)
 
+    import_line = (
+        f"imports: {IMPORT_RECORDS} Records in one import through REST: {import_s:.2f} s ({import_rate:.0f}/s) beside "
+        f"raw COPY of as many rows into a table shaped like records (same indexes): {copy_s:.2f} s ({copy_rate:.0f}/s): "
+        f"{import_rate / copy_rate:.3f}x"
+    )
     rows = [
         (
             "writes: Operation executes/s, REST, 8 clients, one branch",
@@ -280,6 +288,7 @@ def main() -> int:
             f"| {name}{errors} | {ours.per_s:.0f} | {ours.p50_ms:.2f} | {ours.p99_ms:.2f} | {base_name} | "
             f"{base.per_s:.0f} | {base.p50_ms:.2f} | {base.p99_ms:.2f} | {ratio:.3f}x | >= {target}x ({flag}) |"
         )
+    lines += ["", import_line]
     text = "\n".join(lines) + "\n"
     print(text)
     if not RESULTS.exists():
@@ -287,6 +296,86 @@ def main() -> int:
     with RESULTS.open("a") as handle:
         handle.write(text + "\n")
     return 0
+
+
+IMPORT_RECORDS = int(os.environ.get("LOREBASE_BENCH_IMPORT_RECORDS", "100000"))
+ITEM_SCHEMA = {
+    "kinds": {
+        "Item": {
+            "key": ["sku"],
+            "title": "name",
+            "attributes": {
+                "sku": {"type": "string", "required": True},
+                "name": {"type": "string"},
+                "qty": {"type": "integer", "min": 0},
+                "price": {"type": "decimal(10,2)"},
+                "code": {"type": "string", "unique": True},
+            },
+        }
+    }
+}
+
+
+def _items(count: int) -> list[dict[str, object]]:
+    return [
+        {
+            "sku": f"SKU-{i:07d}",
+            "name": f"Item number {i}",
+            "qty": str(i % 1000),
+            "price": f"{i % 5000}.{i % 100:02d}",
+            "code": f"C{i}",
+        }
+        for i in range(count)
+    ]
+
+
+def rest_import(base: str, headers: dict[str, str], count: int) -> tuple[float, float]:
+    with httpx.Client(base_url=base, timeout=600) as client:
+        created = client.post(
+            "/api/v1/domains", json={"name": "bulk", "schema": ITEM_SCHEMA}, headers=headers
+        )
+        assert created.status_code == 201, created.text
+        body = orjson.dumps(
+            {"source": "bench", "records": [{"kind": "Item", "values": v} for v in _items(count)]}
+        )
+        started = time.perf_counter()
+        answer = client.post(
+            "/api/v1/domains/bulk/imports",
+            content=body,
+            headers={**headers, "Content-Type": "application/json"},
+        )
+        elapsed = time.perf_counter() - started
+        assert answer.status_code == 200, answer.text[:500]
+    return count / elapsed, elapsed
+
+
+async def raw_copy(url: str, count: int) -> tuple[float, float]:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("CREATE TABLE bench_copy (LIKE records INCLUDING ALL)")
+        rows = [
+            (999, "main", "Item", v["sku"], orjson.dumps(v).decode(), "{}", "r", "r") for v in _items(count)
+        ]
+        started = time.perf_counter()
+        async with conn.transaction():
+            await conn.copy_records_to_table(
+                "bench_copy",
+                records=rows,
+                columns=[
+                    "domain_id",
+                    "branch",
+                    "kind",
+                    "key",
+                    "values",
+                    "provenance",
+                    "created_revision",
+                    "updated_revision",
+                ],
+            )
+        elapsed = time.perf_counter() - started
+    finally:
+        await conn.close()
+    return count / elapsed, elapsed
 
 
 async def _domain_id(url: str) -> int:

@@ -128,14 +128,124 @@ _LISTS = (
 )
 
 
+# From this many rows on, new Records, new Links and history rows go in by COPY (imports).
+COPY_THRESHOLD = 2000
+
+_RECORD_COLUMNS = (
+    "domain_id",
+    "branch",
+    "kind",
+    "key",
+    "values",
+    "provenance",
+    "created_revision",
+    "updated_revision",
+)
+_LINK_COLUMNS = ("domain_id", "branch", "relation", "from_key", "to_key", "values", "provenance", "revision")
+_HISTORY_COLUMNS = (
+    "domain_id",
+    "branch",
+    "generation",
+    "revision",
+    "entity",
+    "name",
+    "key",
+    "change",
+    "attributes",
+    "before",
+    "after",
+    "provenance",
+)
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else orjson.dumps(value).decode()
+
+
 class CommitsTxn(TxnBase):
     async def write_commit_rows(self, rows: CommitRows) -> None:
+        """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one."""
         if not any(getattr(rows, name) for name in _LISTS):
             return
+        if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
+            rows = await self._copy_bulk(rows)
         params: dict[str, Any] = {"domain_id": rows.domain_id, "branch": rows.branch}
         for name in _LISTS:
             params[name] = orjson.dumps(getattr(rows, name)).decode()
         await self.conn.execute(_COMMIT, params)
+
+    async def _copy_bulk(self, rows: CommitRows) -> CommitRows:
+        """COPY the new Records, new Links and the history rows; what is left goes by statement."""
+        raw = await self.conn.get_raw_connection()
+        driver: Any = raw.driver_connection
+        d, b = rows.domain_id, rows.branch
+        new_records = [r for r in rows.records if r.get("new")]
+        new_links = [r for r in rows.links if r.get("new")]
+        if new_records:
+            await driver.copy_records_to_table(
+                "records",
+                columns=_RECORD_COLUMNS,
+                records=[
+                    (
+                        d,
+                        b,
+                        r["kind"],
+                        r["key"],
+                        _json(r["values"]),
+                        _json(r["provenance"]),
+                        r["created_revision"],
+                        r["updated_revision"],
+                    )
+                    for r in new_records
+                ],
+            )
+        if new_links:
+            await driver.copy_records_to_table(
+                "links",
+                columns=_LINK_COLUMNS,
+                records=[
+                    (
+                        d,
+                        b,
+                        r["relation"],
+                        r["from_key"],
+                        r["to_key"],
+                        _json(r["values"]),
+                        _json(r["provenance"]),
+                        r["revision"],
+                    )
+                    for r in new_links
+                ],
+            )
+        if rows.history:
+            await driver.copy_records_to_table(
+                "history",
+                columns=_HISTORY_COLUMNS,
+                records=[
+                    (
+                        d,
+                        b,
+                        h["generation"],
+                        h["revision"],
+                        h["entity"],
+                        h["name"],
+                        h["key"],
+                        h["change"],
+                        _json(h["attributes"]),
+                        _json(h["before"]),
+                        _json(h["after"]),
+                        _json(h["provenance"]),
+                    )
+                    for h in rows.history
+                ],
+            )
+        rest = CommitRows(d, b)
+        for name in _LISTS:
+            getattr(rest, name).extend(getattr(rows, name))
+        rest.records = [r for r in rows.records if not r.get("new")]
+        rest.links = [r for r in rows.links if not r.get("new")]
+        rest.history = []
+        return rest
 
 
 __all__ = ["CommitRows", "CommitsTxn"]

@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+import orjson
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -45,6 +46,8 @@ class Database:
     def connect(cls, url: str, *, pool_size: int = 10, statement_timeout_s: float = 30) -> Database:
         engine = create_async_engine(
             async_url(url),
+            json_serializer=lambda value: orjson.dumps(value).decode(),
+            json_deserializer=orjson.loads,
             pool_size=pool_size,
             max_overflow=pool_size,
             pool_pre_ping=False,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, func, literal, select, tuple_
+from sqlalchemy import Text, and_, any_, bindparam, delete, func, literal, select, tuple_
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import branches, links, records
@@ -71,7 +72,7 @@ class RecordsTxn(TxnBase):
                 records.c.domain_id == domain_id,
                 records.c.branch == branch,
                 records.c.kind == kind,
-                records.c.key.in_(keys),
+                records.c.key == any_(literal(list(keys), ARRAY(Text))),
             )
         )
         return {row.key: _record(row) for row in rows}
@@ -136,7 +137,9 @@ class RecordsTxn(TxnBase):
         if len(values) == 1:
             cond = records.c["values"].contains({attribute: values[0]})
         else:
-            cond = records.c["values"][attribute].astext.in_([str(v) for v in values])
+            cond = records.c["values"][attribute].astext == any_(
+                literal([str(v) for v in values], ARRAY(Text))
+            )
         rows = await self.conn.execute(
             select(records.c.key, records.c["values"][attribute].label("v")).where(
                 records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind == kind, cond

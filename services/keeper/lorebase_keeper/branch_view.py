@@ -32,8 +32,8 @@ class BranchView:
             for k in dict.fromkeys(keys)
             if (kind, k) not in self.records and (kind, k) not in self.stored_records
         ]
-        for start in range(0, len(wanted), 5000):
-            chunk = wanted[start : start + 5000]
+        for start in range(0, len(wanted), 50000):
+            chunk = wanted[start : start + 50000]
             found = await self.txn.get_records(self.domain_id, self.branch, kind, chunk)
             for key in chunk:
                 self.stored_records[(kind, key)] = found.get(key)
@@ -51,10 +51,10 @@ class BranchView:
     async def get_links(self, relation: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], LinkRow]:
         stored_pairs = [p for p in pairs if (relation, *p) not in self.links]
         found: dict[tuple[str, str], LinkRow] = {}
-        for start in range(0, len(stored_pairs), 5000):
+        for start in range(0, len(stored_pairs), 50000):
             found.update(
                 await self.txn.get_links(
-                    self.domain_id, self.branch, relation, stored_pairs[start : start + 5000]
+                    self.domain_id, self.branch, relation, stored_pairs[start : start + 50000]
                 )
             )
         for pair in pairs:

@@ -69,8 +69,8 @@ class ChangeSet:
 
     async def preload_records(self, kind: str, keys: list[str]) -> None:
         missing = [k for k in dict.fromkeys(keys) if (kind, k) not in self.records]
-        for start in range(0, len(missing), 5000):
-            chunk = missing[start : start + 5000]
+        for start in range(0, len(missing), 50000):
+            chunk = missing[start : start + 50000]
             found = await self.view.get_records(kind, chunk)
             for key in chunk:
                 row = found.get(key)
@@ -80,8 +80,8 @@ class ChangeSet:
 
     async def preload_links(self, relation: str, pairs: list[tuple[str, str]]) -> None:
         missing = [p for p in dict.fromkeys(pairs) if (relation, *p) not in self.links]
-        for start in range(0, len(missing), 5000):
-            chunk = missing[start : start + 5000]
+        for start in range(0, len(missing), 50000):
+            chunk = missing[start : start + 50000]
             found = await self.view.get_links(relation, chunk)
             for pair in chunk:
                 row = found.get(pair)
@@ -237,8 +237,8 @@ class ChangeSet:
             return
         values = list(wanted)
         taken: dict[Any, list[str]] = {}
-        for start in range(0, len(values), 5000):
-            taken.update(await self.view.keys_with_value(kind.name, attribute, values[start : start + 5000]))
+        for start in range(0, len(values), 50000):
+            taken.update(await self.view.keys_with_value(kind.name, attribute, values[start : start + 50000]))
         for value, keys in wanted.items():
             holders = set(keys)
             for other in taken.get(value, []):

@@ -146,6 +146,7 @@ def plan_commit(
                         "provenance": provenance,
                         "created_revision": rev_id if before is None else before.created_revision,
                         "updated_revision": rev_id,
+                        "new": before is None,
                     }
                 )
         else:
@@ -168,6 +169,7 @@ def plan_commit(
                         "values": change.after,
                         "provenance": provenance,
                         "revision": rev_id,
+                        "new": before_link is None,
                     }
                 )
         rows.history.append(

@@ -1,0 +1,96 @@
+"""Imports: one Revision for many Records and Links (large ones go in by COPY), upserts, history."""
+
+from __future__ import annotations
+
+from tests.integration.conftest import Stack
+
+SCHEMA = {
+    "kinds": {
+        "Item": {
+            "key": ["sku"],
+            "title": "name",
+            "attributes": {
+                "sku": {"type": "string", "required": True},
+                "name": {"type": "string"},
+                "qty": {"type": "integer", "min": 0},
+                "code": {"type": "string", "unique": True},
+            },
+        },
+        "Bin": {"key": ["bin"], "attributes": {"bin": {"type": "string"}}},
+    },
+    "relations": {
+        "stored_in": {"from": "Item", "to": "Bin", "cardinality": "many_to_one", "inverse": "holds"}
+    },
+}
+
+
+async def test_large_import_is_one_revision_and_reimport_updates(stack: Stack) -> None:
+    created = await stack.http.post(
+        "/api/v1/domains", json={"name": "bulk", "schema": SCHEMA}, headers=stack.admin
+    )
+    assert created.status_code == 201
+    count = 5000
+    records = [
+        {"kind": "Item", "values": {"sku": f"I{i:05d}", "name": f"Item {i}", "qty": i, "code": f"C{i}"}}
+        for i in range(count)
+    ]
+    records += [{"kind": "Bin", "values": {"bin": f"B{i}"}} for i in range(10)]
+    links = [{"relation": "stored_in", "from": f"I{i:05d}", "to": f"B{i % 10}"} for i in range(count)]
+    response = await stack.http.post(
+        "/api/v1/domains/bulk/imports",
+        json={"source": "erp", "records": records, "links": links},
+        headers=stack.admin,
+    )
+    assert response.status_code == 200, response.text[:500]
+    body = response.json()
+    assert body["changed"] == {"records": count + 10, "links": count}
+    assert await stack.count("revisions") == 1
+    assert await stack.count("history") == 2 * count + 10
+    item = (
+        await stack.http.get(
+            "/api/v1/domains/bulk/kinds/Item/records/I04242?lineage=true&links=true", headers=stack.admin
+        )
+    ).json()
+    assert item["values"] == {"sku": "I04242", "name": "Item 4242", "qty": "4242", "code": "C4242"}
+    assert item["lineage"]["qty"]["origin"] == {"type": "import", "ref": "erp"}
+    assert item["links"] == {"stored_in": 1}
+    held = await stack.http.get(
+        "/api/v1/domains/bulk/kinds/Bin/records/B3/links/holds?limit=1000", headers=stack.admin
+    )
+    assert len(held.json()["links"]) == count // 10
+
+    # A second import changes some Records and leaves the rest: only the changes are history.
+    again = [
+        {"kind": "Item", "values": {"sku": f"I{i:05d}", "qty": i + 1 if i < 2500 else i}}
+        for i in range(count)
+    ]
+    response = await stack.http.post(
+        "/api/v1/domains/bulk/imports", json={"source": "erp", "records": again}, headers=stack.admin
+    )
+    assert response.status_code == 200, response.text[:500]
+    assert response.json()["changed"] == {"records": 2500, "links": 0}
+    assert await stack.count("history") == 2 * count + 10 + 2500
+    item = (
+        await stack.http.get("/api/v1/domains/bulk/kinds/Item/records/I00001", headers=stack.admin)
+    ).json()
+    assert item["values"]["qty"] == "2" and item["values"]["name"] == "Item 1"
+
+
+async def test_import_checks_unique_values_within_and_across_imports(stack: Stack) -> None:
+    await stack.http.post("/api/v1/domains", json={"name": "bulk", "schema": SCHEMA}, headers=stack.admin)
+    dup = [{"kind": "Item", "values": {"sku": f"I{i}", "code": "SAME"}} for i in range(3)]
+    response = await stack.http.post(
+        "/api/v1/domains/bulk/imports", json={"records": dup}, headers=stack.admin
+    )
+    assert response.status_code == 422
+    assert {i["rule"] for i in response.json()["issues"]} == {"value.unique"}
+    assert await stack.count("revisions") == 0
+    first = await stack.http.post(
+        "/api/v1/domains/bulk/imports", json={"records": dup[:1]}, headers=stack.admin
+    )
+    assert first.status_code == 200
+    clash = await stack.http.post(
+        "/api/v1/domains/bulk/imports", json={"records": dup[1:2]}, headers=stack.admin
+    )
+    assert clash.status_code == 422
+    assert "I0" in clash.json()["issues"][0]["message"]
