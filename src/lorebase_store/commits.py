@@ -113,6 +113,47 @@ class CommitRows:
     receipts: list[dict[str, Any]] = field(default_factory=list)
     audits: list[dict[str, Any]] = field(default_factory=list)
 
+    def extend(self, other: CommitRows) -> None:
+        for name in _LISTS:
+            getattr(self, name).extend(getattr(other, name))
+
+    def receipt(
+        self,
+        *,
+        principal: str,
+        key: str,
+        request_digest: str,
+        status: int,
+        response: dict[str, Any],
+        revision: str | None,
+        at: str,
+    ) -> None:
+        self.receipts.append(
+            {
+                "principal": principal,
+                "key": key,
+                "request_digest": request_digest,
+                "status": status,
+                "response": response,
+                "revision": revision,
+                "created_at": at,
+            }
+        )
+
+    def audit(
+        self, *, principal: str, action: str, domain: str, target: str, details: dict[str, Any], at: str
+    ) -> None:
+        self.audits.append(
+            {
+                "at": at,
+                "principal": principal,
+                "action": action,
+                "domain": domain,
+                "target": target,
+                "details": details,
+            }
+        )
+
 
 _LISTS = (
     "revisions",
@@ -240,8 +281,7 @@ class CommitsTxn(TxnBase):
                 ],
             )
         rest = CommitRows(d, b)
-        for name in _LISTS:
-            getattr(rest, name).extend(getattr(rows, name))
+        rest.extend(rows)
         rest.records = [r for r in rows.records if not r.get("new")]
         rest.links = [r for r in rows.links if not r.get("new")]
         rest.history = []

@@ -194,6 +194,12 @@ class ChangeSet:
             return
         state.values = None
 
+    def stored(self) -> tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]]:
+        """The Records and Links as they were before this change set (what plan_commit builds on)."""
+        records = {k: s.before for k, s in self.records.items() if s.before is not None}
+        links = {k: s.before for k, s in self.links.items() if s.before is not None}
+        return records, links
+
     # Checks that need every edit applied
 
     async def finish(self) -> list[Change]:

@@ -102,13 +102,13 @@ def plan_commit(
     message: str,
     origin: Origin,
     at: datetime,
-    current: dict[tuple[str, str], RecordRow],
-    current_links: dict[tuple[str, str, str], LinkRow],
+    stored: tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]],
     changed_keys_max: int,
     extra_events: list[tuple[str, dict[str, Any]]] | None = None,
 ) -> Committed:
     """Add one Revision to `rows`: the revision row, Records, Links, history and outbox events."""
     branch = rows.branch
+    current, current_links = stored
     digest = changes_digest(changes)
     parents = [head.revision] if head.revision else []
     created_at = iso(at)
@@ -261,22 +261,6 @@ def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
             provenance.pop(name, None)
 
 
-def merge_rows(into: CommitRows, rows: CommitRows) -> None:
-    for name in (
-        "revisions",
-        "records",
-        "deleted_records",
-        "links",
-        "deleted_links",
-        "history",
-        "events",
-        "invocations",
-        "receipts",
-        "audits",
-    ):
-        getattr(into, name).extend(getattr(rows, name))
-
-
 def remember(view: BranchView, rows: CommitRows) -> None:
     """Tell the view what a planned (not yet written) commit changed."""
     records: dict[tuple[str, str], RecordRow | None] = {}
@@ -393,7 +377,7 @@ async def _commit_group(
             outcomes.append((pending, None, problem))
             continue
         if rows is not None:
-            merge_rows(merged, rows)
+            merged.extend(rows)
             remember(view, rows)
         head = new_head
         outcomes.append((pending, result, None))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import record_key, validate_values
@@ -13,7 +12,7 @@ from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.changes import ChangeSet
 from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.operations import Outcome
+from lorebase_keeper.outcome import Outcome, replay, request_digest
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchRow, CommitRows
 
@@ -158,7 +157,7 @@ async def run_import(
     key = body.get("idempotency_key", header_key or None)
     if key is not None and not 1 <= len(key) <= 255:
         raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
-    digest = sha256_hex(canonical_json({"import": body}))
+    digest = request_digest({"import": body})
     principal = access.principal
     message = body.get("message") or f"Import from {source}"
     at = utc_now()
@@ -169,22 +168,7 @@ async def run_import(
         if key is not None:
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
-                if receipt.request_digest != digest:
-                    raise Problem(
-                        422,
-                        "idempotency-key-reused",
-                        f"the idempotency key {key!r} was used for another request",
-                    )
-                return (
-                    Outcome(
-                        receipt.status,
-                        {**receipt.response, "replayed": True},
-                        receipt.revision,
-                        {"Idempotent-Replayed": "true"},
-                    ),
-                    head,
-                    None,
-                )
+                return replay(receipt, digest, key), head, None
         if expected is not None and expected != head.revision:
             raise Problem(
                 409,
@@ -224,8 +208,7 @@ async def run_import(
                 message=message,
                 origin=origin,
                 at=at,
-                current={k: s.before for k, s in changes.records.items() if s.before is not None},
-                current_links={k: s.before for k, s in changes.links.items() if s.before is not None},
+                stored=changes.stored(),
                 changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
             )
             revision_id = committed.revision.id
@@ -246,26 +229,22 @@ async def run_import(
         }
         stamp = iso(at)
         if key is not None:
-            rows.receipts.append(
-                {
-                    "principal": principal.id,
-                    "key": key,
-                    "request_digest": digest,
-                    "status": 200,
-                    "response": document,
-                    "revision": revision_id,
-                    "created_at": stamp,
-                }
+            rows.receipt(
+                principal=principal.id,
+                key=key,
+                request_digest=digest,
+                status=200,
+                response=document,
+                revision=revision_id,
+                at=stamp,
             )
-        rows.audits.append(
-            {
-                "at": stamp,
-                "principal": principal.id,
-                "action": "import",
-                "domain": domain.name,
-                "target": source,
-                "details": {"branch": branch, "revision": revision_id, **counts},
-            }
+        rows.audit(
+            principal=principal.id,
+            action="import",
+            domain=domain.name,
+            target=source,
+            details={"branch": branch, "revision": revision_id, **counts},
+            at=stamp,
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 

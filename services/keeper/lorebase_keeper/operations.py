@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
@@ -14,8 +12,9 @@ from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.changes import ChangeSet
 from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.outcome import Outcome, replay, request_digest
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import BranchRow, CommitRows, Receipt, Txn
+from lorebase_store import BranchRow, CommitRows, Txn
 
 EXECUTE_MEMBERS = {
     "parameters",
@@ -29,16 +28,6 @@ EXECUTE_MEMBERS = {
     "auto_propose",
     "auto_merge",
 }
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What the gateway sends: status, document, extra headers."""
-
-    status: int
-    document: dict[str, Any]
-    revision: str | None
-    headers: dict[str, str]
 
 
 def _member(body: dict[str, Any], name: str, kind: type | tuple[type, ...], what: str) -> Any:
@@ -155,16 +144,14 @@ async def execute(
         raise invalid([{"path": i.path, "rule": i.rule, "message": i.message} for i in issues])
 
     key = request["idempotency_key"]
-    digest = sha256_hex(
-        canonical_json(
-            {
-                "operation": name,
-                "branch": branch,
-                "parameters": parameters,
-                "message": request["message"],
-                "expected_head": request["expected_head"],
-            }
-        )
+    digest = request_digest(
+        {
+            "operation": name,
+            "branch": branch,
+            "parameters": parameters,
+            "message": request["message"],
+            "expected_head": request["expected_head"],
+        }
     )
     if operation.review_policy is not None and operation.review_policy.evaluate(parameters):
         raise _review_required(domain, name, branch, "review-policy")
@@ -200,7 +187,7 @@ async def execute(
         if key is not None and not request["dry_run"]:
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
-                return _replay(receipt, digest, key), head, None
+                return replay(receipt, digest, key), head, None
         if row.protected and principal.type in agent_types:
             raise _review_required(domain, name, branch, "protected-branch")
         if request["expected_head"] is not None and request["expected_head"] != head.revision:
@@ -269,8 +256,7 @@ async def execute(
                 message=message,
                 origin=origin,
                 at=at,
-                current={k: s.before for k, s in changes.records.items() if s.before is not None},
-                current_links={k: s.before for k, s in changes.links.items() if s.before is not None},
+                stored=changes.stored(),
                 changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
                 extra_events=extra,
             )
@@ -300,26 +286,22 @@ async def execute(
             "replayed": False,
         }
         if key is not None:
-            rows.receipts.append(
-                {
-                    "principal": principal.id,
-                    "key": key,
-                    "request_digest": digest,
-                    "status": 200,
-                    "response": document,
-                    "revision": revision_id,
-                    "created_at": stamp,
-                }
+            rows.receipt(
+                principal=principal.id,
+                key=key,
+                request_digest=digest,
+                status=200,
+                response=document,
+                revision=revision_id,
+                at=stamp,
             )
-        rows.audits.append(
-            {
-                "at": stamp,
-                "principal": principal.id,
-                "action": "operation.invoke",
-                "domain": domain.name,
-                "target": name,
-                "details": {"branch": branch, "invocation_id": invocation_id, "revision": revision_id},
-            }
+        rows.audit(
+            principal=principal.id,
+            action="operation.invoke",
+            domain=domain.name,
+            target=name,
+            details={"branch": branch, "invocation_id": invocation_id, "revision": revision_id},
+            at=stamp,
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 
@@ -338,19 +320,6 @@ async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
         raise Problem(404, "not-found", f"unknown branch {branch!r}")
     outcome, _, _ = await work(BranchView(txn, domain_id, branch), row, Head(row.head, row.generation))
     return outcome  # Database.read rolls everything back
-
-
-def _replay(receipt: Receipt, digest: str, key: str) -> Outcome:
-    if receipt.request_digest != digest:
-        raise Problem(
-            422,
-            "idempotency-key-reused",
-            f"the idempotency key {key!r} was used for another request; use a new key for new parameters",
-            idempotency_key=key,
-        )
-    document = dict(receipt.response)
-    document["replayed"] = True
-    return Outcome(receipt.status, document, receipt.revision, {"Idempotent-Replayed": "true"})
 
 
 def _edit_document(edit: Any, values: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,42 @@
+"""What a write answers, and idempotent replays of earlier answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lorebase.canonical import canonical_json, sha256_hex
+from lorebase.problems import Problem
+from lorebase_store import Receipt
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the gateway sends: status, document, extra headers."""
+
+    status: int
+    document: dict[str, Any]
+    revision: str | None
+    headers: dict[str, str]
+
+
+def request_digest(request: dict[str, Any]) -> str:
+    """The digest an idempotency receipt keeps of the request it answered."""
+    return sha256_hex(canonical_json(request))
+
+
+def replay(receipt: Receipt, digest: str, key: str) -> Outcome:
+    """The original answer of a request retried under its idempotency key (another request: 422)."""
+    if receipt.request_digest != digest:
+        raise Problem(
+            422,
+            "idempotency-key-reused",
+            f"the idempotency key {key!r} was used for another request; use a new key for new parameters",
+            idempotency_key=key,
+        )
+    document = dict(receipt.response)
+    document["replayed"] = True
+    return Outcome(receipt.status, document, receipt.revision, {"Idempotent-Replayed": "true"})
+
+
+__all__ = ["Outcome", "replay", "request_digest"]
