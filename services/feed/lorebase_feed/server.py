@@ -43,7 +43,10 @@ async def run(settings: Settings) -> int:
         stop.set()
         with contextlib.suppress(Exception):
             await task
-        await nc.drain()
+        # NATS may already be gone (it is stopped after the services, or was killed): a close that fails
+        # then has nothing left to flush.
+        with contextlib.suppress(Exception):
+            await nc.drain()
         await db.close()
 
     return await serve(
