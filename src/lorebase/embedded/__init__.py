@@ -1,0 +1,27 @@
+"""Real PostgreSQL and NATS servers from the PyPI wheels, run as child processes on loopback ports.
+
+`lorebase up` starts them when no LOREBASE_DATABASE_URL / LOREBASE_NATS_URL is set, and the test
+fixtures start them once per session. Both keep their data in a directory of their own, so a second
+start on the same directory finds the data again.
+"""
+
+from __future__ import annotations
+
+from lorebase.embedded._process import EmbeddedServerError, free_port, owned_child
+from lorebase.embedded.databases import create_database, database_url, drop_database
+from lorebase.embedded.nats import EmbeddedNats, nats_server_binary
+from lorebase.embedded.postgres import POSTGRES_SYSTEM_USER, EmbeddedPostgres, postgres_bin_dir
+
+__all__ = [
+    "POSTGRES_SYSTEM_USER",
+    "EmbeddedNats",
+    "EmbeddedPostgres",
+    "EmbeddedServerError",
+    "create_database",
+    "database_url",
+    "drop_database",
+    "free_port",
+    "nats_server_binary",
+    "owned_child",
+    "postgres_bin_dir",
+]
