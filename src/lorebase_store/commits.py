@@ -117,6 +117,23 @@ class CommitRows:
         for name in _LISTS:
             getattr(self, name).extend(getattr(other, name))
 
+    def compacted(self) -> CommitRows:
+        """The rows with one final state per Record and Link.
+
+        Commits of a group may change the same Record one after the other; history keeps every
+        change, but the materialised rows take only the last state (one statement cannot upsert or
+        delete one row twice). `new` stays true only for a row the database does not hold yet.
+        """
+        out = CommitRows(self.domain_id, self.branch)
+        out.extend(self)
+        out.records, out.deleted_records = _final_states(
+            self.records, self.deleted_records, lambda r: (r["kind"], r["key"])
+        )
+        out.links, out.deleted_links = _final_states(
+            self.links, self.deleted_links, lambda r: (r["relation"], r["from_key"], r["to_key"])
+        )
+        return out
+
     def receipt(
         self,
         *,
@@ -153,6 +170,30 @@ class CommitRows:
                 "details": details,
             }
         )
+
+
+def _final_states(
+    upserts: list[dict[str, Any]], deletes: list[dict[str, Any]], key: Any
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    if not deletes and len({key(r) for r in upserts}) == len(upserts):
+        return list(upserts), list(deletes)
+    # Order the actions as planned: upserts carry their place in the records list, deletes come
+    # from the same commits; a commit never both upserts and deletes one row, so the order of
+    # commits is what counts, and `seq` (set by plan order) keeps it.
+    actions = sorted(
+        [(r.get("seq", 0), "upsert", r) for r in upserts] + [(r.get("seq", 0), "delete", r) for r in deletes],
+        key=lambda item: item[0],
+    )
+    final: dict[Any, tuple[str, dict[str, Any], bool]] = {}
+    for _, action, row in actions:
+        ident = key(row)
+        stored = final[ident][2] if ident in final else (action == "delete" or not row.get("new"))
+        final[ident] = (action, row, stored)
+    kept_upserts = [
+        {**row, "new": not stored} for action, row, stored in final.values() if action == "upsert"
+    ]
+    kept_deletes = [row for action, row, stored in final.values() if action == "delete" and stored]
+    return kept_upserts, kept_deletes
 
 
 _LISTS = (
@@ -208,6 +249,7 @@ class CommitsTxn(TxnBase):
         """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one."""
         if not any(getattr(rows, name) for name in _LISTS):
             return
+        rows = rows.compacted()
         if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
             rows = await self._copy_bulk(rows)
         params: dict[str, Any] = {"domain_id": rows.domain_id, "branch": rows.branch}

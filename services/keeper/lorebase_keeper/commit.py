@@ -136,7 +136,7 @@ def plan_commit(
             provenance = {} if before is None or change.change == "created" else dict(before.provenance)
             _stamp(provenance, change, stamp)
             if change.after is None:
-                rows.deleted_records.append({"kind": change.name, "key": change.key})
+                rows.deleted_records.append({"kind": change.name, "key": change.key, "seq": generation})
             else:
                 rows.records.append(
                     {
@@ -147,6 +147,7 @@ def plan_commit(
                         "created_revision": rev_id if before is None else before.created_revision,
                         "updated_revision": rev_id,
                         "new": before is None,
+                        "seq": generation,
                     }
                 )
         else:
@@ -159,7 +160,9 @@ def plan_commit(
             provenance["$link"] = stamp
             _stamp(provenance, change, stamp)
             if change.after is None:
-                rows.deleted_links.append({"relation": change.name, "from_key": from_key, "to_key": to_key})
+                rows.deleted_links.append(
+                    {"relation": change.name, "from_key": from_key, "to_key": to_key, "seq": generation}
+                )
             else:
                 rows.links.append(
                     {
@@ -170,6 +173,7 @@ def plan_commit(
                         "provenance": provenance,
                         "revision": rev_id,
                         "new": before_link is None,
+                        "seq": generation,
                     }
                 )
         rows.history.append(
@@ -332,6 +336,9 @@ class Committer:
         try:
             outcomes = await self.db.run_interaction("commit", _commit_group, key, batch)
         except Exception as exc:  # the transaction itself failed: try each on its own
+            logger.warning(
+                "commit group of %d on %s failed (%s); retrying one commit at a time", len(batch), key, exc
+            )
             if len(batch) > 1:
                 for pending in batch:
                     await self._commit(key, [pending])
