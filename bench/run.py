@@ -7,7 +7,9 @@
    1 connection on the same database: a branch is a serial chain of Revisions, so that is its limit.
 3. Reads: Record GETs per second through REST, 8 clients (wrk), beside raw point SELECTs of the
    same row at 8 connections (pgbench, prepared statements: a C client that is not the bottleneck).
-4. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
+4. Imports: 100,000 Records in one import through REST beside raw COPY of as many rows into a
+   table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count).
+5. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
 
 Targets (issue 2): writes >= 0.5x, reads >= 0.15x.
 """

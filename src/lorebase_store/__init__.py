@@ -11,7 +11,6 @@ from lorebase_store.receipts import Receipt
 from lorebase_store.records import LinkRow, RecordRow
 from lorebase_store.revisions import BranchChain, HistoryRow, RevisionRow
 from lorebase_store.store import Txn
-from lorebase_store.txn import UniqueViolation
 
 __all__ = [
     "BranchChain",
@@ -31,6 +30,5 @@ __all__ = [
     "RecordRow",
     "RevisionRow",
     "Txn",
-    "UniqueViolation",
     "upgrade",
 ]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 
 from lorebase_store.tables import outbox
 from lorebase_store.txn import TxnBase
@@ -27,26 +27,6 @@ def _event(row: Any) -> OutboxEvent:
 
 
 class OutboxTxn(TxnBase):
-    async def insert_events(
-        self, domain_id: int, branch: str, events: list[tuple[str, str | None, dict[str, Any]]], at: datetime
-    ) -> None:
-        """Append outbox events (type, revision, document); the sequence is taken at insert."""
-        if events:
-            await self.conn.execute(
-                insert(outbox),
-                [
-                    {
-                        "domain_id": domain_id,
-                        "branch": branch,
-                        "type": type_,
-                        "revision": revision,
-                        "event": event,
-                        "created_at": at,
-                    }
-                    for type_, revision, event in events
-                ],
-            )
-
     async def events_after(self, after: int, *, limit: int) -> list[OutboxEvent]:
         rows = await self.conn.execute(
             select(outbox).where(outbox.c.sequence > after).order_by(outbox.c.sequence).limit(limit)

@@ -57,11 +57,15 @@ def _predicate(values: Any, node: dict[str, Any]) -> ColumnElement[bool]:
         return not_(present) if value else present
     if numeric and op in ("eq", "ne", "in"):
         # Numbers compare by value: "24.01" equals a filter value of 24.010.
+        # has_key first: a missing value is "not equal" (as for other types), never NULL.
         number = cast(text, Numeric)
+        present = values.has_key(attr)
         if op == "in":
-            return number.in_([cast(literal(str(v)), Numeric) for v in value]) if value else literal(False)
+            if not value:
+                return literal(False)
+            return and_(present, number.in_([cast(literal(str(v)), Numeric) for v in value]))
         right_number = cast(literal(str(value)), Numeric)
-        return number == right_number if op == "eq" else and_(values.has_key(attr), number != right_number)
+        return and_(present, number == right_number) if op == "eq" else and_(present, number != right_number)
     if op == "eq":
         return values.contains({attr: value})
     if op == "ne":

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Text, and_, any_, bindparam, delete, func, literal, select, tuple_
+from sqlalchemy import Text, and_, any_, bindparam, func, literal, select, tuple_
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import branches, links, records
 from lorebase_store.txn import TxnBase
@@ -88,46 +87,6 @@ class RecordsTxn(TxnBase):
         record = None if row.key is None else _record(row)
         return row.head, True, record
 
-    async def upsert_records(self, domain_id: int, branch: str, rows: list[RecordRow]) -> None:
-        if not rows:
-            return
-        stmt = pg_insert(records)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["domain_id", "branch", "kind", "key"],
-            set_={
-                "values": stmt.excluded["values"],
-                "provenance": stmt.excluded.provenance,
-                "updated_revision": stmt.excluded.updated_revision,
-            },
-        )
-        await self.conn.execute(
-            stmt,
-            [
-                {
-                    "domain_id": domain_id,
-                    "branch": branch,
-                    "kind": row.kind,
-                    "key": row.key,
-                    "values": row.values,
-                    "provenance": row.provenance,
-                    "created_revision": row.created_revision,
-                    "updated_revision": row.updated_revision,
-                }
-                for row in rows
-            ],
-        )
-
-    async def delete_records(self, domain_id: int, branch: str, kind: str, keys: list[str]) -> None:
-        if keys:
-            await self.conn.execute(
-                delete(records).where(
-                    records.c.domain_id == domain_id,
-                    records.c.branch == branch,
-                    records.c.kind == kind,
-                    records.c.key.in_(keys),
-                )
-            )
-
     async def keys_with_value(
         self, domain_id: int, branch: str, kind: str, attribute: str, values: list[Any]
     ) -> dict[Any, list[str]]:
@@ -149,14 +108,6 @@ class RecordsTxn(TxnBase):
         for row in rows:
             found.setdefault(row.v, []).append(row.key)
         return found
-
-    async def count_records(self, domain_id: int, branch: str, kinds: list[str]) -> dict[str, int]:
-        rows = await self.conn.execute(
-            select(records.c.kind, func.count())
-            .where(records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind.in_(kinds))
-            .group_by(records.c.kind)
-        )
-        return {row[0]: int(row[1]) for row in rows}
 
     async def copy_branch_rows(self, domain_id: int, source: str, target: str) -> None:
         """Copy every Record and Link of `source` to a new branch `target` (copy-mode branches)."""
@@ -226,48 +177,6 @@ class RecordsTxn(TxnBase):
         if to_key is not None:
             cond.append(links.c.to_key == to_key)
         return int(await self.conn.scalar(select(func.count()).select_from(links).where(*cond)) or 0)
-
-    async def upsert_links(self, domain_id: int, branch: str, rows: list[LinkRow]) -> None:
-        if not rows:
-            return
-        stmt = pg_insert(links)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["domain_id", "branch", "relation", "from_key", "to_key"],
-            set_={
-                "values": stmt.excluded["values"],
-                "provenance": stmt.excluded.provenance,
-                "revision": stmt.excluded.revision,
-            },
-        )
-        await self.conn.execute(
-            stmt,
-            [
-                {
-                    "domain_id": domain_id,
-                    "branch": branch,
-                    "relation": row.relation,
-                    "from_key": row.from_key,
-                    "to_key": row.to_key,
-                    "values": row.values,
-                    "provenance": row.provenance,
-                    "revision": row.revision,
-                }
-                for row in rows
-            ],
-        )
-
-    async def delete_links(
-        self, domain_id: int, branch: str, relation: str, pairs: list[tuple[str, str]]
-    ) -> None:
-        if pairs:
-            await self.conn.execute(
-                delete(links).where(
-                    links.c.domain_id == domain_id,
-                    links.c.branch == branch,
-                    links.c.relation == relation,
-                    tuple_(links.c.from_key, links.c.to_key).in_(pairs),
-                )
-            )
 
 
 __all__ = ["LinkRow", "RecordRow", "RecordsTxn"]

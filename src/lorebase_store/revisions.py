@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, insert, or_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.dialects.postgresql import distinct_on
 
 from lorebase_store.tables import history, revisions
@@ -102,28 +102,6 @@ def _history(row: Any) -> HistoryRow:
 
 
 class RevisionsTxn(TxnBase):
-    async def insert_revision(
-        self,
-        domain_id: int,
-        revision: RevisionRow,
-        changes_digest: str,
-    ) -> None:
-        await self.conn.execute(
-            insert(revisions).values(
-                domain_id=domain_id,
-                id=revision.id,
-                branch=revision.branch,
-                generation=revision.generation,
-                parents=revision.parents,
-                author=revision.author,
-                message=revision.message,
-                origin=revision.origin,
-                changes_digest=changes_digest,
-                stats=revision.stats,
-                created_at=revision.created_at,
-            )
-        )
-
     async def get_revision(self, domain_id: int, revision_id: str) -> RevisionRow | None:
         row = (
             await self.conn.execute(
@@ -150,52 +128,6 @@ class RevisionsTxn(TxnBase):
             .limit(limit)
         )
         return [_revision(row) for row in rows]
-
-    async def revisions_on(self, domain_id: int, chain: BranchChain, *, limit: int) -> list[RevisionRow]:
-        """The newest Revisions of a first-parent history, newest first."""
-        rows = await self.conn.execute(
-            select(revisions)
-            .where(revisions.c.domain_id == domain_id, chain.clause(revisions))
-            .order_by(revisions.c.generation.desc())
-            .limit(limit)
-        )
-        return [_revision(row) for row in rows]
-
-    async def count_revisions(self, domain_id: int, chain: BranchChain) -> int:
-        return int(
-            await self.conn.scalar(
-                select(func.count())
-                .select_from(revisions)
-                .where(revisions.c.domain_id == domain_id, chain.clause(revisions))
-            )
-            or 0
-        )
-
-    async def insert_history(
-        self, domain_id: int, branch: str, generation: int, revision: str, rows: list[HistoryRow]
-    ) -> None:
-        if not rows:
-            return
-        await self.conn.execute(
-            insert(history),
-            [
-                {
-                    "domain_id": domain_id,
-                    "branch": branch,
-                    "generation": generation,
-                    "revision": revision,
-                    "entity": row.entity,
-                    "name": row.name,
-                    "key": row.key,
-                    "change": row.change,
-                    "attributes": row.attributes,
-                    "before": row.before,
-                    "after": row.after,
-                    "provenance": row.provenance,
-                }
-                for row in rows
-            ],
-        )
 
     async def snapshot_entities(
         self,

@@ -104,7 +104,7 @@ revisions = Table(
 )
 
 # The materialised head of each branch: one row per live Record. `provenance` maps each Attribute
-# to the Revision and origin of its last change.
+# to the id of the Revision behind its value (origin, author and time are that Revision's).
 records = Table(
     "records",
     metadata,

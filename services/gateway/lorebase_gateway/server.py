@@ -1,4 +1,4 @@
-"""`lorebase gateway`: the REST and SSE surface (uvicorn)."""
+"""`lorebase gateway`: the REST surface (uvicorn); the SSE event stream joins it with the feed issue."""
 
 from __future__ import annotations
 

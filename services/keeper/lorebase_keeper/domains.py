@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from lorebase.config import Settings
+from lorebase.config import Settings, defaults
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import DomainSchema, SchemaError, load_schema
@@ -113,7 +113,7 @@ class Domains:
                     for p in exc.problems
                 ],
             ) from exc
-        settings = domain_settings(body.get("settings") or {}, self.settings)
+        settings = domain_settings(body["settings"] if body.get("settings") is not None else {})
         default_branch = check_branch_name(body.get("default_branch") or "main", member="default_branch")
         at = utc_now()
 
@@ -156,10 +156,16 @@ _ALIASES = {"agent_writes": "keeper.agent_writes", "context": "agents.context", 
 _NOT_PER_DOMAIN = {"data_dir", "database", "nats", "http", "services", "admin"}
 
 
-def domain_settings(overrides: Any, settings: Settings) -> dict[str, Any]:
+def domain_settings(overrides: Any) -> dict[str, Any]:
     """A Domain's setting overrides, checked against the documented settings (names and types)."""
     if not isinstance(overrides, dict):
-        raise Problem(422, "validation-failed", "settings must be an object of setting overrides")
+        raise Problem(
+            422,
+            "validation-failed",
+            "settings must be an object of setting overrides",
+            issues=[{"path": "settings", "rule": "type", "message": "settings must be an object"}],
+        )
+    documented = Settings(defaults())
     issues: list[dict[str, Any]] = []
     tree: dict[str, Any] = {}
 
@@ -170,50 +176,41 @@ def domain_settings(overrides: Any, settings: Settings) -> dict[str, Any]:
             node = node.setdefault(part, {})
         node[parts[-1]] = value
 
+    def problem(path: str, rule: str, message: str) -> None:
+        issues.append({"path": f"settings.{path}", "rule": rule, "message": message})
+
     def walk(path: str, value: Any) -> None:
-        default = settings.get(path)
-        if path.split(".")[0] in _NOT_PER_DOMAIN or default is None and not isinstance(value, dict):
-            issues.append(
-                {
-                    "path": f"settings.{path}",
-                    "rule": "setting.unknown",
-                    "message": f"{path} is not a per-Domain setting",
-                }
+        default = documented.get(path)
+        if path.split(".")[0] in _NOT_PER_DOMAIN:
+            problem(path, "setting.unknown", f"{path} is a process setting, not a per-Domain one")
+        elif default is None:
+            problem(
+                path, "setting.unknown", f"{path} is not a setting (config/lorebase.example.yaml lists them)"
             )
-            return
-        if isinstance(value, dict):
-            if not isinstance(default, dict):
-                issues.append(
-                    {
-                        "path": f"settings.{path}",
-                        "rule": "setting.type",
-                        "message": f"{path} is not a section",
-                    }
-                )
+        elif isinstance(default, dict):
+            if not isinstance(value, dict):
+                problem(path, "setting.type", f"{path} is a section: give an object")
                 return
             for name, child in value.items():
                 walk(f"{path}.{name}", child)
-            return
-        numeric = (int, float)
-        same = isinstance(value, bool) == isinstance(default, bool) and (
-            isinstance(value, type(default)) or (isinstance(default, numeric) and isinstance(value, numeric))
-        )
-        if not same:
-            issues.append(
-                {
-                    "path": f"settings.{path}",
-                    "rule": "setting.type",
-                    "message": f"{path} takes a {type(default).__name__} like {default!r}",
-                }
-            )
-            return
-        place(path, value)
+        elif not _same_type(value, default):
+            problem(path, "setting.type", f"{path} takes a {type(default).__name__} like {default!r}")
+        else:
+            place(path, value)
 
     for name, value in overrides.items():
         walk(_ALIASES.get(name) or str(name), value)
     if issues:
         raise Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
     return tree
+
+
+def _same_type(value: Any, default: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, int | float)
+    return isinstance(value, type(default))
 
 
 def describe(row: DomainRow) -> dict[str, Any]:

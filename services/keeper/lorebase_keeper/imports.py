@@ -102,8 +102,14 @@ def _prepare(
                 {"path": path, "rule": "import.shape", "message": "from and to are Record keys (strings)"}
             )
             continue
+        raw_values = item.get("values") or {}
+        if not isinstance(raw_values, dict):
+            issues.append(
+                {"path": f"{path}.values", "rule": "import.shape", "message": "values must be an object"}
+            )
+            continue
         values, value_issues = validate_values(
-            named.attributes, item.get("values") or {}, path=f"{path}.values", partial=True
+            named.attributes, raw_values, path=f"{path}.values", partial=True
         )
         issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         if not value_issues:
@@ -154,7 +160,8 @@ async def run_import(
     records, links, issues = _prepare(domain, body, readable)
     if issues:
         raise invalid(issues)
-    key = body.get("idempotency_key", header_key or None)
+    key = body.get("idempotency_key")
+    key = header_key or None if key is None else key
     if key is not None and not 1 <= len(key) <= 255:
         raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
     digest = request_digest({"import": body})
@@ -173,9 +180,11 @@ async def run_import(
             raise Problem(
                 409,
                 "stale-head",
-                f"branch {branch!r} moved: its head is {head.revision}",
+                f"branch {branch!r} moved: its head is {head.revision}, not the expected {expected}; "
+                "read again and retry with the new head",
                 branch=branch,
                 head=head.revision,
+                expected_head=expected,
             )
         changes = ChangeSet(view, domain.schema)
         by_kind: dict[str, list[str]] = {}

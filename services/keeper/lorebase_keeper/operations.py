@@ -54,14 +54,16 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
                 for u in unknown
             ],
         )
-    if body.get("task") is not None or body.get("auto_propose"):
+    asked = [m for m in ("task", "auto_propose", "auto_merge") if body.get(m) not in (None, False)]
+    if asked:
         raise Problem(
             422,
             "validation-failed",
             "task branches and automatic Proposals are not available yet; execute on a work branch "
             "(POST /branches) instead",
             issues=[
-                {"path": "task", "rule": "not_available", "message": "the agent task flow is not built yet"}
+                {"path": m, "rule": "not_available", "message": "the agent task flow is not built yet"}
+                for m in asked
             ],
         )
     parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
@@ -80,16 +82,21 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
     }
 
 
-def _next_for_review(domain: Domain, operation: str) -> list[dict[str, Any]]:
-    base = f"/api/v1/domains/{domain.name}"
-    # The agent task flow (name_a_task: a task branch and a Proposal in one call) is not built yet;
-    # until it is, the hint is a work branch of one's own.
+def _next_for_review(domain: Domain, reason: str) -> list[dict[str, Any]]:
+    """The calls that move a refused write forward.
+
+    The agent task flow (name_a_task: a task branch and a Proposal in one call) is a later issue;
+    until then a protected branch is written through a work branch of one's own, and a write that
+    the Operation's review policy holds back has no way forward but other parameters.
+    """
+    if reason != "protected-branch":
+        return []
     return [
         {
             "action": "create_branch",
-            "detail": "Or create a work branch and execute the Operation there.",
+            "detail": "Create a work branch from this one and execute the Operation there.",
             "method": "POST",
-            "href": f"{base}/branches",
+            "href": f"/api/v1/domains/{domain.name}/branches",
             "permission": "branch.create",
         },
     ]
@@ -109,7 +116,7 @@ def _review_required(domain: Domain, operation: str, branch: str, reason: str) -
         operation=operation,
         reason=reason,
         proposals=[],
-        next=_next_for_review(domain, operation),
+        next=_next_for_review(domain, reason),
     )
 
 

@@ -248,6 +248,7 @@ async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str,
         for kind_name, key, values in rows[: spec.limit]:
             kind = domain.schema.kinds[kind_name]
             shown, _ = visible_values(access, branch, kind.attributes, values)
+            title = title_of(kind, shown)
             if select is not None:
                 shown = {name: shown[name] for name in select if name in shown}
             results.append(
@@ -255,7 +256,7 @@ async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str,
                     "ref": f"{kind_name}/{key}",
                     "kind": kind_name,
                     "key": key,
-                    "title": title_of(kind, values),
+                    "title": title,
                     "values": shown,
                 }
             )

@@ -43,8 +43,9 @@ def visible_values(
     return shown, redacted
 
 
-def title_of(kind: Kind, values: dict[str, Any]) -> str | None:
-    return None if kind.title is None or values.get(kind.title) is None else str(values[kind.title])
+def title_of(kind: Kind, shown: dict[str, Any]) -> str | None:
+    """The title of a Record from the values the caller may see (a redacted title stays hidden)."""
+    return None if kind.title is None or shown.get(kind.title) is None else str(shown[kind.title])
 
 
 async def _load_record(
@@ -133,7 +134,7 @@ def _record_document(
         "ref": f"{kind.name}/{key}",
         "kind": kind.name,
         "key": key,
-        "title": title_of(kind, values),
+        "title": title_of(kind, shown),
         "values": shown,
     }
     if redacted:
@@ -173,8 +174,13 @@ async def _link_counts(
             if end_kind != kind.name:
                 continue
             name = relation.name if direction == "forward" else (relation.inverse or f"~{relation.name}")
-            rows = await _links(txn, domain, point, relation.name, direction, key, limit=None, after=None)
-            counts[name] = len(rows)
+            if point.at is None:
+                end = {"from_key": key} if direction == "forward" else {"to_key": key}
+                counts[name] = await txn.link_counts(domain.id, point.branch.name, relation.name, **end)
+            else:
+                counts[name] = len(
+                    await _links(txn, domain, point, relation.name, direction, key, limit=None, after=None)
+                )
     return counts
 
 
