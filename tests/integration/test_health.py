@@ -1,0 +1,32 @@
+"""GET /health: 200 with the version once every service answers its gRPC health check, 503 before."""
+
+from __future__ import annotations
+
+import httpx
+from lorebase_gateway.app import Gateway, create_app
+
+from lorebase import __version__
+from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
+from lorebase.embedded import free_port
+from tests.integration.conftest import Stack
+
+
+async def test_health_is_ok_when_every_service_answers(stack: Stack) -> None:
+    response = await stack.http.get("/health")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "version": __version__}
+
+
+async def test_health_is_503_while_a_service_is_down(stack: Stack) -> None:
+    keeper_address = stack.keeper.settings
+    dead = ClientSettings(address=f"127.0.0.1:{free_port()}", deadline_s=2)
+    gateway = Gateway(max_body_bytes=1024)
+    gateway.connect(KeeperClient(keeper_address), FeedClient(dead), ScribeClient(keeper_address))
+    app = create_app(gateway)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+        response = await client.get("/health")
+    await gateway.close()
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["services"] == {"keeper": True, "feed": False, "scribe": True}
