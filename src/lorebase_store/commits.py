@@ -85,6 +85,11 @@ rcp AS (
   FROM json_to_recordset(CAST(:receipts AS json)) AS x(principal text, key text, request_digest text,
        status integer, response json, revision text, created_at timestamptz)
 ),
+hd AS (
+  UPDATE branches SET head = x.head, generation = x.generation
+  FROM jsonb_to_recordset(CAST(:heads AS jsonb)) AS x(head text, generation bigint)
+  WHERE branches.domain_id = :domain_id AND branches.name = :branch
+),
 aud AS (
   INSERT INTO audit_log (at, principal, action, domain, target, details)
   SELECT x.at, x.principal, x.action, x.domain, x.target, x.details
@@ -112,6 +117,8 @@ class CommitRows:
     invocations: list[dict[str, Any]] = field(default_factory=list)
     receipts: list[dict[str, Any]] = field(default_factory=list)
     audits: list[dict[str, Any]] = field(default_factory=list)
+    # The branch's new head, when it moves: [{"head", "generation"}].
+    heads: list[dict[str, Any]] = field(default_factory=list)
 
     def extend(self, other: CommitRows) -> None:
         for name in _LISTS:
@@ -207,6 +214,7 @@ _LISTS = (
     "invocations",
     "receipts",
     "audits",
+    "heads",
 )
 
 

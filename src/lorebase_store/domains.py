@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from lorebase_store.records import RecordRow
 from lorebase_store.tables import branches, domains
 from lorebase_store.txn import TxnBase
 
@@ -40,6 +41,30 @@ class BranchRow:
 
 def _domain(row: Any) -> DomainRow:
     return DomainRow(row.id, row.name, row.default_branch, row.schema, row.settings, row.created_at)
+
+
+_LOCK_BRANCH = text(
+    """
+WITH locked AS (
+  SELECT * FROM branches WHERE domain_id = :domain_id AND name = :branch FOR UPDATE
+), seen AS (
+  SELECT generation FROM branches WHERE domain_id = :domain_id AND name = :branch
+), wanted AS (
+  SELECT * FROM unnest(CAST(:kinds AS text[]), CAST(:keys AS text[])) AS w(kind, key)
+)
+SELECT 'b' AS part, l.domain_id, l.name, l.head, l.generation, l.protected, l.required_approvals,
+       l.from_branch, l.fork_generation, l.mode, l.created_by, l.created_at,
+       (SELECT generation FROM seen) AS seen_generation,
+       NULL::text AS kind, NULL::text AS key, NULL::jsonb AS "values", NULL::jsonb AS provenance,
+       NULL::text AS created_revision, NULL::text AS updated_revision
+FROM locked l
+UNION ALL
+SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
+FROM records r JOIN wanted w ON r.kind = w.kind AND r.key = w.key
+WHERE r.domain_id = :domain_id AND r.branch = :branch
+"""
+)
 
 
 def _branch(row: Any) -> BranchRow:
@@ -100,6 +125,33 @@ class DomainsTxn(TxnBase):
         row = (await self.conn.execute(stmt)).first()
         return None if row is None else _branch(row)
 
+    async def lock_branch(
+        self, domain_id: int, name: str, wanted: list[tuple[str, str]]
+    ) -> tuple[BranchRow | None, dict[tuple[str, str], RecordRow] | None]:
+        """Lock a branch row for a commit and read the Records a commit group will touch, in one statement.
+
+        The Records come from the statement's snapshot; when the lock had to wait for another
+        commit, that snapshot predates it, and None is returned for them (read them again).
+        """
+        params = {
+            "domain_id": domain_id,
+            "branch": name,
+            "kinds": [kind for kind, _ in wanted],
+            "keys": [key for _, key in wanted],
+        }
+        branch: BranchRow | None = None
+        fresh = False
+        found: dict[tuple[str, str], RecordRow] = {}
+        for row in await self.conn.execute(_LOCK_BRANCH, params):
+            if row.part == "b":
+                branch = _branch(row)
+                fresh = row.seen_generation == row.generation
+            else:
+                found[(row.kind, row.key)] = RecordRow(
+                    row.kind, row.key, row.values, row.provenance, row.created_revision, row.updated_revision
+                )
+        return branch, (found if fresh else None)
+
     async def list_branches(self, domain_id: int) -> list[BranchRow]:
         rows = await self.conn.execute(
             select(branches).where(branches.c.domain_id == domain_id).order_by(branches.c.name)
@@ -139,13 +191,6 @@ class DomainsTxn(TxnBase):
             .on_conflict_do_nothing(index_elements=["domain_id", "name"])
         )
         return bool(result.rowcount)
-
-    async def move_head(self, domain_id: int, name: str, head: str, generation: int) -> None:
-        await self.conn.execute(
-            update(branches)
-            .where(branches.c.domain_id == domain_id, branches.c.name == name)
-            .values(head=head, generation=generation)
-        )
 
 
 __all__ = ["BranchRow", "DomainRow", "DomainsTxn"]

@@ -386,3 +386,57 @@ async def test_create_and_delete_in_one_group_agree_with_history(
         else:
             assert response.status_code == 404
     assert "retrying one commit at a time" not in caplog.text
+
+
+async def test_two_keepers_writing_one_branch_see_each_others_commits(supply: Stack) -> None:
+    """Two keeper processes (two runtimes, two committers) on one database: the branch lock orders
+    their groups, and a group that waited for the other's commit reads what that commit wrote."""
+    from lorebase_keeper import operations
+    from lorebase_keeper.runtime import Runtime
+
+    from lorebase.config import load_settings
+    from lorebase_store import Database
+
+    other_db = Database.connect(supply.database_url, pool_size=4)
+    other = Runtime.create(other_db, load_settings({"LOREBASE_DATABASE_URL": supply.database_url}))
+    try:
+        runtimes = [supply.rt, other]
+        domain = [await rt.domains.get("supply") for rt in runtimes]
+        from lorebase_keeper.auth import ADMIN_PRINCIPAL, Principal
+
+        admin = Principal(ADMIN_PRINCIPAL, "user", "Administrator")
+        access = [await rt.auth.access(admin, d.id) for rt, d in zip(runtimes, domain, strict=True)]
+
+        async def one(i: int) -> None:
+            side = i % 2
+            await operations.execute(
+                runtimes[side],
+                access[side],
+                domain[side],
+                "update_supplier",
+                {"parameters": {"key": "S-1003", "risk_score": i}},
+                "",
+            )
+
+        await asyncio.gather(*[one(i) for i in range(1, 25)])
+    finally:
+        await other_db.close()
+    from sqlalchemy import text
+
+    async with supply.rt.db.engine.connect() as conn:
+        rows = (
+            await conn.execute(
+                text(
+                    "select before->>'risk_score' as before, after->>'risk_score' as after from history "
+                    "where name = 'Supplier' and key = 'S-1003' order by generation"
+                )
+            )
+        ).all()
+        stored = await conn.scalar(text("select values->>'risk_score' from records where key = 'S-1003'"))
+        generations = [
+            r[0] for r in await conn.execute(text("select generation from revisions order by generation"))
+        ]
+    assert generations == list(range(1, len(generations) + 1)), "one chain, no generation twice"
+    for previous, row in zip(rows, rows[1:], strict=False):
+        assert row.before == previous.after, "each change starts from the state the one before it left"
+    assert stored == rows[-1].after

@@ -359,17 +359,17 @@ async def _commit_group(
     txn: Txn, key: tuple[int, str], batch: list[_Pending[Any]]
 ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
     domain_id, branch_name = key
-    branch = await txn.get_branch(domain_id, branch_name, for_update=True)
+    wanted = sorted({(kind, k) for pending in batch for kind, keys in pending.prefetch.items() for k in keys})
+    branch, found = await txn.lock_branch(domain_id, branch_name, wanted)
     if branch is None:
         problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
         return [(pending, None, problem) for pending in batch]
     view = BranchView(txn, domain_id, branch_name)
-    wanted: dict[str, set[str]] = {}
-    for pending in batch:
-        for kind, keys in pending.prefetch.items():
-            wanted.setdefault(kind, set()).update(keys)
-    for kind, kind_keys in wanted.items():
-        await view.prefetch(kind, sorted(kind_keys))
+    if found is not None:
+        view.stored_records.update({ref: found.get(ref) for ref in wanted})
+    else:  # the lock waited for another commit: read what it wrote
+        for kind in sorted({kind for kind, _ in wanted}):
+            await view.prefetch(kind, [k for other, k in wanted if other == kind])
     head = Head(branch.head, branch.generation)
     merged = CommitRows(domain_id, branch_name)
     outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
@@ -388,7 +388,7 @@ async def _commit_group(
             remember(view, rows)
         head = new_head
         outcomes.append((pending, result, None))
-    await txn.write_commit_rows(merged)
     if head.revision != branch.head:
-        await txn.move_head(domain_id, branch_name, head.revision or "", head.generation)
+        merged.heads.append({"head": head.revision, "generation": head.generation})
+    await txn.write_commit_rows(merged)
     return outcomes
