@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
-from lorebase_store.tables import audit_log, idempotency_receipts
+from lorebase_store.tables import audit_log, idempotency_receipts, invocations
 from lorebase_store.txn import TxnBase
 
 
@@ -32,6 +32,17 @@ class ReceiptsTxn(TxnBase):
             )
         ).first()
         return None if row is None else Receipt(row.request_digest, row.status, row.response, row.revision)
+
+    async def invocations_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Invocation id -> {operation, principal, branch} (never parameters: they may be sensitive)."""
+        if not ids:
+            return {}
+        rows = await self.conn.execute(
+            select(
+                invocations.c.id, invocations.c.operation, invocations.c.principal, invocations.c.branch
+            ).where(invocations.c.id.in_(sorted(set(ids))))
+        )
+        return {r.id: {"operation": r.operation, "principal": r.principal, "branch": r.branch} for r in rows}
 
     async def audit(
         self,

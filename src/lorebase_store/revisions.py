@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, func, or_, select, tuple_
 from sqlalchemy.dialects.postgresql import distinct_on
 
 from lorebase_store.tables import history, revisions
@@ -46,6 +46,7 @@ class HistoryRow:
     revision: str = ""
     generation: int = 0
     branch: str = ""
+    seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ def _history(row: Any) -> HistoryRow:
         revision=row.revision,
         generation=row.generation,
         branch=row.branch,
+        seq=row.seq,
     )
 
 
@@ -128,6 +130,105 @@ class RevisionsTxn(TxnBase):
             .limit(limit)
         )
         return [_revision(row) for row in rows]
+
+    async def entity_history(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        upto: tuple[str, int] | None,
+        entity: str,
+        name: str,
+        key: str,
+        *,
+        limit: int,
+        before: tuple[int, int] | None = None,
+    ) -> list[HistoryRow]:
+        """The changes of one Record or Link on a first-parent history, newest first (an index range
+        per branch segment: the cost follows the entity's changes, not the branch's length)."""
+        cond = [
+            history.c.domain_id == domain_id,
+            history.c.entity == entity,
+            history.c.name == name,
+            history.c.key == key,
+            chain.clause(history, upto),
+        ]
+        if before is not None:
+            cond.append(tuple_(history.c.generation, history.c.seq) < tuple_(*before))
+        rows = await self.conn.execute(
+            select(history)
+            .where(*cond)
+            .order_by(history.c.generation.desc(), history.c.seq.desc())
+            .limit(limit)
+        )
+        return [_history(row) for row in rows]
+
+    async def entity_created(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        upto: tuple[str, int] | None,
+        entity: str,
+        name: str,
+        key: str,
+    ) -> HistoryRow | None:
+        """The change that created the entity (its latest creation, after a delete and a re-create)."""
+        row = (
+            await self.conn.execute(
+                select(history)
+                .where(
+                    history.c.domain_id == domain_id,
+                    history.c.entity == entity,
+                    history.c.name == name,
+                    history.c.key == key,
+                    history.c.change == "created",
+                    chain.clause(history, upto),
+                )
+                .order_by(history.c.generation.desc(), history.c.seq.desc())
+                .limit(1)
+            )
+        ).first()
+        return None if row is None else _history(row)
+
+    async def count_entity_history(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        upto: tuple[str, int] | None,
+        entity: str,
+        name: str,
+        key: str,
+        *,
+        cap: int,
+    ) -> int:
+        """How many changes the entity has on the history, counting at most cap + 1."""
+        inner = (
+            select(history.c.seq)
+            .where(
+                history.c.domain_id == domain_id,
+                history.c.entity == entity,
+                history.c.name == name,
+                history.c.key == key,
+                chain.clause(history, upto),
+            )
+            .limit(cap + 1)
+            .subquery()
+        )
+        return int(await self.conn.scalar(select(func.count()).select_from(inner)) or 0)
+
+    async def touched_between(
+        self, domain_id: int, chain: BranchChain, older: tuple[str, int] | None, newer: tuple[str, int]
+    ) -> list[tuple[str, str, str]]:
+        """(entity, name, key) of everything changed after `older` up to `newer` on one history."""
+        cond = [history.c.domain_id == domain_id, chain.clause(history, newer)]
+        if older is not None:
+            cond.append(~chain.clause(history, older))
+        rows = await self.conn.execute(
+            select(history.c.entity, history.c.name, history.c.key)
+            .where(*cond)
+            .group_by(history.c.entity, history.c.name, history.c.key)
+            .order_by(history.c.entity, history.c.name, history.c.key)
+        )
+        return [(r.entity, r.name, r.key) for r in rows]
 
     async def snapshot_entities(
         self,

@@ -189,6 +189,61 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer, etag=True)
 
+    @route(DOMAIN + "/kinds/{kind}/records/{key}/history", "GET")
+    async def get_history(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        answer = await gw.keeper.get_history(
+            credential=credential(request),
+            domain=p["domain"],
+            kind=p["kind"],
+            key=p["key"],
+            branch=q.get("branch", ""),
+            at=q.get("at", ""),
+            values=flag(request, "values"),
+            limit=integer(request, "limit"),
+            cursor=q.get("cursor", ""),
+        )
+        return answer_response(request, answer, etag=True)
+
+    @route(DOMAIN + "/kinds/{kind}/records/{key}/lineage", "GET")
+    async def get_lineage(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        answer = await gw.keeper.get_lineage(
+            credential=credential(request),
+            domain=p["domain"],
+            kind=p["kind"],
+            key=p["key"],
+            branch=q.get("branch", ""),
+            at=q.get("at", ""),
+        )
+        return answer_response(request, answer, etag=True)
+
+    @route(DOMAIN + "/kinds/{kind}/records/{key}/explain", "GET")
+    async def explain(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        answer = await gw.keeper.explain(
+            credential=credential(request),
+            domain=p["domain"],
+            kind=p["kind"],
+            key=p["key"],
+            branch=q.get("branch", ""),
+            at=q.get("at", ""),
+            format=q.get("format", ""),
+        )
+        return answer_response(request, answer, etag=True)
+
+    @route(DOMAIN + "/diff", "GET")
+    async def diff(request: Request) -> Response:
+        q = request.query_params
+        answer = await gw.keeper.diff(
+            credential=credential(request),
+            domain=request.path_params["domain"],
+            branch=q.get("branch", ""),
+            from_revision=q.get("from", ""),
+            to_revision=q.get("to", ""),
+        )
+        return answer_response(request, answer, etag=True)
+
     @route(DOMAIN + "/query", "POST")
     async def query(request: Request) -> Response:
         answer = await gw.keeper.query(

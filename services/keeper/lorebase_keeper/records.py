@@ -7,11 +7,11 @@ from typing import Any
 
 import orjson
 
-from lorebase.ids import iso
 from lorebase.problems import Problem
 from lorebase.schema import Kind
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.lineage import lineage_of
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import LinkRow, Txn
@@ -26,20 +26,21 @@ def readable_kind(access: Access, domain: Domain, branch: str, name: str) -> Kin
     return kind
 
 
+def cleared(access: Access, branch: str, attributes: Any) -> set[str]:
+    """The Attributes whose values the caller may read: every sensitivity tag needs its clearance."""
+    perms = access.permissions(branch)
+    return {
+        name for name, attr in attributes.items() if all(f"{tag}.read" in perms for tag in attr.sensitivity)
+    }
+
+
 def visible_values(
     access: Access, branch: str, attributes: Any, values: dict[str, Any]
 ) -> tuple[dict[str, Any], list[str]]:
     """Values in declaration order, without those of sensitive Attributes the caller lacks clearance for."""
-    perms = access.permissions(branch)
-    shown: dict[str, Any] = {}
-    redacted: list[str] = []
-    for name, attr in attributes.items():
-        if name not in values:
-            continue
-        if any(f"{tag}.read" not in perms for tag in attr.sensitivity):
-            redacted.append(name)
-            continue
-        shown[name] = values[name]
+    readable = cleared(access, branch, attributes)
+    shown = {name: values[name] for name in attributes if name in values and name in readable}
+    redacted = [name for name in attributes if name in values and name not in readable]
     return shown, redacted
 
 
@@ -142,26 +143,6 @@ def _record_document(
     return doc
 
 
-async def lineage_of(
-    txn: Txn, domain: Domain, provenance: dict[str, Any], shown: dict[str, Any]
-) -> dict[str, Any]:
-    """Per shown Attribute: the Revision behind its value, with that Revision's origin, author and time."""
-    ids = [provenance[name] for name in shown if isinstance(provenance.get(name), str)]
-    revisions = await txn.get_revisions(domain.id, ids)
-    lineage: dict[str, Any] = {}
-    for name in shown:
-        revision = revisions.get(provenance.get(name, ""))
-        if revision is not None:
-            lineage[name] = {
-                "revision": revision.id,
-                "origin": revision.origin,
-                "actor": revision.author,
-                "at": iso(revision.created_at),
-                "message": revision.message,
-            }
-    return lineage
-
-
 async def _link_counts(
     txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: Kind, key: str
 ) -> dict[str, int]:
@@ -179,12 +160,14 @@ async def _link_counts(
                 counts[name] = await txn.link_counts(domain.id, point.branch.name, relation.name, **end)
             else:
                 counts[name] = len(
-                    await _links(txn, domain, point, relation.name, direction, key, limit=None, after=None)
+                    await links_along(
+                        txn, domain, point, relation.name, direction, key, limit=None, after=None
+                    )
                 )
     return counts
 
 
-async def _links(
+async def links_along(
     txn: Txn,
     domain: Domain,
     point: ReadPoint,
@@ -193,7 +176,7 @@ async def _links(
     key: str,
     *,
     limit: int | None,
-    after: tuple[str, str] | None,
+    after: tuple[str, str] | None = None,
 ) -> list[LinkRow]:
     if point.at is None:
         return await txn.links_of(
@@ -273,7 +256,9 @@ async def get_links(
             raise Problem(
                 404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
             )
-        rows = await _links(txn, domain, point, relation.name, direction, key, limit=limit + 1, after=after)
+        rows = await links_along(
+            txn, domain, point, relation.name, direction, key, limit=limit + 1, after=after
+        )
         more = len(rows) > limit
         rows = rows[:limit]
         other = relation.to_kind if direction == "forward" else relation.from_kind
@@ -302,4 +287,4 @@ async def get_links(
     return await rt.db.read("get_links", read)
 
 
-__all__ = ["get_links", "get_record", "readable_kind", "title_of", "visible_values"]
+__all__ = ["cleared", "get_links", "get_record", "links_along", "readable_kind", "title_of", "visible_values"]

@@ -191,6 +191,52 @@ class KeeperClient(ServiceClient):
         )
         return _answer(await self._call(self._stub.GetLinks, request, credential=credential))
 
+    async def get_history(
+        self,
+        *,
+        credential: str,
+        domain: str,
+        kind: str,
+        key: str,
+        branch: str = "",
+        at: str = "",
+        values: bool = False,
+        limit: int = 0,
+        cursor: str = "",
+    ) -> Answer:
+        request = pb.RecordRequest(
+            domain=domain, branch=branch, kind=kind, key=key, at=at, values=values, limit=limit, cursor=cursor
+        )
+        return _answer(await self._call(self._stub.GetHistory, request, credential=credential))
+
+    async def get_lineage(
+        self, *, credential: str, domain: str, kind: str, key: str, branch: str = "", at: str = ""
+    ) -> Answer:
+        request = pb.RecordRequest(domain=domain, branch=branch, kind=kind, key=key, at=at)
+        return _answer(await self._call(self._stub.GetLineage, request, credential=credential))
+
+    async def explain(
+        self,
+        *,
+        credential: str,
+        domain: str,
+        kind: str,
+        key: str,
+        branch: str = "",
+        at: str = "",
+        format: str = "",
+    ) -> Answer:
+        request = pb.RecordRequest(domain=domain, branch=branch, kind=kind, key=key, at=at, format=format)
+        return _answer(await self._call(self._stub.Explain, request, credential=credential))
+
+    async def diff(
+        self, *, credential: str, domain: str, from_revision: str, to_revision: str, branch: str = ""
+    ) -> Answer:
+        request = pb.DiffRequest(
+            domain=domain, branch=branch, from_revision=from_revision, to_revision=to_revision
+        )
+        return _answer(await self._call(self._stub.Diff, request, credential=credential))
+
     async def query(self, *, credential: str, domain: str, body: Any) -> Answer:
         return _answer(
             await self._call(

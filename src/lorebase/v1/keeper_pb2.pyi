@@ -168,6 +168,40 @@ class GetLinksRequest(_message.Message):
     cursor: str
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kind: _Optional[str] = ..., key: _Optional[str] = ..., relation: _Optional[str] = ..., at: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
 
+class RecordRequest(_message.Message):
+    __slots__ = ("domain", "branch", "kind", "key", "at", "values", "limit", "cursor", "format")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    kind: str
+    key: str
+    at: str
+    values: bool
+    limit: int
+    cursor: str
+    format: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kind: _Optional[str] = ..., key: _Optional[str] = ..., at: _Optional[str] = ..., values: _Optional[bool] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+
+class DiffRequest(_message.Message):
+    __slots__ = ("domain", "branch", "from_revision", "to_revision")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    FROM_REVISION_FIELD_NUMBER: _ClassVar[int]
+    TO_REVISION_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    from_revision: str
+    to_revision: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., from_revision: _Optional[str] = ..., to_revision: _Optional[str] = ...) -> None: ...
+
 class QueryRequest(_message.Message):
     __slots__ = ("domain", "body")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

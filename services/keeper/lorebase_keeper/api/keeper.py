@@ -14,7 +14,7 @@ from lorebase.grpc_problems import abort_with_problem
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase.v1 import keeper_pb2_grpc
-from lorebase_keeper import admin, branches, imports, operations, query, records
+from lorebase_keeper import admin, branches, diff, explain, history, imports, operations, query, records
 from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
@@ -237,6 +237,78 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             at=request.at or None,
             limit=request.limit,
             cursor=request.cursor or None,
+        )
+        return reply(document)
+
+    @rpc
+    async def GetHistory(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await history.get_history(
+            self.rt,
+            access,
+            domain,
+            branch=request.branch or None,
+            kind_name=request.kind,
+            key=request.key,
+            at=request.at or None,
+            values=request.values,
+            limit=request.limit,
+            cursor=request.cursor or None,
+        )
+        return reply(document)
+
+    @rpc
+    async def GetLineage(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await history.get_lineage(
+            self.rt,
+            access,
+            domain,
+            branch=request.branch or None,
+            kind_name=request.kind,
+            key=request.key,
+            at=request.at or None,
+        )
+        return reply(document)
+
+    @rpc
+    async def Explain(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        if request.format not in ("", "json", "markdown"):
+            raise Problem(
+                400,
+                "invalid-parameter",
+                f"format is json or markdown, not {request.format!r}",
+                parameter="format",
+            )
+        domain, access = await self._domain(context, request.domain)
+        document = await explain.explain(
+            self.rt,
+            access,
+            domain,
+            branch=request.branch or None,
+            kind_name=request.kind,
+            key=request.key,
+            at=request.at or None,
+        )
+        if request.format == "markdown":
+            return pb.Reply(
+                body=explain.explain_markdown(document).encode(),
+                revision=document["revision"] or "",
+                content_type="text/markdown; charset=utf-8",
+                status=200,
+            )
+        return reply(document)
+
+    @rpc
+    async def Diff(self, request: pb.DiffRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await diff.diff(
+            self.rt,
+            access,
+            domain,
+            branch=request.branch or None,
+            older=request.from_revision,
+            newer=request.to_revision,
         )
         return reply(document)
 

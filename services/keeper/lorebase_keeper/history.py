@@ -1,0 +1,152 @@
+"""History and lineage of one Record (seed section 3).
+
+History lists the Revisions that changed the Record on the branch, newest first; lineage answers,
+per Attribute holding a value, where that value came from. Both read one index range per Record,
+so their cost follows the Record's number of changes, not the length of the branch, and both take
+`at` (the answer as of an earlier Revision, read along its first-parent chain).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import orjson
+
+from lorebase.problems import Problem
+from lorebase_keeper.auth import Access
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.lineage import lineage_of, revision_summary
+from lorebase_keeper.records import cleared, readable_kind, visible_values
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.snapshots import read_point
+from lorebase_store import HistoryRow, Txn
+
+
+def _cursor(row: HistoryRow) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps([row.generation, row.seq])).decode().rstrip("=")
+
+
+def _parse_cursor(cursor: str) -> tuple[int, int]:
+    try:
+        value = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
+            return value[0], value[1]
+    except (ValueError, orjson.JSONDecodeError):
+        pass
+    raise Problem(400, "invalid-cursor", "cursor is not one this API returned; start again without it")
+
+
+async def get_history(
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    at: str | None,
+    values: bool,
+    limit: int,
+    cursor: str | None,
+) -> dict[str, Any]:
+    max_limit = int(domain.settings.get("read.history.max_limit", 500))
+    limit = limit or int(domain.settings.get("read.history.default_limit", 50))
+    if not 1 <= limit <= max_limit:
+        raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.history.max_limit)")
+    before = _parse_cursor(cursor) if cursor else None
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        rows = await txn.entity_history(
+            domain.id, point.chain, point.at, "record", kind.name, key, limit=limit + 1, before=before
+        )
+        if not rows and before is None:
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} was ever on branch {point.branch.name!r}"
+            )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
+        readable = cleared(access, point.branch.name, kind.attributes)
+
+        def only_readable(side: dict[str, Any] | None) -> dict[str, Any] | None:
+            return None if side is None else {a: v for a, v in side.items() if a in readable}
+
+        changes = []
+        for row in rows:
+            revision = revisions[row.revision]
+            attributes = [a for a in row.attributes if a in readable]
+            entry: dict[str, Any] = {
+                **revision_summary(revision),
+                "change": row.change,
+                "attributes": attributes,
+                "provenance": {a: {"revision": revision.id, **revision.origin} for a in attributes},
+            }
+            if values:
+                entry["before"] = only_readable(row.before)
+                entry["after"] = only_readable(row.after)
+            changes.append(entry)
+        return {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "changes": changes,
+            "next_cursor": _cursor(rows[-1]) if more and rows else None,
+        }
+
+    return await rt.db.read("get_history", read)
+
+
+async def get_lineage(
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    at: str | None,
+) -> dict[str, Any]:
+    cap = int(domain.settings.get("read.history.lineage_count_max", 1000))
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        if point.at is None:
+            row = (await txn.get_records(domain.id, point.branch.name, kind.name, [key])).get(key)
+            loaded = None if row is None else (row.values, row.provenance)
+        else:
+            snap = await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind.name, [key])
+            loaded = None if not snap else (snap[0].after or {}, snap[0].provenance)
+        if loaded is None:
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
+            )
+        values, provenance = loaded
+        shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
+        lineage = await lineage_of(txn, domain, provenance, shown)
+        count = await txn.count_entity_history(
+            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
+        )
+        doc: dict[str, Any] = {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "attributes": {
+                name: {"value": shown[name], **lineage[name]} for name in shown if name in lineage
+            },
+            "changes": min(count, cap),
+            "changes_truncated": count > cap,
+        }
+        if redacted:
+            doc["redacted"] = redacted
+        return doc
+
+    return await rt.db.read("get_lineage", read)
+
+
+__all__ = ["get_history", "get_lineage"]

@@ -1,0 +1,60 @@
+"""Where values came from: provenance entries resolved to their Revisions and what those name.
+
+A materialised Record keeps, per Attribute, the id of the Revision behind its value; the Revision
+holds the origin (operation, import, merge...), the author, the message and the time, and an
+Operation's invocation names the Operation. One lookup of the Revisions (and invocations) behind a
+Record's values answers its lineage, however many changes came after them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.ids import iso
+from lorebase_keeper.domains import Domain
+from lorebase_store import RevisionRow, Txn
+
+
+def revision_summary(revision: RevisionRow) -> dict[str, Any]:
+    return {
+        "revision": revision.id,
+        "at": iso(revision.created_at),
+        "author": revision.author,
+        "message": revision.message,
+        "origin": revision.origin,
+    }
+
+
+async def lineage_of(
+    txn: Txn, domain: Domain, provenance: dict[str, Any], shown: dict[str, Any]
+) -> dict[str, Any]:
+    """Per shown Attribute: the provenance entry, the Revision of its last change, and what it names."""
+    ids = [provenance[name] for name in shown if isinstance(provenance.get(name), str)]
+    revisions = await txn.get_revisions(domain.id, ids)
+    invocation_ids = [
+        r.origin.get("ref", "") for r in revisions.values() if r.origin.get("type") == "operation"
+    ]
+    invocations = await txn.invocations_by_id(invocation_ids)
+    lineage: dict[str, Any] = {}
+    for name in shown:
+        revision = revisions.get(provenance.get(name, ""))
+        if revision is None:
+            continue
+        entry: dict[str, Any] = {
+            "revision": revision.id,
+            "origin": revision.origin,
+            "actor": revision.author,
+            "at": iso(revision.created_at),
+            "message": revision.message,
+        }
+        origin_type, ref = revision.origin.get("type"), revision.origin.get("ref", "")
+        if origin_type == "operation" and ref in invocations:
+            entry["operation"] = {"name": invocations[ref]["operation"], "invocation_id": ref}
+        elif origin_type == "import":
+            entry["import"] = {"source": ref}
+        entry["proposal"] = None  # Proposals and merges come with the branch issue
+        lineage[name] = entry
+    return lineage
+
+
+__all__ = ["lineage_of", "revision_summary"]
