@@ -109,6 +109,24 @@ class RecordsTxn(TxnBase):
             found.setdefault(row.v, []).append(row.key)
         return found
 
+    async def records_of_kind(
+        self, domain_id: int, branch: str, kind: str
+    ) -> list[tuple[str, dict[str, Any]]]:
+        rows = await self.conn.execute(
+            select(records.c.key, records.c["values"])
+            .where(records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind == kind)
+            .order_by(records.c.key)
+        )
+        return [(row.key, row.values) for row in rows]
+
+    async def link_pairs(self, domain_id: int, branch: str, relation: str) -> list[tuple[str, str]]:
+        rows = await self.conn.execute(
+            select(links.c.from_key, links.c.to_key)
+            .where(links.c.domain_id == domain_id, links.c.branch == branch, links.c.relation == relation)
+            .order_by(links.c.from_key, links.c.to_key)
+        )
+        return [(row.from_key, row.to_key) for row in rows]
+
     async def copy_branch_rows(self, domain_id: int, source: str, target: str) -> None:
         """Copy every Record and Link of `source` to a new branch `target` (copy-mode branches)."""
         for table in (records, links):

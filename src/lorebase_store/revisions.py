@@ -189,6 +189,22 @@ class RevisionsTxn(TxnBase):
         ).first()
         return None if row is None else _history(row)
 
+    async def last_change(
+        self, domain_id: int, chain: BranchChain, upto: tuple[str, int] | None, entity: str, name: str
+    ) -> str | None:
+        """The latest Revision that changed any Record of a Kind (or Link of a Relation)."""
+        return await self.conn.scalar(
+            select(history.c.revision)
+            .where(
+                history.c.domain_id == domain_id,
+                history.c.entity == entity,
+                history.c.name == name,
+                chain.clause(history, upto),
+            )
+            .order_by(history.c.generation.desc(), history.c.seq.desc())
+            .limit(1)
+        )
+
     async def count_entity_history(
         self,
         domain_id: int,

@@ -244,6 +244,31 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer, etag=True)
 
+    @route(DOMAIN + "/health", "GET")
+    async def get_health(request: Request) -> Response:
+        q = request.query_params
+        answer = await gw.keeper.get_health(
+            credential=credential(request),
+            domain=request.path_params["domain"],
+            branch=q.get("branch", ""),
+            at=q.get("at", ""),
+            format=q.get("format", ""),
+        )
+        return answer_response(request, answer, etag=True)
+
+    @route(DOMAIN + "/kinds/{kind}/health", "GET")
+    async def get_kind_health(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        answer = await gw.keeper.get_health(
+            credential=credential(request),
+            domain=p["domain"],
+            kind=p["kind"],
+            branch=q.get("branch", ""),
+            at=q.get("at", ""),
+            format=q.get("format", ""),
+        )
+        return answer_response(request, answer, etag=True)
+
     @route(DOMAIN + "/query", "POST")
     async def query(request: Request) -> Response:
         answer = await gw.keeper.query(

@@ -237,6 +237,19 @@ class KeeperClient(ServiceClient):
         )
         return _answer(await self._call(self._stub.Diff, request, credential=credential))
 
+    async def get_health(
+        self,
+        *,
+        credential: str,
+        domain: str,
+        kind: str = "",
+        branch: str = "",
+        at: str = "",
+        format: str = "",
+    ) -> Answer:
+        request = pb.HealthRequest(domain=domain, branch=branch, kind=kind, at=at, format=format)
+        return _answer(await self._call(self._stub.GetHealth, request, credential=credential))
+
     async def query(self, *, credential: str, domain: str, body: Any) -> Answer:
         return _answer(
             await self._call(

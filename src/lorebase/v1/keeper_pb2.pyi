@@ -202,6 +202,20 @@ class DiffRequest(_message.Message):
     to_revision: str
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., from_revision: _Optional[str] = ..., to_revision: _Optional[str] = ...) -> None: ...
 
+class HealthRequest(_message.Message):
+    __slots__ = ("domain", "branch", "kind", "at", "format")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    kind: str
+    at: str
+    format: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kind: _Optional[str] = ..., at: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+
 class QueryRequest(_message.Message):
     __slots__ = ("domain", "body")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

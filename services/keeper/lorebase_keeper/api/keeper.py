@@ -14,7 +14,18 @@ from lorebase.grpc_problems import abort_with_problem
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase.v1 import keeper_pb2_grpc
-from lorebase_keeper import admin, branches, diff, explain, history, imports, operations, query, records
+from lorebase_keeper import (
+    admin,
+    branches,
+    data_health,
+    diff,
+    explain,
+    history,
+    imports,
+    operations,
+    query,
+    records,
+)
 from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
@@ -46,6 +57,20 @@ def reply(
         content_type="application/json",
         status=status,
         headers=headers or {},
+    )
+
+
+def wants_markdown(format_: str) -> bool:
+    if format_ not in ("", "json", "markdown"):
+        raise Problem(
+            400, "invalid-parameter", f"format is json or markdown, not {format_!r}", parameter="format"
+        )
+    return format_ == "markdown"
+
+
+def markdown_reply(text: str, revision: str | None) -> pb.Reply:
+    return pb.Reply(
+        body=text.encode(), revision=revision or "", content_type="text/markdown; charset=utf-8", status=200
     )
 
 
@@ -273,13 +298,7 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
 
     @rpc
     async def Explain(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        if request.format not in ("", "json", "markdown"):
-            raise Problem(
-                400,
-                "invalid-parameter",
-                f"format is json or markdown, not {request.format!r}",
-                parameter="format",
-            )
+        markdown = wants_markdown(request.format)
         domain, access = await self._domain(context, request.domain)
         document = await explain.explain(
             self.rt,
@@ -290,13 +309,8 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             key=request.key,
             at=request.at or None,
         )
-        if request.format == "markdown":
-            return pb.Reply(
-                body=explain.explain_markdown(document).encode(),
-                revision=document["revision"] or "",
-                content_type="text/markdown; charset=utf-8",
-                status=200,
-            )
+        if markdown:
+            return markdown_reply(explain.explain_markdown(document), document["revision"])
         return reply(document)
 
     @rpc
@@ -310,6 +324,22 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             older=request.from_revision,
             newer=request.to_revision,
         )
+        return reply(document)
+
+    @rpc
+    async def GetHealth(self, request: pb.HealthRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        markdown = wants_markdown(request.format)
+        domain, access = await self._domain(context, request.domain)
+        document = await data_health.data_health(
+            self.rt,
+            access,
+            domain,
+            branch=request.branch or None,
+            at=request.at or None,
+            kind_name=request.kind or None,
+        )
+        if markdown:
+            return markdown_reply(data_health.health_markdown(document), document["revision"])
         return reply(document)
 
     @rpc
