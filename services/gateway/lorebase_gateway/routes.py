@@ -269,6 +269,22 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer, etag=True)
 
+    @route(DOMAIN + "/neighborhood", "POST")
+    async def neighborhood(request: Request) -> Response:
+        domain = request.path_params["domain"]
+        answer = await gw.keeper.neighborhood(
+            credential=credential(request), domain=domain, body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/traverse", "POST")
+    async def traverse(request: Request) -> Response:
+        domain = request.path_params["domain"]
+        answer = await gw.keeper.traverse(
+            credential=credential(request), domain=domain, body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
     @route(DOMAIN + "/query", "POST")
     async def query(request: Request) -> Response:
         answer = await gw.keeper.query(

@@ -250,6 +250,14 @@ class KeeperClient(ServiceClient):
         request = pb.HealthRequest(domain=domain, branch=branch, kind=kind, at=at, format=format)
         return _answer(await self._call(self._stub.GetHealth, request, credential=credential))
 
+    async def neighborhood(self, *, credential: str, domain: str, body: Any) -> Answer:
+        request = pb.GraphRequest(domain=domain, body=_body(body))
+        return _answer(await self._call(self._stub.Neighborhood, request, credential=credential))
+
+    async def traverse(self, *, credential: str, domain: str, body: Any) -> Answer:
+        request = pb.GraphRequest(domain=domain, body=_body(body))
+        return _answer(await self._call(self._stub.Traverse, request, credential=credential))
+
     async def query(self, *, credential: str, domain: str, body: Any) -> Answer:
         return _answer(
             await self._call(

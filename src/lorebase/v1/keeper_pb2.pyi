@@ -216,6 +216,14 @@ class HealthRequest(_message.Message):
     format: str
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kind: _Optional[str] = ..., at: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
 
+class GraphRequest(_message.Message):
+    __slots__ = ("domain", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
 class QueryRequest(_message.Message):
     __slots__ = ("domain", "body")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

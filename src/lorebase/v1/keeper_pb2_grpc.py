@@ -145,6 +145,16 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.HealthRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.Neighborhood = channel.unary_unary(
+                '/lorebase.v1.Keeper/Neighborhood',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.Traverse = channel.unary_unary(
+                '/lorebase.v1.Keeper/Traverse',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
 
 
 class KeeperServicer:
@@ -282,6 +292,18 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Neighborhood(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Traverse(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KeeperServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -393,6 +415,16 @@ def add_KeeperServicer_to_server(servicer, server):
             'GetHealth': grpc.unary_unary_rpc_method_handler(
                     servicer.GetHealth,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.HealthRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'Neighborhood': grpc.unary_unary_rpc_method_handler(
+                    servicer.Neighborhood,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'Traverse': grpc.unary_unary_rpc_method_handler(
+                    servicer.Traverse,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
     }
@@ -989,6 +1021,60 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/GetHealth',
             lorebase_dot_v1_dot_keeper__pb2.HealthRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Neighborhood(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/Neighborhood',
+            lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Traverse(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/Traverse',
+            lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

@@ -22,6 +22,7 @@ from lorebase_keeper import (
     explain,
     history,
     imports,
+    neighborhood,
     operations,
     query,
     records,
@@ -341,6 +342,16 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
         if markdown:
             return markdown_reply(data_health.health_markdown(document), document["revision"])
         return reply(document)
+
+    @rpc
+    async def Neighborhood(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await neighborhood.neighborhood(self.rt, access, domain, _json(request.body)))
+
+    @rpc
+    async def Traverse(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await neighborhood.traverse(self.rt, access, domain, _json(request.body)))
 
     @rpc
     async def Query(self, request: pb.QueryRequest, context: grpc.aio.ServicerContext) -> pb.Reply:

@@ -1,0 +1,205 @@
+"""Walking the graph: the neighbourhood of some Records, and paths of Relations (POST /neighborhood,
+POST /traverse; the base of context packs).
+
+A walk goes hop by hop from its seeds along readable Relations (forward or inverse names), one
+statement per Relation and direction per hop. It stops at the depth asked for, and caps say where it
+was cut: read.traverse.max_fanout bounds the Links followed from one Record per hop, max_records
+and max_links the whole walk; `capped` reports any cut. Kinds and Relations the caller may not read
+are never followed, so they never show up, not even in counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebase.problems import Problem
+from lorebase_keeper.auth import Access
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.schema_view import readable_parts
+from lorebase_keeper.snapshots import ReadPoint
+from lorebase_store import LinkRow, Txn
+
+Ref = tuple[str, str]  # (Kind, key)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A Relation followed in one direction: from its `from` Kind (forward) or its `to` Kind (inverse)."""
+
+    relation: str
+    direction: str  # forward | inverse
+    anchor: str  # the Kind walked from
+    other: str  # the Kind walked to
+
+    @property
+    def name(self) -> str:
+        return self.relation if self.direction == "forward" else f"~{self.relation}"
+
+
+@dataclass
+class Walk:
+    depth_of: dict[Ref, int] = field(default_factory=dict)
+    links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
+    capped: bool = False
+
+
+@dataclass(frozen=True)
+class Caps:
+    max_records: int
+    max_links: int
+    max_fanout: int
+
+    @classmethod
+    def of(cls, domain: Domain, *, max_records: int | None = None, max_links: int | None = None) -> Caps:
+        s = domain.settings
+        return cls(
+            max_records=max_records or int(s.get("read.traverse.max_records", 1000)),
+            max_links=max_links or int(s.get("read.traverse.max_links", 2000)),
+            max_fanout=int(s.get("read.traverse.max_fanout", 100)),
+        )
+
+
+def parse_ref(value: Any, path: str) -> Ref:
+    if not isinstance(value, str) or value.count("/") < 1:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"{path} is a Record reference Kind/key, like Supplier/S-1001",
+            issues=[{"path": path, "rule": "ref", "message": "expected Kind/key"}],
+        )
+    kind, _, key = value.partition("/")
+    return kind, key
+
+
+def steps_for(
+    access: Access, domain: Domain, branch: str, names: list[str] | None, *, path: str = "relations"
+) -> list[Step]:
+    """The readable Relations to follow (every one in both directions when `names` is None)."""
+    _, readable = readable_parts(access, domain, branch)
+    steps: list[Step] = []
+    if names is None:
+        for name in readable:
+            r = domain.schema.relations[name]
+            steps += [
+                Step(name, "forward", r.from_kind, r.to_kind),
+                Step(name, "inverse", r.to_kind, r.from_kind),
+            ]
+        return steps
+    for index, name in enumerate(names):
+        named = domain.schema.relation_named(name) if isinstance(name, str) else None
+        if named is None or named[0].name not in readable:
+            raise Problem(
+                422,
+                "validation-failed",
+                f"unknown Relation {name!r}; GET /schema lists them",
+                issues=[
+                    {
+                        "path": f"{path}[{index}]",
+                        "rule": "relation.unknown",
+                        "message": f"unknown Relation {name!r}",
+                    }
+                ],
+            )
+        relation, direction = named
+        if direction == "forward":
+            steps.append(Step(relation.name, "forward", relation.from_kind, relation.to_kind))
+        else:
+            steps.append(Step(relation.name, "inverse", relation.to_kind, relation.from_kind))
+    return steps
+
+
+async def _links_from(
+    txn: Txn, domain: Domain, point: ReadPoint, step: Step, keys: list[str], fanout: int
+) -> tuple[list[LinkRow], bool]:
+    """The Links of `step` from these Records, at most `fanout` per Record; and whether any was cut."""
+    if point.at is None:
+        rows = await txn.links_of(
+            domain.id,
+            point.branch.name,
+            step.relation,
+            from_keys=keys if step.direction == "forward" else None,
+            to_keys=keys if step.direction == "inverse" else None,
+        )
+    else:
+        wanted = set(keys)
+        rows = []
+        for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "link", step.relation):
+            from_key, _, to_key = change.key.partition("->")
+            if (from_key if step.direction == "forward" else to_key) in wanted:
+                revision = str(change.provenance.get("$link", ""))
+                rows.append(
+                    LinkRow(step.relation, from_key, to_key, change.after or {}, change.provenance, revision)
+                )
+    per_anchor: dict[str, int] = {}
+    kept: list[LinkRow] = []
+    cut = False
+    for row in sorted(rows, key=lambda r: (r.from_key, r.to_key)):
+        anchor = row.from_key if step.direction == "forward" else row.to_key
+        per_anchor[anchor] = per_anchor.get(anchor, 0) + 1
+        if per_anchor[anchor] > fanout:
+            cut = True
+            continue
+        kept.append(row)
+    return kept, cut
+
+
+async def walk(
+    txn: Txn,
+    domain: Domain,
+    point: ReadPoint,
+    seeds: list[Ref],
+    *,
+    depth: int,
+    steps: list[Step],
+    caps: Caps,
+    kinds: set[str] | None = None,
+) -> Walk:
+    """Breadth-first from `seeds` along `steps` up to `depth` hops; `kinds` limits the neighbours."""
+    result = Walk(depth_of={ref: 0 for ref in seeds})
+    frontier = list(dict.fromkeys(seeds))
+    for hop in range(1, depth + 1):
+        found: list[Ref] = []
+        for step in steps:
+            keys = sorted({key for kind, key in frontier if kind == step.anchor})
+            if not keys or (kinds is not None and step.other not in kinds):
+                continue
+            rows, cut = await _links_from(txn, domain, point, step, keys, caps.max_fanout)
+            result.capped |= cut
+            for row in rows:
+                if len(result.links) >= caps.max_links:
+                    result.capped = True
+                    break
+                other = (step.other, row.to_key if step.direction == "forward" else row.from_key)
+                if other not in result.depth_of:
+                    if len(result.depth_of) >= caps.max_records:
+                        result.capped = True
+                        continue
+                    result.depth_of[other] = hop
+                    found.append(other)
+                result.links[(row.relation, row.from_key, row.to_key)] = row
+        frontier = found
+        if not frontier:
+            break
+    return result
+
+
+async def load_records(
+    txn: Txn, domain: Domain, point: ReadPoint, refs: list[Ref]
+) -> dict[Ref, dict[str, Any]]:
+    """The values of these Records at the read point (missing ones left out)."""
+    by_kind: dict[str, list[str]] = {}
+    for kind, key in refs:
+        by_kind.setdefault(kind, []).append(key)
+    out: dict[Ref, dict[str, Any]] = {}
+    for kind, keys in by_kind.items():
+        if point.at is None:
+            for key, row in (await txn.get_records(domain.id, point.branch.name, kind, keys)).items():
+                out[(kind, key)] = row.values
+        else:
+            for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind, keys):
+                out[(kind, change.key)] = change.after or {}
+    return out
+
+
+__all__ = ["Caps", "Ref", "Step", "Walk", "load_records", "parse_ref", "steps_for", "walk"]
