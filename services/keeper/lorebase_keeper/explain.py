@@ -14,7 +14,7 @@ from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.lineage import lineage_of
-from lorebase_keeper.records import links_along, readable_kind, title_of, visible_values
+from lorebase_keeper.records import links_along, load_record, readable_kind, title_of, visible_values
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_view import readable_parts
 from lorebase_keeper.snapshots import ReadPoint, read_point
@@ -37,17 +37,12 @@ async def explain(
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)
         kind = readable_kind(access, domain, point.branch.name, kind_name)
-        if point.at is None:
-            row = (await txn.get_records(domain.id, point.branch.name, kind.name, [key])).get(key)
-            loaded = None if row is None else (row.values, row.provenance)
-        else:
-            snap = await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind.name, [key])
-            loaded = None if not snap else (snap[0].after or {}, snap[0].provenance)
+        loaded = await load_record(txn, domain, point, kind, key)
         if loaded is None:
             raise Problem(
                 404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
             )
-        values, provenance = loaded
+        values, provenance, _ = loaded
         shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
         lineage = await lineage_of(txn, domain, provenance, shown)
         created_row = await txn.entity_created(domain.id, point.chain, point.at, "record", kind.name, key)

@@ -49,9 +49,10 @@ def title_of(kind: Kind, shown: dict[str, Any]) -> str | None:
     return None if kind.title is None or shown.get(kind.title) is None else str(shown[kind.title])
 
 
-async def _load_record(
+async def load_record(
     txn: Txn, domain: Domain, point: ReadPoint, kind: Kind, key: str
 ) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """(values, provenance, last-changing Revision) of a Record at the read point, or None."""
     if point.at is None:
         rows = await txn.get_records(domain.id, point.branch.name, kind.name, [key])
         row = rows.get(key)
@@ -78,7 +79,7 @@ async def get_record(
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)
         kind = readable_kind(access, domain, point.branch.name, kind_name)
-        loaded = await _load_record(txn, domain, point, kind, key)
+        loaded = await load_record(txn, domain, point, kind, key)
         if loaded is None:
             raise Problem(
                 404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
@@ -252,7 +253,7 @@ async def get_links(
                 "not-found",
                 f"Relation {relation_name!r} does not start at {kind.name} (it goes {relation.from_kind} -> {relation.to_kind})",
             )
-        if await _load_record(txn, domain, point, kind, key) is None:
+        if await load_record(txn, domain, point, kind, key) is None:
             raise Problem(
                 404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
             )
@@ -287,4 +288,13 @@ async def get_links(
     return await rt.db.read("get_links", read)
 
 
-__all__ = ["cleared", "get_links", "get_record", "links_along", "readable_kind", "title_of", "visible_values"]
+__all__ = [
+    "cleared",
+    "get_links",
+    "get_record",
+    "links_along",
+    "load_record",
+    "readable_kind",
+    "title_of",
+    "visible_values",
+]
