@@ -168,104 +168,111 @@ def _offset(cursor: Any) -> int:
 
 
 async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
+    check_query_members(body)
+    return await rt.db.read("query", query_in, access, domain, body)
+
+
+def check_query_members(body: dict[str, Any], path: str = "") -> None:
     unknown = sorted(set(body) - QUERY_MEMBERS)
     if unknown:
         raise Problem(
             422,
             "validation-failed",
             f"unknown member(s) {', '.join(unknown)}; a query takes {', '.join(sorted(QUERY_MEMBERS))}",
+            issues=[
+                {"path": f"{path}{u}", "rule": "unknown_member", "message": "not a member of a query"}
+                for u in unknown
+            ],
         )
     for member, kind in (("branch", str), ("at", str), ("kind", str), ("trait", str)):
         if body.get(member) is not None and not isinstance(body[member], kind):
             raise Problem(422, "validation-failed", f"{member} must be a string")
 
-    async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, body.get("branch"), body.get("at"))
-        branch = point.branch.name
-        access.require("data.read", branch)
-        readable = access.readable_kinds(branch, list(domain.schema.kinds))
-        kinds, attributes = _target(domain, body, readable)
-        checker = _Checker(attributes, set(access.permissions(branch)))
-        where = checker.node(body["where"], "where") if body.get("where") is not None else None
-        select = body.get("select")
-        if select is not None:
-            if not isinstance(select, list) or not all(isinstance(s, str) for s in select):
-                checker.problem("select", "query.select", "select is a list of Attribute names")
-                select = None
-            else:
-                for i, name in enumerate(select):
-                    checker.attribute(name, f"select[{i}]")
-        order: list[OrderBy] = []
-        order_by = body.get("order_by") or []
-        if not isinstance(order_by, list):
-            order_by = [order_by]
-        for i, item in enumerate(order_by):
-            name = item if isinstance(item, str) else None
-            descending = bool(name and name.startswith("-"))
-            attr = checker.attribute(name.lstrip("-") if name else item, f"order_by[{i}]")
-            if attr is not None:
-                order.append(OrderBy(attr.name, descending, attr.type in NUMERIC))
-        aggregate = body.get("aggregate")
-        group_by = None
-        if aggregate is not None:
-            if not isinstance(aggregate, dict) or set(aggregate) - {"count", "group_by"}:
-                checker.problem(
-                    "aggregate", "query.aggregate", 'aggregate is {"count": true} or {"group_by": attr}'
-                )
-            elif aggregate.get("group_by") is not None:
-                attr = checker.attribute(aggregate["group_by"], "aggregate.group_by")
-                group_by = attr.name if attr else None
-        max_limit = int(domain.settings.get("read.query.max_limit", 1000))
-        limit = body.get("limit", domain.settings.get("read.query.default_limit", 100))
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
-            checker.problem(
-                "limit",
-                "query.limit",
-                f"limit is a whole number from 1 to {max_limit} (read.query.max_limit)",
-            )
-        if checker.issues:
-            raise invalid(checker.issues)
-        offset = _offset(body["cursor"]) if body.get("cursor") else 0
-        spec = QuerySpec(
-            domain.id, branch, tuple(kinds), where, tuple(order), int(limit), offset, point.snapshot
-        )
-        doc: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
-        doc["kind" if body.get("kind") else "trait"] = body.get("kind") or body.get("trait")
-        if aggregate is not None:
-            if group_by is not None:
-                groups = await txn.group_counts(spec, group_by)
-                doc["aggregate"] = {
-                    "group_by": group_by,
-                    "groups": [{"value": value, "count": count} for value, count in groups],
-                    "count": sum(count for _, count in groups),
-                }
-            else:
-                doc["aggregate"] = {"count": await txn.count_records_matching(spec)}
-            return doc
-        rows, _ = await txn.query_records(spec)
-        more = len(rows) > spec.limit
-        results = []
-        for kind_name, key, values in rows[: spec.limit]:
-            kind = domain.schema.kinds[kind_name]
-            shown, _ = visible_values(access, branch, kind.attributes, values)
-            title = title_of(kind, shown)
-            if select is not None:
-                shown = {name: shown[name] for name in select if name in shown}
-            results.append(
-                {
-                    "ref": f"{kind_name}/{key}",
-                    "kind": kind_name,
-                    "key": key,
-                    "title": title,
-                    "values": shown,
-                }
-            )
-        doc["records"] = results
-        doc["count"] = len(results)
-        doc["next_cursor"] = _cursor(offset + spec.limit) if more else None
-        return doc
 
-    return await rt.db.read("query", read)
+async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
+    """Run a checked query inside the caller's transaction (context packs seed from queries)."""
+    point = await read_point(txn, domain, body.get("branch"), body.get("at"))
+    branch = point.branch.name
+    access.require("data.read", branch)
+    readable = access.readable_kinds(branch, list(domain.schema.kinds))
+    kinds, attributes = _target(domain, body, readable)
+    checker = _Checker(attributes, set(access.permissions(branch)))
+    where = checker.node(body["where"], "where") if body.get("where") is not None else None
+    select = body.get("select")
+    if select is not None:
+        if not isinstance(select, list) or not all(isinstance(s, str) for s in select):
+            checker.problem("select", "query.select", "select is a list of Attribute names")
+            select = None
+        else:
+            for i, name in enumerate(select):
+                checker.attribute(name, f"select[{i}]")
+    order: list[OrderBy] = []
+    order_by = body.get("order_by") or []
+    if not isinstance(order_by, list):
+        order_by = [order_by]
+    for i, item in enumerate(order_by):
+        name = item if isinstance(item, str) else None
+        descending = bool(name and name.startswith("-"))
+        attr = checker.attribute(name.lstrip("-") if name else item, f"order_by[{i}]")
+        if attr is not None:
+            order.append(OrderBy(attr.name, descending, attr.type in NUMERIC))
+    aggregate = body.get("aggregate")
+    group_by = None
+    if aggregate is not None:
+        if not isinstance(aggregate, dict) or set(aggregate) - {"count", "group_by"}:
+            checker.problem(
+                "aggregate", "query.aggregate", 'aggregate is {"count": true} or {"group_by": attr}'
+            )
+        elif aggregate.get("group_by") is not None:
+            attr = checker.attribute(aggregate["group_by"], "aggregate.group_by")
+            group_by = attr.name if attr else None
+    max_limit = int(domain.settings.get("read.query.max_limit", 1000))
+    limit = body.get("limit", domain.settings.get("read.query.default_limit", 100))
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+        checker.problem(
+            "limit",
+            "query.limit",
+            f"limit is a whole number from 1 to {max_limit} (read.query.max_limit)",
+        )
+    if checker.issues:
+        raise invalid(checker.issues)
+    offset = _offset(body["cursor"]) if body.get("cursor") else 0
+    spec = QuerySpec(domain.id, branch, tuple(kinds), where, tuple(order), int(limit), offset, point.snapshot)
+    doc: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
+    doc["kind" if body.get("kind") else "trait"] = body.get("kind") or body.get("trait")
+    if aggregate is not None:
+        if group_by is not None:
+            groups = await txn.group_counts(spec, group_by)
+            doc["aggregate"] = {
+                "group_by": group_by,
+                "groups": [{"value": value, "count": count} for value, count in groups],
+                "count": sum(count for _, count in groups),
+            }
+        else:
+            doc["aggregate"] = {"count": await txn.count_records_matching(spec)}
+        return doc
+    rows, _ = await txn.query_records(spec)
+    more = len(rows) > spec.limit
+    results = []
+    for kind_name, key, values in rows[: spec.limit]:
+        kind = domain.schema.kinds[kind_name]
+        shown, _ = visible_values(access, branch, kind.attributes, values)
+        title = title_of(kind, shown)
+        if select is not None:
+            shown = {name: shown[name] for name in select if name in shown}
+        results.append(
+            {
+                "ref": f"{kind_name}/{key}",
+                "kind": kind_name,
+                "key": key,
+                "title": title,
+                "values": shown,
+            }
+        )
+    doc["records"] = results
+    doc["count"] = len(results)
+    doc["next_cursor"] = _cursor(offset + spec.limit) if more else None
+    return doc
 
 
 def _target(
@@ -297,4 +304,4 @@ def _target(
     return kinds, dict(trait.attributes)
 
 
-__all__ = ["run_query"]
+__all__ = ["check_query_members", "query_in", "run_query"]
