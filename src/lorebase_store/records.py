@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Text, and_, any_, bindparam, func, literal, select, tuple_
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, JSONPATH
 
 from lorebase_store.tables import branches, links, records
 from lorebase_store.txn import TxnBase
@@ -118,6 +118,27 @@ class RecordsTxn(TxnBase):
             .order_by(records.c.key)
         )
         return [(row.key, row.values) for row in rows]
+
+    async def search_text(
+        self, domain_id: int, branch: str, kinds: list[str], text_: str, *, limit: int
+    ) -> list[tuple[str, str]]:
+        """(Kind, key) of Records whose values contain `text_` (case-folded), in Kind and key order."""
+        pattern = "%" + text_.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = await self.conn.execute(
+            select(records.c.kind, records.c.key)
+            .where(
+                records.c.domain_id == domain_id,
+                records.c.branch == branch,
+                records.c.kind == any_(literal(kinds, ARRAY(Text))),
+                # the values only (not the Attribute names), as JSON text
+                func.cast(
+                    func.jsonb_path_query_array(records.c["values"], literal("$.*", JSONPATH)), Text
+                ).ilike(pattern, escape="\\"),
+            )
+            .order_by(records.c.kind, records.c.key)
+            .limit(limit)
+        )
+        return [(row.kind, row.key) for row in rows]
 
     async def link_pairs(self, domain_id: int, branch: str, relation: str) -> list[tuple[str, str]]:
         rows = await self.conn.execute(

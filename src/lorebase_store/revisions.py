@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, tuple_
-from sqlalchemy.dialects.postgresql import distinct_on
+from sqlalchemy import Text, and_, func, literal, or_, select, tuple_
+from sqlalchemy.dialects.postgresql import ARRAY, distinct_on
 
 from lorebase_store.tables import history, revisions
 from lorebase_store.txn import TxnBase
@@ -188,6 +188,34 @@ class RevisionsTxn(TxnBase):
             )
         ).first()
         return None if row is None else _history(row)
+
+    async def recent_changes_of(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        refs: list[tuple[str, str]],
+        *,
+        after: tuple[str, int] | None,
+        limit: int,
+    ) -> list[HistoryRow]:
+        """The newest changes of these Records on a history (after a position when given)."""
+        if not refs:
+            return []
+        wanted = select(
+            func.unnest(literal([k for k, _ in refs], ARRAY(Text))).label("name"),
+            func.unnest(literal([key for _, key in refs], ARRAY(Text))).label("key"),
+        ).subquery("wanted")
+        cond = [history.c.domain_id == domain_id, history.c.entity == "record", chain.clause(history, None)]
+        if after is not None:
+            cond.append(~chain.clause(history, after))
+        rows = await self.conn.execute(
+            select(history)
+            .join(wanted, and_(wanted.c.name == history.c.name, wanted.c.key == history.c.key))
+            .where(*cond)
+            .order_by(history.c.generation.desc(), history.c.seq.desc())
+            .limit(limit)
+        )
+        return [_history(row) for row in rows]
 
     async def last_change(
         self, domain_id: int, chain: BranchChain, upto: tuple[str, int] | None, entity: str, name: str

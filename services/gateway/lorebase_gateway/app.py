@@ -32,11 +32,12 @@ def answer_response(request: Request, answer: Answer, *, etag: bool = False) -> 
     headers = dict(answer.headers)
     if answer.revision:
         headers["Lorebase-Revision"] = answer.revision
-    if etag and answer.status == 200:
+    tag = headers.get("ETag")  # keeper's own (head Revision + request digest), else one from the body
+    if tag is None and etag and answer.status == 200:
         tag = f'"{answer.revision or "empty"}.{hashlib.sha256(answer.body).hexdigest()[:16]}"'
         headers["ETag"] = tag
-        if tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
-            return Response(status_code=304, headers=headers)
+    if tag is not None and tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+        return Response(status_code=304, headers=headers)
     return Response(answer.body, status_code=answer.status, media_type=answer.content_type, headers=headers)
 
 

@@ -277,6 +277,14 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer)
 
+    @route(DOMAIN + "/context", "POST")
+    async def context(request: Request) -> Response:
+        domain = request.path_params["domain"]
+        answer = await gw.keeper.context(
+            credential=credential(request), domain=domain, body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
     @route(DOMAIN + "/traverse", "POST")
     async def traverse(request: Request) -> Response:
         domain = request.path_params["domain"]

@@ -254,6 +254,10 @@ class KeeperClient(ServiceClient):
         request = pb.GraphRequest(domain=domain, body=_body(body))
         return _answer(await self._call(self._stub.Neighborhood, request, credential=credential))
 
+    async def context(self, *, credential: str, domain: str, body: Any) -> Answer:
+        request = pb.GraphRequest(domain=domain, body=_body(body))
+        return _answer(await self._call(self._stub.Context, request, credential=credential))
+
     async def traverse(self, *, credential: str, domain: str, body: Any) -> Answer:
         request = pb.GraphRequest(domain=domain, body=_body(body))
         return _answer(await self._call(self._stub.Traverse, request, credential=credential))

@@ -28,6 +28,7 @@ from lorebase_keeper import (
     records,
 )
 from lorebase_keeper.auth import Access, Principal
+from lorebase_keeper.context import context_pack
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_view import visible_schema
@@ -347,6 +348,18 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     async def Neighborhood(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         return reply(await neighborhood.neighborhood(self.rt, access, domain, _json(request.body)))
+
+    @rpc
+    async def Context(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        pack = await context_pack(self.rt, access, domain, _json(request.body))
+        return pb.Reply(
+            body=pack.body,
+            revision=pack.revision,
+            content_type=pack.content_type,
+            status=200,
+            headers={"ETag": pack.etag},
+        )
 
     @rpc
     async def Traverse(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:

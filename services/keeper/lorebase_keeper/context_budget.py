@@ -1,0 +1,209 @@
+"""The text of a context pack and its token budget (seed section 1, "Budget").
+
+Tokens are estimated as ceil(characters / agents.context.chars_per_token) over the exact text each
+section renders to in the requested format (compact JSON, or the seed's Markdown). Over budget, the
+pack is trimmed in agents.context.trim_order, each step removing one item at a time until the pack
+fits; seed Records are never trimmed (over_budget says when they alone do not fit).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+SECTIONS = ("seeds", "neighbors", "links", "schema", "recent_changes", "lineage")
+TITLES = {
+    "seeds": "Records",
+    "neighbors": "Neighbors",
+    "links": "Links",
+    "schema": "Schema",
+    "recent_changes": "Recent changes",
+    "lineage": "Lineage",
+}
+
+
+def _text(value: Any) -> str:
+    return "true" if value is True else "false" if value is False else str(value)
+
+
+def _cell(value: Any) -> str:
+    return _text(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _values(values: dict[str, Any]) -> str:
+    return "; ".join(f"{name}={_text(v)}" for name, v in values.items())
+
+
+def render_markdown_section(name: str, pack: dict[str, Any]) -> str:
+    value = pack[name]
+    if not value:
+        return ""
+    lines = [f"## {TITLES[name]}"]
+    if name == "seeds":
+        for seed in value:
+            lines.append(f"### {seed['ref']}: {seed['title']}" if seed.get("title") else f"### {seed['ref']}")
+            lines += [f"- {attr}: {_text(v)}" for attr, v in seed["values"].items()]
+            if seed.get("updated_revision"):
+                lines.append(f"- (last changed in {seed['updated_revision'][:12]})")
+    elif name == "neighbors":
+        lines += ["| ref | title | depth | values |", "| --- | --- | --- | --- |"]
+        for n in value:
+            lines.append(
+                f"| {n['ref']} | {_cell(n.get('title') or '')} | {n['depth']} | {_cell(_values(n.get('values') or {}))} |"
+            )
+    elif name == "links":
+        for relation, links in value.items():
+            ends = pack["_relation_ends"].get(relation, "")
+            lines.append(f"### {relation} ({ends})")
+            for link in links:
+                extra = f" ({_values(link['values'])})" if link.get("values") else ""
+                lines.append(f"- {link['from']} -> {link['to']}{extra}")
+    elif name == "schema":
+        for kind in value.get("kinds", []):
+            lines.append(f"### Kind {kind['name']}")
+            if kind.get("description"):
+                lines.append(kind["description"])
+            title = f"; title: {kind['title']}" if kind.get("title") else ""
+            lines.append(f"key: {', '.join(kind['key'])}{title}")
+            for attr in kind["attributes"]:
+                described = f": {attr['description']}" if attr.get("description") else ""
+                lines.append(f"- {attr['name']} ({attr['type']}){described}")
+        for relation in value.get("relations", []):
+            lines.append(f"### Relation {relation['name']} ({relation['from']} -> {relation['to']})")
+            if relation.get("description"):
+                lines.append(relation["description"])
+            inverse = f"; inverse: {relation['inverse']}" if relation.get("inverse") else ""
+            lines.append(f"cardinality: {relation['cardinality']}{inverse}")
+    elif name == "recent_changes":
+        for c in value:
+            attributes = f" {', '.join(c['attributes'])}" if c["attributes"] else ""
+            lines.append(
+                f"- {c['revision'][:12]} at {c['at']} by {c['actor']} ({c['origin']}): "
+                f"{c['ref']} {c['change']}{attributes}; {c['message']}"
+            )
+    elif name == "lineage":
+        for entry in value:
+            lines.append(
+                f"- {entry['ref']}: {', '.join(entry['attributes'])} from {entry['origin']} by {entry['actor']} at {entry['at']}"
+            )
+    return "\n".join(lines)
+
+
+def section_text(name: str, pack: dict[str, Any], format_: str) -> str:
+    if format_ == "markdown":
+        return render_markdown_section(name, pack)
+    return orjson.dumps(pack[name]).decode()
+
+
+@dataclass
+class Budget:
+    limit: int
+    chars_per_token: float
+    format: str
+    sections: dict[str, int] = field(default_factory=dict)
+    trimmed: list[str] = field(default_factory=list)
+    omitted: dict[str, int] = field(default_factory=dict)
+    over_budget: bool = False
+    capped: bool = False
+
+    def estimate(self, pack: dict[str, Any], names: list[str]) -> None:
+        for name in names:
+            self.sections[name] = math.ceil(len(section_text(name, pack, self.format)) / self.chars_per_token)
+
+    @property
+    def used(self) -> int:
+        return sum(self.sections.values())
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "limit_tokens": self.limit,
+            "used_tokens": self.used,
+            "chars_per_token": self.chars_per_token,
+            "sections": dict(self.sections),
+            "trimmed": list(self.trimmed),
+            "omitted": dict(self.omitted),
+            "over_budget": self.over_budget,
+            "capped": self.capped,
+        }
+
+
+def _drop_links_of(pack: dict[str, Any], ref: str) -> None:
+    for relation in list(pack["links"]):
+        pack["links"][relation] = [
+            link for link in pack["links"][relation] if ref not in (link["from"], link["to"])
+        ]
+        if not pack["links"][relation]:
+            del pack["links"][relation]
+
+
+def _trim_one(step: str, pack: dict[str, Any]) -> list[str] | None:
+    """Remove the smallest unit `step` can; the sections it touched, or None when it has nothing left."""
+    if step == "lineage" and pack.get("lineage"):
+        pack["lineage"].pop()
+        return ["lineage"]
+    if step == "recent_changes" and pack.get("recent_changes"):
+        pack["recent_changes"].pop()  # newest first: the oldest is last
+        return ["recent_changes"]
+    for near, values_step, whole_step in (
+        (False, "far_neighbor_values", "far_neighbors"),
+        (True, "near_neighbor_values", "near_neighbors"),
+    ):
+        candidates = [n for n in pack["neighbors"] if (n["depth"] == 1) == near]
+        if step == values_step:
+            with_values = [n for n in candidates if n.get("values")]
+            if with_values:
+                with_values[-1]["values"] = {}
+                return ["neighbors"]
+        if step == whole_step and candidates:
+            victim = max(candidates, key=lambda n: (n["depth"], pack["neighbors"].index(n)))
+            pack["neighbors"].remove(victim)
+            _drop_links_of(pack, victim["ref"])
+            return ["neighbors", "links"]
+    schema = pack.get("schema") or {}
+    if step == "schema_descriptions":
+        for entry in reversed(schema.get("relations", []) + schema.get("kinds", [])):
+            if entry.get("description") or any(a.get("description") for a in entry.get("attributes", [])):
+                entry["description"] = ""
+                for attr in entry.get("attributes", []):
+                    attr.pop("description", None)
+                return ["schema"]
+    if step == "schema":
+        if schema.get("relations"):
+            schema["relations"].pop()
+            return ["schema"]
+        if schema.get("kinds"):
+            schema["kinds"].pop()
+            return ["schema"]
+    return None
+
+
+def fit(pack: dict[str, Any], budget: Budget, names: list[str], trim_order: list[str]) -> None:
+    """Estimate every section, then trim in `trim_order` until the pack fits the budget."""
+    budget.estimate(pack, names)
+    for step in trim_order:
+        while budget.used > budget.limit:
+            touched = _trim_one(step, pack)
+            if touched is None:
+                break
+            budget.omitted[step] = budget.omitted.get(step, 0) + 1
+            if step not in budget.trimmed:
+                budget.trimmed.append(step)
+            budget.estimate(pack, [t for t in touched if t in names])
+    budget.over_budget = budget.used > budget.limit
+
+
+def pack_markdown(pack: dict[str, Any], names: list[str], budget: Budget) -> str:
+    trimmed = ", ".join(f"{step}({budget.omitted[step]})" for step in budget.trimmed)
+    header = [
+        f"# Context: {pack['domain']}/{pack['branch']}",
+        f"revision {pack['revision']}; estimated {budget.used} of {budget.limit} tokens"
+        + (f"; trimmed: {trimmed}" if trimmed else ""),
+    ]
+    parts = ["\n".join(header)] + [text for name in names if (text := render_markdown_section(name, pack))]
+    return "\n\n".join(parts) + "\n"
+
+
+__all__ = ["SECTIONS", "Budget", "fit", "pack_markdown", "section_text"]

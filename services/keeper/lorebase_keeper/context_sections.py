@@ -1,0 +1,180 @@
+"""The sections of a context pack: seeds, neighbours, Links by Relation, the schema of what is in
+it, recent changes of its Records and the lineage of the seeds' values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.ids import iso_seconds
+from lorebase_keeper.auth import Access
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.graph import Ref, Step
+from lorebase_keeper.lineage import lineage_of
+from lorebase_keeper.records import title_of, visible_values
+from lorebase_keeper.snapshots import read_point
+from lorebase_store import Txn
+
+
+async def assemble(
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    point: Any,
+    seeds: list[Ref],
+    depth_of: dict[Ref, int],
+    links: dict[tuple[str, str, str], Any],
+    values: dict[Ref, dict[str, Any]],
+    body: dict[str, Any],
+    steps: list[Step],
+) -> dict[str, Any]:
+    branch = point.branch.name
+    pack: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
+    seed_entries = []
+    provenance_by_seed: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = {}
+    stored = {ref: row for ref, row in (await _rows(txn, domain, point, seeds)).items()}
+    for ref in seeds:
+        kind = domain.schema.kinds[ref[0]]
+        shown, _ = visible_values(access, branch, kind.attributes, values.get(ref, {}))
+        entry = {"ref": f"{ref[0]}/{ref[1]}", "title": title_of(kind, shown), "values": shown}
+        if ref in stored:
+            entry["updated_revision"] = stored[ref][1]
+            provenance_by_seed[ref] = (stored[ref][0], shown)
+        seed_entries.append(entry)
+    pack["seeds"] = seed_entries
+    neighbors = []
+    for ref, depth in sorted(depth_of.items(), key=lambda item: (item[1], item[0])):
+        if depth == 0 or ref in seeds:
+            continue
+        kind = domain.schema.kinds[ref[0]]
+        shown, _ = visible_values(access, branch, kind.attributes, values.get(ref, {}))
+        neighbors.append(
+            {"ref": f"{ref[0]}/{ref[1]}", "title": title_of(kind, shown), "depth": depth, "values": shown}
+        )
+    pack["neighbors"] = neighbors
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for (relation_name, from_key, to_key), row in sorted(links.items()):
+        relation = domain.schema.relations[relation_name]
+        entry = {"from": f"{relation.from_kind}/{from_key}", "to": f"{relation.to_kind}/{to_key}"}
+        shown_link, _ = visible_values(access, branch, relation.attributes, row.values)
+        if shown_link:
+            entry["values"] = shown_link
+        grouped.setdefault(relation_name, []).append(entry)
+    pack["links"] = grouped
+    pack["_relation_ends"] = {
+        name: f"{domain.schema.relations[name].from_kind} -> {domain.schema.relations[name].to_kind}"
+        for name in grouped
+    }
+    pack["schema"] = _schema(domain, {ref[0] for ref in depth_of}, set(grouped))
+    pack["recent_changes"] = await _recent_changes(txn, domain, point, list(depth_of), body, access)
+    pack["lineage"] = await _lineage(txn, domain, provenance_by_seed)
+    return pack
+
+
+async def _rows(
+    txn: Txn, domain: Domain, point: Any, refs: list[Ref]
+) -> dict[Ref, tuple[dict[str, Any], str]]:
+    out: dict[Ref, tuple[dict[str, Any], str]] = {}
+    by_kind: dict[str, list[str]] = {}
+    for kind, key in refs:
+        by_kind.setdefault(kind, []).append(key)
+    for kind, keys in by_kind.items():
+        for key, row in (await txn.get_records(domain.id, point.branch.name, kind, keys)).items():
+            out[(kind, key)] = (row.provenance, row.updated_revision)
+    return out
+
+
+def _schema(domain: Domain, kinds: set[str], relations: set[str]) -> dict[str, Any]:
+    doc = domain.schema.document
+    return {
+        "kinds": [
+            {
+                "name": name,
+                "description": doc["kinds"][name].get("description") or "",
+                "key": list(domain.schema.kinds[name].key),
+                "title": domain.schema.kinds[name].title,
+                "attributes": [
+                    {
+                        "name": a.name,
+                        "type": a.type_name,
+                        **({"description": a.description} if a.description else {}),
+                    }
+                    for a in domain.schema.kinds[name].attributes.values()
+                ],
+            }
+            for name in domain.schema.kinds
+            if name in kinds
+        ],
+        "relations": [
+            {
+                "name": name,
+                "inverse": r.inverse,
+                "from": r.from_kind,
+                "to": r.to_kind,
+                "cardinality": r.cardinality,
+                "description": r.description,
+            }
+            for name, r in domain.schema.relations.items()
+            if name in relations
+        ],
+    }
+
+
+async def _recent_changes(
+    txn: Txn, domain: Domain, point: Any, refs: list[Ref], body: dict[str, Any], access: Access
+) -> list[dict[str, Any]]:
+    after = None
+    if body.get("since"):
+        since = await read_point(txn, domain, point.branch.name, body["since"])
+        after = since.at
+    limit = int(domain.settings.get("agents.context.recent_changes_max", 20))
+    rows = await txn.recent_changes_of(domain.id, point.chain, refs, after=after, limit=limit)
+    revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
+    out = []
+    for row in rows:
+        revision = revisions[row.revision]
+        kind = domain.schema.kinds[row.name]
+        readable = set(
+            visible_values(access, point.branch.name, kind.attributes, {a: 1 for a in row.attributes})[0]
+        )
+        out.append(
+            {
+                "revision": revision.id,
+                "at": iso_seconds(revision.created_at),
+                "ref": f"{row.name}/{row.key}",
+                "change": row.change,
+                "attributes": [a for a in row.attributes if a in readable],
+                "actor": revision.author,
+                "origin": revision.origin.get("type"),
+                "message": revision.message,
+            }
+        )
+    return out
+
+
+async def _lineage(
+    txn: Txn, domain: Domain, seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """Per seed, its values grouped by the Revision behind them, newest first."""
+    entries = []
+    for (kind, key), (provenance, shown) in seeds.items():
+        by_revision: dict[str, dict[str, Any]] = {}
+        exact: dict[str, str] = {}
+        for name, entry in (await lineage_of(txn, domain, provenance, shown)).items():
+            exact[entry["revision"]] = entry["at"]
+            group = by_revision.setdefault(
+                entry["revision"],
+                {
+                    "ref": f"{kind}/{key}",
+                    "attributes": [],
+                    "origin": entry["origin"].get("type"),
+                    "actor": entry["actor"],
+                    "at": entry["at"][:19] + "Z",
+                    "revision": entry["revision"],
+                },
+            )
+            group["attributes"].append(name)
+        entries += sorted(by_revision.values(), key=lambda e: exact[e["revision"]], reverse=True)
+    return entries
+
+
+__all__ = ["assemble"]
