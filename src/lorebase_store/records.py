@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Text, and_, any_, bindparam, func, literal, select, tuple_
-from sqlalchemy.dialects.postgresql import ARRAY, JSONPATH
+from sqlalchemy import Text, and_, any_, bindparam, func, literal, or_, select, tuple_, union_all
+from sqlalchemy.dialects.postgresql import ARRAY, REGCONFIG
 
 from lorebase_store.tables import branches, links, records
 from lorebase_store.txn import TxnBase
@@ -119,26 +119,41 @@ class RecordsTxn(TxnBase):
         )
         return [(row.key, row.values) for row in rows]
 
-    async def search_text(
-        self, domain_id: int, branch: str, kinds: list[str], text_: str, *, limit: int
-    ) -> list[tuple[str, str]]:
-        """(Kind, key) of Records whose values contain `text_` (case-folded), in Kind and key order."""
+    async def search_records(
+        self, domain_id: int, branch: str, fields: dict[str, list[str]], text_: str, *, limit: int
+    ) -> list[tuple[str, str, float]]:
+        """(Kind, key, score) of the Records whose searchable text matches, best first.
+
+        `fields` names, per Kind, the Attributes whose values make its text. A Record matches by
+        substring, by full-text (the 'simple' configuration) or by similar spelling (pg_trgm word
+        similarity); its score is the best of the full-text rank and the word similarity.
+        """
         pattern = "%" + text_.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        rows = await self.conn.execute(
-            select(records.c.kind, records.c.key)
-            .where(
-                records.c.domain_id == domain_id,
-                records.c.branch == branch,
-                records.c.kind == any_(literal(kinds, ARRAY(Text))),
-                # the values only (not the Attribute names), as JSON text
-                func.cast(
-                    func.jsonb_path_query_array(records.c["values"], literal("$.*", JSONPATH)), Text
-                ).ilike(pattern, escape="\\"),
+        query = literal(text_, Text)
+        parts = []
+        for kind, attributes in sorted(fields.items()):
+            if not attributes:
+                continue
+            document = func.concat_ws(" ", *[records.c["values"][a].astext for a in attributes])
+            vector = func.to_tsvector(literal("simple", REGCONFIG), document)
+            tsquery = func.plainto_tsquery(literal("simple", REGCONFIG), query)
+            similarity = func.word_similarity(query, document)
+            score = func.greatest(func.ts_rank(vector, tsquery), similarity)
+            parts.append(
+                select(records.c.kind, records.c.key, score.label("score")).where(
+                    records.c.domain_id == domain_id,
+                    records.c.branch == branch,
+                    records.c.kind == kind,
+                    or_(document.ilike(pattern, escape="\\"), vector.op("@@")(tsquery), similarity > 0.5),
+                )
             )
-            .order_by(records.c.kind, records.c.key)
-            .limit(limit)
+        if not parts:
+            return []
+        union = union_all(*parts).subquery("found")
+        rows = await self.conn.execute(
+            select(union).order_by(union.c.score.desc(), union.c.kind, union.c.key.collate("C")).limit(limit)
         )
-        return [(row.kind, row.key) for row in rows]
+        return [(row.kind, row.key, round(float(row.score), 6)) for row in rows]
 
     async def link_pairs(self, domain_id: int, branch: str, relation: str) -> list[tuple[str, str]]:
         rows = await self.conn.execute(

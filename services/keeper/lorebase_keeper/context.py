@@ -26,6 +26,7 @@ from lorebase_keeper.query import check_query_members, query_in
 from lorebase_keeper.records import readable_kind
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_view import readable_parts
+from lorebase_keeper.search import search_refs
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn
 
@@ -258,7 +259,7 @@ async def _seeds(
         text_ = body["search"].strip()
         if not text_:
             raise _problem("search", "search needs some text")
-        refs = await txn.search_text(domain.id, branch, kinds, text_, limit=max_seeds)
+        refs = [ref for ref, _ in await search_refs(txn, access, domain, point, text_, kinds, max_seeds)]
     return [ref for ref in refs if kinds_filter is None or ref[0] in kinds_filter]
 
 

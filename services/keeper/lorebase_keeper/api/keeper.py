@@ -26,6 +26,7 @@ from lorebase_keeper import (
     operations,
     query,
     records,
+    search,
 )
 from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.context import context_pack
@@ -360,6 +361,11 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             status=200,
             headers={"ETag": pack.etag},
         )
+
+    @rpc
+    async def Search(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await search.search(self.rt, access, domain, _json(request.body)))
 
     @rpc
     async def Traverse(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
