@@ -10,6 +10,7 @@ from lorebase_store.query import OrderBy, QuerySpec
 from lorebase_store.receipts import Receipt
 from lorebase_store.records import LinkRow, RecordRow
 from lorebase_store.revisions import BranchChain, HistoryRow, RevisionRow
+from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "DomainRow",
     "GrantRow",
     "HistoryRow",
+    "KindStatistics",
     "LinkRow",
     "OrderBy",
     "OutboxEvent",

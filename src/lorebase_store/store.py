@@ -10,9 +10,20 @@ from lorebase_store.query import QueryTxn
 from lorebase_store.receipts import ReceiptsTxn
 from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
+from lorebase_store.statistics import StatisticsTxn
 
 
-class Txn(CommitsTxn, DomainsTxn, PrincipalsTxn, RevisionsTxn, RecordsTxn, ReceiptsTxn, OutboxTxn, QueryTxn):
+class Txn(
+    CommitsTxn,
+    DomainsTxn,
+    PrincipalsTxn,
+    RevisionsTxn,
+    RecordsTxn,
+    ReceiptsTxn,
+    OutboxTxn,
+    QueryTxn,
+    StatisticsTxn,
+):
     """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""
 
 

@@ -198,6 +198,21 @@ outbox = Table(
     Index("outbox_unpublished", "sequence", postgresql_where="published_at IS NULL"),
 )
 
+# Coverage statistics (migration 0002): Records and missing values per Attribute, per branch and
+# Kind, counted by Scribe at `revision`.
+statistics = Table(
+    "statistics",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("revision", Text),
+    Column("records", BigInteger, nullable=False),
+    Column("missing", JSONB, nullable=False),
+    Column("counted_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "branch", "kind"),
+)
+
 audit_log = Table(
     "audit_log",
     metadata,
@@ -226,4 +241,5 @@ __all__ = [
     "principals",
     "records",
     "revisions",
+    "statistics",
 ]

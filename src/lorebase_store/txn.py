@@ -6,12 +6,17 @@ logic above calls its typed methods and never sees the connection.
 
 from __future__ import annotations
 
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 class TxnBase:
     def __init__(self, conn: AsyncConnection) -> None:
         self.conn = conn
+
+    async def repeatable_read(self) -> None:
+        """Make this (writing) transaction read one snapshot; call it before any other statement."""
+        await self.conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
 
 
 __all__ = ["TxnBase"]

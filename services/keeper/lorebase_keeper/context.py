@@ -246,7 +246,7 @@ async def _seeds(
                 raise Problem(404, "not-found", f"no {kind} with key {key!r} on branch {branch!r}")
         return refs  # refs seeds are kept whatever their Kind
     if body.get("query") is not None:
-        query = {**body["query"], "limit": max_seeds, "branch": branch}
+        query = {**body["query"], "limit": max_seeds, "branch": branch, "coverage": False}
         query.pop("at", None)
         answer = await query_in(txn, access, domain, query)
         refs = [(r["kind"], r["key"]) for r in answer.get("records", [])]

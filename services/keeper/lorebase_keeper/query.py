@@ -18,6 +18,7 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Attribute
 from lorebase_keeper.auth import Access
+from lorebase_keeper.coverage import attributes_in, coverage
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.records import title_of, visible_values
 from lorebase_keeper.runtime import Runtime
@@ -187,6 +188,13 @@ def check_query_members(body: dict[str, Any], path: str = "") -> None:
     for member, kind in (("branch", str), ("at", str), ("kind", str), ("trait", str)):
         if body.get(member) is not None and not isinstance(body[member], kind):
             raise Problem(422, "validation-failed", f"{member} must be a string")
+    if body.get("coverage") is not None and not isinstance(body["coverage"], bool):
+        raise Problem(
+            422,
+            "validation-failed",
+            "coverage is true or false",
+            issues=[{"path": f"{path}coverage", "rule": "type", "message": "true or false"}],
+        )
 
 
 async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
@@ -250,6 +258,7 @@ async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any
             }
         else:
             doc["aggregate"] = {"count": await txn.count_records_matching(spec)}
+        await _add_coverage(txn, access, domain, point, kinds, body, where, select, group_by, doc)
         return doc
     rows, _ = await txn.query_records(spec)
     more = len(rows) > spec.limit
@@ -272,7 +281,30 @@ async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any
     doc["records"] = results
     doc["count"] = len(results)
     doc["next_cursor"] = _cursor(offset + spec.limit) if more else None
+    await _add_coverage(txn, access, domain, point, kinds, body, where, select, None, doc)
     return doc
+
+
+async def _add_coverage(
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    point: Any,
+    kinds: list[str],
+    body: dict[str, Any],
+    where: dict[str, Any] | None,
+    select: list[str] | None,
+    group_by: str | None,
+    doc: dict[str, Any],
+) -> None:
+    if body.get("coverage") is False:
+        return
+    used = {
+        "where": set(attributes_in(where)),
+        "select": set(select or []),
+        "group_by": {group_by} if group_by else set(),
+    }
+    doc["coverage"] = await coverage(txn, access, domain, point, kinds, used)
 
 
 def _target(

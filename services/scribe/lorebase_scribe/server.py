@@ -15,6 +15,7 @@ from lorebase.config import Settings
 from lorebase.grpc_serve import configure_logging, serve
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
+from lorebase_scribe.statistics import recount
 from lorebase_store import Database
 
 
@@ -75,7 +76,15 @@ async def run(settings: Settings) -> int:
     async def database_check() -> None:
         await db.read("scribe_ping", lambda txn: txn.publication_state())
 
-    jobs = [Job("database_check", 30.0, database_check)]
+    async def statistics_recount() -> None:
+        await recount(db)
+
+    jobs = [
+        Job("database_check", 30.0, database_check),
+        Job(
+            "statistics_recount", float(settings.get("scribe.statistics.interval_s", 300)), statistics_recount
+        ),
+    ]
     stop = asyncio.Event()
     task = asyncio.create_task(run_jobs(jobs, stop))
 

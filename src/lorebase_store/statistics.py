@@ -1,0 +1,86 @@
+"""Coverage statistics: per branch and Kind, how many Records there are and how many lack each
+Attribute's value, counted at a Revision (by Scribe, or on demand when none were counted yet)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, literal, not_, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from lorebase_store.tables import records, statistics
+from lorebase_store.txn import TxnBase
+
+
+@dataclass(frozen=True)
+class KindStatistics:
+    kind: str
+    revision: str | None
+    records: int
+    missing: dict[str, int]
+
+
+class StatisticsTxn(TxnBase):
+    async def count_kind(
+        self, domain_id: int, branch: str, kind: str, attributes: list[str]
+    ) -> tuple[int, dict[str, int]]:
+        """(Records, missing per Attribute) of a Kind at the head, in one statement."""
+        columns: list[Any] = [func.count().label("records")]
+        columns += [
+            func.count().filter(not_(records.c["values"].has_key(literal(name)))).label(f"m{index}")
+            for index, name in enumerate(attributes)
+        ]
+        row = (
+            await self.conn.execute(
+                select(*columns).where(
+                    records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind == kind
+                )
+            )
+        ).one()
+        return int(row.records), {name: int(row[index + 1]) for index, name in enumerate(attributes)}
+
+    async def save_statistics(
+        self,
+        domain_id: int,
+        branch: str,
+        kind: str,
+        revision: str | None,
+        counted: tuple[int, dict[str, int]],
+        at: datetime,
+    ) -> None:
+        stmt = pg_insert(statistics).values(
+            domain_id=domain_id,
+            branch=branch,
+            kind=kind,
+            revision=revision,
+            records=counted[0],
+            missing=counted[1],
+            counted_at=at,
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["domain_id", "branch", "kind"],
+            set_={
+                "revision": stmt.excluded.revision,
+                "records": stmt.excluded.records,
+                "missing": stmt.excluded.missing,
+                "counted_at": stmt.excluded.counted_at,
+            },
+        )
+        await self.conn.execute(stmt)
+
+    async def get_statistics(
+        self, domain_id: int, branch: str, kinds: list[str]
+    ) -> dict[str, KindStatistics]:
+        rows = await self.conn.execute(
+            select(statistics).where(
+                statistics.c.domain_id == domain_id,
+                statistics.c.branch == branch,
+                statistics.c.kind.in_(kinds),
+            )
+        )
+        return {r.kind: KindStatistics(r.kind, r.revision, int(r.records), dict(r.missing)) for r in rows}
+
+
+__all__ = ["KindStatistics", "StatisticsTxn"]
