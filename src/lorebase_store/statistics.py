@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, literal, not_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from lorebase_store.tables import records, statistics
+from lorebase_store.tables import records, resolve_misses, statistics
 from lorebase_store.txn import TxnBase
 
 
@@ -23,6 +23,49 @@ class KindStatistics:
 
 
 class StatisticsTxn(TxnBase):
+    async def value_counts(
+        self, domain_id: int, branch: str, kind: str, attribute: str, *, limit: int
+    ) -> list[tuple[str, int]]:
+        """The distinct values of an Attribute with their Records, at most `limit` + 1 of them."""
+        value = records.c["values"][attribute].astext
+        rows = await self.conn.execute(
+            select(value.label("value"), func.count().label("n"))
+            .where(
+                records.c.domain_id == domain_id,
+                records.c.branch == branch,
+                records.c.kind == kind,
+                value.is_not(None),
+            )
+            .group_by(value)
+            .order_by(value)
+            .limit(limit + 1)
+        )
+        return [(row.value, int(row.n)) for row in rows]
+
+    async def record_misses(self, domain_id: int, phrases: list[str], at: datetime) -> None:
+        if not phrases:
+            return
+        stmt = pg_insert(resolve_misses).values(
+            [
+                {"domain_id": domain_id, "phrase": p, "count": 1, "first_seen": at, "last_seen": at}
+                for p in phrases
+            ]
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["domain_id", "phrase"],
+            set_={"count": resolve_misses.c.count + 1, "last_seen": stmt.excluded.last_seen},
+        )
+        await self.conn.execute(stmt)
+
+    async def misses(self, domain_id: int, *, limit: int = 100) -> list[tuple[str, int]]:
+        rows = await self.conn.execute(
+            select(resolve_misses.c.phrase, resolve_misses.c.count)
+            .where(resolve_misses.c.domain_id == domain_id)
+            .order_by(resolve_misses.c.count.desc(), resolve_misses.c.phrase)
+            .limit(limit)
+        )
+        return [(row.phrase, int(row[1])) for row in rows]
+
     async def count_kind(
         self, domain_id: int, branch: str, kind: str, attributes: list[str]
     ) -> tuple[int, dict[str, int]]:

@@ -213,6 +213,18 @@ statistics = Table(
     PrimaryKeyConstraint("domain_id", "branch", "kind"),
 )
 
+# Phrases POST /resolve could not ground (migration 0003), for Scribe's alias suggestions.
+resolve_misses = Table(
+    "resolve_misses",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("phrase", Text, nullable=False),
+    Column("count", BigInteger, nullable=False),
+    Column("first_seen", DateTime(timezone=True), nullable=False),
+    Column("last_seen", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "phrase"),
+)
+
 audit_log = Table(
     "audit_log",
     metadata,
@@ -240,6 +252,7 @@ __all__ = [
     "outbox",
     "principals",
     "records",
+    "resolve_misses",
     "revisions",
     "statistics",
 ]

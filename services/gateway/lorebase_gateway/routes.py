@@ -285,6 +285,14 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer)
 
+    @route(DOMAIN + "/resolve", "POST")
+    async def resolve(request: Request) -> Response:
+        domain = request.path_params["domain"]
+        answer = await gw.keeper.resolve(
+            credential=credential(request), domain=domain, body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
     @route(DOMAIN + "/search", "POST")
     async def search(request: Request) -> Response:
         domain = request.path_params["domain"]

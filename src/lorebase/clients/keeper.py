@@ -258,6 +258,10 @@ class KeeperClient(ServiceClient):
         request = pb.GraphRequest(domain=domain, body=_body(body))
         return _answer(await self._call(self._stub.Context, request, credential=credential))
 
+    async def resolve(self, *, credential: str, domain: str, body: Any) -> Answer:
+        request = pb.GraphRequest(domain=domain, body=_body(body))
+        return _answer(await self._call(self._stub.Resolve, request, credential=credential))
+
     async def search(self, *, credential: str, domain: str, body: Any) -> Answer:
         request = pb.GraphRequest(domain=domain, body=_body(body))
         return _answer(await self._call(self._stub.Search, request, credential=credential))

@@ -160,6 +160,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.Resolve = channel.unary_unary(
+                '/lorebase.v1.Keeper/Resolve',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.Traverse = channel.unary_unary(
                 '/lorebase.v1.Keeper/Traverse',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
@@ -320,6 +325,12 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Resolve(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Traverse(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -451,6 +462,11 @@ def add_KeeperServicer_to_server(servicer, server):
             ),
             'Search': grpc.unary_unary_rpc_method_handler(
                     servicer.Search,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'Resolve': grpc.unary_unary_rpc_method_handler(
+                    servicer.Resolve,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
@@ -1133,6 +1149,33 @@ class Keeper:
             request,
             target,
             '/lorebase.v1.Keeper/Search',
+            lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Resolve(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/Resolve',
             lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,

@@ -26,6 +26,7 @@ from lorebase_keeper import (
     operations,
     query,
     records,
+    resolve,
     search,
 )
 from lorebase_keeper.auth import Access, Principal
@@ -361,6 +362,11 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             status=200,
             headers={"ETag": pack.etag},
         )
+
+    @rpc
+    async def Resolve(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await resolve.resolve(self.rt, access, domain, _json(request.body)))
 
     @rpc
     async def Search(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:

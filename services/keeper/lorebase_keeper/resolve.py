@@ -1,0 +1,270 @@
+"""POST /resolve: ground the words of a question in the schema and the stored values (seed section 2).
+
+Phrases of one to three words, longest first, are tried level by level: exact names (Kinds,
+Attributes) and indexed values; schema aliases and value_aliases (synonym); similar spelling
+(trigram similarity, as pg_trgm computes it); and, only when nothing else matched and the request
+carries a query_vector, the nearest Records (not available yet: Records carry no embeddings).
+It interprets nothing, runs no query and calls no model.
+
+Which Attributes have their values indexed: enums always; strings with few distinct, short values
+(read.resolve.max_indexed_values, max_value_chars); `resolvable: true|false` forces it; sensitive
+Attributes never. Candidates never name a Kind or Attribute the caller may not read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebase.ids import utc_now
+from lorebase.problems import Problem
+from lorebase_keeper.auth import Access
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.records import cleared
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.snapshots import read_point
+from lorebase_store import Txn
+
+MEMBERS = {"text", "branch", "at", "kinds", "query_vector", "record_misses", "coverage"}
+WORD = re.compile(r"[\w][\w'-]*", re.UNICODE)
+LEVEL_SCORE = {"exact": 1.0, "synonym": 0.95}
+
+
+def trigrams(text: str) -> set[str]:
+    """pg_trgm's trigrams: each word, lower-cased and padded with two spaces before and one after."""
+    grams: set[str] = set()
+    for word in re.findall(r"[\w]+", text.lower()):
+        padded = f"  {word} "
+        grams.update(padded[i : i + 3] for i in range(len(padded) - 2))
+    return grams
+
+
+def similarity(a: str, b: str) -> float:
+    left, right = trigrams(a), trigrams(b)
+    if not left or not right:
+        return 0.0
+    return len(left & right) / len(left | right)
+
+
+@dataclass
+class Term:
+    """Something a phrase can mean: a Kind, an Attribute, or stored values of an Attribute."""
+
+    target: str  # kind | attribute | value
+    kind: str
+    attribute: str | None = None
+    type: str | None = None
+    values: dict[str, int] = field(default_factory=dict)  # stored value -> Records
+
+
+@dataclass
+class Vocabulary:
+    exact: dict[str, list[Term]] = field(default_factory=dict)
+    synonyms: dict[str, list[Term]] = field(default_factory=dict)
+
+    def add(self, table: dict[str, list[Term]], word: str, term: Term) -> None:
+        table.setdefault(word.casefold().strip(), []).append(term)
+
+
+def _indexed(attr: Any, distinct: list[tuple[str, int]], settings: Any) -> bool:
+    if attr.sensitivity or attr.resolvable is False:
+        return False
+    if attr.resolvable is True or attr.type == "enum":
+        return True
+    if attr.type != "string":
+        return False
+    max_values = int(settings.get("read.resolve.max_indexed_values", 50))
+    max_chars = int(settings.get("read.resolve.max_value_chars", 40))
+    return len(distinct) <= max_values and all(len(v) <= max_chars for v, _ in distinct)
+
+
+async def vocabulary(txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str]) -> Vocabulary:
+    vocab = Vocabulary()
+    limit = int(domain.settings.get("read.resolve.max_indexed_values", 50))
+    for kind_name in kinds:
+        kind = domain.schema.kinds[kind_name]
+        vocab.add(vocab.exact, kind.name, Term("kind", kind.name))
+        for alias in kind.aliases:
+            vocab.add(vocab.synonyms, alias, Term("kind", kind.name))
+        readable = cleared(access, branch, kind.attributes)
+        for name, attr in kind.attributes.items():
+            if name not in readable:
+                continue
+            attribute = Term("attribute", kind.name, name, attr.type_name)
+            vocab.add(vocab.exact, name, attribute)
+            vocab.add(vocab.exact, name.replace("_", " "), attribute)
+            for alias in attr.aliases:
+                vocab.add(vocab.synonyms, alias, attribute)
+            if attr.sensitivity or attr.resolvable is False or attr.type not in ("enum", "string"):
+                continue
+            distinct = await txn.value_counts(
+                domain.id, branch, kind.name, name, limit=max(limit, 1000 if attr.resolvable else limit)
+            )
+            if not _indexed(attr, distinct, domain.settings):
+                continue
+            counts = dict(distinct)
+            for value, records in distinct:
+                vocab.add(
+                    vocab.exact, value, Term("value", kind.name, name, attr.type_name, {value: records})
+                )
+            for stored, aliases in attr.value_aliases.items():
+                for alias in aliases:
+                    vocab.add(
+                        vocab.synonyms,
+                        alias,
+                        Term("value", kind.name, name, attr.type_name, {stored: counts.get(stored, 0)}),
+                    )
+    return vocab
+
+
+def _candidate(term: Term, level: str, score: float, matched: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"target": term.target, "kind": term.kind}
+    if term.attribute is not None:
+        out["attribute"] = term.attribute
+        out["type"] = term.type
+    if term.target == "value":
+        values = sorted(term.values)
+        out["values"] = values
+        out["predicate"] = (
+            {"attr": term.attribute, "op": "eq", "value": values[0]}
+            if len(values) == 1
+            else {"attr": term.attribute, "op": "in", "value": values}
+        )
+    out.update(score=round(score, 4), level=level, matched=matched)
+    if term.target == "value":
+        out["records"] = sum(term.values.values())
+    return out
+
+
+def _merge(found: list[tuple[Term, str, float]], matched: str) -> list[dict[str, Any]]:
+    """One candidate per (target, Kind, Attribute): the values of every level that matched, the best level."""
+    merged: dict[tuple[str, str, str | None], tuple[Term, str, float]] = {}
+    for term, level, score in found:
+        key = (term.target, term.kind, term.attribute)
+        if key in merged:
+            known, known_level, known_score = merged[key]
+            values = {**known.values, **term.values}
+            best = (known_level, known_score) if known_score >= score else (level, score)
+            merged[key] = (Term(term.target, term.kind, term.attribute, term.type, values), best[0], best[1])
+        else:
+            merged[key] = (
+                Term(term.target, term.kind, term.attribute, term.type, dict(term.values)),
+                level,
+                score,
+            )
+    return [_candidate(term, level, score, matched) for term, level, score in merged.values()]
+
+
+def ground(words: list[str], vocab: Vocabulary, threshold: float) -> tuple[list[dict[str, Any]], list[str]]:
+    """Candidates for the phrases of `words` (longest first) and the words nothing matched."""
+    candidates: list[dict[str, Any]] = []
+    used = [False] * len(words)
+    for size in (3, 2, 1):
+        for start in range(len(words) - size + 1):
+            if any(used[start : start + size]):
+                continue
+            phrase = " ".join(words[start : start + size])
+            key = phrase.casefold()
+            found = [(t, "exact", 1.0) for t in vocab.exact.get(key, [])]
+            found += [(t, "synonym", LEVEL_SCORE["synonym"]) for t in vocab.synonyms.get(key, [])]
+            if found:
+                candidates += _merge(found, phrase)
+                used[start : start + size] = [True] * size
+    for index, word in enumerate(words):
+        if used[index] or len(word) < 3:
+            continue
+        scored = []
+        for term_word, terms in list(vocab.exact.items()) + list(vocab.synonyms.items()):
+            score = similarity(word, term_word)
+            if score >= threshold:
+                scored += [(t, "similar", min(score, 0.9)) for t in terms]
+        if scored:
+            candidates += _merge(scored, word)
+            used[index] = True
+    unmatched = [w for w, u in zip(words, used, strict=True) if not u]
+    candidates.sort(
+        key=lambda c: (-c["score"], c["matched"], c["target"], c["kind"], c.get("attribute") or "")
+    )
+    return candidates, unmatched
+
+
+async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(body) - MEMBERS)
+    if unknown:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; resolve takes {', '.join(sorted(MEMBERS))}",
+        )
+    text_ = body.get("text")
+    if not isinstance(text_, str) or not text_.strip():
+        raise Problem(
+            422,
+            "validation-failed",
+            "text is required: the words to ground",
+            issues=[{"path": "text", "rule": "required", "message": "text is required"}],
+        )
+    for name in ("record_misses", "coverage"):
+        if body.get(name) is not None and not isinstance(body[name], bool):
+            raise Problem(422, "validation-failed", f"{name} is true or false")
+    vector = body.get("query_vector")
+    if vector is not None and not (
+        isinstance(vector, list)
+        and vector
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in vector)
+    ):
+        raise Problem(422, "validation-failed", "query_vector is a non-empty list of numbers")
+    words = [w.casefold() for w in WORD.findall(text_)][:64]
+    threshold = float(domain.settings.get("read.resolve.similarity_threshold", 0.45))
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, body.get("branch"), body.get("at"))
+        branch = point.branch.name
+        access.require("data.read", branch)
+        readable = access.readable_kinds(branch, list(domain.schema.kinds))
+        kinds = readable
+        if body.get("kinds") is not None:
+            if not isinstance(body["kinds"], list) or not all(isinstance(k, str) for k in body["kinds"]):
+                raise Problem(422, "validation-failed", "kinds is a list of Kind names")
+            for k in body["kinds"]:
+                if k not in readable:
+                    raise Problem(
+                        404, "not-found", f"unknown Kind {k!r}; GET /schema lists the Kinds you may read"
+                    )
+            kinds = [k for k in readable if k in body["kinds"]]
+        vocab = await vocabulary(txn, access, domain, branch, kinds)
+        candidates, unmatched = ground(words, vocab, threshold)
+        if candidates:
+            skipped = [{"level": "embedding", "reason": "other levels matched"}]
+        elif vector is None:
+            skipped = [{"level": "embedding", "reason": "no query_vector"}]
+        else:
+            skipped = [{"level": "embedding", "reason": "Records have no embeddings yet"}]
+        doc: dict[str, Any] = {
+            "domain": domain.name,
+            "branch": branch,
+            "revision": point.revision,
+            "candidates": candidates,
+            "unmatched": unmatched,
+            "skipped": skipped,
+        }
+        if body.get("coverage") is not False:
+            doc["coverage"] = {
+                "kinds": sorted({c["kind"] for c in candidates}),
+                "unknown": unmatched,
+                "notes": [f"{w}: term unknown in this Domain" for w in unmatched],
+            }
+        return doc
+
+    doc = await rt.db.read("resolve", read)
+    if doc["unmatched"] and body.get("record_misses", True) and not body.get("at"):
+
+        async def keep(txn: Txn) -> None:
+            await txn.record_misses(domain.id, sorted(set(doc["unmatched"])), utc_now())
+
+        await rt.db.run_interaction("record_misses", keep)
+    return doc
+
+
+__all__ = ["ground", "resolve", "similarity", "trigrams", "vocabulary"]
