@@ -11,6 +11,7 @@ from lorebase_store.receipts import ReceiptsTxn
 from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
 from lorebase_store.statistics import StatisticsTxn
+from lorebase_store.trace import TraceTxn
 
 
 class Txn(
@@ -23,6 +24,7 @@ class Txn(
     OutboxTxn,
     QueryTxn,
     StatisticsTxn,
+    TraceTxn,
 ):
     """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""
 

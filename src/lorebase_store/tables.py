@@ -8,6 +8,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Identity,
     Index,
@@ -225,6 +226,23 @@ resolve_misses = Table(
     PrimaryKeyConstraint("domain_id", "phrase"),
 )
 
+# The agent trace (migration 0004): calls made with a session id, and notes.
+trace_entries = Table(
+    "trace_entries",
+    metadata,
+    Column("id", BigInteger, Identity(), primary_key=True),
+    Column("session_id", Text, nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("domain", Text),
+    Column("kind", Text, nullable=False),
+    Column("call", Text),
+    Column("status", Integer),
+    Column("latency_ms", Float),
+    Column("details", JSONB, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("trace_entries_session", "session_id", "principal", "id"),
+)
+
 audit_log = Table(
     "audit_log",
     metadata,
@@ -255,4 +273,5 @@ __all__ = [
     "resolve_misses",
     "revisions",
     "statistics",
+    "trace_entries",
 ]

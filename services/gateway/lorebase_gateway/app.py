@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from lorebase import __version__
 from lorebase.clients import Answer, FeedClient, KeeperClient, ScribeClient
+from lorebase.clients._channel import SESSION
 from lorebase.problems import Problem
 
 PROBLEM_TYPE = "application/problem+json"
@@ -129,10 +130,14 @@ def handled(route: Route) -> Route:
     """Turn every Problem a route raises into a problem-details answer."""
 
     async def wrapper(request: Request) -> Response:
+        session = request.headers.get("lorebase-session")
+        token = SESSION.set(session or None)
         try:
             return await route(request)
         except Problem as problem:
             return problem_response(problem)
+        finally:
+            SESSION.reset(token)
 
     wrapper.__name__ = route.__name__
     return wrapper

@@ -60,6 +60,22 @@ def register(app: FastAPI, gw: Gateway) -> None:
             ),
         )
 
+    @route(API + "/sessions/{session}/notes", "POST")
+    async def add_session_note(request: Request) -> Response:
+        answer = await gw.keeper.add_session_note(
+            credential=credential(request),
+            session=request.path_params["session"],
+            body=await gw.body(request),
+        )
+        return answer_response(request, answer)
+
+    @route(API + "/sessions/{session}", "GET")
+    async def get_session(request: Request) -> Response:
+        answer = await gw.keeper.get_session(
+            credential=credential(request), session=request.path_params["session"]
+        )
+        return answer_response(request, answer)
+
     @route(API + "/domains", "GET")
     async def list_domains(request: Request) -> Response:
         return answer_response(request, await gw.keeper.list_domains(credential=credential(request)))

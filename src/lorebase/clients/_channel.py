@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -12,6 +13,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lorebase.grpc_problems import problem_from_error
 
 T = TypeVar("T")
+
+# The agent session of the request being served (the gateway sets it from `Lorebase-Session`).
+SESSION: ContextVar[str | None] = ContextVar("lorebase_session", default=None)
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,12 @@ class ServiceClient:
     async def _call(
         self, method: Callable[..., Awaitable[T]], request: Any, *, credential: str | None = None
     ) -> T:
-        metadata = (("authorization", credential),) if credential else None
+        metadata: tuple[tuple[str, str], ...] = (("authorization", credential),) if credential else ()
+        session = SESSION.get()
+        if session:
+            metadata += (("lorebase-session", session),)
         try:
-            return await method(request, timeout=self.settings.deadline_s, metadata=metadata)
+            return await method(request, timeout=self.settings.deadline_s, metadata=metadata or None)
         except grpc.aio.AioRpcError as error:
             raise problem_from_error(error, self.service) from None
 
@@ -57,4 +64,4 @@ class ServiceClient:
         return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-__all__ = ["ClientSettings", "ServiceClient"]
+__all__ = ["SESSION", "ClientSettings", "ServiceClient"]

@@ -270,6 +270,15 @@ class KeeperClient(ServiceClient):
         request = pb.GraphRequest(domain=domain, body=_body(body))
         return _answer(await self._call(self._stub.Traverse, request, credential=credential))
 
+    async def add_session_note(self, *, credential: str, session: str, body: Any) -> Answer:
+        request = pb.SessionNoteRequest(session=session, body=_body(body))
+        return _answer(await self._call(self._stub.AddSessionNote, request, credential=credential))
+
+    async def get_session(self, *, credential: str, session: str) -> Answer:
+        return _answer(
+            await self._call(self._stub.GetSession, pb.SessionRequest(session=session), credential=credential)
+        )
+
     async def query(self, *, credential: str, domain: str, body: Any) -> Answer:
         return _answer(
             await self._call(

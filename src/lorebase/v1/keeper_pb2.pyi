@@ -224,6 +224,20 @@ class GraphRequest(_message.Message):
     body: bytes
     def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
 
+class SessionNoteRequest(_message.Message):
+    __slots__ = ("session", "body")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    session: str
+    body: bytes
+    def __init__(self, session: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class SessionRequest(_message.Message):
+    __slots__ = ("session",)
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    session: str
+    def __init__(self, session: _Optional[str] = ...) -> None: ...
+
 class QueryRequest(_message.Message):
     __slots__ = ("domain", "body")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

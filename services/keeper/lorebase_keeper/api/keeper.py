@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ from lorebase_keeper.context import context_pack
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_view import visible_schema
+from lorebase_keeper.trace import add_note, check_session, get_session, record_step
 
 logger = logging.getLogger("lorebase.keeper.api")
 
@@ -86,9 +88,18 @@ def rpc(method: Handler) -> Handler:
 
     @functools.wraps(method)
     async def wrapper(self: KeeperServicer, request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
+        session = dict(context.invocation_metadata() or ()).get("lorebase-session")
+        started = time.perf_counter()
         try:
-            return await method(self, request, context)
+            answer = await method(self, request, context)
+            if session:
+                await self._trace(
+                    context, session, method.__name__, request, answer.status, started, answer.body
+                )
+            return answer
         except Problem as problem:
+            if session:
+                await self._trace(context, session, method.__name__, request, problem.status, started, None)
             await abort_with_problem(context, problem)
         except Exception:
             logger.exception("keeper %s failed", method.__name__)
@@ -103,6 +114,44 @@ def rpc(method: Handler) -> Handler:
 class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
+
+    async def _trace(
+        self,
+        context: grpc.aio.ServicerContext,
+        session: str,
+        call: str,
+        request: Any,
+        status: int,
+        started: float,
+        body: bytes | None,
+    ) -> None:
+        try:
+            principal = await self._principal(context)
+            check_session(session)
+        except Problem:
+            return  # an unauthenticated call or a bad session id is not traced
+        await record_step(
+            self.rt,
+            session=session,
+            principal=principal,
+            call=call,
+            request=request,
+            status=status,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            reply_body=body,
+        )
+
+    @rpc
+    async def AddSessionNote(
+        self, request: pb.SessionNoteRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        principal = await self._principal(context)
+        return reply(await add_note(self.rt, principal, request.session, _json(request.body)), status=201)
+
+    @rpc
+    async def GetSession(self, request: pb.SessionRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        principal = await self._principal(context)
+        return reply(await get_session(self.rt, principal, request.session))
 
     async def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
         metadata = dict(context.invocation_metadata() or ())
