@@ -35,6 +35,7 @@ import asyncpg
 import httpx
 import orjson
 
+from bench import agent_reads
 from lorebase.embedded import (
     EmbeddedNats,
     EmbeddedPostgres,
@@ -253,6 +254,11 @@ def main() -> int:
         rest_reads, raw_r = _median_pair(read_pairs)
         import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
         copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
+        agent_lines = (
+            agent_reads.measure(base, headers)
+            if os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
+            else []
+        )
     finally:
         if stack is not None and stack.poll() is None:
             stack.send_signal(signal.SIGINT)
@@ -301,7 +307,7 @@ def main() -> int:
             f"| {name}{errors} | {ours.per_s:.0f} | {ours.p50_ms:.2f} | {ours.p99_ms:.2f} | {base_name} | "
             f"{base.per_s:.0f} | {base.p50_ms:.2f} | {base.p99_ms:.2f} | {ratio:.3f}x | >= {target}x ({flag}) |"
         )
-    lines += ["", import_line]
+    lines += ["", import_line, ""] + agent_lines
     text = "\n".join(lines) + "\n"
     print(text)
     if not RESULTS.exists():

@@ -34,7 +34,7 @@ _STATUSES = {
     grpc.StatusCode.ALREADY_EXISTS: 409,
     grpc.StatusCode.ABORTED: 409,
     grpc.StatusCode.FAILED_PRECONDITION: 412,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 413,
     grpc.StatusCode.UNAVAILABLE: 503,
 }
 

@@ -17,6 +17,22 @@ def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
+MAX_MESSAGE_BYTES = 320 * 1024 * 1024
+# Problems travel in trailing metadata: room for a problem document with its issues.
+MAX_METADATA_BYTES = 1024 * 1024
+
+
+def new_server() -> grpc.aio.Server:
+    """A gRPC server as every Lorebase service runs it (imports may carry large messages)."""
+    return grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_metadata_size", MAX_METADATA_BYTES),
+        ]
+    )
+
+
 async def serve(
     name: str,
     listen: str,
@@ -26,12 +42,7 @@ async def serve(
     grace_s: float = 5.0,
 ) -> int:
     """Serve until SIGINT/SIGTERM: register the servicers, answer health checks as SERVING, then stop."""
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", 320 * 1024 * 1024),
-            ("grpc.max_send_message_length", 320 * 1024 * 1024),
-        ]
-    )
+    server = new_server()
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -55,4 +66,4 @@ async def serve(
     return 0
 
 
-__all__ = ["configure_logging", "serve"]
+__all__ = ["MAX_MESSAGE_BYTES", "MAX_METADATA_BYTES", "configure_logging", "new_server", "serve"]

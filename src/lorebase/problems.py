@@ -70,11 +70,17 @@ def not_found(what: str, name: str, **extra: Any) -> Problem:
     return Problem(404, "not-found", f"unknown {what} {name!r}", **extra)
 
 
+MAX_ISSUES = 100
+
+
 def invalid(issues: list[dict[str, Any]], detail: str | None = None) -> Problem:
-    """422 with every issue listed by path, rule and message."""
+    """422 with the issues listed by path, rule and message (the first MAX_ISSUES, and how many)."""
     first = "; ".join(f"{i['path']}: {i['message']}" for i in issues[:3])
     more = f" (and {len(issues) - 3} more)" if len(issues) > 3 else ""
-    return Problem(422, "validation-failed", detail or f"{first}{more}", issues=issues)
+    extra: dict[str, Any] = {"issues": issues[:MAX_ISSUES]}
+    if len(issues) > MAX_ISSUES:
+        extra.update(issue_count=len(issues), issues_truncated=True)
+    return Problem(422, "validation-failed", detail or f"{first}{more}", **extra)
 
 
-__all__ = ["TYPE_BASE", "Problem", "invalid", "not_found"]
+__all__ = ["MAX_ISSUES", "TYPE_BASE", "Problem", "invalid", "not_found"]

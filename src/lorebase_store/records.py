@@ -183,13 +183,15 @@ class RecordsTxn(TxnBase):
     ) -> dict[tuple[str, str], LinkRow]:
         if not pairs:
             return {}
+        # Two arrays joined, not an IN list: one parameter each, whatever the number of pairs.
+        wanted = select(
+            func.unnest(literal([f for f, _ in pairs], ARRAY(Text))).label("f"),
+            func.unnest(literal([t for _, t in pairs], ARRAY(Text))).label("t"),
+        ).subquery("wanted")
         rows = await self.conn.execute(
-            select(links).where(
-                links.c.domain_id == domain_id,
-                links.c.branch == branch,
-                links.c.relation == relation,
-                tuple_(links.c.from_key, links.c.to_key).in_(pairs),
-            )
+            select(links)
+            .join(wanted, and_(links.c.from_key == wanted.c.f, links.c.to_key == wanted.c.t))
+            .where(links.c.domain_id == domain_id, links.c.branch == branch, links.c.relation == relation)
         )
         return {(row.from_key, row.to_key): _link(row) for row in rows}
 
@@ -206,9 +208,9 @@ class RecordsTxn(TxnBase):
     ) -> list[LinkRow]:
         cond = [links.c.domain_id == domain_id, links.c.branch == branch, links.c.relation == relation]
         if from_keys is not None:
-            cond.append(links.c.from_key.in_(from_keys))
+            cond.append(links.c.from_key == any_(literal(list(from_keys), ARRAY(Text))))
         if to_keys is not None:
-            cond.append(links.c.to_key.in_(to_keys))
+            cond.append(links.c.to_key == any_(literal(list(to_keys), ARRAY(Text))))
         if after is not None:
             cond.append(tuple_(links.c.from_key, links.c.to_key) > tuple_(*after))
         stmt = select(links).where(and_(*cond)).order_by(links.c.from_key, links.c.to_key)

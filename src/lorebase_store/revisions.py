@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, and_, func, literal, or_, select, tuple_
+from sqlalchemy import Text, and_, any_, func, literal, or_, select, tuple_
 from sqlalchemy.dialects.postgresql import ARRAY, distinct_on
 
 from lorebase_store.tables import history, revisions
@@ -291,7 +291,7 @@ class RevisionsTxn(TxnBase):
             chain.clause(history, upto),
         ]
         if keys is not None:
-            cond.append(history.c.key.in_(keys))
+            cond.append(history.c.key == any_(literal(list(keys), ARRAY(Text))))
         latest = (
             select(history)
             .where(*cond)

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
 import httpx
 import orjson
 import pytest
@@ -23,6 +22,7 @@ from lorebase_keeper.runtime import Runtime
 
 from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
 from lorebase.config import load_settings
+from lorebase.grpc_serve import new_server
 from lorebase.v1 import keeper_pb2_grpc
 from lorebase_store import Database
 
@@ -112,7 +112,7 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
     rt = Runtime.create(db, settings)
     await bootstrap_admin(rt, ADMIN_KEY)
     port = _free_port()
-    server = grpc.aio.server()
+    server = new_server()
     keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -120,7 +120,10 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     address = ClientSettings(address=f"127.0.0.1:{port}", deadline_s=30)
-    gateway = Gateway(max_body_bytes=int(settings.get("http.max_body_bytes")))
+    gateway = Gateway(
+        max_body_bytes=int(settings.get("http.max_body_bytes")),
+        max_import_body_bytes=int(settings.get("http.max_import_body_bytes")),
+    )
     keeper = KeeperClient(address)
     # Feed and scribe are not part of this stack; their clients point at keeper's port for /health.
     gateway.connect(keeper, FeedClient(address), ScribeClient(address))

@@ -94,3 +94,23 @@ async def test_import_checks_unique_values_within_and_across_imports(stack: Stac
     )
     assert clash.status_code == 422
     assert "I0" in clash.json()["issues"][0]["message"]
+
+
+async def test_an_import_with_many_links_to_a_many_to_one_relation(stack: Stack) -> None:
+    """Tens of thousands of Links are checked (ends, cardinality) and written without hitting
+    parameter or expression limits of PostgreSQL."""
+    await stack.http.post("/api/v1/domains", json={"name": "bulk", "schema": SCHEMA}, headers=stack.admin)
+    count = 40_000
+    records = [{"kind": "Bin", "values": {"bin": f"B{i}"}} for i in range(100)]
+    records += [{"kind": "Item", "values": {"sku": f"I{i:06d}", "code": f"C{i}"}} for i in range(count)]
+    links = [{"relation": "stored_in", "from": f"I{i:06d}", "to": f"B{i % 100}"} for i in range(count)]
+    response = await stack.http.post(
+        "/api/v1/domains/bulk/imports", json={"records": records, "links": links}, headers=stack.admin
+    )
+    assert response.status_code == 200, response.text[:300]
+    assert response.json()["changed"] == {"records": count + 100, "links": count}
+    again = [{"relation": "stored_in", "from": f"I{i:06d}", "to": f"B{(i + 1) % 100}"} for i in range(count)]
+    clash = await stack.http.post("/api/v1/domains/bulk/imports", json={"links": again}, headers=stack.admin)
+    assert clash.status_code == 422, "many_to_one: each Item is in one Bin already"
+    assert clash.json()["issues"][0]["rule"] == "link.cardinality"
+    assert clash.json()["issues_truncated"] is True and len(clash.json()["issues"]) == 100

@@ -304,10 +304,11 @@ class ChangeSet:
                     LinkState(relation.name, row.from_key, row.to_key, row, dict(row.values)),
                 )
             counts: dict[str, int] = {}
+            wanted = set(keys)
             for state in self.links.values():
                 if state.relation == relation.name and state.values is not None:
                     anchor = state.from_key if end == "from" else state.to_key
-                    if anchor in keys:
+                    if anchor in wanted:
                         counts[anchor] = counts.get(anchor, 0) + 1
             other = relation.to_kind if end == "from" else relation.from_kind
             for anchor, count in sorted(counts.items()):

@@ -11,6 +11,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from lorebase.grpc_problems import problem_from_error
+from lorebase.grpc_serve import MAX_MESSAGE_BYTES, MAX_METADATA_BYTES
 
 T = TypeVar("T")
 
@@ -34,8 +35,9 @@ class ServiceClient:
         self.channel = grpc.aio.insecure_channel(
             settings.address,
             options=[
-                ("grpc.max_receive_message_length", 320 * 1024 * 1024),
-                ("grpc.max_send_message_length", 320 * 1024 * 1024),
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_metadata_size", MAX_METADATA_BYTES),
             ],
         )
         self._health = health_pb2_grpc.HealthStub(self.channel)

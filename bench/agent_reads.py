@@ -1,0 +1,220 @@
+"""The agent-read figures of `make bench` (issue 3): a generated Domain shaped like supply, loaded by
+the import path, then context packs (depth 2, 1,500 tokens) and resolve, p50/p95, and the history and
+lineage of one Record at a short and at a long branch history.
+
+Sizes: LOREBASE_BENCH_BIG_RECORDS (default 1,000,000 Records: 10,000 Suppliers, 100,000 Parts, the
+rest PurchaseOrders, each with its Links) and LOREBASE_BENCH_BRANCH_REVISIONS (default 100,000).
+Targets: context pack p95 <= 20 ms; history/lineage time flat (ratio <= 1.5) as the branch grows.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import statistics
+import time
+from pathlib import Path
+
+import httpx
+import orjson
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BIG_RECORDS = int(os.environ.get("LOREBASE_BENCH_BIG_RECORDS", "1000000"))
+BRANCH_REVISIONS = int(os.environ.get("LOREBASE_BENCH_BRANCH_REVISIONS", "100000"))
+CHUNK = 100_000
+
+
+def _pct(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+
+
+def _load(client: httpx.Client, headers: dict[str, str], total: int) -> tuple[float, int]:
+    schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
+    created = client.post("/api/v1/domains", json={"name": "big", "schema": schema}, headers=headers)
+    assert created.status_code == 201, created.text
+    suppliers = min(10_000, max(1, total // 100))
+    parts = min(100_000, max(1, total // 10))
+    orders = max(0, total - suppliers - parts)
+    started = time.perf_counter()
+
+    def send(records: list[dict[str, object]], links: list[dict[str, object]]) -> None:
+        body = orjson.dumps({"source": "bench", "records": records, "links": links})
+        answer = client.post(
+            "/api/v1/domains/big/imports",
+            content=body,
+            headers={**headers, "Content-Type": "application/json"},
+        )
+        assert answer.status_code == 200, answer.text[:300]
+
+    send(
+        [
+            {
+                "kind": "Supplier",
+                "values": {
+                    "supplier_code": f"S-{i:04d}",
+                    "legal_name": f"Supplier {i} GmbH",
+                    "country": ["PL", "DE", "CZ", "NL"][i % 4],
+                    "city": ["Poznan", "Berlin", "Brno", "Delft"][i % 4],
+                    "risk_score": str(i % 101),
+                    "status": ["active", "inactive"][i % 7 == 0],
+                    "tier": str(1 + i % 3),
+                    "vat_number": f"VAT{i:08d}",
+                },
+            }
+            for i in range(suppliers)
+        ],
+        [],
+    )
+    for start in range(0, parts, CHUNK):
+        chunk = range(start, min(parts, start + CHUNK))
+        send(
+            [
+                {
+                    "kind": "Part",
+                    "values": {
+                        "part_number": f"P-{i:05d}",
+                        "name": f"Part {i} seal ring",
+                        "category": "seal",
+                        "unit_cost": f"{1 + i % 500}.{i % 100:02d}",
+                    },
+                }
+                for i in chunk
+            ],
+            [
+                {
+                    "relation": "supplied_by",
+                    "from": f"P-{i:05d}",
+                    "to": f"S-{i % suppliers:04d}",
+                    "values": {"is_primary": True, "lead_time_days": "14"},
+                }
+                for i in chunk
+            ],
+        )
+    for start in range(0, orders, CHUNK):
+        chunk = range(start, min(orders, start + CHUNK))
+        send(
+            [
+                {
+                    "kind": "PurchaseOrder",
+                    "values": {
+                        "po_number": f"PO-{i:06d}",
+                        "quantity": str(1 + i % 50),
+                        "ordered_on": "2026-05-01",
+                        "status": "open",
+                        "total": "10.00",
+                    },
+                }
+                for i in chunk
+            ],
+            [{"relation": "for_part", "from": f"PO-{i:06d}", "to": f"P-{i % parts:05d}"} for i in chunk],
+        )
+    return time.perf_counter() - started, suppliers
+
+
+def _timed(
+    client: httpx.Client, method: str, path: str, headers: dict[str, str], body: object | None = None
+) -> float:
+    started = time.perf_counter()
+    answer = client.request(method, path, json=body, headers=headers)
+    elapsed = (time.perf_counter() - started) * 1000
+    assert answer.status_code == 200, answer.text[:300]
+    return elapsed
+
+
+def _grow(base: str, headers: dict[str, str], revisions: int) -> None:
+    """Commit `revisions` Operations on the chain Domain's main branch, 8 at a time."""
+
+    def worker(offset: int) -> None:
+        with httpx.Client(base_url=base, timeout=60) as client:
+            for i in range(offset, revisions, 8):
+                answer = client.post(
+                    "/api/v1/domains/chain/operations/update_supplier/execute",
+                    json={"parameters": {"key": f"S-{1002 + i % 29}", "risk_score": (i // 29) % 101}},
+                    headers=headers,
+                )
+                assert answer.status_code == 200, answer.text[:300]
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(worker, range(8)))
+
+
+def measure(base: str, headers: dict[str, str]) -> list[str]:
+    lines = []
+    with httpx.Client(base_url=base, timeout=600) as client:
+        load_s, suppliers = _load(client, headers, BIG_RECORDS)
+        lines.append(
+            f"agent reads on a generated Domain of {BIG_RECORDS} Records (loaded by import in {load_s:.1f} s):"
+        )
+        pack = [
+            _timed(
+                client,
+                "POST",
+                "/api/v1/domains/big/context",
+                headers,
+                {
+                    "refs": [f"Supplier/S-{(i * 37) % 10000 % max(1, min(10_000, BIG_RECORDS // 100)):04d}"],
+                    "depth": 2,
+                    "budget_tokens": 1500,
+                },
+            )
+            for i in range(200)
+        ]
+        p50, p95 = _pct(pack)
+        lines.append(
+            f"- context pack, depth 2, 1,500 tokens: p50 {p50:.1f} ms, p95 {p95:.1f} ms (target p95 <= 20 ms: {'met' if p95 <= 20 else 'missed'})"
+        )
+        resolve = [
+            _timed(
+                client,
+                "POST",
+                "/api/v1/domains/big/resolve",
+                headers,
+                {"text": "active seal suppliers in PL", "record_misses": False},
+            )
+            for _ in range(100)
+        ]
+        p50, p95 = _pct(resolve)
+        lines.append(f"- resolve: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+        schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
+        assert (
+            client.post(
+                "/api/v1/domains", json={"name": "chain", "schema": schema}, headers=headers
+            ).status_code
+            == 201
+        )
+        data = orjson.loads((ROOT / "examples" / "supply" / "data.json").read_bytes())
+        assert (
+            client.post(
+                "/api/v1/domains/chain/imports", json={"source": "bench", **data}, headers=headers
+            ).status_code
+            == 200
+        )
+        figures = {}
+        for label, target in (("short", 10), ("long", BRANCH_REVISIONS)):
+            head = client.get("/api/v1/domains/chain/branches/main", headers=headers).json()["generation"]
+            if target > head:
+                _grow(base, headers, target - head)
+            history = [
+                _timed(client, "GET", "/api/v1/domains/chain/kinds/Supplier/records/S-1001/history", headers)
+                for _ in range(100)
+            ]
+            lineage = [
+                _timed(client, "GET", "/api/v1/domains/chain/kinds/Supplier/records/S-1001/lineage", headers)
+                for _ in range(100)
+            ]
+            figures[label] = (_pct(history)[0], _pct(lineage)[0])
+        short, long_ = figures["short"], figures["long"]
+        lines.append(
+            f"- history of one Record: p50 {short[0]:.1f} ms at 10 branch Revisions, {long_[0]:.1f} ms at {BRANCH_REVISIONS}: "
+            f"{long_[0] / short[0]:.2f}x (target <= 1.5x)"
+        )
+        lines.append(
+            f"- lineage of one Record: p50 {short[1]:.1f} ms at 10 branch Revisions, {long_[1]:.1f} ms at {BRANCH_REVISIONS}: "
+            f"{long_[1] / short[1]:.2f}x (target <= 1.5x)"
+        )
+    return lines
+
+
+__all__ = ["measure"]
