@@ -198,21 +198,34 @@ class RevisionsTxn(TxnBase):
         after: tuple[str, int] | None,
         limit: int,
     ) -> list[HistoryRow]:
-        """The newest changes of these Records on a history (after a position when given)."""
+        """The newest changes of these Records on a history (after a position when given): the latest
+        few of each Record by its index range, then the newest of those."""
         if not refs:
             return []
         wanted = select(
             func.unnest(literal([k for k, _ in refs], ARRAY(Text))).label("name"),
             func.unnest(literal([key for _, key in refs], ARRAY(Text))).label("key"),
         ).subquery("wanted")
-        cond = [history.c.domain_id == domain_id, history.c.entity == "record", chain.clause(history, None)]
+        cond = [
+            history.c.domain_id == domain_id,
+            history.c.entity == "record",
+            history.c.name == wanted.c.name,
+            history.c.key == wanted.c.key,
+            chain.clause(history, None),
+        ]
         if after is not None:
             cond.append(~chain.clause(history, after))
-        rows = await self.conn.execute(
+        latest = (
             select(history)
-            .join(wanted, and_(wanted.c.name == history.c.name, wanted.c.key == history.c.key))
             .where(*cond)
             .order_by(history.c.generation.desc(), history.c.seq.desc())
+            .limit(limit)
+            .lateral("latest")
+        )
+        rows = await self.conn.execute(
+            select(latest)
+            .select_from(wanted.join(latest, literal(True)))
+            .order_by(latest.c.generation.desc(), latest.c.seq.desc())
             .limit(limit)
         )
         return [_history(row) for row in rows]

@@ -158,7 +158,7 @@ def _trim_one(step: str, pack: dict[str, Any]) -> list[str] | None:
                 with_values[-1]["values"] = {}
                 return ["neighbors"]
         if step == whole_step and candidates:
-            victim = max(candidates, key=lambda n: (n["depth"], pack["neighbors"].index(n)))
+            victim = candidates[-1]  # neighbours are in (depth, ref) order: the deepest, last first
             pack["neighbors"].remove(victim)
             _drop_links_of(pack, victim["ref"])
             return ["neighbors", "links"]
@@ -185,14 +185,43 @@ def fit(pack: dict[str, Any], budget: Budget, names: list[str], trim_order: list
     budget.estimate(pack, names)
     for step in trim_order:
         while budget.used > budget.limit:
-            touched = _trim_one(step, pack)
-            if touched is None:
+            # Far over budget, remove a batch sized from the overage (at most half of what the
+            # average item would free), so a large pack is not re-rendered once per item; near the
+            # budget, one item at a time, so no more than needed goes.
+            batch = max(1, int((budget.used - budget.limit) / max(1.0, _item_tokens(step, pack, budget)) / 2))
+            removed = 0
+            touched: set[str] = set()
+            for _ in range(batch):
+                sections = _trim_one(step, pack)
+                if sections is None:
+                    break
+                removed += 1
+                touched.update(sections)
+            if not removed:
                 break
-            budget.omitted[step] = budget.omitted.get(step, 0) + 1
+            budget.omitted[step] = budget.omitted.get(step, 0) + removed
             if step not in budget.trimmed:
                 budget.trimmed.append(step)
             budget.estimate(pack, [t for t in touched if t in names])
     budget.over_budget = budget.used > budget.limit
+
+
+_STEP_SECTION = {
+    "lineage": "lineage",
+    "recent_changes": "recent_changes",
+    "far_neighbor_values": "neighbors",
+    "far_neighbors": "neighbors",
+    "near_neighbor_values": "neighbors",
+    "near_neighbors": "neighbors",
+}
+
+
+def _item_tokens(step: str, pack: dict[str, Any], budget: Budget) -> float:
+    """The tokens an item of the section a step trims takes on average (schema steps: no batching)."""
+    section = _STEP_SECTION.get(step)
+    if section is None or not pack.get(section):
+        return float("inf")
+    return budget.sections.get(section, 0) / len(pack[section])
 
 
 def pack_markdown(pack: dict[str, Any], names: list[str], budget: Budget) -> str:
