@@ -14,6 +14,7 @@ Attributes never. Candidates never name a Kind or Attribute the caller may not r
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +80,30 @@ def _indexed(attr: Any, distinct: list[tuple[str, int]], settings: Any) -> bool:
     return len(distinct) <= max_values and all(len(v) <= max_chars for v, _ in distinct)
 
 
-async def vocabulary(txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str]) -> Vocabulary:
+_VOCABULARIES: OrderedDict[tuple[Any, ...], Vocabulary] = OrderedDict()
+_CACHED = 32
+
+
+async def vocabulary(
+    txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str], revision: str | None = None
+) -> Vocabulary:
+    """The vocabulary of these Kinds at a Revision, built once per Revision and readable Attributes."""
+    readable = tuple(tuple(sorted(cleared(access, branch, domain.schema.kinds[k].attributes))) for k in kinds)
+    key = (domain.id, branch, revision, tuple(kinds), readable)
+    if revision is not None and key in _VOCABULARIES:
+        _VOCABULARIES.move_to_end(key)
+        return _VOCABULARIES[key]
+    vocab = await _build_vocabulary(txn, access, domain, branch, kinds)
+    if revision is not None:
+        _VOCABULARIES[key] = vocab
+        if len(_VOCABULARIES) > _CACHED:
+            _VOCABULARIES.popitem(last=False)
+    return vocab
+
+
+async def _build_vocabulary(
+    txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str]
+) -> Vocabulary:
     vocab = Vocabulary()
     limit = int(domain.settings.get("read.resolve.max_indexed_values", 50))
     for kind_name in kinds:
@@ -233,7 +257,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
                         404, "not-found", f"unknown Kind {k!r}; GET /schema lists the Kinds you may read"
                     )
             kinds = [k for k in readable if k in body["kinds"]]
-        vocab = await vocabulary(txn, access, domain, branch, kinds)
+        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision)
         candidates, unmatched = ground(words, vocab, threshold)
         if candidates:
             skipped = [{"level": "embedding", "reason": "other levels matched"}]
