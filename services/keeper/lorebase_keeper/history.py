@@ -8,11 +8,9 @@ so their cost follows the Record's number of changes, not the length of the bran
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
-import orjson
-
+from lorebase.cursors import decode_cursor, encode_cursor, pair_of
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
@@ -24,17 +22,7 @@ from lorebase_store import HistoryRow, Txn
 
 
 def _cursor(row: HistoryRow) -> str:
-    return base64.urlsafe_b64encode(orjson.dumps([row.generation, row.seq])).decode().rstrip("=")
-
-
-def _parse_cursor(cursor: str) -> tuple[int, int]:
-    try:
-        value = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
-            return value[0], value[1]
-    except (ValueError, orjson.JSONDecodeError):
-        pass
-    raise Problem(400, "invalid-cursor", "cursor is not one this API returned; start again without it")
+    return encode_cursor([row.generation, row.seq])
 
 
 async def get_history(
@@ -54,7 +42,7 @@ async def get_history(
     limit = limit or int(domain.settings.get("read.history.default_limit", 50))
     if not 1 <= limit <= max_limit:
         raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.history.max_limit)")
-    before = _parse_cursor(cursor) if cursor else None
+    before = tuple(decode_cursor(cursor, pair_of(int))) if cursor else None
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)

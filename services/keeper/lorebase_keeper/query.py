@@ -9,12 +9,10 @@ names, `-name` for descending; `limit` (read.query.max_limit) and `cursor` page;
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
-import orjson
-
 from lorebase.canonical import ValueProblem, canonical_value
+from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Attribute
 from lorebase_keeper.auth import Access
@@ -154,18 +152,14 @@ _BAD = object()
 
 
 def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(orjson.dumps({"o": offset})).decode().rstrip("=")
+    return encode_cursor({"o": offset})
 
 
 def _offset(cursor: Any) -> int:
-    try:
-        value = orjson.loads(base64.urlsafe_b64decode(str(cursor) + "=" * (-len(str(cursor)) % 4)))
-        offset = value["o"]
-        if isinstance(offset, int) and offset >= 0:
-            return offset
-    except (ValueError, KeyError, TypeError, orjson.JSONDecodeError):
-        pass
-    raise Problem(400, "invalid-cursor", "cursor is not one this API returned; start again without it")
+    value = decode_cursor(
+        str(cursor), lambda v: isinstance(v, dict) and isinstance(v.get("o"), int) and v["o"] >= 0
+    )
+    return int(value["o"])
 
 
 async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
-import orjson
-
+from lorebase.cursors import decode_cursor, encode_cursor, pair_of
 from lorebase.problems import Problem
 from lorebase.schema import Kind
 from lorebase_keeper.auth import Access
@@ -202,20 +200,6 @@ async def links_along(
     return rows[:limit] if limit is not None else rows
 
 
-def _cursor(after: tuple[str, str]) -> str:
-    return base64.urlsafe_b64encode(orjson.dumps(list(after))).decode().rstrip("=")
-
-
-def _parse_cursor(cursor: str) -> tuple[str, str]:
-    try:
-        value = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
-            return value[0], value[1]
-    except (ValueError, orjson.JSONDecodeError):
-        pass
-    raise Problem(400, "invalid-cursor", "cursor is not one this API returned; start again without it")
-
-
 async def get_links(
     rt: Runtime,
     access: Access,
@@ -234,7 +218,7 @@ async def get_links(
         limit = int(domain.settings.get("read.links.default_limit", 100))
     if limit > max_limit:
         raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.links.max_limit)")
-    after = _parse_cursor(cursor) if cursor else None
+    after = tuple(decode_cursor(cursor, pair_of(str))) if cursor else None
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)
@@ -281,7 +265,7 @@ async def get_links(
                 for row in rows
             ],
             "other_kind": other,
-            "next_cursor": _cursor((rows[-1].from_key, rows[-1].to_key)) if more and rows else None,
+            "next_cursor": encode_cursor([rows[-1].from_key, rows[-1].to_key]) if more and rows else None,
         }
         return doc
 
