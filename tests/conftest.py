@@ -18,8 +18,15 @@ from urllib.parse import urlsplit
 
 import pytest
 import pytest_asyncio
+from hypothesis import settings as hypothesis_settings
 
 from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, drop_database
+
+# CI runs the same examples every time (a failure there is reproducible, never a fluke of the
+# draw); a developer's run explores new ones.
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 
 def database_name(url: str) -> str:
