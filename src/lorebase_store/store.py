@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lorebase_store.commits import CommitsTxn
 from lorebase_store.domains import DomainsTxn
+from lorebase_store.embeddings import EmbeddingsTxn
 from lorebase_store.outbox import OutboxTxn
 from lorebase_store.principals import PrincipalsTxn
 from lorebase_store.query import QueryTxn
@@ -17,6 +18,7 @@ from lorebase_store.trace import TraceTxn
 class Txn(
     CommitsTxn,
     DomainsTxn,
+    EmbeddingsTxn,
     PrincipalsTxn,
     RevisionsTxn,
     RecordsTxn,

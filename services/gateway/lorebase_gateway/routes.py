@@ -301,6 +301,18 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer)
 
+    @route(DOMAIN + "/kinds/{kind}/records/{key}/embedding", "PUT")
+    async def set_embedding(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.keeper.set_embedding(
+            credential=credential(request),
+            domain=p["domain"],
+            kind=p["kind"],
+            key=p["key"],
+            body=await gw.body(request),
+        )
+        return answer_response(request, answer)
+
     @route(DOMAIN + "/resolve", "POST")
     async def resolve(request: Request) -> Response:
         domain = request.path_params["domain"]

@@ -213,6 +213,36 @@ def ground(words: list[str], vocab: Vocabulary, threshold: float) -> tuple[list[
     return candidates, unmatched
 
 
+async def _nearest_values(
+    txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str], vector: list[float], matched: str
+) -> list[dict[str, Any]]:
+    """The embedding level: the indexed values of the Records nearest to the query vector."""
+    limit = int(domain.settings.get("read.resolve.nearest_records", 5))
+    nearest = await txn.nearest(domain.id, branch, kinds, vector, limit=limit)
+    if not nearest:
+        return []
+    vocab = await vocabulary(txn, access, domain, branch, sorted({kind for kind, _, _ in nearest}))
+    indexed = {(t.kind, t.attribute) for terms in vocab.exact.values() for t in terms if t.target == "value"}
+    by_kind: dict[str, list[str]] = {}
+    for kind, key, _ in nearest:
+        by_kind.setdefault(kind, []).append(key)
+    values: dict[tuple[str, str], dict[str, Any]] = {}
+    for kind, keys in by_kind.items():
+        for key, row in (await txn.get_records(domain.id, branch, kind, keys)).items():
+            values[(kind, key)] = row.values
+    merged: dict[tuple[str, str], tuple[Term, float]] = {}
+    for kind, key, distance in nearest:
+        attributes = domain.schema.kinds[kind].attributes
+        for name, value in values.get((kind, key), {}).items():
+            if (kind, name) not in indexed:
+                continue
+            ident = (kind, name)
+            known, best = merged.get(ident, (Term("value", kind, name, attributes[name].type_name, {}), 0.0))
+            known.values[str(value)] = known.values.get(str(value), 0) + 1
+            merged[ident] = (known, max(best, 1 - distance))
+    return [_candidate(term, "embedding", score, matched) for term, score in merged.values()]
+
+
 async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(body) - MEMBERS)
     if unknown:
@@ -259,12 +289,15 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
             kinds = [k for k in readable if k in body["kinds"]]
         vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision)
         candidates, unmatched = ground(words, vocab, threshold)
+        skipped: list[dict[str, str]] = []
         if candidates:
             skipped = [{"level": "embedding", "reason": "other levels matched"}]
         elif vector is None:
             skipped = [{"level": "embedding", "reason": "no query_vector"}]
         else:
-            skipped = [{"level": "embedding", "reason": "Records have no embeddings yet"}]
+            candidates = await _nearest_values(txn, access, domain, branch, kinds, vector, text_.strip())
+            if not candidates:
+                skipped = [{"level": "embedding", "reason": "no Record has an embedding of these dimensions"}]
         doc: dict[str, Any] = {
             "domain": domain.name,
             "branch": branch,

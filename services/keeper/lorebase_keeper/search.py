@@ -14,6 +14,7 @@ from typing import Any
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.embeddings import check_vector
 from lorebase_keeper.graph import Ref, load_records
 from lorebase_keeper.records import readable_kind, title_of, visible_values
 from lorebase_keeper.runtime import Runtime
@@ -92,12 +93,13 @@ async def search(rt: Runtime, access: Access, domain: Domain, body: dict[str, An
             unknown[0], f"unknown member(s) {', '.join(unknown)}; a search takes {', '.join(sorted(MEMBERS))}"
         )
     text_ = body.get("text")
-    if not isinstance(text_, str) or not text_.strip():
-        raise _problem("text", "text is required: the words to look for")
-    if body.get("query_vector") is not None:
-        raise _problem(
-            "query_vector", "vector search is not available yet (Records have no embeddings); search by text"
-        )
+    vector = (
+        check_vector(body["query_vector"], "query_vector") if body.get("query_vector") is not None else None
+    )
+    if text_ is not None and not isinstance(text_, str):
+        raise _problem("text", "text is a string")
+    if vector is None and (not isinstance(text_, str) or not text_.strip()):
+        raise _problem("text", "text is required (or a query_vector): the words to look for")
     for name in ("kinds", "traits"):
         value = body.get(name)
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
@@ -115,7 +117,17 @@ async def search(rt: Runtime, access: Access, domain: Domain, body: dict[str, An
         kinds = search_kinds(
             access, domain, point.branch.name, body.get("kinds"), body.get("traits"), body.get("lens")
         )
-        found = await search_refs(txn, access, domain, point, text_.strip(), kinds, limit)
+        if vector is None:
+            found = await search_refs(txn, access, domain, point, (text_ or "").strip(), kinds, limit)
+        else:
+            # nearest first; with text too, only the nearest that also match the text
+            wide = limit * 20 if text_ else limit
+            nearest = await txn.nearest(domain.id, point.branch.name, kinds, vector, limit=wide)
+            found = [((kind, key), round(1 - distance, 6)) for kind, key, distance in nearest]
+            if text_ and text_.strip():
+                lexical = await search_refs(txn, access, domain, point, text_.strip(), kinds, wide)
+                matching = {ref for ref, _ in lexical}
+                found = [item for item in found if item[0] in matching][:limit]
         values = await load_records(txn, domain, point, [ref for ref, _ in found])
         results = []
         for (kind_name, key), score in found:

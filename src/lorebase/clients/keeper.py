@@ -258,6 +258,10 @@ class KeeperClient(ServiceClient):
         request = pb.GraphRequest(domain=domain, body=_body(body))
         return _answer(await self._call(self._stub.Context, request, credential=credential))
 
+    async def set_embedding(self, *, credential: str, domain: str, kind: str, key: str, body: Any) -> Answer:
+        request = pb.EmbeddingRequest(domain=domain, kind=kind, key=key, body=_body(body))
+        return _answer(await self._call(self._stub.SetEmbedding, request, credential=credential))
+
     async def resolve(self, *, credential: str, domain: str, body: Any) -> Answer:
         request = pb.GraphRequest(domain=domain, body=_body(body))
         return _answer(await self._call(self._stub.Resolve, request, credential=credential))

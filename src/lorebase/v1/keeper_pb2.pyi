@@ -238,6 +238,18 @@ class SessionRequest(_message.Message):
     session: str
     def __init__(self, session: _Optional[str] = ...) -> None: ...
 
+class EmbeddingRequest(_message.Message):
+    __slots__ = ("domain", "kind", "key", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    kind: str
+    key: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., kind: _Optional[str] = ..., key: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
 class QueryRequest(_message.Message):
     __slots__ = ("domain", "body")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

@@ -165,6 +165,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.SetEmbedding = channel.unary_unary(
+                '/lorebase.v1.Keeper/SetEmbedding',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.EmbeddingRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.AddSessionNote = channel.unary_unary(
                 '/lorebase.v1.Keeper/AddSessionNote',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.SessionNoteRequest.SerializeToString,
@@ -341,6 +346,12 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetEmbedding(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AddSessionNote(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -490,6 +501,11 @@ def add_KeeperServicer_to_server(servicer, server):
             'Resolve': grpc.unary_unary_rpc_method_handler(
                     servicer.Resolve,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'SetEmbedding': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetEmbedding,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.EmbeddingRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'AddSessionNote': grpc.unary_unary_rpc_method_handler(
@@ -1209,6 +1225,33 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/Resolve',
             lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetEmbedding(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/SetEmbedding',
+            lorebase_dot_v1_dot_keeper__pb2.EmbeddingRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

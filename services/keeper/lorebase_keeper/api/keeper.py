@@ -33,6 +33,7 @@ from lorebase_keeper import (
 from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.context import context_pack
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.embeddings import set_embedding
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_view import visible_schema
 from lorebase_keeper.trace import add_note, check_session, get_session, record_step
@@ -411,6 +412,14 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             status=200,
             headers={"ETag": pack.etag},
         )
+
+    @rpc
+    async def SetEmbedding(self, request: pb.EmbeddingRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await set_embedding(
+            self.rt, access, domain, request.kind, request.key, _json(request.body)
+        )
+        return reply(document)
 
     @rpc
     async def Resolve(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
