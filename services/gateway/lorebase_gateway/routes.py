@@ -15,6 +15,18 @@ API = "/api/v1"
 DOMAIN = API + "/domains/{domain}"
 
 
+def _body_read(gw: Gateway, name: str) -> Route:
+    async def endpoint(request: Request) -> Response:
+        method = getattr(gw.keeper, name)
+        answer = await method(
+            credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+    endpoint.__name__ = name
+    return endpoint
+
+
 def register(app: FastAPI, gw: Gateway) -> None:
     def route(path: str, method: str) -> Callable[[Route], Route]:
         def decorate(fn: Route) -> Route:
@@ -285,22 +297,6 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer, etag=True)
 
-    @route(DOMAIN + "/neighborhood", "POST")
-    async def neighborhood(request: Request) -> Response:
-        domain = request.path_params["domain"]
-        answer = await gw.keeper.neighborhood(
-            credential=credential(request), domain=domain, body=await gw.body(request)
-        )
-        return answer_response(request, answer)
-
-    @route(DOMAIN + "/context", "POST")
-    async def context(request: Request) -> Response:
-        domain = request.path_params["domain"]
-        answer = await gw.keeper.context(
-            credential=credential(request), domain=domain, body=await gw.body(request)
-        )
-        return answer_response(request, answer)
-
     @route(DOMAIN + "/kinds/{kind}/records/{key}/embedding", "PUT")
     async def set_embedding(request: Request) -> Response:
         p = request.path_params
@@ -313,29 +309,11 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer)
 
-    @route(DOMAIN + "/resolve", "POST")
-    async def resolve(request: Request) -> Response:
-        domain = request.path_params["domain"]
-        answer = await gw.keeper.resolve(
-            credential=credential(request), domain=domain, body=await gw.body(request)
+    # The reads whose whole request is a JSON body: one Keeper method each, of the same name.
+    for name in ("context", "neighborhood", "traverse", "search", "resolve"):
+        app.add_api_route(
+            DOMAIN + f"/{name}", handled(_body_read(gw, name)), methods=["POST"], include_in_schema=False
         )
-        return answer_response(request, answer)
-
-    @route(DOMAIN + "/search", "POST")
-    async def search(request: Request) -> Response:
-        domain = request.path_params["domain"]
-        answer = await gw.keeper.search(
-            credential=credential(request), domain=domain, body=await gw.body(request)
-        )
-        return answer_response(request, answer)
-
-    @route(DOMAIN + "/traverse", "POST")
-    async def traverse(request: Request) -> Response:
-        domain = request.path_params["domain"]
-        answer = await gw.keeper.traverse(
-            credential=credential(request), domain=domain, body=await gw.body(request)
-        )
-        return answer_response(request, answer)
 
     @route(DOMAIN + "/query", "POST")
     async def query(request: Request) -> Response:
