@@ -6,6 +6,7 @@ from lorebase_store.domains import BranchRow, DomainRow
 from lorebase_store.migrate import DatabaseTooNew, upgrade
 from lorebase_store.outbox import OutboxEvent
 from lorebase_store.principals import GrantRow, PrincipalRow
+from lorebase_store.proposals import AttemptRow, ConflictRow, ProposalRow, ReviewRow
 from lorebase_store.query import OrderBy, QuerySpec
 from lorebase_store.receipts import Receipt
 from lorebase_store.records import LinkRow, RecordRow
@@ -14,6 +15,10 @@ from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
 
 __all__ = [
+    "AttemptRow",
+    "ConflictRow",
+    "ProposalRow",
+    "ReviewRow",
     "BranchChain",
     "BranchRow",
     "CommitRows",

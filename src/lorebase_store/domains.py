@@ -6,11 +6,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import cast, delete, select, text, update
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.records import RecordRow
-from lorebase_store.tables import branches, domains
+from lorebase_store.tables import (
+    branch_merges,
+    branches,
+    domains,
+    history,
+    links,
+    records,
+    revisions,
+    statistics,
+)
 from lorebase_store.txn import TxnBase
 
 
@@ -37,6 +47,7 @@ class BranchRow:
     mode: str
     created_by: str
     created_at: datetime
+    chain: list[list[Any]] | None = None
 
 
 def _domain(row: Any) -> DomainRow:
@@ -53,13 +64,13 @@ WITH locked AS (
   SELECT * FROM unnest(CAST(:kinds AS text[]), CAST(:keys AS text[])) AS w(kind, key)
 )
 SELECT 'b' AS part, l.domain_id, l.name, l.head, l.generation, l.protected, l.required_approvals,
-       l.from_branch, l.fork_generation, l.mode, l.created_by, l.created_at,
+       l.from_branch, l.fork_generation, l.mode, l.created_by, l.created_at, l.chain,
        (SELECT generation FROM seen) AS seen_generation,
        NULL::text AS kind, NULL::text AS key, NULL::jsonb AS "values", NULL::jsonb AS provenance,
        NULL::text AS created_revision, NULL::text AS updated_revision
 FROM locked l
 UNION ALL
-SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL,
        r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
 FROM records r JOIN wanted w ON r.kind = w.kind AND r.key = w.key
 WHERE r.domain_id = :domain_id AND r.branch = :branch
@@ -80,6 +91,7 @@ def _branch(row: Any) -> BranchRow:
         mode=row.mode,
         created_by=row.created_by,
         created_at=row.created_at,
+        chain=row.chain,
     )
 
 
@@ -171,6 +183,8 @@ class DomainsTxn(TxnBase):
         mode: str,
         by: str,
         at: datetime,
+        chain: list[list[Any]] | None = None,
+        required_approvals: int | None = None,
     ) -> bool:
         """Insert a branch; False when one of that name exists."""
         result = await self.conn.execute(
@@ -181,16 +195,75 @@ class DomainsTxn(TxnBase):
                 head=head,
                 generation=generation,
                 protected=protected,
-                required_approvals=1 if protected else 0,
+                required_approvals=(1 if protected else 0)
+                if required_approvals is None
+                else required_approvals,
                 from_branch=from_branch,
                 fork_generation=fork_generation,
                 mode=mode,
                 created_by=by,
                 created_at=at,
+                chain=chain,
             )
             .on_conflict_do_nothing(index_elements=["domain_id", "name"])
         )
         return bool(result.rowcount)
+
+    async def update_branch(self, domain_id: int, name: str, **values: Any) -> None:
+        await self.conn.execute(
+            update(branches)
+            .where(branches.c.domain_id == domain_id, branches.c.name == name)
+            .values(**values)
+        )
+
+    async def count_branches_like(self, domain_id: int, prefix: str, created_by: str) -> list[str]:
+        """Names of the branches under `prefix` that `created_by` created."""
+        rows = await self.conn.execute(
+            select(branches.c.name)
+            .where(
+                branches.c.domain_id == domain_id,
+                branches.c.name.startswith(prefix, autoescape=True),
+                branches.c.created_by == created_by,
+            )
+            .order_by(branches.c.name)
+        )
+        return [row.name for row in rows]
+
+    async def archive_branch(self, domain_id: int, name: str, archived: str) -> None:
+        """Delete a branch, keeping its Revisions and history under the name `archived` (which no live
+        branch can take), so that the name can be used again without meeting the old history."""
+        for table in (revisions, history):
+            await self.conn.execute(
+                update(table)
+                .where(table.c.domain_id == domain_id, table.c.branch == name)
+                .values(branch=archived)
+            )
+        for table in (records, links, statistics):
+            await self.conn.execute(
+                delete(table).where(table.c.domain_id == domain_id, table.c.branch == name)
+            )
+        await self.conn.execute(
+            text("DELETE FROM embeddings WHERE domain_id = :d AND branch = :b"), {"d": domain_id, "b": name}
+        )
+        await self.conn.execute(
+            delete(branches).where(branches.c.domain_id == domain_id, branches.c.name == name)
+        )
+        await self.conn.execute(
+            delete(branch_merges).where(
+                branch_merges.c.domain_id == domain_id,
+                (branch_merges.c.source == name) | (branch_merges.c.target == name),
+            )
+        )
+        # Histories that ran through the branch (a fast-forward, a fork) now name the archive.
+        rows = await self.conn.execute(
+            select(branches.c.name, branches.c.chain).where(
+                branches.c.domain_id == domain_id,
+                branches.c.chain.contains(cast([[name]], JSONB)),
+            )
+        )
+        for row in rows.all():
+            chain = [[archived if seg[0] == name else seg[0], *seg[1:]] for seg in row.chain]
+            await self.update_branch(domain_id, row.name, chain=chain)
 
 
 __all__ = ["BranchRow", "DomainRow", "DomainsTxn"]

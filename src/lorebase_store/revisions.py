@@ -51,25 +51,50 @@ class HistoryRow:
 
 @dataclass(frozen=True)
 class BranchChain:
-    """The (branch, last generation) segments of a first-parent history, newest segment first."""
+    """A first-parent history as segments (branch, first generation, last generation or None for
+    the branch's open end), newest first. Generations only grow along a history, so a position on it
+    is its generation, and "up to a Revision" is "generation at most the Revision's"."""
 
-    segments: tuple[tuple[str, int | None], ...] = field(default_factory=tuple)
+    segments: tuple[tuple[str, int, int | None], ...] = field(default_factory=tuple)
 
     def clause(self, table: Any, upto: tuple[str, int] | None = None) -> Any:
         """SQL condition selecting the rows of `table` on this history (up to a Revision's position)."""
         parts = []
-        cut = False
-        for branch, limit in self.segments:
-            if upto is not None and not cut:
-                if branch != upto[0]:
-                    continue
-                cut = True
-                limit = upto[1] if limit is None else min(limit, upto[1])
+        for branch, low, high in self.segments:
+            if upto is not None:
+                high = upto[1] if high is None else min(high, upto[1])
+            if high is not None and high < low:
+                continue
             cond = table.c.branch == branch
-            if limit is not None:
-                cond = and_(cond, table.c.generation <= limit)
+            if low > 0:
+                cond = and_(cond, table.c.generation >= low)
+            if high is not None:
+                cond = and_(cond, table.c.generation <= high)
             parts.append(cond)
         return or_(*parts) if parts else table.c.branch.is_(None)
+
+    def holds(self, branch: str, generation: int) -> bool:
+        """Whether the Revision at (branch, generation) is on this history."""
+        return any(
+            name == branch and low <= generation and (high is None or generation <= high)
+            for name, low, high in self.segments
+        )
+
+    def upto(self, generation: int) -> BranchChain:
+        """This history cut at a generation (the chain of a branch forked there)."""
+        kept = []
+        for name, low, high in self.segments:
+            if low > generation:
+                continue
+            kept.append((name, low, generation if high is None else min(high, generation)))
+        return BranchChain(tuple(kept))
+
+    def document(self) -> list[list[Any]]:
+        return [list(segment) for segment in self.segments]
+
+    @classmethod
+    def from_document(cls, doc: list[list[Any]]) -> BranchChain:
+        return cls(tuple((str(b), int(lo), None if hi is None else int(hi)) for b, lo, hi in doc))
 
 
 def _revision(row: Any) -> RevisionRow:
@@ -316,6 +341,82 @@ class RevisionsTxn(TxnBase):
             select(latest).where(latest.c.change != "deleted").order_by(latest.c.key)
         )
         return [_history(row) for row in rows]
+
+    async def changes_after(self, domain_id: int, chain: BranchChain, generation: int) -> list[HistoryRow]:
+        """Every change on a history after a generation, oldest first (what a merge brings over)."""
+        rows = await self.conn.execute(
+            select(history)
+            .where(history.c.domain_id == domain_id, chain.clause(history), history.c.generation > generation)
+            .order_by(history.c.generation, history.c.seq)
+        )
+        return [_history(row) for row in rows]
+
+    async def snapshot_links_of(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        upto: tuple[str, int],
+        relation: str,
+        *,
+        from_keys: list[str] | None = None,
+        to_keys: list[str] | None = None,
+    ) -> list[HistoryRow]:
+        """The live Links of a Relation from or to some Records, as of a position on a history."""
+        from_key = func.split_part(history.c.key, "->", 1)
+        to_key = func.substr(history.c.key, func.length(from_key) + 3)
+        cond = [
+            history.c.domain_id == domain_id,
+            history.c.entity == "link",
+            history.c.name == relation,
+            chain.clause(history, upto),
+        ]
+        if from_keys is not None:
+            cond.append(from_key == any_(literal(list(from_keys), ARRAY(Text))))
+        if to_keys is not None:
+            cond.append(to_key == any_(literal(list(to_keys), ARRAY(Text))))
+        latest = (
+            select(history)
+            .where(*cond)
+            .ext(distinct_on(history.c.key))
+            .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
+            .subquery()
+        )
+        rows = await self.conn.execute(
+            select(latest).where(latest.c.change != "deleted").order_by(latest.c.key)
+        )
+        return [_history(row) for row in rows]
+
+    async def snapshot_keys_with_value(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        upto: tuple[str, int],
+        kind: str,
+        attribute: str,
+        values: list[Any],
+    ) -> dict[Any, list[str]]:
+        """For a unique check on a snapshot: the keys of Records holding each value as of a position."""
+        if not values:
+            return {}
+        ever = (
+            select(history.c.key)
+            .where(
+                history.c.domain_id == domain_id,
+                history.c.entity == "record",
+                history.c.name == kind,
+                chain.clause(history, upto),
+                history.c.after[attribute].astext == any_(literal([str(v) for v in values], ARRAY(Text))),
+            )
+            .distinct()
+        )
+        keys = [row.key for row in await self.conn.execute(ever)]
+        found: dict[Any, list[str]] = {}
+        wanted = set(values)
+        for row in await self.snapshot_entities(domain_id, chain, upto, "record", kind, keys):
+            value = (row.after or {}).get(attribute)
+            if value in wanted:
+                found.setdefault(value, []).append(row.key)
+        return found
 
 
 __all__ = ["BranchChain", "HistoryRow", "RevisionRow", "RevisionsTxn"]

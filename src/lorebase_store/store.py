@@ -7,6 +7,7 @@ from lorebase_store.domains import DomainsTxn
 from lorebase_store.embeddings import EmbeddingsTxn
 from lorebase_store.outbox import OutboxTxn
 from lorebase_store.principals import PrincipalsTxn
+from lorebase_store.proposals import ProposalsTxn
 from lorebase_store.query import QueryTxn
 from lorebase_store.receipts import ReceiptsTxn
 from lorebase_store.records import RecordsTxn
@@ -20,6 +21,7 @@ class Txn(
     DomainsTxn,
     EmbeddingsTxn,
     PrincipalsTxn,
+    ProposalsTxn,
     RevisionsTxn,
     RecordsTxn,
     ReceiptsTxn,

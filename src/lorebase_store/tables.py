@@ -83,6 +83,8 @@ branches = Table(
     Column("mode", Text, nullable=False),
     Column("created_by", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # The first-parent chain (migration 0007): [[branch, first generation, last or null], ...].
+    Column("chain", JSONB),
     PrimaryKeyConstraint("domain_id", "name"),
 )
 
@@ -243,6 +245,90 @@ trace_entries = Table(
     Index("trace_entries_session", "session_id", "principal", "id"),
 )
 
+# Proposals (migration 0007): a request to merge one branch into another, with its reviews, merge
+# attempts and Conflicts; branch_merges keeps where the last merge of a source into a target stood.
+proposals = Table(
+    "proposals",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("domain_id", Integer, nullable=False),
+    Column("source_ref", Text, nullable=False),
+    Column("target_ref", Text, nullable=False),
+    Column("title", Text, nullable=False),
+    Column("description", Text, nullable=False),
+    Column("intent", Text),
+    Column("task", Text),
+    Column("status", Text, nullable=False),
+    Column("author", Text, nullable=False),
+    Column("review_policy", Boolean, nullable=False),
+    Column("executions", JSONB, nullable=False),
+    Column("kinds", JSONB, nullable=False),
+    Column("merged_revision", Text),
+    Column("merged_by", Text),
+    Column("merged_at", DateTime(timezone=True)),
+    Column("closed_by", Text),
+    Column("closed_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+proposal_reviews = Table(
+    "proposal_reviews",
+    metadata,
+    Column("seq", BigInteger, Identity(), primary_key=True),
+    Column("proposal_id", Text, ForeignKey("proposals.id"), nullable=False),
+    Column("reviewer", Text, nullable=False),
+    Column("decision", Text, nullable=False),
+    Column("comment", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+merge_attempts = Table(
+    "merge_attempts",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("proposal_id", Text, ForeignKey("proposals.id"), nullable=False),
+    Column("result", Text, nullable=False),
+    Column("counts", JSONB, nullable=False),
+    Column("open_conflicts", Integer, nullable=False),
+    Column("resolved_conflicts", Integer, nullable=False),
+    Column("revision", Text),
+    Column("by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+conflicts = Table(
+    "conflicts",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("proposal_id", Text, ForeignKey("proposals.id"), nullable=False),
+    Column("fingerprint", Text, nullable=False),
+    Column("code", Text, nullable=False),
+    Column("entity", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("attribute", Text),
+    Column("details", JSONB, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("resolution", JSONB),
+    Column("resolved_by", Text),
+    Column("resolved_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("proposal_id", "fingerprint"),
+)
+
+branch_merges = Table(
+    "branch_merges",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("source", Text, nullable=False),
+    Column("target", Text, nullable=False),
+    Column("source_generation", BigInteger, nullable=False),
+    Column("target_generation", BigInteger, nullable=False),
+    Column("merged_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "source", "target"),
+)
+
 audit_log = Table(
     "audit_log",
     metadata,
@@ -259,16 +345,21 @@ audit_log = Table(
 __all__ = [
     "api_keys",
     "audit_log",
+    "branch_merges",
     "branches",
+    "conflicts",
     "domains",
     "grants",
     "history",
     "idempotency_receipts",
     "invocations",
     "links",
+    "merge_attempts",
     "metadata",
     "outbox",
     "principals",
+    "proposal_reviews",
+    "proposals",
     "records",
     "resolve_misses",
     "revisions",

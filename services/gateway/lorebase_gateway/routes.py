@@ -160,6 +160,70 @@ def register(app: FastAPI, gw: Gateway) -> None:
             ),
         )
 
+    @route(DOMAIN + "/branches/{branch:path}", "PATCH")
+    async def update_branch(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.keeper.update_branch(
+            credential=credential(request),
+            domain=p["domain"],
+            branch=p["branch"],
+            body=await gw.body(request),
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/branches/{branch:path}", "DELETE")
+    async def delete_branch(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.keeper.delete_branch(
+            credential=credential(request), domain=p["domain"], branch=p["branch"]
+        )
+        return answer_response(request, answer)
+
+    # Proposals
+
+    @route(DOMAIN + "/proposals", "POST")
+    async def create_proposal(request: Request) -> Response:
+        answer = await gw.keeper.create_proposal(
+            credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/proposals", "GET")
+    async def list_proposals(request: Request) -> Response:
+        q = request.query_params
+        answer = await gw.keeper.list_proposals(
+            credential=credential(request),
+            domain=request.path_params["domain"],
+            status=q.get("status", ""),
+            assigned=q.get("assigned", ""),
+            limit=integer(request, "limit"),
+            cursor=q.get("cursor", ""),
+        )
+        return answer_response(request, answer)
+
+    def _proposal_route(name: str, *, body: bool = False, conflict: bool = False) -> Route:
+        async def endpoint(request: Request) -> Response:
+            p = request.path_params
+            fields = {"credential": credential(request), "domain": p["domain"], "proposal": p["proposal"]}
+            if conflict:
+                fields["conflict"] = p["conflict"]
+            if body:
+                fields["body"] = await gw.body(request)
+            return answer_response(request, await getattr(gw.keeper, name)(**fields))
+
+        endpoint.__name__ = name
+        return endpoint
+
+    for path, method, name, has_body, has_conflict in (
+        ("/proposals/{proposal}", "GET", "get_proposal", False, False),
+        ("/proposals/{proposal}/reviews", "POST", "review_proposal", True, False),
+        ("/proposals/{proposal}/merge", "POST", "merge_proposal", False, False),
+        ("/proposals/{proposal}/close", "POST", "close_proposal", False, False),
+        ("/proposals/{proposal}/conflicts", "GET", "list_conflicts", False, False),
+        ("/proposals/{proposal}/conflicts/{conflict}/resolve", "POST", "resolve_conflict", True, True),
+    ):
+        route(DOMAIN + path, method)(_proposal_route(name, body=has_body, conflict=has_conflict))
+
     # Writes
 
     @route(DOMAIN + "/operations/{operation}/execute", "POST")

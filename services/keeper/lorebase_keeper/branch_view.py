@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lorebase_store import LinkRow, Receipt, RecordRow, Txn
+from lorebase_keeper.snapshots import branch_chain
+from lorebase_store import BranchChain, BranchRow, HistoryRow, LinkRow, Receipt, RecordRow, Txn
 
 
 @dataclass
@@ -26,6 +27,26 @@ class BranchView:
     links: dict[tuple[str, str, str], LinkRow | None] = field(default_factory=dict)
     receipts: dict[tuple[str, str], Receipt] = field(default_factory=dict)
 
+    async def _stored_records(self, kind: str, keys: list[str]) -> dict[str, RecordRow]:
+        return await self.txn.get_records(self.domain_id, self.branch, kind, keys)
+
+    async def _stored_links(
+        self, relation: str, pairs: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], LinkRow]:
+        return await self.txn.get_links(self.domain_id, self.branch, relation, pairs)
+
+    async def _stored_links_of(
+        self, relation: str, from_keys: list[str] | None, to_keys: list[str] | None
+    ) -> list[LinkRow]:
+        return await self.txn.links_of(
+            self.domain_id, self.branch, relation, from_keys=from_keys, to_keys=to_keys
+        )
+
+    async def _stored_keys_with_value(
+        self, kind: str, attribute: str, values: list[Any]
+    ) -> dict[Any, list[str]]:
+        return await self.txn.keys_with_value(self.domain_id, self.branch, kind, attribute, values)
+
     async def get_records(self, kind: str, keys: list[str]) -> dict[str, RecordRow]:
         wanted = [
             k
@@ -34,7 +55,7 @@ class BranchView:
         ]
         for start in range(0, len(wanted), 50000):
             chunk = wanted[start : start + 50000]
-            found = await self.txn.get_records(self.domain_id, self.branch, kind, chunk)
+            found = await self._stored_records(kind, chunk)
             for key in chunk:
                 self.stored_records[(kind, key)] = found.get(key)
         result: dict[str, RecordRow] = {}
@@ -52,11 +73,7 @@ class BranchView:
         stored_pairs = [p for p in pairs if (relation, *p) not in self.links]
         found: dict[tuple[str, str], LinkRow] = {}
         for start in range(0, len(stored_pairs), 50000):
-            found.update(
-                await self.txn.get_links(
-                    self.domain_id, self.branch, relation, stored_pairs[start : start + 50000]
-                )
-            )
+            found.update(await self._stored_links(relation, stored_pairs[start : start + 50000]))
         for pair in pairs:
             ref = (relation, *pair)
             if ref in self.links:
@@ -70,12 +87,7 @@ class BranchView:
     async def links_of(
         self, relation: str, *, from_keys: list[str] | None = None, to_keys: list[str] | None = None
     ) -> list[LinkRow]:
-        rows = {
-            (r.from_key, r.to_key): r
-            for r in await self.txn.links_of(
-                self.domain_id, self.branch, relation, from_keys=from_keys, to_keys=to_keys
-            )
-        }
+        rows = {(r.from_key, r.to_key): r for r in await self._stored_links_of(relation, from_keys, to_keys)}
         for (rel, from_key, to_key), row in self.links.items():
             if rel != relation:
                 continue
@@ -90,7 +102,7 @@ class BranchView:
         return [rows[k] for k in sorted(rows)]
 
     async def keys_with_value(self, kind: str, attribute: str, values: list[Any]) -> dict[Any, list[str]]:
-        found = await self.txn.keys_with_value(self.domain_id, self.branch, kind, attribute, values)
+        found = await self._stored_keys_with_value(kind, attribute, values)
         wanted = set(values)
         for (row_kind, key), row in self.records.items():
             if row_kind != kind:
@@ -123,4 +135,64 @@ class BranchView:
             self.receipts[(principal, key)] = value
 
 
-__all__ = ["BranchView"]
+@dataclass
+class OverlayView(BranchView):
+    """The view of an overlay branch: it stores no materialised rows, only its own history; its
+    state is the snapshot of its first-parent history (its changes over the base at the fork point)."""
+
+    chain: BranchChain = field(default_factory=BranchChain)
+    generation: int = 0
+
+    @property
+    def _upto(self) -> tuple[str, int]:
+        return (self.branch, self.generation)
+
+    async def _stored_records(self, kind: str, keys: list[str]) -> dict[str, RecordRow]:
+        rows = await self.txn.snapshot_entities(self.domain_id, self.chain, self._upto, "record", kind, keys)
+        return {row.key: record_of(row) for row in rows}
+
+    async def _stored_links(
+        self, relation: str, pairs: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], LinkRow]:
+        keys = [f"{f}->{t}" for f, t in pairs]
+        rows = await self.txn.snapshot_entities(
+            self.domain_id, self.chain, self._upto, "link", relation, keys
+        )
+        found = (link_of(row) for row in rows)
+        return {(link.from_key, link.to_key): link for link in found}
+
+    async def _stored_links_of(
+        self, relation: str, from_keys: list[str] | None, to_keys: list[str] | None
+    ) -> list[LinkRow]:
+        rows = await self.txn.snapshot_links_of(
+            self.domain_id, self.chain, self._upto, relation, from_keys=from_keys, to_keys=to_keys
+        )
+        return [link_of(row) for row in rows]
+
+    async def _stored_keys_with_value(
+        self, kind: str, attribute: str, values: list[Any]
+    ) -> dict[Any, list[str]]:
+        return await self.txn.snapshot_keys_with_value(
+            self.domain_id, self.chain, self._upto, kind, attribute, values
+        )
+
+
+async def open_view(txn: Txn, branch: BranchRow) -> BranchView:
+    """The view a change set reads a branch through, by the branch's mode."""
+    if branch.mode != "overlay":
+        return BranchView(txn, branch.domain_id, branch.name)
+    chain = await branch_chain(txn, branch.domain_id, branch)
+    return OverlayView(txn, branch.domain_id, branch.name, chain=chain, generation=branch.generation)
+
+
+def record_of(row: HistoryRow) -> RecordRow:
+    """A Record as a history row left it (its creation Revision is not known from one row)."""
+    return RecordRow(row.name, row.key, row.after or {}, row.provenance, row.revision, row.revision)
+
+
+def link_of(row: HistoryRow) -> LinkRow:
+    from_key, _, to_key = row.key.partition("->")
+    return LinkRow(row.name, from_key, to_key, row.after or {}, row.provenance, row.revision)
+
+
+__all__ = ["BranchView", "OverlayView", "link_of", "open_view", "record_of"]

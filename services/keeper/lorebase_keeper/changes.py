@@ -324,18 +324,20 @@ class ChangeSet:
         changes: list[Change] = []
         for state in sorted(self.records.values(), key=lambda s: (s.kind, s.key)):
             before = None if state.before is None else state.before.values
-            change = _diff("record", state.kind, state.key, before, state.values)
+            change = diff_change("record", state.kind, state.key, before, state.values)
             if change is not None:
                 changes.append(change)
         for link in sorted(self.links.values(), key=lambda s: (s.relation, s.from_key, s.to_key)):
             before = None if link.before is None else link.before.values
-            change = _diff("link", link.relation, link_key(link.from_key, link.to_key), before, link.values)
+            change = diff_change(
+                "link", link.relation, link_key(link.from_key, link.to_key), before, link.values
+            )
             if change is not None:
                 changes.append(change)
         return changes
 
 
-def _diff(
+def diff_change(
     entity: str, name: str, key: str, before: dict[str, Any] | None, after: dict[str, Any] | None
 ) -> Change | None:
     if before is None and after is None:
@@ -351,4 +353,4 @@ def _diff(
     return Change(entity, name, key, "modified", changed, {n: before.get(n) for n in changed}, dict(after))
 
 
-__all__ = ["Change", "ChangeSet", "link_key"]
+__all__ = ["Change", "ChangeSet", "diff_change", "link_key"]

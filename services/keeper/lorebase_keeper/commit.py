@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso
 from lorebase.problems import Problem
-from lorebase_keeper.branch_view import BranchView
+from lorebase_keeper.branch_view import BranchView, open_view
 from lorebase_keeper.changes import Change
 from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
 
@@ -105,12 +105,15 @@ def plan_commit(
     stored: tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]],
     changed_keys_max: int,
     extra_events: list[tuple[str, dict[str, Any]]] | None = None,
+    parents: list[str] | None = None,
+    provenance_of: Callable[[Change, dict[str, Any], str], dict[str, Any]] | None = None,
 ) -> Committed:
     """Add one Revision to `rows`: the revision row, Records, Links, history and outbox events."""
     branch = rows.branch
     current, current_links = stored
     digest = changes_digest(changes)
-    parents = [head.revision] if head.revision else []
+    if parents is None:
+        parents = [head.revision] if head.revision else []
     created_at = iso(at)
     rev_id = revision_id(
         domain=domain,
@@ -135,6 +138,8 @@ def plan_commit(
             before = current.get((change.name, change.key))
             provenance = {} if before is None or change.change == "created" else dict(before.provenance)
             _stamp(provenance, change, stamp)
+            if provenance_of is not None:
+                provenance = provenance_of(change, provenance, rev_id)
             if change.after is None:
                 rows.deleted_records.append({"kind": change.name, "key": change.key, "seq": generation})
             else:
@@ -159,6 +164,8 @@ def plan_commit(
             )
             provenance["$link"] = stamp
             _stamp(provenance, change, stamp)
+            if provenance_of is not None:
+                provenance = provenance_of(change, provenance, rev_id)
             if change.after is None:
                 rows.deleted_links.append(
                     {"relation": change.name, "from_key": from_key, "to_key": to_key, "seq": generation}
@@ -258,11 +265,17 @@ def plan_commit(
 
 
 def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
+    via = dict(provenance.get("$via") or {})
     for name in change.attributes:
+        via.pop(name, None)
         if change.after is not None and name in change.after:
             provenance[name] = stamp
         else:
             provenance.pop(name, None)
+    if via:
+        provenance["$via"] = via
+    else:
+        provenance.pop("$via", None)
 
 
 def remember(view: BranchView, rows: CommitRows) -> None:
@@ -364,8 +377,8 @@ async def _commit_group(
     if branch is None:
         problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
         return [(pending, None, problem) for pending in batch]
-    view = BranchView(txn, domain_id, branch_name)
-    if found is not None:
+    view = await open_view(txn, branch)
+    if found is not None and branch.mode != "overlay":
         view.stored_records.update({ref: found.get(ref) for ref in wanted})
     else:  # the lock waited for another commit: read what it wrote
         for kind in sorted({kind for kind, _ in wanted}):
@@ -390,5 +403,7 @@ async def _commit_group(
         outcomes.append((pending, result, None))
     if head.revision != branch.head:
         merged.heads.append({"head": head.revision, "generation": head.generation})
+    if branch.mode == "overlay":  # an overlay branch keeps its history only (branch_view.OverlayView)
+        merged.records, merged.deleted_records, merged.links, merged.deleted_links = [], [], [], []
     await txn.write_commit_rows(merged)
     return outcomes

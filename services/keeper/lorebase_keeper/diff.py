@@ -105,10 +105,9 @@ async def diff(
     return await rt.db.read("diff", read)
 
 
-def _position(chain: Any, at: tuple[str, int]) -> tuple[int, int]:
-    """Order on a first-parent history: older segments first, then generation."""
-    names = [name for name, _ in chain.segments]
-    return (len(names) - names.index(at[0]), at[1])
+def _position(chain: Any, at: tuple[str, int]) -> int:
+    """Order on a first-parent history: generations only grow along it."""
+    return at[1]
 
 
 __all__ = ["diff"]

@@ -132,6 +132,7 @@ class Domains:
                 mode="copy",
                 by=principal.id,
                 at=at,
+                chain=[[default_branch, 0, None]],
             )
             await txn.audit(
                 principal.id,

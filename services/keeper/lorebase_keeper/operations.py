@@ -8,7 +8,7 @@ from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
 from lorebase_keeper.auth import Access
-from lorebase_keeper.branch_view import BranchView
+from lorebase_keeper.branch_view import BranchView, open_view
 from lorebase_keeper.changes import ChangeSet
 from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
@@ -325,7 +325,7 @@ async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
     row = await txn.get_branch(domain_id, branch)
     if row is None:
         raise Problem(404, "not-found", f"unknown branch {branch!r}")
-    outcome, _, _ = await work(BranchView(txn, domain_id, branch), row, Head(row.head, row.generation))
+    outcome, _, _ = await work(await open_view(txn, row), row, Head(row.head, row.generation))
     return outcome  # Database.read rolls everything back
 
 

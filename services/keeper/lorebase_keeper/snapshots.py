@@ -27,24 +27,23 @@ class ReadPoint:
 
 
 async def branch_chain(txn: Txn, domain_id: int, branch: BranchRow) -> BranchChain:
-    segments: list[tuple[str, int | None]] = [(branch.name, None)]
-    current = branch
-    seen = {branch.name}
-    while current.from_branch and current.from_branch not in seen:
-        segments.append((current.from_branch, current.fork_generation))
-        parent = await txn.get_branch(domain_id, current.from_branch)
-        if parent is None:
-            break
-        seen.add(parent.name)
-        current = parent
-    # A fork point also caps the segments after it.
-    capped: list[tuple[str, int | None]] = []
+    """The first-parent history of a branch: stored with it, or (branches made before migration
+    0007) followed through the branches it was forked from."""
+    if branch.chain is not None:
+        return BranchChain.from_document(branch.chain)
+    segments: list[tuple[str, int, int | None]] = []
+    current: BranchRow | None = branch
     limit: int | None = None
-    for name, own_limit in segments:
-        effective = own_limit if limit is None else (limit if own_limit is None else min(limit, own_limit))
-        capped.append((name, effective))
-        limit = effective
-    return BranchChain(tuple(capped))
+    seen: set[str] = set()
+    while current is not None and current.name not in seen:
+        seen.add(current.name)
+        low = 0 if current.fork_generation is None else current.fork_generation + 1
+        segments.append((current.name, low, limit))
+        if not current.from_branch or current.fork_generation is None:
+            break
+        limit = current.fork_generation if limit is None else min(limit, current.fork_generation)
+        current = await txn.get_branch(domain_id, current.from_branch)
+    return BranchChain(tuple(segments))
 
 
 async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str | None) -> ReadPoint:
@@ -54,6 +53,8 @@ async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str 
         raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
     chain = await branch_chain(txn, domain.id, branch)
     if not at:
+        if branch.mode == "overlay":  # no materialised rows: read the snapshot of its head
+            return ReadPoint(branch, chain, branch.head, (branch.name, branch.generation))
         return ReadPoint(branch, chain, branch.head, None)
     at = at.strip().lower()
     if not REVISION.match(at):
@@ -82,7 +83,7 @@ async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str 
 
 
 def _on_chain(chain: BranchChain, branch: str, generation: int) -> bool:
-    return any(name == branch and (limit is None or generation <= limit) for name, limit in chain.segments)
+    return chain.holds(branch, generation)
 
 
 __all__ = ["ReadPoint", "branch_chain", "read_point"]

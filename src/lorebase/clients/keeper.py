@@ -135,6 +135,87 @@ class KeeperClient(ServiceClient):
             )
         )
 
+    async def update_branch(self, *, credential: str, domain: str, branch: str, body: Any) -> Answer:
+        return _answer(
+            await self._call(
+                self._stub.UpdateBranch,
+                pb.UpdateBranchRequest(domain=domain, branch=branch, body=_body(body)),
+                credential=credential,
+            )
+        )
+
+    async def delete_branch(self, *, credential: str, domain: str, branch: str) -> Answer:
+        return _answer(
+            await self._call(
+                self._stub.DeleteBranch,
+                pb.GetBranchRequest(domain=domain, branch=branch),
+                credential=credential,
+            )
+        )
+
+    async def _proposal_call(self, method: Any, credential: str, **fields: Any) -> Answer:
+        if "body" in fields:
+            fields["body"] = _body(fields["body"])
+        return _answer(await self._call(method, pb.ProposalRequest(**fields), credential=credential))
+
+    async def create_proposal(self, *, credential: str, domain: str, body: Any) -> Answer:
+        return await self._proposal_call(self._stub.CreateProposal, credential, domain=domain, body=body)
+
+    async def list_proposals(
+        self,
+        *,
+        credential: str,
+        domain: str,
+        status: str = "",
+        assigned: str = "",
+        limit: int = 0,
+        cursor: str = "",
+    ) -> Answer:
+        return await self._proposal_call(
+            self._stub.ListProposals,
+            credential,
+            domain=domain,
+            status=status,
+            assigned=assigned,
+            limit=limit,
+            cursor=cursor,
+        )
+
+    async def get_proposal(self, *, credential: str, domain: str, proposal: str) -> Answer:
+        return await self._proposal_call(self._stub.GetProposal, credential, domain=domain, proposal=proposal)
+
+    async def review_proposal(self, *, credential: str, domain: str, proposal: str, body: Any) -> Answer:
+        return await self._proposal_call(
+            self._stub.ReviewProposal, credential, domain=domain, proposal=proposal, body=body
+        )
+
+    async def merge_proposal(self, *, credential: str, domain: str, proposal: str) -> Answer:
+        return await self._proposal_call(
+            self._stub.MergeProposal, credential, domain=domain, proposal=proposal
+        )
+
+    async def close_proposal(self, *, credential: str, domain: str, proposal: str) -> Answer:
+        return await self._proposal_call(
+            self._stub.CloseProposal, credential, domain=domain, proposal=proposal
+        )
+
+    async def list_conflicts(self, *, credential: str, domain: str, proposal: str) -> Answer:
+        return await self._proposal_call(
+            self._stub.ListConflicts, credential, domain=domain, proposal=proposal
+        )
+
+    async def resolve_conflict(
+        self, *, credential: str, domain: str, proposal: str, conflict: str, body: Any
+    ) -> Answer:
+        return await self._proposal_call(
+            self._stub.ResolveConflict,
+            credential,
+            domain=domain,
+            proposal=proposal,
+            conflict=conflict,
+            body=body,
+        )
+
     async def execute_operation(
         self, *, credential: str, domain: str, operation: str, body: Any, idempotency_key: str = ""
     ) -> Answer:

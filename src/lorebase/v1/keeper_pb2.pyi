@@ -108,6 +108,36 @@ class GetBranchRequest(_message.Message):
     branch: str
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ...) -> None: ...
 
+class UpdateBranchRequest(_message.Message):
+    __slots__ = ("domain", "branch", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class ProposalRequest(_message.Message):
+    __slots__ = ("domain", "proposal", "conflict", "body", "status", "assigned", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    PROPOSAL_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ASSIGNED_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    proposal: str
+    conflict: str
+    body: bytes
+    status: str
+    assigned: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., proposal: _Optional[str] = ..., conflict: _Optional[str] = ..., body: _Optional[bytes] = ..., status: _Optional[str] = ..., assigned: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
 class ExecuteOperationRequest(_message.Message):
     __slots__ = ("domain", "operation", "body", "idempotency_key")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

@@ -25,6 +25,7 @@ from lorebase_keeper import (
     imports,
     neighborhood,
     operations,
+    proposals,
     query,
     records,
     resolve,
@@ -259,6 +260,85 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     async def GetBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
         return reply(await branches.get_branch(self.rt, access, domain, request.branch))
+
+    @rpc
+    async def UpdateBranch(
+        self, request: pb.UpdateBranchRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(
+            await branches.update_branch(self.rt, access, domain, request.branch, _json(request.body))
+        )
+
+    @rpc
+    async def DeleteBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await branches.delete_branch(self.rt, access, domain, request.branch))
+
+    # Proposals
+
+    @rpc
+    async def CreateProposal(
+        self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await proposals.create_proposal(self.rt, access, domain, _json(request.body))
+        return reply(document, status=201, revision="")
+
+    @rpc
+    async def ListProposals(self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await proposals.list_proposals(
+            self.rt,
+            access,
+            domain,
+            status=request.status,
+            assigned=request.assigned,
+            limit=request.limit,
+            cursor=request.cursor,
+        )
+        return reply(document, revision="")
+
+    @rpc
+    async def GetProposal(self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await proposals.get_proposal(self.rt, access, domain, request.proposal), revision="")
+
+    @rpc
+    async def ReviewProposal(
+        self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await proposals.review_proposal(
+            self.rt, access, domain, request.proposal, _json(request.body)
+        )
+        return reply(document, revision="")
+
+    @rpc
+    async def MergeProposal(self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await proposals.merge_proposal(self.rt, access, domain, request.proposal)
+        return reply(document, revision=document.get("merged_revision") or "")
+
+    @rpc
+    async def CloseProposal(self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await proposals.close_proposal(self.rt, access, domain, request.proposal), revision="")
+
+    @rpc
+    async def ListConflicts(self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await proposals.list_conflicts(self.rt, access, domain, request.proposal), revision="")
+
+    @rpc
+    async def ResolveConflict(
+        self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        document = await proposals.resolve_conflict(
+            self.rt, access, domain, request.proposal, request.conflict, _json(request.body)
+        )
+        return reply(document, revision="")
 
     # Writes
 
