@@ -11,6 +11,7 @@ from lorebase_store.query import QueryTxn
 from lorebase_store.receipts import ReceiptsTxn
 from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
+from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
 from lorebase_store.trace import TraceTxn
 
@@ -25,6 +26,7 @@ class Txn(
     ReceiptsTxn,
     OutboxTxn,
     QueryTxn,
+    SourcesTxn,
     StatisticsTxn,
     TraceTxn,
 ):

@@ -184,6 +184,18 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer)
 
+    @route(DOMAIN + "/sources/{source}/sync", "POST")
+    async def sync_source(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.keeper.sync_source(
+            credential=credential(request),
+            domain=p["domain"],
+            source=p["source"],
+            body=await gw.body(request, limit=gw.max_import_body_bytes, setting="http.max_import_body_bytes"),
+            idempotency_key=request.headers.get("idempotency-key", ""),
+        )
+        return answer_response(request, answer)
+
     # Reads
 
     @route(DOMAIN + "/kinds/{kind}/records/{key}", "GET")

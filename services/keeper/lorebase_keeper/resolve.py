@@ -21,6 +21,7 @@ from typing import Any
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
+from lorebase_keeper.coverage import OMITTED, source_coverage
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.records import cleared
 from lorebase_keeper.runtime import Runtime
@@ -307,11 +308,19 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
             "skipped": skipped,
         }
         if body.get("coverage") is not False:
-            doc["coverage"] = {
-                "kinds": sorted({c["kind"] for c in candidates}),
+            matched = [k for k in kinds if any(c["kind"] == k for c in candidates)]
+            block: dict[str, Any] = {
+                "kinds": sorted(matched),
                 "unknown": unmatched,
+                "sources": [],
                 "notes": [f"{w}: term unknown in this Domain" for w in unmatched],
             }
+            if point.at is not None or branch != domain.default_branch:
+                block["omitted"] = OMITTED
+            else:
+                block["sources"], notes = await source_coverage(txn, domain, point, matched)
+                block["notes"] += notes
+            doc["coverage"] = block
         return doc
 
     doc = await rt.db.read("resolve", read)

@@ -149,6 +149,14 @@ class KeeperClient(ServiceClient):
         request = pb.ImportRequest(domain=domain, body=_body(body), idempotency_key=idempotency_key)
         return _answer(await self._call(self._stub.Import, request, credential=credential))
 
+    async def sync_source(
+        self, *, credential: str, domain: str, source: str, body: Any, idempotency_key: str = ""
+    ) -> Answer:
+        request = pb.SyncSourceRequest(
+            domain=domain, source=source, body=_body(body), idempotency_key=idempotency_key
+        )
+        return _answer(await self._call(self._stub.SyncSource, request, credential=credential))
+
     async def get_record(
         self,
         *,

@@ -130,6 +130,18 @@ class ImportRequest(_message.Message):
     idempotency_key: str
     def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
+class SyncSourceRequest(_message.Message):
+    __slots__ = ("domain", "source", "body", "idempotency_key")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    source: str
+    body: bytes
+    idempotency_key: str
+    def __init__(self, domain: _Optional[str] = ..., source: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
 class GetRecordRequest(_message.Message):
     __slots__ = ("domain", "branch", "kind", "key", "at", "links", "lineage")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

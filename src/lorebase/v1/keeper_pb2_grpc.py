@@ -105,6 +105,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.ImportRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.SyncSource = channel.unary_unary(
+                '/lorebase.v1.Keeper/SyncSource',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.SyncSourceRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.GetRecord = channel.unary_unary(
                 '/lorebase.v1.Keeper/GetRecord',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetRecordRequest.SerializeToString,
@@ -269,6 +274,12 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Import(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SyncSource(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -441,6 +452,11 @@ def add_KeeperServicer_to_server(servicer, server):
             'Import': grpc.unary_unary_rpc_method_handler(
                     servicer.Import,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ImportRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'SyncSource': grpc.unary_unary_rpc_method_handler(
+                    servicer.SyncSource,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SyncSourceRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'GetRecord': grpc.unary_unary_rpc_method_handler(
@@ -901,6 +917,33 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/Import',
             lorebase_dot_v1_dot_keeper__pb2.ImportRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SyncSource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/SyncSource',
+            lorebase_dot_v1_dot_keeper__pb2.SyncSourceRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

@@ -29,6 +29,7 @@ from lorebase_keeper import (
     records,
     resolve,
     search,
+    sources,
 )
 from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.context import context_pack
@@ -279,6 +280,16 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
         domain, access = await self._domain(context, request.domain)
         outcome = await imports.run_import(
             self.rt, access, domain, _json(request.body), request.idempotency_key
+        )
+        return reply(
+            outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
+        )
+
+    @rpc
+    async def SyncSource(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        outcome = await sources.sync_source(
+            self.rt, access, domain, request.source, _json(request.body), request.idempotency_key
         )
         return reply(
             outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
