@@ -13,6 +13,7 @@ from lorebase_store.revisions import BranchChain, HistoryRow, RevisionRow
 from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
+from lorebase_store.suggestions import SuggestionRow
 
 __all__ = [
     "BranchChain",
@@ -34,6 +35,7 @@ __all__ = [
     "RevisionRow",
     "SourceState",
     "SourceSyncRow",
+    "SuggestionRow",
     "Txn",
     "upgrade",
 ]

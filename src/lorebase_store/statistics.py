@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, literal, not_, select
+from sqlalchemy import delete, func, literal, not_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import records, resolve_misses, statistics
@@ -57,14 +57,24 @@ class StatisticsTxn(TxnBase):
         )
         await self.conn.execute(stmt)
 
-    async def misses(self, domain_id: int, *, limit: int = 100) -> list[tuple[str, int]]:
+    async def misses(self, domain_id: int, *, limit: int = 100, min_count: int = 1) -> list[tuple[str, int]]:
+        """The most frequent misses of a Domain (at least `min_count` each), most frequent first."""
         rows = await self.conn.execute(
             select(resolve_misses.c.phrase, resolve_misses.c.count)
-            .where(resolve_misses.c.domain_id == domain_id)
+            .where(resolve_misses.c.domain_id == domain_id, resolve_misses.c.count >= min_count)
             .order_by(resolve_misses.c.count.desc(), resolve_misses.c.phrase)
             .limit(limit)
         )
         return [(row.phrase, int(row[1])) for row in rows]
+
+    async def purge_misses(self, domain_id: int, before: datetime) -> int:
+        """Forget the misses last seen before `before`; how many."""
+        result = await self.conn.execute(
+            delete(resolve_misses).where(
+                resolve_misses.c.domain_id == domain_id, resolve_misses.c.last_seen < before
+            )
+        )
+        return int(result.rowcount or 0)
 
     async def count_kind(
         self, domain_id: int, branch: str, kind: str, attributes: list[str]

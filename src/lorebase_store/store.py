@@ -13,6 +13,7 @@ from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
+from lorebase_store.suggestions import SuggestionsTxn
 from lorebase_store.trace import TraceTxn
 
 
@@ -28,6 +29,7 @@ class Txn(
     QueryTxn,
     SourcesTxn,
     StatisticsTxn,
+    SuggestionsTxn,
     TraceTxn,
 ):
     """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""

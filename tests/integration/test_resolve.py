@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lorebase_keeper.resolve import similarity
 from sqlalchemy import text
 
+from lorebase.vocabulary import similarity
 from tests.integration.conftest import Stack
 
 SCHEMA = {

@@ -20,6 +20,7 @@ from typing import Any
 
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
+from lorebase.vocabulary import indexed, similarity
 from lorebase_keeper.auth import Access
 from lorebase_keeper.coverage import OMITTED, source_coverage
 from lorebase_keeper.domains import Domain
@@ -31,22 +32,6 @@ from lorebase_store import Txn
 MEMBERS = {"text", "branch", "at", "kinds", "query_vector", "record_misses", "coverage"}
 WORD = re.compile(r"[\w][\w'-]*", re.UNICODE)
 LEVEL_SCORE = {"exact": 1.0, "synonym": 0.95}
-
-
-def trigrams(text: str) -> set[str]:
-    """pg_trgm's trigrams: each word, lower-cased and padded with two spaces before and one after."""
-    grams: set[str] = set()
-    for word in re.findall(r"[\w]+", text.lower()):
-        padded = f"  {word} "
-        grams.update(padded[i : i + 3] for i in range(len(padded) - 2))
-    return grams
-
-
-def similarity(a: str, b: str) -> float:
-    left, right = trigrams(a), trigrams(b)
-    if not left or not right:
-        return 0.0
-    return len(left & right) / len(left | right)
 
 
 @dataclass
@@ -67,18 +52,6 @@ class Vocabulary:
 
     def add(self, table: dict[str, list[Term]], word: str, term: Term) -> None:
         table.setdefault(word.casefold().strip(), []).append(term)
-
-
-def _indexed(attr: Any, distinct: list[tuple[str, int]], settings: Any) -> bool:
-    if attr.sensitivity or attr.resolvable is False:
-        return False
-    if attr.resolvable is True or attr.type == "enum":
-        return True
-    if attr.type != "string":
-        return False
-    max_values = int(settings.get("read.resolve.max_indexed_values", 50))
-    max_chars = int(settings.get("read.resolve.max_value_chars", 40))
-    return len(distinct) <= max_values and all(len(v) <= max_chars for v, _ in distinct)
 
 
 _VOCABULARIES: OrderedDict[tuple[Any, ...], Vocabulary] = OrderedDict()
@@ -126,7 +99,7 @@ async def _build_vocabulary(
             distinct = await txn.value_counts(
                 domain.id, branch, kind.name, name, limit=max(limit, 1000 if attr.resolvable else limit)
             )
-            if not _indexed(attr, distinct, domain.settings):
+            if not indexed(attr, distinct, domain.settings):
                 continue
             counts = dict(distinct)
             for value, records in distinct:
@@ -333,4 +306,4 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
     return doc
 
 
-__all__ = ["ground", "resolve", "similarity", "trigrams", "vocabulary"]
+__all__ = ["ground", "resolve", "vocabulary"]

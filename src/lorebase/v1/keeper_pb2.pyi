@@ -142,6 +142,22 @@ class SyncSourceRequest(_message.Message):
     idempotency_key: str
     def __init__(self, domain: _Optional[str] = ..., source: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
+class ListSuggestionsRequest(_message.Message):
+    __slots__ = ("domain", "status")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    status: str
+    def __init__(self, domain: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
+
+class SuggestionRequest(_message.Message):
+    __slots__ = ("domain", "id")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    id: str
+    def __init__(self, domain: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
 class GetRecordRequest(_message.Message):
     __slots__ = ("domain", "branch", "kind", "key", "at", "links", "lineage")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

@@ -190,6 +190,21 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.ListSuggestions = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListSuggestions',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListSuggestionsRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.AcceptSuggestion = channel.unary_unary(
+                '/lorebase.v1.Keeper/AcceptSuggestion',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.DismissSuggestion = channel.unary_unary(
+                '/lorebase.v1.Keeper/DismissSuggestion',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
 
 
 class KeeperServicer:
@@ -381,6 +396,24 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListSuggestions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AcceptSuggestion(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DismissSuggestion(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KeeperServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -537,6 +570,21 @@ def add_KeeperServicer_to_server(servicer, server):
             'Traverse': grpc.unary_unary_rpc_method_handler(
                     servicer.Traverse,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListSuggestions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSuggestions,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListSuggestionsRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'AcceptSuggestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.AcceptSuggestion,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'DismissSuggestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.DismissSuggestion,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
     }
@@ -1376,6 +1424,87 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/Traverse',
             lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSuggestions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListSuggestions',
+            lorebase_dot_v1_dot_keeper__pb2.ListSuggestionsRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AcceptSuggestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/AcceptSuggestion',
+            lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DismissSuggestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/DismissSuggestion',
+            lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,
