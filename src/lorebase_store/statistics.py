@@ -10,6 +10,8 @@ from typing import Any
 from sqlalchemy import delete, func, literal, not_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from lorebase_store.query import QuerySpec, record_rows
+from lorebase_store.revisions import BranchChain
 from lorebase_store.tables import records, resolve_misses, statistics
 from lorebase_store.txn import TxnBase
 
@@ -24,18 +26,22 @@ class KindStatistics:
 
 class StatisticsTxn(TxnBase):
     async def value_counts(
-        self, domain_id: int, branch: str, kind: str, attribute: str, *, limit: int
+        self,
+        domain_id: int,
+        branch: str,
+        kind: str,
+        attribute: str,
+        *,
+        limit: int,
+        snapshot: tuple[BranchChain, tuple[str, int]] | None = None,
     ) -> list[tuple[str, int]]:
-        """The distinct values of an Attribute with their Records, at most `limit` + 1 of them."""
-        value = records.c["values"][attribute].astext
+        """The distinct values of an Attribute with their Records, at most `limit` + 1 of them, at the
+        head or, with `snapshot`, as of that Revision."""
+        src = record_rows(QuerySpec(domain_id, branch, (kind,), None, (), limit, 0, snapshot))
+        value = src.c["values"][attribute].astext
         rows = await self.conn.execute(
             select(value.label("value"), func.count().label("n"))
-            .where(
-                records.c.domain_id == domain_id,
-                records.c.branch == branch,
-                records.c.kind == kind,
-                value.is_not(None),
-            )
+            .where(value.is_not(None))
             .group_by(value)
             .order_by(value)
             .limit(limit + 1)

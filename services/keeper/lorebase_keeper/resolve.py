@@ -8,7 +8,9 @@ It interprets nothing, runs no query and calls no model.
 
 Which Attributes have their values indexed: enums always; strings with few distinct, short values
 (read.resolve.max_indexed_values, max_value_chars); `resolvable: true|false` forces it; sensitive
-Attributes never. Candidates never name a Kind or Attribute the caller may not read.
+Attributes never. Candidates never name a Kind or Attribute the caller may not read. With `at`, the
+indexed values are those of that Revision, read from its snapshot (the one queries with `at` read);
+the embedding level still reads the head's embeddings, which keep no history.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.records import cleared
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
-from lorebase_store import Txn
+from lorebase_store import BranchChain, Txn
 
 MEMBERS = {"text", "branch", "at", "kinds", "query_vector", "record_misses", "coverage"}
 WORD = re.compile(r"[\w][\w'-]*", re.UNICODE)
@@ -59,15 +61,22 @@ _CACHED = 32
 
 
 async def vocabulary(
-    txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str], revision: str | None = None
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    branch: str,
+    kinds: list[str],
+    revision: str | None = None,
+    snapshot: tuple[BranchChain, tuple[str, int]] | None = None,
 ) -> Vocabulary:
-    """The vocabulary of these Kinds at a Revision, built once per Revision and readable Attributes."""
+    """The vocabulary of these Kinds at a Revision (the head, or with `snapshot` the Revision read as
+    of), built once per Revision and readable Attributes."""
     readable = tuple(tuple(sorted(cleared(access, branch, domain.schema.kinds[k].attributes))) for k in kinds)
     key = (domain.id, branch, revision, tuple(kinds), readable)
     if revision is not None and key in _VOCABULARIES:
         _VOCABULARIES.move_to_end(key)
         return _VOCABULARIES[key]
-    vocab = await _build_vocabulary(txn, access, domain, branch, kinds)
+    vocab = await _build_vocabulary(txn, access, domain, branch, kinds, snapshot)
     if revision is not None:
         _VOCABULARIES[key] = vocab
         if len(_VOCABULARIES) > _CACHED:
@@ -76,7 +85,12 @@ async def vocabulary(
 
 
 async def _build_vocabulary(
-    txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str]
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    branch: str,
+    kinds: list[str],
+    snapshot: tuple[BranchChain, tuple[str, int]] | None,
 ) -> Vocabulary:
     vocab = Vocabulary()
     limit = int(domain.settings.get("read.resolve.max_indexed_values", 50))
@@ -97,7 +111,12 @@ async def _build_vocabulary(
             if attr.sensitivity or attr.resolvable is False or attr.type not in ("enum", "string"):
                 continue
             distinct = await txn.value_counts(
-                domain.id, branch, kind.name, name, limit=max(limit, 1000 if attr.resolvable else limit)
+                domain.id,
+                branch,
+                kind.name,
+                name,
+                limit=max(limit, 1000 if attr.resolvable else limit),
+                snapshot=snapshot,
             )
             if not indexed(attr, distinct, domain.settings):
                 continue
@@ -261,7 +280,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
                         404, "not-found", f"unknown Kind {k!r}; GET /schema lists the Kinds you may read"
                     )
             kinds = [k for k in readable if k in body["kinds"]]
-        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision)
+        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision, point.snapshot)
         candidates, unmatched = ground(words, vocab, threshold)
         skipped: list[dict[str, str]] = []
         if candidates:
