@@ -11,8 +11,10 @@ from lorebase_store.query import OrderBy, QuerySpec
 from lorebase_store.receipts import Receipt
 from lorebase_store.records import LinkRow, RecordRow
 from lorebase_store.revisions import BranchChain, HistoryRow, RevisionRow
+from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
+from lorebase_store.suggestions import SuggestionRow
 
 __all__ = [
     "AttemptRow",
@@ -36,6 +38,9 @@ __all__ = [
     "Receipt",
     "RecordRow",
     "RevisionRow",
+    "SourceState",
+    "SourceSyncRow",
+    "SuggestionRow",
     "Txn",
     "upgrade",
 ]

@@ -87,8 +87,8 @@ def _predicate(values: Any, node: dict[str, Any]) -> ColumnElement[bool]:
     raise ValueError(f"unknown operator {op!r}")
 
 
-def _source(spec: QuerySpec) -> Any:
-    """A selectable with columns kind, key, values for the head or a snapshot."""
+def record_rows(spec: QuerySpec) -> Any:
+    """A selectable with columns kind, key, values for the head or a snapshot (spec.snapshot)."""
     if spec.snapshot is None:
         return (
             select(records.c.kind, records.c.key, records.c["values"].label("values"))
@@ -124,7 +124,7 @@ class QueryTxn(TxnBase):
         self, spec: QuerySpec
     ) -> tuple[list[tuple[str, str, dict[str, Any]]], int | None]:
         """Matching (kind, key, values), one more than `limit` to tell whether a page follows."""
-        src = _source(spec)
+        src = record_rows(spec)
         values = src.c["values"]
         stmt = select(src.c.kind, src.c.key, values)
         if spec.where:
@@ -143,14 +143,14 @@ class QueryTxn(TxnBase):
         return rows, None
 
     async def count_records_matching(self, spec: QuerySpec) -> int:
-        src = _source(spec)
+        src = record_rows(spec)
         stmt = select(func.count()).select_from(src)
         if spec.where:
             stmt = stmt.where(_predicate(src.c["values"], spec.where))
         return int(await self.conn.scalar(stmt) or 0)
 
     async def group_counts(self, spec: QuerySpec, group_by: str) -> list[tuple[Any, int]]:
-        src = _source(spec)
+        src = record_rows(spec)
         values = src.c["values"]
         value = values[group_by]
         stmt = select(value.label("value"), func.count().label("n")).select_from(src)
@@ -160,4 +160,4 @@ class QueryTxn(TxnBase):
         return [(row.value, int(row.n)) for row in await self.conn.execute(stmt)]
 
 
-__all__ = ["OrderBy", "QuerySpec", "QueryTxn"]
+__all__ = ["OrderBy", "QuerySpec", "QueryTxn", "record_rows"]

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, literal, not_, select
+from sqlalchemy import delete, func, literal, not_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from lorebase_store.query import QuerySpec, record_rows
+from lorebase_store.revisions import BranchChain
 from lorebase_store.tables import records, resolve_misses, statistics
 from lorebase_store.txn import TxnBase
 
@@ -24,18 +26,22 @@ class KindStatistics:
 
 class StatisticsTxn(TxnBase):
     async def value_counts(
-        self, domain_id: int, branch: str, kind: str, attribute: str, *, limit: int
+        self,
+        domain_id: int,
+        branch: str,
+        kind: str,
+        attribute: str,
+        *,
+        limit: int,
+        snapshot: tuple[BranchChain, tuple[str, int]] | None = None,
     ) -> list[tuple[str, int]]:
-        """The distinct values of an Attribute with their Records, at most `limit` + 1 of them."""
-        value = records.c["values"][attribute].astext
+        """The distinct values of an Attribute with their Records, at most `limit` + 1 of them, at the
+        head or, with `snapshot`, as of that Revision."""
+        src = record_rows(QuerySpec(domain_id, branch, (kind,), None, (), limit, 0, snapshot))
+        value = src.c["values"][attribute].astext
         rows = await self.conn.execute(
             select(value.label("value"), func.count().label("n"))
-            .where(
-                records.c.domain_id == domain_id,
-                records.c.branch == branch,
-                records.c.kind == kind,
-                value.is_not(None),
-            )
+            .where(value.is_not(None))
             .group_by(value)
             .order_by(value)
             .limit(limit + 1)
@@ -57,14 +63,24 @@ class StatisticsTxn(TxnBase):
         )
         await self.conn.execute(stmt)
 
-    async def misses(self, domain_id: int, *, limit: int = 100) -> list[tuple[str, int]]:
+    async def misses(self, domain_id: int, *, limit: int = 100, min_count: int = 1) -> list[tuple[str, int]]:
+        """The most frequent misses of a Domain (at least `min_count` each), most frequent first."""
         rows = await self.conn.execute(
             select(resolve_misses.c.phrase, resolve_misses.c.count)
-            .where(resolve_misses.c.domain_id == domain_id)
+            .where(resolve_misses.c.domain_id == domain_id, resolve_misses.c.count >= min_count)
             .order_by(resolve_misses.c.count.desc(), resolve_misses.c.phrase)
             .limit(limit)
         )
         return [(row.phrase, int(row[1])) for row in rows]
+
+    async def purge_misses(self, domain_id: int, before: datetime) -> int:
+        """Forget the misses last seen before `before`; how many."""
+        result = await self.conn.execute(
+            delete(resolve_misses).where(
+                resolve_misses.c.domain_id == domain_id, resolve_misses.c.last_seen < before
+            )
+        )
+        return int(result.rowcount or 0)
 
     async def count_kind(
         self, domain_id: int, branch: str, kind: str, attributes: list[str]

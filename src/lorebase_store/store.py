@@ -12,7 +12,9 @@ from lorebase_store.query import QueryTxn
 from lorebase_store.receipts import ReceiptsTxn
 from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
+from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
+from lorebase_store.suggestions import SuggestionsTxn
 from lorebase_store.trace import TraceTxn
 
 
@@ -27,7 +29,9 @@ class Txn(
     ReceiptsTxn,
     OutboxTxn,
     QueryTxn,
+    SourcesTxn,
     StatisticsTxn,
+    SuggestionsTxn,
     TraceTxn,
 ):
     """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""

@@ -228,6 +228,58 @@ resolve_misses = Table(
     PrimaryKeyConstraint("domain_id", "phrase"),
 )
 
+# Source syncs (migration 0006): one row per sync of a Source on a branch, numbered per Source.
+source_syncs = Table(
+    "source_syncs",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("source", Text, nullable=False),
+    Column("number", BigInteger, nullable=False),
+    Column("synced_at", DateTime(timezone=True), nullable=False),
+    Column("revision", Text),
+    Column("mode", Text, nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("counts", JSONB, nullable=False),
+    PrimaryKeyConstraint("domain_id", "branch", "source", "number"),
+    Index("source_syncs_revision", "domain_id", "revision"),
+)
+
+# The Record keys each Source delivered (migration 0006), with the sync that last listed them.
+source_keys = Table(
+    "source_keys",
+    metadata,
+    Column("domain_id", Integer, nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("source", Text, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("last_sync", BigInteger, nullable=False),
+    PrimaryKeyConstraint("domain_id", "branch", "source", "kind", "key"),
+    Index("source_keys_last_sync", "domain_id", "branch", "source", "kind", "last_sync"),
+)
+
+# Scribe's suggestions from resolve misses (migration 0006): open, accepted or dismissed.
+suggestions = Table(
+    "suggestions",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("domain_id", Integer, nullable=False),
+    Column("phrase", Text, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("target", JSONB, nullable=False),
+    Column("patch", JSONB, nullable=False),
+    Column("score", Float, nullable=False),
+    Column("misses", BigInteger, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("decided_by", Text),
+    Column("decided_at", DateTime(timezone=True)),
+    UniqueConstraint("domain_id", "phrase"),
+    Index("suggestions_status", "domain_id", "status", "id"),
+)
+
 # The agent trace (migration 0004): calls made with a session id, and notes.
 trace_entries = Table(
     "trace_entries",
@@ -363,6 +415,9 @@ __all__ = [
     "records",
     "resolve_misses",
     "revisions",
+    "source_keys",
+    "source_syncs",
     "statistics",
+    "suggestions",
     "trace_entries",
 ]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lorebase_keeper.resolve import similarity
 from sqlalchemy import text
 
+from lorebase.vocabulary import similarity
 from tests.integration.conftest import Stack
 
 SCHEMA = {
@@ -171,3 +171,32 @@ async def test_trigram_similarity_agrees_with_pg_trgm(stack: Stack) -> None:
         for left, right in pairs:
             expected = await conn.scalar(text("select similarity(:a, :b)"), {"a": left, "b": right})
             assert abs(similarity(left, right) - expected) < 1e-6, (left, right)
+
+
+async def test_at_reads_the_values_of_that_revision(stack: Stack) -> None:
+    await retail(stack)
+    before = (await stack.http.get("/api/v1/domains/retail/branches/main", headers=stack.admin)).json()[
+        "head"
+    ]
+    added = await stack.http.post(
+        "/api/v1/domains/retail/imports",
+        json={"records": [{"kind": "Product", "values": {"sku": "P99", "color": "verde"}}]},
+        headers=stack.admin,
+    )
+    assert added.status_code == 200, added.text
+
+    async def colors(at: str | None) -> list[dict]:
+        body = {"text": "verde blue", "record_misses": False, **({"at": at} if at else {})}
+        response = await stack.http.post("/api/v1/domains/retail/resolve", json=body, headers=stack.admin)
+        assert response.status_code == 200, response.text
+        return [c for c in response.json()["candidates"] if c["target"] == "value"]
+
+    now = await colors(None)
+    assert {c["matched"] for c in now} == {"verde", "blue"}
+    then = await colors(before)
+    assert [c["matched"] for c in then] == ["blue"], "verde exists only after the at Revision"
+    assert then[0]["records"] == 4
+    resolved = await stack.http.post(
+        "/api/v1/domains/retail/resolve", json={"text": "verde", "at": before}, headers=stack.admin
+    )
+    assert resolved.json()["unmatched"] == ["verde"] and resolved.json()["revision"] == before

@@ -165,6 +165,7 @@ def test_empty_document_is_an_empty_schema():
             "traits": {},
             "lenses": {},
             "operations": {},
+            "sources": {},
         }
 
 

@@ -248,6 +248,45 @@ def register(app: FastAPI, gw: Gateway) -> None:
         )
         return answer_response(request, answer)
 
+    @route(DOMAIN + "/sources/{source}/sync", "POST")
+    async def sync_source(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.keeper.sync_source(
+            credential=credential(request),
+            domain=p["domain"],
+            source=p["source"],
+            body=await gw.body(request, limit=gw.max_import_body_bytes, setting="http.max_import_body_bytes"),
+            idempotency_key=request.headers.get("idempotency-key", ""),
+        )
+        return answer_response(request, answer)
+
+    # Governance
+
+    @route(DOMAIN + "/suggestions", "GET")
+    async def list_suggestions(request: Request) -> Response:
+        answer = await gw.keeper.list_suggestions(
+            credential=credential(request),
+            domain=request.path_params["domain"],
+            status=request.query_params.get("status", ""),
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/suggestions/{id}/accept", "POST")
+    async def accept_suggestion(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.keeper.accept_suggestion(
+            credential=credential(request), domain=p["domain"], id=p["id"]
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/suggestions/{id}/dismiss", "POST")
+    async def dismiss_suggestion(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.keeper.dismiss_suggestion(
+            credential=credential(request), domain=p["domain"], id=p["id"]
+        )
+        return answer_response(request, answer)
+
     # Reads
 
     @route(DOMAIN + "/kinds/{kind}/records/{key}", "GET")

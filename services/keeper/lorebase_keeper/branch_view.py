@@ -26,6 +26,8 @@ class BranchView:
     records: dict[tuple[str, str], RecordRow | None] = field(default_factory=dict)
     links: dict[tuple[str, str, str], LinkRow | None] = field(default_factory=dict)
     receipts: dict[tuple[str, str], Receipt] = field(default_factory=dict)
+    # The number of the last sync of each Source planned by the group (source syncs).
+    source_syncs: dict[str, int] = field(default_factory=dict)
 
     async def _stored_records(self, kind: str, keys: list[str]) -> dict[str, RecordRow]:
         return await self.txn.get_records(self.domain_id, self.branch, kind, keys)
@@ -120,6 +122,12 @@ class BranchView:
         if (principal, key) in self.receipts:
             return self.receipts[(principal, key)]
         return await self.txn.get_receipt(self.domain_id, principal, key)
+
+    async def next_source_sync(self, source: str) -> int:
+        """The number the next sync of `source` on this branch takes."""
+        if source not in self.source_syncs:
+            self.source_syncs[source] = await self.txn.last_source_sync(self.domain_id, self.branch, source)
+        return self.source_syncs[source] + 1
 
     def apply(
         self,

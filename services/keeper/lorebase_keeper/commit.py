@@ -39,8 +39,8 @@ class Head:
 
 @dataclass(frozen=True)
 class Origin:
-    type: str  # operation | import | merge
-    ref: str  # invocation id, import source, ...
+    type: str  # operation | import | source_sync | merge
+    ref: str  # invocation id, import source, Source name, ...
     actor: str
 
     def document(self) -> dict[str, str]:
@@ -300,6 +300,8 @@ def remember(view: BranchView, rows: CommitRows) -> None:
     for doc in rows.deleted_links:
         links[(doc["relation"], doc["from_key"], doc["to_key"])] = None
     view.apply(records, links)
+    for sync in rows.source_syncs:
+        view.source_syncs[sync["source"]] = sync["number"]
     for doc in rows.receipts:
         view.receipts[(doc["principal"], doc["key"])] = Receipt(
             doc["request_digest"], doc["status"], doc["response"], doc["revision"]

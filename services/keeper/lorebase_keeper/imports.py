@@ -1,7 +1,16 @@
-"""Imports: Records and Links loaded in one Revision (origin import), validated like Operations."""
+"""Loads: Records and Links written in one Revision, validated like Operations.
+
+Two writes load data: an import (origin import, ref its `source` text) and a source sync (origin
+source_sync, ref the Source's name; sources.py). Both take the same body and run through `load`; a
+`Load` says what differs: the origin, the Kinds records may have, and what the write adds to its
+commit and its answer.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from lorebase.ids import iso, utc_now
@@ -16,11 +25,56 @@ from lorebase_keeper.outcome import Outcome, replay, request_digest
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchRow, CommitRows
 
-IMPORT_MEMBERS = {"records", "links", "source", "message", "branch", "expected_head", "idempotency_key"}
+# The members every load takes, with their type and what they must be.
+LOAD_MEMBERS: dict[str, tuple[type, str]] = {
+    "records": (list, "an array of records"),
+    "links": (list, "an array of links"),
+    "message": (str, "a string"),
+    "branch": (str, "a branch name"),
+    "expected_head": (str, "a Revision id"),
+    "idempotency_key": (str, "a string of 1 to 255 characters"),
+}
+IMPORT_MEMBERS = {**LOAD_MEMBERS, "source": (str, "a string naming where the data came from")}
+
+# A load's finishing step, inside the commit transaction: (view, rows, records, answer, at) ->
+# members to add to the answer.
+Finish = Callable[[BranchView, CommitRows, list[Any], dict[str, Any], datetime], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Load:
+    """What one kind of load is: its name (audit action), origin and rules."""
+
+    action: str  # import | source_sync
+    origin: str  # the origin type of its Revision
+    ref: str  # the origin ref: the import's source, the Source's name
+    members: dict[str, tuple[type, str]]
+    declared: tuple[str, ...] | None = None  # the Kinds its records may have (None: any)
+    finish: Finish | None = None
+    digest: dict[str, Any] = field(default_factory=dict)  # what else tells two requests apart
+
+
+def check_members(body: dict[str, Any], members: dict[str, tuple[type, str]], what: str) -> None:
+    """422 for an unknown member or a member of the wrong type, naming what to send."""
+    unknown = sorted(set(body) - set(members))
+    if unknown:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; {what} takes {', '.join(sorted(members))}",
+        )
+    for member, (kind, described) in members.items():
+        if body.get(member) is not None and not isinstance(body[member], kind):
+            raise Problem(
+                422,
+                "validation-failed",
+                f"{member} must be {described}",
+                issues=[{"path": member, "rule": "type", "message": f"{member} must be {described}"}],
+            )
 
 
 def _prepare(
-    domain: Domain, body: dict[str, Any], readable: set[str]
+    domain: Domain, body: dict[str, Any], readable: set[str], load: Load
 ) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
     """Canonical records and links, or every issue found, by path."""
     issues: list[dict[str, Any]] = []
@@ -47,6 +101,16 @@ def _prepare(
                     "path": f"{path}.kind",
                     "rule": "kind.unknown",
                     "message": f"unknown Kind {item.get('kind')!r}",
+                }
+            )
+            continue
+        if load.declared is not None and kind.name not in load.declared:
+            issues.append(
+                {
+                    "path": f"{path}.kind",
+                    "rule": "source.kind",
+                    "message": f"Source {load.ref} does not declare Kind {kind.name} "
+                    f"(it declares {', '.join(load.declared)}); declare it in the schema's sources",
                 }
             )
             continue
@@ -120,34 +184,17 @@ def _prepare(
 async def run_import(
     rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str
 ) -> Outcome:
-    unknown = sorted(set(body) - IMPORT_MEMBERS)
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; an import takes {', '.join(sorted(IMPORT_MEMBERS))}",
-        )
-    for member, kind, what in (
-        ("records", list, "an array of records"),
-        ("links", list, "an array of links"),
-        ("source", str, "a string naming where the data came from"),
-        ("message", str, "a string"),
-        ("branch", str, "a branch name"),
-        ("expected_head", str, "a Revision id"),
-        ("idempotency_key", str, "a string of 1 to 255 characters"),
-    ):
-        if body.get(member) is not None and not isinstance(body[member], kind):
-            raise Problem(
-                422,
-                "validation-failed",
-                f"{member} must be {what}",
-                issues=[{"path": member, "rule": "type", "message": f"{member} must be {what}"}],
-            )
+    source = body.get("source") or "api"  # its type is checked by load, before it is used
+    return await load(rt, access, domain, body, header_key, Load("import", "import", source, IMPORT_MEMBERS))
+
+
+async def load(
+    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str, spec: Load
+) -> Outcome:
+    """Validate and commit a load: everything is checked before anything is written."""
+    check_members(body, spec.members, "an import" if spec.action == "import" else "a source sync")
     branch = check_branch_name(body.get("branch") or domain.default_branch)
     access.require("domain.settings", branch)
-    source = body.get("source") or "api"
-    if not isinstance(source, str):
-        raise Problem(422, "validation-failed", "source must be a string naming where the data came from")
     total = len(body.get("records") or []) + len(body.get("links") or [])
     limit = int(domain.settings.get("keeper.imports.max_items", 200000))
     if total > limit:
@@ -157,18 +204,21 @@ async def run_import(
             f"an import holds at most {limit} records and links (keeper.imports.max_items); split it",
         )
     readable = set(access.readable_kinds(branch, list(domain.schema.kinds)))
-    records, links, issues = _prepare(domain, body, readable)
+    records, links, issues = _prepare(domain, body, readable, spec)
     if issues:
         raise invalid(issues)
     key = body.get("idempotency_key")
     key = header_key or None if key is None else key
     if key is not None and not 1 <= len(key) <= 255:
         raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
-    digest = request_digest({"import": body})
+    digest = request_digest({spec.action: body, **spec.digest})
     principal = access.principal
-    message = body.get("message") or f"Import from {source}"
+    source = spec.ref
+    message = body.get("message") or (
+        f"Import from {source}" if spec.action == "import" else f"Sync of Source {source}"
+    )
     at = utc_now()
-    origin = Origin("import", source, principal.id)
+    origin = Origin(spec.origin, source, principal.id)
     expected = body.get("expected_head")
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
@@ -226,7 +276,7 @@ async def run_import(
             "records": sum(1 for c in change_list if c.entity == "record"),
             "links": sum(1 for c in change_list if c.entity == "link"),
         }
-        document = {
+        document: dict[str, Any] = {
             "status": "committed",
             "branch": branch,
             "source": source,
@@ -236,6 +286,8 @@ async def run_import(
             "changed": counts,
             "replayed": False,
         }
+        if spec.finish is not None:
+            document.update(await spec.finish(view, rows, records, document, at))
         stamp = iso(at)
         if key is not None:
             rows.receipt(
@@ -249,7 +301,7 @@ async def run_import(
             )
         rows.audit(
             principal=principal.id,
-            action="import",
+            action=spec.action,
             domain=domain.name,
             target=source,
             details={"branch": branch, "revision": revision_id, **counts},
@@ -260,4 +312,4 @@ async def run_import(
     return await rt.committer.run(domain.id, branch, work)
 
 
-__all__ = ["run_import"]
+__all__ = ["IMPORT_MEMBERS", "LOAD_MEMBERS", "Load", "check_members", "load", "run_import"]

@@ -1,8 +1,8 @@
 """Where values came from: provenance entries resolved to their Revisions and what those name.
 
 A materialised Record keeps, per Attribute, the id of the Revision behind its value; the Revision
-holds the origin (operation, import, merge...), the author, the message and the time, and an
-Operation's invocation names the Operation. One lookup of the Revisions (and invocations) behind a
+holds the origin (operation, import, source_sync, merge...), the author, the message and the time;
+an Operation's invocation names the Operation, a source sync names its Source. One lookup of the Revisions (and invocations) behind a
 Record's values answers its lineage, however many changes came after them.
 """
 
@@ -35,6 +35,9 @@ async def lineage_of(
         r.origin.get("ref", "") for r in revisions.values() if r.origin.get("type") == "operation"
     ]
     invocations = await txn.invocations_by_id(invocation_ids)
+    syncs = await txn.source_syncs_of(
+        domain.id, [r.id for r in revisions.values() if r.origin.get("type") == "source_sync"]
+    )
     lineage: dict[str, Any] = {}
     for name in shown:
         revision = revisions.get(provenance.get(name, ""))
@@ -52,6 +55,14 @@ async def lineage_of(
             entry["operation"] = {"name": invocations[ref]["operation"], "invocation_id": ref}
         elif origin_type == "import":
             entry["import"] = {"source": ref}
+        elif origin_type == "source_sync":
+            sync = syncs.get(revision.id)
+            entry["source"] = {
+                "name": ref,
+                "sync": None if sync is None else sync.number,
+                "mode": None if sync is None else sync.mode,
+                "synced_at": iso(revision.created_at if sync is None else sync.synced_at),
+            }
         entry["proposal"] = None  # Proposals and merges come with the branch issue
         lineage[name] = entry
     return lineage

@@ -8,7 +8,9 @@ It interprets nothing, runs no query and calls no model.
 
 Which Attributes have their values indexed: enums always; strings with few distinct, short values
 (read.resolve.max_indexed_values, max_value_chars); `resolvable: true|false` forces it; sensitive
-Attributes never. Candidates never name a Kind or Attribute the caller may not read.
+Attributes never. Candidates never name a Kind or Attribute the caller may not read. With `at`, the
+indexed values are those of that Revision, read from its snapshot (the one queries with `at` read);
+the embedding level still reads the head's embeddings, which keep no history.
 """
 
 from __future__ import annotations
@@ -20,32 +22,18 @@ from typing import Any
 
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
+from lorebase.vocabulary import indexed, similarity
 from lorebase_keeper.auth import Access
+from lorebase_keeper.coverage import OMITTED, source_coverage
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.records import cleared
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
-from lorebase_store import Txn
+from lorebase_store import BranchChain, Txn
 
 MEMBERS = {"text", "branch", "at", "kinds", "query_vector", "record_misses", "coverage"}
 WORD = re.compile(r"[\w][\w'-]*", re.UNICODE)
 LEVEL_SCORE = {"exact": 1.0, "synonym": 0.95}
-
-
-def trigrams(text: str) -> set[str]:
-    """pg_trgm's trigrams: each word, lower-cased and padded with two spaces before and one after."""
-    grams: set[str] = set()
-    for word in re.findall(r"[\w]+", text.lower()):
-        padded = f"  {word} "
-        grams.update(padded[i : i + 3] for i in range(len(padded) - 2))
-    return grams
-
-
-def similarity(a: str, b: str) -> float:
-    left, right = trigrams(a), trigrams(b)
-    if not left or not right:
-        return 0.0
-    return len(left & right) / len(left | right)
 
 
 @dataclass
@@ -68,32 +56,27 @@ class Vocabulary:
         table.setdefault(word.casefold().strip(), []).append(term)
 
 
-def _indexed(attr: Any, distinct: list[tuple[str, int]], settings: Any) -> bool:
-    if attr.sensitivity or attr.resolvable is False:
-        return False
-    if attr.resolvable is True or attr.type == "enum":
-        return True
-    if attr.type != "string":
-        return False
-    max_values = int(settings.get("read.resolve.max_indexed_values", 50))
-    max_chars = int(settings.get("read.resolve.max_value_chars", 40))
-    return len(distinct) <= max_values and all(len(v) <= max_chars for v, _ in distinct)
-
-
 _VOCABULARIES: OrderedDict[tuple[Any, ...], Vocabulary] = OrderedDict()
 _CACHED = 32
 
 
 async def vocabulary(
-    txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str], revision: str | None = None
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    branch: str,
+    kinds: list[str],
+    revision: str | None = None,
+    snapshot: tuple[BranchChain, tuple[str, int]] | None = None,
 ) -> Vocabulary:
-    """The vocabulary of these Kinds at a Revision, built once per Revision and readable Attributes."""
+    """The vocabulary of these Kinds at a Revision (the head, or with `snapshot` the Revision read as
+    of), built once per Revision and readable Attributes."""
     readable = tuple(tuple(sorted(cleared(access, branch, domain.schema.kinds[k].attributes))) for k in kinds)
     key = (domain.id, branch, revision, tuple(kinds), readable)
     if revision is not None and key in _VOCABULARIES:
         _VOCABULARIES.move_to_end(key)
         return _VOCABULARIES[key]
-    vocab = await _build_vocabulary(txn, access, domain, branch, kinds)
+    vocab = await _build_vocabulary(txn, access, domain, branch, kinds, snapshot)
     if revision is not None:
         _VOCABULARIES[key] = vocab
         if len(_VOCABULARIES) > _CACHED:
@@ -102,7 +85,12 @@ async def vocabulary(
 
 
 async def _build_vocabulary(
-    txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str]
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    branch: str,
+    kinds: list[str],
+    snapshot: tuple[BranchChain, tuple[str, int]] | None,
 ) -> Vocabulary:
     vocab = Vocabulary()
     limit = int(domain.settings.get("read.resolve.max_indexed_values", 50))
@@ -123,9 +111,14 @@ async def _build_vocabulary(
             if attr.sensitivity or attr.resolvable is False or attr.type not in ("enum", "string"):
                 continue
             distinct = await txn.value_counts(
-                domain.id, branch, kind.name, name, limit=max(limit, 1000 if attr.resolvable else limit)
+                domain.id,
+                branch,
+                kind.name,
+                name,
+                limit=max(limit, 1000 if attr.resolvable else limit),
+                snapshot=snapshot,
             )
-            if not _indexed(attr, distinct, domain.settings):
+            if not indexed(attr, distinct, domain.settings):
                 continue
             counts = dict(distinct)
             for value, records in distinct:
@@ -287,7 +280,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
                         404, "not-found", f"unknown Kind {k!r}; GET /schema lists the Kinds you may read"
                     )
             kinds = [k for k in readable if k in body["kinds"]]
-        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision)
+        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision, point.snapshot)
         candidates, unmatched = ground(words, vocab, threshold)
         skipped: list[dict[str, str]] = []
         if candidates:
@@ -307,11 +300,19 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
             "skipped": skipped,
         }
         if body.get("coverage") is not False:
-            doc["coverage"] = {
-                "kinds": sorted({c["kind"] for c in candidates}),
+            matched = [k for k in kinds if any(c["kind"] == k for c in candidates)]
+            block: dict[str, Any] = {
+                "kinds": sorted(matched),
                 "unknown": unmatched,
+                "sources": [],
                 "notes": [f"{w}: term unknown in this Domain" for w in unmatched],
             }
+            if point.at is not None or branch != domain.default_branch:
+                block["omitted"] = OMITTED
+            else:
+                block["sources"], notes = await source_coverage(txn, domain, point, matched)
+                block["notes"] += notes
+            doc["coverage"] = block
         return doc
 
     doc = await rt.db.read("resolve", read)
@@ -324,4 +325,4 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
     return doc
 
 
-__all__ = ["ground", "resolve", "similarity", "trigrams", "vocabulary"]
+__all__ = ["ground", "resolve", "vocabulary"]

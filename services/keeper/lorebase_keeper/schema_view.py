@@ -58,6 +58,11 @@ def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any
                 touched |= {relation.from_kind, relation.to_kind}
         if touched <= readable:
             operations.append({"name": name, **document["operations"][name]})
+    sources = []
+    for name, doc in (document.get("sources") or {}).items():
+        source_kinds = [k for k in doc["kinds"] if k in readable]
+        if source_kinds:  # a Source none of whose Kinds is readable is unknown to this caller
+            sources.append({"name": name, **doc, "kinds": source_kinds})
     return {
         "domain": domain.name,
         "branch": branch,
@@ -67,6 +72,7 @@ def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any
         "traits": traits,
         "lenses": lenses,
         "operations": operations,
+        "sources": sources,
     }
 
 

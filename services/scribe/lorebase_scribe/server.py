@@ -1,5 +1,5 @@
-"""`lorebase scribe`: background jobs. This first shape runs the job loop and reports it; the jobs
-themselves (webhook delivery, recounts, miss mining, key re-encryption, retention) come with the
+"""`lorebase scribe`: background jobs. The job loop runs the statistics recount and the suggestions
+from resolve misses; the other jobs (webhook delivery, key re-encryption, retention) come with the
 issues that need them."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from lorebase.grpc_serve import configure_logging, serve
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
 from lorebase_scribe.statistics import recount
+from lorebase_scribe.suggestions import suggest
 from lorebase_store import Database
 
 
@@ -79,11 +80,15 @@ async def run(settings: Settings) -> int:
     async def statistics_recount() -> None:
         await recount(db)
 
+    async def suggestions() -> None:
+        await suggest(db, settings)
+
     jobs = [
         Job("database_check", 30.0, database_check),
         Job(
             "statistics_recount", float(settings.get("scribe.statistics.interval_s", 300)), statistics_recount
         ),
+        Job("suggestions", float(settings.get("scribe.suggestions.interval_s", 600)), suggestions),
     ]
     stop = asyncio.Event()
     task = asyncio.create_task(run_jobs(jobs, stop))

@@ -230,6 +230,26 @@ class KeeperClient(ServiceClient):
         request = pb.ImportRequest(domain=domain, body=_body(body), idempotency_key=idempotency_key)
         return _answer(await self._call(self._stub.Import, request, credential=credential))
 
+    async def sync_source(
+        self, *, credential: str, domain: str, source: str, body: Any, idempotency_key: str = ""
+    ) -> Answer:
+        request = pb.SyncSourceRequest(
+            domain=domain, source=source, body=_body(body), idempotency_key=idempotency_key
+        )
+        return _answer(await self._call(self._stub.SyncSource, request, credential=credential))
+
+    async def list_suggestions(self, *, credential: str, domain: str, status: str = "") -> Answer:
+        request = pb.ListSuggestionsRequest(domain=domain, status=status)
+        return _answer(await self._call(self._stub.ListSuggestions, request, credential=credential))
+
+    async def accept_suggestion(self, *, credential: str, domain: str, id: str) -> Answer:
+        request = pb.SuggestionRequest(domain=domain, id=id)
+        return _answer(await self._call(self._stub.AcceptSuggestion, request, credential=credential))
+
+    async def dismiss_suggestion(self, *, credential: str, domain: str, id: str) -> Answer:
+        request = pb.SuggestionRequest(domain=domain, id=id)
+        return _answer(await self._call(self._stub.DismissSuggestion, request, credential=credential))
+
     async def get_record(
         self,
         *,

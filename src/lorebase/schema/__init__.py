@@ -4,6 +4,7 @@
 Attribute values, parameters and Record keys against the loaded schema.
 """
 
+from lorebase.schema.durations import parse_duration
 from lorebase.schema.errors import SchemaError
 from lorebase.schema.loader import load_schema, schema_document
 from lorebase.schema.model import (
@@ -22,6 +23,7 @@ from lorebase.schema.model import (
     Lens,
     Operation,
     Relation,
+    Source,
     Trait,
 )
 from lorebase.schema.policy import Policy, PolicyError, compile_policy
@@ -49,10 +51,12 @@ __all__ = [
     "Relation",
     "RenderedEdit",
     "SchemaError",
+    "Source",
     "Trait",
     "compile_policy",
     "key_values",
     "load_schema",
+    "parse_duration",
     "parse_template",
     "record_key",
     "render_edits",

@@ -16,12 +16,23 @@ import yaml
 from lorebase.schema._attributes import attributes_document, read_attributes
 from lorebase.schema._operations import operation_document, read_operation
 from lorebase.schema._reader import LOWER_NAME, UPPER_NAME, Members, Problems, join, show
+from lorebase.schema.durations import parse_duration
 from lorebase.schema.errors import SchemaError
-from lorebase.schema.model import ATTRIBUTE_TYPES, CARDINALITIES, DomainSchema, Kind, Lens, Relation, Trait
+from lorebase.schema.model import (
+    ATTRIBUTE_TYPES,
+    CARDINALITIES,
+    DomainSchema,
+    Kind,
+    Lens,
+    Relation,
+    Source,
+    Trait,
+)
 
 __all__ = ["load_schema", "schema_document"]
 
-_TOP = ("description", "kinds", "relations", "traits", "lenses", "operations")
+_TOP = ("description", "kinds", "relations", "traits", "lenses", "operations", "sources")
+_SOURCE = ("description", "kinds", "stale_after")
 _KIND = ("description", "key", "title", "aliases", "implements", "stewards", "attributes")
 _RELATION = ("from", "to", "inverse", "cardinality", "description", "required_from", "attributes")
 _TRAIT = ("description", "attributes")
@@ -65,10 +76,14 @@ def load_schema(document: Mapping[str, Any] | str) -> DomainSchema:
         name: read_operation(name, node, join("operations", name), problems, kinds, relations)
         for name, node in top.entries("operations")
     }
+    sources = {
+        name: _read_source(name, node, join("sources", name), problems, kinds)
+        for name, node in top.entries("sources")
+    }
     description = top.text("description") or ""
     if problems:
         raise SchemaError(problems.items)
-    schema = DomainSchema(description, kinds, relations, traits, lenses, operations)
+    schema = DomainSchema(description, kinds, relations, traits, lenses, operations, sources)
     return dataclasses.replace(schema, document=schema_document(schema))
 
 
@@ -258,6 +273,31 @@ def _read_lens(
     )
 
 
+def _read_source(name: str, node: Any, path: str, problems: Problems, kinds: dict[str, Kind]) -> Source:
+    problems.name(path, name, LOWER_NAME, "a Source")
+    members = Members(node, path, problems, _SOURCE)
+    declared = members.words("kinds")
+    if not declared and members.ok:
+        problems.add(members.at("kinds"), "required; name the Kinds this Source delivers")
+    for index, kind in enumerate(declared):
+        if kind not in kinds:
+            problems.add(join(members.at("kinds"), index), f"unknown Kind {kind!r}")
+    stale_after = members.text("stale_after", None, required=members.ok) or ""
+    seconds = 0.0
+    if stale_after:
+        try:
+            seconds = parse_duration(stale_after)
+        except ValueError as exc:
+            problems.add(members.at("stale_after"), str(exc))
+    return Source(
+        name=name,
+        kinds=declared,
+        stale_after=stale_after,
+        stale_after_s=seconds,
+        description=members.text("description") or "",
+    )
+
+
 def schema_document(schema: DomainSchema) -> dict[str, Any]:
     """The normalised document of `schema` (JSON-serialisable; loading it gives an equal schema)."""
     return {
@@ -296,6 +336,14 @@ def schema_document(schema: DomainSchema) -> dict[str, Any]:
         "lenses": {lens.name: _lens_document(lens) for lens in schema.lenses.values()},
         "operations": {
             operation.name: operation_document(operation) for operation in schema.operations.values()
+        },
+        "sources": {
+            source.name: {
+                "description": source.description,
+                "kinds": list(source.kinds),
+                "stale_after": source.stale_after,
+            }
+            for source in schema.sources.values()
         },
     }
 

@@ -29,6 +29,7 @@ __all__ = [
     "Lens",
     "Operation",
     "Relation",
+    "Source",
     "Trait",
 ]
 
@@ -129,6 +130,17 @@ class Lens:
 
 
 @dataclass(frozen=True)
+class Source:
+    """A system that delivers Records of some Kinds by source syncs (origin source_sync)."""
+
+    name: str
+    kinds: tuple[str, ...] = ()
+    stale_after: str = ""  # an ISO 8601 duration as written (P1D, PT6H)
+    stale_after_s: float = 0.0  # the same in seconds
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Edit:
     """One edit of an Operation, with its templates as written (`$name`, `${name}`, `$$`)."""
 
@@ -160,6 +172,7 @@ class DomainSchema:
     traits: dict[str, Trait] = field(default_factory=dict)
     lenses: dict[str, Lens] = field(default_factory=dict)
     operations: dict[str, Operation] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
     document: dict[str, Any] = field(default_factory=dict)  # normalised; load_schema(document) == self
 
     def relation_named(self, name: str) -> tuple[Relation, Literal["forward", "inverse"]] | None:
@@ -171,6 +184,10 @@ class DomainSchema:
             if relation.inverse == name:
                 return relation, "inverse"
         return None
+
+    def sources_of(self, kind: str) -> list[Source]:
+        """The Sources declaring `kind`, in declaration order."""
+        return [source for source in self.sources.values() if kind in source.kinds]
 
     def kinds_implementing(self, trait: str) -> list[str]:
         """Names of the Kinds implementing `trait`, in declaration order."""

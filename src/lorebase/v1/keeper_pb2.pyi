@@ -160,6 +160,34 @@ class ImportRequest(_message.Message):
     idempotency_key: str
     def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
+class SyncSourceRequest(_message.Message):
+    __slots__ = ("domain", "source", "body", "idempotency_key")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    source: str
+    body: bytes
+    idempotency_key: str
+    def __init__(self, domain: _Optional[str] = ..., source: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class ListSuggestionsRequest(_message.Message):
+    __slots__ = ("domain", "status")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    status: str
+    def __init__(self, domain: _Optional[str] = ..., status: _Optional[str] = ...) -> None: ...
+
+class SuggestionRequest(_message.Message):
+    __slots__ = ("domain", "id")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    id: str
+    def __init__(self, domain: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
 class GetRecordRequest(_message.Message):
     __slots__ = ("domain", "branch", "kind", "key", "at", "links", "lineage")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

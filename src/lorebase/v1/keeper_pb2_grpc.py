@@ -155,6 +155,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.ImportRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.SyncSource = channel.unary_unary(
+                '/lorebase.v1.Keeper/SyncSource',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.SyncSourceRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.GetRecord = channel.unary_unary(
                 '/lorebase.v1.Keeper/GetRecord',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetRecordRequest.SerializeToString,
@@ -233,6 +238,21 @@ class KeeperStub:
         self.Traverse = channel.unary_unary(
                 '/lorebase.v1.Keeper/Traverse',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListSuggestions = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListSuggestions',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListSuggestionsRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.AcceptSuggestion = channel.unary_unary(
+                '/lorebase.v1.Keeper/AcceptSuggestion',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.DismissSuggestion = channel.unary_unary(
+                '/lorebase.v1.Keeper/DismissSuggestion',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
 
@@ -384,6 +404,12 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SyncSource(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetRecord(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -475,6 +501,24 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Traverse(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSuggestions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AcceptSuggestion(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DismissSuggestion(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -603,6 +647,11 @@ def add_KeeperServicer_to_server(servicer, server):
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ImportRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
+            'SyncSource': grpc.unary_unary_rpc_method_handler(
+                    servicer.SyncSource,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SyncSourceRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
             'GetRecord': grpc.unary_unary_rpc_method_handler(
                     servicer.GetRecord,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GetRecordRequest.FromString,
@@ -681,6 +730,21 @@ def add_KeeperServicer_to_server(servicer, server):
             'Traverse': grpc.unary_unary_rpc_method_handler(
                     servicer.Traverse,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListSuggestions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSuggestions,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListSuggestionsRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'AcceptSuggestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.AcceptSuggestion,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'DismissSuggestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.DismissSuggestion,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
     }
@@ -1343,6 +1407,33 @@ class Keeper:
             _registered_method=True)
 
     @staticmethod
+    def SyncSource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/SyncSource',
+            lorebase_dot_v1_dot_keeper__pb2.SyncSourceRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def GetRecord(request,
             target,
             options=(),
@@ -1763,6 +1854,87 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/Traverse',
             lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSuggestions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListSuggestions',
+            lorebase_dot_v1_dot_keeper__pb2.ListSuggestionsRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AcceptSuggestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/AcceptSuggestion',
+            lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DismissSuggestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/DismissSuggestion',
+            lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

@@ -30,6 +30,8 @@ from lorebase_keeper import (
     records,
     resolve,
     search,
+    sources,
+    suggestions,
 )
 from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.context import context_pack
@@ -363,6 +365,39 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
         return reply(
             outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
         )
+
+    @rpc
+    async def SyncSource(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        outcome = await sources.sync_source(
+            self.rt, access, domain, request.source, _json(request.body), request.idempotency_key
+        )
+        return reply(
+            outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
+        )
+
+    # Governance: Scribe's suggestions from resolve misses
+
+    @rpc
+    async def ListSuggestions(
+        self, request: pb.ListSuggestionsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await suggestions.list_suggestions(self.rt, access, domain, request.status))
+
+    @rpc
+    async def AcceptSuggestion(
+        self, request: pb.SuggestionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await suggestions.decide(self.rt, access, domain, request.id, "accept"))
+
+    @rpc
+    async def DismissSuggestion(
+        self, request: pb.SuggestionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await suggestions.decide(self.rt, access, domain, request.id, "dismiss"))
 
     # Reads
 

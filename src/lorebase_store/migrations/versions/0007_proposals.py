@@ -2,13 +2,13 @@
 Conflicts and the merges that set the next merge base.
 
 Revision ID: 0007
-Revises: 0005 (0006 once the sources branch lands)
+Revises: 0006
 """
 
 from alembic import op
 
 revision = "0007"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
