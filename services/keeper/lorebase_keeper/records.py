@@ -72,7 +72,9 @@ async def get_record(
     lineage: bool,
 ) -> dict[str, Any]:
     if not at and not links:
-        return await _head_record(rt, access, domain, branch, kind_name, key, lineage)
+        found = await _head_record(rt, access, domain, branch, kind_name, key, lineage)
+        if found is not None:
+            return found
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)
@@ -96,8 +98,9 @@ async def get_record(
 
 async def _head_record(
     rt: Runtime, access: Access, domain: Domain, branch: str | None, kind_name: str, key: str, lineage: bool
-) -> dict[str, Any]:
-    """The common read, a Record at the head of a branch, in one statement."""
+) -> dict[str, Any] | None:
+    """The common read, a Record at the head of a branch, in one statement (None: not materialised
+    there; an overlay branch or a missing Record is read the long way)."""
     name = check_branch_name(branch or domain.default_branch)
     kind = readable_kind(access, domain, name, kind_name)
     head, exists, row = await rt.db.read_one(
@@ -106,7 +109,7 @@ async def _head_record(
     if not exists:
         raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
     if row is None:
-        raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {name!r}")
+        return None
     doc = _record_document(access, domain, name, head, kind, key, row.values)
     doc["updated_revision"] = row.updated_revision
     if lineage:
