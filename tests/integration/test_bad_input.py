@@ -182,7 +182,7 @@ CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
     (
         "POST",
         EXEC,
-        {"parameters": {"key": "S-1001", "risk_score": 5}, "task": "q4-audit"},
+        {"parameters": {"key": "S-1001", "risk_score": 5}, "task": "!!!"},
         {},
         422,
         "validation-failed",

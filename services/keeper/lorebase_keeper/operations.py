@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
-from lorebase_keeper.auth import Access
+from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.branch_view import BranchView, open_view
 from lorebase_keeper.changes import ChangeSet
 from lorebase_keeper.commit import Head, Origin, plan_commit
@@ -54,23 +56,19 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
                 for u in unknown
             ],
         )
-    asked = [m for m in ("task", "auto_propose", "auto_merge") if body.get(m) not in (None, False)]
-    if asked:
-        raise Problem(
-            422,
-            "validation-failed",
-            "task branches and automatic Proposals are not available yet; execute on a work branch "
-            "(POST /branches) instead",
-            issues=[
-                {"path": m, "rule": "not_available", "message": "the agent task flow is not built yet"}
-                for m in asked
-            ],
-        )
     parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
     key = _member(body, "idempotency_key", str, "a string")
     key = header_key or None if key is None else key
     if key is not None and not (1 <= len(key) <= 255):
         raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
+    for member in ("auto_merge", "intent"):
+        if body.get(member) not in (None, False) and not body.get("task"):
+            raise Problem(
+                422,
+                "validation-failed",
+                f"{member} goes with a task: name the piece of work (e.g. q4-audit)",
+                issues=[{"path": member, "rule": "needs_task", "message": f"{member} needs a task"}],
+            )
     return {
         "parameters": parameters,
         "dry_run": bool(_member(body, "dry_run", bool, "true or false")),
@@ -79,30 +77,39 @@ def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
         "branch": _member(body, "branch", str, "a branch name"),
         "idempotency_key": key,
         "task": _member(body, "task", str, "a string"),
+        "intent": _member(body, "intent", str, "a string"),
+        "auto_propose": _member(body, "auto_propose", bool, "true or false"),
+        "auto_merge": _member(body, "auto_merge", bool, "true or false"),
     }
 
 
-def _next_for_review(domain: Domain, reason: str) -> list[dict[str, Any]]:
-    """The calls that move a refused write forward.
-
-    The agent task flow (name_a_task: a task branch and a Proposal in one call) is a later issue;
-    until then a protected branch is written through a work branch of one's own, and a write that
-    the Operation's review policy holds back has no way forward but other parameters.
-    """
-    if reason != "protected-branch":
-        return []
-    return [
+def _next_for_review(domain: Domain, operation: str, reason: str) -> list[dict[str, Any]]:
+    """The calls that move a refused write forward: name a task (a task branch and a Proposal in
+    one call), or write on a work branch of one's own."""
+    steps = [
         {
-            "action": "create_branch",
-            "detail": "Create a work branch from this one and execute the Operation there.",
+            "action": "name_a_task",
+            "detail": "Send the execution again with a task (and an intent): Keeper runs it on a task "
+            "branch and opens a Proposal.",
             "method": "POST",
-            "href": f"/api/v1/domains/{domain.name}/branches",
-            "permission": "branch.create",
-        },
+            "href": f"/api/v1/domains/{domain.name}/operations/{operation}/execute",
+            "permission": "proposal.create",
+        }
     ]
+    if reason == "protected-branch":
+        steps.append(
+            {
+                "action": "create_branch",
+                "detail": "Create a work branch from this one and execute the Operation there.",
+                "method": "POST",
+                "href": f"/api/v1/domains/{domain.name}/branches",
+                "permission": "branch.create",
+            }
+        )
+    return steps
 
 
-def _review_required(domain: Domain, operation: str, branch: str, reason: str) -> Problem:
+def review_required(domain: Domain, operation: str, branch: str, reason: str) -> Problem:
     why = (
         f"branch {branch!r} is protected: agent principals write to it through a Proposal"
         if reason == "protected-branch"
@@ -116,7 +123,7 @@ def _review_required(domain: Domain, operation: str, branch: str, reason: str) -
         operation=operation,
         reason=reason,
         proposals=[],
-        next=_next_for_review(domain, reason),
+        next=_next_for_review(domain, operation, reason),
     )
 
 
@@ -131,14 +138,59 @@ def _check_readable(operation: Operation, domain: Domain, readable: set[str]) ->
             raise Problem(404, "not-found", f"unknown Operation {operation.name!r}")
 
 
-async def execute(
-    rt: Runtime, access: Access, domain: Domain, name: str, body: dict[str, Any], header_key: str
-) -> Outcome:
-    request = parse_execute(body, header_key)
+@dataclass
+class Prepared:
+    """An execution checked against the schema, its edits rendered: what every step of it runs."""
+
+    domain: Domain
+    operation: Operation
+    principal: Principal
+    parameters: dict[str, Any]
+    request: dict[str, Any]
+    key: str | None
+    digest: str
+    edits: list[tuple[Any, dict[str, Any], str]]
+    edit_docs: list[dict[str, Any]]
+    issues: list[dict[str, Any]]
+    invocation_id: str
+    at: datetime
+    policy_review: bool  # the Operation's review policy holds for these parameters
+
+    @property
+    def name(self) -> str:
+        return self.operation.name
+
+    def events(self, branch: str) -> list[tuple[str, dict[str, Any]]]:
+        return [
+            (
+                f"operation.{effect}",
+                _side_effect_event(
+                    self.domain,
+                    self.operation,
+                    effect,
+                    branch,
+                    self.invocation_id,
+                    self.principal.id,
+                    self.parameters,
+                    self.edit_docs,
+                ),
+            )
+            for effect in self.operation.side_effects
+        ]
+
+    def prefetch(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for edit, _, _ in self.edits:
+            if edit.kind and edit.key:
+                found.setdefault(edit.kind, []).append(edit.key)
+        return found
+
+
+def prepare(access: Access, domain: Domain, name: str, request: dict[str, Any], branch: str) -> Prepared:
+    """Check an execution (Operation, grants, parameters, values) and render its edits."""
     operation = domain.schema.operations.get(name)
     if operation is None:
         raise Problem(404, "not-found", f"unknown Operation {name!r}; GET /schema lists the Operations")
-    branch = check_branch_name(request["branch"] or domain.default_branch)
     principal = access.principal
     readable = set(access.readable_kinds(branch, list(domain.schema.kinds)))
     _check_readable(operation, domain, readable)
@@ -149,20 +201,15 @@ async def execute(
     parameters, issues = validate_parameters(operation, request["parameters"])
     if issues:
         raise invalid([{"path": i.path, "rule": i.rule, "message": i.message} for i in issues])
-
-    key = request["idempotency_key"]
-    digest = request_digest(
-        {
-            "operation": name,
-            "branch": branch,
-            "parameters": parameters,
-            "message": request["message"],
-            "expected_head": request["expected_head"],
-        }
-    )
-    if operation.review_policy is not None and operation.review_policy.evaluate(parameters):
-        raise _review_required(domain, name, branch, "review-policy")
-    agent_types = domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
+    digest_of: dict[str, Any] = {
+        "operation": name,
+        "branch": branch,
+        "parameters": parameters,
+        "message": request["message"],
+        "expected_head": request["expected_head"],
+    }
+    if request.get("task"):
+        digest_of["task"] = request["task"]
     invocation_id = new_id("inv")
     at = utc_now()
     try:
@@ -183,32 +230,62 @@ async def execute(
         values, value_issues = validate_values(attrs, edit.values, path=f"{path}.values", partial=True)
         issues_out += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         prepared.append((edit, values, path))
-    edit_docs = [_edit_document(edit, values) for edit, values, _ in prepared]
-    if issues_out and not request["dry_run"]:
-        raise invalid(issues_out)
+    return Prepared(
+        domain=domain,
+        operation=operation,
+        principal=principal,
+        parameters=parameters,
+        request=request,
+        key=request["idempotency_key"],
+        digest=request_digest(digest_of),
+        edits=prepared,
+        edit_docs=[_edit_document(edit, values) for edit, values, _ in prepared],
+        issues=issues_out,
+        invocation_id=invocation_id,
+        at=at,
+        policy_review=operation.review_policy is not None and operation.review_policy.evaluate(parameters),
+    )
 
+
+def make_work(
+    p: Prepared,
+    branch: str,
+    *,
+    dry_run: bool,
+    review: bool = True,
+    deferred: list[tuple[str, dict[str, Any]]] | None = None,
+) -> Any:
+    """The commit work of an execution on `branch`.
+
+    `review`: refuse agents on a protected branch (a task branch is not reviewed: its Proposal is).
+    `deferred`: collect the operation events instead of writing them (they are written when the
+    Proposal merges).
+    """
+    domain, principal, name, key, request = p.domain, p.principal, p.name, p.key, p.request
+    agent_types = domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
     message = request["message"] or f"{name} by {principal.id}"
-    origin = Origin("operation", invocation_id, principal.id)
+    origin = Origin("operation", p.invocation_id, principal.id)
+    expected = request["expected_head"] if review else None
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
-        if key is not None and not request["dry_run"]:
+        if key is not None and not dry_run:
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
-                return replay(receipt, digest, key), head, None
-        if row.protected and principal.type in agent_types:
-            raise _review_required(domain, name, branch, "protected-branch")
-        if request["expected_head"] is not None and request["expected_head"] != head.revision:
+                return replay(receipt, p.digest, key), head, None
+        if review and row.protected and principal.type in agent_types:
+            raise review_required(domain, name, branch, "protected-branch")
+        if expected is not None and expected != head.revision:
             raise Problem(
                 409,
                 "stale-head",
                 f"branch {branch!r} moved: its head is {head.revision}, not the expected "
-                f"{request['expected_head']}; read again and retry with the new head",
+                f"{expected}; read again and retry with the new head",
                 branch=branch,
                 head=head.revision,
-                expected_head=request["expected_head"],
+                expected_head=expected,
             )
-        changes = ChangeSet(view, domain.schema, issues=list(issues_out))
-        for edit, values, path in prepared:
+        changes = ChangeSet(view, domain.schema, issues=list(p.issues))
+        for edit, values, path in p.edits:
             if edit.kind:
                 kind = domain.schema.kinds[edit.kind]
                 if edit.op == "delete_record":
@@ -224,7 +301,7 @@ async def execute(
                 else:
                     await changes.upsert_link(relation, edit.from_key or "", edit.to_key or "", values, path)
         change_list = await changes.finish()
-        if request["dry_run"]:
+        if dry_run:
             document = {
                 "status": "dry_run",
                 "dry_run": True,
@@ -232,10 +309,10 @@ async def execute(
                 "branch": branch,
                 "head": head.revision,
                 "valid": not changes.issues,
-                "edits": edit_docs,
+                "edits": p.edit_docs,
                 "violations": changes.issues,
                 "changes": [_change_document(c) for c in change_list],
-                "edit_count": len(edit_docs),
+                "edit_count": len(p.edit_docs),
                 "revision": None,
             }
             return Outcome(200, document, head.revision, {}), head, None
@@ -245,15 +322,10 @@ async def execute(
         new_head = head
         rows = CommitRows(domain.id, branch)
         if change_list:
-            extra = [
-                (
-                    f"operation.{effect}",
-                    _side_effect_event(
-                        domain, operation, effect, branch, invocation_id, principal.id, parameters, edit_docs
-                    ),
-                )
-                for effect in operation.side_effects
-            ]
+            events = p.events(branch)
+            if deferred is not None:
+                deferred.extend(events)
+                events = []
             committed = plan_commit(
                 rows,
                 domain=domain.name,
@@ -262,20 +334,20 @@ async def execute(
                 author=principal.id,
                 message=message,
                 origin=origin,
-                at=at,
+                at=p.at,
                 stored=changes.stored(),
                 changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
-                extra_events=extra,
+                extra_events=events,
             )
             revision_id = committed.revision.id
             new_head = Head(revision_id, committed.revision.generation)
-        stamp = iso(at)
+        stamp = iso(p.at)
         rows.invocations.append(
             {
-                "id": invocation_id,
+                "id": p.invocation_id,
                 "operation": name,
                 "principal": principal.id,
-                "parameters": parameters,
+                "parameters": p.parameters,
                 "revision": revision_id,
                 "created_at": stamp,
             }
@@ -284,11 +356,11 @@ async def execute(
             "status": "committed",
             "operation": name,
             "branch": branch,
-            "invocation_id": invocation_id,
+            "invocation_id": p.invocation_id,
             "revision": revision_id,
             "revisions": [revision_id] if revision_id else [],
             "head": new_head.revision,
-            "edit_count": len(edit_docs),
+            "edit_count": len(p.edit_docs),
             "changes": [_change_document(c) for c in change_list],
             "replayed": False,
         }
@@ -296,7 +368,7 @@ async def execute(
             rows.receipt(
                 principal=principal.id,
                 key=key,
-                request_digest=digest,
+                request_digest=p.digest,
                 status=200,
                 response=document,
                 revision=revision_id,
@@ -307,18 +379,47 @@ async def execute(
             action="operation.invoke",
             domain=domain.name,
             target=name,
-            details={"branch": branch, "invocation_id": invocation_id, "revision": revision_id},
+            details={"branch": branch, "invocation_id": p.invocation_id, "revision": revision_id},
             at=stamp,
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 
+    return work
+
+
+async def dry_run(rt: Runtime, work: Any, domain_id: int, branch: str) -> Outcome:
+    """Run a work in a read transaction: it checks and plans, and nothing is written."""
+    return await rt.db.read("dry_run", _dry_run, work, domain_id, branch)
+
+
+def needs_review(p: Prepared, target: BranchRow | None) -> str | None:
+    """Why a write on `target` needs a review (protected-branch, review-policy), or None."""
+    if p.policy_review:
+        return "review-policy"
+    agent_types = p.domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
+    if target is not None and target.protected and p.principal.type in agent_types:
+        return "protected-branch"
+    return None
+
+
+async def execute(
+    rt: Runtime, access: Access, domain: Domain, name: str, body: dict[str, Any], header_key: str
+) -> Outcome:
+    request = parse_execute(body, header_key)
+    branch = check_branch_name(request["branch"] or domain.default_branch)
+    if request["task"] is not None or request["auto_propose"]:
+        from lorebase_keeper.agent_tasks import execute_task
+
+        return await execute_task(rt, access, domain, name, request, branch)
+    p = prepare(access, domain, name, request, branch)
+    if p.policy_review:
+        raise review_required(domain, name, branch, "review-policy")
+    if p.issues and not request["dry_run"]:
+        raise invalid(p.issues)
+    work = make_work(p, branch, dry_run=request["dry_run"])
     if request["dry_run"]:
-        return await rt.db.read("dry_run", _dry_run, work, domain.id, branch)
-    prefetch: dict[str, list[str]] = {}
-    for edit, _, _ in prepared:
-        if edit.kind and edit.key:
-            prefetch.setdefault(edit.kind, []).append(edit.key)
-    return await rt.committer.run(domain.id, branch, work, prefetch=prefetch)
+        return await dry_run(rt, work, domain.id, branch)
+    return await rt.committer.run(domain.id, branch, work, prefetch=p.prefetch())
 
 
 async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
@@ -395,4 +496,14 @@ def _side_effect_event(
     }
 
 
-__all__ = ["Outcome", "execute", "parse_execute"]
+__all__ = [
+    "Outcome",
+    "Prepared",
+    "dry_run",
+    "execute",
+    "make_work",
+    "needs_review",
+    "parse_execute",
+    "prepare",
+    "review_required",
+]
