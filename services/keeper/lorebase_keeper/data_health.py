@@ -48,7 +48,7 @@ def _violations(
     invalid: set[str] = set()
     for key, values in records:
         found: list[tuple[str, str]] = []
-        canonical, issues = validate_values(kind.attributes, values, path="", partial=False)
+        canonical, issues = validate_values(kind.attributes, values, path="", partial=False, stored=True)
         found += [(issue.rule, issue.path.lstrip(".")) for issue in issues]
         for name, value in canonical.items():
             if value is not None and values.get(name) != value:
