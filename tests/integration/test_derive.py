@@ -203,3 +203,61 @@ async def test_health_counts_missing_derived_values_without_failing(stack: Stack
     await imported(stack, [supplier("S-0002", "de")])
     healed = await values(stack, "Supplier", "S-0002")
     assert (healed["part_count"], healed["label"]) == ("0", "DE/S-0002")
+
+
+BULK = {
+    "kinds": {
+        "Item": {
+            "key": ["sku"],
+            "attributes": {
+                "sku": {"type": "string"},
+                "qty": {"type": "integer", "min": 0},
+                "double": {"type": "integer", "derived": "qty * 2"},
+            },
+        },
+        "Bin": {
+            "key": ["bin"],
+            "attributes": {
+                "bin": {"type": "string"},
+                "items": {"type": "integer", "derived": "count(holds)"},
+                "stock": {"type": "integer", "derived": "sum(holds.qty)"},
+            },
+        },
+    },
+    "relations": {
+        "stored_in": {"from": "Item", "to": "Bin", "cardinality": "many_to_one", "inverse": "holds"}
+    },
+}
+
+
+async def test_a_large_import_materialises_in_batches(stack: Stack) -> None:
+    created = await stack.http.post(
+        "/api/v1/domains", json={"name": "bulk", "schema": BULK}, headers=stack.admin
+    )
+    assert created.status_code == 201, created.text
+    count = 5000
+    records = [{"kind": "Item", "values": {"sku": f"I{i:05d}", "qty": i % 7}} for i in range(count)]
+    records += [{"kind": "Bin", "values": {"bin": f"B{i}"}} for i in range(10)]
+    links = [{"relation": "stored_in", "from": f"I{i:05d}", "to": f"B{i % 10}"} for i in range(count)]
+    response = await stack.http.post(
+        "/api/v1/domains/bulk/imports", json={"records": records, "links": links}, headers=stack.admin
+    )
+    assert response.status_code == 200, response.text[:500]
+    bin0 = (await stack.http.get("/api/v1/domains/bulk/kinds/Bin/records/B0", headers=stack.admin)).json()
+    assert bin0["values"]["items"] == "500"
+    assert bin0["values"]["stock"] == str(sum(i % 7 for i in range(0, count, 10)))
+    item = (
+        await stack.http.get("/api/v1/domains/bulk/kinds/Item/records/I00006", headers=stack.admin)
+    ).json()
+    assert item["values"]["double"] == "12"
+    # Re-importing one Item with a new quantity moves its Bin's sum, and only that Bin changes
+    response = await stack.http.post(
+        "/api/v1/domains/bulk/imports",
+        json={"records": [{"kind": "Item", "values": {"sku": "I00000", "qty": 100}}]},
+        headers=stack.admin,
+    )
+    assert response.json()["changed"] == {"records": 2, "links": 0}
+    bin0_after = (
+        await stack.http.get("/api/v1/domains/bulk/kinds/Bin/records/B0", headers=stack.admin)
+    ).json()
+    assert int(bin0_after["values"]["stock"]) == int(bin0["values"]["stock"]) + 100
