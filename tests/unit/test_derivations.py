@@ -238,3 +238,24 @@ def test_a_result_that_is_not_a_valid_value_is_absent() -> None:
     assert derivation.evaluate({"risk_score": "5"}, {}) is None
     assert derivation.evaluate({"risk_score": "0"}, {}) == "0"
     assert derivation.evaluate({"risk_score": "not a number"}, {}) is None  # a damaged stored value
+
+
+def test_the_reference_derivations_load() -> None:
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    reference = (Path(__file__).parents[2] / "docs" / "schema.md").read_text(encoding="utf-8")
+    section = reference.split("## Derived Attributes", 1)[1]
+    snippet = yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.DOTALL)[1])  # type: ignore[index]
+    document = with_supply()
+    document["kinds"]["Supplier"]["attributes"].update(snippet["kinds"]["Supplier"]["attributes"])
+    supplier = load_schema(document).kinds["Supplier"]
+    assert list(supplier.derivations) == [
+        "part_count",
+        "open_flags",
+        "contract_value",
+        "last_contract_end",
+        "label",
+    ]
