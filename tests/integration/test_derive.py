@@ -9,6 +9,7 @@ import yaml
 from lorebase_keeper import data_health
 from sqlalchemy import text
 
+from lorebase_store.materialize import verify
 from tests.integration.conftest import SUPPLY, Stack
 
 D = "/api/v1/domains/derive"
@@ -199,6 +200,20 @@ async def test_health_counts_missing_derived_values_without_failing(stack: Stack
     markdown = (await stack.http.get(D + "/kinds/Supplier/health?format=markdown", headers=stack.admin)).text
     assert "kinds with stale derived values: 1" in markdown
     assert "| Supplier | 2 | 0 | 0 | 1 |" in markdown
+    # verify recomputes every derived value: it sees missing and wrong values alike
+    async with stack.rt.db.engine.begin() as conn:
+        await conn.execute(
+            text(
+                """update records set "values" = jsonb_set("values", '{part_count}', '"5"') where key = 'S-0001'"""
+            )
+        )
+    domain = await stack.rt.domains.get("derive")
+    found = await stack.rt.db.read("verify", lambda txn: verify(txn, domain.id, "main", domain.schema))
+    assert {(m.kind, m.key, m.attribute, m.stored, m.computed) for m in found} == {
+        ("Supplier", "S-0001", "part_count", "5", "2"),
+        ("Supplier", "S-0002", "part_count", None, "0"),
+        ("Supplier", "S-0002", "label", None, "DE/S-0002"),
+    }
     # The next write to the Record heals the missing values
     await imported(stack, [supplier("S-0002", "de")])
     healed = await values(stack, "Supplier", "S-0002")
