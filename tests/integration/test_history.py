@@ -156,7 +156,10 @@ async def test_diff_between_two_revisions(supply: Stack) -> None:
     ).json()
     assert [r["ref"] for r in on_work["records"]["added"]] == ["RiskFlag/RF-S-1002-high"]
     assert [r["ref"] for r in on_work["links"]["added"]] == ["flags/RF-S-1002-high->S-1002"]
-    assert [r["ref"] for r in on_work["records"]["changed"]] == ["Supplier/S-1001"]
+    # S-1002's derived open_flags counts the new flag
+    changed = {r["ref"]: r["after"] for r in on_work["records"]["changed"]}
+    assert list(changed) == ["Supplier/S-1001", "Supplier/S-1002"]
+    assert changed["Supplier/S-1002"] == {"open_flags": "1"}
     backwards = await supply.http.get(D + f"/diff?from={second}&to={first}", headers=supply.admin)
     assert backwards.status_code == 400
     off_branch = await supply.http.get(D + f"/diff?from={first}&to={third}", headers=supply.admin)

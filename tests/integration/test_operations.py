@@ -91,7 +91,7 @@ async def test_agent_principal_gets_review_required_on_protected_branch(supply: 
     assert problem["branch"] == "main"
     assert problem["operation"] == "update_supplier"
     assert problem["proposals"] == []
-    assert problem["next"][0]["action"] == "create_branch"
+    assert [n["action"] for n in problem["next"]] == ["name_a_task", "create_branch"]
     assert await head(supply) == before
     assert await supply.count("history") == rows
 

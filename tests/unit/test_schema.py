@@ -98,6 +98,7 @@ def test_normalised_document_loads_to_an_equal_schema():
         "value_aliases": {},
         "resolvable": None,
         "sensitivity": [],
+        "derived": None,
     }
     assert schema.document["operations"]["update_supplier"]["parameters"]["key"]["default"] is None
     assert schema.document["relations"]["supplied_by"]["from"] == "Part"

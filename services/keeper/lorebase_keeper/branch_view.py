@@ -90,11 +90,13 @@ class BranchView:
         self, relation: str, *, from_keys: list[str] | None = None, to_keys: list[str] | None = None
     ) -> list[LinkRow]:
         rows = {(r.from_key, r.to_key): r for r in await self._stored_links_of(relation, from_keys, to_keys)}
+        from_set = None if from_keys is None else set(from_keys)
+        to_set = None if to_keys is None else set(to_keys)
         for (rel, from_key, to_key), row in self.links.items():
             if rel != relation:
                 continue
-            if (from_keys is not None and from_key not in from_keys) or (
-                to_keys is not None and to_key not in to_keys
+            if (from_set is not None and from_key not in from_set) or (
+                to_set is not None and to_key not in to_set
             ):
                 continue
             if row is None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from lorebase.schema import DomainSchema, Kind, Relation
 from lorebase_keeper.branch_view import BranchView
+from lorebase_keeper.derive import materialize
 from lorebase_store import LinkRow, RecordRow
 
 
@@ -203,11 +204,13 @@ class ChangeSet:
     # Checks that need every edit applied
 
     async def finish(self) -> list[Change]:
-        """Check what needs the whole change set, then list the changes (empty when issues were found)."""
+        """Check what needs the whole change set, materialise derived Attributes, then list the changes
+        (empty when issues were found)."""
         await self._check_records()
         await self._check_links()
         if self.issues:
             return []
+        await materialize(self)  # derived Attributes of the affected Records (derive.py)
         return self._changes()
 
     async def _check_records(self) -> None:

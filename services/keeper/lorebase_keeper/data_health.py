@@ -4,7 +4,9 @@ Per Kind: Records, the last change, violations of the current schema grouped by 
 with example keys (an evenly spread sample past read.health.max_records_validated), duplicate
 groups on unique and title Attributes (case and spacing folded; values never printed). Per
 Relation: Links, orphans (an end that does not exist) and, for required_from, the Records missing
-the Link. `summary.ok` is false on violations, orphans, gaps or duplicates of unique Attributes.
+the Link. Per Kind with derived Attributes, `derived` counts the Records missing a materialised
+derived value (`summary.stale_derived_kinds` the Kinds where it is not 0). `summary.ok` is false on
+violations, orphans, gaps or duplicates of unique Attributes; stale derived values do not fail it.
 Reports are cached per Revision and grants in the keeper process.
 """
 
@@ -48,7 +50,7 @@ def _violations(
     invalid: set[str] = set()
     for key, values in records:
         found: list[tuple[str, str]] = []
-        canonical, issues = validate_values(kind.attributes, values, path="", partial=False)
+        canonical, issues = validate_values(kind.attributes, values, path="", partial=False, stored=True)
         found += [(issue.rule, issue.path.lstrip(".")) for issue in issues]
         for name, value in canonical.items():
             if value is not None and values.get(name) != value:
@@ -89,6 +91,18 @@ def _duplicates(kind: Kind, records: list[tuple[str, dict[str, Any]]], limit: in
         for keys in sorted((sorted(k) for k in by_value.values() if len(k) > 1), key=lambda k: k[0]):
             out.append({"attribute": name, "reason": reason, "records": len(keys), "keys": keys})
     return out[:limit] if limit else out
+
+
+def _missing_derived(kind: Kind, records: list[tuple[str, dict[str, Any]]]) -> int | None:
+    """Records missing a materialised derived value (stale, or not computable); None: no Derivations.
+
+    Only the stored values are read: a stored value that differs from what the Derivation computes
+    now is not detected here.
+    """
+    names = [name for name, attribute in kind.attributes.items() if attribute.derived is not None]
+    if not names:
+        return None
+    return sum(1 for _, values in records if any(values.get(name) is None for name in names))
 
 
 async def _records(txn: Txn, domain: Domain, point: ReadPoint, kind: str) -> list[tuple[str, dict[str, Any]]]:
@@ -156,7 +170,7 @@ async def data_health(
                     "violations": violations["groups"],
                     "duplicate_groups": len(duplicates),
                     "duplicates": duplicates[:max_groups],
-                    "derived": None,
+                    "derived": _missing_derived(domain.schema.kinds[kind], records),
                 }
             )
         relation_reports = []
@@ -195,7 +209,7 @@ async def data_health(
             "orphan_links": sum(r["orphans"] for r in relation_reports),
             "required_gaps": sum(r.get("gaps", 0) for r in relation_reports),
             "duplicate_groups": sum(k["duplicate_groups"] for k in kind_reports),
-            "stale_derived_kinds": 0,
+            "stale_derived_kinds": sum(1 for k in kind_reports if k["derived"]),
         }
         ok = not (
             totals["invalid_records"] or totals["orphan_links"] or totals["required_gaps"] or unique_groups

@@ -27,6 +27,7 @@ _MEMBERS = (
     "value_aliases",
     "resolvable",
     "sensitivity",
+    "derived",
 )
 _DECIMAL_TYPE = re.compile(r"decimal\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\)")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
@@ -34,18 +35,44 @@ _BOUNDED = ("integer", "decimal", "string", "text")
 
 
 def read_attributes(
-    node: Any, path: str, problems: Problems, *, parameters: bool = False
+    node: Any, path: str, problems: Problems, *, parameters: bool = False, derivable: bool = False
 ) -> dict[str, Attribute]:
-    """The Attributes of an `attributes` (or `parameters`) mapping, in declaration order."""
+    """The Attributes of an `attributes` (or `parameters`) mapping, in declaration order.
+
+    Only the Attributes of Kinds are `derivable`; their Derivations are compiled by the loader once
+    the Relations are known (lorebase.schema.derivations).
+    """
     found: dict[str, Attribute] = {}
     for name, spec in entries(node, path, problems):
         where = join(path, name)
         problems.name(where, name, LOWER_NAME, "a parameter" if parameters else "an Attribute")
-        found[name] = _read_attribute(name, spec, where, problems, parameter=parameters)
+        found[name] = _read_attribute(name, spec, where, problems, parameter=parameters, derivable=derivable)
     return found
 
 
-def _read_attribute(name: str, node: Any, path: str, problems: Problems, *, parameter: bool) -> Attribute:
+def _read_derived(members: Members, *, derivable: bool) -> str | None:
+    if not members.has("derived"):
+        return None
+    where = members.at("derived")
+    if not derivable:
+        members.problems.add(where, "only Attributes of Kinds can be derived")
+        return None
+    source = members.text("derived", None)
+    if source is None:
+        return None
+    if members.raw("required") is True:
+        members.problems.add(
+            members.at("required"),
+            "a derived Attribute cannot be required (its value is absent when it cannot be computed)",
+        )
+    if members.raw("unique") is True:
+        members.problems.add(members.at("unique"), "a derived Attribute cannot be unique")
+    return source
+
+
+def _read_attribute(
+    name: str, node: Any, path: str, problems: Problems, *, parameter: bool, derivable: bool
+) -> Attribute:
     members = Members(node, path, problems, _MEMBERS + (("default",) if parameter else ()))
     type_, precision, scale = _read_type(members)
     known = type_ in ATTRIBUTE_TYPES
@@ -90,6 +117,7 @@ def _read_attribute(name: str, node: Any, path: str, problems: Problems, *, para
         value_aliases=_read_value_aliases(members, values if type_ == "enum" else None),
         resolvable=resolvable,
         sensitivity=tuple(tag for tag in sensitivity if tag in SENSITIVITIES),
+        derived=_read_derived(members, derivable=derivable),
     )
     if parameter and members.has("default") and known:
         try:
@@ -170,7 +198,9 @@ def _bound_document(bound: Decimal | None) -> int | str | None:
     return int(bound) if bound == bound.to_integral_value() else format(bound, "f")
 
 
-def attribute_document(attribute: Attribute, *, parameter: bool = False) -> dict[str, Any]:
+def attribute_document(
+    attribute: Attribute, *, parameter: bool = False, derivable: bool = False
+) -> dict[str, Any]:
     """The normalised document of an Attribute: every member spelled out, null when absent."""
     document: dict[str, Any] = {
         "type": attribute.type_name,
@@ -191,10 +221,15 @@ def attribute_document(attribute: Attribute, *, parameter: bool = False) -> dict
     )
     if parameter:
         document["default"] = attribute.default
+    if derivable:
+        document["derived"] = attribute.derived
     return document
 
 
-def attributes_document(attributes: dict[str, Attribute], *, parameters: bool = False) -> dict[str, Any]:
+def attributes_document(
+    attributes: dict[str, Attribute], *, parameters: bool = False, derivable: bool = False
+) -> dict[str, Any]:
     return {
-        name: attribute_document(attribute, parameter=parameters) for name, attribute in attributes.items()
+        name: attribute_document(attribute, parameter=parameters, derivable=derivable)
+        for name, attribute in attributes.items()
     }

@@ -134,6 +134,12 @@ def _read_edit(
         if op == "update_record" and kind in kinds and name in kinds[kind].key:
             problems.add(where, "key attributes are immutable; update_record cannot set them")
         attribute = attributes.get(name) if attributes else None
+        if attribute is not None and attribute.derived is not None:
+            problems.add(
+                where,
+                f"{name} is derived (computed from its Derivation {attribute.derived!r}); edits cannot set it",
+            )
+            continue
         values[name] = _check_value(template, where, problems, parameters, attribute)
     return Edit(
         op=op,

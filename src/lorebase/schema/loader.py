@@ -16,6 +16,7 @@ import yaml
 from lorebase.schema._attributes import attributes_document, read_attributes
 from lorebase.schema._operations import operation_document, read_operation
 from lorebase.schema._reader import LOWER_NAME, UPPER_NAME, Members, Problems, join, show
+from lorebase.schema.derivations import Derivation, DerivationError, compile_derivation
 from lorebase.schema.durations import parse_duration
 from lorebase.schema.errors import SchemaError
 from lorebase.schema.model import (
@@ -68,6 +69,7 @@ def load_schema(document: Mapping[str, Any] | str) -> DomainSchema:
         for name, node in top.entries("relations")
     }
     _check_relation_names(relations, problems)
+    kinds = {name: _compile_derivations(kind, kinds, relations, problems) for name, kind in kinds.items()}
     lenses = {
         name: _read_lens(name, node, join("lenses", name), problems, kinds, traits, relations)
         for name, node in top.entries("lenses")
@@ -133,7 +135,9 @@ def _read_trait(name: str, node: Any, path: str, problems: Problems) -> Trait:
 def _read_kind(name: str, node: Any, path: str, problems: Problems, traits: dict[str, Trait]) -> Kind:
     problems.name(path, name, UPPER_NAME, "a Kind")
     members = Members(node, path, problems, _KIND)
-    attributes = read_attributes(members.raw("attributes"), members.at("attributes"), problems)
+    attributes = read_attributes(
+        members.raw("attributes"), members.at("attributes"), problems, derivable=True
+    )
     key = members.words("key", single=True)
     if not key and members.ok:
         problems.add(members.at("key"), "required; name one or more key attributes")
@@ -142,6 +146,10 @@ def _read_kind(name: str, node: Any, path: str, problems: Problems, traits: dict
         if attribute not in attributes:
             problems.add(where, f"{attribute!r} is not an attribute of {name}")
             continue
+        if attributes[attribute].derived is not None:
+            problems.add(
+                join(join(members.at("attributes"), attribute), "derived"), "key attributes cannot be derived"
+            )
         spec = members.raw("attributes")[attribute]
         if isinstance(spec, Mapping) and spec.get("required") is False:
             problems.add(
@@ -182,6 +190,20 @@ def _read_kind(name: str, node: Any, path: str, problems: Problems, traits: dict
         stewards=members.words("stewards"),
         attributes=attributes,
     )
+
+
+def _compile_derivations(
+    kind: Kind, kinds: dict[str, Kind], relations: dict[str, Relation], problems: Problems
+) -> Kind:
+    derivations: dict[str, Derivation] = {}
+    for name, attribute in kind.attributes.items():
+        if attribute.derived is None or name in kind.key:
+            continue
+        try:
+            derivations[name] = compile_derivation(attribute.derived, attribute, kind, kinds, relations)
+        except DerivationError as exc:
+            problems.add(join(join(join(join("kinds", kind.name), "attributes"), name), "derived"), str(exc))
+    return dataclasses.replace(kind, derivations=derivations) if derivations else kind
 
 
 def _check_kind_aliases(kinds: dict[str, Kind], problems: Problems) -> None:
@@ -310,7 +332,7 @@ def schema_document(schema: DomainSchema) -> dict[str, Any]:
                 "aliases": list(kind.aliases),
                 "implements": list(kind.implements),
                 "stewards": list(kind.stewards),
-                "attributes": attributes_document(kind.attributes),
+                "attributes": attributes_document(kind.attributes, derivable=True),
             }
             for kind in schema.kinds.values()
         },

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from lorebase.schema.derivations import Derivation
     from lorebase.schema.policy import Policy
 
 __all__ = [
@@ -75,6 +76,7 @@ class Attribute:
     resolvable: bool | None = None
     sensitivity: tuple[str, ...] = ()
     default: Any = None  # parameters only; already canonical
+    derived: str | None = None  # Kind Attributes only: the Derivation as written (see Kind.derivations)
 
     @property
     def type_name(self) -> str:
@@ -94,6 +96,7 @@ class Kind:
     implements: tuple[str, ...] = ()
     stewards: tuple[str, ...] = ()
     attributes: dict[str, Attribute] = field(default_factory=dict)
+    derivations: dict[str, Derivation] = field(default_factory=dict)  # derived Attribute -> compiled
 
 
 @dataclass(frozen=True)

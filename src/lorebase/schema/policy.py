@@ -22,7 +22,7 @@ from typing import Any
 
 from lorebase.schema.model import Attribute
 
-__all__ = ["Policy", "PolicyError", "compile_policy"]
+__all__ = ["Policy", "PolicyError", "compare", "compile_policy"]
 
 _MAX_LENGTH = 2000
 _LITERAL_NAMES = {"true": True, "false": False, "null": None}
@@ -161,7 +161,7 @@ def _evaluate(node: ast.expr, parameters: Mapping[str, object]) -> Any:
         left = _evaluate(node.left, parameters)
         for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = _evaluate(comparator, parameters)
-            if not _compare(op, left, right):
+            if not compare(op, left, right):
                 return False
             left = right
         return True
@@ -208,7 +208,9 @@ def _equal(left: Any, right: Any) -> bool:
     return pair is not None and pair[0] == pair[1]
 
 
-def _compare(op: ast.cmpop, left: Any, right: Any) -> bool:
+def compare(op: ast.cmpop, left: Any, right: Any) -> bool:
+    """`left op right` with the review policy semantics (also used by Derivations): numeric strings
+    compare as numbers, an ordering that does not apply is false, `in` is membership or substring."""
     if isinstance(op, ast.Eq):
         return _equal(left, right)
     if isinstance(op, ast.NotEq):

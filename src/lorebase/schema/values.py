@@ -36,12 +36,19 @@ def _join(path: str, name: str) -> str:
 
 
 def validate_values(
-    attributes: Mapping[str, Attribute], values: Mapping[str, Any], *, path: str, partial: bool
+    attributes: Mapping[str, Attribute],
+    values: Mapping[str, Any],
+    *,
+    path: str,
+    partial: bool,
+    stored: bool = False,
 ) -> tuple[dict[str, Any], list[Issue]]:
     """The canonical form of `values` and every issue with them.
 
     Unknown attributes are issues. A required Attribute may not be null; unless `partial`, it may not
     be missing either. Values that are given as null stay in the result as None (clearing them).
+    A write may not give a derived Attribute a value, not even null (`value.derived`); `stored`
+    values (what the materializer wrote) are checked like the others.
     """
     canonical: dict[str, Any] = {}
     issues: list[Issue] = []
@@ -54,6 +61,15 @@ def validate_values(
                     _join(path, name),
                     "value.unknown_attribute",
                     f"unknown attribute {name!r}; attributes are: {known}",
+                )
+            )
+            continue
+        if attribute.derived is not None and not stored:
+            issues.append(
+                Issue(
+                    _join(path, name),
+                    "value.derived",
+                    f"{name} is computed from its Derivation ({attribute.derived}); it cannot be written",
                 )
             )
             continue
