@@ -219,6 +219,32 @@ class ProposalsTxn(TxnBase):
         )
         return [ReviewRow(r.reviewer, r.decision, r.comment, r.created_at) for r in rows]
 
+    async def proposals_bringing(
+        self, domain_id: int, target: str, revisions: list[tuple[str, str, datetime]]
+    ) -> dict[str, ProposalRow]:
+        """For Revisions made on other branches (id, branch, time): the merged Proposal into `target`
+        that brought each, i.e. the first one from that branch merged after the Revision was made."""
+        found: dict[str, ProposalRow] = {}
+        for revision_id, branch, at in revisions:
+            source = branch.split("~", 1)[0]  # a deleted branch's Revisions carry an archive name
+            row = (
+                await self.conn.execute(
+                    select(proposals)
+                    .where(
+                        proposals.c.domain_id == domain_id,
+                        proposals.c.source_ref == source,
+                        proposals.c.target_ref == target,
+                        proposals.c.status == "merged",
+                        proposals.c.merged_at >= at,
+                    )
+                    .order_by(proposals.c.merged_at)
+                    .limit(1)
+                )
+            ).first()
+            if row is not None:
+                found[revision_id] = _proposal(row)
+        return found
+
     async def insert_attempt(self, proposal_id: str, attempt: AttemptRow) -> None:
         await self.conn.execute(
             merge_attempts.insert().values(

@@ -276,3 +276,31 @@ async def test_a_large_import_materialises_in_batches(stack: Stack) -> None:
         await stack.http.get("/api/v1/domains/bulk/kinds/Bin/records/B0", headers=stack.admin)
     ).json()
     assert int(bin0_after["values"]["stock"]) == int(bin0["values"]["stock"]) + 100
+
+
+async def test_a_derived_count_over_a_hidden_kind_is_not_shown(supply: Stack) -> None:
+    """open_flags counts RiskFlags: a grant narrowed to Supplier must not learn how many there are."""
+    flagged = await supply.http.post(
+        "/api/v1/domains/supply/operations/flag_supplier_risk/execute",
+        json={"parameters": {"supplier": "S-1001", "severity": "high", "reason": "Late"}},
+        headers=supply.admin,
+    )
+    assert flagged.status_code == 200, flagged.text
+    narrow = await supply.principal("usr_narrow")
+    await supply.grant("supply", "usr_narrow", "viewer", kinds=["Supplier"])
+    wide = (
+        await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=supply.admin)
+    ).json()
+    assert wide["values"]["open_flags"] == "1"
+    seen = (
+        await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=narrow)
+    ).json()
+    assert "open_flags" not in seen["values"]
+    query = await supply.http.post(
+        "/api/v1/domains/supply/query",
+        json={"kind": "Supplier", "select": ["supplier_code", "open_flags"]},
+        headers=narrow,
+    )
+    assert query.status_code in (200, 422), query.text
+    if query.status_code == 200:
+        assert all("open_flags" not in r.get("values", {}) for r in query.json()["records"])

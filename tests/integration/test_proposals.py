@@ -118,6 +118,14 @@ async def test_fast_forward_merge_moves_main_onto_the_branch(supply: Stack) -> N
     assert history.json()["changes"][0]["revision"] == committed["revision"]
     lineage = await supply.http.get(f"{API}/kinds/Supplier/records/S-1001/lineage", headers=supply.admin)
     assert lineage.status_code == 200, lineage.text
+    risk = lineage.json()["attributes"]["risk_score"]
+    assert risk["revision"] == committed["revision"]
+    assert risk["brought_by"] == committed["revision"]
+    assert risk["proposal"] == {"id": proposal["id"], "title": "Audit"}
+    explain = (
+        await supply.http.get(f"{API}/kinds/Supplier/records/S-1001/explain", headers=supply.admin)
+    ).json()
+    assert [p["id"] for p in explain["proposals"]] == [proposal["id"]]
     again = await supply.http.post(f"{API}/proposals/{proposal['id']}/merge", headers=supply.admin)
     assert again.status_code == 409 and again.json()["type"].endswith("proposal-not-open")
 
@@ -144,6 +152,9 @@ async def test_three_way_merge_keeps_both_sides(supply: Stack) -> None:
         await supply.http.get(f"{API}/kinds/Supplier/records/S-1001/lineage", headers=supply.admin)
     ).json()
     assert lineage["revision"] == revision
+    risk = lineage["attributes"]["risk_score"]
+    assert risk["revision"] == work_head and risk["brought_by"] == revision
+    assert risk["proposal"]["id"] == proposal["id"]
     row = await supply.rt.db.read("rev", lambda txn: txn.get_revision(1, revision))
     assert row is not None and row.parents == [main_head, work_head]
     # The value keeps the Revision of the work branch that set it, and names the merge that brought it.
@@ -189,6 +200,12 @@ async def test_conflicts_are_stored_resolved_and_merged(supply: Stack) -> None:
     assert merged["status"] == "merged" and merged["attempt"]["result"] == "merge"
     assert merged["attempt"]["resolved_conflicts"] == 1
     assert (await supplier(supply, "S-1001"))["risk_score"] == "33"
+    lineage = (
+        await supply.http.get(f"{API}/kinds/Supplier/records/S-1001/lineage", headers=supply.admin)
+    ).json()
+    risk = lineage["attributes"]["risk_score"]
+    assert risk["merge_resolution"] == {"choice": "value", "value": "33"}
+    assert risk["brought_by"] == merged["merged_revision"]
 
 
 async def test_branch_delete_keeps_history_and_frees_the_name(supply: Stack) -> None:

@@ -44,7 +44,7 @@ async def explain(
             )
         values, provenance, _ = loaded
         shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
-        lineage = await lineage_of(txn, domain, provenance, shown)
+        lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
         created_row = await txn.entity_created(domain.id, point.chain, point.at, "record", kind.name, key)
         created = None
         if created_row is not None:
@@ -74,7 +74,14 @@ async def explain(
             ],
             "links": links,
             "links_truncated": truncated,
-            "proposals": [],
+            "proposals": sorted(
+                {
+                    entry["proposal"]["id"]: entry["proposal"]
+                    for entry in lineage.values()
+                    if entry.get("proposal")
+                }.values(),
+                key=lambda p: p["id"],
+            ),
         }
         if redacted:
             doc["redacted"] = redacted

@@ -110,7 +110,7 @@ async def get_lineage(
             )
         values, provenance, _ = loaded
         shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
-        lineage = await lineage_of(txn, domain, provenance, shown)
+        lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
         count = await txn.count_entity_history(
             domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
         )

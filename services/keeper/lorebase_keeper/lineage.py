@@ -26,9 +26,15 @@ def revision_summary(revision: RevisionRow) -> dict[str, Any]:
 
 
 async def lineage_of(
-    txn: Txn, domain: Domain, provenance: dict[str, Any], shown: dict[str, Any]
+    txn: Txn, domain: Domain, provenance: dict[str, Any], shown: dict[str, Any], *, branch: str | None = None
 ) -> dict[str, Any]:
-    """Per shown Attribute: the provenance entry, the Revision of its last change, and what it names."""
+    """Per shown Attribute: the provenance entry, the Revision of its last change, and what it names.
+
+    A value merged from another branch keeps its provenance; `$via` in the provenance names the merge
+    Revision that brought it (with its Proposal and any Conflict resolution). After a fast-forward
+    the value's own Revision, made on the source branch, is on this branch: the Proposal merged
+    after it from that branch brought it.
+    """
     ids = [provenance[name] for name in shown if isinstance(provenance.get(name), str)]
     revisions = await txn.get_revisions(domain.id, ids)
     invocation_ids = [
@@ -38,6 +44,17 @@ async def lineage_of(
     syncs = await txn.source_syncs_of(
         domain.id, [r.id for r in revisions.values() if r.origin.get("type") == "source_sync"]
     )
+    via: dict[str, Any] = provenance.get("$via") or {}
+    foreign = (
+        [(r.id, r.branch, r.created_at) for r in revisions.values() if r.branch.split("~", 1)[0] != branch]
+        if branch is not None
+        else []
+    )
+    brought = await txn.proposals_bringing(domain.id, branch, foreign) if foreign and branch else {}
+    proposal_ids = {v["proposal"] for v in via.values() if isinstance(v, dict) and v.get("proposal")}
+    titles = {
+        pid: p.title for pid in proposal_ids if (p := await txn.get_proposal(domain.id, pid)) is not None
+    }
     lineage: dict[str, Any] = {}
     for name in shown:
         revision = revisions.get(provenance.get(name, ""))
@@ -63,7 +80,19 @@ async def lineage_of(
                 "mode": None if sync is None else sync.mode,
                 "synced_at": iso(revision.created_at if sync is None else sync.synced_at),
             }
-        entry["proposal"] = None  # Proposals and merges come with the branch issue
+        note = via.get(name)
+        if isinstance(note, dict):
+            entry["brought_by"] = note.get("revision")
+            pid = note.get("proposal")
+            entry["proposal"] = None if pid is None else {"id": pid, "title": titles.get(pid)}
+            if note.get("resolution") is not None:
+                entry["merge_resolution"] = note["resolution"]
+        elif revision.id in brought:
+            proposal = brought[revision.id]
+            entry["brought_by"] = revision.id
+            entry["proposal"] = {"id": proposal.id, "title": proposal.title}
+        else:
+            entry["proposal"] = None
         lineage[name] = entry
     return lineage
 

@@ -25,10 +25,17 @@ def readable_kind(access: Access, domain: Domain, branch: str, name: str) -> Kin
 
 
 def cleared(access: Access, branch: str, attributes: Any) -> set[str]:
-    """The Attributes whose values the caller may read: every sensitivity tag needs its clearance."""
+    """The Attributes whose values the caller may read: every sensitivity tag needs its clearance, and
+    a derived value every Kind it counts over."""
     perms = access.permissions(branch)
     return {
-        name for name, attr in attributes.items() if all(f"{tag}.read" in perms for tag in attr.sensitivity)
+        name
+        for name, attr in attributes.items()
+        if all(f"{tag}.read" in perms for tag in attr.sensitivity)
+        and (
+            not attr.reads_kinds
+            or len(access.readable_kinds(branch, list(attr.reads_kinds))) == len(attr.reads_kinds)
+        )
     }
 
 
@@ -88,7 +95,7 @@ async def get_record(
         doc = _record_document(access, domain, point.branch.name, point.revision, kind, key, values)
         doc["updated_revision"] = updated
         if lineage:
-            doc["lineage"] = await lineage_of(txn, domain, provenance, doc["values"])
+            doc["lineage"] = await lineage_of(txn, domain, provenance, doc["values"], branch=doc["branch"])
         if links:
             doc["links"] = await _link_counts(txn, access, domain, point, kind, key)
         return doc
@@ -115,7 +122,7 @@ async def _head_record(
     if lineage:
         provenance = row.provenance
         doc["lineage"] = await rt.db.read_one(
-            "lineage", lambda txn: lineage_of(txn, domain, provenance, doc["values"])
+            "lineage", lambda txn: lineage_of(txn, domain, provenance, doc["values"], branch=doc["branch"])
         )
     return doc
 

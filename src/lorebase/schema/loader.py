@@ -196,14 +196,32 @@ def _compile_derivations(
     kind: Kind, kinds: dict[str, Kind], relations: dict[str, Relation], problems: Problems
 ) -> Kind:
     derivations: dict[str, Derivation] = {}
+    attributes = dict(kind.attributes)
     for name, attribute in kind.attributes.items():
         if attribute.derived is None or name in kind.key:
             continue
         try:
-            derivations[name] = compile_derivation(attribute.derived, attribute, kind, kinds, relations)
+            derivation = compile_derivation(attribute.derived, attribute, kind, kinds, relations)
         except DerivationError as exc:
             problems.add(join(join(join(join("kinds", kind.name), "attributes"), name), "derived"), str(exc))
-    return dataclasses.replace(kind, derivations=derivations) if derivations else kind
+            continue
+        derivations[name] = derivation
+        # A derived value is as sensitive as what it reads, and tells about the Kinds it counts over.
+        tags = set(attribute.sensitivity)
+        tags.update(t for read in derivation.reads for t in kind.attributes[read].sensitivity)
+        for aggregate in derivation.aggregates:
+            neighbour = kinds[aggregate.neighbour].attributes
+            tags.update(
+                t for read in aggregate.reads if read in neighbour for t in neighbour[read].sensitivity
+            )
+        attributes[name] = dataclasses.replace(
+            attribute,
+            sensitivity=tuple(sorted(tags)),
+            reads_kinds=tuple(sorted({a.neighbour for a in derivation.aggregates})),
+        )
+    if not derivations:
+        return kind
+    return dataclasses.replace(kind, attributes=attributes, derivations=derivations)
 
 
 def _check_kind_aliases(kinds: dict[str, Kind], problems: Problems) -> None:

@@ -77,6 +77,9 @@ class Attribute:
     sensitivity: tuple[str, ...] = ()
     default: Any = None  # parameters only; already canonical
     derived: str | None = None  # Kind Attributes only: the Derivation as written (see Kind.derivations)
+    # A derived Attribute: the neighbour Kinds its value counts over. A caller who cannot read all
+    # of them does not see the value (it would tell about Records they may not see).
+    reads_kinds: tuple[str, ...] = ()
 
     @property
     def type_name(self) -> str:
