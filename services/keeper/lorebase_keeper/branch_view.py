@@ -22,6 +22,7 @@ class BranchView:
     branch: str
     # Rows read from the database in this transaction (None: not there).
     stored_records: dict[tuple[str, str], RecordRow | None] = field(default_factory=dict)
+    stored_links: dict[tuple[str, str, str], LinkRow | None] = field(default_factory=dict)
     # What earlier commits of the group left (None: deleted).
     records: dict[tuple[str, str], RecordRow | None] = field(default_factory=dict)
     links: dict[tuple[str, str, str], LinkRow | None] = field(default_factory=dict)
@@ -72,18 +73,22 @@ class BranchView:
         await self.get_records(kind, keys)
 
     async def get_links(self, relation: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], LinkRow]:
-        stored_pairs = [p for p in pairs if (relation, *p) not in self.links]
+        wanted = [
+            p
+            for p in dict.fromkeys(pairs)
+            if (relation, *p) not in self.links and (relation, *p) not in self.stored_links
+        ]
+        for start in range(0, len(wanted), 50000):
+            chunk = wanted[start : start + 50000]
+            fetched = await self._stored_links(relation, chunk)
+            for pair in chunk:
+                self.stored_links[(relation, *pair)] = fetched.get(pair)
         found: dict[tuple[str, str], LinkRow] = {}
-        for start in range(0, len(stored_pairs), 50000):
-            found.update(await self._stored_links(relation, stored_pairs[start : start + 50000]))
         for pair in pairs:
             ref = (relation, *pair)
-            if ref in self.links:
-                row = self.links[ref]
-                if row is None:
-                    found.pop(pair, None)
-                else:
-                    found[pair] = row
+            row = self.links[ref] if ref in self.links else self.stored_links.get(ref)
+            if row is not None:
+                found[pair] = row
         return found
 
     async def links_of(

@@ -213,6 +213,7 @@ async def _fast_forward(
     rows = CommitRows(domain.id, target.name)
     if target.mode != "overlay":
         view = await open_view(txn, target)
+        await _prefetch(view, s_side.rows)
         for (entity, name, key), changes in s_side.rows.items():
             last = changes[-1]
             if entity == "record":
@@ -342,6 +343,7 @@ async def _three_way(
     results: dict[Ref, dict[str, Any] | None] = {}
     current: dict[Ref, dict[str, Any] | None] = {}
     taken: dict[Ref, dict[str, dict[str, Any]]] = {}  # Attributes brought over: their provenance note
+    await _prefetch(view, s_side.rows)
 
     for ref in s_side.rows:
         entity, name, key = ref
@@ -475,6 +477,22 @@ def _note(request: MergeRequest, resolution: dict[str, Any] | None = None) -> di
     if resolution is not None:
         note["resolution"] = resolution
     return note
+
+
+async def _prefetch(view: BranchView, refs: Any) -> None:
+    """Read the target's side of every entity a merge looks at, one statement per Kind or Relation."""
+    records: dict[str, list[str]] = {}
+    links: dict[str, list[tuple[str, str]]] = {}
+    for entity, name, key in refs:
+        if entity == "record":
+            records.setdefault(name, []).append(key)
+        else:
+            from_key, _, to_key = key.partition("->")
+            links.setdefault(name, []).append((from_key, to_key))
+    for kind, keys in records.items():
+        await view.get_records(kind, keys)
+    for relation, pairs in links.items():
+        await view.get_links(relation, pairs)
 
 
 async def _current(view: BranchView, ref: Ref) -> dict[str, Any] | None:
