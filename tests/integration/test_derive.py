@@ -295,7 +295,9 @@ async def test_a_derived_count_over_a_hidden_kind_is_not_shown(supply: Stack) ->
     seen = (
         await supply.http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=narrow)
     ).json()
-    assert "open_flags" not in seen["values"]
+    assert "open_flags" not in seen["values"] and "open_flags" not in seen.get("redacted", [])
+    schema = (await supply.http.get("/api/v1/domains/supply/schema", headers=narrow)).json()
+    assert "open_flags" not in schema["kinds"][0]["attributes"]
     query = await supply.http.post(
         "/api/v1/domains/supply/query",
         json={"kind": "Supplier", "select": ["supplier_code", "open_flags"]},

@@ -28,14 +28,21 @@ def cleared(access: Access, branch: str, attributes: Any) -> set[str]:
     """The Attributes whose values the caller may read: every sensitivity tag needs its clearance, and
     a derived value every Kind it counts over."""
     perms = access.permissions(branch)
+    unseen = unseen_derived(access, branch, attributes)
     return {
         name
         for name, attr in attributes.items()
-        if all(f"{tag}.read" in perms for tag in attr.sensitivity)
-        and (
-            not attr.reads_kinds
-            or len(access.readable_kinds(branch, list(attr.reads_kinds))) == len(attr.reads_kinds)
-        )
+        if all(f"{tag}.read" in perms for tag in attr.sensitivity) and name not in unseen
+    }
+
+
+def unseen_derived(access: Access, branch: str, attributes: Any) -> set[str]:
+    """Derived Attributes that count over a Kind the caller cannot read: not even named to it."""
+    return {
+        name
+        for name, attr in attributes.items()
+        if attr.reads_kinds
+        and len(access.readable_kinds(branch, list(attr.reads_kinds))) < len(attr.reads_kinds)
     }
 
 
@@ -44,8 +51,9 @@ def visible_values(
 ) -> tuple[dict[str, Any], list[str]]:
     """Values in declaration order, without those of sensitive Attributes the caller lacks clearance for."""
     readable = cleared(access, branch, attributes)
+    unseen = unseen_derived(access, branch, attributes)
     shown = {name: values[name] for name in attributes if name in values and name in readable}
-    redacted = [name for name in attributes if name in values and name not in readable]
+    redacted = [name for name in attributes if name in values and name not in readable and name not in unseen]
     return shown, redacted
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.records import unseen_derived
 
 
 def _listed(members: dict[str, Any]) -> list[dict[str, Any]]:
@@ -20,6 +21,16 @@ def readable_parts(access: Access, domain: Domain, branch: str) -> tuple[list[st
         r.name for r in domain.schema.relations.values() if r.from_kind in readable and r.to_kind in readable
     ]
     return kinds, relations
+
+
+def _kind_document(access: Access, domain: Domain, branch: str, kind: str) -> dict[str, Any]:
+    """A Kind as the caller may read it: a derived Attribute counting over an unreadable Kind is left
+    out (its expression would name what the caller may not see)."""
+    doc = dict(domain.schema.document["kinds"][kind])
+    unseen = unseen_derived(access, branch, domain.schema.kinds[kind].attributes)
+    if unseen:
+        doc["attributes"] = {n: a for n, a in doc["attributes"].items() if n not in unseen}
+    return {"name": kind, **doc}
 
 
 def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any]:
@@ -67,7 +78,7 @@ def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any
         "domain": domain.name,
         "branch": branch,
         "description": document.get("description", ""),
-        "kinds": [{"name": k, **document["kinds"][k]} for k in kinds],
+        "kinds": [_kind_document(access, domain, branch, k) for k in kinds],
         "relations": [{"name": r, **document["relations"][r]} for r in relations],
         "traits": traits,
         "lenses": lenses,
