@@ -380,10 +380,15 @@ async def _three_way(
             continue
         merged = dict(ours)
         notes: dict[str, dict[str, Any]] = {}
+        s_base = s_side.base(ref) or {}
+        # The target changed an Attribute when it differs from the base: the source where the last
+        # merge took it (or the fork), so a change the target made before that merge, which the
+        # source never saw, still counts.
+        t_changed |= {a for a in s_changed if ours.get(a) != s_base.get(a)}
         for attribute in sorted(s_changed):
             value = theirs.get(attribute)
             if attribute in t_changed and ours.get(attribute) != value:
-                base = (s_side.base(ref) or {}).get(attribute)
+                base = s_base.get(attribute)
                 conflict = Found(
                     "both_changed", entity, name, key, attribute, ours.get(attribute), value, base
                 )
