@@ -214,10 +214,14 @@ async def _task_branch(
 ) -> tuple[BranchRow, bool] | None:
     """The task branch, created from the target head or reused; None when a retry finds it gone."""
     principal = access.principal
-    base = await txn.get_branch(domain.id, target, for_update=True)
+    # Both rows locked in name order, as a merge locks them (merges.lock_pair): no deadlock.
+    locked = {n: await txn.get_branch(domain.id, n, for_update=True) for n in sorted((target, name))}
+    base = locked[target]
     if base is None:
         raise Problem(404, "not-found", f"unknown branch {target!r}")
-    row = await txn.get_branch(domain.id, name, for_update=True)
+    row = locked[name]
+    if row is None and name < target:  # created while this waited for the target's lock?
+        row = await txn.get_branch(domain.id, name, for_update=True)
     if row is not None:
         if row.created_by != principal.id:
             raise Problem(
@@ -288,44 +292,54 @@ async def _propose_and_merge(
         source = await txn.get_branch(domain.id, task_branch)
         if source is None:
             raise Problem(409, "conflict", f"task branch {task_branch!r} is gone; retry the execution")
-        proposal = await txn.open_proposal(domain.id, task_branch, target)
-        if proposal is None:
-            title = str(setting(domain, "title_template", "Agent {principal}: {task}")).format(
-                principal=principal.id, task=task
-            )
-            opened = await open_proposal(
-                txn,
-                domain,
-                source=source,
-                target=target,
-                title=title,
-                description=_description(domain, request["intent"], [execution]),
-                author=principal.id,
-                at=at,
-                task=task,
-                intent=request["intent"],
-                review_policy=reason == "review-policy",
-                executions=[execution],
-            )
-            if opened is None:
-                raise Problem(409, "conflict", "a Proposal for this task was opened concurrently; retry")
-            proposal, created = opened, True
-        else:
-            if proposal.author != principal.id:
+        # Requests racing on one task converge on one Proposal: an insert that finds one opened
+        # concurrently (and committed: READ COMMITTED sees it on the next statement) joins it.
+        for _ in range(3):
+            existing = await txn.open_proposal(domain.id, task_branch, target)
+            if existing is None:
+                title = str(setting(domain, "title_template", "Agent {principal}: {task}")).format(
+                    principal=principal.id, task=task
+                )
+                opened = await open_proposal(
+                    txn,
+                    domain,
+                    source=source,
+                    target=target,
+                    title=title,
+                    description=_description(domain, request["intent"], [execution]),
+                    author=principal.id,
+                    at=at,
+                    task=task,
+                    intent=request["intent"],
+                    review_policy=reason == "review-policy",
+                    executions=[execution],
+                )
+                if opened is not None:
+                    proposal, created = opened, True
+                    break
+                continue
+            existing = await _reload(txn, domain, existing.id, lock=True)
+            if existing.status != "open":  # merged or closed meanwhile
+                continue
+            if existing.author != principal.id:
                 raise Problem(
                     409,
                     "already-exists",
-                    f"Proposal {proposal.id} from {task_branch!r} belongs to {proposal.author}",
-                    proposal=proposal.id,
+                    f"Proposal {existing.id} from {task_branch!r} belongs to {existing.author}",
+                    proposal=existing.id,
                 )
-            executions = [*proposal.executions, execution]
-            intent = request["intent"] if request["intent"] is not None else proposal.intent
+            proposal = existing
+            # A retry racing its first attempt may have added this execution while we waited for the lock.
+            if any(e.get("invocation_id") == invocation for e in existing.executions):
+                break
+            executions = [*existing.executions, execution]
+            intent = request["intent"] if request["intent"] is not None else existing.intent
             await txn.update_proposal(
-                proposal.id,
+                existing.id,
                 executions=executions,
                 intent=intent,
                 description=_description(domain, intent, executions),
-                review_policy=proposal.review_policy or reason == "review-policy",
+                review_policy=existing.review_policy or reason == "review-policy",
                 kinds=await touched_kinds(txn, domain, source, await _branch(txn, domain, target)),
                 updated_at=at,
             )
@@ -334,10 +348,12 @@ async def _propose_and_merge(
                 "proposal.update",
                 at,
                 domain=domain.name,
-                target=proposal.id,
+                target=existing.id,
                 details={"invocation_id": invocation},
             )
-        proposal = await _reload(txn, domain, proposal.id)
+            break
+        if proposal is None:
+            raise Problem(409, "conflict", "a Proposal for this task was opened concurrently; retry")
     proposal = await _reload(txn, domain, proposal.id, lock=True)
 
     auto_merge = request["auto_merge"]

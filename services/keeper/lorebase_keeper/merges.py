@@ -382,10 +382,15 @@ async def _three_way(
             continue
         merged = dict(ours)
         notes: dict[str, dict[str, Any]] = {}
+        s_base = s_side.base(ref) or {}
+        # The target changed an Attribute when it differs from the base: the source where the last
+        # merge took it (or the fork), so a change the target made before that merge, which the
+        # source never saw, still counts.
+        t_changed |= {a for a in s_changed if ours.get(a) != s_base.get(a)}
         for attribute in sorted(s_changed):
             value = theirs.get(attribute)
             if attribute in t_changed and ours.get(attribute) != value:
-                base = (s_side.base(ref) or {}).get(attribute)
+                base = s_base.get(attribute)
                 conflict = Found(
                     "both_changed", entity, name, key, attribute, ours.get(attribute), value, base
                 )
@@ -416,7 +421,10 @@ async def _three_way(
     changes: list[Change] = []
     for ref, after in sorted(results.items()):
         entity, name, key = ref
-        change = diff_change(entity, name, key, current.get(ref), after)
+        # Refs a resolution added (a Link dropped, an end Record kept) were not read above.
+        before = current[ref] if ref in current else await _current(view, ref)
+        current[ref] = before
+        change = diff_change(entity, name, key, before, after)
         if change is not None:
             changes.append(change)
     head = Head(target.head, target.generation)
@@ -541,6 +549,19 @@ async def _link_ends(
     }
     if not deleted:
         return found
+
+    async def keep_ends(kind_keys: list[tuple[str, str]]) -> None:
+        """A Link kept keeps its ends: an end the source deleted stays as the target has it, an end
+        the target deleted comes back as it was before."""
+        for kind, key in kind_keys:
+            ref = ("record", kind, key)
+            if (kind, key) not in deleted:
+                continue
+            if ref in s_side.rows:
+                results[ref] = await _current(view, ref)
+            elif ref in t_side.rows:
+                results[ref] = t_side.rows[ref][-1].before
+
     for (entity, name, key), after in sorted(results.items()):
         if entity != "link" or after is None:
             continue
@@ -553,6 +574,8 @@ async def _link_ends(
             if conflict.fingerprint in request.resolutions:
                 if request.resolutions[conflict.fingerprint]["choice"] == "ours":
                     results[(entity, name, key)] = await _current(view, (entity, name, key))
+                else:
+                    await keep_ends([(relation.from_kind, from_key), (relation.to_kind, to_key)])
                 continue
             found.append(conflict)
     # Links the target holds to Records the source deleted.
@@ -575,9 +598,27 @@ async def _link_ends(
                 choice = request.resolutions.get(conflict.fingerprint, {}).get("choice")
                 if choice == "theirs":
                     results[ref] = None
-                elif choice is None:
+                elif choice == "ours":
+                    await keep_ends([(kind, key)])
+                else:
                     found.append(conflict)
     return found
+
+
+async def _holders(
+    view: BranchView, results: dict[Ref, dict[str, Any] | None], ref: Ref, attribute: str, value: Any
+) -> list[str]:
+    """The other Records of the merged state that hold `value` of a unique Attribute."""
+    _, name, key = ref
+    others = []
+    for other in (await view.keys_with_value(name, attribute, [value])).get(value, []):
+        if other == key:
+            continue
+        merged = results.get(("record", name, other), ...)
+        if merged is not ... and (merged is None or merged.get(attribute) != value):
+            continue
+        others.append(other)
+    return sorted(others)
 
 
 async def _unique_values(
@@ -602,31 +643,29 @@ async def _unique_values(
             value = after.get(attribute)
             if spec is None or not spec.unique or value is None:
                 continue
-            holders = (await view.keys_with_value(name, attribute, [value])).get(value, [])
-            others = []
-            for other in holders:
-                if other == key:
-                    continue
-                merged = results.get(("record", name, other), ...)
-                if merged is not ... and (merged is None or merged.get(attribute) != value):
-                    continue
-                others.append(other)
+            others = await _holders(view, results, ref, attribute, value)
             if not others:
                 continue
-            conflict = Found("unique_taken", "record", name, key, attribute, sorted(others), value)
+            conflict = Found("unique_taken", "record", name, key, attribute, others, value)
             resolution = request.resolutions.get(conflict.fingerprint)
-            if resolution is None:
+            for _ in range(10):  # a value chosen may be held elsewhere too: a Conflict of its own
+                if resolution is None or resolution["choice"] != "value":
+                    break
+                value = after[attribute] = resolution.get("value")
+                others = await _holders(view, results, ref, attribute, value) if value is not None else []
+                if not others:
+                    break
+                conflict = Found("unique_taken", "record", name, key, attribute, others, value)
+                resolution = request.resolutions.get(conflict.fingerprint)
+            if resolution is None or (resolution["choice"] == "value" and others):
                 found.append(conflict)
-                continue
-            if resolution["choice"] == "ours":
+            elif resolution["choice"] == "ours":
                 current = await _current(view, ref)
                 if current is None or current.get(attribute) is None:
                     after.pop(attribute, None)
                 else:
                     after[attribute] = current[attribute]
                 notes.pop(attribute, None)
-            elif resolution["choice"] == "value":
-                after[attribute] = resolution.get("value")
     return found
 
 

@@ -583,6 +583,13 @@ def _resolution(domain: Domain, conflict: ConflictRow, body: dict[str, Any]) -> 
     if choice != "value":
         if "value" in body:
             raise Problem(422, "validation-failed", "value goes with resolution value only")
+        if choice == "theirs" and conflict.code == "unique_taken":
+            raise Problem(
+                422,
+                "validation-failed",
+                f"{conflict.name}.{conflict.attribute} is unique and {conflict.details.get('ours')} hold "
+                f"{conflict.details.get('theirs')!r} on the target; resolve with ours or another value",
+            )
         return {"choice": choice}
     if conflict.attribute is None:
         raise Problem(
