@@ -143,6 +143,13 @@ def revision_member(body: dict[str, Any], issues: list[dict[str, str]], *, requi
     return value
 
 
+def _finite(x: float) -> bool:
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
 def embedding_member(body: dict[str, Any], issues: list[dict[str, str]]) -> tuple[str, list[float]]:
     model = body.get("model")
     vector = body.get("vector")
@@ -154,7 +161,7 @@ def embedding_member(body: dict[str, Any], issues: list[dict[str, str]]) -> tupl
     ok = (
         isinstance(vector, list)
         and 1 <= len(vector) <= MAX_VECTOR
-        and all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in vector)
+        and all(isinstance(x, int | float) and not isinstance(x, bool) and _finite(x) for x in vector)
     )
     if not ok or not isinstance(vector, list):
         issues.append(issue("vector", "memory.embedding", f"vector is 1-{MAX_VECTOR} finite numbers"))
