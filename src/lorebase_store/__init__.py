@@ -3,6 +3,8 @@
 from lorebase_store.commits import CommitRows
 from lorebase_store.db import Database
 from lorebase_store.domains import BranchRow, DomainRow
+from lorebase_store.memory import MemoryGrantRow, MemoryPrincipal, MemoryReceipt, MemoryRecordRow
+from lorebase_store.memory_journal import CheckpointRow, JournalEntryRow, JournalRow
 from lorebase_store.migrate import DatabaseTooNew, upgrade
 from lorebase_store.outbox import OutboxEvent
 from lorebase_store.principals import GrantRow, PrincipalRow
@@ -22,6 +24,13 @@ __all__ = [
     "ProposalRow",
     "ReviewRow",
     "BranchChain",
+    "CheckpointRow",
+    "JournalEntryRow",
+    "JournalRow",
+    "MemoryGrantRow",
+    "MemoryPrincipal",
+    "MemoryReceipt",
+    "MemoryRecordRow",
     "BranchRow",
     "CommitRows",
     "Database",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from lorebase_store.commits import CommitsTxn
 from lorebase_store.domains import DomainsTxn
 from lorebase_store.embeddings import EmbeddingsTxn
+from lorebase_store.memory import MemoryTxn
+from lorebase_store.memory_journal import MemoryJournalTxn
 from lorebase_store.outbox import OutboxTxn
 from lorebase_store.principals import PrincipalsTxn
 from lorebase_store.proposals import ProposalsTxn
@@ -22,6 +24,8 @@ class Txn(
     CommitsTxn,
     DomainsTxn,
     EmbeddingsTxn,
+    MemoryTxn,
+    MemoryJournalTxn,
     PrincipalsTxn,
     ProposalsTxn,
     RevisionsTxn,

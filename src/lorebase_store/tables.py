@@ -30,6 +30,8 @@ principals = Table(
     Column("type", Text, nullable=False),
     Column("name", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # The tenant its memory namespaces belong to (migration 0008, docs/memory.md).
+    Column("tenant", Text, nullable=False, server_default="default"),
 )
 
 # Credentials are kept only as SHA-256 digests of the key text.

@@ -15,15 +15,23 @@ import pytest
 import pytest_asyncio
 import yaml
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from lorebase_feed.memory import MemoryJournalServicer
 from lorebase_gateway.app import Gateway, create_app
 from lorebase_keeper.admin import bootstrap_admin
-from lorebase_keeper.api import KeeperServicer
+from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
 from lorebase_keeper.runtime import Runtime
 
-from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
+from lorebase.clients import (
+    ClientSettings,
+    FeedClient,
+    KeeperClient,
+    MemoryJournalClient,
+    MemoryStoreClient,
+    ScribeClient,
+)
 from lorebase.config import load_settings
 from lorebase.grpc_serve import new_server
-from lorebase.v1 import keeper_pb2_grpc
+from lorebase.v1 import keeper_pb2_grpc, memory_pb2_grpc
 from lorebase_store import Database
 
 ADMIN_KEY = "test-admin-key-0123456789"
@@ -114,6 +122,9 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
     port = _free_port()
     server = new_server()
     keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server)
+    # Agent memory: keeper's MemoryStore and feed's MemoryJournal, in process on the same server.
+    memory_pb2_grpc.add_MemoryStoreServicer_to_server(MemoryStoreServicer(rt), server)
+    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     server.add_insecure_port(f"127.0.0.1:{port}")
@@ -123,10 +134,12 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
     gateway = Gateway(
         max_body_bytes=int(settings.get("http.max_body_bytes")),
         max_import_body_bytes=int(settings.get("http.max_import_body_bytes")),
+        max_memory_body_bytes=int(settings.get("memory.max_body_bytes")),
     )
     keeper = KeeperClient(address)
     # Feed and scribe are not part of this stack; their clients point at keeper's port for /health.
     gateway.connect(keeper, FeedClient(address), ScribeClient(address))
+    gateway.connect_memory(MemoryStoreClient(address), MemoryJournalClient(address))
     app = create_app(gateway)
     http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://lorebase.test")
     try:

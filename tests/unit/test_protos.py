@@ -69,3 +69,24 @@ def test_feed_and_scribe_rpcs_have_clients_and_are_listed() -> None:
             assert f"{service}.{method.name}" in NO_ROUTE, (
                 f"{service}.{method.name} needs a REST route or a reason"
             )
+
+
+def test_every_memory_rpc_has_a_client_method_and_a_route() -> None:
+    from lorebase_gateway.app import Gateway, create_app
+
+    from lorebase.clients import MemoryJournalClient, MemoryStoreClient
+    from lorebase.v1 import memory_pb2
+
+    app = create_app(Gateway(max_body_bytes=1024))
+    endpoints = {
+        getattr(route, "endpoint", None).__name__ for route in app.routes if getattr(route, "endpoint", None)
+    }
+    missing = []
+    for service, client in (("MemoryStore", MemoryStoreClient), ("MemoryJournal", MemoryJournalClient)):
+        for method in memory_pb2.DESCRIPTOR.services_by_name[service].methods:
+            name = _snake(method.name)
+            if not hasattr(client, name):
+                missing.append(f"client {service}.{name}")
+            if f"{service}.{method.name}" not in NO_ROUTE and name not in endpoints:
+                missing.append(f"route {name}")
+    assert missing == []

@@ -10,7 +10,8 @@ import grpc
 from lorebase.config import Settings
 from lorebase.grpc_serve import configure_logging, serve
 from lorebase.v1 import feed_pb2 as pb
-from lorebase.v1 import feed_pb2_grpc
+from lorebase.v1 import feed_pb2_grpc, memory_pb2_grpc
+from lorebase_feed.memory import MemoryJournalServicer
 from lorebase_feed.relay import Relay, connect_nats, ensure_stream
 from lorebase_store import Database
 
@@ -23,6 +24,12 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
     async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
         through, pending = await self.db.read("publication_state", lambda txn: txn.publication_state())
         return pb.FeedStatus(published_through=through, pending=pending, stream=self.stream)
+
+
+def register(db: Database, stream: str, server: grpc.aio.Server) -> None:
+    """Feed's servicers: Feed (publication state) and MemoryJournal (memory changes, checkpoints)."""
+    feed_pb2_grpc.add_FeedServicer_to_server(FeedServicer(db, stream), server)
+    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db), server)
 
 
 async def run(settings: Settings) -> int:
@@ -52,7 +59,7 @@ async def run(settings: Settings) -> int:
     return await serve(
         "feed",
         str(settings.get("services.feed.listen")),
-        lambda server: feed_pb2_grpc.add_FeedServicer_to_server(FeedServicer(db, stream), server),
+        lambda server: register(db, stream, server),
         on_stop=on_stop,
     )
 
@@ -65,4 +72,4 @@ def main(settings: Settings) -> int:
         return 0
 
 
-__all__ = ["FeedServicer", "main", "run"]
+__all__ = ["FeedServicer", "main", "register", "run"]

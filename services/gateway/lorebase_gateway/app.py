@@ -18,7 +18,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from lorebase import __version__
-from lorebase.clients import Answer, FeedClient, KeeperClient, ScribeClient
+from lorebase.clients import (
+    Answer,
+    FeedClient,
+    KeeperClient,
+    MemoryJournalClient,
+    MemoryStoreClient,
+    ScribeClient,
+)
 from lorebase.clients._channel import SESSION
 from lorebase.problems import Problem
 
@@ -49,19 +56,40 @@ class Gateway:
     feed: FeedClient
     scribe: ScribeClient
 
-    def __init__(self, *, max_body_bytes: int, max_import_body_bytes: int | None = None) -> None:
+    memory: MemoryStoreClient
+    journal: MemoryJournalClient
+
+    def __init__(
+        self,
+        *,
+        max_body_bytes: int,
+        max_import_body_bytes: int | None = None,
+        max_memory_body_bytes: int = 65536,
+    ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
+        self.max_memory_body_bytes = max_memory_body_bytes
+        self._memory_clients: tuple[MemoryStoreClient, MemoryJournalClient] | None = None
+
+    def connect_memory(self, memory: MemoryStoreClient, journal: MemoryJournalClient) -> None:
+        """Agent memory's clients: MemoryStore on keeper's address, MemoryJournal on feed's."""
+        self.memory, self.journal = memory, journal
+        self._memory_clients = (memory, journal)
 
     def connect(self, keeper: KeeperClient, feed: FeedClient, scribe: ScribeClient) -> None:
         self.keeper, self.feed, self.scribe = keeper, feed, scribe
 
     async def close(self) -> None:
-        for client in (self.keeper, self.feed, self.scribe):
+        for client in (self.keeper, self.feed, self.scribe, *(self._memory_clients or ())):
             await client.close()
 
     async def body(
-        self, request: Request, *, limit: int | None = None, setting: str = "http.max_body_bytes"
+        self,
+        request: Request,
+        *,
+        limit: int | None = None,
+        setting: str = "http.max_body_bytes",
+        allow_empty: bool = False,
     ) -> bytes:
         limit = limit or self.max_body_bytes
         too_large = Problem(413, "too-large", f"the body is over {limit} bytes ({setting}); send less")
@@ -86,6 +114,8 @@ class Gateway:
                 415, "unsupported-media-type", f"send the body as application/json, not {content_type}"
             )
         if not data:
+            if allow_empty:
+                return b"{}"
             raise Problem(400, "malformed-json", "the request needs a JSON object body")
         try:
             parsed = orjson.loads(data)

@@ -28,6 +28,10 @@ def _body_read(gw: Gateway, name: str) -> Route:
 
 
 def register(app: FastAPI, gw: Gateway) -> None:
+    from lorebase_gateway.memory_routes import register_memory
+
+    register_memory(app, gw)
+
     def route(path: str, method: str) -> Callable[[Route], Route]:
         def decorate(fn: Route) -> Route:
             app.add_api_route(path, handled(fn), methods=[method], include_in_schema=False)
@@ -50,8 +54,16 @@ def register(app: FastAPI, gw: Gateway) -> None:
                     issues=[{"path": member, "rule": "required", "message": f"{member} is required"}],
                 )
         name = body.get("name") if isinstance(body.get("name"), str) else ""
+        tenant = body.get("tenant", "")
+        if not isinstance(tenant, str):
+            raise Problem(
+                422,
+                "validation-failed",
+                "tenant is a string",
+                issues=[{"path": "tenant", "rule": "principal.tenant", "message": "tenant is a string"}],
+            )
         answer = await gw.keeper.create_principal(
-            credential=caller, id=body["id"], type=body["type"], name=name
+            credential=caller, id=body["id"], type=body["type"], name=name, tenant=tenant
         )
         return answer_response(request, answer)
 

@@ -9,7 +9,14 @@ from collections.abc import AsyncIterator
 import uvicorn
 from fastapi import FastAPI
 
-from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient
+from lorebase.clients import (
+    ClientSettings,
+    FeedClient,
+    KeeperClient,
+    MemoryJournalClient,
+    MemoryStoreClient,
+    ScribeClient,
+)
 from lorebase.config import Settings
 from lorebase.grpc_serve import configure_logging
 from lorebase_gateway.app import Gateway, create_app
@@ -25,6 +32,7 @@ def build_app(settings: Settings) -> FastAPI:
     gateway = Gateway(
         max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
         max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
+        max_memory_body_bytes=int(settings.get("memory.max_body_bytes", 65536)),
     )
     app = create_app(gateway)
 
@@ -34,6 +42,9 @@ def build_app(settings: Settings) -> FastAPI:
             KeeperClient(client_settings("keeper")),
             FeedClient(client_settings("feed")),
             ScribeClient(client_settings("scribe")),
+        )
+        gateway.connect_memory(
+            MemoryStoreClient(client_settings("keeper")), MemoryJournalClient(client_settings("feed"))
         )
         yield
         await gateway.close()

@@ -15,6 +15,7 @@ from lorebase_store import Txn
 
 PRINCIPAL_ID = re.compile(r"^[a-z][a-z0-9_]{1,62}$")
 PRINCIPAL_TYPES = ("service", "user")
+TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def _require_admin(principal: Principal, what: str) -> None:
@@ -34,7 +35,7 @@ async def bootstrap_admin(rt: Runtime, admin_key: str) -> None:
 
 
 async def create_principal(
-    rt: Runtime, caller: Principal, principal_id: str, type_: str, name: str
+    rt: Runtime, caller: Principal, principal_id: str, type_: str, name: str, tenant: str = ""
 ) -> dict[str, Any]:
     _require_admin(caller, "creates principals")
     issues = []
@@ -50,6 +51,15 @@ async def create_principal(
         issues.append({"path": "type", "rule": "principal.type", "message": "type is 'service' or 'user'"})
     if not isinstance(name, str) or not name.strip() or len(name) > 200:
         name = principal_id if isinstance(principal_id, str) else ""
+    tenant = tenant or "default"
+    if not TENANT.match(tenant):
+        issues.append(
+            {
+                "path": "tenant",
+                "rule": "principal.tenant",
+                "message": "tenant is 1-64 letters, digits, '_' or '-', starting with a letter or digit",
+            }
+        )
     if issues:
         raise Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
     at = utc_now()
@@ -57,12 +67,13 @@ async def create_principal(
     async def txn_fn(txn: Txn) -> bool:
         created = await txn.insert_principal(principal_id, type_, name, at)
         if created:
+            await txn.set_principal_tenant(principal_id, tenant)
             await txn.audit(caller.id, "principal.create", at, target=principal_id, details={"type": type_})
         return created
 
     if not await rt.db.run_interaction("create_principal", txn_fn):
         raise Problem(409, "already-exists", f"a principal {principal_id!r} exists already")
-    return {"id": principal_id, "type": type_, "name": name, "created_at": iso(at)}
+    return {"id": principal_id, "type": type_, "name": name, "tenant": tenant, "created_at": iso(at)}
 
 
 async def create_key(rt: Runtime, caller: Principal, principal_id: str) -> dict[str, Any]:

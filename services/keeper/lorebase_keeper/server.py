@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import grpc
+
 from lorebase.config import Settings
 from lorebase.grpc_serve import configure_logging, serve
-from lorebase.v1 import keeper_pb2_grpc
+from lorebase.v1 import keeper_pb2_grpc, memory_pb2_grpc
 from lorebase_keeper.admin import bootstrap_admin
-from lorebase_keeper.api import KeeperServicer
+from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Database
 
@@ -34,13 +36,19 @@ async def build_runtime(settings: Settings) -> Runtime:
     return rt
 
 
+def register(rt: Runtime, server: grpc.aio.Server) -> None:
+    """Keeper's servicers: Keeper (the Domain store) and MemoryStore (agent memory)."""
+    keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server)
+    memory_pb2_grpc.add_MemoryStoreServicer_to_server(MemoryStoreServicer(rt), server)
+
+
 async def run(settings: Settings) -> int:
     rt = await build_runtime(settings)
     listen = str(settings.get("services.keeper.listen"))
     return await serve(
         "keeper",
         listen,
-        lambda server: keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server),
+        lambda server: register(rt, server),
         on_stop=rt.db.close,
     )
 
@@ -53,4 +61,4 @@ def main(settings: Settings) -> int:
         return 0
 
 
-__all__ = ["build_runtime", "main", "run"]
+__all__ = ["build_runtime", "main", "register", "run"]

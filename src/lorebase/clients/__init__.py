@@ -3,6 +3,15 @@
 from lorebase.clients._channel import ClientSettings
 from lorebase.clients.feed import FeedClient
 from lorebase.clients.keeper import Answer, KeeperClient
+from lorebase.clients.memory import MemoryJournalClient, MemoryStoreClient
 from lorebase.clients.scribe import ScribeClient
 
-__all__ = ["Answer", "ClientSettings", "FeedClient", "KeeperClient", "ScribeClient"]
+__all__ = [
+    "Answer",
+    "ClientSettings",
+    "FeedClient",
+    "KeeperClient",
+    "MemoryJournalClient",
+    "MemoryStoreClient",
+    "ScribeClient",
+]

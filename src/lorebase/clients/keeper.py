@@ -47,11 +47,13 @@ class KeeperClient(ServiceClient):
         super().__init__(settings)
         self._stub = keeper_pb2_grpc.KeeperStub(self.channel)
 
-    async def create_principal(self, *, credential: str, id: str, type: str, name: str) -> Answer:
+    async def create_principal(
+        self, *, credential: str, id: str, type: str, name: str, tenant: str = ""
+    ) -> Answer:
         return _answer(
             await self._call(
                 self._stub.CreatePrincipal,
-                pb.CreatePrincipalRequest(id=id, type=type, name=name),
+                pb.CreatePrincipalRequest(id=id, type=type, name=name, tenant=tenant),
                 credential=credential,
             )
         )

@@ -29,14 +29,16 @@ class Reply(_message.Message):
     def __init__(self, body: _Optional[bytes] = ..., revision: _Optional[str] = ..., content_type: _Optional[str] = ..., status: _Optional[int] = ..., headers: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class CreatePrincipalRequest(_message.Message):
-    __slots__ = ("id", "type", "name")
+    __slots__ = ("id", "type", "name", "tenant")
     ID_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     id: str
     type: str
     name: str
-    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+    tenant: str
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., name: _Optional[str] = ..., tenant: _Optional[str] = ...) -> None: ...
 
 class CreateKeyRequest(_message.Message):
     __slots__ = ("principal",)

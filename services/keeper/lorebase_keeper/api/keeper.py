@@ -178,7 +178,10 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     ) -> pb.Reply:
         caller = await self._principal(context)
         return reply(
-            await admin.create_principal(self.rt, caller, request.id, request.type, request.name), status=201
+            await admin.create_principal(
+                self.rt, caller, request.id, request.type, request.name, request.tenant
+            ),
+            status=201,
         )
 
     @rpc

@@ -1,0 +1,89 @@
+"""The MemoryStore gRPC servicer: memory commands, record reads and memory grants."""
+
+from __future__ import annotations
+
+import grpc
+
+from lorebase.memory.access import MemoryCaller, authenticate
+from lorebase.memory.rpc import answer, credential, json_body, memory_rpc
+from lorebase.v1 import keeper_pb2 as kpb
+from lorebase.v1 import memory_pb2 as pb
+from lorebase.v1 import memory_pb2_grpc
+from lorebase_keeper import memory, memory_grants, memory_reads
+from lorebase_keeper.runtime import Runtime
+
+
+class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.max_content_bytes = int(rt.settings.get("memory.max_content_bytes", 32768))
+
+    async def _caller(self, context: grpc.aio.ServicerContext) -> MemoryCaller:
+        return await authenticate(self.rt.db, credential(context))
+
+    async def _command(
+        self, name: str, request: pb.MemoryRequest, context: grpc.aio.ServicerContext
+    ) -> kpb.Reply:
+        caller = await self._caller(context)
+        command = memory.parse_command(
+            name,
+            json_body(request.body),
+            request.record_id or None,
+            request.idempotency_key,
+            self.max_content_bytes,
+        )
+        outcome = await memory.run_command(self.rt, caller, command)
+        return answer(outcome.document, status=outcome.status, headers=outcome.headers)
+
+    @memory_rpc
+    async def CreateMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
+        return await self._command("create", request, context)
+
+    @memory_rpc
+    async def DeriveMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
+        return await self._command("derive", request, context)
+
+    @memory_rpc
+    async def UpdateMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
+        return await self._command("update", request, context)
+
+    @memory_rpc
+    async def DeleteMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
+        return await self._command("delete", request, context)
+
+    @memory_rpc
+    async def AttachMemoryEmbedding(
+        self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext
+    ) -> kpb.Reply:
+        return await self._command("attach_embedding", request, context)
+
+    @memory_rpc
+    async def ReviewMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
+        return await self._command("review", request, context)
+
+    @memory_rpc
+    async def GetMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
+        caller = await self._caller(context)
+        return answer(await memory_reads.get_record(self.rt, caller, request.record_id))
+
+    @memory_rpc
+    async def QueryMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
+        caller = await self._caller(context)
+        return answer(await memory_reads.query_records(self.rt, caller, json_body(request.body)))
+
+    @memory_rpc
+    async def CreateMemoryGrant(
+        self, request: pb.MemoryGrantRequest, context: grpc.aio.ServicerContext
+    ) -> kpb.Reply:
+        caller = await self._caller(context)
+        return answer(await memory_grants.create_grant(self.rt, caller, json_body(request.body)), status=201)
+
+    @memory_rpc
+    async def DeleteMemoryGrant(
+        self, request: pb.MemoryGrantRequest, context: grpc.aio.ServicerContext
+    ) -> kpb.Reply:
+        caller = await self._caller(context)
+        return answer(await memory_grants.delete_grant(self.rt, caller, request.grant_id))
+
+
+__all__ = ["MemoryStoreServicer"]

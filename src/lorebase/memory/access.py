@@ -1,0 +1,73 @@
+"""Who calls a memory endpoint and what they may do in a scope (keeper and feed both ask this).
+
+The credential names the principal; the principal's tenant (the `tenant` column of principals,
+set when the principal is created) and, for private visibility, the principal itself as private
+subject, complete the namespace. Capabilities (memory_read, memory_write, memory_checkpoint) are
+granted per exact scope (project, mission or null, agent) by memory grants; the admin principal
+holds all of them. Grants are read on every request, so a revoked grant or key stops the next one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from lorebase.memory.scope import Scope
+from lorebase.problems import Problem
+from lorebase_store import Database, MemoryPrincipal, Txn
+
+ADMIN_PRINCIPAL = "usr_admin"
+
+
+@dataclass(frozen=True)
+class MemoryCaller:
+    id: str
+    tenant: str
+
+    @property
+    def is_admin(self) -> bool:
+        return self.id == ADMIN_PRINCIPAL
+
+
+async def authenticate(db: Database, authorization: str | None) -> MemoryCaller:
+    """The caller of a credential, or 401."""
+    if not authorization:
+        raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
+    scheme, _, key = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        raise Problem(401, "unauthenticated", "the Authorization header must be 'Bearer <key>'")
+    digest = hashlib.sha256(key.strip().encode("utf-8")).hexdigest()
+    row = await db.read_one("memory_principal_for_digest", _principal_for_digest, digest)
+    if row is None:
+        raise Problem(401, "unauthenticated", "the credential is unknown or revoked; ask for a new key")
+    return MemoryCaller(row.id, row.tenant)
+
+
+async def _principal_for_digest(txn: Txn, digest: str) -> MemoryPrincipal | None:
+    return await txn.memory_principal_for_digest(digest)
+
+
+async def capabilities(txn: Txn, caller: MemoryCaller, scope: Scope) -> set[str]:
+    if caller.is_admin:
+        return {"memory_read", "memory_write", "memory_checkpoint"}
+    return await txn.memory_capabilities(
+        caller.id, caller.tenant, scope.project_id, scope.mission_id, scope.agent_id
+    )
+
+
+async def require(txn: Txn, caller: MemoryCaller, scope: Scope, *needed: str) -> None:
+    """403 naming the first capability the caller lacks on exactly this scope."""
+    held = await capabilities(txn, caller, scope)
+    for capability in needed:
+        if capability not in held:
+            raise Problem(
+                403,
+                "forbidden",
+                f"{caller.id} lacks {capability} on scope project_id={scope.project_id!r}, "
+                f"mission_id={scope.mission_id!r}, agent_id={scope.agent_id!r}; ask an admin for a memory grant",
+                capability=capability,
+                scope=scope.document(),
+            )
+
+
+__all__ = ["ADMIN_PRINCIPAL", "MemoryCaller", "authenticate", "capabilities", "require"]

@@ -1,0 +1,283 @@
+"""Agent memory: principals' tenants, memory grants, records, reviews, receipts and the integrity index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from lorebase_store.memory_tables import (
+    memory_grants,
+    memory_integrity,
+    memory_receipts,
+    memory_records,
+    memory_reviews,
+)
+from lorebase_store.tables import api_keys, principals
+from lorebase_store.txn import TxnBase
+
+
+@dataclass(frozen=True)
+class MemoryPrincipal:
+    id: str
+    type: str
+    tenant: str
+
+
+@dataclass(frozen=True)
+class MemoryGrantRow:
+    id: str
+    tenant: str
+    principal_id: str
+    project_id: str
+    mission_id: str | None
+    agent_id: str
+    capabilities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MemoryRecordRow:
+    id: str
+    namespace_key: str
+    tenant: str
+    project_id: str
+    mission_id: str | None
+    agent_id: str
+    visibility: str
+    subject: str
+    record_revision: int
+    status: str  # active | deleted
+    content: Any
+    content_digest: str | None
+    derived_from: list[str]
+    valid_until_millis: int | None
+    embedding: dict[str, Any] | None
+    review: dict[str, Any] | None
+    created_by: str
+    created_at_millis: int
+    updated_by: str
+    updated_at_millis: int
+
+
+@dataclass(frozen=True)
+class MemoryReceipt:
+    command: str
+    request_digest: str
+    status: int
+    response: dict[str, Any]
+
+
+_RECORD_FIELDS = [f.name for f in fields(MemoryRecordRow)]
+
+
+def _record(row: Any) -> MemoryRecordRow:
+    return MemoryRecordRow(**{name: getattr(row, name) for name in _RECORD_FIELDS})
+
+
+def _grant(row: Any) -> MemoryGrantRow:
+    return MemoryGrantRow(
+        row.id,
+        row.tenant,
+        row.principal_id,
+        row.project_id,
+        row.mission_id,
+        row.agent_id,
+        tuple(row.capabilities),
+    )
+
+
+class MemoryTxn(TxnBase):
+    async def synchronous_commit(self) -> None:
+        """Make this transaction's commit wait for its WAL flush (whatever the server default)."""
+        await self.conn.execute(text("SET LOCAL synchronous_commit = on"))
+
+    async def memory_principal_for_digest(self, digest: str) -> MemoryPrincipal | None:
+        stmt = (
+            select(principals.c.id, principals.c.type, principals.c.tenant)
+            .join(api_keys, api_keys.c.principal_id == principals.c.id)
+            .where(api_keys.c.digest == digest, api_keys.c.revoked_at.is_(None))
+        )
+        row = (await self.conn.execute(stmt)).first()
+        return None if row is None else MemoryPrincipal(row.id, row.type, row.tenant)
+
+    async def memory_principal(self, principal_id: str) -> MemoryPrincipal | None:
+        stmt = select(principals.c.id, principals.c.type, principals.c.tenant).where(
+            principals.c.id == principal_id
+        )
+        row = (await self.conn.execute(stmt)).first()
+        return None if row is None else MemoryPrincipal(row.id, row.type, row.tenant)
+
+    async def set_principal_tenant(self, principal_id: str, tenant: str) -> None:
+        await self.conn.execute(
+            update(principals).where(principals.c.id == principal_id).values(tenant=tenant)
+        )
+
+    # Grants
+
+    async def insert_memory_grant(self, grant: MemoryGrantRow, created_by: str, at: datetime) -> None:
+        await self.conn.execute(
+            insert(memory_grants).values(
+                id=grant.id,
+                tenant=grant.tenant,
+                principal_id=grant.principal_id,
+                project_id=grant.project_id,
+                mission_id=grant.mission_id,
+                agent_id=grant.agent_id,
+                capabilities=list(grant.capabilities),
+                created_by=created_by,
+                created_at=at,
+            )
+        )
+
+    async def delete_memory_grant(self, grant_id: str) -> MemoryGrantRow | None:
+        row = (
+            await self.conn.execute(
+                delete(memory_grants).where(memory_grants.c.id == grant_id).returning(*memory_grants.c)
+            )
+        ).first()
+        return None if row is None else _grant(row)
+
+    async def memory_capabilities(
+        self, principal_id: str, tenant: str, project_id: str, mission_id: str | None, agent_id: str
+    ) -> set[str]:
+        """The capabilities the principal holds on exactly this scope (project, mission, agent)."""
+        mission = (
+            memory_grants.c.mission_id.is_(None)
+            if mission_id is None
+            else memory_grants.c.mission_id == mission_id
+        )
+        rows = await self.conn.execute(
+            select(memory_grants.c.capabilities).where(
+                memory_grants.c.principal_id == principal_id,
+                memory_grants.c.tenant == tenant,
+                memory_grants.c.project_id == project_id,
+                memory_grants.c.agent_id == agent_id,
+                mission,
+            )
+        )
+        held: set[str] = set()
+        for row in rows:
+            held.update(row.capabilities)
+        return held
+
+    # Receipts
+
+    async def lock_memory_key(self, tenant: str, principal: str, key: str) -> None:
+        """Serialize the commands that use one idempotency key (until this transaction ends)."""
+        await self.conn.execute(
+            select(func.pg_advisory_xact_lock(func.hashtextextended(f"{tenant}\x1f{principal}\x1f{key}", 0)))
+        )
+
+    async def get_memory_receipt(self, tenant: str, principal: str, key: str) -> MemoryReceipt | None:
+        row = (
+            await self.conn.execute(
+                select(memory_receipts).where(
+                    memory_receipts.c.tenant == tenant,
+                    memory_receipts.c.principal == principal,
+                    memory_receipts.c.key == key,
+                )
+            )
+        ).first()
+        return (
+            None if row is None else MemoryReceipt(row.command, row.request_digest, row.status, row.response)
+        )
+
+    async def insert_memory_receipt(
+        self, tenant: str, principal: str, key: str, receipt: MemoryReceipt, at: datetime
+    ) -> None:
+        await self.conn.execute(
+            insert(memory_receipts).values(
+                tenant=tenant,
+                principal=principal,
+                key=key,
+                command=receipt.command,
+                request_digest=receipt.request_digest,
+                status=receipt.status,
+                response=receipt.response,
+                created_at=at,
+            )
+        )
+
+    # Records
+
+    async def get_memory_record(self, record_id: str, *, for_update: bool = False) -> MemoryRecordRow | None:
+        stmt = select(memory_records).where(memory_records.c.id == record_id)
+        if for_update:
+            stmt = stmt.with_for_update()
+        row = (await self.conn.execute(stmt)).first()
+        return None if row is None else _record(row)
+
+    async def memory_records_by_ids(self, ids: list[str]) -> dict[str, MemoryRecordRow]:
+        if not ids:
+            return {}
+        rows = await self.conn.execute(
+            select(memory_records).where(memory_records.c.id.in_(sorted(set(ids))))
+        )
+        return {row.id: _record(row) for row in rows}
+
+    async def insert_memory_record(self, record: MemoryRecordRow) -> None:
+        await self.conn.execute(
+            insert(memory_records).values(**{n: getattr(record, n) for n in _RECORD_FIELDS})
+        )
+
+    async def replace_memory_record(self, record: MemoryRecordRow) -> None:
+        values = {n: getattr(record, n) for n in _RECORD_FIELDS if n != "id"}
+        await self.conn.execute(
+            update(memory_records).where(memory_records.c.id == record.id).values(**values)
+        )
+
+    async def memory_records_page(
+        self,
+        namespace_key: str,
+        after_id: str | None,
+        limit: int,
+        *,
+        include_unavailable: bool,
+        now_millis: int,
+    ) -> list[MemoryRecordRow]:
+        stmt = select(memory_records).where(memory_records.c.namespace_key == namespace_key)
+        if after_id is not None:
+            stmt = stmt.where(memory_records.c.id > after_id)
+        if not include_unavailable:
+            stmt = stmt.where(
+                memory_records.c.status == "active",
+                (memory_records.c.valid_until_millis.is_(None))
+                | (memory_records.c.valid_until_millis > now_millis),
+            )
+        rows = await self.conn.execute(stmt.order_by(memory_records.c.id).limit(limit))
+        return [_record(row) for row in rows]
+
+    async def insert_memory_review(
+        self, record_id: str, record_revision: int, decision: str, reason: str, reviewer: str, at_millis: int
+    ) -> None:
+        await self.conn.execute(
+            insert(memory_reviews).values(
+                record_id=record_id,
+                record_revision=record_revision,
+                decision=decision,
+                reason=reason,
+                reviewer=reviewer,
+                created_at_millis=at_millis,
+            )
+        )
+
+    async def upsert_memory_integrity(
+        self, record_id: str, journal_id: str, record_revision: int, state_digest: str, sequence: int
+    ) -> None:
+        values = {
+            "journal_id": journal_id,
+            "record_revision": record_revision,
+            "state_digest": state_digest,
+            "last_sequence": sequence,
+        }
+        await self.conn.execute(
+            pg_insert(memory_integrity)
+            .values(record_id=record_id, **values)
+            .on_conflict_do_update(index_elements=["record_id"], set_=values)
+        )
+
+
+__all__ = ["MemoryGrantRow", "MemoryPrincipal", "MemoryReceipt", "MemoryRecordRow", "MemoryTxn"]

@@ -1,0 +1,227 @@
+"""Memory change journals: one per namespace, entries appended under a row lock on the journal, and
+consumer checkpoints.
+
+Sequences commit in order: an append locks its journal row (`SELECT ... FOR UPDATE`) and holds the
+lock until its transaction ends, so the writer of sequence n+1 reads the journal only after the
+writer of n committed (or rolled back). A reader that sees `last_sequence` = n therefore sees every
+entry up to n, and no in-flight transaction can later fill a sequence at or below it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from lorebase_store.memory_tables import memory_checkpoints, memory_journal_entries, memory_journals
+from lorebase_store.txn import TxnBase
+
+
+@dataclass(frozen=True)
+class JournalRow:
+    id: str
+    namespace_key: str
+    last_sequence: int
+    last_chain: str
+
+
+@dataclass(frozen=True)
+class JournalEntryRow:
+    journal_id: str
+    sequence: int
+    schema_version: int
+    kind: str
+    record_id: str
+    record_revision: int
+    author: str
+    committed_at_millis: int
+    change_digest: str
+    chain_digest: str
+
+
+@dataclass(frozen=True)
+class CheckpointRow:
+    consumer: str
+    journal_id: str
+    scope: dict[str, Any]
+    contract_version: int
+    sequence: int
+    prefix_digest: str | None
+    revision: int
+    updated_at: datetime
+
+
+def _journal(row: Any) -> JournalRow:
+    return JournalRow(row.id, row.namespace_key, row.last_sequence, row.last_chain)
+
+
+def _entry(row: Any) -> JournalEntryRow:
+    return JournalEntryRow(
+        row.journal_id,
+        row.sequence,
+        row.schema_version,
+        row.kind,
+        row.record_id,
+        row.record_revision,
+        row.author,
+        row.committed_at_millis,
+        row.change_digest,
+        row.chain_digest,
+    )
+
+
+def _checkpoint(row: Any) -> CheckpointRow:
+    return CheckpointRow(
+        row.consumer,
+        row.journal_id,
+        row.scope,
+        row.contract_version,
+        row.sequence,
+        row.prefix_digest,
+        row.revision,
+        row.updated_at,
+    )
+
+
+class MemoryJournalTxn(TxnBase):
+    async def lock_memory_journal(
+        self, namespace_key: str, new_id: str, genesis: str, columns: dict[str, Any], at: datetime
+    ) -> JournalRow:
+        """The journal of a namespace (created on its first entry), locked until the transaction ends."""
+        await self.conn.execute(
+            pg_insert(memory_journals)
+            .values(
+                id=new_id,
+                namespace_key=namespace_key,
+                last_sequence=0,
+                last_chain=genesis,
+                created_at=at,
+                **columns,
+            )
+            .on_conflict_do_nothing(index_elements=["namespace_key"])
+        )
+        row = (
+            await self.conn.execute(
+                select(memory_journals)
+                .where(memory_journals.c.namespace_key == namespace_key)
+                .with_for_update()
+            )
+        ).one()
+        return _journal(row)
+
+    async def append_memory_entry(self, journal: JournalRow, entry: JournalEntryRow) -> None:
+        """Insert `entry` (sequence last_sequence + 1) and move the journal's head to it."""
+        assert entry.sequence == journal.last_sequence + 1 and entry.journal_id == journal.id
+        await self.conn.execute(
+            insert(memory_journal_entries).values(
+                journal_id=entry.journal_id,
+                sequence=entry.sequence,
+                schema_version=entry.schema_version,
+                kind=entry.kind,
+                record_id=entry.record_id,
+                record_revision=entry.record_revision,
+                author=entry.author,
+                committed_at_millis=entry.committed_at_millis,
+                change_digest=entry.change_digest,
+                chain_digest=entry.chain_digest,
+            )
+        )
+        await self.conn.execute(
+            update(memory_journals)
+            .where(memory_journals.c.id == journal.id)
+            .values(last_sequence=entry.sequence, last_chain=entry.chain_digest)
+        )
+
+    async def memory_journal_for(self, namespace_key: str) -> JournalRow | None:
+        row = (
+            await self.conn.execute(
+                select(memory_journals).where(memory_journals.c.namespace_key == namespace_key)
+            )
+        ).first()
+        return None if row is None else _journal(row)
+
+    async def memory_journal_entries(
+        self, journal_id: str, after: int, through: int, limit: int
+    ) -> list[JournalEntryRow]:
+        """Entries with after < sequence <= through, in sequence order, at most `limit`."""
+        rows = await self.conn.execute(
+            select(memory_journal_entries)
+            .where(
+                memory_journal_entries.c.journal_id == journal_id,
+                memory_journal_entries.c.sequence > after,
+                memory_journal_entries.c.sequence <= through,
+            )
+            .order_by(memory_journal_entries.c.sequence)
+            .limit(limit)
+        )
+        return [_entry(row) for row in rows]
+
+    async def memory_journal_entry(self, journal_id: str, sequence: int) -> JournalEntryRow | None:
+        row = (
+            await self.conn.execute(
+                select(memory_journal_entries).where(
+                    memory_journal_entries.c.journal_id == journal_id,
+                    memory_journal_entries.c.sequence == sequence,
+                )
+            )
+        ).first()
+        return None if row is None else _entry(row)
+
+    # Consumer checkpoints
+
+    async def get_memory_checkpoint(
+        self, tenant: str, subject: str, consumer: str, *, for_update: bool = False
+    ) -> CheckpointRow | None:
+        stmt = select(memory_checkpoints).where(
+            memory_checkpoints.c.tenant == tenant,
+            memory_checkpoints.c.subject == subject,
+            memory_checkpoints.c.consumer == consumer,
+        )
+        if for_update:
+            stmt = stmt.with_for_update()
+        row = (await self.conn.execute(stmt)).first()
+        return None if row is None else _checkpoint(row)
+
+    async def insert_memory_checkpoint(self, tenant: str, subject: str, checkpoint: CheckpointRow) -> bool:
+        """Insert a new checkpoint; False when one exists already (a concurrent first save)."""
+        result = await self.conn.execute(
+            pg_insert(memory_checkpoints)
+            .values(tenant=tenant, subject=subject, **_checkpoint_values(checkpoint))
+            .on_conflict_do_nothing()
+        )
+        return bool(result.rowcount)
+
+    async def update_memory_checkpoint(
+        self, tenant: str, subject: str, checkpoint: CheckpointRow, expected_revision: int
+    ) -> bool:
+        """Replace a checkpoint at `expected_revision`; False when its revision moved."""
+        result = await self.conn.execute(
+            update(memory_checkpoints)
+            .where(
+                memory_checkpoints.c.tenant == tenant,
+                memory_checkpoints.c.subject == subject,
+                memory_checkpoints.c.consumer == checkpoint.consumer,
+                memory_checkpoints.c.revision == expected_revision,
+            )
+            .values(**_checkpoint_values(checkpoint))
+        )
+        return bool(result.rowcount)
+
+
+def _checkpoint_values(checkpoint: CheckpointRow) -> dict[str, Any]:
+    return {
+        "consumer": checkpoint.consumer,
+        "journal_id": checkpoint.journal_id,
+        "scope": checkpoint.scope,
+        "contract_version": checkpoint.contract_version,
+        "sequence": checkpoint.sequence,
+        "prefix_digest": checkpoint.prefix_digest,
+        "revision": checkpoint.revision,
+        "updated_at": checkpoint.updated_at,
+    }
+
+
+__all__ = ["CheckpointRow", "JournalEntryRow", "JournalRow", "MemoryJournalTxn"]
