@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
+import threading
 from collections.abc import Iterator, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -352,6 +355,84 @@ def test_urls_and_keys_reach_every_service_from_secrets(default_objects: list[di
     settings = load_settings({variable: "x" * 40 for variable in wanted})
     assert settings.get("webhooks.encryption_key") == "x" * 40
     assert settings.get("admin.key") == "x" * 40
+
+
+class _KubeApi(BaseHTTPRequestHandler):
+    """Just enough of a Kubernetes API server for Helm's `lookup` of one Secret."""
+
+    objects: dict[str, dict[str, Any]] = {}
+
+    def do_GET(self) -> None:
+        path = self.path.split("?")[0]
+        if path == "/api/v1":
+            body: dict[str, Any] = {
+                "kind": "APIResourceList",
+                "groupVersion": "v1",
+                "resources": [
+                    {
+                        "name": "secrets",
+                        "singularName": "secret",
+                        "namespaced": True,
+                        "kind": "Secret",
+                        "verbs": ["get"],
+                    }
+                ],
+            }
+        elif path in self.objects:
+            body = self.objects[path]
+        else:
+            body = {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "status": "Failure",
+                "reason": "NotFound",
+                "code": 404,
+            }
+        data = json.dumps(body).encode()
+        self.send_response(200 if body.get("kind") != "Status" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_generated_keys_are_kept_on_upgrade(chart: Any) -> None:
+    """An upgrade renders the keys the live Secret holds (`lookup`), not new ones."""
+    live = {"admin-key": "lbk_" + "L" * 40, "webhooks-encryption-key": "E" * 48}
+    _KubeApi.objects = {
+        f"/api/v1/namespaces/{NAMESPACE}/secrets/{RELEASE}-lorebase-secrets": {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": f"{RELEASE}-lorebase-secrets", "namespace": NAMESPACE},
+            "data": {key: base64.b64encode(value.encode()).decode() for key, value in live.items()},
+        }
+    }
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _KubeApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    kubeconfig = yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {"name": "k", "cluster": {"server": f"http://127.0.0.1:{server.server_address[1]}"}}
+            ],
+            "users": [{"name": "k", "user": {"token": "t"}}],
+            "contexts": [{"name": "k", "context": {"cluster": "k", "user": "k", "namespace": NAMESPACE}}],
+            "current-context": "k",
+        }
+    )
+    try:
+        with helm.Config(kubeconfig_content=kubeconfig, namespace=NAMESPACE) as config:
+            manifests = config.render(chart, REQUIRED, name=RELEASE, namespace=NAMESPACE, is_upgrade=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    secret = yaml.safe_load(manifests["lorebase/templates/secret.yaml"])
+    assert {key: secret_value(secret, key) for key in live} == live
+    assert secret_value(secret, "database-url") == REQUIRED["database"]["url"]  # values still win
 
 
 def test_given_keys_are_used_as_given(chart: Any) -> None:
