@@ -38,6 +38,9 @@ class ServiceClient:
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_metadata_size", MAX_METADATA_BYTES),
+                # A name resolving to several pods (the Helm chart's headless Services) gets its
+                # calls spread over all of them, not pinned to the first address.
+                ("grpc.lb_policy_name", "round_robin"),
             ],
         )
         self._health = health_pb2_grpc.HealthStub(self.channel)
