@@ -199,6 +199,9 @@ outbox = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("published_at", DateTime(timezone=True)),
     Index("outbox_unpublished", "sequence", postgresql_where="published_at IS NULL"),
+    # Migration 0008: a branch's events after a sequence; the revision.committed event of a Revision.
+    Index("outbox_branch", "domain_id", "branch", "sequence"),
+    Index("outbox_revision", "domain_id", "revision", postgresql_where="type = 'revision.committed'"),
 )
 
 # Coverage statistics (migration 0002): Records and missing values per Attribute, per branch and

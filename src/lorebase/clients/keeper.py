@@ -391,5 +391,10 @@ class KeeperClient(ServiceClient):
             )
         )
 
+    async def authorize_read(self, *, credential: str, domain: str, branch: str = "") -> Answer:
+        """For the feed: whether the caller may read the branch (a Problem when not)."""
+        request = pb.AuthorizeReadRequest(domain=domain, branch=branch)
+        return _answer(await self._call(self._stub.AuthorizeRead, request, credential=credential))
+
 
 __all__ = ["Answer", "KeeperClient"]
