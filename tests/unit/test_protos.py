@@ -91,4 +91,4 @@ def test_feed_routes_come_before_the_branch_routes() -> None:
     ):
         scope = {"type": "http", "path": path, "method": "GET", "root_path": ""}
         first = next(r for r in app.routes if r.matches(scope)[0] == Match.FULL)
-        assert getattr(first, "endpoint").__name__ == name, path
+        assert first.endpoint.__name__ == name, path
