@@ -41,7 +41,9 @@ class Feed:
 
 
 @contextlib.asynccontextmanager
-async def running_feed(stack: Stack, nats_url: str, relay: bool = True) -> AsyncIterator[Feed]:
+async def running_feed(
+    stack: Stack, nats_url: str, relay: bool = True, settings: dict[str, str] | None = None
+) -> AsyncIterator[Feed]:
     nc = await connect_nats(nats_url)
     js = nc.jetstream()
     stream, prefix = "T" + uuid.uuid4().hex[:10].upper(), "t" + uuid.uuid4().hex[:10]
@@ -50,9 +52,9 @@ async def running_feed(stack: Stack, nats_url: str, relay: bool = True) -> Async
     await hub.start(js, stream=stream, prefix=prefix)
     the_relay = Relay(stack.rt.db, js, prefix=prefix, interval_s=0.05)
     keeper = KeeperClient(stack.keeper_address)
-    settings = load_settings({"LOREBASE_DATABASE_URL": stack.database_url, **FEED_SETTINGS})
+    loaded = load_settings({"LOREBASE_DATABASE_URL": stack.database_url, **FEED_SETTINGS, **(settings or {})})
     servicer = FeedServicer(
-        stack.rt.db, stream=stream, keeper=keeper, hub=hub, fence=the_relay.fence, settings=settings
+        stack.rt.db, stream=stream, keeper=keeper, hub=hub, fence=the_relay.fence, settings=loaded
     )
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

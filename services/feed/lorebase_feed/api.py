@@ -16,10 +16,12 @@ from lorebase.grpc_problems import abort_with_problem
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
 from lorebase.v1 import feed_pb2_grpc
+from lorebase.webhook_secrets import Sealer, SecretKeyError
 from lorebase_feed.access import authorize, parse_kinds
 from lorebase_feed.changes import ChangesLimits, changes
 from lorebase_feed.events import StreamLimits, event_stream, parse_last_event_id
 from lorebase_feed.hub import Hub
+from lorebase_feed.webhooks import Registry, Webhooks
 from lorebase_store import Database
 from lorebase_store.fence import Fence
 
@@ -46,6 +48,21 @@ def changes_limits(settings: Settings) -> ChangesLimits:
     )
 
 
+def webhook_registry(db: Database, keeper: KeeperClient, settings: Settings) -> Registry:
+    section = settings.section("webhooks")
+    sealer: Sealer | None = None
+    error: str | None = None
+    try:
+        sealer = Sealer.from_settings(
+            encryption_key=str(section.get("encryption_key") or ""),
+            previous_encryption_keys=list(section.get("previous_encryption_keys") or []),
+            allow_unsealed_keys=bool(section.get("allow_unsealed_keys", False)),
+        )
+    except SecretKeyError as exc:
+        error = str(exc)
+    return Registry(db, keeper, sealer, error, tuple(section.get("allowed_schemes") or ("https",)))
+
+
 class FeedServicer(feed_pb2_grpc.FeedServicer):
     def __init__(
         self, db: Database, *, stream: str, keeper: KeeperClient, hub: Hub, fence: Fence, settings: Settings
@@ -57,6 +74,42 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
         self.fence = fence  # advanced by the relay
         self.stream_limits = stream_limits(settings)
         self.changes_limits = changes_limits(settings)
+        self.webhooks = Webhooks(webhook_registry(db, keeper, settings))
+
+    async def _webhook_call(
+        self, context: grpc.aio.ServicerContext, name: str, *args: Any
+    ) -> pb.WebhookReply:
+        try:
+            status, document = await getattr(self.webhooks, name)(_credential(context), *args)
+            return pb.WebhookReply(body=orjson.dumps(document), status=status)
+        except Problem as problem:
+            await abort_with_problem(context, problem)
+        except Exception:
+            logger.exception("feed webhook %s failed", name)
+            await abort_with_problem(
+                context, Problem(500, "internal", "feed failed to answer; the error is in its log")
+            )
+        raise AssertionError("unreachable")
+
+    async def CreateWebhook(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "create", request.domain, request.body)
+
+    async def ListWebhooks(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "list", request.domain)
+
+    async def DeleteWebhook(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "delete", request.domain, request.id)
+
+    async def UpdateWebhook(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "update", request.domain, request.id, request.body)
 
     async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
         fence = self.fence.safe
@@ -110,6 +163,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
                 self.keeper, credential=credential, domain=request.domain, branch=access.branch
             )
 
+        opened_at = await self.fence.advance(self.db) if last_event_id is None else 0
         yield pb.StreamItem(ready=True)
         async for item in event_stream(
             self.db,
@@ -118,6 +172,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             access,
             kinds=kinds,
             last_event_id=last_event_id,
+            opened_at=opened_at,
             limits=self.stream_limits,
             reauthorize=reauthorize,
         ):

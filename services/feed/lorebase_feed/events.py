@@ -84,10 +84,14 @@ async def event_stream(
     *,
     kinds: frozenset[str],
     last_event_id: int | None,
+    opened_at: int,
     limits: StreamLimits,
     reauthorize: Callable[[], Awaitable[Any]],
 ) -> AsyncIterator[Item]:
-    """The items of one stream until max_connection_s, or until reauthorize raises a Problem."""
+    """The items of one stream until max_connection_s, or until reauthorize raises a Problem.
+
+    `opened_at` is the fence moved when the stream was asked for: without Last-Event-ID the stream
+    starts after it (and after what the hub has received), so with the next commit."""
     clock = time.monotonic
     started = clock()
     deadline = started + limits.max_connection_s
@@ -95,7 +99,7 @@ async def event_stream(
     last_sent = started
     subscriber, seen = hub.subscribe(access.domain, access.branch)
     # Without Last-Event-ID the stream starts after what is final or published now: the next commit.
-    cursor = max(fence(), seen) if last_event_id is None else last_event_id
+    cursor = max(opened_at, fence(), seen) if last_event_id is None else last_event_id
 
     def item(event: dict[str, Any]) -> Item | None:
         if event.get("type") != REVISION_COMMITTED or not matches(event, kinds):

@@ -70,5 +70,33 @@ def register_feed(app: FastAPI, gw: Gateway) -> None:
 
         return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
 
+    @route(DOMAIN + "/webhooks", "POST")
+    async def create_webhook(request: Request) -> Response:
+        answer = await gw.feed.create_webhook(
+            credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/webhooks", "GET")
+    async def list_webhooks(request: Request) -> Response:
+        answer = await gw.feed.list_webhooks(
+            credential=credential(request), domain=request.path_params["domain"]
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/webhooks/{id}", "DELETE")
+    async def delete_webhook(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.feed.delete_webhook(credential=credential(request), domain=p["domain"], id=p["id"])
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/webhooks/{id}", "PATCH")
+    async def update_webhook(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.feed.update_webhook(
+            credential=credential(request), domain=p["domain"], id=p["id"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
 
 __all__ = ["register_feed"]

@@ -68,6 +68,27 @@ class FeedClient(ServiceClient):
         reply = await self._call(self._stub.Changes, request, credential=credential)
         return Answer(reply.body, reply.revision, "application/json", 200, {})
 
+    async def _webhook(self, method: Any, credential: str, request: pb.WebhookRequest) -> Answer:
+        reply = await self._call(method, request, credential=credential)
+        return Answer(reply.body, "", "application/json", reply.status or 200, {})
+
+    async def create_webhook(self, *, credential: str, domain: str, body: bytes) -> Answer:
+        return await self._webhook(
+            self._stub.CreateWebhook, credential, pb.WebhookRequest(domain=domain, body=body)
+        )
+
+    async def list_webhooks(self, *, credential: str, domain: str) -> Answer:
+        return await self._webhook(self._stub.ListWebhooks, credential, pb.WebhookRequest(domain=domain))
+
+    async def delete_webhook(self, *, credential: str, domain: str, id: str) -> Answer:
+        return await self._webhook(
+            self._stub.DeleteWebhook, credential, pb.WebhookRequest(domain=domain, id=id)
+        )
+
+    async def update_webhook(self, *, credential: str, domain: str, id: str, body: bytes) -> Answer:
+        request = pb.WebhookRequest(domain=domain, id=id, body=body)
+        return await self._webhook(self._stub.UpdateWebhook, credential, request)
+
     def events(
         self, *, credential: str, domain: str, branch: str, kinds: str = "", last_event_id: str = ""
     ) -> EventStream:

@@ -68,3 +68,21 @@ class StreamItem(_message.Message):
     event: str
     data: bytes
     def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class WebhookRequest(_message.Message):
+    __slots__ = ("domain", "id", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    id: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., id: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class WebhookReply(_message.Message):
+    __slots__ = ("body", "status")
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    body: bytes
+    status: int
+    def __init__(self, body: _Optional[bytes] = ..., status: _Optional[int] = ...) -> None: ...

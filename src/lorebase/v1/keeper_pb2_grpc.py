@@ -530,8 +530,9 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AuthorizeRead(self, request, context):
-        """For the feed: 403 without data.read on the branch; else {"principal", "domain", "domain_id",
-        "branch", "narrowed" (no grant reads every Kind), "kinds" (the schema's Kinds)}.
+        """For the feed: 403 without the permission (data.read) on the branch; else {"principal", "domain",
+        "domain_id", "branch", "narrowed" (no grant reads every Kind), "kinds" (the schema's Kinds),
+        "permissions" (the caller's on the branch)}.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

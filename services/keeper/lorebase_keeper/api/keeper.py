@@ -177,7 +177,7 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
         """For the feed: may the caller read this branch, and is any of its grants unnarrowed?"""
         domain, access = await self._domain(context, request.domain)
         branch = check_branch_name(request.branch or domain.default_branch)
-        access.require("data.read", branch)
+        access.require(request.permission or "data.read", branch)
         return reply(
             {
                 "principal": access.principal.id,
@@ -186,6 +186,7 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
                 "branch": branch,
                 "narrowed": access.narrowed(branch),
                 "kinds": list(domain.schema.kinds),
+                "permissions": sorted(access.permissions(branch)),
             }
         )
 

@@ -1,4 +1,5 @@
-"""The change feed: outbox indexes for the event stream and the polling changes.
+"""The change feed: outbox indexes for the event stream and the polling changes; webhooks, their
+deliveries and the delivery cursor.
 
 Revision ID: 0008
 Revises: 0007
@@ -22,5 +23,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("DROP TABLE feed_cursors")
+    op.execute("DROP TABLE webhook_deliveries")
+    op.execute("DROP TABLE webhooks")
     op.execute("DROP INDEX outbox_revision")
     op.execute("DROP INDEX outbox_branch")
