@@ -16,11 +16,14 @@ import asyncio
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from lorebase_store.webhooks import SendResult
+from lorebase.webhook_secrets import Sealer
+from lorebase_store import Database
+from lorebase_store.webhooks import DeliverySettings, PassResult, SendResult, deliver_pending
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -148,4 +151,33 @@ class HttpxSender:
         return SendResult(None, "; ".join(errors) or "no address answered")
 
 
-__all__ = ["HttpxSender", "TargetRefused", "refusal", "system_resolver"]
+def sender_from_settings(client: httpx.AsyncClient, section: dict[str, Any]) -> HttpxSender:
+    return HttpxSender(
+        client,
+        allowed_schemes=tuple(section.get("allowed_schemes") or ("https",)),
+        allow_private_targets=bool(section.get("allow_private_targets", False)),
+        timeout_s=float(section.get("timeout_s", 10)),
+        connect_timeout_s=float(section.get("connect_timeout_s", 5)),
+    )
+
+
+async def delivery_pass(db: Database, client: httpx.AsyncClient, section: dict[str, Any]) -> PassResult:
+    """One webhook_delivery job: lorebase_store.webhooks.deliver_pending with this sender."""
+    sealer = Sealer.from_settings(
+        encryption_key=str(section.get("encryption_key") or ""),
+        previous_encryption_keys=list(section.get("previous_encryption_keys") or []),
+        allow_unsealed_keys=bool(section.get("allow_unsealed_keys", False)),
+    )
+    return await deliver_pending(
+        db, sender_from_settings(client, section), sealer, DeliverySettings.from_section(section)
+    )
+
+
+__all__ = [
+    "HttpxSender",
+    "TargetRefused",
+    "delivery_pass",
+    "refusal",
+    "sender_from_settings",
+    "system_resolver",
+]
