@@ -100,6 +100,8 @@ SELECT 1
 """
 )
 
+_TAKE_XID = text("SELECT pg_current_xact_id()")
+
 
 @dataclass
 class CommitRows:
@@ -264,6 +266,11 @@ class CommitsTxn(SourcesTxn):
         if not any(getattr(rows, name) for name in _LISTS):
             return
         rows = rows.compacted()
+        if rows.events:
+            # The outbox fence (lorebase_store.fence) needs this transaction to hold its xid before
+            # it takes an outbox sequence: a reader that saw the sequence then sees the transaction
+            # in progress. Inside the commit statement the order of the two is not defined.
+            await self.conn.execute(_TAKE_XID)
         if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
             rows = await self._copy_bulk(rows)
         params: dict[str, Any] = {"domain_id": rows.domain_id, "branch": rows.branch}

@@ -111,6 +111,22 @@ class Database:
         self._record(name, started)
         return result
 
+    async def rolled_back(
+        self,
+        name: str,
+        fn: Callable[Concatenate[Txn, P], Awaitable[R]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> R:
+        """Run a function in a read-write transaction that is then rolled back (it leaves nothing)."""
+        started = time.perf_counter()
+        async with self.engine.connect() as conn:
+            await conn.begin()
+            result = await fn(Txn(conn), *args, **kwargs)
+            await conn.rollback()
+        self._record(name, started)
+        return result
+
     async def read_one(
         self,
         name: str,

@@ -1,4 +1,8 @@
-"""The outbox: committed events in sequence order, published to NATS JetStream by the feed."""
+"""The outbox: committed events in sequence order, published to NATS JetStream by the feed.
+
+Sequences are taken before commit, so they commit out of order: every reader goes only as far as
+the fence (lorebase_store.fence), never past a sequence an in-flight transaction can still fill.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, func, select, text, update
 
 from lorebase_store.tables import outbox
 from lorebase_store.txn import TxnBase
+
+_SEQUENCE_TAKEN = text(
+    "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('outbox', 'sequence')::regclass), 0)"
+)
+_TAKE_XID = text("SELECT pg_current_xact_id()::text")
+_OLDEST_RUNNING = text("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
 
 
 @dataclass(frozen=True)
@@ -21,22 +31,68 @@ class OutboxEvent:
     revision: str | None
     event: dict[str, Any]
 
+    def document(self) -> dict[str, Any]:
+        """The event as followers receive it: the stored document with its sequence."""
+        return {"sequence": self.sequence, **self.event}
+
 
 def _event(row: Any) -> OutboxEvent:
     return OutboxEvent(row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event)
 
 
 class OutboxTxn(TxnBase):
-    async def events_after(self, after: int, *, limit: int) -> list[OutboxEvent]:
-        rows = await self.conn.execute(
-            select(outbox).where(outbox.c.sequence > after).order_by(outbox.c.sequence).limit(limit)
-        )
-        return [OutboxEvent(r.sequence, r.domain_id, r.branch, r.type, r.revision, r.event) for r in rows]
+    async def events_after(
+        self,
+        after: int,
+        *,
+        upto: int,
+        limit: int,
+        domain_id: int | None = None,
+        branch: str | None = None,
+        types: tuple[str, ...] = (),
+    ) -> list[OutboxEvent]:
+        """Events with `after < sequence <= upto` (upto: a fence), oldest first."""
+        cond: Any = and_(outbox.c.sequence > after, outbox.c.sequence <= upto)
+        if domain_id is not None:
+            cond = and_(cond, outbox.c.domain_id == domain_id)
+        if branch is not None:
+            cond = and_(cond, outbox.c.branch == branch)
+        if types:
+            cond = and_(cond, outbox.c.type.in_(types))
+        rows = await self.conn.execute(select(outbox).where(cond).order_by(outbox.c.sequence).limit(limit))
+        return [_event(row) for row in rows]
 
-    async def unpublished(self, *, limit: int) -> list[OutboxEvent]:
+    async def revision_events(
+        self, domain_id: int, revisions: list[str], branch: str
+    ) -> dict[str, OutboxEvent]:
+        """The `revision.committed` event of each Revision: the one written for `branch` when there
+        is one (a fast-forward writes one per branch), else where the Revision was committed."""
+        if not revisions:
+            return {}
         rows = await self.conn.execute(
-            select(outbox).where(outbox.c.published_at.is_(None)).order_by(outbox.c.sequence).limit(limit)
+            select(outbox)
+            .where(
+                outbox.c.domain_id == domain_id,
+                outbox.c.type == "revision.committed",
+                outbox.c.revision.in_(revisions),
+            )
+            .order_by(outbox.c.sequence)
         )
+        found: dict[str, OutboxEvent] = {}
+        for row in rows:
+            event = _event(row)
+            assert event.revision is not None
+            if event.revision not in found or (
+                event.branch == branch and found[event.revision].branch != branch
+            ):
+                found[event.revision] = event
+        return found
+
+    async def unpublished(self, *, limit: int, upto: int | None = None) -> list[OutboxEvent]:
+        cond: Any = outbox.c.published_at.is_(None)
+        if upto is not None:
+            cond = and_(cond, outbox.c.sequence <= upto)
+        rows = await self.conn.execute(select(outbox).where(cond).order_by(outbox.c.sequence).limit(limit))
         return [_event(row) for row in rows]
 
     async def mark_published(self, sequences: list[int], at: datetime) -> None:
@@ -45,8 +101,25 @@ class OutboxTxn(TxnBase):
                 update(outbox).where(outbox.c.sequence.in_(sequences)).values(published_at=at)
             )
 
-    async def publication_state(self) -> tuple[int, int]:
-        """(highest sequence below which every event is published, events not yet published)."""
+    async def sequence_taken(self) -> int:
+        """The last outbox sequence handed out, committed or not (sequences are not transactional)."""
+        return int(await self.conn.scalar(_SEQUENCE_TAKEN) or 0)
+
+    async def take_xid(self) -> int:
+        """Give this transaction its id (run it in a transaction that is then rolled back)."""
+        return int(await self.conn.scalar(_TAKE_XID) or 0)
+
+    async def oldest_running_xid(self) -> int:
+        """The oldest transaction id still in progress as of this statement (xmin of its snapshot)."""
+        return int(await self.conn.scalar(_OLDEST_RUNNING) or 0)
+
+    async def last_sequence(self) -> int:
+        return int(await self.conn.scalar(select(func.max(outbox.c.sequence))) or 0)
+
+    async def publication_state(self, fence: int | None = None) -> tuple[int, int]:
+        """(highest sequence below which every event is published, events not yet published).
+
+        With a fence, published_through never passes it (a sequence above may still commit)."""
         first_pending = await self.conn.scalar(
             select(func.min(outbox.c.sequence)).where(outbox.c.published_at.is_(None))
         )
@@ -54,9 +127,12 @@ class OutboxTxn(TxnBase):
             select(func.count()).select_from(outbox).where(outbox.c.published_at.is_(None))
         )
         if first_pending is None:
-            last = await self.conn.scalar(select(func.max(outbox.c.sequence)))
-            return int(last or 0), 0
-        return int(first_pending) - 1, int(pending or 0)
+            through = int(await self.conn.scalar(select(func.max(outbox.c.sequence))) or 0)
+        else:
+            through = int(first_pending) - 1
+        if fence is not None:
+            through = min(through, fence)
+        return through, int(pending or 0)
 
 
 __all__ = ["OutboxEvent", "OutboxTxn"]

@@ -145,6 +145,31 @@ class RevisionsTxn(TxnBase):
         )
         return {row.id: _revision(row) for row in rows}
 
+    async def first_parent_revisions(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        *,
+        after: int,
+        upto: int,
+        limit: int,
+        newest_first: bool = False,
+    ) -> list[RevisionRow]:
+        """Revisions on a first-parent history with `after < generation <= upto`, by generation."""
+        order = revisions.c.generation.desc() if newest_first else revisions.c.generation
+        rows = await self.conn.execute(
+            select(revisions)
+            .where(
+                revisions.c.domain_id == domain_id,
+                chain.clause(revisions),
+                revisions.c.generation > after,
+                revisions.c.generation <= upto,
+            )
+            .order_by(order)
+            .limit(limit)
+        )
+        return [_revision(row) for row in rows]
+
     async def revisions_with_prefix(
         self, domain_id: int, prefix: str, *, limit: int = 2
     ) -> list[RevisionRow]:

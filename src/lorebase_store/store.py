@@ -18,6 +18,7 @@ from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
 from lorebase_store.suggestions import SuggestionsTxn
 from lorebase_store.trace import TraceTxn
+from lorebase_store.webhooks import WebhooksTxn
 
 
 class Txn(
@@ -37,6 +38,7 @@ class Txn(
     StatisticsTxn,
     SuggestionsTxn,
     TraceTxn,
+    WebhooksTxn,
 ):
     """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""
 

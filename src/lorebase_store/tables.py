@@ -201,6 +201,9 @@ outbox = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("published_at", DateTime(timezone=True)),
     Index("outbox_unpublished", "sequence", postgresql_where="published_at IS NULL"),
+    # Migration 0009: a branch's events after a sequence; the revision.committed event of a Revision.
+    Index("outbox_branch", "domain_id", "branch", "sequence"),
+    Index("outbox_revision", "domain_id", "revision", postgresql_where="type = 'revision.committed'"),
 )
 
 # Coverage statistics (migration 0002): Records and missing values per Attribute, per branch and
@@ -396,6 +399,49 @@ audit_log = Table(
     Index("audit_log_domain", "domain", "id"),
 )
 
+# Webhooks (migration 0009): endpoints registered per Domain, their signing key sealed
+# (lorebase.webhook_secrets), one delivery row per event and webhook, and the fan-out cursor.
+webhooks = Table(
+    "webhooks",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("events", JSONB, nullable=False),
+    Column("branches", JSONB, nullable=False),
+    Column("clearances", JSONB, nullable=False),
+    Column("signing_key", Text, nullable=False),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("webhooks_domain", "domain_id"),
+)
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("webhook_id", Text, ForeignKey("webhooks.id", ondelete="CASCADE"), nullable=False),
+    Column("sequence", BigInteger, nullable=False),
+    Column("type", Text, nullable=False),
+    Column("status", Text, nullable=False),  # pending, delivered, dead
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=False),
+    Column("last_error", Text),
+    Column("last_status", Integer),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    UniqueConstraint("webhook_id", "sequence"),
+    Index("webhook_deliveries_due", "next_attempt_at", postgresql_where="status = 'pending'"),
+)
+
+feed_cursors = Table(
+    "feed_cursors",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("position", BigInteger, nullable=False),
+)
+
 __all__ = [
     "api_keys",
     "audit_log",
@@ -403,6 +449,7 @@ __all__ = [
     "branches",
     "conflicts",
     "domains",
+    "feed_cursors",
     "grants",
     "history",
     "idempotency_receipts",
@@ -422,4 +469,6 @@ __all__ = [
     "statistics",
     "suggestions",
     "trace_entries",
+    "webhook_deliveries",
+    "webhooks",
 ]

@@ -50,6 +50,8 @@ class Stack:
     http: httpx.AsyncClient
     keeper: KeeperClient
     database_url: str
+    gateway: Gateway
+    keeper_address: ClientSettings
 
     @property
     def admin(self) -> dict[str, str]:
@@ -143,7 +145,7 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
     app = create_app(gateway)
     http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://lorebase.test")
     try:
-        yield Stack(rt, http, keeper, database_url)
+        yield Stack(rt, http, keeper, database_url, gateway, address)
     finally:
         await http.aclose()
         await gateway.close()

@@ -2,7 +2,9 @@
 
 Each unpublished event is published with `Nats-Msg-Id: evt_<sequence>` and then marked published.
 A crash between the two republishes it on the next pass and JetStream's duplicate window drops the
-copy, so nothing is lost and nothing is delivered twice. Subjects: docs/feed.md.
+copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
+fence (lorebase_store.fence), so the stream holds the events in sequence order and a reader of the
+stream never sees a sequence before a lower one that can still commit. Subjects: docs/feed.md.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from nats.js.errors import BadRequestError
 
 from lorebase.ids import utc_now
 from lorebase_store import Database, OutboxEvent, Txn
+from lorebase_store.fence import Fence
 
 logger = logging.getLogger("lorebase.feed.relay")
 
@@ -61,17 +64,20 @@ class Relay:
         self.batch = batch
         self.interval_s = interval_s
         self.published = 0
+        self.fence = Fence()
 
     async def publish_pending(self) -> int:
-        """One pass: publish what is committed and unpublished, oldest first; returns how many."""
+        """One pass: publish what is committed and unpublished up to the fence, in sequence order
+        (so the stream holds events in sequence order); returns how many."""
+        upto = await self.fence.advance(self.db)
         events: list[OutboxEvent] = await self.db.read(
-            "outbox_unpublished", lambda txn: txn.unpublished(limit=self.batch)
+            "outbox_unpublished", lambda txn: txn.unpublished(limit=self.batch, upto=upto)
         )
         if not events:
             return 0
         done: list[int] = []
         for event in events:
-            document = {"sequence": event.sequence, **event.event}
+            document = event.document()
             await self.js.publish(
                 subject_for(self.prefix, str(event.event.get("domain", "")), event.branch),
                 orjson.dumps(document),

@@ -1,4 +1,5 @@
-"""`lorebase feed`: the change feed service (outbox relay to JetStream; the event stream comes later)."""
+"""`lorebase feed`: the change feed service (outbox relay to JetStream, polling changes, event stream,
+webhooks registry) and the memory change journal reads."""
 
 from __future__ import annotations
 
@@ -7,28 +8,20 @@ import contextlib
 
 import grpc
 
+from lorebase.clients import ClientSettings, KeeperClient
 from lorebase.config import Settings
 from lorebase.grpc_serve import configure_logging, serve
-from lorebase.v1 import feed_pb2 as pb
 from lorebase.v1 import feed_pb2_grpc, memory_pb2_grpc
+from lorebase_feed.api import FeedServicer
+from lorebase_feed.hub import Hub
 from lorebase_feed.memory import MemoryJournalServicer
 from lorebase_feed.relay import Relay, connect_nats, ensure_stream
 from lorebase_store import Database
 
 
-class FeedServicer(feed_pb2_grpc.FeedServicer):
-    def __init__(self, db: Database, stream: str) -> None:
-        self.db = db
-        self.stream = stream
-
-    async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
-        through, pending = await self.db.read("publication_state", lambda txn: txn.publication_state())
-        return pb.FeedStatus(published_through=through, pending=pending, stream=self.stream)
-
-
-def register(db: Database, stream: str, server: grpc.aio.Server) -> None:
-    """Feed's servicers: Feed (publication state) and MemoryJournal (memory changes, checkpoints)."""
-    feed_pb2_grpc.add_FeedServicer_to_server(FeedServicer(db, stream), server)
+def register(db: Database, servicer: FeedServicer, server: grpc.aio.Server) -> None:
+    """Feed's servicers: Feed (publication, changes, events, webhooks) and MemoryJournal."""
+    feed_pb2_grpc.add_FeedServicer_to_server(servicer, server)
     memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db), server)
 
 
@@ -43,6 +36,15 @@ async def run(settings: Settings) -> int:
     stream, prefix = str(settings.get("nats.stream")), str(settings.get("nats.subject_prefix"))
     await ensure_stream(js, stream, prefix)
     relay = Relay(db, js, prefix=prefix)
+    hub = Hub()
+    await hub.start(js, stream=stream, prefix=prefix)
+    keeper = KeeperClient(
+        ClientSettings(
+            address=str(settings.get("services.keeper.address")),
+            deadline_s=float(settings.get("services.deadline_s", 30)),
+        )
+    )
+    servicer = FeedServicer(db, stream=stream, keeper=keeper, hub=hub, fence=relay.fence, settings=settings)
     stop = asyncio.Event()
     task = asyncio.create_task(relay.run(stop))
 
@@ -50,6 +52,8 @@ async def run(settings: Settings) -> int:
         stop.set()
         with contextlib.suppress(Exception):
             await task
+        await hub.stop()
+        await keeper.close()
         # NATS may already be gone (it is stopped after the services, or was killed): a close that fails
         # then has nothing left to flush.
         with contextlib.suppress(Exception):
@@ -59,7 +63,7 @@ async def run(settings: Settings) -> int:
     return await serve(
         "feed",
         str(settings.get("services.feed.listen")),
-        lambda server: register(db, stream, server),
+        lambda server: register(db, servicer, server),
         on_stop=on_stop,
     )
 
@@ -72,4 +76,4 @@ def main(settings: Settings) -> int:
         return 0
 
 
-__all__ = ["FeedServicer", "main", "register", "run"]
+__all__ = ["main", "register", "run"]

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from lorebase.problems import Problem
 from lorebase_gateway.app import Gateway, Route, answer_response, credential, flag, handled, integer
+from lorebase_gateway.feed_routes import register_feed
 
 API = "/api/v1"
 DOMAIN = API + "/domains/{domain}"
@@ -134,6 +135,9 @@ def register(app: FastAPI, gw: Gateway) -> None:
                 credential=credential(request), domain=p["domain"], grant_id=p["grant_id"]
             ),
         )
+
+    # The change feed first: `/branches/{branch:path}` below would take `/changes` and `/events`.
+    register_feed(app, gw)
 
     # Schema and branches
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from lorebase.problems import Problem
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_store import BranchChain, BranchRow, Txn
+from lorebase_store.chains import branch_chain
 
 REVISION = re.compile(r"^[0-9a-f]{12,64}$")
 
@@ -24,26 +25,6 @@ class ReadPoint:
     @property
     def snapshot(self) -> tuple[BranchChain, tuple[str, int]] | None:
         return None if self.at is None else (self.chain, self.at)
-
-
-async def branch_chain(txn: Txn, domain_id: int, branch: BranchRow) -> BranchChain:
-    """The first-parent history of a branch: stored with it, or (branches made before migration
-    0007) followed through the branches it was forked from."""
-    if branch.chain is not None:
-        return BranchChain.from_document(branch.chain)
-    segments: list[tuple[str, int, int | None]] = []
-    current: BranchRow | None = branch
-    limit: int | None = None
-    seen: set[str] = set()
-    while current is not None and current.name not in seen:
-        seen.add(current.name)
-        low = 0 if current.fork_generation is None else current.fork_generation + 1
-        segments.append((current.name, low, limit))
-        if not current.from_branch or current.fork_generation is None:
-            break
-        limit = current.fork_generation if limit is None else min(limit, current.fork_generation)
-        current = await txn.get_branch(domain_id, current.from_branch)
-    return BranchChain(tuple(segments))
 
 
 async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str | None) -> ReadPoint:

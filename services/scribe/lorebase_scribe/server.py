@@ -1,6 +1,6 @@
-"""`lorebase scribe`: background jobs. The job loop runs the statistics recount and the suggestions
-from resolve misses; the other jobs (webhook delivery, key re-encryption, retention) come with the
-issues that need them."""
+"""`lorebase scribe`: background jobs. The job loop runs the statistics recount, the suggestions
+from resolve misses and webhook delivery (with the re-sealing of signing keys); retention comes
+with the issue that needs it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
+import httpx
 
 from lorebase.config import Settings
 from lorebase.grpc_serve import configure_logging, serve
@@ -17,6 +18,7 @@ from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
 from lorebase_scribe.statistics import recount
 from lorebase_scribe.suggestions import suggest
+from lorebase_scribe.webhooks import delivery_pass
 from lorebase_store import Database
 
 
@@ -71,7 +73,7 @@ async def run(settings: Settings) -> int:
     url = settings.get("database.url")
     if not url:
         raise SystemExit("scribe needs database.url (LOREBASE_DATABASE_URL)")
-    db = Database.connect(url, pool_size=2)
+    db = Database.connect(url, pool_size=4)
     await db.check_schema()
 
     async def database_check() -> None:
@@ -83,12 +85,19 @@ async def run(settings: Settings) -> int:
     async def suggestions() -> None:
         await suggest(db, settings)
 
+    # trust_env=False: no proxy from the environment between Lorebase and the webhook targets.
+    client = httpx.AsyncClient(trust_env=False, follow_redirects=False)
+
+    async def webhook_delivery() -> None:
+        await delivery_pass(db, client, settings.section("webhooks"))
+
     jobs = [
         Job("database_check", 30.0, database_check),
         Job(
             "statistics_recount", float(settings.get("scribe.statistics.interval_s", 300)), statistics_recount
         ),
         Job("suggestions", float(settings.get("scribe.suggestions.interval_s", 600)), suggestions),
+        Job("webhook_delivery", float(settings.get("scribe.webhooks.interval_s", 5)), webhook_delivery),
     ]
     stop = asyncio.Event()
     task = asyncio.create_task(run_jobs(jobs, stop))
@@ -96,6 +105,7 @@ async def run(settings: Settings) -> int:
     async def on_stop() -> None:
         stop.set()
         await task
+        await client.aclose()
         await db.close()
 
     return await serve(

@@ -4,9 +4,51 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase.clients._channel import ServiceClient
+import grpc
+
+from lorebase.clients._channel import SESSION, ServiceClient
+from lorebase.clients.keeper import Answer
+from lorebase.grpc_problems import problem_from_error
+from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
 from lorebase.v1 import feed_pb2_grpc
+
+
+class EventStream:
+    """An open event stream: `await first()` (a Problem when the caller may not read), then items."""
+
+    def __init__(self, call: Any, service: str) -> None:
+        self._call = call
+        self._service = service
+
+    async def _read(self) -> pb.StreamItem | None:
+        try:
+            item = await self._call.read()
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.CANCELLED:
+                return None
+            raise problem_from_error(error, self._service) from None
+        return None if item is grpc.aio.EOF else item
+
+    async def first(self) -> None:
+        """Wait for the stream to open; raises the Problem of a refused one."""
+        item = await self._read()
+        if item is None or not item.ready:
+            raise Problem(
+                503, "unavailable", f"{self._service} closed the event stream before it opened; retry shortly"
+            )
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> pb.StreamItem:
+        item = await self._read()
+        if item is None:
+            raise StopAsyncIteration
+        return item
+
+    def cancel(self) -> None:
+        self._call.cancel()
 
 
 class FeedClient(ServiceClient):
@@ -19,5 +61,44 @@ class FeedClient(ServiceClient):
     async def status(self) -> pb.FeedStatus:
         return await self._call(self._stub.Status, pb.FeedStatusRequest())
 
+    async def changes(
+        self, *, credential: str, domain: str, branch: str, since: str = "", kinds: str = "", limit: int = 0
+    ) -> Answer:
+        request = pb.ChangesRequest(domain=domain, branch=branch, since=since, kinds=kinds, limit=limit)
+        reply = await self._call(self._stub.Changes, request, credential=credential)
+        return Answer(reply.body, reply.revision, "application/json", 200, {})
 
-__all__ = ["FeedClient"]
+    async def _webhook(self, method: Any, credential: str, request: pb.WebhookRequest) -> Answer:
+        reply = await self._call(method, request, credential=credential)
+        return Answer(reply.body, "", "application/json", reply.status or 200, {})
+
+    async def create_webhook(self, *, credential: str, domain: str, body: bytes) -> Answer:
+        return await self._webhook(
+            self._stub.CreateWebhook, credential, pb.WebhookRequest(domain=domain, body=body)
+        )
+
+    async def list_webhooks(self, *, credential: str, domain: str) -> Answer:
+        return await self._webhook(self._stub.ListWebhooks, credential, pb.WebhookRequest(domain=domain))
+
+    async def delete_webhook(self, *, credential: str, domain: str, id: str) -> Answer:
+        return await self._webhook(
+            self._stub.DeleteWebhook, credential, pb.WebhookRequest(domain=domain, id=id)
+        )
+
+    async def update_webhook(self, *, credential: str, domain: str, id: str, body: bytes) -> Answer:
+        request = pb.WebhookRequest(domain=domain, id=id, body=body)
+        return await self._webhook(self._stub.UpdateWebhook, credential, request)
+
+    def events(
+        self, *, credential: str, domain: str, branch: str, kinds: str = "", last_event_id: str = ""
+    ) -> EventStream:
+        """Open the event stream of a branch (no deadline: it ends after agents.feed.max_connection_s)."""
+        request = pb.EventsRequest(domain=domain, branch=branch, kinds=kinds, last_event_id=last_event_id)
+        metadata: tuple[tuple[str, str], ...] = (("authorization", credential),) if credential else ()
+        session = SESSION.get()
+        if session:
+            metadata += (("lorebase-session", session),)
+        return EventStream(self._stub.Events(request, metadata=metadata or None), self.service)
+
+
+__all__ = ["EventStream", "FeedClient"]

@@ -393,5 +393,13 @@ class KeeperClient(ServiceClient):
             )
         )
 
+    async def authorize_read(
+        self, *, credential: str, domain: str, branch: str = "", permission: str = ""
+    ) -> Answer:
+        """For the feed: whether the caller holds `permission` (data.read) on the branch (a Problem
+        when not)."""
+        request = pb.AuthorizeReadRequest(domain=domain, branch=branch, permission=permission)
+        return _answer(await self._call(self._stub.AuthorizeRead, request, credential=credential))
+
 
 __all__ = ["Answer", "KeeperClient"]

@@ -10,11 +10,79 @@ class FeedStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class FeedStatus(_message.Message):
-    __slots__ = ("published_through", "pending", "stream")
+    __slots__ = ("published_through", "pending", "stream", "fence")
     PUBLISHED_THROUGH_FIELD_NUMBER: _ClassVar[int]
     PENDING_FIELD_NUMBER: _ClassVar[int]
     STREAM_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     published_through: int
     pending: int
     stream: str
-    def __init__(self, published_through: _Optional[int] = ..., pending: _Optional[int] = ..., stream: _Optional[str] = ...) -> None: ...
+    fence: int
+    def __init__(self, published_through: _Optional[int] = ..., pending: _Optional[int] = ..., stream: _Optional[str] = ..., fence: _Optional[int] = ...) -> None: ...
+
+class ChangesRequest(_message.Message):
+    __slots__ = ("domain", "branch", "since", "kinds", "limit")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    since: str
+    kinds: str
+    limit: int
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., since: _Optional[str] = ..., kinds: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ChangesReply(_message.Message):
+    __slots__ = ("body", "revision")
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    body: bytes
+    revision: str
+    def __init__(self, body: _Optional[bytes] = ..., revision: _Optional[str] = ...) -> None: ...
+
+class EventsRequest(_message.Message):
+    __slots__ = ("domain", "branch", "kinds", "last_event_id")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    kinds: str
+    last_event_id: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kinds: _Optional[str] = ..., last_event_id: _Optional[str] = ...) -> None: ...
+
+class StreamItem(_message.Message):
+    __slots__ = ("ready", "heartbeat", "sequence", "event", "data")
+    READY_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    ready: bool
+    heartbeat: bool
+    sequence: int
+    event: str
+    data: bytes
+    def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class WebhookRequest(_message.Message):
+    __slots__ = ("domain", "id", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    id: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., id: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class WebhookReply(_message.Message):
+    __slots__ = ("body", "status")
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    body: bytes
+    status: int
+    def __init__(self, body: _Optional[bytes] = ..., status: _Optional[int] = ...) -> None: ...

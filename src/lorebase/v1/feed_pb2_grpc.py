@@ -40,12 +40,78 @@ class FeedStub:
                 request_serializer=lorebase_dot_v1_dot_feed__pb2.FeedStatusRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_feed__pb2.FeedStatus.FromString,
                 _registered_method=True)
+        self.Changes = channel.unary_unary(
+                '/lorebase.v1.Feed/Changes',
+                request_serializer=lorebase_dot_v1_dot_feed__pb2.ChangesRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_feed__pb2.ChangesReply.FromString,
+                _registered_method=True)
+        self.Events = channel.unary_stream(
+                '/lorebase.v1.Feed/Events',
+                request_serializer=lorebase_dot_v1_dot_feed__pb2.EventsRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_feed__pb2.StreamItem.FromString,
+                _registered_method=True)
+        self.CreateWebhook = channel.unary_unary(
+                '/lorebase.v1.Feed/CreateWebhook',
+                request_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
+                _registered_method=True)
+        self.ListWebhooks = channel.unary_unary(
+                '/lorebase.v1.Feed/ListWebhooks',
+                request_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
+                _registered_method=True)
+        self.DeleteWebhook = channel.unary_unary(
+                '/lorebase.v1.Feed/DeleteWebhook',
+                request_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
+                _registered_method=True)
+        self.UpdateWebhook = channel.unary_unary(
+                '/lorebase.v1.Feed/UpdateWebhook',
+                request_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
+                _registered_method=True)
 
 
 class FeedServicer:
     """Missing associated documentation comment in .proto file."""
 
     def Status(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Changes(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Events(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateWebhook(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWebhooks(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteWebhook(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateWebhook(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -58,6 +124,36 @@ def add_FeedServicer_to_server(servicer, server):
                     servicer.Status,
                     request_deserializer=lorebase_dot_v1_dot_feed__pb2.FeedStatusRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_feed__pb2.FeedStatus.SerializeToString,
+            ),
+            'Changes': grpc.unary_unary_rpc_method_handler(
+                    servicer.Changes,
+                    request_deserializer=lorebase_dot_v1_dot_feed__pb2.ChangesRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_feed__pb2.ChangesReply.SerializeToString,
+            ),
+            'Events': grpc.unary_stream_rpc_method_handler(
+                    servicer.Events,
+                    request_deserializer=lorebase_dot_v1_dot_feed__pb2.EventsRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_feed__pb2.StreamItem.SerializeToString,
+            ),
+            'CreateWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateWebhook,
+                    request_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.SerializeToString,
+            ),
+            'ListWebhooks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhooks,
+                    request_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.SerializeToString,
+            ),
+            'DeleteWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteWebhook,
+                    request_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.SerializeToString,
+            ),
+            'UpdateWebhook': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateWebhook,
+                    request_deserializer=lorebase_dot_v1_dot_feed__pb2.WebhookRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_feed__pb2.WebhookReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -87,6 +183,168 @@ class Feed:
             '/lorebase.v1.Feed/Status',
             lorebase_dot_v1_dot_feed__pb2.FeedStatusRequest.SerializeToString,
             lorebase_dot_v1_dot_feed__pb2.FeedStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Changes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Feed/Changes',
+            lorebase_dot_v1_dot_feed__pb2.ChangesRequest.SerializeToString,
+            lorebase_dot_v1_dot_feed__pb2.ChangesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Events(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/lorebase.v1.Feed/Events',
+            lorebase_dot_v1_dot_feed__pb2.EventsRequest.SerializeToString,
+            lorebase_dot_v1_dot_feed__pb2.StreamItem.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Feed/CreateWebhook',
+            lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+            lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWebhooks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Feed/ListWebhooks',
+            lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+            lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Feed/DeleteWebhook',
+            lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+            lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateWebhook(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Feed/UpdateWebhook',
+            lorebase_dot_v1_dot_feed__pb2.WebhookRequest.SerializeToString,
+            lorebase_dot_v1_dot_feed__pb2.WebhookReply.FromString,
             options,
             channel_credentials,
             insecure,

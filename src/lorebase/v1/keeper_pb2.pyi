@@ -310,6 +310,16 @@ class EmbeddingRequest(_message.Message):
     body: bytes
     def __init__(self, domain: _Optional[str] = ..., kind: _Optional[str] = ..., key: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
 
+class AuthorizeReadRequest(_message.Message):
+    __slots__ = ("domain", "branch", "permission")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    permission: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., permission: _Optional[str] = ...) -> None: ...
+
 class QueryRequest(_message.Message):
     __slots__ = ("domain", "body")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

@@ -255,6 +255,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.AuthorizeRead = channel.unary_unary(
+                '/lorebase.v1.Keeper/AuthorizeRead',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
 
 
 class KeeperServicer:
@@ -524,6 +529,15 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AuthorizeRead(self, request, context):
+        """For the feed: 403 without the permission (data.read) on the branch; else {"principal", "domain",
+        "domain_id", "branch", "narrowed" (no grant reads every Kind), "kinds" (the schema's Kinds),
+        "permissions" (the caller's on the branch)}.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KeeperServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -745,6 +759,11 @@ def add_KeeperServicer_to_server(servicer, server):
             'DismissSuggestion': grpc.unary_unary_rpc_method_handler(
                     servicer.DismissSuggestion,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'AuthorizeRead': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthorizeRead,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
     }
@@ -1935,6 +1954,33 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/DismissSuggestion',
             lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuthorizeRead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/AuthorizeRead',
+            lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

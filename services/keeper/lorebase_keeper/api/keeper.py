@@ -35,7 +35,7 @@ from lorebase_keeper import (
 )
 from lorebase_keeper.auth import Access, Principal
 from lorebase_keeper.context import context_pack
-from lorebase_keeper.domains import Domain
+from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.embeddings import set_embedding
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_view import visible_schema
@@ -169,6 +169,26 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             # A Domain the caller holds no grant in answers like an unknown one.
             raise Problem(404, "not-found", f"unknown Domain {name!r}; GET /api/v1/domains lists them")
         return domain, access
+
+    @rpc
+    async def AuthorizeRead(
+        self, request: pb.AuthorizeReadRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        """For the feed: may the caller read this branch, and is any of its grants unnarrowed?"""
+        domain, access = await self._domain(context, request.domain)
+        branch = check_branch_name(request.branch or domain.default_branch)
+        access.require(request.permission or "data.read", branch)
+        return reply(
+            {
+                "principal": access.principal.id,
+                "domain": domain.name,
+                "domain_id": domain.id,
+                "branch": branch,
+                "narrowed": access.narrowed(branch),
+                "kinds": list(domain.schema.kinds),
+                "permissions": sorted(access.permissions(branch)),
+            }
+        )
 
     # Administration
 

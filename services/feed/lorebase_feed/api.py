@@ -1,0 +1,185 @@
+"""The Feed gRPC servicer: parse, ask Keeper whether the caller may read, call down, and turn
+problems into statuses (like Keeper's servicer)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import orjson
+
+from lorebase.clients import KeeperClient
+from lorebase.config import Settings
+from lorebase.grpc_problems import abort_with_problem
+from lorebase.problems import Problem
+from lorebase.v1 import feed_pb2 as pb
+from lorebase.v1 import feed_pb2_grpc
+from lorebase.webhook_secrets import Sealer, SecretKeyError
+from lorebase_feed.access import authorize, parse_kinds
+from lorebase_feed.changes import ChangesLimits, changes
+from lorebase_feed.events import StreamLimits, event_stream, parse_last_event_id
+from lorebase_feed.hub import Hub
+from lorebase_feed.webhooks import Registry, Webhooks
+from lorebase_store import Database
+from lorebase_store.fence import Fence
+
+logger = logging.getLogger("lorebase.feed.api")
+
+
+def _credential(context: grpc.aio.ServicerContext) -> str:
+    return str(dict(context.invocation_metadata() or ()).get("authorization", ""))
+
+
+def stream_limits(settings: Settings) -> StreamLimits:
+    return StreamLimits(
+        heartbeat_s=float(settings.get("agents.feed.heartbeat_s", 15)),
+        max_connection_s=float(settings.get("agents.feed.max_connection_s", 3600)),
+        reauthorize_interval_s=float(settings.get("agents.feed.reauthorize_interval_s", 30)),
+        poll_interval_s=float(settings.get("agents.feed.poll_interval_s", 1)),
+    )
+
+
+def changes_limits(settings: Settings) -> ChangesLimits:
+    return ChangesLimits(
+        page_size=int(settings.get("agents.feed.page_size", 100)),
+        max_scan=int(settings.get("agents.feed.max_scan", 10000)),
+    )
+
+
+def webhook_registry(db: Database, keeper: KeeperClient, settings: Settings) -> Registry:
+    section = settings.section("webhooks")
+    sealer: Sealer | None = None
+    error: str | None = None
+    try:
+        sealer = Sealer.from_settings(
+            encryption_key=str(section.get("encryption_key") or ""),
+            previous_encryption_keys=list(section.get("previous_encryption_keys") or []),
+            allow_unsealed_keys=bool(section.get("allow_unsealed_keys", False)),
+        )
+    except SecretKeyError as exc:
+        error = str(exc)
+    return Registry(db, keeper, sealer, error, tuple(section.get("allowed_schemes") or ("https",)))
+
+
+class FeedServicer(feed_pb2_grpc.FeedServicer):
+    def __init__(
+        self, db: Database, *, stream: str, keeper: KeeperClient, hub: Hub, fence: Fence, settings: Settings
+    ) -> None:
+        self.db = db
+        self.stream = stream
+        self.keeper = keeper
+        self.hub = hub
+        self.fence = fence  # advanced by the relay
+        self.stream_limits = stream_limits(settings)
+        self.changes_limits = changes_limits(settings)
+        self.webhooks = Webhooks(webhook_registry(db, keeper, settings))
+
+    async def _webhook_call(
+        self, context: grpc.aio.ServicerContext, name: str, *args: Any
+    ) -> pb.WebhookReply:
+        try:
+            status, document = await getattr(self.webhooks, name)(_credential(context), *args)
+            return pb.WebhookReply(body=orjson.dumps(document), status=status)
+        except Problem as problem:
+            await abort_with_problem(context, problem)
+        except Exception:
+            logger.exception("feed webhook %s failed", name)
+            await abort_with_problem(
+                context, Problem(500, "internal", "feed failed to answer; the error is in its log")
+            )
+        raise AssertionError("unreachable")
+
+    async def CreateWebhook(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "create", request.domain, request.body)
+
+    async def ListWebhooks(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "list", request.domain)
+
+    async def DeleteWebhook(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "delete", request.domain, request.id)
+
+    async def UpdateWebhook(
+        self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
+    ) -> pb.WebhookReply:
+        return await self._webhook_call(context, "update", request.domain, request.id, request.body)
+
+    async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
+        fence = self.fence.safe
+        through, pending = await self.db.read("publication_state", lambda txn: txn.publication_state(fence))
+        return pb.FeedStatus(published_through=through, pending=pending, stream=self.stream, fence=fence)
+
+    async def Changes(self, request: pb.ChangesRequest, context: grpc.aio.ServicerContext) -> pb.ChangesReply:
+        try:
+            access = await authorize(
+                self.keeper, credential=_credential(context), domain=request.domain, branch=request.branch
+            )
+            document = await changes(
+                self.db,
+                access,
+                since=request.since,
+                kinds=parse_kinds(request.kinds, access),
+                limit=request.limit,
+                limits=self.changes_limits,
+            )
+            return pb.ChangesReply(body=orjson.dumps(document), revision=document["head"] or "")
+        except Problem as problem:
+            await abort_with_problem(context, problem)
+        except Exception:
+            logger.exception("feed Changes failed")
+            await abort_with_problem(
+                context, Problem(500, "internal", "feed failed to answer; the error is in its log")
+            )
+        raise AssertionError("unreachable")
+
+    async def Events(
+        self, request: pb.EventsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.StreamItem]:
+        credential = _credential(context)
+        try:
+            access = await authorize(
+                self.keeper, credential=credential, domain=request.domain, branch=request.branch
+            )
+            kinds = parse_kinds(request.kinds, access)
+            last_event_id = parse_last_event_id(request.last_event_id)
+            exists = await self.db.read(
+                "feed_branch", lambda txn: txn.get_branch(access.domain_id, access.branch)
+            )
+            if exists is None:
+                raise Problem(404, "not-found", f"unknown branch {access.branch!r}; GET /branches lists them")
+        except Problem as problem:
+            await abort_with_problem(context, problem)
+            return
+
+        async def reauthorize() -> Any:
+            return await authorize(
+                self.keeper, credential=credential, domain=request.domain, branch=access.branch
+            )
+
+        opened_at = await self.fence.advance(self.db) if last_event_id is None else 0
+        yield pb.StreamItem(ready=True)
+        async for item in event_stream(
+            self.db,
+            self.hub,
+            lambda: self.fence.safe,
+            access,
+            kinds=kinds,
+            last_event_id=last_event_id,
+            opened_at=opened_at,
+            limits=self.stream_limits,
+            reauthorize=reauthorize,
+        ):
+            if item.heartbeat:
+                yield pb.StreamItem(heartbeat=True)
+            else:
+                yield pb.StreamItem(sequence=item.sequence, event="revision", data=item.data)
+
+
+__all__ = ["FeedServicer", "changes_limits", "stream_limits"]

@@ -1,0 +1,102 @@
+"""The hub: one JetStream subscription per feed process, fanned out to the open event streams.
+
+The relay publishes in sequence order up to the outbox fence, so the hub receives the events of the
+stream in sequence order. Each open stream has a bounded queue; a stream whose client stops reading
+fills it, is marked `lagged` and gets nothing more until it catches up from PostgreSQL, so a slow
+client never grows the feed's memory without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from nats.js import JetStreamContext
+from nats.js.api import DeliverPolicy
+
+logger = logging.getLogger("lorebase.feed.hub")
+
+
+@dataclass(eq=False)
+class Subscriber:
+    domain: str
+    branch: str
+    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+    lagged: bool = False
+    # Set on every event of the stream (any branch): a wake-up for streams waiting on PostgreSQL.
+    woken: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def offer(self, event: dict[str, Any]) -> None:
+        if self.lagged:
+            return
+        try:
+            self.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            self.lagged = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+        self.woken.set()
+
+    def resume(self) -> None:
+        """Take events from the hub again (after the caller re-read what it missed)."""
+        self.lagged = False
+
+
+class Hub:
+    def __init__(self) -> None:
+        self.last = 0  # the highest sequence received from the stream
+        self._subscribers: dict[tuple[str, str], set[Subscriber]] = {}
+        self._subscription: Any = None
+
+    async def start(self, js: JetStreamContext, *, stream: str, prefix: str) -> None:
+        self._subscription = await js.subscribe(
+            f"{prefix}.>",
+            stream=stream,
+            ordered_consumer=True,
+            deliver_policy=DeliverPolicy.NEW,
+            cb=self._on_message,
+        )
+
+    async def stop(self) -> None:
+        if self._subscription is not None:
+            with contextlib.suppress(Exception):
+                await self._subscription.unsubscribe()
+            self._subscription = None
+
+    async def _on_message(self, msg: Any) -> None:
+        try:
+            event = orjson.loads(msg.data)
+            sequence = int(event["sequence"])
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            logger.warning("ignoring a message without an event document on %s", msg.subject)
+            return
+        self.publish(event, sequence)
+
+    def publish(self, event: dict[str, Any], sequence: int) -> None:
+        self.last = max(self.last, sequence)
+        for subscriber in self._subscribers.get((str(event.get("domain")), str(event.get("branch"))), ()):
+            subscriber.offer(event)
+
+    def subscribe(self, domain: str, branch: str) -> tuple[Subscriber, int]:
+        """A new subscriber and the last sequence received before it: later events reach its queue."""
+        subscriber = Subscriber(domain, branch)
+        self._subscribers.setdefault((domain, branch), set()).add(subscriber)
+        return subscriber, self.last
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        group = self._subscribers.get((subscriber.domain, subscriber.branch))
+        if group is not None:
+            group.discard(subscriber)
+            if not group:
+                del self._subscribers[(subscriber.domain, subscriber.branch)]
+
+    @property
+    def subscribers(self) -> int:
+        return sum(len(group) for group in self._subscribers.values())
+
+
+__all__ = ["Hub", "Subscriber"]

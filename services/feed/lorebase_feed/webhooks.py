@@ -1,0 +1,256 @@
+"""The webhook registry: create (the secret shown once), list, delete and update webhooks of a
+Domain. Needs domain.settings; a clearance needs its permission (pii.read, ...). Every change is in
+the audit log. Delivery is Scribe's (lorebase_store.webhooks.deliver_pending)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from lorebase.clients import KeeperClient
+from lorebase.ids import utc_now
+from lorebase.problems import Problem
+from lorebase.webhook_secrets import Sealer, new_secret
+from lorebase_store import Database, Txn
+from lorebase_store.webhooks import WebhookRow
+
+DEFAULT_EVENTS = ("revision.committed", "operation.*")
+CLEARANCES = ("pii", "confidential", "restricted")
+EVENT = re.compile(r"^(revision\.committed|operation\.\*|operation\.[A-Za-z_][A-Za-z0-9_]*)$")
+BRANCH_PATTERN = re.compile(r"^[A-Za-z0-9._/*?\-]{1,200}$")
+
+
+@dataclass(frozen=True)
+class Registry:
+    db: Database
+    keeper: KeeperClient
+    sealer: Sealer | None  # None: the settings are wrong (sealer_error says how)
+    sealer_error: str | None
+    allowed_schemes: tuple[str, ...]
+
+
+def _invalid(path: str, message: str) -> Problem:
+    return Problem(
+        422,
+        "validation-failed",
+        message,
+        issues=[{"path": path, "rule": "webhook." + path, "message": message}],
+    )
+
+
+def _document(row: WebhookRow, domain: str) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "domain": domain,
+        "url": row.url,
+        "events": list(row.events),
+        "branches": list(row.branches),
+        "clearances": list(row.clearances),
+        "created_by": row.created_by,
+        "created_at": row.created_at.isoformat().replace("+00:00", "Z"),
+        "updated_at": row.updated_at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def _body(data: bytes) -> dict[str, Any]:
+    try:
+        value = orjson.loads(data) if data else {}
+    except orjson.JSONDecodeError as exc:
+        raise Problem(400, "malformed-json", f"the body is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise Problem(400, "malformed-json", "the body must be a JSON object")
+    unknown = sorted(set(value) - {"url", "events", "branches", "clearances"})
+    if unknown:
+        raise _invalid(
+            unknown[0], f"unknown member {unknown[0]!r}; a webhook has url, events, branches, clearances"
+        )
+    return value
+
+
+def _url(value: Any, schemes: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or not value:
+        raise _invalid("url", "url is required: the address deliveries are POSTed to")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError as exc:
+        raise _invalid("url", f"url is not a valid URL: {exc}") from None
+    if parts.scheme not in schemes:
+        raise _invalid(
+            "url", f"url must use {' or '.join(schemes)} (webhooks.allowed_schemes), not {parts.scheme!r}"
+        )
+    if not parts.hostname:
+        raise _invalid("url", "url needs a host name")
+    if parts.username or parts.password:
+        raise _invalid("url", "url must not carry a user name or password")
+    return value
+
+
+def _strings(
+    body: dict[str, Any], member: str, default: tuple[str, ...], pattern: re.Pattern[str]
+) -> tuple[str, ...]:
+    value = body.get(member)
+    if value is None:
+        return default
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, str) and pattern.match(v) for v in value)
+    ):
+        raise _invalid(member, f"{member} is a non-empty list of {_WHAT[member]}")
+    return tuple(dict.fromkeys(value))
+
+
+_WHAT = {
+    "events": "event types: revision.committed, operation.* or operation.<side effect>",
+    "branches": "branch names or patterns (main, agent/*)",
+}
+
+
+def _clearances(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v in CLEARANCES for v in value):
+        raise _invalid("clearances", f"clearances is a list of sensitivity tags: {', '.join(CLEARANCES)}")
+    return tuple(dict.fromkeys(value))
+
+
+def _require_clearances(added: tuple[str, ...], access: dict[str, Any]) -> None:
+    missing = [f"{tag}.read" for tag in added if f"{tag}.read" not in access["permissions"]]
+    if missing:
+        raise Problem(
+            403,
+            "forbidden",
+            f"{access['principal']} lacks {', '.join(missing)} on the Domain; a webhook's clearances need them",
+            permission=missing[0],
+        )
+
+
+class Webhooks:
+    def __init__(self, registry: Registry) -> None:
+        self.r = registry
+
+    async def _access(self, credential: str, domain: str) -> dict[str, Any]:
+        if not credential:
+            raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
+        answer = await self.r.keeper.authorize_read(
+            credential=credential, domain=domain, permission="domain.settings"
+        )
+        document: dict[str, Any] = answer.json()
+        return document
+
+    async def create(self, credential: str, domain: str, data: bytes) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, domain)
+        body = _body(data)
+        url = _url(body.get("url"), self.r.allowed_schemes)
+        events = _strings(body, "events", DEFAULT_EVENTS, EVENT)
+        branches = _strings(body, "branches", ("*",), BRANCH_PATTERN)
+        clearances = _clearances(body.get("clearances"))
+        _require_clearances(clearances, access)
+        if self.r.sealer is None:
+            raise Problem(409, "encryption_key_required", str(self.r.sealer_error))
+        secret, digest = new_secret()
+        now = utc_now()
+        row = WebhookRow(
+            "whk_" + secrets.token_hex(8),
+            int(access["domain_id"]),
+            url,
+            events,
+            branches,
+            clearances,
+            self.r.sealer.seal(digest),
+            access["principal"],
+            now,
+            now,
+        )
+        document = _document(row, access["domain"])
+
+        async def write(txn: Txn) -> None:
+            await txn.insert_webhook(row)
+            await txn.audit(
+                access["principal"],
+                "webhook.create",
+                now,
+                domain=access["domain"],
+                target=row.id,
+                details={k: document[k] for k in ("url", "events", "branches", "clearances")},
+            )
+
+        await self.r.db.run_interaction("webhook_create", write)
+        return 201, {**document, "secret": secret}
+
+    async def list(self, credential: str, domain: str) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, domain)
+        rows = await self.r.db.read("webhook_list", lambda txn: txn.list_webhooks(int(access["domain_id"])))
+        return 200, {"webhooks": [_document(row, access["domain"]) for row in rows]}
+
+    async def _get(self, access: dict[str, Any], webhook_id: str) -> WebhookRow:
+        row = await self.r.db.read(
+            "webhook_get", lambda txn: txn.get_webhook(int(access["domain_id"]), webhook_id)
+        )
+        if row is None:
+            raise Problem(404, "not-found", f"unknown webhook {webhook_id!r}; GET /webhooks lists them")
+        return row
+
+    async def delete(self, credential: str, domain: str, webhook_id: str) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, domain)
+        row = await self._get(access, webhook_id)
+
+        async def write(txn: Txn) -> None:
+            await txn.delete_webhook(row.id)
+            await txn.audit(
+                access["principal"],
+                "webhook.delete",
+                utc_now(),
+                domain=access["domain"],
+                target=row.id,
+                details={"url": row.url},
+            )
+
+        await self.r.db.run_interaction("webhook_delete", write)
+        return 200, {"id": row.id, "deleted": True}
+
+    async def update(
+        self, credential: str, domain: str, webhook_id: str, data: bytes
+    ) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, domain)
+        row = await self._get(access, webhook_id)
+        body = _body(data)
+        if not body:
+            raise _invalid("clearances", "send the members to change: url, events, branches or clearances")
+        values: dict[str, Any] = {}
+        if "url" in body:
+            values["url"] = _url(body["url"], self.r.allowed_schemes)
+        if "events" in body:
+            values["events"] = list(_strings(body, "events", DEFAULT_EVENTS, EVENT))
+        if "branches" in body:
+            values["branches"] = list(_strings(body, "branches", ("*",), BRANCH_PATTERN))
+        if "clearances" in body:
+            clearances = _clearances(body["clearances"])
+            _require_clearances(tuple(c for c in clearances if c not in row.clearances), access)
+            values["clearances"] = list(clearances)
+        now = utc_now()
+
+        async def write(txn: Txn) -> WebhookRow | None:
+            await txn.update_webhook(row.id, updated_at=now, **values)
+            await txn.audit(
+                access["principal"],
+                "webhook.update",
+                now,
+                domain=access["domain"],
+                target=row.id,
+                details=values,
+            )
+            return await txn.get_webhook(row.domain_id, row.id)
+
+        updated = await self.r.db.run_interaction("webhook_update", write)
+        assert updated is not None
+        return 200, _document(updated, access["domain"])
+
+
+__all__ = ["CLEARANCES", "DEFAULT_EVENTS", "Registry", "Webhooks"]

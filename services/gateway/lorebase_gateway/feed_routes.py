@@ -1,0 +1,102 @@
+"""The change feed routes (docs/rest.md, docs/feed.md): polling changes and the event stream (SSE),
+each one Feed call. Registered before the branch routes: `{branch:path}` would take the suffixes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+from fastapi import FastAPI, Request
+from starlette.responses import Response, StreamingResponse
+
+from lorebase_gateway.app import Gateway, Route, answer_response, credential, handled, integer
+
+DOMAIN = "/api/v1/domains/{domain}"
+# Headers that keep proxies from buffering or caching the stream.
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+RETRY = b"retry: 3000\n\n"
+
+
+def register_feed(app: FastAPI, gw: Gateway) -> None:
+    def route(path: str, method: str) -> Callable[[Route], Route]:
+        def decorate(fn: Route) -> Route:
+            app.add_api_route(path, handled(fn), methods=[method], include_in_schema=False)
+            return fn
+
+        return decorate
+
+    @route(DOMAIN + "/branches/{branch:path}/changes", "GET")
+    async def changes(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        answer = await gw.feed.changes(
+            credential=credential(request),
+            domain=p["domain"],
+            branch=p["branch"],
+            since=q.get("since", ""),
+            kinds=q.get("kinds", ""),
+            limit=integer(request, "limit"),
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/branches/{branch:path}/events", "GET")
+    async def events(request: Request) -> Response:
+        p, q = request.path_params, request.query_params
+        stream = gw.feed.events(
+            credential=credential(request),
+            domain=p["domain"],
+            branch=p["branch"],
+            kinds=q.get("kinds", ""),
+            last_event_id=request.headers.get("last-event-id") or q.get("last_event_id", ""),
+        )
+        try:
+            await stream.first()  # refusals (401, 403, 404, 400) answer as problem details
+        except BaseException:
+            stream.cancel()
+            raise
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                yield RETRY
+                async for item in stream:
+                    if item.heartbeat:
+                        yield b": keep-alive\n\n"
+                    else:
+                        yield b"id: %d\nevent: %s\ndata: %s\n\n" % (
+                            item.sequence,
+                            item.event.encode(),
+                            item.data,
+                        )
+            finally:
+                stream.cancel()
+
+        return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
+
+    @route(DOMAIN + "/webhooks", "POST")
+    async def create_webhook(request: Request) -> Response:
+        answer = await gw.feed.create_webhook(
+            credential=credential(request), domain=request.path_params["domain"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/webhooks", "GET")
+    async def list_webhooks(request: Request) -> Response:
+        answer = await gw.feed.list_webhooks(
+            credential=credential(request), domain=request.path_params["domain"]
+        )
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/webhooks/{id}", "DELETE")
+    async def delete_webhook(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.feed.delete_webhook(credential=credential(request), domain=p["domain"], id=p["id"])
+        return answer_response(request, answer)
+
+    @route(DOMAIN + "/webhooks/{id}", "PATCH")
+    async def update_webhook(request: Request) -> Response:
+        p = request.path_params
+        answer = await gw.feed.update_webhook(
+            credential=credential(request), domain=p["domain"], id=p["id"], body=await gw.body(request)
+        )
+        return answer_response(request, answer)
+
+
+__all__ = ["register_feed"]

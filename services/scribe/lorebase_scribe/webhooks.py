@@ -1,0 +1,183 @@
+"""The HTTP sender of webhook deliveries (lorebase_store.webhooks.deliver_pending calls it).
+
+Every attempt resolves the host once and checks every address (unless
+webhooks.allow_private_targets). It then connects only to those checked addresses, and keeps the
+host name in the Host header and as the TLS server name. A DNS answer that changes after the check
+therefore cannot steer the request to an internal service. Redirects are never followed, the
+response body is never read, and the whole attempt (lookup included) is cut off after
+webhooks.timeout_s. A connection to one address is cut off after webhooks.connect_timeout_s. Give
+the sender an httpx.AsyncClient built with trust_env=False, so no proxy from the environment sits
+in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from lorebase.webhook_secrets import Sealer
+from lorebase_store import Database
+from lorebase_store.webhooks import DeliverySettings, PassResult, SendResult, deliver_pending
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_6TO4 = ipaddress.ip_network("2002::/16")
+_TEREDO = ipaddress.ip_network("2001::/32")
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def refusal(address: Address) -> str | None:
+    """Why a delivery must not go to this address (None: a public unicast address)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            why = refusal(address.ipv4_mapped)
+            return f"{address} maps {why}" if why else None
+        if address in _V4_COMPATIBLE:
+            return f"{address} is an IPv4-compatible IPv6 address"
+        for network in _NAT64:
+            if address in network:
+                return f"{address} is a NAT64 address"
+        if address in _6TO4:
+            return f"{address} is a 6to4 address"
+        if address in _TEREDO:
+            return f"{address} is a Teredo address"
+    if address.is_multicast:
+        return f"{address} is a multicast address"
+    if address.is_loopback:
+        return f"{address} is a loopback address"
+    if address.is_link_local:
+        return f"{address} is a link-local address"
+    if address.is_unspecified:
+        return f"{address} is the unspecified address"
+    if not address.is_global:
+        return f"{address} is a private, shared (CGNAT), documentation or reserved address"
+    return None
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """The addresses of a host, as the system resolves them (numeric forms like 2130706433 too)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class TargetRefused(Exception):
+    pass
+
+
+class HttpxSender:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        *,
+        allowed_schemes: tuple[str, ...] = ("https",),
+        allow_private_targets: bool = False,
+        timeout_s: float = 10,
+        connect_timeout_s: float = 5,
+        resolver: Resolver = system_resolver,
+    ) -> None:
+        self.client = client
+        self.allowed_schemes = allowed_schemes
+        self.allow_private_targets = allow_private_targets
+        self.timeout_s = timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self.resolver = resolver
+
+    async def checked_addresses(self, url: str) -> tuple[str, int, list[str]]:
+        """The host, port and checked addresses of a target; TargetRefused when it may not be used."""
+        parts = urlsplit(url)
+        if parts.scheme not in self.allowed_schemes:
+            raise TargetRefused(f"{parts.scheme!r} is not in webhooks.allowed_schemes")
+        host = parts.hostname
+        if not host:
+            raise TargetRefused("the URL has no host")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            addresses = await self.resolver(host, port)
+        except OSError as exc:
+            raise TargetRefused(f"{host} does not resolve: {exc}") from None
+        if not addresses:
+            raise TargetRefused(f"{host} does not resolve")
+        if not self.allow_private_targets:
+            for text in addresses:
+                why = refusal(ipaddress.ip_address(text.split("%", 1)[0]))
+                if why:
+                    raise TargetRefused(f"{host} resolves to {why} (webhooks.allow_private_targets is off)")
+        return host, port, addresses
+
+    async def send(self, url: str, body: bytes, headers: dict[str, str]) -> SendResult:
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                return await self._send(url, body, headers)
+        except TimeoutError:
+            return SendResult(None, f"no answer within webhooks.timeout_s ({self.timeout_s:g} s)")
+        except TargetRefused as exc:
+            return SendResult(None, f"refused target: {exc}")
+
+    async def _send(self, url: str, body: bytes, headers: dict[str, str]) -> SendResult:
+        host, port, addresses = await self.checked_addresses(url)
+        parts = urlsplit(url)
+        host_header = parts.netloc.rpartition("@")[2]
+        timeout = httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s)
+        errors = []
+        for address in addresses:
+            literal = f"[{address}]" if ":" in address else address
+            target = urlunsplit((parts.scheme, f"{literal}:{port}", parts.path or "/", parts.query, ""))
+            try:
+                async with self.client.stream(
+                    "POST",
+                    target,
+                    content=body,
+                    headers={**headers, "Host": host_header},
+                    timeout=timeout,
+                    follow_redirects=False,
+                    extensions={"sni_hostname": host},
+                ) as response:
+                    # The body is never read: the status is the answer.
+                    if 200 <= response.status_code < 300:
+                        return SendResult(response.status_code)
+                    return SendResult(response.status_code, f"answered {response.status_code}")
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                errors.append(f"{address}: {type(exc).__name__}: {exc}")
+            except httpx.HTTPError as exc:
+                return SendResult(None, f"{address}: {type(exc).__name__}: {exc}")
+        return SendResult(None, "; ".join(errors) or "no address answered")
+
+
+def sender_from_settings(client: httpx.AsyncClient, section: dict[str, Any]) -> HttpxSender:
+    return HttpxSender(
+        client,
+        allowed_schemes=tuple(section.get("allowed_schemes") or ("https",)),
+        allow_private_targets=bool(section.get("allow_private_targets", False)),
+        timeout_s=float(section.get("timeout_s", 10)),
+        connect_timeout_s=float(section.get("connect_timeout_s", 5)),
+    )
+
+
+async def delivery_pass(db: Database, client: httpx.AsyncClient, section: dict[str, Any]) -> PassResult:
+    """One webhook_delivery job: lorebase_store.webhooks.deliver_pending with this sender."""
+    sealer = Sealer.from_settings(
+        encryption_key=str(section.get("encryption_key") or ""),
+        previous_encryption_keys=list(section.get("previous_encryption_keys") or []),
+        allow_unsealed_keys=bool(section.get("allow_unsealed_keys", False)),
+    )
+    return await deliver_pending(
+        db, sender_from_settings(client, section), sealer, DeliverySettings.from_section(section)
+    )
+
+
+__all__ = [
+    "HttpxSender",
+    "TargetRefused",
+    "delivery_pass",
+    "refusal",
+    "sender_from_settings",
+    "system_resolver",
+]

@@ -1,0 +1,420 @@
+"""Webhooks: the registry rows, their deliveries, and `deliver_pending`, one delivery pass.
+
+A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
+
+1. **Fan-out.** Outbox events after the cursor `webhooks` (feed_cursors) up to the outbox fence
+   become one pending delivery per matching webhook, and the cursor moves, in one transaction per
+   page. A delivery is keyed (webhook, sequence), so a repeated fan-out adds nothing.
+2. **Re-sealing.** Up to `batch` signing keys stored unsealed or under a previous key are sealed
+   again under the current key.
+3. **Delivery.** Due deliveries are sent `concurrency` at a time; none starts after
+   `pass_timeout_s` (those left wait for the next pass, without counting an attempt). An answer
+   2xx marks the delivery delivered. Anything else counts an attempt and schedules the next one
+   after `backoff_initial_s * 2^(attempts-1)` (at most `backoff_max_s`), or marks it dead after
+   `max_attempts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+import orjson
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from lorebase.ids import utc_now
+from lorebase.webhook_secrets import Sealer, SecretKeyError, signature
+from lorebase_store.outbox import OutboxEvent
+from lorebase_store.tables import feed_cursors, outbox, webhook_deliveries, webhooks
+from lorebase_store.txn import TxnBase
+
+if TYPE_CHECKING:  # the store's Txn mixes this module's WebhooksTxn in
+    from lorebase_store.db import Database
+    from lorebase_store.store import Txn
+
+CURSOR = "webhooks"
+_FAN_OUT_PAGE = 500
+
+
+@dataclass(frozen=True)
+class WebhookRow:
+    id: str
+    domain_id: int
+    url: str
+    events: tuple[str, ...]
+    branches: tuple[str, ...]
+    clearances: tuple[str, ...]
+    signing_key: str
+    created_by: str
+    created_at: datetime
+    updated_at: datetime
+
+    def wants(self, event: OutboxEvent) -> bool:
+        type_ok = any(
+            pattern == event.type or (pattern == "operation.*" and event.type.startswith("operation."))
+            for pattern in self.events
+        )
+        return type_ok and any(fnmatch.fnmatchcase(event.branch, pattern) for pattern in self.branches)
+
+
+@dataclass(frozen=True)
+class DeliveryRow:
+    id: str
+    webhook_id: str
+    sequence: int
+    type: str
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    last_status: int | None
+
+
+def _webhook(row: Any) -> WebhookRow:
+    return WebhookRow(
+        row.id,
+        row.domain_id,
+        row.url,
+        tuple(row.events),
+        tuple(row.branches),
+        tuple(row.clearances),
+        row.signing_key,
+        row.created_by,
+        row.created_at,
+        row.updated_at,
+    )
+
+
+def _delivery(row: Any) -> DeliveryRow:
+    return DeliveryRow(
+        row.id,
+        row.webhook_id,
+        row.sequence,
+        row.type,
+        row.status,
+        row.attempts,
+        row.next_attempt_at,
+        row.last_error,
+        row.last_status,
+    )
+
+
+class WebhooksTxn(TxnBase):
+    async def insert_webhook(self, row: WebhookRow) -> None:
+        await self.conn.execute(
+            insert(webhooks).values(
+                id=row.id,
+                domain_id=row.domain_id,
+                url=row.url,
+                events=list(row.events),
+                branches=list(row.branches),
+                clearances=list(row.clearances),
+                signing_key=row.signing_key,
+                created_by=row.created_by,
+                created_at=row.created_at,
+                updated_at=row.updated_at,
+            )
+        )
+
+    async def get_webhook(self, domain_id: int, webhook_id: str) -> WebhookRow | None:
+        row = (
+            await self.conn.execute(
+                select(webhooks).where(webhooks.c.domain_id == domain_id, webhooks.c.id == webhook_id)
+            )
+        ).first()
+        return None if row is None else _webhook(row)
+
+    async def list_webhooks(self, domain_id: int | None = None) -> list[WebhookRow]:
+        stmt = select(webhooks).order_by(webhooks.c.created_at, webhooks.c.id)
+        if domain_id is not None:
+            stmt = stmt.where(webhooks.c.domain_id == domain_id)
+        return [_webhook(row) for row in await self.conn.execute(stmt)]
+
+    async def update_webhook(self, webhook_id: str, **values: Any) -> None:
+        await self.conn.execute(update(webhooks).where(webhooks.c.id == webhook_id).values(**values))
+
+    async def delete_webhook(self, webhook_id: str) -> None:
+        """The webhook and its deliveries (pending ones included)."""
+        await self.conn.execute(
+            delete(webhook_deliveries).where(webhook_deliveries.c.webhook_id == webhook_id)
+        )
+        await self.conn.execute(delete(webhooks).where(webhooks.c.id == webhook_id))
+
+    async def cursor(self, name: str) -> int | None:
+        return await self.conn.scalar(select(feed_cursors.c.position).where(feed_cursors.c.name == name))
+
+    async def set_cursor(self, name: str, position: int) -> None:
+        stmt = pg_insert(feed_cursors).values(name=name, position=position)
+        await self.conn.execute(
+            stmt.on_conflict_do_update(index_elements=["name"], set_={"position": stmt.excluded.position})
+        )
+
+    async def add_deliveries(self, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            await self.conn.execute(
+                pg_insert(webhook_deliveries)
+                .values(rows)
+                .on_conflict_do_nothing(index_elements=["webhook_id", "sequence"])
+            )
+
+    async def due_deliveries(self, now: datetime, *, limit: int) -> list[DeliveryRow]:
+        rows = await self.conn.execute(
+            select(webhook_deliveries)
+            .where(webhook_deliveries.c.status == "pending", webhook_deliveries.c.next_attempt_at <= now)
+            .order_by(webhook_deliveries.c.next_attempt_at, webhook_deliveries.c.sequence)
+            .limit(limit)
+        )
+        return [_delivery(row) for row in rows]
+
+    async def deliveries_of(self, webhook_id: str) -> list[DeliveryRow]:
+        rows = await self.conn.execute(
+            select(webhook_deliveries)
+            .where(webhook_deliveries.c.webhook_id == webhook_id)
+            .order_by(webhook_deliveries.c.sequence)
+        )
+        return [_delivery(row) for row in rows]
+
+    async def event(self, sequence: int) -> OutboxEvent | None:
+        row = (await self.conn.execute(select(outbox).where(outbox.c.sequence == sequence))).first()
+        if row is None:
+            return None
+        return OutboxEvent(row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event)
+
+    async def record_attempt(self, delivery_id: str, **values: Any) -> None:
+        await self.conn.execute(
+            update(webhook_deliveries).where(webhook_deliveries.c.id == delivery_id).values(**values)
+        )
+
+    async def count_deliveries(self, status: str) -> int:
+        return int(
+            await self.conn.scalar(
+                select(func.count())
+                .select_from(webhook_deliveries)
+                .where(webhook_deliveries.c.status == status)
+            )
+            or 0
+        )
+
+
+@dataclass(frozen=True)
+class SendResult:
+    status: int | None  # the HTTP status, None when no answer came
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class Sender(Protocol):
+    async def send(self, url: str, body: bytes, headers: dict[str, str]) -> SendResult: ...
+
+
+@dataclass(frozen=True)
+class DeliverySettings:
+    max_attempts: int = 8
+    backoff_initial_s: float = 5
+    backoff_max_s: float = 3600
+    concurrency: int = 8
+    pass_timeout_s: float = 60
+    batch: int = 100
+
+    @classmethod
+    def from_section(cls, section: dict[str, Any]) -> DeliverySettings:
+        return cls(
+            max_attempts=int(section.get("max_attempts", 8)),
+            backoff_initial_s=float(section.get("backoff_initial_s", 5)),
+            backoff_max_s=float(section.get("backoff_max_s", 3600)),
+            concurrency=int(section.get("concurrency", 8)),
+            pass_timeout_s=float(section.get("pass_timeout_s", 60)),
+            batch=int(section.get("batch", 100)),
+        )
+
+    def backoff(self, attempts: int) -> float:
+        return float(min(self.backoff_initial_s * 2 ** max(attempts - 1, 0), self.backoff_max_s))
+
+
+@dataclass
+class PassResult:
+    queued: int = 0
+    delivered: int = 0
+    failed: int = 0
+    dead: int = 0
+    resealed: int = 0
+    left: int = 0  # due but not started before pass_timeout_s
+
+
+async def fan_out(db: Database) -> int:
+    """Queue a delivery per event after the cursor (up to the fence) and matching webhook."""
+    from lorebase_store.fence import Fence
+
+    start = await db.read("webhook_cursor", lambda txn: txn.cursor(CURSOR))
+    if start is None:
+        # The first pass starts at the fence: webhooks receive what commits from now on.
+        fence = await Fence().advance(db)
+        await db.run_interaction("webhook_cursor_init", lambda txn: txn.set_cursor(CURSOR, fence))
+        return 0
+    upto = await Fence(safe=start).advance(db)
+    queued = 0
+    position = start
+    while position < upto:
+
+        async def page(txn: Txn, after: int = position) -> tuple[int, int]:
+            events = await txn.events_after(after, upto=upto, limit=_FAN_OUT_PAGE)
+            hooks: dict[int, list[WebhookRow]] = {}
+            rows = []
+            now = utc_now()
+            for event in events:
+                if event.domain_id not in hooks:
+                    hooks[event.domain_id] = await txn.list_webhooks(event.domain_id)
+                for hook in hooks[event.domain_id]:
+                    if hook.wants(event):
+                        rows.append(
+                            {
+                                "id": "dlv_" + secrets.token_hex(10),
+                                "webhook_id": hook.id,
+                                "sequence": event.sequence,
+                                "type": event.type,
+                                "status": "pending",
+                                "attempts": 0,
+                                "next_attempt_at": now,
+                                "created_at": now,
+                            }
+                        )
+            await txn.add_deliveries(rows)
+            reached = upto if len(events) < _FAN_OUT_PAGE else events[-1].sequence
+            await txn.set_cursor(CURSOR, reached)
+            return reached, len(rows)
+
+        position, count = await db.run_interaction("webhook_fan_out", page)
+        queued += count
+    return queued
+
+
+async def reseal(db: Database, sealer: Sealer, *, batch: int) -> int:
+    """Seal up to `batch` signing keys stored unsealed or under a previous key with the current key."""
+    if sealer.current is None:
+        return 0
+
+    async def run(txn: Txn) -> int:
+        done = 0
+        for hook in await txn.list_webhooks():
+            if done >= batch:
+                break
+            if sealer.needs_resealing(hook.signing_key):
+                try:
+                    digest = sealer.unseal(hook.signing_key)
+                except SecretKeyError:
+                    continue  # its deliveries fail naming the setting
+                await txn.update_webhook(hook.id, signing_key=sealer.seal(digest))
+                done += 1
+        return done
+
+    return await db.run_interaction("webhook_reseal", run)
+
+
+async def _attempt(
+    db: Database, sender: Sender, sealer: Sealer, settings: DeliverySettings, delivery: DeliveryRow
+) -> str:
+    async def load(txn: Txn) -> tuple[WebhookRow | None, OutboxEvent | None]:
+        row = (await txn.conn.execute(select(webhooks).where(webhooks.c.id == delivery.webhook_id))).first()
+        return (None if row is None else _webhook(row)), await txn.event(delivery.sequence)
+
+    hook, event = await db.read("webhook_delivery_load", load)
+    if hook is None or event is None:
+        return "gone"
+    body = orjson.dumps(event.document())
+    result: SendResult
+    try:
+        digest = sealer.unseal(hook.signing_key)
+    except SecretKeyError as exc:
+        result = SendResult(None, str(exc))
+    else:
+        headers = {
+            "Content-Type": "application/json",
+            "Lorebase-Event": event.type,
+            "Lorebase-Delivery": delivery.id,
+            "Idempotency-Key": f"evt_{event.sequence}",
+            "Lorebase-Signature": signature(digest, int(time.time()), body),
+        }
+        try:
+            result = await sender.send(hook.url, body, headers)
+        except Exception as exc:  # a sender failure fails this attempt only
+            result = SendResult(None, f"{type(exc).__name__}: {exc}")
+    now = utc_now()
+    attempts = delivery.attempts + 1
+    if result.ok:
+        values: dict[str, Any] = {
+            "status": "delivered",
+            "attempts": attempts,
+            "last_status": result.status,
+            "last_error": None,
+            "finished_at": now,
+        }
+        outcome = "delivered"
+    elif attempts >= settings.max_attempts:
+        values = {"status": "dead", "attempts": attempts, "last_status": result.status, "finished_at": now}
+        values["last_error"] = result.error or f"answered {result.status}"
+        outcome = "dead"
+    else:
+        values = {
+            "attempts": attempts,
+            "last_status": result.status,
+            "last_error": result.error or f"answered {result.status}",
+            "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts)),
+        }
+        outcome = "failed"
+    await db.run_interaction("webhook_delivery_record", lambda txn: txn.record_attempt(delivery.id, **values))
+    return outcome
+
+
+async def deliver_pending(
+    db: Database, sender: Sender, sealer: Sealer, settings: DeliverySettings, *, now: datetime | None = None
+) -> PassResult:
+    """One delivery pass (see the module docstring)."""
+    result = PassResult()
+    result.queued = await fan_out(db)
+    result.resealed = await reseal(db, sealer, batch=settings.batch)
+    due = await db.read(
+        "webhook_due",
+        lambda txn: txn.due_deliveries(now or utc_now(), limit=max(settings.concurrency, 1) * 50),
+    )
+    started = time.monotonic()
+    gate = asyncio.Semaphore(max(settings.concurrency, 1))
+
+    async def one(delivery: DeliveryRow) -> str:
+        async with gate:
+            if time.monotonic() - started > settings.pass_timeout_s:
+                return "left"  # for the next pass; no attempt counted
+            return await _attempt(db, sender, sealer, settings, delivery)
+
+    for outcome in await asyncio.gather(*(one(d) for d in due)):
+        if outcome == "delivered":
+            result.delivered += 1
+        elif outcome == "failed":
+            result.failed += 1
+        elif outcome == "dead":
+            result.dead += 1
+        elif outcome == "left":
+            result.left += 1
+    return result
+
+
+__all__ = [
+    "DeliveryRow",
+    "DeliverySettings",
+    "PassResult",
+    "SendResult",
+    "Sender",
+    "WebhookRow",
+    "WebhooksTxn",
+    "deliver_pending",
+    "fan_out",
+    "reseal",
+]

@@ -1,0 +1,199 @@
+"""Webhooks: the registry through the gateway and the feed, and delivery passes to a real receiver."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+import pytest_asyncio
+from lorebase_scribe.webhooks import HttpxSender
+from sqlalchemy import text
+
+from lorebase.ids import utc_now
+from lorebase.webhook_secrets import Sealer
+from lorebase_store.webhooks import DeliverySettings, deliver_pending
+from tests.integration.conftest import Stack
+from tests.integration.feed_stack import Feed, running_feed
+from tests.integration.test_feed_changes import raise_risk
+from tests.unit.test_webhook_targets import verified
+
+HOOKS = "/api/v1/domains/supply/webhooks"
+KEY = "k" * 40
+
+
+@pytest_asyncio.fixture
+async def feed(supply: Stack, nats_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Feed]:
+    monkeypatch.setenv("LOREBASE_TEST_WEBHOOK_KEY", KEY)
+    settings = {
+        "LOREBASE_WEBHOOKS__ENCRYPTION_KEY": "secret://env/LOREBASE_TEST_WEBHOOK_KEY",
+        "LOREBASE_WEBHOOKS__ALLOWED_SCHEMES": '["https", "http"]',
+    }
+    async with running_feed(supply, nats_url, relay=False, settings=settings) as running:
+        yield running
+
+
+def sealer() -> Sealer:
+    return Sealer.from_settings(
+        encryption_key="secret://env/LOREBASE_TEST_WEBHOOK_KEY",
+        previous_encryption_keys=[],
+        allow_unsealed_keys=False,
+    )
+
+
+class Receiver:
+    """A real HTTP server on loopback that answers from a script of statuses (then 200)."""
+
+    def __init__(self, script: list[int]) -> None:
+        self.script = script
+        self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.server: asyncio.Server | None = None
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode().split("\r\n")[1:]
+        headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines if line)}
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        self.requests.append((headers, body))
+        status = self.script.pop(0) if self.script else 200
+        extra = "Location: http://169.254.169.254/latest/meta-data\r\n" if status == 302 else ""
+        writer.write(
+            f"HTTP/1.1 {status} X\r\n{extra}Content-Length: 2\r\nConnection: close\r\n\r\nok".encode()
+        )
+        await writer.drain()
+        writer.close()
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/hook"
+
+    async def __aexit__(self, *exc: Any) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+
+async def test_webhook_registry(supply: Stack, feed: Feed) -> None:
+    created = await supply.http.post(
+        HOOKS, json={"url": "https://agents.example.com/lorebase", "branches": ["main"]}, headers=supply.admin
+    )
+    assert created.status_code == 201, created.text
+    hook = created.json()
+    assert hook["secret"].startswith("whsec_")
+    assert hook["events"] == ["revision.committed", "operation.*"] and hook["branches"] == ["main"]
+    listed = (await supply.http.get(HOOKS, headers=supply.admin)).json()["webhooks"]
+    assert [h["id"] for h in listed] == [hook["id"]] and "secret" not in listed[0]
+    async with supply.rt.db.engine.connect() as conn:
+        stored = await conn.scalar(text("select signing_key from webhooks"))
+    assert stored.startswith("aesgcm:") and hook["secret"] not in stored
+    patched = await supply.http.patch(
+        f"{HOOKS}/{hook['id']}", json={"clearances": ["pii"]}, headers=supply.admin
+    )
+    assert patched.status_code == 200 and patched.json()["clearances"] == ["pii"]
+    # Bad input answers 4xx naming what to change.
+    for body in (
+        {"url": "ftp://x.example/"},
+        {"url": "https://x.example/", "events": ["revision.deleted"]},
+        {"url": "https://x.example/", "clearances": ["secret"]},
+        {"url": "https://x.example/", "colour": "red"},
+        {},
+    ):
+        response = await supply.http.post(HOOKS, json=body, headers=supply.admin)
+        assert response.status_code in (400, 422), (body, response.text)
+    editor = await supply.principal("usr_hooks")
+    await supply.grant("supply", "usr_hooks", "editor")
+    assert (await supply.http.get(HOOKS, headers=editor)).status_code == 403
+    assert (await supply.http.delete(f"{HOOKS}/whk_nope", headers=supply.admin)).status_code == 404
+    deleted = await supply.http.delete(f"{HOOKS}/{hook['id']}", headers=supply.admin)
+    assert deleted.status_code == 200
+    assert (await supply.http.get(HOOKS, headers=supply.admin)).json()["webhooks"] == []
+    async with supply.rt.db.engine.connect() as conn:
+        actions = [
+            r[0]
+            for r in await conn.execute(
+                text("select action from audit_log where action like 'webhook.%' order by id")
+            )
+        ]
+    assert actions == ["webhook.create", "webhook.update", "webhook.delete"]
+
+
+async def test_create_without_an_encryption_key_is_409(supply: Stack, nats_url: str) -> None:
+    async with running_feed(supply, nats_url, relay=False):
+        response = await supply.http.post(HOOKS, json={"url": "https://a.example/"}, headers=supply.admin)
+    assert response.status_code == 409 and response.json()["type"].endswith("encryption_key_required")
+
+
+async def test_delivery_retries_with_the_same_idempotency_key_then_succeeds(
+    supply: Stack, feed: Feed
+) -> None:
+    receiver = Receiver([500, 302])
+    settings = DeliverySettings(max_attempts=5, backoff_initial_s=60)
+    async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)
+        hook = (
+            await supply.http.post(
+                HOOKS, json={"url": url, "events": ["revision.committed"]}, headers=supply.admin
+            )
+        ).json()
+        assert (
+            await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        ).queued == 0  # the cursor starts here
+        revision = await raise_risk(supply, 71)
+        first = await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        assert (first.queued, first.failed) == (1, 1)
+        # Not due yet: the next pass sends nothing; later ones follow the schedule.
+        assert (await deliver_pending(supply.rt.db, sender, sealer(), settings)).failed == 0
+        later = utc_now() + timedelta(minutes=5)
+        assert (await deliver_pending(supply.rt.db, sender, sealer(), settings, now=later)).failed == 1  # 302
+        assert (
+            await deliver_pending(supply.rt.db, sender, sealer(), settings, now=later + timedelta(hours=1))
+        ).delivered == 1
+    assert len(receiver.requests) == 3, "the redirect was not followed"
+    keys = {h["idempotency-key"] for h, _ in receiver.requests}
+    deliveries = {h["lorebase-delivery"] for h, _ in receiver.requests}
+    assert len(keys) == 1 and keys.pop().startswith("evt_") and len(deliveries) == 1
+    for headers, body in receiver.requests:
+        assert verified(hook["secret"], headers["lorebase-signature"], body)
+        assert headers["lorebase-event"] == "revision.committed"
+        assert orjson.loads(body)["revision"] == revision
+        assert headers["host"] == url.split("/")[2]
+
+
+async def test_delivery_marked_dead_after_max_attempts(supply: Stack, feed: Feed) -> None:
+    receiver = Receiver([500] * 10)
+    settings = DeliverySettings(max_attempts=2, backoff_initial_s=1)
+    async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)
+        await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
+        await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        await raise_risk(supply, 72)
+        await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        result = await deliver_pending(
+            supply.rt.db, sender, sealer(), settings, now=utc_now() + timedelta(hours=1)
+        )
+    assert result.dead == 1 and len(receiver.requests) == 2
+    async with supply.rt.db.engine.connect() as conn:
+        status, error = (await conn.execute(text("select status, last_error from webhook_deliveries"))).one()
+    assert status == "dead" and "500" in error
+
+
+async def test_private_target_refused_at_delivery(supply: Stack, feed: Feed) -> None:
+    receiver = Receiver([])
+    async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",))  # allow_private_targets off
+        await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
+        await deliver_pending(supply.rt.db, sender, sealer(), DeliverySettings())
+        await raise_risk(supply, 73)
+        result = await deliver_pending(
+            supply.rt.db, sender, sealer(), dataclasses.replace(DeliverySettings())
+        )
+    assert result.failed == 1 and receiver.requests == []
+    async with supply.rt.db.engine.connect() as conn:
+        error = await conn.scalar(text("select last_error from webhook_deliveries"))
+    assert "loopback" in error
