@@ -25,9 +25,14 @@ from lorebase_gateway.app import Gateway, create_app
 def build_app(settings: Settings) -> FastAPI:
     """The app; its gRPC clients are made on startup, inside the server's event loop."""
     deadline = float(settings.get("services.deadline_s", 30))
+    bulk_deadline = float(settings.get("services.bulk_deadline_s", 600))
 
     def client_settings(name: str) -> ClientSettings:
-        return ClientSettings(address=str(settings.get(f"services.{name}.address")), deadline_s=deadline)
+        return ClientSettings(
+            address=str(settings.get(f"services.{name}.address")),
+            deadline_s=deadline,
+            bulk_deadline_s=bulk_deadline,
+        )
 
     gateway = Gateway(
         max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),

@@ -23,6 +23,8 @@ SESSION: ContextVar[str | None] = ContextVar("lorebase_session", default=None)
 class ClientSettings:
     address: str
     deadline_s: float = 30.0
+    # Bulk writes (imports, source syncs) of up to keeper.imports.max_items rows take longer.
+    bulk_deadline_s: float = 600.0
 
 
 class ServiceClient:
@@ -49,14 +51,20 @@ class ServiceClient:
         await self.channel.close()
 
     async def _call(
-        self, method: Callable[..., Awaitable[T]], request: Any, *, credential: str | None = None
+        self,
+        method: Callable[..., Awaitable[T]],
+        request: Any,
+        *,
+        credential: str | None = None,
+        bulk: bool = False,
     ) -> T:
         metadata: tuple[tuple[str, str], ...] = (("authorization", credential),) if credential else ()
         session = SESSION.get()
         if session:
             metadata += (("lorebase-session", session),)
         try:
-            return await method(request, timeout=self.settings.deadline_s, metadata=metadata or None)
+            timeout = self.settings.bulk_deadline_s if bulk else self.settings.deadline_s
+            return await method(request, timeout=timeout, metadata=metadata or None)
         except grpc.aio.AioRpcError as error:
             raise problem_from_error(error, self.service) from None
 

@@ -230,7 +230,7 @@ class KeeperClient(ServiceClient):
         self, *, credential: str, domain: str, body: Any, idempotency_key: str = ""
     ) -> Answer:
         request = pb.ImportRequest(domain=domain, body=_body(body), idempotency_key=idempotency_key)
-        return _answer(await self._call(self._stub.Import, request, credential=credential))
+        return _answer(await self._call(self._stub.Import, request, credential=credential, bulk=True))
 
     async def sync_source(
         self, *, credential: str, domain: str, source: str, body: Any, idempotency_key: str = ""
@@ -238,7 +238,7 @@ class KeeperClient(ServiceClient):
         request = pb.SyncSourceRequest(
             domain=domain, source=source, body=_body(body), idempotency_key=idempotency_key
         )
-        return _answer(await self._call(self._stub.SyncSource, request, credential=credential))
+        return _answer(await self._call(self._stub.SyncSource, request, credential=credential, bulk=True))
 
     async def list_suggestions(self, *, credential: str, domain: str, status: str = "") -> Answer:
         request = pb.ListSuggestionsRequest(domain=domain, status=status)
