@@ -111,3 +111,24 @@ async def test_grant_validation(supply: Stack) -> None:
     assert response.status_code == 422
     paths = {i["path"] for i in response.json()["issues"]}
     assert {"role", "kinds[0]", "extra"} <= paths
+
+
+async def test_rate_limits_answer_429_with_retry_after(supply: Stack) -> None:
+    from lorebase_keeper.rate_limits import Limit, RateLimiter
+
+    editor = await supply.principal("usr_busy")
+    await supply.grant("supply", "usr_busy", "editor")
+    # The stack's keeper shares this Runtime; its limiter is swapped for a tight one.
+    object.__setattr__(supply.rt, "limits", RateLimiter({"reads": Limit(0.01, 2), "writes": Limit(0.01, 1)}))
+    url = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
+    for _ in range(2):
+        assert (await supply.http.get(url, headers=editor)).status_code == 200
+    refused = await supply.http.get(url, headers=editor)
+    assert refused.status_code == 429, refused.text
+    assert refused.json()["code"] == "rate-limited" and refused.json()["rate_class"] == "reads"
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert (await supply.http.get(url, headers=supply.admin)).status_code == 200  # admin is not limited
+    body = {"parameters": {"key": "S-1001", "risk_score": 7}}
+    execute = "/api/v1/domains/supply/operations/update_supplier/execute"
+    assert (await supply.http.post(execute, json=body, headers=editor)).status_code == 200
+    assert (await supply.http.post(execute, json=body, headers=editor)).status_code == 429

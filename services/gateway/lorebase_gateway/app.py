@@ -33,7 +33,10 @@ PROBLEM_TYPE = "application/problem+json"
 
 
 def problem_response(problem: Problem) -> Response:
-    return Response(problem.to_json(), status_code=problem.status, media_type=PROBLEM_TYPE)
+    headers = {}
+    if problem.status in (429, 503) and isinstance(problem.extra.get("retry_after"), int):
+        headers["Retry-After"] = str(problem.extra["retry_after"])
+    return Response(problem.to_json(), status_code=problem.status, media_type=PROBLEM_TYPE, headers=headers)
 
 
 def answer_response(request: Request, answer: Answer, *, etag: bool = False) -> Response:

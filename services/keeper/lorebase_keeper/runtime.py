@@ -8,6 +8,7 @@ from lorebase.config import Settings
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.commit import Committer
 from lorebase_keeper.domains import Domains
+from lorebase_keeper.rate_limits import RateLimiter
 from lorebase_store import Database
 
 
@@ -18,6 +19,7 @@ class Runtime:
     domains: Domains
     auth: Authenticator
     committer: Committer
+    limits: RateLimiter | None = None
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:
@@ -27,6 +29,7 @@ class Runtime:
             domains=Domains(db, settings),
             auth=Authenticator(db, ttl_s=float(settings.get("keeper.auth.authz.grants_cache_ttl_s", 5))),
             committer=Committer(db, max_group=int(settings.get("keeper.commit.max_group", 64))),
+            limits=RateLimiter.from_settings(settings),
         )
 
 

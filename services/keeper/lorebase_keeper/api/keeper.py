@@ -86,6 +86,33 @@ def markdown_reply(text: str, revision: str | None) -> pb.Reply:
 
 Handler = Callable[..., Awaitable[pb.Reply]]
 
+# The calls counted in the writes class of the rate limits; every other call is a read.
+WRITES = frozenset(
+    {
+        "CreatePrincipal",
+        "CreateKey",
+        "RevokeKey",
+        "CreateDomain",
+        "CreateGrant",
+        "DeleteGrant",
+        "CreateBranch",
+        "UpdateBranch",
+        "DeleteBranch",
+        "CreateProposal",
+        "ReviewProposal",
+        "MergeProposal",
+        "CloseProposal",
+        "ResolveConflict",
+        "ExecuteOperation",
+        "Import",
+        "SyncSource",
+        "SetEmbedding",
+        "AddSessionNote",
+        "AcceptSuggestion",
+        "DismissSuggestion",
+    }
+)
+
 
 def rpc(method: Handler) -> Handler:
     """Map Problems (and unexpected failures) to gRPC statuses carrying the problem document."""
@@ -95,6 +122,10 @@ def rpc(method: Handler) -> Handler:
         session = dict(context.invocation_metadata() or ()).get("lorebase-session")
         started = time.perf_counter()
         try:
+            if self.rt.limits is not None:
+                principal = await self._principal(context)
+                if not principal.is_admin:
+                    self.rt.limits.charge(principal.id, "writes" if method.__name__ in WRITES else "reads")
             answer = await method(self, request, context)
             if session:
                 await self._trace(
