@@ -367,14 +367,27 @@ class RevisionsTxn(TxnBase):
         )
         return [_history(row) for row in rows]
 
-    async def changes_after(self, domain_id: int, chain: BranchChain, generation: int) -> list[HistoryRow]:
-        """Every change on a history after a generation, oldest first (what a merge brings over)."""
-        rows = await self.conn.execute(
-            select(history)
-            .where(history.c.domain_id == domain_id, chain.clause(history), history.c.generation > generation)
-            .order_by(history.c.generation, history.c.seq)
-        )
-        return [_history(row) for row in rows]
+    async def changes_after(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        generation: int,
+        *,
+        entity: str | None = None,
+        name: str | None = None,
+        limit: int | None = None,
+    ) -> list[HistoryRow]:
+        """Every change on a history after a generation (of one Kind or Relation when named), oldest
+        first: what a merge brings over, or what moved a count since it was taken."""
+        cond = [history.c.domain_id == domain_id, chain.clause(history), history.c.generation > generation]
+        if entity is not None:
+            cond.append(history.c.entity == entity)
+        if name is not None:
+            cond.append(history.c.name == name)
+        stmt = select(history).where(*cond).order_by(history.c.generation, history.c.seq)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        return [_history(row) for row in await self.conn.execute(stmt)]
 
     async def snapshot_links_of(
         self,

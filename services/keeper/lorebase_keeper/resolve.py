@@ -29,6 +29,7 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.records import cleared
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
+from lorebase_keeper.value_counts import ValueCounts
 from lorebase_store import BranchChain, Txn
 
 MEMBERS = {"text", "branch", "at", "kinds", "query_vector", "record_misses", "coverage"}
@@ -57,6 +58,7 @@ class Vocabulary:
 
 
 _VOCABULARIES: OrderedDict[tuple[Any, ...], Vocabulary] = OrderedDict()
+_COUNTS = ValueCounts()
 _CACHED = 32
 
 
@@ -68,6 +70,7 @@ async def vocabulary(
     kinds: list[str],
     revision: str | None = None,
     snapshot: tuple[BranchChain, tuple[str, int]] | None = None,
+    head: tuple[BranchChain, int] | None = None,
 ) -> Vocabulary:
     """The vocabulary of these Kinds at a Revision (the head, or with `snapshot` the Revision read as
     of), built once per Revision and readable Attributes."""
@@ -76,7 +79,7 @@ async def vocabulary(
     if revision is not None and key in _VOCABULARIES:
         _VOCABULARIES.move_to_end(key)
         return _VOCABULARIES[key]
-    vocab = await _build_vocabulary(txn, access, domain, branch, kinds, snapshot)
+    vocab = await _build_vocabulary(txn, access, domain, branch, kinds, snapshot, head)
     if revision is not None:
         _VOCABULARIES[key] = vocab
         if len(_VOCABULARIES) > _CACHED:
@@ -91,11 +94,24 @@ async def _build_vocabulary(
     branch: str,
     kinds: list[str],
     snapshot: tuple[BranchChain, tuple[str, int]] | None,
+    head: tuple[BranchChain, int] | None = None,
 ) -> Vocabulary:
     vocab = Vocabulary()
     limit = int(domain.settings.get("read.resolve.max_indexed_values", 50))
     for kind_name in kinds:
         kind = domain.schema.kinds[kind_name]
+        readable_names = cleared(access, branch, kind.attributes)
+        wanted = {
+            name: max(limit, 1000 if attr.resolvable else limit)
+            for name, attr in kind.attributes.items()
+            if name in readable_names
+            and not attr.sensitivity
+            and attr.resolvable is not False
+            and attr.type in ("enum", "string")
+        }
+        kept: dict[str, list[tuple[str, int]] | None] = {}
+        if head is not None and snapshot is None and wanted:
+            kept = await _COUNTS.distinct(txn, domain.id, branch, head[0], head[1], kind.name, wanted)
         vocab.add(vocab.exact, kind.name, Term("kind", kind.name))
         for alias in kind.aliases:
             vocab.add(vocab.synonyms, alias, Term("kind", kind.name))
@@ -110,14 +126,13 @@ async def _build_vocabulary(
                 vocab.add(vocab.synonyms, alias, attribute)
             if attr.sensitivity or attr.resolvable is False or attr.type not in ("enum", "string"):
                 continue
-            distinct = await txn.value_counts(
-                domain.id,
-                branch,
-                kind.name,
-                name,
-                limit=max(limit, 1000 if attr.resolvable else limit),
-                snapshot=snapshot,
-            )
+            if name in kept and kept[name] is None and attr.resolvable is not True and attr.type != "enum":
+                continue  # more distinct values than could ever be indexed
+            distinct = kept.get(name)
+            if distinct is None:
+                distinct = await txn.value_counts(
+                    domain.id, branch, kind.name, name, limit=wanted[name], snapshot=snapshot
+                )
             if not indexed(attr, distinct, domain.settings):
                 continue
             counts = dict(distinct)
@@ -280,7 +295,8 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
                         404, "not-found", f"unknown Kind {k!r}; GET /schema lists the Kinds you may read"
                     )
             kinds = [k for k in readable if k in body["kinds"]]
-        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision, point.snapshot)
+        head = None if point.snapshot is not None else (point.chain, point.branch.generation)
+        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision, point.snapshot, head)
         candidates, unmatched = ground(words, vocab, threshold)
         skipped: list[dict[str, str]] = []
         if candidates:
