@@ -183,17 +183,22 @@ class RecordsTxn(TxnBase):
     ) -> dict[tuple[str, str], LinkRow]:
         if not pairs:
             return {}
-        # Two arrays joined, not an IN list: one parameter each, whatever the number of pairs.
-        wanted = select(
-            func.unnest(literal([f for f, _ in pairs], ARRAY(Text))).label("f"),
-            func.unnest(literal([t for _, t in pairs], ARRAY(Text))).label("t"),
-        ).subquery("wanted")
-        rows = await self.conn.execute(
-            select(links)
-            .join(wanted, and_(links.c.from_key == wanted.c.f, links.c.to_key == wanted.c.t))
-            .where(links.c.domain_id == domain_id, links.c.branch == branch, links.c.relation == relation)
+        # Both ends as arrays in the index condition (one parameter each, whatever the number of
+        # pairs), then the exact pairs kept here. A join against unnest()ed arrays lets a generic
+        # plan guess a handful of rows and scan the Links once per pair.
+        wanted = set(pairs)
+        result = await self.conn.execute(
+            select(links).where(
+                links.c.domain_id == domain_id,
+                links.c.branch == branch,
+                links.c.relation == relation,
+                links.c.from_key == any_(literal(sorted({f for f, _ in pairs}), ARRAY(Text))),
+                links.c.to_key == any_(literal(sorted({t for _, t in pairs}), ARRAY(Text))),
+            )
         )
-        return {(row.from_key, row.to_key): _link(row) for row in rows}
+        return {
+            (row.from_key, row.to_key): _link(row) for row in result if (row.from_key, row.to_key) in wanted
+        }
 
     async def links_of(
         self,
