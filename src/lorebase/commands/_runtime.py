@@ -106,7 +106,8 @@ def invoke(name: str, run: ClientRun, args: argparse.Namespace) -> int:
         report_problem(problem, as_json=bool(getattr(args, "json", False)))
         return exit_code(problem)
     except KeyboardInterrupt:
-        return INTERRUPTED
+        # Ctrl-C is how `events --follow` ends: a normal end. Elsewhere it interrupts (130).
+        return OK if getattr(args, "follow", False) else INTERRUPTED
     except BrokenPipeError:
         return OK
 

@@ -37,24 +37,21 @@ def _events_arguments(parser: argparse.ArgumentParser) -> None:
 async def _events(client: RestClient, args: argparse.Namespace) -> int:
     seen = 0
     last = args.last_event_id
-    try:
-        while True:
-            async for frame in client.events(
-                domain=args.domain, branch=args.branch, kinds=args.kinds, last_event_id=last
-            ):
-                last = frame.get("id", last)
-                data = frame["data"]
-                if args.json:
-                    print(json.dumps(data, ensure_ascii=False), flush=True)
-                else:
-                    print(_event_line(data), flush=True)
-                seen += 1
-                if args.max and seen >= args.max:
-                    return 0
-            if not args.follow:
+    while True:
+        async for frame in client.events(
+            domain=args.domain, branch=args.branch, kinds=args.kinds, last_event_id=last
+        ):
+            last = frame.get("id", last)
+            data = frame["data"]
+            if args.json:
+                print(json.dumps(data, ensure_ascii=False), flush=True)
+            else:
+                print(_event_line(data), flush=True)
+            seen += 1
+            if args.max and seen >= args.max:
                 return 0
-    except KeyboardInterrupt:
-        return 0
+        if not args.follow:
+            return 0
 
 
 def _changes_arguments(parser: argparse.ArgumentParser) -> None:
