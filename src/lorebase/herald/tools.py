@@ -467,4 +467,66 @@ async def _execute(client: RestClient, domain: str, arguments: dict[str, Any]) -
 
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 
-__all__ = ["TOOLS", "TOOLS_BY_NAME", "Answer", "HeraldTool", "idempotency_key"]
+_ADMIN = "administration (admin key or domain.settings) is not an agent's job; the CLI has it"
+_REVIEW = "reviewing, merging and closing are a person's decision (lorebase proposals); agents propose"
+_BRANCHES = "agents get their task branch from lorebase_execute with a task; the CLI manages branches"
+_BULK = "bulk loads are not agent writes: agents write through Operations (lorebase_execute)"
+_MEMORY = "agent memory has its own consumer protocol (docs/memory.md), used over REST"
+
+# REST client methods (one per route) with no tool, each with the reason; the parity test
+# (tests/unit/test_parity.py) fails on a route that is neither used by a tool nor listed here.
+NOT_IN_HERALD: dict[str, str] = {
+    "health": "the stack's liveness, not the data's: lorebase_health reports the data",
+    "create_principal": _ADMIN,
+    "create_key": _ADMIN,
+    "revoke_key": _ADMIN,
+    "create_domain": _ADMIN,
+    "create_grant": _ADMIN,
+    "delete_grant": _ADMIN,
+    "list_domains": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",
+    "get_domain": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",
+    "add_session_note": "the agent trace is recorded from Lorebase-Session; notes are for the web app",
+    "get_session": "the agent trace is replayed in the web app and the CLI (lorebase sessions)",
+    "create_branch": _BRANCHES,
+    "list_branches": _BRANCHES,
+    "get_branch": _BRANCHES,
+    "update_branch": _BRANCHES,
+    "delete_branch": _BRANCHES,
+    "create_proposal": "lorebase_execute with a task opens the Proposal of the task branch",
+    "review_proposal": _REVIEW,
+    "merge_proposal": _REVIEW,
+    "close_proposal": _REVIEW,
+    "list_conflicts": _REVIEW,
+    "resolve_conflict": _REVIEW,
+    "import_data": _BULK,
+    "sync_source": _BULK,
+    "set_embedding": "embeddings are computed by an indexing job with its model, not by a chat agent",
+    "list_suggestions": _ADMIN,
+    "accept_suggestion": _ADMIN,
+    "dismiss_suggestion": _ADMIN,
+    "events": "a tool call answers once: lorebase_changes polls the same events (the CLI follows the stream)",
+    "create_webhook": _ADMIN,
+    "list_webhooks": _ADMIN,
+    "update_webhook": _ADMIN,
+    "delete_webhook": _ADMIN,
+    **{
+        name: _MEMORY
+        for name in (
+            "create_memory",
+            "derive_memory",
+            "update_memory",
+            "delete_memory",
+            "attach_memory_embedding",
+            "review_memory",
+            "get_memory",
+            "query_memory",
+            "create_memory_grant",
+            "delete_memory_grant",
+            "read_memory_changes",
+            "save_memory_checkpoint",
+            "get_memory_checkpoint",
+        )
+    },
+}
+
+__all__ = ["NOT_IN_HERALD", "TOOLS", "TOOLS_BY_NAME", "Answer", "HeraldTool", "idempotency_key"]
