@@ -92,7 +92,7 @@ def _problem_from(response: httpx.Response) -> Problem:
     extra = {k: v for k, v in doc.items() if k not in ("type", "title", "status", "detail", "code")}
     code = str(doc.get("code") or str(doc.get("type", "error")).rsplit("/", 1)[-1])
     return Problem(
-        int(doc.get("status") or response.status_code),
+        response.status_code,
         code,
         str(doc.get("detail", "")),
         title=str(doc["title"]) if doc.get("title") else None,
