@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from lorebase import __version__
 from lorebase.config import Settings, SettingsError, load_settings
@@ -26,18 +27,22 @@ class Command:
     help: str
     run: Handler
     arguments: Arguments | None = None
+    needs_settings: bool = True
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, help: str, arguments: Arguments | None = None) -> Callable[[Handler], Handler]:
-    """Register the decorated function as the subcommand `name`."""
+def command(
+    name: str, help: str, arguments: Arguments | None = None, *, needs_settings: bool = True
+) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the subcommand `name`. A command that `needs_settings`
+    reads the settings file and LOREBASE_* settings first; the REST client commands do not."""
 
     def register(run: Handler) -> Handler:
         if name in COMMANDS:
             raise ValueError(f"subcommand {name!r} is registered twice")
-        COMMANDS[name] = Command(name, help, run, arguments)
+        COMMANDS[name] = Command(name, help, run, arguments, needs_settings)
         return run
 
     return register
@@ -101,15 +106,32 @@ def _register_services() -> None:
 _register_services()
 
 
+def _register_client_commands() -> None:
+    """The commands that talk REST to a running stack (lorebase.commands, docs/cli.md)."""
+    importlib.import_module("lorebase.commands")
+
+
+_register_client_commands()
+
+
 # -- entry point -------------------------------------------------------------------------------------
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with exit code 1 for usage errors (docs/cli.md: 2 means "not found")."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="lorebase", description="Shared, versioned knowledge for AI agents."
+    parser = Parser(
+        prog="lorebase",
+        description="Shared, versioned knowledge for AI agents. docs/cli.md describes every command.",
     )
     parser.add_argument("--version", action="version", version=f"lorebase {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for entry in COMMANDS.values():
         sub = subparsers.add_parser(entry.name, help=entry.help, description=entry.help)
         if entry.arguments is not None:
@@ -119,13 +141,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    entry = COMMANDS[args.command]
+    settings = Settings({})
+    if entry.needs_settings:
+        try:
+            settings = load_settings()
+        except SettingsError as exc:
+            print(f"lorebase: {exc}", file=sys.stderr)
+            return 2
     try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(f"lorebase: {exc}", file=sys.stderr)
-        return 2
-    try:
-        return COMMANDS[args.command].run(args, settings)
+        return entry.run(args, settings)
     except KeyboardInterrupt:
         return 130
 

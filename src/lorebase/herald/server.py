@@ -1,0 +1,153 @@
+"""Herald, the MCP server (docs/herald.md): Lorebase's REST reads and Operation writes as MCP tools,
+over stdio or streamable HTTP, built on the official `mcp` SDK's low-level server.
+
+Herald holds no credential of its own. Over stdio it sends the LOREBASE_KEY of the process that
+started it (the agent's); over HTTP it forwards the `Authorization` header of each MCP request to
+REST, and a request without one gets a tool error, never Herald's environment's key. So every tool
+call is authorized by Keeper exactly like the caller's own REST call: Herald never widens what a
+key may read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import jsonschema
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from lorebase import __version__
+from lorebase.clients.rest import RestClient, RestSettings
+from lorebase.herald.tools import TOOLS, TOOLS_BY_NAME, HeraldTool
+from lorebase.problems import Problem
+
+INSTRUCTIONS = """\
+Lorebase holds a typed, versioned knowledge graph. The loop:
+1. lorebase_context for the Records the task is about (a lens such as supplier_risk helps).
+2. Targeted reads when the pack is not enough: lorebase_resolve the words, then lorebase_query;
+   lorebase_search; lorebase_record. Read coverage notes before concluding "none".
+3. lorebase_explain, lorebase_history and lorebase_lineage before acting on a surprising value.
+4. Write only with lorebase_execute: dry run first, then dry_run false with a task and an intent;
+   a write that needs review opens a Proposal (follow it with lorebase_proposals).
+5. lorebase_changes with the revision of your pack to refresh only what changed.
+"""
+
+
+def _text(text: str, *, error: bool = False, data: Any = None) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=data if isinstance(data, dict) else None,
+        is_error=error,
+    )
+
+
+def _problem_result(problem: Problem) -> types.CallToolResult:
+    document = problem.document()
+    return _text(f"{problem.title}: {problem.detail}\n{json.dumps(document)}", error=True, data=document)
+
+
+def _authorization(ctx: ServerRequestContext[Any, Any], *, http: bool) -> str | None:
+    """The credential of this MCP request: its Authorization header over HTTP (None without one)."""
+    if not http:
+        return ""
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    value = headers.get("authorization") if headers is not None else None
+    return value or None
+
+
+def _invalid(tool: HeraldTool, arguments: dict[str, Any]) -> str | None:
+    validator = jsonschema.Draft202012Validator(tool.input_schema)
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    return "; ".join(
+        f"{'.'.join(str(p) for p in error.absolute_path) or 'arguments'}: {error.message}" for error in errors
+    )
+
+
+def build_server(settings: RestSettings, *, domain: str, http: bool = False) -> Server[Any]:
+    """The MCP server: `settings` say where the gateway is (and, over stdio, the key)."""
+    if http:
+        settings = replace(settings, key="")  # over HTTP only the caller's header counts
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.input_schema,
+                    annotations=types.ToolAnnotations(
+                        read_only_hint=t.read_only, destructive_hint=False, open_world_hint=False
+                    ),
+                )
+                for t in TOOLS
+            ]
+        )
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = TOOLS_BY_NAME.get(params.name)
+        if tool is None:
+            return _text(
+                f"unknown tool {params.name!r}; the tools are {', '.join(TOOLS_BY_NAME)}", error=True
+            )
+        arguments = dict(params.arguments or {})
+        invalid = _invalid(tool, arguments)
+        if invalid:
+            return _text(f"invalid arguments for {tool.name}: {invalid}", error=True)
+        authorization = _authorization(ctx, http=http)
+        if authorization is None:
+            return _text(
+                "Herald forwards your credential to Lorebase: send 'Authorization: Bearer <key>' with the "
+                "MCP request",
+                error=True,
+            )
+        call_settings = replace(settings, authorization=authorization) if authorization else settings
+        async with RestClient(call_settings) as client:
+            try:
+                answer = await tool.run(client, arguments.get("domain") or domain, arguments)
+            except Problem as problem:
+                return _problem_result(problem)
+        return _text(answer.text, data=answer.data)
+
+    return Server(
+        "lorebase-herald",
+        version=__version__,
+        title="Lorebase Herald",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio(settings: RestSettings, *, domain: str) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(settings, domain=domain)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def http_app(settings: RestSettings, *, domain: str, host: str = "127.0.0.1") -> Any:
+    """The streamable HTTP app (an ASGI app serving /mcp)."""
+    server = build_server(settings, domain=domain, http=True)
+    return server.streamable_http_app(host=host, json_response=True)
+
+
+async def serve_http(settings: RestSettings, *, domain: str, host: str, port: int) -> None:
+    import uvicorn
+
+    app = http_app(settings, domain=domain, host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+__all__ = ["INSTRUCTIONS", "build_server", "http_app", "serve_http", "serve_stdio"]

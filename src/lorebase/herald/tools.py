@@ -1,0 +1,532 @@
+"""Herald's tools: each one REST call (or two) of docs/rest.md, with a JSON schema for its input.
+
+A tool gets the REST client of the caller (its credential, never Herald's own) and the Domain it
+defaults to, and answers text: Markdown where the REST call has a Markdown format (context, explain,
+health), else the JSON answer. Problems come back as tool errors carrying the problem document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lorebase.clients.rest import RestClient
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a tool answers: text for the model, and the JSON answer when there is one."""
+
+    text: str
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class HeraldTool:
+    name: str
+    description: str
+    properties: dict[str, Any]
+    run: Callable[[RestClient, str, dict[str, Any]], Awaitable[Answer]]
+    required: tuple[str, ...] = ()
+    read_only: bool = True
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {"domain": DOMAIN, **self.properties},
+            "additionalProperties": False,
+        }
+        if self.required:
+            schema["required"] = list(self.required)
+        return schema
+
+
+def _string(description: str, **more: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **more}
+
+
+def _strings(description: str) -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string"}, "description": description}
+
+
+DOMAIN = _string("the Domain (default: the one Herald was started for)")
+BRANCH = _string("the branch (default: the Domain's default branch)")
+AT = _string("read as of this Revision (64 hex digits or a unique prefix of 12+)")
+KIND = _string("a Kind of the schema, as in Supplier")
+KEY = _string("the Record's key, as in S-1001")
+FORMAT = {
+    "type": "string",
+    "enum": ["markdown", "json"],
+    "default": "markdown",
+    "description": "answer format",
+}
+
+
+def _json(data: Any) -> Answer:
+    return Answer(json.dumps(data, ensure_ascii=False, separators=(",", ":")), data)
+
+
+def _members(arguments: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {name: arguments[name] for name in names if arguments.get(name) not in (None, "", [])}
+
+
+def _markdown(arguments: dict[str, Any]) -> bool:
+    return arguments.get("format", "markdown") == "markdown"
+
+
+TOOLS: list[HeraldTool] = []
+
+
+def tool(
+    name: str,
+    description: str,
+    properties: dict[str, Any],
+    *,
+    required: tuple[str, ...] = (),
+    read_only: bool = True,
+) -> Callable[[Callable[[RestClient, str, dict[str, Any]], Awaitable[Answer]]], None]:
+    def register(run: Callable[[RestClient, str, dict[str, Any]], Awaitable[Answer]]) -> None:
+        TOOLS.append(HeraldTool(name, description, properties, run, required, read_only))
+
+    return register
+
+
+# -- reading -----------------------------------------------------------------------------------------
+
+
+@tool(
+    "lorebase_context",
+    "Start here: one context pack for the Records a task is about (exactly one of refs, search, query): "
+    "the Records, their neighborhood, the schema of what is in it, recent changes and lineage, within a "
+    "token budget. Markdown by default; its header names the revision to pass as expected_head.",
+    {
+        "refs": _strings("seed Records as Kind/key, as in Supplier/S-1001"),
+        "search": _string("seed Records found by this text"),
+        "query": {"type": "object", "description": "seed Records of a query document (see lorebase_query)"},
+        "lens": _string("a lens of the schema (lorebase_schema lists them), as in supplier_risk"),
+        "traits": _strings("limit neighbors and seeds to the Kinds implementing these Traits"),
+        "relations": _strings("Relation names to follow"),
+        "depth": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "neighborhood depth; 0 for the seeds alone",
+        },
+        "budget_tokens": {"type": "integer", "minimum": 1, "description": "estimated token budget"},
+        "since": _string("recent changes after this Revision"),
+        "branch": BRANCH,
+        "format": FORMAT,
+    },
+)
+async def _context(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    body = _members(
+        arguments, "refs", "search", "query", "lens", "traits", "relations", "depth", "budget_tokens", "since"
+    )
+    body.update(_members(arguments, "branch"))
+    if _markdown(arguments):
+        return Answer(await client.context(domain=domain, body={**body, "format": "markdown"}))
+    return _json(await client.context(domain=domain, body=body))
+
+
+@tool(
+    "lorebase_search",
+    "Records by text, limited to Kinds, Traits or a lens; ranked, with their values.",
+    {
+        "text": _string("the words to look for"),
+        "kinds": _strings("search these Kinds"),
+        "traits": _strings("search the Kinds implementing these Traits"),
+        "lens": _string("search the Kinds of this lens (when neither kinds nor traits is given)"),
+        "limit": {"type": "integer", "minimum": 1},
+        "branch": BRANCH,
+    },
+    required=("text",),
+)
+async def _search(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    body = _members(arguments, "text", "kinds", "traits", "lens", "limit", "branch")
+    return _json(await client.search(domain=domain, body=body))
+
+
+@tool(
+    "lorebase_schema",
+    "The schema you may read: Kinds with their Attributes, Relations, Traits, lenses and Operations "
+    "(with their parameters: what lorebase_execute can run).",
+    {"branch": BRANCH},
+)
+async def _schema(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    return _json(await client.get_schema(domain=domain, branch=arguments.get("branch", "")))
+
+
+@tool(
+    "lorebase_resolve",
+    "Ground the words of a question in the schema and the stored values: candidate Kinds, Attributes "
+    "and values, each with a ready query predicate. Resolve first, then write lorebase_query from the "
+    "predicates. Read coverage before concluding that nothing matches.",
+    {
+        "text": _string("the words of the question"),
+        "kinds": _strings("only these Kinds"),
+        "record_misses": {"type": "boolean", "default": True, "description": "keep unmatched words"},
+        "branch": BRANCH,
+        "at": AT,
+    },
+    required=("text",),
+)
+async def _resolve(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    body = _members(arguments, "text", "kinds", "branch", "at")
+    if "record_misses" in arguments:
+        body["record_misses"] = bool(arguments["record_misses"])
+    return _json(await client.resolve(domain=domain, body=body))
+
+
+QUERY_MEMBERS = (
+    "kind",
+    "trait",
+    "where",
+    "select",
+    "order_by",
+    "limit",
+    "cursor",
+    "aggregate",
+    "branch",
+    "at",
+)
+
+
+@tool(
+    "lorebase_query",
+    'Records matching a filter (docs/query.md): {"kind": "Supplier", "where": {"attr": "city", "op": '
+    '"eq", "value": "Poznan"}, "select": ["legal_name", "risk_score"]}; "aggregate": {"group_by": '
+    '"attr"} counts per value. The answer carries coverage: read its notes before saying "none".',
+    {
+        "kind": KIND,
+        "trait": _string("a Trait in place of kind"),
+        "where": {"type": "object", "description": "a predicate, or and/or/not of predicates"},
+        "select": _strings("the Attributes to answer"),
+        "order_by": {"description": "an Attribute name, or a list of {attr, dir}"},
+        "limit": {"type": "integer", "minimum": 1},
+        "cursor": _string("next_cursor of the previous page"),
+        "aggregate": {"type": "object", "description": '{"count": true} or {"group_by": "attr"}'},
+        "branch": BRANCH,
+        "at": AT,
+    },
+)
+async def _query(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    return _json(await client.query(domain=domain, body=_members(arguments, *QUERY_MEMBERS)))
+
+
+RECORD = {"kind": KIND, "key": KEY, "branch": BRANCH, "at": AT}
+
+
+@tool(
+    "lorebase_record",
+    "One Record with its values, Link counts per Relation and the Revision behind each value.",
+    RECORD,
+    required=("kind", "key"),
+)
+async def _record(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    answer = await client.get_record(
+        domain=domain, **_members(arguments, "kind", "key", "branch", "at"), links=True, lineage=True
+    )
+    return _json(answer)
+
+
+@tool(
+    "lorebase_links",
+    "The Links of a Record along one Relation (its name or inverse name), with their values.",
+    {
+        **RECORD,
+        "relation": _string("a Relation's name or inverse name"),
+        "limit": {"type": "integer"},
+        "cursor": _string("next_cursor"),
+    },
+    required=("kind", "key", "relation"),
+)
+async def _links(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    names = ("kind", "key", "relation", "branch", "at", "limit", "cursor")
+    return _json(await client.get_links(domain=domain, **_members(arguments, *names)))
+
+
+@tool(
+    "lorebase_neighborhood",
+    "The graph around some Records: Records within depth hops and the Links between them.",
+    {
+        "refs": _strings("the start Records as Kind/key"),
+        "depth": {"type": "integer", "minimum": 0},
+        "relations": _strings("Relation names to follow"),
+        "values": {"type": "boolean", "description": "false for headers and Link ends only"},
+        "branch": BRANCH,
+        "at": AT,
+    },
+    required=("refs",),
+)
+async def _neighborhood(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    body = _members(arguments, "refs", "depth", "relations", "branch", "at")
+    if "values" in arguments:
+        body["values"] = bool(arguments["values"])
+    return _json(await client.neighborhood(domain=domain, body=body))
+
+
+@tool(
+    "lorebase_traverse",
+    "Follow a path of Relations from some Records: the Records at its end.",
+    {
+        "from": _strings("the start Records as Kind/key"),
+        "path": _strings("the Relation names, in order"),
+        "branch": BRANCH,
+        "at": AT,
+    },
+    required=("from", "path"),
+)
+async def _traverse(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    return _json(
+        await client.traverse(domain=domain, body=_members(arguments, "from", "path", "branch", "at"))
+    )
+
+
+@tool(
+    "lorebase_explain",
+    "Why a Record exists and why its values are what they are: the Revision that created it, per "
+    "Attribute the change behind its value, its Links and the merged Proposals. Ask before acting on "
+    "a surprising value.",
+    {**RECORD, "format": FORMAT},
+    required=("kind", "key"),
+)
+async def _explain(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    common = _members(arguments, "kind", "key", "branch", "at")
+    if _markdown(arguments):
+        return Answer(await client.explain(domain=domain, **common, markdown=True))
+    return _json(await client.explain(domain=domain, **common))
+
+
+@tool(
+    "lorebase_history",
+    "Every change of one Record on a branch, newest first: author, time, message, origin and the "
+    "Attributes changed (values=true adds before and after).",
+    {
+        **RECORD,
+        "values": {"type": "boolean"},
+        "limit": {"type": "integer", "minimum": 1},
+        "cursor": _string("next_cursor"),
+    },
+    required=("kind", "key"),
+)
+async def _history(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    answer = await client.get_history(
+        domain=domain,
+        **_members(arguments, "kind", "key", "branch", "at", "limit", "cursor"),
+        values=bool(arguments.get("values")),
+    )
+    return _json(answer)
+
+
+@tool(
+    "lorebase_lineage",
+    "Where each current value of a Record came from: the Revision, actor, Operation, import or "
+    "Source, and the Proposal that brought it.",
+    RECORD,
+    required=("kind", "key"),
+)
+async def _lineage(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    return _json(
+        await client.get_lineage(domain=domain, **_members(arguments, "kind", "key", "branch", "at"))
+    )
+
+
+@tool(
+    "lorebase_health",
+    "How sound the data is before you build on it: per Kind violations and duplicates, per Relation "
+    "orphans and required-relation gaps. Give kind for one Kind.",
+    {"kind": KIND, "branch": BRANCH, "at": AT, "format": FORMAT},
+)
+async def _health(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    common = _members(arguments, "branch", "at")
+    markdown = _markdown(arguments)
+    if arguments.get("kind"):
+        answer = await client.get_kind_health(
+            domain=domain, kind=arguments["kind"], **common, markdown=markdown
+        )
+    else:
+        answer = await client.get_health(domain=domain, **common, markdown=markdown)
+    return Answer(answer) if markdown else _json(answer)
+
+
+@tool(
+    "lorebase_diff",
+    "What changed between two Revisions of a branch: Records and Links added, removed and changed.",
+    {"from": _string("the earlier Revision"), "to": _string("the later Revision"), "branch": BRANCH},
+    required=("from", "to"),
+)
+async def _diff(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    answer = await client.diff(
+        domain=domain,
+        from_revision=arguments["from"],
+        to_revision=arguments["to"],
+        branch=arguments.get("branch", ""),
+    )
+    return _json(answer)
+
+
+@tool(
+    "lorebase_changes",
+    "The Revisions committed on a branch after since (a revision from a context pack), oldest first, "
+    "with the changed Kinds and keys: refresh only what changed. Continue with next_since.",
+    {
+        "branch": _string("the branch (default main)"),
+        "since": _string("a Revision id; without it, the latest Revisions"),
+        "kinds": _strings("only Revisions changing these Kinds"),
+        "limit": {"type": "integer", "minimum": 1},
+    },
+)
+async def _changes(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    answer = await client.changes(
+        domain=domain,
+        branch=arguments.get("branch") or "main",
+        since=arguments.get("since", ""),
+        kinds=",".join(arguments.get("kinds") or []),
+        limit=int(arguments.get("limit") or 0),
+    )
+    return _json(answer)
+
+
+@tool(
+    "lorebase_proposals",
+    "Follow the Proposals your writes opened: one by id, or the list (status open by default; "
+    "assigned=true for those whose stewards include you).",
+    {
+        "proposal": _string("a Proposal id (prp_...)"),
+        "status": {"type": "string", "enum": ["open", "merged", "closed", "all"]},
+        "assigned": {"type": "boolean"},
+        "limit": {"type": "integer", "minimum": 1},
+        "cursor": _string("next_cursor"),
+    },
+)
+async def _proposals(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    if arguments.get("proposal"):
+        return _json(await client.get_proposal(domain=domain, proposal=arguments["proposal"]))
+    answer = await client.list_proposals(
+        domain=domain,
+        status=arguments.get("status", ""),
+        assigned="me" if arguments.get("assigned") else "",
+        limit=int(arguments.get("limit") or 0),
+        cursor=arguments.get("cursor", ""),
+    )
+    return _json(answer)
+
+
+# -- writing -----------------------------------------------------------------------------------------
+
+
+def idempotency_key(domain: str, arguments: dict[str, Any]) -> str:
+    """The key of a write that did not name one: the same request gets the same key, so a retry by
+    the model (or by Herald's caller) never executes twice."""
+    digest = hashlib.sha256(
+        json.dumps(
+            [domain, {k: v for k, v in arguments.items() if k not in ("dry_run", "domain")}],
+            sort_keys=True,
+            separators=(",", ":"),
+        ).encode()
+    ).hexdigest()
+    return f"herald-{digest[:40]}"
+
+
+@tool(
+    "lorebase_execute",
+    "The only way to write: execute an Operation of the schema. Dry run by default (dry_run: true "
+    "answers the edits and violations and stores nothing); send dry_run: false to write. Name a task "
+    "(a short slug) and an intent: a write that needs review then opens a Proposal for a person to "
+    "review. Pass expected_head (the revision of your context pack) to fail instead of overwriting a "
+    "newer state. An idempotency_key is derived from the request when you give none.",
+    {
+        "operation": _string("the Operation's name (lorebase_schema lists them)"),
+        "parameters": {"type": "object", "description": "the Operation's parameters"},
+        "dry_run": {"type": "boolean", "default": True, "description": "false to write"},
+        "task": _string("a short slug naming the piece of work, as in q4-audit"),
+        "intent": _string("what you are after, in a sentence or two (needs task)"),
+        "idempotency_key": _string("1-255 characters; a retry with the same key is answered once"),
+        "expected_head": _string("fail with 409 stale-head if the branch head is another Revision"),
+        "message": _string("the commit message"),
+        "branch": BRANCH,
+        "auto_merge": {"type": "boolean", "description": "ask for an immediate merge (needs task)"},
+    },
+    required=("operation",),
+    read_only=False,
+)
+async def _execute(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    dry_run = arguments.get("dry_run", True) is not False
+    body: dict[str, Any] = {"parameters": arguments.get("parameters") or {}, "dry_run": dry_run}
+    body.update(_members(arguments, "task", "intent", "expected_head", "message", "branch"))
+    if "auto_merge" in arguments:
+        body["auto_merge"] = bool(arguments["auto_merge"])
+    if not dry_run:
+        body["idempotency_key"] = arguments.get("idempotency_key") or idempotency_key(domain, arguments)
+    reply = await client.execute(domain=domain, operation=arguments["operation"], body=body)
+    return _json(reply.body)
+
+
+TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+
+_ADMIN = "administration (admin key or domain.settings) is not an agent's job; the CLI has it"
+_REVIEW = "reviewing, merging and closing are a person's decision (lorebase proposals); agents propose"
+_BRANCHES = "agents get their task branch from lorebase_execute with a task; the CLI manages branches"
+_BULK = "bulk loads are not agent writes: agents write through Operations (lorebase_execute)"
+_MEMORY = "agent memory has its own consumer protocol (docs/memory.md), used over REST"
+
+# REST client methods (one per route) with no tool, each with the reason; the parity test
+# (tests/unit/test_parity.py) fails on a route that is neither used by a tool nor listed here.
+NOT_IN_HERALD: dict[str, str] = {
+    "health": "the stack's liveness, not the data's: lorebase_health reports the data",
+    "create_principal": _ADMIN,
+    "create_key": _ADMIN,
+    "revoke_key": _ADMIN,
+    "create_domain": _ADMIN,
+    "create_grant": _ADMIN,
+    "delete_grant": _ADMIN,
+    "list_domains": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",
+    "get_domain": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",
+    "add_session_note": "the agent trace is recorded from Lorebase-Session; notes are for the web app",
+    "get_session": "the agent trace is replayed in the web app and the CLI (lorebase sessions)",
+    "create_branch": _BRANCHES,
+    "list_branches": _BRANCHES,
+    "get_branch": _BRANCHES,
+    "update_branch": _BRANCHES,
+    "delete_branch": _BRANCHES,
+    "create_proposal": "lorebase_execute with a task opens the Proposal of the task branch",
+    "review_proposal": _REVIEW,
+    "merge_proposal": _REVIEW,
+    "close_proposal": _REVIEW,
+    "list_conflicts": _REVIEW,
+    "resolve_conflict": _REVIEW,
+    "import_data": _BULK,
+    "sync_source": _BULK,
+    "set_embedding": "embeddings are computed by an indexing job with its model, not by a chat agent",
+    "list_suggestions": _ADMIN,
+    "accept_suggestion": _ADMIN,
+    "dismiss_suggestion": _ADMIN,
+    "events": "a tool call answers once: lorebase_changes polls the same events (the CLI follows the stream)",
+    "create_webhook": _ADMIN,
+    "list_webhooks": _ADMIN,
+    "update_webhook": _ADMIN,
+    "delete_webhook": _ADMIN,
+    **{
+        name: _MEMORY
+        for name in (
+            "create_memory",
+            "derive_memory",
+            "update_memory",
+            "delete_memory",
+            "attach_memory_embedding",
+            "review_memory",
+            "get_memory",
+            "query_memory",
+            "create_memory_grant",
+            "delete_memory_grant",
+            "read_memory_changes",
+            "save_memory_checkpoint",
+            "get_memory_checkpoint",
+        )
+    },
+}
+
+__all__ = ["NOT_IN_HERALD", "TOOLS", "TOOLS_BY_NAME", "Answer", "HeraldTool", "idempotency_key"]

@@ -1,0 +1,48 @@
+"""One stack for the CLI, Herald and example agent tests: `lorebase up --example supply` as the README
+starts it, once per session, with an agent principal (a service) and a viewer narrowed to Part."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from lorebase.embedded import free_port
+from tests.e2e.running import ADMIN_KEY, Running, principal, stop
+
+UP_TIMEOUT_S = 120.0
+
+
+@pytest.fixture(scope="session")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    directory = tmp_path_factory.mktemp("stack")
+    data_dir, log = directory / "data", directory / "up.log"
+    port = free_port()
+    env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
+    env.update(LOREBASE_DATA_DIR=str(data_dir), LOREBASE_HTTP_PORT=str(port), LOREBASE_ADMIN_KEY=ADMIN_KEY)
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + UP_TIMEOUT_S
+        while "Lorebase is up" not in log.read_text(errors="replace"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"lorebase up did not come up:\n{log.read_text(errors='replace')[-4000:]}")
+            time.sleep(0.2)
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=30, trust_env=False) as http:
+            agent = principal(http, "agt_e2e", "service", "editor", None)
+            viewer = principal(http, "usr_parts", "user", "viewer", ["Part"])
+        yield Running(url, ADMIN_KEY, agent, viewer, log)
+    finally:
+        stop(process, data_dir)
