@@ -9,7 +9,12 @@
    same row at 8 connections (pgbench, prepared statements: a C client that is not the bottleneck).
 4. Imports: 100,000 Records in one import through REST beside raw COPY of as many rows into a
    table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count).
-5. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
+5. Agent memory (bench/memory.py): record creates per second through REST, 8 clients, in one scope,
+   beside the same raw single-row transactions at 1 connection (a scope's journal serialises its
+   writers), and catch-up reads in entries per second with pages of 256 beside raw keyset pages
+   (LOREBASE_BENCH_MEMORY=0 skips them).
+6. Prints each as a ratio with p50/p99 latencies and the load average at the start and the end,
+   and appends the results to bench/RESULTS.md.
 
 Targets (issue 2): writes >= 0.5x, reads >= 0.15x.
 """
@@ -36,6 +41,7 @@ import httpx
 import orjson
 
 from bench import agent_reads
+from bench import memory as memory_bench
 from lorebase.embedded import (
     EmbeddedNats,
     EmbeddedPostgres,
@@ -198,6 +204,8 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float =
 
 
 def main() -> int:
+    global LOAD_AT_START
+    LOAD_AT_START = os.getloadavg()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed (apt-get install wrk); `make bench` installs it")
     work = Path(tempfile.mkdtemp(prefix="lorebase-bench-"))
@@ -252,6 +260,22 @@ def main() -> int:
             )
         rest_writes, raw_w = _median_pair(write_pairs)
         rest_reads, raw_r = _median_pair(read_pairs)
+        memory_rows, memory_lines = (
+            memory_bench.measure(
+                base,
+                headers,
+                url,
+                work,
+                rounds=ROUNDS,
+                duration_s=DURATION_S,
+                wrk=wrk,
+                raw_writes=raw_writes,
+                median_pair=_median_pair,
+                measure_type=Measure,
+            )
+            if memory_bench.ENABLED
+            else ([], [])
+        )
         import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
         copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
         agent_lines = (
@@ -275,7 +299,7 @@ def main() -> int:
         f"raw COPY of as many rows into a table shaped like records (same indexes): {copy_s:.2f} s ({copy_rate:.0f}/s): "
         f"{import_rate / copy_rate:.3f}x"
     )
-    rows = [
+    rows: list[tuple[str, Measure, str, Measure, float | None]] = [
         (
             "writes: Operation executes/s, REST, 8 clients, one branch",
             rest_writes,
@@ -290,24 +314,26 @@ def main() -> int:
             raw_r,
             0.15,
         ),
+        *memory_rows,
     ]
     lines = [
         f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}",
         "",
-        f"{DURATION_S} s per measurement, median of {ROUNDS} back-to-back pairs by ratio; `make bench`.",
+        f"{DURATION_S} s per measurement, median of {ROUNDS} back-to-back pairs by ratio; `make bench`; "
+        f"load average {LOAD_AT_START[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.",
         "",
         "| measure | per s | p50 ms | p99 ms | baseline | per s | p50 ms | p99 ms | ratio | target |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for name, ours, base_name, base, target in rows:
-        ratio = ours.per_s / base.per_s
-        flag = "met" if ratio >= target else "missed"
+    for name, ours, base_name, raw, target in rows:
+        ratio = ours.per_s / raw.per_s
+        goal = "-" if target is None else f">= {target}x ({'met' if ratio >= target else 'missed'})"
         errors = f" ({ours.errors} non-2xx)" if ours.errors else ""
         lines.append(
             f"| {name}{errors} | {ours.per_s:.0f} | {ours.p50_ms:.2f} | {ours.p99_ms:.2f} | {base_name} | "
-            f"{base.per_s:.0f} | {base.p50_ms:.2f} | {base.p99_ms:.2f} | {ratio:.3f}x | >= {target}x ({flag}) |"
+            f"{raw.per_s:.0f} | {raw.p50_ms:.2f} | {raw.p99_ms:.2f} | {ratio:.3f}x | {goal} |"
         )
-    lines += ["", import_line, ""] + agent_lines
+    lines += ["", *memory_lines, "", import_line, ""] + agent_lines
     text = "\n".join(lines) + "\n"
     print(text)
     if not RESULTS.exists():
@@ -317,6 +343,7 @@ def main() -> int:
     return 0
 
 
+LOAD_AT_START = (0.0, 0.0, 0.0)
 IMPORT_RECORDS = int(os.environ.get("LOREBASE_BENCH_IMPORT_RECORDS", "100000"))
 ITEM_SCHEMA = {
     "kinds": {

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.memory_tables import memory_checkpoints, memory_journal_entries, memory_journals
@@ -207,6 +207,30 @@ class MemoryJournalTxn(TxnBase):
                 memory_checkpoints.c.revision == expected_revision,
             )
             .values(**_checkpoint_values(checkpoint))
+        )
+        return bool(result.rowcount)
+
+    async def list_memory_checkpoints(
+        self, tenant: str, subject: str, after: str | None, limit: int
+    ) -> list[CheckpointRow]:
+        """A subject's checkpoints in consumer name order, after `after` (exclusive), at most `limit`."""
+        stmt = select(memory_checkpoints).where(
+            memory_checkpoints.c.tenant == tenant, memory_checkpoints.c.subject == subject
+        )
+        if after is not None:
+            stmt = stmt.where(memory_checkpoints.c.consumer > after)
+        rows = await self.conn.execute(stmt.order_by(memory_checkpoints.c.consumer).limit(limit))
+        return [_checkpoint(row) for row in rows]
+
+    async def delete_memory_checkpoint(self, tenant: str, subject: str, consumer: str, revision: int) -> bool:
+        """Delete a checkpoint at `revision`; False when it is gone or its revision moved."""
+        result = await self.conn.execute(
+            delete(memory_checkpoints).where(
+                memory_checkpoints.c.tenant == tenant,
+                memory_checkpoints.c.subject == subject,
+                memory_checkpoints.c.consumer == consumer,
+                memory_checkpoints.c.revision == revision,
+            )
         )
         return bool(result.rowcount)
 

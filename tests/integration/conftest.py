@@ -3,6 +3,7 @@ in front of it, all in the test's event loop (real PostgreSQL, real gRPC, the re
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -114,8 +115,9 @@ class Stack:
             return int(await conn.scalar(text(f"select count(*) from {table}")) or 0)
 
 
-@pytest_asyncio.fixture
-async def stack(database_url: str) -> AsyncIterator[Stack]:
+@contextlib.asynccontextmanager
+async def open_stack(database_url: str) -> AsyncIterator[Stack]:
+    """Keeper, feed's memory journal and the gateway on `database_url` (already migrated or restored)."""
     settings = load_settings({"LOREBASE_DATABASE_URL": database_url})
     db = Database.connect(database_url, pool_size=4)
     await db.check_schema()
@@ -151,6 +153,12 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
         await gateway.close()
         await server.stop(None)
         await db.close()
+
+
+@pytest_asyncio.fixture
+async def stack(database_url: str) -> AsyncIterator[Stack]:
+    async with open_stack(database_url) as opened:
+        yield opened
 
 
 @pytest_asyncio.fixture

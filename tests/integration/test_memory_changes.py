@@ -200,3 +200,67 @@ async def test_catch_up_under_concurrent_writers_sees_each_entry_once(
     assert retry.status_code == 201
     high = (await changes(stack, writers[0])).json()["high_watermark"]["sequence"]
     assert high == start + burst + (0 if retry.headers.get("idempotent-replayed") else 1)
+
+
+async def test_checkpoints_are_listed_and_deleted_by_their_subject(stack: Stack) -> None:
+    consumer = await agent(stack, "agt_consumer")
+    other_scope = {**SCOPE, "agent_id": "other"}
+    await agent(stack, "agt_consumer", agent_id="other")
+    await create(stack, consumer, "a")
+    await create(stack, consumer, "b", scope=other_scope)
+    mine = (await changes(stack, consumer)).json()["high_watermark"]
+    theirs = (await changes(stack, consumer, scope=other_scope)).json()["high_watermark"]
+    for name, scope, cursor in (("c-1", SCOPE, mine), ("c-2", other_scope, theirs), ("c-3", SCOPE, mine)):
+        body = {"contract_version": 1, "scope": scope, "cursor": cursor, "revision": 0}
+        saved = await stack.http.put(f"/api/v1/memory/checkpoints/{name}", json=body, headers=consumer)
+        assert saved.status_code == 200, saved.text
+    listed = await stack.http.get("/api/v1/memory/checkpoints", headers=consumer)
+    assert listed.status_code == 200 and listed.headers["cache-control"] == "no-store"
+    assert [c["consumer"] for c in listed.json()["checkpoints"]] == ["c-1", "c-2", "c-3"]
+    assert listed.json()["next_after"] is None
+    first = (await stack.http.get("/api/v1/memory/checkpoints?limit=2", headers=consumer)).json()
+    assert [c["consumer"] for c in first["checkpoints"]] == ["c-1", "c-2"] and first["next_after"] == "c-2"
+    rest = (await stack.http.get("/api/v1/memory/checkpoints?limit=2&after=c-2", headers=consumer)).json()
+    assert [c["consumer"] for c in rest["checkpoints"]] == ["c-3"] and rest["next_after"] is None
+    for bad in ("limit=0", "limit=257", "limit=x", "after=..", "cursor=1"):
+        response = await stack.http.get(f"/api/v1/memory/checkpoints?{bad}", headers=consumer)
+        assert response.status_code == 400, (bad, response.text)
+    # Another subject sees none of them and cannot delete them.
+    stranger = await agent(stack, "agt_stranger")
+    assert (await stack.http.get("/api/v1/memory/checkpoints", headers=stranger)).json()["checkpoints"] == []
+    assert (await stack.http.delete("/api/v1/memory/checkpoints/c-1", headers=stranger)).status_code == 404
+
+    stale = await stack.http.request(
+        "DELETE", "/api/v1/memory/checkpoints/c-1", json={"revision": 2}, headers=consumer
+    )
+    assert stale.status_code == 409 and stale.json()["code"] == "checkpoint-revision-mismatch"
+    bad = await stack.http.request(
+        "DELETE", "/api/v1/memory/checkpoints/c-1", json={"revision": "1"}, headers=consumer
+    )
+    assert bad.status_code == 400
+    deleted = await stack.http.request(
+        "DELETE", "/api/v1/memory/checkpoints/c-1", json={"revision": 1}, headers=consumer
+    )
+    assert deleted.status_code == 200 and deleted.json() == {
+        "consumer": "c-1",
+        "deleted": True,
+        "revision": 1,
+    }
+    assert (await stack.http.get("/api/v1/memory/checkpoints/c-1", headers=consumer)).status_code == 404
+    assert (await stack.http.delete("/api/v1/memory/checkpoints/c-1", headers=consumer)).status_code == 404
+    assert (await stack.http.delete("/api/v1/memory/checkpoints/c-3", headers=consumer)).status_code == 200
+    # Deleted, a name starts over at revision 0.
+    body = {"contract_version": 1, "scope": SCOPE, "cursor": mine, "revision": 0}
+    again = await stack.http.put("/api/v1/memory/checkpoints/c-1", json=body, headers=consumer)
+    assert again.status_code == 200 and again.json()["revision"] == 1
+
+    # Without the capability on its scope a checkpoint is neither listed nor deletable.
+    async with stack.rt.db.engine.begin() as conn:
+        await conn.execute(
+            text("delete from memory_grants where principal_id = 'agt_consumer' and agent_id = 'other'")
+        )
+    listed = (await stack.http.get("/api/v1/memory/checkpoints", headers=consumer)).json()
+    assert [c["consumer"] for c in listed["checkpoints"]] == ["c-1"]
+    denied = await stack.http.delete("/api/v1/memory/checkpoints/c-2", headers=consumer)
+    assert denied.status_code == 403 and denied.json()["capability"] == "memory_read"
+    assert await stack.count("memory_journal_entries") == 2  # checkpoints add no events

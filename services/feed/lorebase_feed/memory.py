@@ -10,7 +10,12 @@ from lorebase.v1 import keeper_pb2 as kpb
 from lorebase.v1 import memory_pb2 as pb
 from lorebase.v1 import memory_pb2_grpc
 from lorebase_feed.memory_changes import read_changes
-from lorebase_feed.memory_checkpoints import get_checkpoint, save_checkpoint
+from lorebase_feed.memory_checkpoints import (
+    delete_checkpoint,
+    get_checkpoint,
+    list_checkpoints,
+    save_checkpoint,
+)
 from lorebase_store import Database
 
 
@@ -38,6 +43,20 @@ class MemoryJournalServicer(memory_pb2_grpc.MemoryJournalServicer):
     ) -> kpb.Reply:
         caller = await authenticate(self.db, credential(context))
         return answer(await get_checkpoint(self.db, caller, request.consumer))
+
+    @memory_rpc
+    async def ListMemoryCheckpoints(
+        self, request: pb.MemoryCheckpointRequest, context: grpc.aio.ServicerContext
+    ) -> kpb.Reply:
+        caller = await authenticate(self.db, credential(context))
+        return answer(await list_checkpoints(self.db, caller, json_body(request.body)))
+
+    @memory_rpc
+    async def DeleteMemoryCheckpoint(
+        self, request: pb.MemoryCheckpointRequest, context: grpc.aio.ServicerContext
+    ) -> kpb.Reply:
+        caller = await authenticate(self.db, credential(context))
+        return answer(await delete_checkpoint(self.db, caller, request.consumer, json_body(request.body)))
 
 
 __all__ = ["MemoryJournalServicer"]

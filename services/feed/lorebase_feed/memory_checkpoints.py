@@ -13,7 +13,7 @@ from typing import Any
 
 from lorebase.ids import iso, utc_now
 from lorebase.memory import Scope, cursor_document, parse_cursor, parse_scope
-from lorebase.memory.access import MemoryCaller, require
+from lorebase.memory.access import MemoryCaller, capabilities, require
 from lorebase.problems import Problem
 from lorebase_feed.memory_changes import check_cursor, contract_version
 from lorebase_store import CheckpointRow, Database, Txn
@@ -124,24 +124,99 @@ async def save_checkpoint(
     return _document(await db.run_interaction("memory_checkpoint_save", txn_fn))
 
 
+def _scope(row: CheckpointRow) -> Scope:
+    s = row.scope
+    return Scope(s["project_id"], s["mission_id"], s["agent_id"], s["visibility"])
+
+
+def _missing(consumer: str) -> Problem:
+    return Problem(404, "not-found", f"you have no checkpoint {consumer!r}; save one with PUT first")
+
+
 async def get_checkpoint(db: Database, caller: MemoryCaller, consumer: str) -> dict[str, Any]:
     _consumer(consumer)
 
     async def read(txn: Txn) -> CheckpointRow:
         row = await txn.get_memory_checkpoint(caller.tenant, caller.id, consumer)
         if row is None:
-            raise Problem(404, "not-found", f"you have no checkpoint {consumer!r}; save one with PUT first")
-        s = row.scope
-        await require(
-            txn,
-            caller,
-            Scope(s["project_id"], s["mission_id"], s["agent_id"], s["visibility"]),
-            "memory_read",
-            "memory_checkpoint",
-        )
+            raise _missing(consumer)
+        await require(txn, caller, _scope(row), "memory_read", "memory_checkpoint")
         return row
 
     return _document(await db.read("memory_checkpoint_get", read))
 
 
-__all__ = ["get_checkpoint", "save_checkpoint"]
+MAX_LIST = 256
+
+
+async def list_checkpoints(db: Database, caller: MemoryCaller, query: dict[str, Any]) -> dict[str, Any]:
+    """The caller's checkpoints in consumer name order, a page of `limit` (1-256, 100) after the
+    consumer name `after`. Checkpoints of scopes where the caller no longer holds memory_read and
+    memory_checkpoint are left out (a page may hold fewer than `limit`); `next_after` is the name to
+    pass as `after` for the next page, null on the last one."""
+    unknown = sorted(set(query) - {"after", "limit"})
+    if unknown:
+        raise Problem(
+            400,
+            "invalid-parameter",
+            f"{unknown[0]} is not a parameter; use after and limit",
+            parameter=unknown[0],
+        )
+    raw_limit = query.get("limit", "100")
+    if not isinstance(raw_limit, str) or not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIST:
+        raise Problem(400, "invalid-parameter", f"limit is 1-{MAX_LIST}", parameter="limit")
+    limit = int(raw_limit)
+    after = query.get("after")
+    if after is not None and (not isinstance(after, str) or not CONSUMER.match(after)):
+        raise Problem(400, "invalid-parameter", "after is a consumer name a page returned", parameter="after")
+
+    async def read(txn: Txn) -> tuple[list[CheckpointRow], bool]:
+        rows = await txn.list_memory_checkpoints(caller.tenant, caller.id, after, limit)
+        kept = []
+        for row in rows:
+            held = await capabilities(txn, caller, _scope(row))
+            if {"memory_read", "memory_checkpoint"} <= held:
+                kept.append(row)
+        return kept, len(rows) == limit
+
+    kept, more = await db.read("memory_checkpoint_list", read)
+    last = kept[-1].consumer if kept else after
+    return {"checkpoints": [_document(row) for row in kept], "next_after": last if more else None}
+
+
+async def delete_checkpoint(
+    db: Database, caller: MemoryCaller, consumer: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """Delete one of the caller's checkpoints (memory_read and memory_checkpoint on its scope). With
+    `revision`, only at that revision (409 checkpoint-revision-mismatch otherwise)."""
+    _consumer(consumer)
+    unknown = sorted(set(body) - {"revision"})
+    if unknown:
+        raise Problem(
+            400, "invalid-parameter", f"{unknown[0]} is not a member; only revision is", parameter=unknown[0]
+        )
+    expected = body.get("revision")
+    if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool) or expected < 1):
+        raise Problem(
+            400,
+            "invalid-parameter",
+            "revision is the checkpoint revision you last read",
+            parameter="revision",
+        )
+
+    async def txn_fn(txn: Txn) -> CheckpointRow:
+        current = await txn.get_memory_checkpoint(caller.tenant, caller.id, consumer, for_update=True)
+        if current is None:
+            raise _missing(consumer)
+        await require(txn, caller, _scope(current), "memory_read", "memory_checkpoint")
+        if expected is not None and expected != current.revision:
+            raise _revision_mismatch(consumer, current.revision, expected)
+        if not await txn.delete_memory_checkpoint(caller.tenant, caller.id, consumer, current.revision):
+            raise _missing(consumer)  # pragma: no cover - the row is locked
+        return current
+
+    row = await db.run_interaction("memory_checkpoint_delete", txn_fn)
+    return {"consumer": consumer, "deleted": True, "revision": row.revision}
+
+
+__all__ = ["delete_checkpoint", "get_checkpoint", "list_checkpoints", "save_checkpoint"]

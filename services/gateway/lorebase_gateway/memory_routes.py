@@ -141,5 +141,21 @@ def register_memory(app: FastAPI, gw: Gateway) -> None:
         )
         return send(request, answer)
 
+    @route(MEMORY + "/checkpoints", "GET")
+    async def list_memory_checkpoints(request: Request) -> Response:
+        answer = await gw.journal.list_memory_checkpoints(
+            credential=credential(request), query=dict(request.query_params)
+        )
+        return send(request, answer)
+
+    @route(MEMORY + "/checkpoints/{consumer}", "DELETE")
+    async def delete_memory_checkpoint(request: Request) -> Response:
+        answer = await gw.journal.delete_memory_checkpoint(
+            credential=credential(request),
+            consumer=request.path_params["consumer"],
+            body=await body(request, allow_empty=True),
+        )
+        return send(request, answer)
+
 
 __all__ = ["register_memory"]

@@ -111,5 +111,13 @@ class MemoryJournalClient(ServiceClient):
         request = pb.MemoryCheckpointRequest(consumer=consumer)
         return _answer(await self._call(self._stub.GetMemoryCheckpoint, request, credential=credential))
 
+    async def list_memory_checkpoints(self, *, credential: str, query: dict[str, str]) -> Answer:
+        request = pb.MemoryCheckpointRequest(body=_body(query))
+        return _answer(await self._call(self._stub.ListMemoryCheckpoints, request, credential=credential))
+
+    async def delete_memory_checkpoint(self, *, credential: str, consumer: str, body: Any) -> Answer:
+        request = pb.MemoryCheckpointRequest(consumer=consumer, body=_body(body))
+        return _answer(await self._call(self._stub.DeleteMemoryCheckpoint, request, credential=credential))
+
 
 __all__ = ["MemoryJournalClient", "MemoryStoreClient"]

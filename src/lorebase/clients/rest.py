@@ -622,6 +622,15 @@ class RestClient:
     async def get_memory_checkpoint(self, *, consumer: str) -> Any:
         return await self._memory("get_memory_checkpoint", consumer=consumer)
 
+    @_route("GET", API + "/memory/checkpoints")
+    async def list_memory_checkpoints(self, *, limit: int | None = None, after: str | None = None) -> Any:
+        query = {k: v for k, v in (("limit", limit), ("after", after)) if v is not None}
+        return (await self._send("list_memory_checkpoints", query=query)).body
+
+    @_route("DELETE", API + "/memory/checkpoints/{consumer}")
+    async def delete_memory_checkpoint(self, *, consumer: str, body: Mapping[str, Any] | None = None) -> Any:
+        return await self._memory("delete_memory_checkpoint", dict(body) if body else None, consumer=consumer)
+
     # -- webhooks --------------------------------------------------------------------------------
 
     @_route("POST", DOMAIN + "/webhooks")

@@ -24,6 +24,8 @@ NOT_IN_CLI: dict[str, str] = {
         "read_memory_changes",
         "save_memory_checkpoint",
         "get_memory_checkpoint",
+        "list_memory_checkpoints",
+        "delete_memory_checkpoint",
     )
 }
 

@@ -510,6 +510,16 @@ class MemoryJournalStub:
                 request_serializer=lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.ListMemoryCheckpoints = channel.unary_unary(
+                '/lorebase.v1.MemoryJournal/ListMemoryCheckpoints',
+                request_serializer=lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.DeleteMemoryCheckpoint = channel.unary_unary(
+                '/lorebase.v1.MemoryJournal/DeleteMemoryCheckpoint',
+                request_serializer=lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
 
 
 class MemoryJournalServicer:
@@ -533,6 +543,19 @@ class MemoryJournalServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMemoryCheckpoints(self, request, context):
+        """The caller's checkpoints: `body` holds the query parameters {"after", "limit"} as strings.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteMemoryCheckpoint(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryJournalServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -548,6 +571,16 @@ def add_MemoryJournalServicer_to_server(servicer, server):
             ),
             'GetMemoryCheckpoint': grpc.unary_unary_rpc_method_handler(
                     servicer.GetMemoryCheckpoint,
+                    request_deserializer=lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListMemoryCheckpoints': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMemoryCheckpoints,
+                    request_deserializer=lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'DeleteMemoryCheckpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteMemoryCheckpoint,
                     request_deserializer=lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
@@ -631,6 +664,60 @@ class MemoryJournal:
             request,
             target,
             '/lorebase.v1.MemoryJournal/GetMemoryCheckpoint',
+            lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMemoryCheckpoints(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.MemoryJournal/ListMemoryCheckpoints',
+            lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteMemoryCheckpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.MemoryJournal/DeleteMemoryCheckpoint',
             lorebase_dot_v1_dot_memory__pb2.MemoryCheckpointRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
