@@ -18,5 +18,9 @@ class TxnBase:
         """Make this (writing) transaction read one snapshot; call it before any other statement."""
         await self.conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
 
+    async def set_statement_timeout(self, seconds: float) -> None:
+        """Allow this transaction's statements `seconds` each (database.statement_timeout_s otherwise)."""
+        await self.conn.execute(text(f"SET LOCAL statement_timeout = {int(seconds * 1000)}"))
+
 
 __all__ = ["TxnBase"]

@@ -60,6 +60,7 @@ Work = Callable[[BranchView, BranchRow, Head], Awaitable[tuple[T, Head, CommitRo
 class _Pending(Generic[T]):
     work: Work[T]
     prefetch: dict[str, list[str]]
+    bulk: bool = False
     future: asyncio.Future[T] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -311,22 +312,29 @@ def remember(view: BranchView, rows: CommitRows) -> None:
 class Committer:
     """Groups the commits of each branch into shared transactions (keeper.commit.max_group)."""
 
-    def __init__(self, db: Database, *, max_group: int) -> None:
+    def __init__(self, db: Database, *, max_group: int, bulk_statement_timeout_s: float = 600) -> None:
         self.db = db
         self.max_group = max(1, max_group)
+        self.bulk_statement_timeout_s = bulk_statement_timeout_s
         self._queues: dict[tuple[int, str], list[_Pending[Any]]] = {}
         self._draining: set[tuple[int, str]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(
-        self, domain_id: int, branch: str, work: Work[T], *, prefetch: dict[str, list[str]] | None = None
+        self,
+        domain_id: int,
+        branch: str,
+        work: Work[T],
+        *,
+        prefetch: dict[str, list[str]] | None = None,
+        bulk: bool = False,
     ) -> T:
         """Run `work(view, branch_row, head)` in a commit transaction of `branch`.
 
         The work checks what it needs through the view and returns (result, new head, rows to write);
         `prefetch` names Records it will read, so the group reads them all in one statement.
         """
-        pending: _Pending[T] = _Pending(work, prefetch or {})
+        pending: _Pending[T] = _Pending(work, prefetch or {}, bulk)
         key = (domain_id, branch)
         self._queues.setdefault(key, []).append(pending)
         if key not in self._draining:
@@ -349,7 +357,8 @@ class Committer:
 
     async def _commit(self, key: tuple[int, str], batch: list[_Pending[Any]]) -> None:
         try:
-            outcomes = await self.db.run_interaction("commit", _commit_group, key, batch)
+            timeout = self.bulk_statement_timeout_s if any(p.bulk for p in batch) else None
+            outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
         except Exception as exc:  # the transaction itself failed: try each on its own
             logger.warning(
                 "commit group of %d on %s failed (%s); retrying one commit at a time", len(batch), key, exc
@@ -371,9 +380,11 @@ class Committer:
 
 
 async def _commit_group(
-    txn: Txn, key: tuple[int, str], batch: list[_Pending[Any]]
+    txn: Txn, key: tuple[int, str], batch: list[_Pending[Any]], statement_timeout_s: float | None = None
 ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
     domain_id, branch_name = key
+    if statement_timeout_s is not None:  # an import's statements may run longer than a write's
+        await txn.set_statement_timeout(statement_timeout_s)
     wanted = sorted({(kind, k) for pending in batch for kind, keys in pending.prefetch.items() for k in keys})
     branch, found = await txn.lock_branch(domain_id, branch_name, wanted)
     if branch is None:

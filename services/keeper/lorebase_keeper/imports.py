@@ -309,7 +309,7 @@ async def load(
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 
-    return await rt.committer.run(domain.id, branch, work)
+    return await rt.committer.run(domain.id, branch, work, bulk=True)
 
 
 __all__ = ["IMPORT_MEMBERS", "LOAD_MEMBERS", "Load", "check_members", "load", "run_import"]

@@ -28,7 +28,11 @@ class Runtime:
             settings=settings,
             domains=Domains(db, settings),
             auth=Authenticator(db, ttl_s=float(settings.get("keeper.auth.authz.grants_cache_ttl_s", 5))),
-            committer=Committer(db, max_group=int(settings.get("keeper.commit.max_group", 64))),
+            committer=Committer(
+                db,
+                max_group=int(settings.get("keeper.commit.max_group", 64)),
+                bulk_statement_timeout_s=float(settings.get("services.bulk_deadline_s", 600)),
+            ),
             limits=RateLimiter.from_settings(settings),
         )
 
