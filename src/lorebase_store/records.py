@@ -183,9 +183,10 @@ class RecordsTxn(TxnBase):
     ) -> dict[tuple[str, str], LinkRow]:
         if not pairs:
             return {}
-        # Both ends as arrays in the index condition (one parameter each, whatever the number of
-        # pairs), then the exact pairs kept here. A join against unnest()ed arrays lets a generic
-        # plan guess a handful of rows and scan the Links once per pair.
+        # One end as an array in the index condition (one parameter, whatever the number of pairs),
+        # the exact pairs kept here. A join against unnest()ed arrays lets a generic plan guess a
+        # handful of rows and scan the Links once per pair; both ends as arrays make the index walk
+        # every combination of them.
         wanted = set(pairs)
         result = await self.conn.execute(
             select(links).where(
@@ -193,7 +194,6 @@ class RecordsTxn(TxnBase):
                 links.c.branch == branch,
                 links.c.relation == relation,
                 links.c.from_key == any_(literal(sorted({f for f, _ in pairs}), ARRAY(Text))),
-                links.c.to_key == any_(literal(sorted({t for _, t in pairs}), ARRAY(Text))),
             )
         )
         return {

@@ -18,9 +18,13 @@ class TxnBase:
         """Make this (writing) transaction read one snapshot; call it before any other statement."""
         await self.conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))
 
-    async def set_statement_timeout(self, seconds: float) -> None:
-        """Allow this transaction's statements `seconds` each (database.statement_timeout_s otherwise)."""
+    async def bulk(self, seconds: float) -> None:
+        """Make this transaction fit for bulk work: `seconds` per statement (database.statement_timeout_s
+        otherwise), and plans made for the actual parameters. A cached generic plan does not know the
+        size of an array parameter: with tens of thousands of keys it may filter every row of a
+        table through an unhashed `= ANY(...)`, which takes minutes instead of milliseconds."""
         await self.conn.execute(text(f"SET LOCAL statement_timeout = {int(seconds * 1000)}"))
+        await self.conn.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
 
 
 __all__ = ["TxnBase"]

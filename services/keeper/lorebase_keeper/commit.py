@@ -384,7 +384,7 @@ async def _commit_group(
 ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
     domain_id, branch_name = key
     if statement_timeout_s is not None:  # an import's statements may run longer than a write's
-        await txn.set_statement_timeout(statement_timeout_s)
+        await txn.bulk(statement_timeout_s)
     wanted = sorted({(kind, k) for pending in batch for kind, keys in pending.prefetch.items() for k in keys})
     branch, found = await txn.lock_branch(domain_id, branch_name, wanted)
     if branch is None:
