@@ -9,6 +9,7 @@ log record of the request. Metrics are labelled by the matched route's template
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -21,6 +22,7 @@ from lorebase.logs import REQUEST_ID, request_id_from
 from lorebase.metrics import HTTP_DURATION, HTTP_IN_FLIGHT, HTTP_REQUESTS
 
 _HEADER = b"x-request-id"
+logger = logging.getLogger("lorebase.gateway")
 
 
 class RequestObserver:
@@ -52,6 +54,10 @@ class RequestObserver:
         started = time.perf_counter()
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception:
+            # Logged here, inside the request's context, so that the line carries its request id.
+            logger.error("%s %s failed", scope["method"], _template(scope), exc_info=True)
+            raise
         finally:
             elapsed = time.perf_counter() - started
             HTTP_IN_FLIGHT.dec()
