@@ -1,4 +1,9 @@
-"""Running a service: a grpc.aio server with the standard health service, stopped cleanly on signals."""
+"""Running a service: a grpc.aio server with the standard health service, stopped cleanly on signals.
+
+On SIGTERM or SIGINT the health service answers NOT_SERVING, the server refuses new RPCs and gives
+the running ones `services.shutdown_grace_s` to finish (then cancels them), and only then do the
+service's own parts stop (`on_stop`: job loops, the relay, the database pool). docs/running.md.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +15,9 @@ from collections.abc import Awaitable, Callable
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from lorebase.metrics import MetricsListener, Refresh, RpcMetricsInterceptor
+
 logger = logging.getLogger("lorebase.serve")
-
-
-def configure_logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
 
 MAX_MESSAGE_BYTES = 320 * 1024 * 1024
 # Problems travel in trailing metadata: room for a problem document with its issues.
@@ -23,13 +25,15 @@ MAX_METADATA_BYTES = 1024 * 1024
 
 
 def new_server() -> grpc.aio.Server:
-    """A gRPC server as every Lorebase service runs it (imports may carry large messages)."""
+    """A gRPC server as every Lorebase service runs it (imports may carry large messages), its RPCs
+    counted and timed, each call's request id in lorebase.logs.REQUEST_ID."""
     return grpc.aio.server(
+        interceptors=[RpcMetricsInterceptor()],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_metadata_size", MAX_METADATA_BYTES),
-        ]
+        ],
     )
 
 
@@ -40,8 +44,12 @@ async def serve(
     *,
     on_stop: Callable[[], Awaitable[None]] | None = None,
     grace_s: float = 5.0,
+    metrics_listen: str = "",
+    metrics_refresh: Refresh | None = None,
+    stop: asyncio.Event | None = None,
 ) -> int:
-    """Serve until SIGINT/SIGTERM: register the servicers, answer health checks as SERVING, then stop."""
+    """Serve until SIGINT/SIGTERM (or `stop` is set): register the servicers, answer health checks
+    as SERVING, then stop gracefully. `metrics_listen` (host:port, empty: none) serves /metrics."""
     server = new_server()
     register(server)
     health_servicer = health.aio.HealthServicer()
@@ -49,21 +57,32 @@ async def serve(
     if server.add_insecure_port(listen) == 0:
         logger.error("%s cannot listen on %s", name, listen)
         return 2
+    metrics = MetricsListener(metrics_listen, refresh=metrics_refresh) if metrics_listen else None
+    if metrics is not None:
+        try:
+            await metrics.start()
+        except OSError as exc:
+            logger.error("%s cannot serve metrics on %s: %s", name, metrics_listen, exc)
+            return 2
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(f"lorebase.v1.{name.capitalize()}", health_pb2.HealthCheckResponse.SERVING)
-    logger.info("%s listening on %s", name, listen)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    logger.info("%s listening on %s%s", name, listen, f", metrics on {metrics_listen}" if metrics else "")
+    if stop is None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    logger.info("%s stopping", name)
+    logger.info("%s stopping: running RPCs get %g s to finish", name, grace_s)
     await health_servicer.enter_graceful_shutdown()
     await server.stop(grace_s)
+    if metrics is not None:
+        await metrics.stop()
     if on_stop is not None:
         await on_stop()
+    logger.info("%s stopped", name)
     return 0
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "MAX_METADATA_BYTES", "configure_logging", "new_server", "serve"]
+__all__ = ["MAX_MESSAGE_BYTES", "MAX_METADATA_BYTES", "new_server", "serve"]

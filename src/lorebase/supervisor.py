@@ -78,14 +78,16 @@ def _exit_code(returncode: int) -> int:
 class _Child:
     name: str
     process: subprocess.Popen[bytes]
+    # SIGTERM, then this long (the service's shutdown grace plus a margin) before SIGKILL.
+    stop_timeout_s: float = CHILD_STOP_TIMEOUT_S
 
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(CHILD_STOP_TIMEOUT_S)
+                self.process.wait(self.stop_timeout_s)
             except subprocess.TimeoutExpired:
-                _say(f"{self.name} did not stop within {CHILD_STOP_TIMEOUT_S:.0f} s; killing it")
+                _say(f"{self.name} did not stop within {self.stop_timeout_s:.0f} s; killing it")
                 self.process.kill()
         code = self.process.wait()
         if code not in (0, -signal.SIGTERM):
@@ -260,7 +262,8 @@ def _run(stack: _Stack, example: str | None) -> int:
             stdin=subprocess.DEVNULL,
             **owned_child(signal.SIGTERM),
         )
-        stack.children.append(_Child(name, process))
+        grace = settings.get("http.shutdown_grace_s" if name == "gateway" else "services.shutdown_grace_s")
+        stack.children.append(_Child(name, process, float(grace or 0) + CHILD_STOP_TIMEOUT_S))
     base_url = f"http://{_client_host(host)}:{port}"
     _wait_healthy(stack, base_url)
     if example:

@@ -116,6 +116,11 @@ class OutboxTxn(TxnBase):
     async def last_sequence(self) -> int:
         return int(await self.conn.scalar(select(func.max(outbox.c.sequence))) or 0)
 
+    async def oldest_unpublished_at(self) -> datetime | None:
+        """When the oldest event not yet published was committed (None: every event is published)."""
+        first = select(func.min(outbox.c.sequence)).where(outbox.c.published_at.is_(None)).scalar_subquery()
+        return await self.conn.scalar(select(outbox.c.created_at).where(outbox.c.sequence == first))
+
     async def publication_state(self, fence: int | None = None) -> tuple[int, int]:
         """(highest sequence below which every event is published, events not yet published).
 

@@ -251,7 +251,10 @@ def test_grpc_services_are_probed_through_the_grpc_health_service(
 ) -> None:
     for name, port in (("keeper", 50051), ("feed", 50052), ("scribe", 50053)):
         container = one(default_objects, "Deployment", name)["spec"]["template"]["spec"]["containers"][0]
-        assert container["ports"] == [{"name": "grpc", "containerPort": port, "protocol": "TCP"}]
+        assert container["ports"] == [
+            {"name": "grpc", "containerPort": port, "protocol": "TCP"},
+            {"name": "metrics", "containerPort": 9090, "protocol": "TCP"},
+        ]
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert container[probe]["grpc"]["port"] == port
         # grpc_serve marks "" and lorebase.v1.<Name> SERVING.
@@ -307,6 +310,22 @@ def test_the_settings_file_loads_with_the_project_loader(
         == f"{RELEASE}-lorebase-feed.{NAMESPACE}.svc.cluster.local:50052"
     )
     assert settings.get("read.query.max_limit") == defaults()["read"]["query"]["max_limit"]
+
+
+def test_every_component_is_scraped_for_metrics(
+    default_objects: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    for name in COMPONENTS:
+        annotations = one(default_objects, "Deployment", name)["spec"]["template"]["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true"
+        assert annotations["prometheus.io/path"] == "/metrics"
+        assert annotations["prometheus.io/port"] == ("8080" if name == "gateway" else "9090")
+    path = tmp_path / "lorebase.yaml"
+    path.write_text(one(default_objects, "ConfigMap", "config")["data"]["lorebase.yaml"])
+    settings = load_settings({"LOREBASE_CONFIG": str(path)})
+    assert settings.get("http.metrics") is True
+    for name in ("keeper", "feed", "scribe"):
+        assert settings.get(f"services.{name}.metrics_listen") == "0.0.0.0:9090"
 
 
 def leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[str]:

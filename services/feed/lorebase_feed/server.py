@@ -5,18 +5,50 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 import grpc
 
+from lorebase import metrics
 from lorebase.clients import ClientSettings, KeeperClient
 from lorebase.config import Settings
-from lorebase.grpc_serve import configure_logging, serve
+from lorebase.grpc_serve import serve
+from lorebase.ids import utc_now
+from lorebase.logs import configure_service_logging
 from lorebase.v1 import feed_pb2_grpc, memory_pb2_grpc
 from lorebase_feed.api import FeedServicer
 from lorebase_feed.hub import Hub
 from lorebase_feed.memory import MemoryJournalServicer
 from lorebase_feed.relay import Relay, connect_nats, ensure_stream
-from lorebase_store import Database
+from lorebase_store import Database, Txn
+
+
+async def _publication(txn: Txn, fence: int) -> tuple[int, int, int, datetime | None]:
+    through, pending = await txn.publication_state(fence)
+    return through, pending, await txn.last_sequence(), await txn.oldest_unpublished_at()
+
+
+def publication_metrics(db: Database, relay: Relay) -> Callable[[], Awaitable[None]]:
+    """The refresh of feed's /metrics: outbox backlog, feed lag, the relay's fence and publications."""
+    counted = 0
+
+    async def refresh() -> None:
+        nonlocal counted
+        fence = relay.fence.safe
+        through, pending, last, oldest = await db.read("feed_metrics", _publication, fence)
+        metrics.OUTBOX_BACKLOG.set(pending)
+        metrics.FEED_PUBLISHED_SEQUENCE.set(through)
+        metrics.FEED_LAST_SEQUENCE.set(last)
+        metrics.FEED_LAG_EVENTS.set(max(0, last - through))
+        metrics.FEED_LAG_SECONDS.set(max(0.0, (utc_now() - oldest).total_seconds()) if oldest else 0.0)
+        metrics.FEED_FENCE_SEQUENCE.set(fence)
+        published = relay.published
+        if published > counted:
+            metrics.FEED_EVENTS_PUBLISHED.inc(published - counted)
+            counted = published
+
+    return refresh
 
 
 def register(db: Database, servicer: FeedServicer, server: grpc.aio.Server) -> None:
@@ -65,15 +97,18 @@ async def run(settings: Settings) -> int:
         str(settings.get("services.feed.listen")),
         lambda server: register(db, servicer, server),
         on_stop=on_stop,
+        grace_s=float(settings.get("services.shutdown_grace_s", 10)),
+        metrics_listen=str(settings.get("services.feed.metrics_listen") or ""),
+        metrics_refresh=publication_metrics(db, relay),
     )
 
 
 def main(settings: Settings) -> int:
-    configure_logging()
+    configure_service_logging("feed", settings)
     try:
         return asyncio.run(run(settings))
     except KeyboardInterrupt:
         return 0
 
 
-__all__ = ["main", "register", "run"]
+__all__ = ["main", "publication_metrics", "register", "run"]

@@ -20,6 +20,7 @@ from starlette.responses import Response
 from lorebase import __version__
 from lorebase.clients import (
     Answer,
+    EventStream,
     FeedClient,
     KeeperClient,
     MemoryJournalClient,
@@ -73,6 +74,16 @@ class Gateway:
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
         self.max_memory_body_bytes = max_memory_body_bytes
         self._memory_clients: tuple[MemoryStoreClient, MemoryJournalClient] | None = None
+        # Open event streams, ended cleanly when the gateway stops (drain).
+        self.streams: set[EventStream] = set()
+        self.draining = False
+
+    def drain(self) -> None:
+        """The gateway is stopping: end every open event stream (clients reconnect with
+        Last-Event-ID) and refuse new ones, so that in-flight requests can finish in the grace period."""
+        self.draining = True
+        for stream in list(self.streams):
+            stream.end()
 
     def connect_memory(self, memory: MemoryStoreClient, journal: MemoryJournalClient) -> None:
         """Agent memory's clients: MemoryStore on keeper's address, MemoryJournal on feed's."""
@@ -176,11 +187,16 @@ def handled(route: Route) -> Route:
     return wrapper
 
 
-def create_app(gateway: Gateway) -> FastAPI:
+def create_app(gateway: Gateway, *, metrics: bool = True) -> FastAPI:
+    """The REST app; `metrics` adds `GET /metrics` (http.metrics)."""
+    from lorebase_gateway.observe import RequestObserver, metrics_endpoint
     from lorebase_gateway.routes import register
 
     app = FastAPI(title="Lorebase", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gateway = gateway
+    app.add_middleware(RequestObserver)
+    if metrics:
+        app.add_api_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from fastapi import FastAPI, Request
 from starlette.responses import Response, StreamingResponse
 
+from lorebase.problems import Problem
 from lorebase_gateway.app import Gateway, Route, answer_response, credential, handled, integer
 
 DOMAIN = "/api/v1/domains/{domain}"
@@ -40,6 +41,8 @@ def register_feed(app: FastAPI, gw: Gateway) -> None:
     @route(DOMAIN + "/branches/{branch:path}/events", "GET")
     async def events(request: Request) -> Response:
         p, q = request.path_params, request.query_params
+        if gw.draining:
+            raise Problem(503, "unavailable", "the gateway is stopping; reconnect", retry_after=1)
         stream = gw.feed.events(
             credential=credential(request),
             domain=p["domain"],
@@ -47,9 +50,11 @@ def register_feed(app: FastAPI, gw: Gateway) -> None:
             kinds=q.get("kinds", ""),
             last_event_id=request.headers.get("last-event-id") or q.get("last_event_id", ""),
         )
+        gw.streams.add(stream)
         try:
             await stream.first()  # refusals (401, 403, 404, 400) answer as problem details
         except BaseException:
+            gw.streams.discard(stream)
             stream.cancel()
             raise
 
@@ -66,6 +71,7 @@ def register_feed(app: FastAPI, gw: Gateway) -> None:
                             item.data,
                         )
             finally:
+                gw.streams.discard(stream)
                 stream.cancel()
 
         return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)

@@ -1,9 +1,15 @@
-"""`lorebase gateway`: the REST surface (uvicorn); the SSE event stream joins it with the feed issue."""
+"""`lorebase gateway`: the REST surface and the event streams (uvicorn).
+
+On SIGTERM or SIGINT it stops accepting connections, ends every open event stream cleanly (the
+client reconnects elsewhere with Last-Event-ID), and gives the requests in flight
+`http.shutdown_grace_s` to finish before they are cancelled; then its gRPC channels close."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import socket
 from collections.abc import AsyncIterator
 
 import uvicorn
@@ -18,8 +24,23 @@ from lorebase.clients import (
     ScribeClient,
 )
 from lorebase.config import Settings
-from lorebase.grpc_serve import configure_logging
+from lorebase.logs import configure_service_logging
 from lorebase_gateway.app import Gateway, create_app
+
+logger = logging.getLogger("lorebase.gateway")
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, ending the event streams first when it shuts down (they would hold the grace period)."""
+
+    def __init__(self, config: uvicorn.Config, gateway: Gateway) -> None:
+        super().__init__(config)
+        self.gateway = gateway
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        logger.info("gateway stopping: %d event streams end now", len(self.gateway.streams))
+        self.gateway.drain()
+        await super().shutdown(sockets)
 
 
 def build_app(settings: Settings) -> FastAPI:
@@ -39,7 +60,7 @@ def build_app(settings: Settings) -> FastAPI:
         max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
         max_memory_body_bytes=int(settings.get("memory.max_body_bytes", 65536)),
     )
-    app = create_app(gateway)
+    app = create_app(gateway, metrics=bool(settings.get("http.metrics", True)))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -59,19 +80,20 @@ def build_app(settings: Settings) -> FastAPI:
 
 
 def main(settings: Settings) -> int:
-    configure_logging()
+    configure_service_logging("gateway", settings)
     app = build_app(settings)
     config = uvicorn.Config(
         app,
         host=str(settings.get("http.host")),
         port=int(settings.get("http.port")),
+        log_config=None,  # uvicorn's records go through the service's handler (JSON or text)
         log_level="warning",
         access_log=False,
         loop="uvloop",
         http="httptools",
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=int(settings.get("http.shutdown_grace_s", 10)),
     )
-    server = uvicorn.Server(config)
+    server = _Server(config, app.state.gateway)
     try:
         asyncio.run(server.serve())
     except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso
+from lorebase.metrics import COMMITS
 from lorebase.problems import Problem
 from lorebase_keeper.branch_view import BranchView, open_view
 from lorebase_keeper.changes import Change
@@ -62,6 +63,7 @@ class _Pending(Generic[T]):
     prefetch: dict[str, list[str]]
     bulk: bool = False
     future: asyncio.Future[T] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    revisions: int = 0  # Revisions its work wrote (the commits metric)
 
 
 def revision_id(
@@ -370,6 +372,7 @@ class Committer:
             if not batch[0].future.done():
                 batch[0].future.set_exception(exc)
             return
+        COMMITS.inc(sum(pending.revisions for pending, _, error in outcomes if error is None))
         for pending, result, error in outcomes:
             if pending.future.done():
                 continue
@@ -402,6 +405,7 @@ async def _commit_group(
     for pending in batch:
         # A work reads and checks through the view and only plans its writes: a Problem it raises
         # leaves nothing behind, and the group writes every planned commit in one statement.
+        pending.revisions = 0
         try:
             result, new_head, rows = await pending.work(
                 view, replace(branch, head=head.revision, generation=head.generation), head
@@ -412,6 +416,7 @@ async def _commit_group(
         if rows is not None:
             merged.extend(rows)
             remember(view, rows)
+            pending.revisions = len(rows.revisions)
         head = new_head
         outcomes.append((pending, result, None))
     if head.revision != branch.head:

@@ -8,7 +8,8 @@ import logging
 import grpc
 
 from lorebase.config import Settings
-from lorebase.grpc_serve import configure_logging, serve
+from lorebase.grpc_serve import serve
+from lorebase.logs import configure_service_logging
 from lorebase.v1 import keeper_pb2_grpc, memory_pb2_grpc
 from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
@@ -50,11 +51,13 @@ async def run(settings: Settings) -> int:
         listen,
         lambda server: register(rt, server),
         on_stop=rt.db.close,
+        grace_s=float(settings.get("services.shutdown_grace_s", 10)),
+        metrics_listen=str(settings.get("services.keeper.metrics_listen") or ""),
     )
 
 
 def main(settings: Settings) -> int:
-    configure_logging()
+    configure_service_logging("keeper", settings)
     try:
         return asyncio.run(run(settings))
     except KeyboardInterrupt:

@@ -13,13 +13,16 @@ import grpc
 import httpx
 
 from lorebase.config import Settings
-from lorebase.grpc_serve import configure_logging, serve
+from lorebase.grpc_serve import serve
+from lorebase.logs import configure_service_logging
+from lorebase.metrics import SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
 from lorebase_scribe.statistics import recount
 from lorebase_scribe.suggestions import suggest
 from lorebase_scribe.webhooks import delivery_pass
 from lorebase_store import Database
+from lorebase_store.webhooks import PassResult
 
 
 @dataclass
@@ -40,14 +43,24 @@ async def run_jobs(jobs: list[Job], stop: asyncio.Event) -> None:
                 try:
                     await job.run()
                     job.last_error = ""
+                    SCRIBE_JOB_RUNS.labels(job.name, "ok").inc()
                 except Exception as exc:  # a failing job is reported, not fatal
                     job.last_error = f"{type(exc).__name__}: {exc}"
+                    SCRIBE_JOB_RUNS.labels(job.name, "failed").inc()
                 job.last_run_at = time.time()
                 job.runs += 1
         try:
             await asyncio.wait_for(stop.wait(), timeout=1.0)
         except TimeoutError:
             pass
+
+
+def count_deliveries(result: PassResult) -> None:
+    """A delivery pass's attempts in lorebase_webhook_deliveries by outcome."""
+    for outcome in ("delivered", "failed", "dead"):
+        count = getattr(result, outcome)
+        if count:
+            WEBHOOK_DELIVERIES.labels(outcome).inc(count)
 
 
 class ScribeServicer(scribe_pb2_grpc.ScribeServicer):
@@ -89,7 +102,7 @@ async def run(settings: Settings) -> int:
     client = httpx.AsyncClient(trust_env=False, follow_redirects=False)
 
     async def webhook_delivery() -> None:
-        await delivery_pass(db, client, settings.section("webhooks"))
+        count_deliveries(await delivery_pass(db, client, settings.section("webhooks")))
 
     jobs = [
         Job("database_check", 30.0, database_check),
@@ -113,15 +126,17 @@ async def run(settings: Settings) -> int:
         str(settings.get("services.scribe.listen")),
         lambda server: scribe_pb2_grpc.add_ScribeServicer_to_server(ScribeServicer(jobs), server),
         on_stop=on_stop,
+        grace_s=float(settings.get("services.shutdown_grace_s", 10)),
+        metrics_listen=str(settings.get("services.scribe.metrics_listen") or ""),
     )
 
 
 def main(settings: Settings) -> int:
-    configure_logging()
+    configure_service_logging("scribe", settings)
     try:
         return asyncio.run(run(settings))
     except KeyboardInterrupt:
         return 0
 
 
-__all__ = ["Job", "ScribeServicer", "main", "run", "run_jobs"]
+__all__ = ["Job", "ScribeServicer", "count_deliveries", "main", "run", "run_jobs"]

@@ -12,11 +12,24 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from lorebase.grpc_problems import problem_from_error
 from lorebase.grpc_serve import MAX_MESSAGE_BYTES, MAX_METADATA_BYTES
+from lorebase.logs import REQUEST_ID, REQUEST_ID_METADATA
 
 T = TypeVar("T")
 
 # The agent session of the request being served (the gateway sets it from `Lorebase-Session`).
 SESSION: ContextVar[str | None] = ContextVar("lorebase_session", default=None)
+
+
+def call_metadata(credential: str | None) -> tuple[tuple[str, str], ...] | None:
+    """The metadata of a call: the credential, the agent session and the request id being served."""
+    metadata: tuple[tuple[str, str], ...] = (("authorization", credential),) if credential else ()
+    session = SESSION.get()
+    if session:
+        metadata += (("lorebase-session", session),)
+    request_id = REQUEST_ID.get()
+    if request_id:
+        metadata += ((REQUEST_ID_METADATA, request_id),)
+    return metadata or None
 
 
 @dataclass(frozen=True)
@@ -58,13 +71,9 @@ class ServiceClient:
         credential: str | None = None,
         bulk: bool = False,
     ) -> T:
-        metadata: tuple[tuple[str, str], ...] = (("authorization", credential),) if credential else ()
-        session = SESSION.get()
-        if session:
-            metadata += (("lorebase-session", session),)
         try:
             timeout = self.settings.bulk_deadline_s if bulk else self.settings.deadline_s
-            return await method(request, timeout=timeout, metadata=metadata or None)
+            return await method(request, timeout=timeout, metadata=call_metadata(credential))
         except grpc.aio.AioRpcError as error:
             raise problem_from_error(error, self.service) from None
 
@@ -77,4 +86,4 @@ class ServiceClient:
         return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-__all__ = ["SESSION", "ClientSettings", "ServiceClient"]
+__all__ = ["SESSION", "ClientSettings", "ServiceClient", "call_metadata"]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import grpc
 
-from lorebase.clients._channel import SESSION, ServiceClient
+from lorebase.clients._channel import ServiceClient, call_metadata
 from lorebase.clients.keeper import Answer
 from lorebase.grpc_problems import problem_from_error
 from lorebase.problems import Problem
@@ -20,10 +21,16 @@ class EventStream:
     def __init__(self, call: Any, service: str) -> None:
         self._call = call
         self._service = service
+        self._ended = False
 
     async def _read(self) -> pb.StreamItem | None:
         try:
             item = await self._call.read()
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._ended and not (task is not None and task.cancelling()):
+                return None  # end() cancelled the call: the stream ends like any other
+            raise
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.CANCELLED:
                 return None
@@ -48,6 +55,11 @@ class EventStream:
         return item
 
     def cancel(self) -> None:
+        self._call.cancel()
+
+    def end(self) -> None:
+        """End the stream from outside (the gateway stopping): its reader sees a normal end."""
+        self._ended = True
         self._call.cancel()
 
 
@@ -94,11 +106,7 @@ class FeedClient(ServiceClient):
     ) -> EventStream:
         """Open the event stream of a branch (no deadline: it ends after agents.feed.max_connection_s)."""
         request = pb.EventsRequest(domain=domain, branch=branch, kinds=kinds, last_event_id=last_event_id)
-        metadata: tuple[tuple[str, str], ...] = (("authorization", credential),) if credential else ()
-        session = SESSION.get()
-        if session:
-            metadata += (("lorebase-session", session),)
-        return EventStream(self._stub.Events(request, metadata=metadata or None), self.service)
+        return EventStream(self._stub.Events(request, metadata=call_metadata(credential)), self.service)
 
 
 __all__ = ["EventStream", "FeedClient"]
