@@ -20,6 +20,7 @@ import asyncio
 import fnmatch
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -320,7 +321,12 @@ async def reseal(db: Database, sealer: Sealer, *, batch: int) -> int:
 
 
 async def _attempt(
-    db: Database, sender: Sender, sealer: Sealer, settings: DeliverySettings, delivery: DeliveryRow
+    db: Database,
+    sender: Sender,
+    sealer: Sealer,
+    settings: DeliverySettings,
+    delivery: DeliveryRow,
+    clock: Callable[[], datetime],
 ) -> str:
     async def load(txn: Txn) -> tuple[WebhookRow | None, OutboxEvent | None]:
         row = (await txn.conn.execute(select(webhooks).where(webhooks.c.id == delivery.webhook_id))).first()
@@ -347,7 +353,7 @@ async def _attempt(
             result = await sender.send(hook.url, body, headers)
         except Exception as exc:  # a sender failure fails this attempt only
             result = SendResult(None, f"{type(exc).__name__}: {exc}")
-    now = utc_now()
+    now = clock()
     attempts = delivery.attempts + 1
     if result.ok:
         values: dict[str, Any] = {
@@ -381,18 +387,25 @@ async def deliver_pending(
     result = PassResult()
     result.queued = await fan_out(db)
     result.resealed = await reseal(db, sealer, batch=settings.batch)
+    at = now or utc_now()
     due = await db.read(
         "webhook_due",
-        lambda txn: txn.due_deliveries(now or utc_now(), limit=max(settings.concurrency, 1) * 50),
+        lambda txn: txn.due_deliveries(at, limit=max(settings.concurrency, 1) * 50),
     )
     started = time.monotonic()
+
+    def clock() -> datetime:
+        """The pass's time (`now`, default the wall clock) plus what the pass has taken so far: the
+        next attempt is scheduled from when this one ended."""
+        return at + timedelta(seconds=time.monotonic() - started)
+
     gate = asyncio.Semaphore(max(settings.concurrency, 1))
 
     async def one(delivery: DeliveryRow) -> str:
         async with gate:
             if time.monotonic() - started > settings.pass_timeout_s:
                 return "left"  # for the next pass; no attempt counted
-            return await _attempt(db, sender, sealer, settings, delivery)
+            return await _attempt(db, sender, sealer, settings, delivery, clock)
 
     for outcome in await asyncio.gather(*(one(d) for d in due)):
         if outcome == "delivered":

@@ -4,6 +4,11 @@ The relay publishes in sequence order up to the outbox fence, so the hub receive
 stream in sequence order. Each open stream has a bounded queue; a stream whose client stops reading
 fills it, is marked `lagged` and gets nothing more until it catches up from PostgreSQL, so a slow
 client never grows the feed's memory without bound.
+
+The subscription is an ordered consumer with idle heartbeats every `idle_heartbeat_s` (1 s). When
+two heartbeats are missed (NATS restarted, the consumer lost), the client recreates the consumer
+from the stream sequence after the last one it received, so the hub resumes where it stopped
+within a few seconds of NATS coming back, with no gap.
 """
 
 from __future__ import annotations
@@ -47,7 +52,8 @@ class Subscriber:
 
 
 class Hub:
-    def __init__(self) -> None:
+    def __init__(self, *, idle_heartbeat_s: float = 1.0) -> None:
+        self.idle_heartbeat_s = idle_heartbeat_s
         self.last = 0  # the highest sequence received from the stream
         self._subscribers: dict[tuple[str, str], set[Subscriber]] = {}
         self._subscription: Any = None
@@ -57,6 +63,7 @@ class Hub:
             f"{prefix}.>",
             stream=stream,
             ordered_consumer=True,
+            idle_heartbeat=self.idle_heartbeat_s,
             deliver_policy=DeliverPolicy.NEW,
             cb=self._on_message,
         )

@@ -10,13 +10,16 @@ stream never sees a sequence before a lower one that can still commit. Subjects:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 
 import orjson
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
+from sqlalchemy import text
 
 from lorebase.ids import utc_now
 from lorebase_store import Database, OutboxEvent, Txn
@@ -54,45 +57,96 @@ async def ensure_stream(js: JetStreamContext, name: str, prefix: str) -> None:
         await js.update_stream(config)
 
 
+# pg_advisory_xact_lock key of the relay: "lorebase" + "relay" folded into a bigint. Only the relay
+# that holds it publishes, so with several feed replicas the stream still holds the events in
+# sequence order; the others stand by and take over on their next pass when the holder stops.
+RELAY_LOCK = 0x6C6F7265_72656C61
+
+
 class Relay:
     def __init__(
-        self, db: Database, js: JetStreamContext, *, prefix: str, batch: int = 500, interval_s: float = 0.2
+        self,
+        db: Database,
+        js: JetStreamContext,
+        *,
+        prefix: str,
+        batch: int = 500,
+        interval_s: float = 0.2,
+        lock_key: int = RELAY_LOCK,
     ) -> None:
         self.db = db
         self.js = js
         self.prefix = prefix
         self.batch = batch
         self.interval_s = interval_s
+        self.lock_key = lock_key
         self.published = 0
+        self.leading = False  # held the relay lock on the last pass
         self.fence = Fence()
+        self.fence_moved_at = 0.0
 
     async def publish_pending(self) -> int:
         """One pass: publish what is committed and unpublished up to the fence, in sequence order
-        (so the stream holds events in sequence order); returns how many."""
+        (so the stream holds events in sequence order); returns how many.
+
+        The pass runs inside a transaction holding the relay's advisory lock (transaction-scoped:
+        a relay that dies or loses its connection releases it). A relay that does not get the lock
+        publishes nothing; it still moves its fence, which its event streams read."""
         upto = await self.fence.advance(self.db)
-        events: list[OutboxEvent] = await self.db.read(
-            "outbox_unpublished", lambda txn: txn.unpublished(limit=self.batch, upto=upto)
-        )
-        if not events:
-            return 0
-        done: list[int] = []
-        for event in events:
-            document = event.document()
-            await self.js.publish(
-                subject_for(self.prefix, str(event.event.get("domain", "")), event.branch),
-                orjson.dumps(document),
-                headers={"Nats-Msg-Id": message_id(event.sequence), "Lorebase-Event": event.type},
+        self.fence_moved_at = time.monotonic()
+        async with self.db.engine.connect() as conn:
+            await conn.begin()
+            self.leading = bool(
+                await conn.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": self.lock_key})
             )
-            done.append(event.sequence)
-
-        async def mark(txn: Txn) -> None:
-            await txn.mark_published(done, utc_now())
-
-        await self.db.run_interaction("outbox_mark_published", mark)
+            if not self.leading:
+                await conn.rollback()
+                return 0
+            txn = Txn(conn)
+            events = await txn.unpublished(limit=self.batch, upto=upto)
+            done: list[int] = []
+            for event in events:
+                await self.publish(event)
+                done.append(event.sequence)
+            await self.mark(txn, done)
+            await conn.commit()
         self.published += len(done)
         return len(done)
 
+    async def publish(self, event: OutboxEvent) -> None:
+        """Publish one event and wait for JetStream's acknowledgement."""
+        await self.js.publish(
+            subject_for(self.prefix, str(event.event.get("domain", "")), event.branch),
+            orjson.dumps(event.document()),
+            headers={"Nats-Msg-Id": message_id(event.sequence), "Lorebase-Event": event.type},
+        )
+
+    async def mark(self, txn: Txn, sequences: list[int]) -> None:
+        """Mark acknowledged events published (committed with the pass, under the lock)."""
+        await txn.mark_published(sequences, utc_now())
+
     async def run(self, stop: asyncio.Event) -> None:
+        """Passes until `stop`; beside them, the fence keeps moving every `interval_s` even while a
+        pass waits on NATS (down or slow), so event streams still read new commits from PostgreSQL."""
+        ticker = asyncio.create_task(self._move_fence(stop))
+        try:
+            await self._passes(stop)
+        finally:
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
+
+    async def _move_fence(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await asyncio.sleep(self.interval_s)
+            if time.monotonic() - self.fence_moved_at >= self.interval_s:
+                try:
+                    await self.fence.advance(self.db)
+                except Exception:
+                    logger.exception("moving the outbox fence failed; retrying")
+                self.fence_moved_at = time.monotonic()
+
+    async def _passes(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 count = await self.publish_pending()
@@ -112,4 +166,4 @@ async def connect_nats(url: str) -> NATS:
     return client
 
 
-__all__ = ["Relay", "connect_nats", "ensure_stream", "message_id", "subject_for"]
+__all__ = ["RELAY_LOCK", "Relay", "connect_nats", "ensure_stream", "message_id", "subject_for"]
