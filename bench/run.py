@@ -9,9 +9,13 @@
    same row at 8 connections (pgbench, prepared statements: a C client that is not the bottleneck).
 4. Imports: 100,000 Records in one import through REST beside raw COPY of as many rows into a
    table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count).
-5. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
+5. The change feed (bench/feed.py): commit → SSE delivery latency with 1,000 subscribers through
+   the gateway beside raw NATS publish → subscribe, and webhook deliveries per second by Scribe.
+6. The agent reads (bench/agent_reads.py).
+7. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
 
-Targets (issue 2): writes >= 0.5x, reads >= 0.15x.
+LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_FEED=0 and LOREBASE_BENCH_AGENT_READS=0 skip steps 2-4, 5 and
+6. Targets: writes >= 0.5x, reads >= 0.15x (issue 2); SSE p99 <= 50 ms, webhooks >= 500/s (issue 5).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import asyncpg
 import httpx
 import orjson
 
-from bench import agent_reads
+from bench import agent_reads, feed
 from lorebase.embedded import (
     EmbeddedNats,
     EmbeddedPostgres,
@@ -49,6 +53,10 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 ADMIN_KEY = "bench-admin-key-0123456789abcdef"
 DURATION_S = int(os.environ.get("LOREBASE_BENCH_SECONDS", "6"))
 ROUNDS = int(os.environ.get("LOREBASE_BENCH_ROUNDS", "3"))
+# LOREBASE_BENCH_CORE=0 skips writes, reads and imports; LOREBASE_BENCH_FEED=0 the change feed
+# (bench/feed.py); LOREBASE_BENCH_AGENT_READS=0 the agent reads (bench/agent_reads.py).
+CORE = os.environ.get("LOREBASE_BENCH_CORE", "1") != "0"
+FEED = os.environ.get("LOREBASE_BENCH_FEED", "1") != "0"
 
 WRITE_LUA = """
 counter = 0
@@ -216,6 +224,7 @@ def main() -> int:
             "LOREBASE_NATS_URL": nats_url,
             "LOREBASE_ADMIN_KEY": ADMIN_KEY,
             "LOREBASE_HTTP_PORT": str(port),
+            **feed.STACK_ENV,
         }
         stack = subprocess.Popen(
             [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
@@ -242,18 +251,24 @@ def main() -> int:
         # This machine's speed drifts from minute to minute: each pair (ours, raw) is measured back
         # to back, ROUNDS times, and the median pair by ratio is reported.
         write_pairs, read_pairs = [], []
-        for _ in range(ROUNDS):
-            write_pairs.append((wrk(base, script=str(script)), asyncio.run(raw_writes(url))))
-            read_pairs.append(
-                (
-                    wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers),
-                    raw_reads("127.0.0.1", pg_port, "bench", domain_id),
+        lines: list[str] = []
+        if CORE:
+            for _ in range(ROUNDS):
+                write_pairs.append((wrk(base, script=str(script)), asyncio.run(raw_writes(url))))
+                read_pairs.append(
+                    (
+                        wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers),
+                        raw_reads("127.0.0.1", pg_port, "bench", domain_id),
+                    )
                 )
+            rest_writes, raw_w = _median_pair(write_pairs)
+            rest_reads, raw_r = _median_pair(read_pairs)
+            import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
+            copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
+            lines = core_lines(
+                rest_writes, raw_w, rest_reads, raw_r, import_rate, import_s, copy_rate, copy_s
             )
-        rest_writes, raw_w = _median_pair(write_pairs)
-        rest_reads, raw_r = _median_pair(read_pairs)
-        import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
-        copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
+        feed_lines = feed.measure(base, ADMIN_KEY, nats_url) if FEED else []
         agent_lines = (
             agent_reads.measure(base, headers)
             if os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
@@ -270,6 +285,28 @@ def main() -> int:
         pg.stop()
         shutil.rmtree(work, ignore_errors=True)
 
+    lines = [f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}", "", *lines]
+    lines += feed_lines + agent_lines
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not RESULTS.exists():
+        RESULTS.write_text("# Benchmark results\n\nAppended by `make bench` (bench/run.py); newest last.\n\n")
+    with RESULTS.open("a") as handle:
+        handle.write(text + "\n")
+    return 0
+
+
+def core_lines(
+    rest_writes: Measure,
+    raw_w: Measure,
+    rest_reads: Measure,
+    raw_r: Measure,
+    import_rate: float,
+    import_s: float,
+    copy_rate: float,
+    copy_s: float,
+) -> list[str]:
+    """The table of writes and reads beside their raw baselines, and the import line."""
     import_line = (
         f"imports: {IMPORT_RECORDS} Records in one import through REST: {import_s:.2f} s ({import_rate:.0f}/s) beside "
         f"raw COPY of as many rows into a table shaped like records (same indexes): {copy_s:.2f} s ({copy_rate:.0f}/s): "
@@ -292,8 +329,6 @@ def main() -> int:
         ),
     ]
     lines = [
-        f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}",
-        "",
         f"{DURATION_S} s per measurement, median of {ROUNDS} back-to-back pairs by ratio; `make bench`.",
         "",
         "| measure | per s | p50 ms | p99 ms | baseline | per s | p50 ms | p99 ms | ratio | target |",
@@ -307,14 +342,7 @@ def main() -> int:
             f"| {name}{errors} | {ours.per_s:.0f} | {ours.p50_ms:.2f} | {ours.p99_ms:.2f} | {base_name} | "
             f"{base.per_s:.0f} | {base.p50_ms:.2f} | {base.p99_ms:.2f} | {ratio:.3f}x | >= {target}x ({flag}) |"
         )
-    lines += ["", import_line, ""] + agent_lines
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if not RESULTS.exists():
-        RESULTS.write_text("# Benchmark results\n\nAppended by `make bench` (bench/run.py); newest last.\n\n")
-    with RESULTS.open("a") as handle:
-        handle.write(text + "\n")
-    return 0
+    return [*lines, "", import_line, ""]
 
 
 IMPORT_RECORDS = int(os.environ.get("LOREBASE_BENCH_IMPORT_RECORDS", "100000"))

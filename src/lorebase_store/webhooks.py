@@ -17,16 +17,16 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import fnmatch
 import secrets
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase.ids import utc_now
@@ -164,14 +164,56 @@ class WebhooksTxn(TxnBase):
                 .on_conflict_do_nothing(index_elements=["webhook_id", "sequence"])
             )
 
-    async def due_deliveries(self, now: datetime, *, limit: int) -> list[DeliveryRow]:
-        rows = await self.conn.execute(
-            select(webhook_deliveries)
+    async def claim_due(self, now: datetime, lease_until: datetime, *, limit: int) -> list[DeliveryRow]:
+        """Take up to `limit` due deliveries for this worker: their next_attempt_at moves to
+        `lease_until`, and rows another worker is claiming right now are skipped. A worker that
+        dies before recording its attempts leaves them due again once the lease ends."""
+        due = (
+            select(webhook_deliveries.c.id)
             .where(webhook_deliveries.c.status == "pending", webhook_deliveries.c.next_attempt_at <= now)
             .order_by(webhook_deliveries.c.next_attempt_at, webhook_deliveries.c.sequence)
             .limit(limit)
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
         )
-        return [_delivery(row) for row in rows]
+        rows = await self.conn.execute(
+            update(webhook_deliveries)
+            .where(webhook_deliveries.c.id.in_(due))
+            .values(next_attempt_at=lease_until)
+            .returning(*webhook_deliveries.c)
+        )
+        # RETURNING gives the new next_attempt_at; the caller keeps the old one as `due_at`.
+        return sorted((_delivery(row) for row in rows), key=lambda d: d.sequence)
+
+    async def webhooks_by_id(self, ids: list[str]) -> dict[str, WebhookRow]:
+        rows = await self.conn.execute(select(webhooks).where(webhooks.c.id.in_(sorted(set(ids)))))
+        return {row.id: _webhook(row) for row in rows}
+
+    async def events_by_sequence(self, sequences: list[int]) -> dict[int, OutboxEvent]:
+        rows = await self.conn.execute(select(outbox).where(outbox.c.sequence.in_(sorted(set(sequences)))))
+        return {
+            row.sequence: OutboxEvent(
+                row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event
+            )
+            for row in rows
+        }
+
+    async def record_attempts(self, outcomes: list[dict[str, Any]]) -> None:
+        """Each outcome: `b_id` and every column that an attempt sets (one statement, many rows)."""
+        if outcomes:
+            await self.conn.execute(
+                update(webhook_deliveries)
+                .where(webhook_deliveries.c.id == bindparam("b_id"))
+                .values(
+                    status=bindparam("status"),
+                    attempts=bindparam("attempts"),
+                    next_attempt_at=bindparam("next_attempt_at"),
+                    last_error=bindparam("last_error"),
+                    last_status=bindparam("last_status"),
+                    finished_at=bindparam("finished_at"),
+                ),
+                outcomes,
+            )
 
     async def deliveries_of(self, webhook_id: str) -> list[DeliveryRow]:
         rows = await self.conn.execute(
@@ -186,11 +228,6 @@ class WebhooksTxn(TxnBase):
         if row is None:
             return None
         return OutboxEvent(row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event)
-
-    async def record_attempt(self, delivery_id: str, **values: Any) -> None:
-        await self.conn.execute(
-            update(webhook_deliveries).where(webhook_deliveries.c.id == delivery_id).values(**values)
-        )
 
     async def count_deliveries(self, status: str) -> int:
         return int(
@@ -320,64 +357,72 @@ async def reseal(db: Database, sealer: Sealer, *, batch: int) -> int:
     return await db.run_interaction("webhook_reseal", run)
 
 
-async def _attempt(
-    db: Database,
-    sender: Sender,
-    sealer: Sealer,
-    settings: DeliverySettings,
-    delivery: DeliveryRow,
-    clock: Callable[[], datetime],
-) -> str:
-    async def load(txn: Txn) -> tuple[WebhookRow | None, OutboxEvent | None]:
-        row = (await txn.conn.execute(select(webhooks).where(webhooks.c.id == delivery.webhook_id))).first()
-        return (None if row is None else _webhook(row)), await txn.event(delivery.sequence)
-
-    hook, event = await db.read("webhook_delivery_load", load)
-    if hook is None or event is None:
-        return "gone"
+async def _send(
+    sender: Sender, sealer: Sealer, hook: WebhookRow, event: OutboxEvent, delivery: DeliveryRow
+) -> SendResult:
+    """One attempt: the event document, signed now with the webhook's key, POSTed by `sender`."""
     body = orjson.dumps(event.document())
-    result: SendResult
     try:
         digest = sealer.unseal(hook.signing_key)
     except SecretKeyError as exc:
-        result = SendResult(None, str(exc))
-    else:
-        headers = {
-            "Content-Type": "application/json",
-            "Lorebase-Event": event.type,
-            "Lorebase-Delivery": delivery.id,
-            "Idempotency-Key": f"evt_{event.sequence}",
-            "Lorebase-Signature": signature(digest, int(time.time()), body),
-        }
-        try:
-            result = await sender.send(hook.url, body, headers)
-        except Exception as exc:  # a sender failure fails this attempt only
-            result = SendResult(None, f"{type(exc).__name__}: {exc}")
-    now = clock()
+        return SendResult(None, str(exc))
+    headers = {
+        "Content-Type": "application/json",
+        "Lorebase-Event": event.type,
+        "Lorebase-Delivery": delivery.id,
+        "Idempotency-Key": f"evt_{event.sequence}",
+        "Lorebase-Signature": signature(digest, int(time.time()), body),
+    }
+    try:
+        return await sender.send(hook.url, body, headers)
+    except Exception as exc:  # a sender failure fails this attempt only
+        return SendResult(None, f"{type(exc).__name__}: {exc}")
+
+
+def _recorded(
+    settings: DeliverySettings, delivery: DeliveryRow, result: SendResult, now: datetime
+) -> tuple[str, dict[str, Any]]:
+    """The outcome of an attempt and the columns that record it."""
     attempts = delivery.attempts + 1
+    error = result.error or f"answered {result.status}"
     if result.ok:
-        values: dict[str, Any] = {
+        return "delivered", {
             "status": "delivered",
             "attempts": attempts,
-            "last_status": result.status,
+            "next_attempt_at": now,
             "last_error": None,
+            "last_status": result.status,
             "finished_at": now,
         }
-        outcome = "delivered"
-    elif attempts >= settings.max_attempts:
-        values = {"status": "dead", "attempts": attempts, "last_status": result.status, "finished_at": now}
-        values["last_error"] = result.error or f"answered {result.status}"
-        outcome = "dead"
-    else:
-        values = {
+    if attempts >= settings.max_attempts:
+        return "dead", {
+            "status": "dead",
             "attempts": attempts,
+            "next_attempt_at": now,
+            "last_error": error,
             "last_status": result.status,
-            "last_error": result.error or f"answered {result.status}",
-            "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts)),
+            "finished_at": now,
         }
-        outcome = "failed"
-    await db.run_interaction("webhook_delivery_record", lambda txn: txn.record_attempt(delivery.id, **values))
-    return outcome
+    return "failed", {
+        "status": "pending",
+        "attempts": attempts,
+        "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts)),
+        "last_error": error,
+        "last_status": result.status,
+        "finished_at": None,
+    }
+
+
+def _unchanged(delivery: DeliveryRow, due_at: datetime) -> dict[str, Any]:
+    """A claimed delivery given back as it was (not started before pass_timeout_s): due again."""
+    return {
+        "status": "pending",
+        "attempts": delivery.attempts,
+        "next_attempt_at": due_at,
+        "last_error": delivery.last_error,
+        "last_status": delivery.last_status,
+        "finished_at": None,
+    }
 
 
 async def deliver_pending(
@@ -388,34 +433,72 @@ async def deliver_pending(
     result.queued = await fan_out(db)
     result.resealed = await reseal(db, sealer, batch=settings.batch)
     at = now or utc_now()
-    due = await db.read(
-        "webhook_due",
-        lambda txn: txn.due_deliveries(at, limit=max(settings.concurrency, 1) * 50),
-    )
     started = time.monotonic()
+    gate = asyncio.Semaphore(max(settings.concurrency, 1))
+    limit = max(settings.concurrency, 1) * 50
 
     def clock() -> datetime:
         """The pass's time (`now`, default the wall clock) plus what the pass has taken so far: the
         next attempt is scheduled from when this one ended."""
         return at + timedelta(seconds=time.monotonic() - started)
 
-    gate = asyncio.Semaphore(max(settings.concurrency, 1))
+    # A claim lasts past the last moment an attempt of this pass can end (none starts after
+    # pass_timeout_s); webhooks.timeout_s is not known here, so a generous margin stands in for it.
+    lease = timedelta(seconds=settings.pass_timeout_s + 600)
 
-    async def one(delivery: DeliveryRow) -> str:
+    async def one(
+        delivery: DeliveryRow,
+        hook: WebhookRow | None,
+        event: OutboxEvent | None,
+        claimed_at: datetime,
+    ) -> tuple[str, dict[str, Any]]:
         async with gate:
             if time.monotonic() - started > settings.pass_timeout_s:
-                return "left"  # for the next pass; no attempt counted
-            return await _attempt(db, sender, sealer, settings, delivery, clock)
+                return "left", _unchanged(delivery, claimed_at)  # no attempt counted
+            if hook is None or event is None:  # deleted since the claim
+                gone = SendResult(None, "the webhook or its event is gone")
+                return "gone", _recorded(
+                    dataclasses.replace(settings, max_attempts=0), delivery, gone, clock()
+                )[1]
+            return _recorded(settings, delivery, await _send(sender, sealer, hook, event, delivery), clock())
 
-    for outcome in await asyncio.gather(*(one(d) for d in due)):
-        if outcome == "delivered":
-            result.delivered += 1
-        elif outcome == "failed":
-            result.failed += 1
-        elif outcome == "dead":
-            result.dead += 1
-        elif outcome == "left":
-            result.left += 1
+    async def run_page() -> int:
+        """Claim, send and record one page; how many deliveries it held."""
+        claimed_at = clock()
+        page = await db.run_interaction(
+            "webhook_claim", lambda txn: txn.claim_due(claimed_at, claimed_at + lease, limit=limit)
+        )
+        if not page:
+            return 0
+
+        async def load(txn: Txn) -> tuple[dict[str, WebhookRow], dict[int, OutboxEvent]]:
+            return (
+                await txn.webhooks_by_id([d.webhook_id for d in page]),
+                await txn.events_by_sequence([d.sequence for d in page]),
+            )
+
+        hooks, events = await db.read("webhook_delivery_load", load)
+        outcomes = await asyncio.gather(
+            *(one(d, hooks.get(d.webhook_id), events.get(d.sequence), claimed_at) for d in page)
+        )
+        rows = [{"b_id": d.id, **values} for d, (_, values) in zip(page, outcomes, strict=True)]
+        await db.run_interaction("webhook_delivery_record", lambda txn: txn.record_attempts(rows))
+        for outcome, _ in outcomes:
+            if outcome == "delivered":
+                result.delivered += 1
+            elif outcome == "failed":
+                result.failed += 1
+            elif outcome == "dead":
+                result.dead += 1
+            elif outcome == "left":
+                result.left += 1
+        return len(page)
+
+    # Pages of due deliveries until one is not full or the pass is out of time: a backlog drains
+    # in one pass rather than one page per scribe.webhooks.interval_s.
+    while await run_page() == limit:
+        if result.left or time.monotonic() - started > settings.pass_timeout_s:
+            break
     return result
 
 

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from typing import Any
 
 import orjson
 from nats.aio.client import Client as NATS
@@ -23,6 +24,7 @@ from sqlalchemy import text
 
 from lorebase.ids import utc_now
 from lorebase_store import Database, OutboxEvent, Txn
+from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.fence import Fence
 
 logger = logging.getLogger("lorebase.feed.relay")
@@ -84,6 +86,8 @@ class Relay:
         self.leading = False  # held the relay lock on the last pass
         self.fence = Fence()
         self.fence_moved_at = 0.0
+        self.wake = asyncio.Event()  # set by a commit's notification (OUTBOX_CHANNEL)
+        self.listening = False
 
     async def publish_pending(self) -> int:
         """One pass: publish what is committed and unpublished up to the fence, in sequence order
@@ -92,6 +96,7 @@ class Relay:
         The pass runs inside a transaction holding the relay's advisory lock (transaction-scoped:
         a relay that dies or loses its connection releases it). A relay that does not get the lock
         publishes nothing; it still moves its fence, which its event streams read."""
+        self.wake.clear()  # a commit notified from now on runs another pass
         upto = await self.fence.advance(self.db)
         self.fence_moved_at = time.monotonic()
         async with self.db.engine.connect() as conn:
@@ -126,15 +131,22 @@ class Relay:
         await txn.mark_published(sequences, utc_now())
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Passes until `stop`; beside them, the fence keeps moving every `interval_s` even while a
-        pass waits on NATS (down or slow), so event streams still read new commits from PostgreSQL."""
-        ticker = asyncio.create_task(self._move_fence(stop))
+        """Passes until `stop`: one right after each commit (PostgreSQL notifies OUTBOX_CHANNEL on
+        commit), and every `interval_s` in any case. Beside them, the fence keeps moving every
+        `interval_s` even while a pass waits on NATS (down or slow), so event streams still read
+        new commits from PostgreSQL."""
+        helpers = [
+            asyncio.create_task(self._move_fence(stop)),
+            asyncio.create_task(self._listen(stop)),
+        ]
         try:
             await self._passes(stop)
         finally:
-            ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ticker
+            for helper in helpers:
+                helper.cancel()
+            for helper in helpers:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await helper
 
     async def _move_fence(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -146,18 +158,49 @@ class Relay:
                     logger.exception("moving the outbox fence failed; retrying")
                 self.fence_moved_at = time.monotonic()
 
+    async def _listen(self, stop: asyncio.Event) -> None:
+        """LISTEN on a connection of its own; connect again when it is lost (the passes go on at
+        `interval_s` meanwhile)."""
+
+        def notified(*_: object) -> None:
+            self.wake.set()
+
+        while not stop.is_set():
+            try:
+                async with self.db.engine.connect() as conn:
+                    raw = await conn.get_raw_connection()
+                    driver: Any = raw.driver_connection
+                    await driver.add_listener(OUTBOX_CHANNEL, notified)
+                    self.listening = True
+                    self.wake.set()  # commits while not listening
+                    try:
+                        while not stop.is_set() and not driver.is_closed():
+                            with contextlib.suppress(TimeoutError):
+                                await asyncio.wait_for(stop.wait(), timeout=1)
+                    finally:
+                        self.listening = False
+                        if not driver.is_closed():
+                            await driver.remove_listener(OUTBOX_CHANNEL, notified)
+            except Exception:
+                logger.exception("listening for outbox commits failed; polling until it is back")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=1)
+
     async def _passes(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
+            failed = False
             try:
                 count = await self.publish_pending()
             except Exception:
                 logger.exception("outbox relay pass failed; retrying")
-                count = 0
-            if count < self.batch:
-                try:
-                    await asyncio.wait_for(stop.wait(), timeout=self.interval_s)
-                except TimeoutError:
-                    pass
+                count, failed = 0, True
+            if count < self.batch and (failed or not self.wake.is_set()):
+                waits = [asyncio.create_task(stop.wait())]
+                if not failed:  # after a failure, wait interval_s whatever commits
+                    waits.append(asyncio.create_task(self.wake.wait()))
+                await asyncio.wait(waits, timeout=self.interval_s, return_when=asyncio.FIRST_COMPLETED)
+                for waiting in waits:
+                    waiting.cancel()
 
 
 async def connect_nats(url: str) -> NATS:

@@ -63,7 +63,14 @@ def refusal(address: Address) -> str | None:
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
-    """The addresses of a host, as the system resolves them (numeric forms like 2130706433 too)."""
+    """The addresses of a host, as the system resolves them (numeric forms like 2130706433 too).
+
+    An address literal is its own answer (no trip to the resolver's thread); it is checked all
+    the same."""
+    try:
+        return [str(ipaddress.ip_address(host))]
+    except ValueError:
+        pass
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
