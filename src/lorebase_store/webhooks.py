@@ -32,7 +32,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from lorebase.ids import utc_now
 from lorebase.webhook_secrets import Sealer, SecretKeyError, signature
 from lorebase_store.outbox import OutboxEvent
-from lorebase_store.tables import feed_cursors, outbox, webhook_deliveries, webhooks
+from lorebase_store.tables import domains, feed_cursors, invocations, outbox, webhook_deliveries, webhooks
 from lorebase_store.txn import TxnBase
 
 if TYPE_CHECKING:  # the store's Txn mixes this module's WebhooksTxn in
@@ -198,6 +198,21 @@ class WebhooksTxn(TxnBase):
             for row in rows
         }
 
+    async def invocations_by_id_full(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Invocations with their (clear) canonical parameters: for re-rendering cleared values."""
+        rows = await self.conn.execute(
+            select(
+                invocations.c.id, invocations.c.principal, invocations.c.parameters, invocations.c.created_at
+            ).where(invocations.c.id.in_(sorted(set(ids))))
+        )
+        return {row.id: dict(row._mapping) for row in rows}
+
+    async def domain_schemas(self, domain_ids: list[int]) -> dict[int, dict[str, Any]]:
+        rows = await self.conn.execute(
+            select(domains.c.id, domains.c.schema).where(domains.c.id.in_(sorted(set(domain_ids))))
+        )
+        return {row.id: row.schema for row in rows}
+
     async def record_attempts(self, outcomes: list[dict[str, Any]]) -> None:
         """Each outcome: `b_id` and every column that an attempt sets (one statement, many rows)."""
         if outcomes:
@@ -358,10 +373,15 @@ async def reseal(db: Database, sealer: Sealer, *, batch: int) -> int:
 
 
 async def _send(
-    sender: Sender, sealer: Sealer, hook: WebhookRow, event: OutboxEvent, delivery: DeliveryRow
+    sender: Sender,
+    sealer: Sealer,
+    hook: WebhookRow,
+    event: OutboxEvent,
+    delivery: DeliveryRow,
+    document: dict[str, Any],
 ) -> SendResult:
     """One attempt: the event document, signed now with the webhook's key, POSTed by `sender`."""
-    body = orjson.dumps(event.document())
+    body = orjson.dumps(document)
     try:
         digest = sealer.unseal(hook.signing_key)
     except SecretKeyError as exc:
@@ -413,6 +433,64 @@ def _recorded(
     }
 
 
+def _wants_reveal(hook: WebhookRow | None, event: OutboxEvent | None) -> bool:
+    return (
+        hook is not None
+        and event is not None
+        and bool(hook.clearances)
+        and event.type.startswith("operation.")
+        and bool(event.event.get("invocation_id"))
+    )
+
+
+async def _cleared_inputs(
+    db: Database,
+    page: list[DeliveryRow],
+    hooks: dict[str, WebhookRow],
+    events: dict[int, OutboxEvent],
+    schemas: dict[int, Any],
+) -> dict[str, dict[str, Any]]:
+    """The invocations behind the page's operation events bound for webhooks with clearances (by
+    id), and the schemas of their Domains (parsed into `schemas`)."""
+    wanted = [
+        events[d.sequence] for d in page if _wants_reveal(hooks.get(d.webhook_id), events.get(d.sequence))
+    ]
+    if not wanted:
+        return {}
+    from lorebase.schema import load_schema
+
+    async def load(txn: Txn) -> tuple[dict[str, dict[str, Any]], dict[int, dict[str, Any]]]:
+        return (
+            await txn.invocations_by_id_full([str(e.event["invocation_id"]) for e in wanted]),
+            await txn.domain_schemas([e.domain_id for e in wanted if e.domain_id not in schemas]),
+        )
+
+    found, documents = await db.read("webhook_reveal_load", load)
+    for domain_id, document in documents.items():
+        try:
+            schemas[domain_id] = load_schema(document)
+        except Exception:  # a schema that no longer loads reveals nothing
+            schemas[domain_id] = None
+    return found
+
+
+def _document(
+    hook: WebhookRow, event: OutboxEvent, cleared: dict[str, dict[str, Any]], schemas: dict[int, Any]
+) -> dict[str, Any]:
+    """What this webhook receives: the stored document, with the values its clearances cover
+    re-rendered (lorebase.operation_events) for operation events."""
+    document = event.document()
+    if not _wants_reveal(hook, event):
+        return document
+    invocation = cleared.get(str(event.event["invocation_id"]))
+    schema = schemas.get(event.domain_id)
+    if invocation is None or schema is None:
+        return document
+    from lorebase.operation_events import revealed
+
+    return revealed(document, schema, invocation, hook.clearances)
+
+
 def _unchanged(delivery: DeliveryRow, due_at: datetime) -> dict[str, Any]:
     """A claimed delivery given back as it was (not started before pass_timeout_s): due again."""
     return {
@@ -446,11 +524,14 @@ async def deliver_pending(
     # pass_timeout_s); webhooks.timeout_s is not known here, so a generous margin stands in for it.
     lease = timedelta(seconds=settings.pass_timeout_s + 600)
 
+    schemas: dict[int, Any] = {}  # DomainSchema by domain id, parsed once per pass
+
     async def one(
         delivery: DeliveryRow,
         hook: WebhookRow | None,
         event: OutboxEvent | None,
         claimed_at: datetime,
+        cleared: dict[str, dict[str, Any]],
     ) -> tuple[str, dict[str, Any]]:
         async with gate:
             if time.monotonic() - started > settings.pass_timeout_s:
@@ -460,7 +541,9 @@ async def deliver_pending(
                 return "gone", _recorded(
                     dataclasses.replace(settings, max_attempts=0), delivery, gone, clock()
                 )[1]
-            return _recorded(settings, delivery, await _send(sender, sealer, hook, event, delivery), clock())
+            document = _document(hook, event, cleared, schemas)
+            sent = await _send(sender, sealer, hook, event, delivery, document)
+            return _recorded(settings, delivery, sent, clock())
 
     async def run_page() -> int:
         """Claim, send and record one page; how many deliveries it held."""
@@ -478,8 +561,9 @@ async def deliver_pending(
             )
 
         hooks, events = await db.read("webhook_delivery_load", load)
+        cleared = await _cleared_inputs(db, page, hooks, events, schemas)
         outcomes = await asyncio.gather(
-            *(one(d, hooks.get(d.webhook_id), events.get(d.sequence), claimed_at) for d in page)
+            *(one(d, hooks.get(d.webhook_id), events.get(d.sequence), claimed_at, cleared) for d in page)
         )
         rows = [{"b_id": d.id, **values} for d, (_, values) in zip(page, outcomes, strict=True)]
         await db.run_interaction("webhook_delivery_record", lambda txn: txn.record_attempts(rows))

@@ -22,7 +22,7 @@ from lorebase_store.webhooks import DeliverySettings, deliver_pending
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed
 from tests.integration.test_feed_changes import raise_risk
-from tests.integration.test_webhooks import HOOKS, feed, sealer  # noqa: F401 (the fixture)
+from tests.integration.test_webhooks import HOOKS, Receiver, feed, sealer  # noqa: F401 (the fixture)
 from tests.unit.test_webhook_targets import verified
 
 
@@ -114,3 +114,28 @@ async def test_misbehaving_receivers_follow_the_schedule_then_dead(
     expected = {"hang": "no answer within", "reset": "ReadError", "500": "500"}[behaviour]
     assert expected in error, error
     assert last_status == (500 if behaviour == "500" else None)
+
+
+async def test_concurrent_passes_send_each_delivery_once(
+    supply: Stack,
+    feed: Feed,  # noqa: F811
+) -> None:
+    """Two Scribe replicas running passes at once: each claims its own deliveries (FOR UPDATE SKIP
+    LOCKED with a lease), so no delivery is sent twice."""
+    receiver = Receiver([])
+    settings = DeliverySettings(concurrency=2)  # pages of 100: both passes get work
+    async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)
+        for _ in range(3):
+            created = await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
+            assert created.status_code == 201
+        await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        for score in range(8):
+            await raise_risk(supply, 10 + score)
+        results = await asyncio.gather(
+            *(deliver_pending(supply.rt.db, sender, sealer(), settings) for _ in range(2))
+        )
+        results.append(await deliver_pending(supply.rt.db, sender, sealer(), settings))
+    assert sum(r.delivered for r in results) == 24
+    sent = [(h["lorebase-delivery"]) for h, _ in receiver.requests]
+    assert len(sent) == len(set(sent)) == 24
