@@ -157,11 +157,14 @@ class WebhooksTxn(TxnBase):
         )
 
     async def add_deliveries(self, rows: list[dict[str, Any]]) -> None:
+        # The rows as parameters of one cached statement (batched by SQLAlchemy's insertmanyvalues),
+        # not a VALUES list compiled anew for each page.
         if rows:
             await self.conn.execute(
-                pg_insert(webhook_deliveries)
-                .values(rows)
-                .on_conflict_do_nothing(index_elements=["webhook_id", "sequence"])
+                pg_insert(webhook_deliveries).on_conflict_do_nothing(
+                    index_elements=["webhook_id", "sequence"]
+                ),
+                rows,
             )
 
     async def claim_due(self, now: datetime, lease_until: datetime, *, limit: int) -> list[DeliveryRow]:

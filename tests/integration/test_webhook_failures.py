@@ -139,3 +139,30 @@ async def test_concurrent_passes_send_each_delivery_once(
     assert sum(r.delivered for r in results) == 24
     sent = [(h["lorebase-delivery"]) for h, _ in receiver.requests]
     assert len(sent) == len(set(sent)) == 24
+
+
+async def test_a_fan_out_page_larger_than_the_bind_parameter_limit(
+    supply: Stack,
+    feed: Feed,  # noqa: F811
+) -> None:
+    """500 events x 10 webhooks is 5,000 deliveries in one fan-out page: more bind parameters than
+    one PostgreSQL statement takes (32,767) if sent as one VALUES list."""
+    created = await supply.http.post(HOOKS, json={"url": "http://127.0.0.1:9/hook"}, headers=supply.admin)
+    hook = created.json()["id"]
+    now = utc_now()
+    rows = [
+        {
+            "id": f"dlv_{n}",
+            "webhook_id": hook,
+            "sequence": n,
+            "type": "revision.committed",
+            "status": "pending",
+            "attempts": 0,
+            "next_attempt_at": now,
+            "created_at": now,
+        }
+        for n in range(5000)
+    ]
+    await supply.rt.db.run_interaction("add", lambda txn: txn.add_deliveries(rows))
+    await supply.rt.db.run_interaction("again", lambda txn: txn.add_deliveries(rows))  # adds nothing
+    assert await supply.count("webhook_deliveries") == 5000

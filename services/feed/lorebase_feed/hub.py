@@ -30,16 +30,19 @@ logger = logging.getLogger("lorebase.feed.hub")
 class Subscriber:
     domain: str
     branch: str
-    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+    # (event, its JSON as published): the bytes go out as they are, not serialized per stream.
+    queue: asyncio.Queue[tuple[dict[str, Any], bytes]] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=256)
+    )
     lagged: bool = False
     # Set on every event of the stream (any branch): a wake-up for streams waiting on PostgreSQL.
     woken: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def offer(self, event: dict[str, Any]) -> None:
+    def offer(self, event: dict[str, Any], data: bytes) -> None:
         if self.lagged:
             return
         try:
-            self.queue.put_nowait(event)
+            self.queue.put_nowait((event, data))
         except asyncio.QueueFull:
             self.lagged = True
             while not self.queue.empty():
@@ -81,12 +84,15 @@ class Hub:
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             logger.warning("ignoring a message without an event document on %s", msg.subject)
             return
-        self.publish(event, sequence)
+        self.publish(event, sequence, bytes(msg.data))
 
-    def publish(self, event: dict[str, Any], sequence: int) -> None:
+    def publish(self, event: dict[str, Any], sequence: int, data: bytes | None = None) -> None:
         self.last = max(self.last, sequence)
-        for subscriber in self._subscribers.get((str(event.get("domain")), str(event.get("branch"))), ()):
-            subscriber.offer(event)
+        subscribers = self._subscribers.get((str(event.get("domain")), str(event.get("branch"))), ())
+        if subscribers:
+            raw = orjson.dumps(event) if data is None else data
+            for subscriber in subscribers:
+                subscriber.offer(event, raw)
 
     def subscribe(self, domain: str, branch: str) -> tuple[Subscriber, int]:
         """A new subscriber and the last sequence received before it: later events reach its queue."""
