@@ -166,3 +166,63 @@ async def test_a_fan_out_page_larger_than_the_bind_parameter_limit(
     await supply.rt.db.run_interaction("add", lambda txn: txn.add_deliveries(rows))
     await supply.rt.db.run_interaction("again", lambda txn: txn.add_deliveries(rows))  # adds nothing
     assert await supply.count("webhook_deliveries") == 5000
+
+
+class KeepAliveReceiver:
+    """Answers 200 with a short body on connections it keeps open; counts the connections."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.requests = 0
+        self.server: asyncio.Server | None = None
+        self.writers: list[asyncio.StreamWriter] = []
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        self.writers.append(writer)
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (
+                        int(line.split(b":")[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length")
+                    ),
+                    0,
+                )
+                await reader.readexactly(length)
+                self.requests += 1
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nthanks!\n")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/hook"
+
+    async def __aexit__(self, *exc: Any) -> None:
+        assert self.server is not None
+        self.server.close()
+        for writer in self.writers:
+            writer.transport.abort()
+        await self.server.wait_closed()
+
+
+async def test_deliveries_reuse_the_connection(
+    supply: Stack,
+    feed: Feed,  # noqa: F811
+) -> None:
+    """The answer's short body is drained (never kept), so the next delivery to the same receiver
+    goes over the same connection."""
+    receiver = KeepAliveReceiver()
+    settings = DeliverySettings(concurrency=1)
+    async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)
+        await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
+        await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        for score in range(4):
+            await raise_risk(supply, 80 + score)
+        assert (await deliver_pending(supply.rt.db, sender, sealer(), settings)).delivered == 4
+    assert (receiver.requests, receiver.connections) == (4, 1)
