@@ -4,7 +4,9 @@ Each unpublished event is published with `Nats-Msg-Id: evt_<sequence>` and then 
 A crash between the two republishes it on the next pass and JetStream's duplicate window drops the
 copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
 fence (lorebase_store.fence), so the stream holds the events in sequence order and a reader of the
-stream never sees a sequence before a lower one that can still commit. Subjects: docs/feed.md.
+stream never sees a sequence before a lower one that can still commit. One relay publishes at a
+time across feed replicas (a PostgreSQL advisory lock held for each pass), and a commit wakes it
+through NOTIFY. Subjects, replicas and failures: docs/feed.md.
 """
 
 from __future__ import annotations
