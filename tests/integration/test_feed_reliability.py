@@ -53,6 +53,16 @@ class CrashingRelay(Relay):
         await super().mark(txn, sequences)
 
 
+class CountingRelay(Relay):
+    """A relay that counts what it publishes."""
+
+    sent = 0
+
+    async def publish(self, event: OutboxEvent) -> None:
+        await super().publish(event)
+        self.sent += 1
+
+
 async def outbox_sequences(stack: Stack) -> list[int]:
     async with stack.rt.db.engine.connect() as conn:
         return [r[0] for r in await conn.execute(text("select sequence from outbox order by sequence"))]
@@ -96,12 +106,36 @@ async def test_a_relay_that_dies_mid_pass_leaves_each_event_once(
         assert await unpublished(supply) == len(await outbox_sequences(supply)) == 6
         # The acknowledged events are on the stream already.
         assert len(await stream_log(js, feed.stream)) == (at if point == "before_publish" else 6)
-        # A fresh relay (a new process: its own fence) publishes everything again; JetStream drops
-        # the copies by Nats-Msg-Id.
-        fresh = Relay(supply.rt.db, js, prefix=feed.prefix)
-        while await fresh.publish_pending():
-            pass
-        assert await unpublished(supply) == 0
+        # A fresh relay (a new process: its own fence) that does not resume from the stream
+        # publishes everything again; JetStream drops the copies by Nats-Msg-Id.
+        fresh = CountingRelay(supply.rt.db, js, prefix=feed.prefix)
+        await fresh.publish_pending()
+        assert fresh.sent == 6 and await unpublished(supply) == 0
+        exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
+        # One that resumes from the stream's last Nats-Msg-Id (as the feed service does) publishes
+        # only what the stream lacks: no copy at all, so even after the duplicate window.
+        async with supply.rt.db.engine.begin() as conn:
+            await conn.execute(text("update outbox set published_at = null"))
+        resuming = CountingRelay(supply.rt.db, js, prefix=feed.prefix, stream=feed.stream)
+        await resuming.publish_pending()
+        assert resuming.sent == 0 and await unpublished(supply) == 0
+        exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
+
+
+@pytest.mark.parametrize("on_stream", [0, 3])
+async def test_a_relay_resumes_after_the_last_event_on_the_stream(
+    supply: Stack, nats_url: str, on_stream: int
+) -> None:
+    for score in range(4):
+        await raise_risk(supply, 30 + score)
+    async with running_feed(supply, nats_url, relay=False) as feed:
+        js = feed.nc.jetstream()
+        dying = CrashingRelay(supply.rt.db, js, prefix=feed.prefix, point="before_publish", at=on_stream)
+        with pytest.raises(Crash):
+            await dying.publish_pending()
+        resuming = CountingRelay(supply.rt.db, js, prefix=feed.prefix, stream=feed.stream)
+        await resuming.publish_pending()
+        assert resuming.sent == 6 - on_stream and await unpublished(supply) == 0
         exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
 
 

@@ -77,6 +77,7 @@ class Relay:
         batch: int = 500,
         interval_s: float = 0.2,
         lock_key: int = RELAY_LOCK,
+        stream: str | None = None,
     ) -> None:
         self.db = db
         self.js = js
@@ -84,8 +85,10 @@ class Relay:
         self.batch = batch
         self.interval_s = interval_s
         self.lock_key = lock_key
+        self.stream = stream
         self.published = 0
         self.leading = False  # held the relay lock on the last pass
+        self.resumed = False  # resumed from the stream's last message since taking the lock
         self.fence = Fence()
         self.fence_moved_at = 0.0
         self.wake = asyncio.Event()  # set by a commit's notification (OUTBOX_CHANNEL)
@@ -107,9 +110,12 @@ class Relay:
                 await conn.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": self.lock_key})
             )
             if not self.leading:
+                self.resumed = False  # on taking the lock, first resume from the stream
                 await conn.rollback()
                 return 0
             txn = Txn(conn)
+            if not self.resumed:
+                self.resumed = await self.resume(txn, upto)
             events = await txn.unpublished(limit=self.batch, upto=upto)
             done: list[int] = []
             for event in events:
@@ -119,6 +125,38 @@ class Relay:
             await conn.commit()
         self.published += len(done)
         return len(done)
+
+    async def resume(self, txn: Txn, upto: int) -> bool:
+        """Mark published what the stream already holds: every sequence up to the stream's last
+        `evt_<n>` (the relay publishes in sequence order up to its fence, so all of them are on the
+        stream), then publish from there. A relay that died after JetStream's acknowledgement and
+        before marking therefore republishes nothing, even after the duplicate window. Needs
+        `stream`. False: not yet (the fence is below the stream's last sequence; try again next
+        pass)."""
+        if self.stream is None:
+            return True
+        try:
+            state = (await self.js.stream_info(self.stream)).state
+            if not state.messages:
+                return True
+            last = await self.js.get_msg(self.stream, state.last_seq)
+        except Exception:  # no stream, or its last message is gone: publish as usual
+            logger.warning("could not read the last message of stream %s; not resuming from it", self.stream)
+            return True
+        msg_id = (last.headers or {}).get("Nats-Msg-Id", "")
+        if not msg_id.startswith("evt_") or not msg_id[4:].isdigit():
+            return True
+        through = int(msg_id[4:])
+        if through > upto:
+            return False
+        result = await txn.conn.execute(
+            text("UPDATE outbox SET published_at = :at WHERE published_at IS NULL AND sequence <= :through"),
+            {"at": utc_now(), "through": through},
+        )
+        marked = int(getattr(result, "rowcount", 0) or 0)
+        if marked:
+            logger.info("resumed after evt_%d: %d events were on the stream already", through, marked)
+        return True
 
     async def publish(self, event: OutboxEvent) -> None:
         """Publish one event and wait for JetStream's acknowledgement."""
