@@ -312,8 +312,12 @@ async def fan_out(db: Database) -> int:
 
     start = await db.read("webhook_cursor", lambda txn: txn.cursor(CURSOR))
     if start is None:
-        # The first pass starts at the fence: webhooks receive what commits from now on.
+        # The first pass starts at the fence: webhooks receive what commits from now on. A fresh
+        # fence stays at 0 while a write transaction that began before it runs; starting there
+        # would deliver the whole history, so the cursor waits for a pass where it has moved.
         fence = await Fence().advance(db)
+        if fence == 0 and await db.read_one("outbox_taken", lambda txn: txn.sequence_taken()) > 0:
+            return 0
         await db.run_interaction("webhook_cursor_init", lambda txn: txn.set_cursor(CURSOR, fence))
         return 0
     upto = await Fence(safe=start).advance(db)

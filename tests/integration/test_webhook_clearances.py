@@ -17,8 +17,8 @@ from sqlalchemy import text
 from lorebase_store.webhooks import DeliverySettings, deliver_pending
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed, running_feed
-from tests.integration.test_feed_reliability import stream_log
-from tests.integration.test_webhooks import KEY, Receiver, sealer
+from tests.integration.test_feed_reliability import drain, stream_log
+from tests.integration.test_webhooks import KEY, Receiver, sealer, start_cursor
 from tests.unit.test_webhook_targets import verified
 
 EMAIL = "ada@example.org"
@@ -86,7 +86,7 @@ async def test_cleared_webhooks_see_what_their_clearances_cover(stack: Stack, fe
             )
             assert created.status_code == 201, created.text
             hooks[name] = created.json()
-        await deliver_pending(stack.rt.db, sender, sealer(), DeliverySettings())  # the cursor starts here
+        await start_cursor(stack.rt.db)
         executed = await stack.http.post(
             "/api/v1/domains/people/operations/hire/execute",
             json={"parameters": {"pid": "P-1", "email": EMAIL, "salary": SALARY, "city": "Oslo"}},
@@ -118,7 +118,7 @@ async def test_cleared_webhooks_see_what_their_clearances_cover(stack: Stack, fe
     assert len(stored) == 1 and EMAIL not in orjson.dumps(stored[0]).decode()
     assert stored[0]["edits"][0]["values"] == values["none"]
     relay = Relay(stack.rt.db, feed.nc.jetstream(), prefix=feed.prefix)
-    await relay.publish_pending()
+    await drain(stack, relay)
     js = feed.nc.jetstream()
     info = await js.stream_info(feed.stream)
     assert len(await stream_log(js, feed.stream)) == info.state.messages > 0

@@ -22,7 +22,7 @@ from lorebase_store.webhooks import DeliverySettings, deliver_pending
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed
 from tests.integration.test_feed_changes import raise_risk
-from tests.integration.test_webhooks import HOOKS, Receiver, feed, sealer  # noqa: F401 (the fixture)
+from tests.integration.test_webhooks import HOOKS, Receiver, feed, sealer, start_cursor  # noqa: F401 (the fixture)
 from tests.unit.test_webhook_targets import verified
 
 
@@ -78,7 +78,7 @@ async def test_misbehaving_receivers_follow_the_schedule_then_dead(
     async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
         sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True, timeout_s=0.5)
         hook = (await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)).json()
-        await deliver_pending(supply.rt.db, sender, sealer(), settings)  # the cursor starts here
+        await start_cursor(supply.rt.db)
         await raise_risk(supply, 74)
 
         async def run_pass(after_s: float) -> Any:
@@ -129,7 +129,7 @@ async def test_concurrent_passes_send_each_delivery_once(
         for _ in range(3):
             created = await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
             assert created.status_code == 201
-        await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        await start_cursor(supply.rt.db)
         for score in range(8):
             await raise_risk(supply, 10 + score)
         results = await asyncio.gather(
@@ -221,7 +221,7 @@ async def test_deliveries_reuse_the_connection(
     async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
         sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)
         await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
-        await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        await start_cursor(supply.rt.db)
         for score in range(4):
             await raise_risk(supply, 80 + score)
         assert (await deliver_pending(supply.rt.db, sender, sealer(), settings)).delivered == 4
