@@ -13,10 +13,13 @@
    beside the same raw single-row transactions at 1 connection (a scope's journal serialises its
    writers), and catch-up reads in entries per second with pages of 256 beside raw keyset pages
    (LOREBASE_BENCH_MEMORY=0 skips them).
-6. Prints each as a ratio with p50/p99 latencies and the load average at the start and the end,
-   and appends the results to bench/RESULTS.md.
+6. The change feed (bench/feed.py): commit → SSE delivery latency with 1,000 subscribers through
+   the gateway beside raw NATS publish → subscribe, and webhook deliveries per second by Scribe.
+7. The agent reads (bench/agent_reads.py).
+8. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
 
-Targets (issue 2): writes >= 0.5x, reads >= 0.15x.
+LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_FEED=0 and LOREBASE_BENCH_AGENT_READS=0 skip steps 2-4, 5 and
+6. Targets: writes >= 0.5x, reads >= 0.15x (issue 2); SSE p99 <= 50 ms, webhooks >= 500/s (issue 5).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import asyncpg
 import httpx
 import orjson
 
-from bench import agent_reads
+from bench import agent_reads, feed
 from bench import memory as memory_bench
 from lorebase.embedded import (
     EmbeddedNats,
@@ -55,6 +58,10 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 ADMIN_KEY = "bench-admin-key-0123456789abcdef"
 DURATION_S = int(os.environ.get("LOREBASE_BENCH_SECONDS", "6"))
 ROUNDS = int(os.environ.get("LOREBASE_BENCH_ROUNDS", "3"))
+# LOREBASE_BENCH_CORE=0 skips writes, reads and imports; LOREBASE_BENCH_FEED=0 the change feed
+# (bench/feed.py); LOREBASE_BENCH_AGENT_READS=0 the agent reads (bench/agent_reads.py).
+CORE = os.environ.get("LOREBASE_BENCH_CORE", "1") != "0"
+FEED = os.environ.get("LOREBASE_BENCH_FEED", "1") != "0"
 
 WRITE_LUA = """
 counter = 0
@@ -224,6 +231,7 @@ def main() -> int:
             "LOREBASE_NATS_URL": nats_url,
             "LOREBASE_ADMIN_KEY": ADMIN_KEY,
             "LOREBASE_HTTP_PORT": str(port),
+            **feed.STACK_ENV,
         }
         stack = subprocess.Popen(
             [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
@@ -250,16 +258,22 @@ def main() -> int:
         # This machine's speed drifts from minute to minute: each pair (ours, raw) is measured back
         # to back, ROUNDS times, and the median pair by ratio is reported.
         write_pairs, read_pairs = [], []
-        for _ in range(ROUNDS):
-            write_pairs.append((wrk(base, script=str(script)), asyncio.run(raw_writes(url))))
-            read_pairs.append(
-                (
-                    wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers),
-                    raw_reads("127.0.0.1", pg_port, "bench", domain_id),
+        lines: list[str] = []
+        core: tuple[Measure, Measure, Measure, Measure, float, float, float, float] | None = None
+        if CORE:
+            for _ in range(ROUNDS):
+                write_pairs.append((wrk(base, script=str(script)), asyncio.run(raw_writes(url))))
+                read_pairs.append(
+                    (
+                        wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers),
+                        raw_reads("127.0.0.1", pg_port, "bench", domain_id),
+                    )
                 )
-            )
-        rest_writes, raw_w = _median_pair(write_pairs)
-        rest_reads, raw_r = _median_pair(read_pairs)
+            rest_writes, raw_w = _median_pair(write_pairs)
+            rest_reads, raw_r = _median_pair(read_pairs)
+            import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
+            copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
+            core = (rest_writes, raw_w, rest_reads, raw_r, import_rate, import_s, copy_rate, copy_s)
         memory_rows, memory_lines = (
             memory_bench.measure(
                 base,
@@ -276,8 +290,10 @@ def main() -> int:
             if memory_bench.ENABLED
             else ([], [])
         )
-        import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
-        copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
+        if core is not None:
+            lines = core_lines(*core, extra_rows=memory_rows)
+        lines += memory_lines
+        feed_lines = feed.measure(base, ADMIN_KEY, nats_url) if FEED else []
         agent_lines = (
             agent_reads.measure(base, headers)
             if os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
@@ -294,6 +310,30 @@ def main() -> int:
         pg.stop()
         shutil.rmtree(work, ignore_errors=True)
 
+    lines = [f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}", "", *lines]
+    lines += feed_lines + agent_lines
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not RESULTS.exists():
+        RESULTS.write_text("# Benchmark results\n\nAppended by `make bench` (bench/run.py); newest last.\n\n")
+    with RESULTS.open("a") as handle:
+        handle.write(text + "\n")
+    return 0
+
+
+def core_lines(
+    rest_writes: Measure,
+    raw_w: Measure,
+    rest_reads: Measure,
+    raw_r: Measure,
+    import_rate: float,
+    import_s: float,
+    copy_rate: float,
+    copy_s: float,
+    *,
+    extra_rows: list[tuple[str, Measure, str, Measure, float | None]] | None = None,
+) -> list[str]:
+    """The table of writes and reads beside their raw baselines, and the import line."""
     import_line = (
         f"imports: {IMPORT_RECORDS} Records in one import through REST: {import_s:.2f} s ({import_rate:.0f}/s) beside "
         f"raw COPY of as many rows into a table shaped like records (same indexes): {copy_s:.2f} s ({copy_rate:.0f}/s): "
@@ -314,11 +354,9 @@ def main() -> int:
             raw_r,
             0.15,
         ),
-        *memory_rows,
+        *(extra_rows or []),
     ]
     lines = [
-        f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}",
-        "",
         f"{DURATION_S} s per measurement, median of {ROUNDS} back-to-back pairs by ratio; `make bench`; "
         f"load average {LOAD_AT_START[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.",
         "",
@@ -333,14 +371,7 @@ def main() -> int:
             f"| {name}{errors} | {ours.per_s:.0f} | {ours.p50_ms:.2f} | {ours.p99_ms:.2f} | {base_name} | "
             f"{raw.per_s:.0f} | {raw.p50_ms:.2f} | {raw.p99_ms:.2f} | {ratio:.3f}x | {goal} |"
         )
-    lines += ["", *memory_lines, "", import_line, ""] + agent_lines
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if not RESULTS.exists():
-        RESULTS.write_text("# Benchmark results\n\nAppended by `make bench` (bench/run.py); newest last.\n\n")
-    with RESULTS.open("a") as handle:
-        handle.write(text + "\n")
-    return 0
+    return [*lines, "", import_line, ""]
 
 
 LOAD_AT_START = (0.0, 0.0, 0.0)

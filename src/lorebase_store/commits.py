@@ -100,7 +100,10 @@ SELECT 1
 """
 )
 
-_TAKE_XID = text("SELECT pg_current_xact_id()")
+# The xid for the outbox fence, and a notification to the relay, which PostgreSQL delivers when
+# (and only if) the transaction commits: the relay publishes at once instead of at its next poll.
+OUTBOX_CHANNEL = "lorebase_outbox"
+_TAKE_XID = text(f"SELECT pg_current_xact_id(), pg_notify('{OUTBOX_CHANNEL}', '')")
 
 
 @dataclass
@@ -269,7 +272,8 @@ class CommitsTxn(SourcesTxn):
         if rows.events:
             # The outbox fence (lorebase_store.fence) needs this transaction to hold its xid before
             # it takes an outbox sequence: a reader that saw the sequence then sees the transaction
-            # in progress. Inside the commit statement the order of the two is not defined.
+            # in progress. Inside the commit statement the order of the two is not defined. The
+            # same statement queues the relay's wake-up (sent on commit).
             await self.conn.execute(_TAKE_XID)
         if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
             rows = await self._copy_bulk(rows)

@@ -17,6 +17,7 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import fnmatch
 import secrets
 import time
@@ -25,13 +26,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase.ids import utc_now
 from lorebase.webhook_secrets import Sealer, SecretKeyError, signature
 from lorebase_store.outbox import OutboxEvent
-from lorebase_store.tables import feed_cursors, outbox, webhook_deliveries, webhooks
+from lorebase_store.tables import domains, feed_cursors, invocations, outbox, webhook_deliveries, webhooks
 from lorebase_store.txn import TxnBase
 
 if TYPE_CHECKING:  # the store's Txn mixes this module's WebhooksTxn in
@@ -156,21 +157,81 @@ class WebhooksTxn(TxnBase):
         )
 
     async def add_deliveries(self, rows: list[dict[str, Any]]) -> None:
+        # The rows as parameters of one cached statement (batched by SQLAlchemy's insertmanyvalues),
+        # not a VALUES list compiled anew for each page.
         if rows:
             await self.conn.execute(
-                pg_insert(webhook_deliveries)
-                .values(rows)
-                .on_conflict_do_nothing(index_elements=["webhook_id", "sequence"])
+                pg_insert(webhook_deliveries).on_conflict_do_nothing(
+                    index_elements=["webhook_id", "sequence"]
+                ),
+                rows,
             )
 
-    async def due_deliveries(self, now: datetime, *, limit: int) -> list[DeliveryRow]:
-        rows = await self.conn.execute(
-            select(webhook_deliveries)
+    async def claim_due(self, now: datetime, lease_until: datetime, *, limit: int) -> list[DeliveryRow]:
+        """Take up to `limit` due deliveries for this worker: their next_attempt_at moves to
+        `lease_until`, and rows another worker is claiming right now are skipped. A worker that
+        dies before recording its attempts leaves them due again once the lease ends."""
+        due = (
+            select(webhook_deliveries.c.id)
             .where(webhook_deliveries.c.status == "pending", webhook_deliveries.c.next_attempt_at <= now)
             .order_by(webhook_deliveries.c.next_attempt_at, webhook_deliveries.c.sequence)
             .limit(limit)
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
         )
-        return [_delivery(row) for row in rows]
+        rows = await self.conn.execute(
+            update(webhook_deliveries)
+            .where(webhook_deliveries.c.id.in_(due))
+            .values(next_attempt_at=lease_until)
+            .returning(*webhook_deliveries.c)
+        )
+        # RETURNING gives the new next_attempt_at; the caller keeps the old one as `due_at`.
+        return sorted((_delivery(row) for row in rows), key=lambda d: d.sequence)
+
+    async def webhooks_by_id(self, ids: list[str]) -> dict[str, WebhookRow]:
+        rows = await self.conn.execute(select(webhooks).where(webhooks.c.id.in_(sorted(set(ids)))))
+        return {row.id: _webhook(row) for row in rows}
+
+    async def events_by_sequence(self, sequences: list[int]) -> dict[int, OutboxEvent]:
+        rows = await self.conn.execute(select(outbox).where(outbox.c.sequence.in_(sorted(set(sequences)))))
+        return {
+            row.sequence: OutboxEvent(
+                row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event
+            )
+            for row in rows
+        }
+
+    async def invocations_by_id_full(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Invocations with their (clear) canonical parameters: for re-rendering cleared values."""
+        rows = await self.conn.execute(
+            select(
+                invocations.c.id, invocations.c.principal, invocations.c.parameters, invocations.c.created_at
+            ).where(invocations.c.id.in_(sorted(set(ids))))
+        )
+        return {row.id: dict(row._mapping) for row in rows}
+
+    async def domain_schemas(self, domain_ids: list[int]) -> dict[int, dict[str, Any]]:
+        rows = await self.conn.execute(
+            select(domains.c.id, domains.c.schema).where(domains.c.id.in_(sorted(set(domain_ids))))
+        )
+        return {row.id: row.schema for row in rows}
+
+    async def record_attempts(self, outcomes: list[dict[str, Any]]) -> None:
+        """Each outcome: `b_id` and every column that an attempt sets (one statement, many rows)."""
+        if outcomes:
+            await self.conn.execute(
+                update(webhook_deliveries)
+                .where(webhook_deliveries.c.id == bindparam("b_id"))
+                .values(
+                    status=bindparam("status"),
+                    attempts=bindparam("attempts"),
+                    next_attempt_at=bindparam("next_attempt_at"),
+                    last_error=bindparam("last_error"),
+                    last_status=bindparam("last_status"),
+                    finished_at=bindparam("finished_at"),
+                ),
+                outcomes,
+            )
 
     async def deliveries_of(self, webhook_id: str) -> list[DeliveryRow]:
         rows = await self.conn.execute(
@@ -185,11 +246,6 @@ class WebhooksTxn(TxnBase):
         if row is None:
             return None
         return OutboxEvent(row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event)
-
-    async def record_attempt(self, delivery_id: str, **values: Any) -> None:
-        await self.conn.execute(
-            update(webhook_deliveries).where(webhook_deliveries.c.id == delivery_id).values(**values)
-        )
 
     async def count_deliveries(self, status: str) -> int:
         return int(
@@ -256,8 +312,12 @@ async def fan_out(db: Database) -> int:
 
     start = await db.read("webhook_cursor", lambda txn: txn.cursor(CURSOR))
     if start is None:
-        # The first pass starts at the fence: webhooks receive what commits from now on.
+        # The first pass starts at the fence: webhooks receive what commits from now on. A fresh
+        # fence stays at 0 while a write transaction that began before it runs; starting there
+        # would deliver the whole history, so the cursor waits for a pass where it has moved.
         fence = await Fence().advance(db)
+        if fence == 0 and await db.read_one("outbox_taken", lambda txn: txn.sequence_taken()) > 0:
+            return 0
         await db.run_interaction("webhook_cursor_init", lambda txn: txn.set_cursor(CURSOR, fence))
         return 0
     upto = await Fence(safe=start).advance(db)
@@ -319,59 +379,135 @@ async def reseal(db: Database, sealer: Sealer, *, batch: int) -> int:
     return await db.run_interaction("webhook_reseal", run)
 
 
-async def _attempt(
-    db: Database, sender: Sender, sealer: Sealer, settings: DeliverySettings, delivery: DeliveryRow
-) -> str:
-    async def load(txn: Txn) -> tuple[WebhookRow | None, OutboxEvent | None]:
-        row = (await txn.conn.execute(select(webhooks).where(webhooks.c.id == delivery.webhook_id))).first()
-        return (None if row is None else _webhook(row)), await txn.event(delivery.sequence)
-
-    hook, event = await db.read("webhook_delivery_load", load)
-    if hook is None or event is None:
-        return "gone"
-    body = orjson.dumps(event.document())
-    result: SendResult
+async def _send(
+    sender: Sender,
+    sealer: Sealer,
+    hook: WebhookRow,
+    event: OutboxEvent,
+    delivery: DeliveryRow,
+    document: dict[str, Any],
+) -> SendResult:
+    """One attempt: the event document, signed now with the webhook's key, POSTed by `sender`."""
+    body = orjson.dumps(document)
     try:
         digest = sealer.unseal(hook.signing_key)
     except SecretKeyError as exc:
-        result = SendResult(None, str(exc))
-    else:
-        headers = {
-            "Content-Type": "application/json",
-            "Lorebase-Event": event.type,
-            "Lorebase-Delivery": delivery.id,
-            "Idempotency-Key": f"evt_{event.sequence}",
-            "Lorebase-Signature": signature(digest, int(time.time()), body),
-        }
-        try:
-            result = await sender.send(hook.url, body, headers)
-        except Exception as exc:  # a sender failure fails this attempt only
-            result = SendResult(None, f"{type(exc).__name__}: {exc}")
-    now = utc_now()
+        return SendResult(None, str(exc))
+    headers = {
+        "Content-Type": "application/json",
+        "Lorebase-Event": event.type,
+        "Lorebase-Delivery": delivery.id,
+        "Idempotency-Key": f"evt_{event.sequence}",
+        "Lorebase-Signature": signature(digest, int(time.time()), body),
+    }
+    try:
+        return await sender.send(hook.url, body, headers)
+    except Exception as exc:  # a sender failure fails this attempt only
+        return SendResult(None, f"{type(exc).__name__}: {exc}")
+
+
+def _recorded(
+    settings: DeliverySettings, delivery: DeliveryRow, result: SendResult, now: datetime
+) -> tuple[str, dict[str, Any]]:
+    """The outcome of an attempt and the columns that record it."""
     attempts = delivery.attempts + 1
+    error = result.error or f"answered {result.status}"
     if result.ok:
-        values: dict[str, Any] = {
+        return "delivered", {
             "status": "delivered",
             "attempts": attempts,
-            "last_status": result.status,
+            "next_attempt_at": now,
             "last_error": None,
+            "last_status": result.status,
             "finished_at": now,
         }
-        outcome = "delivered"
-    elif attempts >= settings.max_attempts:
-        values = {"status": "dead", "attempts": attempts, "last_status": result.status, "finished_at": now}
-        values["last_error"] = result.error or f"answered {result.status}"
-        outcome = "dead"
-    else:
-        values = {
+    if attempts >= settings.max_attempts:
+        return "dead", {
+            "status": "dead",
             "attempts": attempts,
+            "next_attempt_at": now,
+            "last_error": error,
             "last_status": result.status,
-            "last_error": result.error or f"answered {result.status}",
-            "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts)),
+            "finished_at": now,
         }
-        outcome = "failed"
-    await db.run_interaction("webhook_delivery_record", lambda txn: txn.record_attempt(delivery.id, **values))
-    return outcome
+    return "failed", {
+        "status": "pending",
+        "attempts": attempts,
+        "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts)),
+        "last_error": error,
+        "last_status": result.status,
+        "finished_at": None,
+    }
+
+
+def _wants_reveal(hook: WebhookRow | None, event: OutboxEvent | None) -> bool:
+    return (
+        hook is not None
+        and event is not None
+        and bool(hook.clearances)
+        and event.type.startswith("operation.")
+        and bool(event.event.get("invocation_id"))
+    )
+
+
+async def _cleared_inputs(
+    db: Database,
+    page: list[DeliveryRow],
+    hooks: dict[str, WebhookRow],
+    events: dict[int, OutboxEvent],
+    schemas: dict[int, Any],
+) -> dict[str, dict[str, Any]]:
+    """The invocations behind the page's operation events bound for webhooks with clearances (by
+    id), and the schemas of their Domains (parsed into `schemas`)."""
+    wanted = [
+        events[d.sequence] for d in page if _wants_reveal(hooks.get(d.webhook_id), events.get(d.sequence))
+    ]
+    if not wanted:
+        return {}
+    from lorebase.schema import load_schema
+
+    async def load(txn: Txn) -> tuple[dict[str, dict[str, Any]], dict[int, dict[str, Any]]]:
+        return (
+            await txn.invocations_by_id_full([str(e.event["invocation_id"]) for e in wanted]),
+            await txn.domain_schemas([e.domain_id for e in wanted if e.domain_id not in schemas]),
+        )
+
+    found, documents = await db.read("webhook_reveal_load", load)
+    for domain_id, document in documents.items():
+        try:
+            schemas[domain_id] = load_schema(document)
+        except Exception:  # a schema that no longer loads reveals nothing
+            schemas[domain_id] = None
+    return found
+
+
+def _document(
+    hook: WebhookRow, event: OutboxEvent, cleared: dict[str, dict[str, Any]], schemas: dict[int, Any]
+) -> dict[str, Any]:
+    """What this webhook receives: the stored document, with the values its clearances cover
+    re-rendered (lorebase.operation_events) for operation events."""
+    document = event.document()
+    if not _wants_reveal(hook, event):
+        return document
+    invocation = cleared.get(str(event.event["invocation_id"]))
+    schema = schemas.get(event.domain_id)
+    if invocation is None or schema is None:
+        return document
+    from lorebase.operation_events import revealed
+
+    return revealed(document, schema, invocation, hook.clearances)
+
+
+def _unchanged(delivery: DeliveryRow, due_at: datetime) -> dict[str, Any]:
+    """A claimed delivery given back as it was (not started before pass_timeout_s): due again."""
+    return {
+        "status": "pending",
+        "attempts": delivery.attempts,
+        "next_attempt_at": due_at,
+        "last_error": delivery.last_error,
+        "last_status": delivery.last_status,
+        "finished_at": None,
+    }
 
 
 async def deliver_pending(
@@ -381,28 +517,79 @@ async def deliver_pending(
     result = PassResult()
     result.queued = await fan_out(db)
     result.resealed = await reseal(db, sealer, batch=settings.batch)
-    due = await db.read(
-        "webhook_due",
-        lambda txn: txn.due_deliveries(now or utc_now(), limit=max(settings.concurrency, 1) * 50),
-    )
+    at = now or utc_now()
     started = time.monotonic()
     gate = asyncio.Semaphore(max(settings.concurrency, 1))
+    limit = max(settings.concurrency, 1) * 50
 
-    async def one(delivery: DeliveryRow) -> str:
+    def clock() -> datetime:
+        """The pass's time (`now`, default the wall clock) plus what the pass has taken so far: the
+        next attempt is scheduled from when this one ended."""
+        return at + timedelta(seconds=time.monotonic() - started)
+
+    # A claim lasts past the last moment an attempt of this pass can end (none starts after
+    # pass_timeout_s); webhooks.timeout_s is not known here, so a generous margin stands in for it.
+    lease = timedelta(seconds=settings.pass_timeout_s + 600)
+
+    schemas: dict[int, Any] = {}  # DomainSchema by domain id, parsed once per pass
+
+    async def one(
+        delivery: DeliveryRow,
+        hook: WebhookRow | None,
+        event: OutboxEvent | None,
+        claimed_at: datetime,
+        cleared: dict[str, dict[str, Any]],
+    ) -> tuple[str, dict[str, Any]]:
         async with gate:
             if time.monotonic() - started > settings.pass_timeout_s:
-                return "left"  # for the next pass; no attempt counted
-            return await _attempt(db, sender, sealer, settings, delivery)
+                return "left", _unchanged(delivery, claimed_at)  # no attempt counted
+            if hook is None or event is None:  # deleted since the claim
+                gone = SendResult(None, "the webhook or its event is gone")
+                return "gone", _recorded(
+                    dataclasses.replace(settings, max_attempts=0), delivery, gone, clock()
+                )[1]
+            document = _document(hook, event, cleared, schemas)
+            sent = await _send(sender, sealer, hook, event, delivery, document)
+            return _recorded(settings, delivery, sent, clock())
 
-    for outcome in await asyncio.gather(*(one(d) for d in due)):
-        if outcome == "delivered":
-            result.delivered += 1
-        elif outcome == "failed":
-            result.failed += 1
-        elif outcome == "dead":
-            result.dead += 1
-        elif outcome == "left":
-            result.left += 1
+    async def run_page() -> int:
+        """Claim, send and record one page; how many deliveries it held."""
+        claimed_at = clock()
+        page = await db.run_interaction(
+            "webhook_claim", lambda txn: txn.claim_due(claimed_at, claimed_at + lease, limit=limit)
+        )
+        if not page:
+            return 0
+
+        async def load(txn: Txn) -> tuple[dict[str, WebhookRow], dict[int, OutboxEvent]]:
+            return (
+                await txn.webhooks_by_id([d.webhook_id for d in page]),
+                await txn.events_by_sequence([d.sequence for d in page]),
+            )
+
+        hooks, events = await db.read("webhook_delivery_load", load)
+        cleared = await _cleared_inputs(db, page, hooks, events, schemas)
+        outcomes = await asyncio.gather(
+            *(one(d, hooks.get(d.webhook_id), events.get(d.sequence), claimed_at, cleared) for d in page)
+        )
+        rows = [{"b_id": d.id, **values} for d, (_, values) in zip(page, outcomes, strict=True)]
+        await db.run_interaction("webhook_delivery_record", lambda txn: txn.record_attempts(rows))
+        for outcome, _ in outcomes:
+            if outcome == "delivered":
+                result.delivered += 1
+            elif outcome == "failed":
+                result.failed += 1
+            elif outcome == "dead":
+                result.dead += 1
+            elif outcome == "left":
+                result.left += 1
+        return len(page)
+
+    # Pages of due deliveries until one is not full or the pass is out of time: a backlog drains
+    # in one pass rather than one page per scribe.webhooks.interval_s.
+    while await run_page() == limit:
+        if result.left or time.monotonic() - started > settings.pass_timeout_s:
+            break
     return result
 
 

@@ -50,7 +50,7 @@ async def running_feed(
     await ensure_stream(js, stream, prefix)
     hub = Hub()
     await hub.start(js, stream=stream, prefix=prefix)
-    the_relay = Relay(stack.rt.db, js, prefix=prefix, interval_s=0.05)
+    the_relay = Relay(stack.rt.db, js, prefix=prefix, interval_s=0.05, stream=stream)
     keeper = KeeperClient(stack.keeper_address)
     loaded = load_settings({"LOREBASE_DATABASE_URL": stack.database_url, **FEED_SETTINGS, **(settings or {})})
     servicer = FeedServicer(

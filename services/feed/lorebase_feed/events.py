@@ -101,10 +101,10 @@ async def event_stream(
     # Without Last-Event-ID the stream starts after what is final or published now: the next commit.
     cursor = max(opened_at, fence(), seen) if last_event_id is None else last_event_id
 
-    def item(event: dict[str, Any]) -> Item | None:
+    def item(event: dict[str, Any], data: bytes | None = None) -> Item | None:
         if event.get("type") != REVISION_COMMITTED or not matches(event, kinds):
             return None
-        return Item(int(event["sequence"]), orjson.dumps(event))
+        return Item(int(event["sequence"]), orjson.dumps(event) if data is None else data)
 
     async def catch_up(upto: int) -> list[Item]:
         """Events after `cursor` up to a final position, from PostgreSQL (at most one page)."""
@@ -141,17 +141,21 @@ async def event_stream(
             wait = (
                 min(deadline, next_check, last_sent + limits.heartbeat_s, now + limits.poll_interval_s) - now
             )
+            live: tuple[dict[str, Any], bytes] | None
             try:
-                event: dict[str, Any] | None = await asyncio.wait_for(
-                    subscriber.queue.get(), timeout=max(wait, 0)
-                )
-            except TimeoutError:
-                event = None
-            if event is not None:
+                live = subscriber.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                try:
+                    async with asyncio.timeout(max(wait, 0)):  # no task per wait, unlike wait_for
+                        live = await subscriber.queue.get()
+                except TimeoutError:
+                    live = None
+            if live is not None:
+                event, data = live
                 sequence = int(event.get("sequence", 0))
                 if sequence > cursor:
                     cursor = sequence
-                    found = item(event)
+                    found = item(event, data)
                     if found is not None:
                         yield found
                         last_sent = clock()

@@ -4,6 +4,11 @@ The relay publishes in sequence order up to the outbox fence, so the hub receive
 stream in sequence order. Each open stream has a bounded queue; a stream whose client stops reading
 fills it, is marked `lagged` and gets nothing more until it catches up from PostgreSQL, so a slow
 client never grows the feed's memory without bound.
+
+The subscription is an ordered consumer with idle heartbeats every `idle_heartbeat_s` (1 s). When
+two heartbeats are missed (NATS restarted, the consumer lost), the client recreates the consumer
+from the stream sequence after the last one it received, so the hub resumes where it stopped
+within a few seconds of NATS coming back, with no gap.
 """
 
 from __future__ import annotations
@@ -25,16 +30,19 @@ logger = logging.getLogger("lorebase.feed.hub")
 class Subscriber:
     domain: str
     branch: str
-    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+    # (event, its JSON as published): the bytes go out as they are, not serialized per stream.
+    queue: asyncio.Queue[tuple[dict[str, Any], bytes]] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=256)
+    )
     lagged: bool = False
     # Set on every event of the stream (any branch): a wake-up for streams waiting on PostgreSQL.
     woken: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def offer(self, event: dict[str, Any]) -> None:
+    def offer(self, event: dict[str, Any], data: bytes) -> None:
         if self.lagged:
             return
         try:
-            self.queue.put_nowait(event)
+            self.queue.put_nowait((event, data))
         except asyncio.QueueFull:
             self.lagged = True
             while not self.queue.empty():
@@ -47,7 +55,8 @@ class Subscriber:
 
 
 class Hub:
-    def __init__(self) -> None:
+    def __init__(self, *, idle_heartbeat_s: float = 1.0) -> None:
+        self.idle_heartbeat_s = idle_heartbeat_s
         self.last = 0  # the highest sequence received from the stream
         self._subscribers: dict[tuple[str, str], set[Subscriber]] = {}
         self._subscription: Any = None
@@ -57,6 +66,7 @@ class Hub:
             f"{prefix}.>",
             stream=stream,
             ordered_consumer=True,
+            idle_heartbeat=self.idle_heartbeat_s,
             deliver_policy=DeliverPolicy.NEW,
             cb=self._on_message,
         )
@@ -74,12 +84,15 @@ class Hub:
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             logger.warning("ignoring a message without an event document on %s", msg.subject)
             return
-        self.publish(event, sequence)
+        self.publish(event, sequence, bytes(msg.data))
 
-    def publish(self, event: dict[str, Any], sequence: int) -> None:
+    def publish(self, event: dict[str, Any], sequence: int, data: bytes | None = None) -> None:
         self.last = max(self.last, sequence)
-        for subscriber in self._subscribers.get((str(event.get("domain")), str(event.get("branch"))), ()):
-            subscriber.offer(event)
+        subscribers = self._subscribers.get((str(event.get("domain")), str(event.get("branch"))), ())
+        if subscribers:
+            raw = orjson.dumps(event) if data is None else data
+            for subscriber in subscribers:
+                subscriber.offer(event, raw)
 
     def subscribe(self, domain: str, branch: str) -> tuple[Subscriber, int]:
         """A new subscriber and the last sequence received before it: later events reach its queue."""

@@ -4,22 +4,29 @@ Each unpublished event is published with `Nats-Msg-Id: evt_<sequence>` and then 
 A crash between the two republishes it on the next pass and JetStream's duplicate window drops the
 copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
 fence (lorebase_store.fence), so the stream holds the events in sequence order and a reader of the
-stream never sees a sequence before a lower one that can still commit. Subjects: docs/feed.md.
+stream never sees a sequence before a lower one that can still commit. One relay publishes at a
+time across feed replicas (a PostgreSQL advisory lock held for each pass), and a commit wakes it
+through NOTIFY. Subjects, replicas and failures: docs/feed.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
+from typing import Any
 
 import orjson
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
+from sqlalchemy import text
 
 from lorebase.ids import utc_now
 from lorebase_store import Database, OutboxEvent, Txn
+from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.fence import Fence
 
 logger = logging.getLogger("lorebase.feed.relay")
@@ -54,56 +61,186 @@ async def ensure_stream(js: JetStreamContext, name: str, prefix: str) -> None:
         await js.update_stream(config)
 
 
+# pg_advisory_xact_lock key of the relay: "lorebase" + "relay" folded into a bigint. Only the relay
+# that holds it publishes, so with several feed replicas the stream still holds the events in
+# sequence order; the others stand by and take over on their next pass when the holder stops.
+RELAY_LOCK = 0x6C6F7265_72656C61
+
+
 class Relay:
     def __init__(
-        self, db: Database, js: JetStreamContext, *, prefix: str, batch: int = 500, interval_s: float = 0.2
+        self,
+        db: Database,
+        js: JetStreamContext,
+        *,
+        prefix: str,
+        batch: int = 500,
+        interval_s: float = 0.2,
+        lock_key: int = RELAY_LOCK,
+        stream: str | None = None,
     ) -> None:
         self.db = db
         self.js = js
         self.prefix = prefix
         self.batch = batch
         self.interval_s = interval_s
+        self.lock_key = lock_key
+        self.stream = stream
         self.published = 0
+        self.leading = False  # held the relay lock on the last pass
+        self.resumed = False  # resumed from the stream's last message since taking the lock
         self.fence = Fence()
+        self.fence_moved_at = 0.0
+        self.wake = asyncio.Event()  # set by a commit's notification (OUTBOX_CHANNEL)
+        self.listening = False
 
     async def publish_pending(self) -> int:
         """One pass: publish what is committed and unpublished up to the fence, in sequence order
-        (so the stream holds events in sequence order); returns how many."""
+        (so the stream holds events in sequence order); returns how many.
+
+        The pass runs inside a transaction holding the relay's advisory lock (transaction-scoped:
+        a relay that dies or loses its connection releases it). A relay that does not get the lock
+        publishes nothing; it still moves its fence, which its event streams read."""
+        self.wake.clear()  # a commit notified from now on runs another pass
         upto = await self.fence.advance(self.db)
-        events: list[OutboxEvent] = await self.db.read(
-            "outbox_unpublished", lambda txn: txn.unpublished(limit=self.batch, upto=upto)
-        )
-        if not events:
-            return 0
-        done: list[int] = []
-        for event in events:
-            document = event.document()
-            await self.js.publish(
-                subject_for(self.prefix, str(event.event.get("domain", "")), event.branch),
-                orjson.dumps(document),
-                headers={"Nats-Msg-Id": message_id(event.sequence), "Lorebase-Event": event.type},
+        self.fence_moved_at = time.monotonic()
+        async with self.db.engine.connect() as conn:
+            await conn.begin()
+            self.leading = bool(
+                await conn.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": self.lock_key})
             )
-            done.append(event.sequence)
-
-        async def mark(txn: Txn) -> None:
-            await txn.mark_published(done, utc_now())
-
-        await self.db.run_interaction("outbox_mark_published", mark)
+            if not self.leading:
+                self.resumed = False  # on taking the lock, first resume from the stream
+                await conn.rollback()
+                return 0
+            txn = Txn(conn)
+            if not self.resumed:
+                self.resumed = await self.resume(txn, upto)
+            events = await txn.unpublished(limit=self.batch, upto=upto)
+            done: list[int] = []
+            for event in events:
+                await self.publish(event)
+                done.append(event.sequence)
+            await self.mark(txn, done)
+            await conn.commit()
         self.published += len(done)
         return len(done)
 
+    async def resume(self, txn: Txn, upto: int) -> bool:
+        """Mark published what the stream already holds: every sequence up to the stream's last
+        `evt_<n>` (the relay publishes in sequence order up to its fence, so all of them are on the
+        stream), then publish from there. A relay that died after JetStream's acknowledgement and
+        before marking therefore republishes nothing, even after the duplicate window. Needs
+        `stream`. False: not yet (the fence is below the stream's last sequence; try again next
+        pass)."""
+        if self.stream is None:
+            return True
+        try:
+            state = (await self.js.stream_info(self.stream)).state
+            if not state.messages:
+                return True
+            last = await self.js.get_msg(self.stream, state.last_seq)
+        except Exception:  # no stream, or its last message is gone: publish as usual
+            logger.warning("could not read the last message of stream %s; not resuming from it", self.stream)
+            return True
+        msg_id = (last.headers or {}).get("Nats-Msg-Id", "")
+        if not msg_id.startswith("evt_") or not msg_id[4:].isdigit():
+            return True
+        through = int(msg_id[4:])
+        if through > upto:
+            return False
+        result = await txn.conn.execute(
+            text("UPDATE outbox SET published_at = :at WHERE published_at IS NULL AND sequence <= :through"),
+            {"at": utc_now(), "through": through},
+        )
+        marked = int(getattr(result, "rowcount", 0) or 0)
+        if marked:
+            logger.info("resumed after evt_%d: %d events were on the stream already", through, marked)
+        return True
+
+    async def publish(self, event: OutboxEvent) -> None:
+        """Publish one event and wait for JetStream's acknowledgement."""
+        await self.js.publish(
+            subject_for(self.prefix, str(event.event.get("domain", "")), event.branch),
+            orjson.dumps(event.document()),
+            headers={"Nats-Msg-Id": message_id(event.sequence), "Lorebase-Event": event.type},
+        )
+
+    async def mark(self, txn: Txn, sequences: list[int]) -> None:
+        """Mark acknowledged events published (committed with the pass, under the lock)."""
+        await txn.mark_published(sequences, utc_now())
+
     async def run(self, stop: asyncio.Event) -> None:
+        """Passes until `stop`: one right after each commit (PostgreSQL notifies OUTBOX_CHANNEL on
+        commit), and every `interval_s` in any case. Beside them, the fence keeps moving every
+        `interval_s` even while a pass waits on NATS (down or slow), so event streams still read
+        new commits from PostgreSQL."""
+        helpers = [
+            asyncio.create_task(self._move_fence(stop)),
+            asyncio.create_task(self._listen(stop)),
+        ]
+        try:
+            await self._passes(stop)
+        finally:
+            for helper in helpers:
+                helper.cancel()
+            for helper in helpers:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await helper
+
+    async def _move_fence(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
+            await asyncio.sleep(self.interval_s)
+            if time.monotonic() - self.fence_moved_at >= self.interval_s:
+                try:
+                    await self.fence.advance(self.db)
+                except Exception:
+                    logger.exception("moving the outbox fence failed; retrying")
+                self.fence_moved_at = time.monotonic()
+
+    async def _listen(self, stop: asyncio.Event) -> None:
+        """LISTEN on a connection of its own; connect again when it is lost (the passes go on at
+        `interval_s` meanwhile)."""
+
+        def notified(*_: object) -> None:
+            self.wake.set()
+
+        while not stop.is_set():
+            try:
+                async with self.db.engine.connect() as conn:
+                    raw = await conn.get_raw_connection()
+                    driver: Any = raw.driver_connection
+                    await driver.add_listener(OUTBOX_CHANNEL, notified)
+                    self.listening = True
+                    self.wake.set()  # commits while not listening
+                    try:
+                        while not stop.is_set() and not driver.is_closed():
+                            with contextlib.suppress(TimeoutError):
+                                await asyncio.wait_for(stop.wait(), timeout=1)
+                    finally:
+                        self.listening = False
+                        if not driver.is_closed():
+                            await driver.remove_listener(OUTBOX_CHANNEL, notified)
+            except Exception:
+                logger.exception("listening for outbox commits failed; polling until it is back")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=1)
+
+    async def _passes(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            failed = False
             try:
                 count = await self.publish_pending()
             except Exception:
                 logger.exception("outbox relay pass failed; retrying")
-                count = 0
-            if count < self.batch:
-                try:
-                    await asyncio.wait_for(stop.wait(), timeout=self.interval_s)
-                except TimeoutError:
-                    pass
+                count, failed = 0, True
+            if count < self.batch and (failed or not self.wake.is_set()):
+                waits = [asyncio.create_task(stop.wait())]
+                if not failed:  # after a failure, wait interval_s whatever commits
+                    waits.append(asyncio.create_task(self.wake.wait()))
+                await asyncio.wait(waits, timeout=self.interval_s, return_when=asyncio.FIRST_COMPLETED)
+                for waiting in waits:
+                    waiting.cancel()
 
 
 async def connect_nats(url: str) -> NATS:
@@ -112,4 +249,4 @@ async def connect_nats(url: str) -> NATS:
     return client
 
 
-__all__ = ["Relay", "connect_nats", "ensure_stream", "message_id", "subject_for"]
+__all__ = ["RELAY_LOCK", "Relay", "connect_nats", "ensure_stream", "message_id", "subject_for"]

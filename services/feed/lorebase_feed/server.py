@@ -67,7 +67,7 @@ async def run(settings: Settings) -> int:
     js = nc.jetstream()
     stream, prefix = str(settings.get("nats.stream")), str(settings.get("nats.subject_prefix"))
     await ensure_stream(js, stream, prefix)
-    relay = Relay(db, js, prefix=prefix)
+    relay = Relay(db, js, prefix=prefix, stream=stream)
     hub = Hub()
     await hub.start(js, stream=stream, prefix=prefix)
     keeper = KeeperClient(

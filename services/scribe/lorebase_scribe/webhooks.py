@@ -4,7 +4,8 @@ Every attempt resolves the host once and checks every address (unless
 webhooks.allow_private_targets). It then connects only to those checked addresses, and keeps the
 host name in the Host header and as the TLS server name. A DNS answer that changes after the check
 therefore cannot steer the request to an internal service. Redirects are never followed, the
-response body is never read, and the whole attempt (lookup included) is cut off after
+response body is never kept or parsed (up to 64 KiB is drained so that the connection can be
+reused), and the whole attempt (lookup included) is cut off after
 webhooks.timeout_s. A connection to one address is cut off after webhooks.connect_timeout_s. Give
 the sender an httpx.AsyncClient built with trust_env=False, so no proxy from the environment sits
 in between.
@@ -13,6 +14,7 @@ in between.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
@@ -63,13 +65,34 @@ def refusal(address: Address) -> str | None:
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
-    """The addresses of a host, as the system resolves them (numeric forms like 2130706433 too)."""
+    """The addresses of a host, as the system resolves them (numeric forms like 2130706433 too).
+
+    An address literal is its own answer (no trip to the resolver's thread); it is checked all
+    the same."""
+    try:
+        return [str(ipaddress.ip_address(host))]
+    except ValueError:
+        pass
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 class TargetRefused(Exception):
     pass
+
+
+DRAIN_BYTES = 65536
+DRAIN_S = 1.0
+
+
+async def _drain(response: httpx.Response) -> None:
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(DRAIN_S):
+            read = 0
+            async for chunk in response.aiter_raw():
+                read += len(chunk)
+                if read > DRAIN_BYTES:
+                    return
 
 
 class HttpxSender:
@@ -140,7 +163,10 @@ class HttpxSender:
                     follow_redirects=False,
                     extensions={"sni_hostname": host},
                 ) as response:
-                    # The body is never read: the status is the answer.
+                    # The status is the answer. The body is neither kept nor parsed: up to
+                    # DRAIN_BYTES of it are drained for at most DRAIN_S, so that the connection can
+                    # carry the next delivery; a longer or slower one closes the connection.
+                    await _drain(response)
                     if 200 <= response.status_code < 300:
                         return SendResult(response.status_code)
                     return SendResult(response.status_code, f"answered {response.status_code}")

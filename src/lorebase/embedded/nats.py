@@ -46,6 +46,8 @@ class EmbeddedNats:
     """A `nats-server -js` with its JetStream store in `<data_dir>/nats`, on a free port of 127.0.0.1.
 
     The log is `<data_dir>/nats.log`; `stop()` sends SIGTERM and waits (SIGKILL after a timeout).
+    `start()` after `stop()` starts it again on the same port with the same store, so clients
+    reconnect to the same URL and find their streams (the outage tests do this).
     Usable as a context manager (`with ... as nats: nats.url`).
     """
 
@@ -88,8 +90,10 @@ class EmbeddedNats:
             return self.url
         binary = nats_server_binary()
         self.store_dir.mkdir(parents=True, exist_ok=True)
+        restarting = self.port is not None
         for attempt in range(3):
-            self.port = free_port()
+            if not restarting:  # a restart keeps its port: clients reconnect to the same URL
+                self.port = free_port()
             command = [
                 str(binary),
                 "-js",
