@@ -29,7 +29,7 @@ from lorebase_keeper.changes import Change, diff_change, link_key
 from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.snapshots import branch_chain
-from lorebase_store import BranchChain, BranchRow, CommitRows, ConflictRow, HistoryRow, Txn
+from lorebase_store import BranchChain, BranchRow, CommitRows, HistoryRow, Txn
 
 Ref = tuple[str, str, str]  # (entity, Kind or Relation, key)
 
@@ -669,31 +669,10 @@ async def _unique_values(
     return found
 
 
-def conflict_document(row: ConflictRow, domain: str, proposal: str) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "code": row.code,
-        "entity": row.entity,
-        "ref": f"{row.name}/{row.key}",
-        "kind" if row.entity == "record" else "relation": row.name,
-        "key": row.key,
-        "attribute": row.attribute,
-        "base": row.details.get("base"),
-        "ours": row.details.get("ours"),
-        "theirs": row.details.get("theirs"),
-        "status": row.status,
-        "resolution": row.resolution,
-        "resolved_by": row.resolved_by,
-        "resolved_at": iso(row.resolved_at) if row.resolved_at else None,
-        "href": f"/api/v1/domains/{domain}/proposals/{proposal}/conflicts/{row.id}/resolve",
-    }
-
-
 __all__ = [
     "Found",
     "MergeRequest",
     "MergeResult",
-    "conflict_document",
     "lock_pair",
     "merge",
     "touched_kinds",

@@ -13,17 +13,15 @@ from typing import Any
 
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
-from lorebase.schema import validate_values
 from lorebase_keeper.auth import Access
 from lorebase_keeper.branches import remove_branch
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.merges import MergeRequest, MergeResult, conflict_document, merge, touched_kinds
+from lorebase_keeper.merges import MergeRequest, MergeResult, merge, touched_kinds
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import AttemptRow, BranchRow, ConflictRow, ProposalRow, Txn
+from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
 
 CREATE_MEMBERS = {"source", "target", "title", "description"}
 DECISIONS = ("approve", "request_changes")
-CHOICES = ("ours", "theirs", "value")
 MAX_TITLE = 200
 MAX_DESCRIPTION = 20000
 
@@ -192,7 +190,7 @@ def _visible(access: Access, domain: Domain, proposal: ProposalRow) -> bool:
     return all(kind in readable for kind in proposal.kinds if kind in domain.schema.kinds)
 
 
-async def _proposal(
+async def find_proposal(
     txn: Txn, access: Access, domain: Domain, proposal_id: str, *, lock: bool = False
 ) -> ProposalRow:
     row = await txn.get_proposal(domain.id, proposal_id, for_update=lock)
@@ -201,7 +199,7 @@ async def _proposal(
     return row
 
 
-def _open(proposal: ProposalRow, what: str) -> None:
+def require_open(proposal: ProposalRow, what: str) -> None:
     if proposal.status != "open":
         raise Problem(
             409,
@@ -373,7 +371,7 @@ async def list_proposals(
 
 async def get_proposal(rt: Runtime, access: Access, domain: Domain, proposal_id: str) -> dict[str, Any]:
     async def read(txn: Txn) -> dict[str, Any]:
-        return await proposal_document(txn, domain, await _proposal(txn, access, domain, proposal_id))
+        return await proposal_document(txn, domain, await find_proposal(txn, access, domain, proposal_id))
 
     return await rt.db.read("get_proposal", read)
 
@@ -394,9 +392,9 @@ async def review_proposal(
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
-        proposal = await _proposal(txn, access, domain, proposal_id, lock=True)
+        proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
         access.require("proposal.review", proposal.target_ref)
-        _open(proposal, "be reviewed")
+        require_open(proposal, "be reviewed")
         if decision == "approve" and proposal.author == access.principal.id:
             raise Problem(
                 403, "own-proposal", "an author cannot approve their own Proposal; ask another reviewer"
@@ -511,9 +509,9 @@ async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
-        proposal = await _proposal(txn, access, domain, proposal_id, lock=True)
+        proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
         access.require("proposal.merge", proposal.target_ref)
-        _open(proposal, "merge")
+        require_open(proposal, "merge")
         outcome = await attempt_merge(txn, domain, proposal, by=access.principal.id, perform=True, at=at)
         if outcome.blockers and outcome.result.result != "conflicts":
             raise Problem(
@@ -537,10 +535,10 @@ async def close_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
-        proposal = await _proposal(txn, access, domain, proposal_id, lock=True)
+        proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
         if proposal.author != access.principal.id:
             access.require("proposal.merge", proposal.target_ref)
-        _open(proposal, "be closed")
+        require_open(proposal, "be closed")
         await txn.update_proposal(
             proposal.id, status="closed", closed_by=access.principal.id, closed_at=at, updated_at=at
         )
@@ -557,117 +555,17 @@ async def close_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
     return await rt.db.run_interaction("close_proposal", txn_fn)
 
 
-async def list_conflicts(rt: Runtime, access: Access, domain: Domain, proposal_id: str) -> dict[str, Any]:
-    async def read(txn: Txn) -> dict[str, Any]:
-        proposal = await _proposal(txn, access, domain, proposal_id)
-        rows = await txn.conflicts_of(proposal.id)
-        return {
-            "proposal": proposal.id,
-            "status": proposal.status,
-            "conflicts": [conflict_document(c, domain.name, proposal.id) for c in rows],
-        }
-
-    return await rt.db.read("list_conflicts", read)
-
-
-def _resolution(domain: Domain, conflict: ConflictRow, body: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(body) - {"resolution", "value"})
-    choice = body.get("resolution")
-    if unknown or choice not in CHOICES:
-        raise Problem(
-            422,
-            "validation-failed",
-            'a resolution is {"resolution": "ours" | "theirs" | "value", "value": ...}',
-            issues=[{"path": "resolution", "rule": "enum", "message": "ours, theirs or value"}],
-        )
-    if choice != "value":
-        if "value" in body:
-            raise Problem(422, "validation-failed", "value goes with resolution value only")
-        if choice == "theirs" and conflict.code == "unique_taken":
-            raise Problem(
-                422,
-                "validation-failed",
-                f"{conflict.name}.{conflict.attribute} is unique and {conflict.details.get('ours')} hold "
-                f"{conflict.details.get('theirs')!r} on the target; resolve with ours or another value",
-            )
-        return {"choice": choice}
-    if conflict.attribute is None:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"a {conflict.code} Conflict is about a whole {conflict.entity}; resolve it with ours or theirs",
-        )
-    attributes = (
-        domain.schema.kinds[conflict.name].attributes
-        if conflict.entity == "record" and conflict.name in domain.schema.kinds
-        else domain.schema.relations[conflict.name].attributes
-        if conflict.name in domain.schema.relations
-        else {}
-    )
-    values, issues = validate_values(
-        attributes, {conflict.attribute: body.get("value")}, path="value", partial=True
-    )
-    if issues:
-        raise Problem(
-            422,
-            "validation-failed",
-            issues[0].message,
-            issues=[{"path": "value", "rule": i.rule, "message": i.message} for i in issues],
-        )
-    return {"choice": "value", "value": values.get(conflict.attribute)}
-
-
-async def resolve_conflict(
-    rt: Runtime, access: Access, domain: Domain, proposal_id: str, conflict_id: str, body: dict[str, Any]
-) -> dict[str, Any]:
-    at = utc_now()
-
-    async def txn_fn(txn: Txn) -> dict[str, Any]:
-        proposal = await _proposal(txn, access, domain, proposal_id, lock=True)
-        if proposal.author != access.principal.id:
-            access.require("proposal.merge", proposal.target_ref)
-        else:
-            access.require("proposal.create", proposal.source_ref)
-        _open(proposal, "have its Conflicts resolved")
-        conflict = await txn.get_conflict(proposal.id, conflict_id, for_update=True)
-        if conflict is None:
-            raise Problem(404, "not-found", f"unknown Conflict {conflict_id!r} of Proposal {proposal.id}")
-        if conflict.status != "open":
-            raise Problem(
-                409,
-                "conflict-resolved",
-                f"Conflict {conflict.id} is resolved already",
-                resolution=conflict.resolution,
-            )
-        resolution = _resolution(domain, conflict, body)
-        await txn.resolve_conflict(conflict.id, resolution, access.principal.id, at)
-        await txn.update_proposal(proposal.id, updated_at=at)
-        await txn.audit(
-            access.principal.id,
-            "proposal.update",
-            at,
-            domain=domain.name,
-            target=proposal.id,
-            details={"conflict": conflict.id, "resolution": resolution["choice"]},
-        )
-        resolved = await txn.get_conflict(proposal.id, conflict.id)
-        assert resolved is not None
-        return conflict_document(resolved, domain.name, proposal.id)
-
-    return await rt.db.run_interaction("resolve_conflict", txn_fn)
-
-
 __all__ = [
+    "find_proposal",
+    "require_open",
     "Approval",
     "attempt_merge",
     "close_proposal",
     "create_proposal",
     "get_proposal",
-    "list_conflicts",
     "list_proposals",
     "merge_proposal",
     "open_proposal",
     "proposal_document",
-    "resolve_conflict",
     "review_proposal",
 ]

@@ -25,6 +25,7 @@ from lorebase_keeper import (
     imports,
     neighborhood,
     operations,
+    proposal_conflicts,
     proposals,
     query,
     records,
@@ -384,14 +385,16 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
     @rpc
     async def ListConflicts(self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        return reply(await proposals.list_conflicts(self.rt, access, domain, request.proposal), revision="")
+        return reply(
+            await proposal_conflicts.list_conflicts(self.rt, access, domain, request.proposal), revision=""
+        )
 
     @rpc
     async def ResolveConflict(
         self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await proposals.resolve_conflict(
+        document = await proposal_conflicts.resolve_conflict(
             self.rt, access, domain, request.proposal, request.conflict, _json(request.body)
         )
         return reply(document, revision="")
