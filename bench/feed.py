@@ -207,7 +207,7 @@ class Receiver:
                     self.deliveries.add(delivery)
                 writer.write(b"HTTP/1.1 204 No Content\r\n\r\n")
                 await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):  # closed at the end
             pass
         finally:
             writer.close()

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from lorebase import event_loop
 from lorebase.metrics import MetricsListener, Refresh, RpcMetricsInterceptor
 
 logger = logging.getLogger("lorebase.serve")
@@ -67,6 +68,7 @@ async def serve(
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set(f"lorebase.v1.{name.capitalize()}", health_pb2.HealthCheckResponse.SERVING)
+    event_loop.settled()
     logger.info("%s listening on %s%s", name, listen, f", metrics on {metrics_listen}" if metrics else "")
     if stop is None:
         stop = asyncio.Event()

@@ -19,7 +19,15 @@ from lorebase.v1 import feed_pb2_grpc
 from lorebase.webhook_secrets import Sealer, SecretKeyError
 from lorebase_feed.access import authorize, parse_kinds
 from lorebase_feed.changes import ChangesLimits, changes
-from lorebase_feed.events import StreamLimits, event_stream, parse_last_event_id
+from lorebase_feed.events import (
+    EVENT,
+    HEARTBEAT,
+    READY,
+    StreamLimits,
+    control_stream,
+    event_stream,
+    parse_last_event_id,
+)
 from lorebase_feed.hub import Hub
 from lorebase_feed.webhooks import Registry, Webhooks
 from lorebase_store import Database
@@ -164,22 +172,41 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             )
 
         opened_at = await self.fence.advance(self.db) if last_event_id is None else 0
-        yield pb.StreamItem(ready=True)
-        async for item in event_stream(
-            self.db,
-            self.hub,
-            lambda: self.fence.safe,
-            access,
-            kinds=kinds,
-            last_event_id=last_event_id,
-            opened_at=opened_at,
-            limits=self.stream_limits,
-            reauthorize=reauthorize,
-        ):
-            if item.heartbeat:
-                yield pb.StreamItem(heartbeat=True)
-            else:
+        items = (
+            control_stream(
+                self.db,
+                self.hub,
+                lambda: self.fence.safe,
+                access,
+                kinds=kinds,
+                last_event_id=last_event_id,
+                opened_at=opened_at,
+                until=request.until,
+                limits=self.stream_limits,
+                reauthorize=reauthorize,
+            )
+            if request.control
+            else event_stream(
+                self.db,
+                self.hub,
+                lambda: self.fence.safe,
+                access,
+                kinds=kinds,
+                last_event_id=last_event_id,
+                opened_at=opened_at,
+                limits=self.stream_limits,
+                reauthorize=reauthorize,
+            )
+        )
+        async for item in items:
+            if item.kind == EVENT:
                 yield pb.StreamItem(sequence=item.sequence, event="revision", data=item.data)
+            elif item.kind == HEARTBEAT:
+                yield pb.StreamItem(heartbeat=True)
+            elif item.kind == READY:
+                yield pb.StreamItem(ready=True, sequence=item.sequence)
+            else:
+                yield pb.StreamItem(caught_up=True, sequence=item.sequence)
 
 
 __all__ = ["FeedServicer", "changes_limits", "stream_limits"]

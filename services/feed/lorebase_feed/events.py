@@ -39,16 +39,48 @@ class StreamLimits:
     poll_interval_s: float = 1  # agents.feed.poll_interval_s
 
 
+# The kinds of Item.
+READY = "ready"
+EVENT = "event"
+HEARTBEAT = "heartbeat"
+CAUGHT_UP = "caught_up"
+
+
 @dataclass(frozen=True)
 class Item:
-    """A `revision` event (sequence and JSON document) or, with sequence 0, a heartbeat."""
+    """One item of a stream: first READY (`sequence`: the position the stream starts after), then
+    EVENTs (sequence and JSON document) and HEARTBEATs, or for a control stream CAUGHT_UP."""
 
-    sequence: int
+    kind: str
+    sequence: int = 0
     data: bytes = b""
 
-    @property
-    def heartbeat(self) -> bool:
-        return self.sequence == 0
+
+class _Lifetime:
+    """When a stream ends: after max_connection_s, or when re-authorization fails."""
+
+    def __init__(self, limits: StreamLimits, reauthorize: Callable[[], Awaitable[Any]]) -> None:
+        self.limits = limits
+        self._reauthorize = reauthorize
+        started = time.monotonic()
+        self.deadline = started + limits.max_connection_s
+        self.next_check = started + limits.reauthorize_interval_s
+
+    async def alive(self) -> bool:
+        """Whether the stream goes on: re-authorizes the caller when that is due."""
+        now = time.monotonic()
+        if now >= self.deadline:
+            return False
+        if now >= self.next_check:
+            try:
+                await self._reauthorize()
+            except Problem:
+                return False  # the reconnection answers 401 or 403
+            self.next_check = time.monotonic() + self.limits.reauthorize_interval_s
+        return True
+
+    def wake_at(self) -> float:
+        return min(self.deadline, self.next_check)
 
 
 def parse_last_event_id(value: str) -> int | None:
@@ -76,6 +108,24 @@ async def _page(txn: Txn, access: FeedAccess, after: int, upto: int) -> list[Out
     )
 
 
+def _item(event: dict[str, Any], kinds: frozenset[str], data: bytes | None = None) -> Item | None:
+    if event.get("type") != REVISION_COMMITTED or not matches(event, kinds):
+        return None
+    return Item(EVENT, int(event["sequence"]), orjson.dumps(event) if data is None else data)
+
+
+async def _events_from_postgres(
+    db: Database, access: FeedAccess, kinds: frozenset[str], after: int, upto: int
+) -> tuple[list[Item], int]:
+    """The stream's events after `after` up to a final position (at most one page), and the
+    position read through."""
+    if upto <= after:
+        return [], after
+    page = await db.read("feed_stream_events", _page, access, after, upto)
+    through = upto if len(page) < _PAGE else page[-1].sequence
+    return [i for i in (_item(e.document(), kinds) for e in page) if i is not None], through
+
+
 async def event_stream(
     db: Database,
     hub: Hub,
@@ -93,54 +143,28 @@ async def event_stream(
     `opened_at` is the fence moved when the stream was asked for: without Last-Event-ID the stream
     starts after it (and after what the hub has received), so with the next commit."""
     clock = time.monotonic
-    started = clock()
-    deadline = started + limits.max_connection_s
-    next_check = started + limits.reauthorize_interval_s
-    last_sent = started
+    lifetime = _Lifetime(limits, reauthorize)
+    last_sent = clock()
     subscriber, seen = hub.subscribe(access.domain, access.branch)
     # Without Last-Event-ID the stream starts after what is final or published now: the next commit.
     cursor = max(opened_at, fence(), seen) if last_event_id is None else last_event_id
-
-    def item(event: dict[str, Any], data: bytes | None = None) -> Item | None:
-        if event.get("type") != REVISION_COMMITTED or not matches(event, kinds):
-            return None
-        return Item(int(event["sequence"]), orjson.dumps(event) if data is None else data)
-
-    async def catch_up(upto: int) -> list[Item]:
-        """Events after `cursor` up to a final position, from PostgreSQL (at most one page)."""
-        nonlocal cursor
-        if upto <= cursor:
-            return []
-        page = await db.read("feed_stream_events", _page, access, cursor, upto)
-        if len(page) < _PAGE:
-            cursor = upto
-        elif page:
-            cursor = page[-1].sequence
-        return [i for i in (item(e.document()) for e in page) if i is not None]
-
     try:
+        yield Item(READY, cursor)
         target = max(fence(), seen)
         while True:
-            now = clock()
-            if now >= deadline:
+            if not await lifetime.alive():
                 return
-            if now >= next_check:
-                try:
-                    await reauthorize()
-                except Problem:
-                    return  # the reconnection answers 401 or 403
-                next_check = clock() + limits.reauthorize_interval_s
             if subscriber.lagged:
                 subscriber.resume()  # no await between these two: events after hub.last are queued
                 target = max(target, hub.last)
             if target > cursor:
-                for caught in await catch_up(target):
-                    yield caught
+                caught, cursor = await _events_from_postgres(db, access, kinds, cursor, target)
+                for missed in caught:
+                    yield missed
                     last_sent = clock()
                 continue
-            wait = (
-                min(deadline, next_check, last_sent + limits.heartbeat_s, now + limits.poll_interval_s) - now
-            )
+            now = clock()
+            wait = min(lifetime.wake_at(), last_sent + limits.heartbeat_s, now + limits.poll_interval_s) - now
             live: tuple[dict[str, Any], bytes] | None
             try:
                 live = subscriber.queue.get_nowait()
@@ -155,17 +179,60 @@ async def event_stream(
                 sequence = int(event.get("sequence", 0))
                 if sequence > cursor:
                     cursor = sequence
-                    found = item(event, data)
+                    found = _item(event, kinds, data)
                     if found is not None:
                         yield found
                         last_sent = clock()
                 continue
             target = max(target, fence())  # quiet: look in PostgreSQL (NATS may be down)
             if target <= cursor and clock() - last_sent >= limits.heartbeat_s:
-                yield Item(0)
+                yield Item(HEARTBEAT)
                 last_sent = clock()
     finally:
         hub.unsubscribe(subscriber)
 
 
-__all__ = ["Item", "StreamLimits", "event_stream", "parse_last_event_id"]
+async def control_stream(
+    db: Database,
+    hub: Hub,
+    fence: Callable[[], int],
+    access: FeedAccess,
+    *,
+    kinds: frozenset[str],
+    last_event_id: int | None,
+    opened_at: int,
+    until: int,
+    limits: StreamLimits,
+    reauthorize: Callable[[], Awaitable[Any]],
+) -> AsyncIterator[Item]:
+    """A control stream: the events after Last-Event-ID up to `until` (from PostgreSQL), CAUGHT_UP,
+    then nothing until max_connection_s or a failed re-authorization ends it.
+
+    A gateway opens one per client and forwards the live events after `until` from the stream of
+    the branch it shares between its clients (docs/feed.md). `until` is a sequence that gateway
+    received from a stream, so every event up to it is final."""
+    lifetime = _Lifetime(limits, reauthorize)
+    cursor = max(opened_at, fence(), hub.last) if last_event_id is None else last_event_id
+    yield Item(READY, cursor)
+    while cursor < until:
+        if not await lifetime.alive():
+            return
+        caught, cursor = await _events_from_postgres(db, access, kinds, cursor, until)
+        for found in caught:
+            yield found
+    yield Item(CAUGHT_UP, cursor)
+    while await lifetime.alive():  # noqa: ASYNC110 (nothing to wait for but the clock)
+        await asyncio.sleep(max(lifetime.wake_at() - time.monotonic(), 0))
+
+
+__all__ = [
+    "CAUGHT_UP",
+    "EVENT",
+    "HEARTBEAT",
+    "READY",
+    "Item",
+    "StreamLimits",
+    "control_stream",
+    "event_stream",
+    "parse_last_event_id",
+]

@@ -29,6 +29,9 @@ from lorebase_store import Database, OutboxEvent, Txn
 from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.fence import Fence
 
+# The first wait before looking again when the fence could not pass a commit yet (doubles each time).
+PENDING_RETRY_S = 0.002
+
 logger = logging.getLogger("lorebase.feed.relay")
 
 
@@ -227,6 +230,7 @@ class Relay:
                     await asyncio.wait_for(stop.wait(), timeout=1)
 
     async def _passes(self, stop: asyncio.Event) -> None:
+        retry = PENDING_RETRY_S
         while not stop.is_set():
             failed = False
             try:
@@ -235,10 +239,17 @@ class Relay:
                 logger.exception("outbox relay pass failed; retrying")
                 count, failed = 0, True
             if count < self.batch and (failed or not self.wake.is_set()):
+                # A commit the fence could not pass yet (a write transaction was still in flight)
+                # sends no second notification: look again soon, backing off up to interval_s.
+                timeout = self.interval_s
+                if self.fence.pending and not failed:
+                    timeout, retry = min(retry, self.interval_s), retry * 2
+                else:
+                    retry = PENDING_RETRY_S
                 waits = [asyncio.create_task(stop.wait())]
                 if not failed:  # after a failure, wait interval_s whatever commits
                     waits.append(asyncio.create_task(self.wake.wait()))
-                await asyncio.wait(waits, timeout=self.interval_s, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 for waiting in waits:
                     waiting.cancel()
 

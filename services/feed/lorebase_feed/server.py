@@ -10,7 +10,7 @@ from datetime import datetime
 
 import grpc
 
-from lorebase import metrics
+from lorebase import event_loop, metrics
 from lorebase.clients import ClientSettings, KeeperClient
 from lorebase.config import Settings
 from lorebase.grpc_serve import serve
@@ -106,7 +106,7 @@ async def run(settings: Settings) -> int:
 def main(settings: Settings) -> int:
     configure_service_logging("feed", settings)
     try:
-        return asyncio.run(run(settings))
+        return event_loop.run(run(settings))
     except KeyboardInterrupt:
         return 0
 

@@ -20,7 +20,6 @@ from starlette.responses import Response
 from lorebase import __version__
 from lorebase.clients import (
     Answer,
-    EventStream,
     FeedClient,
     KeeperClient,
     MemoryJournalClient,
@@ -29,6 +28,7 @@ from lorebase.clients import (
 )
 from lorebase.clients._channel import SESSION
 from lorebase.problems import Problem
+from lorebase_gateway.fanout import Fanout, Follower
 
 PROBLEM_TYPE = "application/problem+json"
 
@@ -57,7 +57,6 @@ class Gateway:
     """The clients and limits the routes share."""
 
     keeper: KeeperClient
-    feed: FeedClient
     scribe: ScribeClient
 
     memory: MemoryStoreClient
@@ -69,21 +68,34 @@ class Gateway:
         max_body_bytes: int,
         max_import_body_bytes: int | None = None,
         max_memory_body_bytes: int = 65536,
+        heartbeat_s: float = 15,
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
         self.max_memory_body_bytes = max_memory_body_bytes
         self._memory_clients: tuple[MemoryStoreClient, MemoryJournalClient] | None = None
-        # Open event streams, ended cleanly when the gateway stops (drain).
-        self.streams: set[EventStream] = set()
+        # The event streams, one shared Feed stream per branch; ended cleanly when the gateway stops.
+        self.fanout = Fanout(heartbeat_s=heartbeat_s)
         self.draining = False
+
+    @property
+    def feed(self) -> FeedClient:
+        return self.fanout.feed
+
+    @feed.setter
+    def feed(self, client: FeedClient) -> None:
+        self.fanout.feed = client  # the event streams use the same client
+
+    @property
+    def streams(self) -> set[Follower]:
+        """The open event streams."""
+        return self.fanout.followers
 
     def drain(self) -> None:
         """The gateway is stopping: end every open event stream (clients reconnect with
         Last-Event-ID) and refuse new ones, so that in-flight requests can finish in the grace period."""
         self.draining = True
-        for stream in list(self.streams):
-            stream.end()
+        self.fanout.drain()
 
     def connect_memory(self, memory: MemoryStoreClient, journal: MemoryJournalClient) -> None:
         """Agent memory's clients: MemoryStore on keeper's address, MemoryJournal on feed's."""
@@ -94,6 +106,7 @@ class Gateway:
         self.keeper, self.feed, self.scribe = keeper, feed, scribe
 
     async def close(self) -> None:
+        await self.fanout.close()
         for client in (self.keeper, self.feed, self.scribe, *(self._memory_clients or ())):
             await client.close()
 

@@ -3,18 +3,16 @@ each one Feed call. Registered before the branch routes: `{branch:path}` would t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 from fastapi import FastAPI, Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from lorebase.problems import Problem
 from lorebase_gateway.app import Gateway, Route, answer_response, credential, handled, integer
+from lorebase_gateway.fanout import EventStreamResponse
 
 DOMAIN = "/api/v1/domains/{domain}"
-# Headers that keep proxies from buffering or caching the stream.
-SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-RETRY = b"retry: 3000\n\n"
 
 
 def register_feed(app: FastAPI, gw: Gateway) -> None:
@@ -43,38 +41,14 @@ def register_feed(app: FastAPI, gw: Gateway) -> None:
         p, q = request.path_params, request.query_params
         if gw.draining:
             raise Problem(503, "unavailable", "the gateway is stopping; reconnect", retry_after=1)
-        stream = gw.feed.events(
+        follower = await gw.fanout.follow(  # refusals (401, 403, 404, 400) answer as problem details
             credential=credential(request),
             domain=p["domain"],
             branch=p["branch"],
             kinds=q.get("kinds", ""),
             last_event_id=request.headers.get("last-event-id") or q.get("last_event_id", ""),
         )
-        gw.streams.add(stream)
-        try:
-            await stream.first()  # refusals (401, 403, 404, 400) answer as problem details
-        except BaseException:
-            gw.streams.discard(stream)
-            stream.cancel()
-            raise
-
-        async def body() -> AsyncIterator[bytes]:
-            try:
-                yield RETRY
-                async for item in stream:
-                    if item.heartbeat:
-                        yield b": keep-alive\n\n"
-                    else:
-                        yield b"id: %d\nevent: %s\ndata: %s\n\n" % (
-                            item.sequence,
-                            item.event.encode(),
-                            item.data,
-                        )
-            finally:
-                gw.streams.discard(stream)
-                stream.cancel()
-
-        return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
+        return EventStreamResponse(gw.fanout, follower)
 
     @route(DOMAIN + "/webhooks", "POST")
     async def create_webhook(request: Request) -> Response:

@@ -6,7 +6,6 @@ client reconnects elsewhere with Last-Event-ID), and gives the requests in fligh
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import socket
@@ -15,6 +14,7 @@ from collections.abc import AsyncIterator
 import uvicorn
 from fastapi import FastAPI
 
+from lorebase import event_loop
 from lorebase.clients import (
     ClientSettings,
     FeedClient,
@@ -59,6 +59,7 @@ def build_app(settings: Settings) -> FastAPI:
         max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
         max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
         max_memory_body_bytes=int(settings.get("memory.max_body_bytes", 65536)),
+        heartbeat_s=float(settings.get("agents.feed.heartbeat_s", 15)),
     )
     app = create_app(gateway, metrics=bool(settings.get("http.metrics", True)))
 
@@ -72,6 +73,7 @@ def build_app(settings: Settings) -> FastAPI:
         gateway.connect_memory(
             MemoryStoreClient(client_settings("keeper")), MemoryJournalClient(client_settings("feed"))
         )
+        event_loop.settled()
         yield
         await gateway.close()
 
@@ -95,7 +97,7 @@ def main(settings: Settings) -> int:
     )
     server = _Server(config, app.state.gateway)
     try:
-        asyncio.run(server.serve())
+        event_loop.run(server.serve())
     except KeyboardInterrupt:
         pass
     return 0

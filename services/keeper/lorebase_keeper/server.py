@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import grpc
 
+from lorebase import event_loop
 from lorebase.config import Settings
 from lorebase.grpc_serve import serve
 from lorebase.logs import configure_service_logging
@@ -59,7 +59,7 @@ async def run(settings: Settings) -> int:
 def main(settings: Settings) -> int:
     configure_service_logging("keeper", settings)
     try:
-        return asyncio.run(run(settings))
+        return event_loop.run(run(settings))
     except KeyboardInterrupt:
         return 0
 

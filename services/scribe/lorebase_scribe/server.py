@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import grpc
 import httpx
 
+from lorebase import event_loop
 from lorebase.config import Settings
 from lorebase.grpc_serve import serve
 from lorebase.logs import configure_service_logging
@@ -134,7 +135,7 @@ async def run(settings: Settings) -> int:
 def main(settings: Settings) -> int:
     configure_service_logging("scribe", settings)
     try:
-        return asyncio.run(run(settings))
+        return event_loop.run(run(settings))
     except KeyboardInterrupt:
         return 0
 

@@ -37,13 +37,15 @@ class EventStream:
             raise problem_from_error(error, self._service) from None
         return None if item is grpc.aio.EOF else item
 
-    async def first(self) -> None:
-        """Wait for the stream to open; raises the Problem of a refused one."""
+    async def first(self) -> int:
+        """Wait for the stream to open; raises the Problem of a refused one. The answer is the
+        position the stream starts after (its events have higher sequences)."""
         item = await self._read()
         if item is None or not item.ready:
             raise Problem(
                 503, "unavailable", f"{self._service} closed the event stream before it opened; retry shortly"
             )
+        return int(item.sequence)
 
     def __aiter__(self) -> EventStream:
         return self
@@ -102,10 +104,27 @@ class FeedClient(ServiceClient):
         return await self._webhook(self._stub.UpdateWebhook, credential, request)
 
     def events(
-        self, *, credential: str, domain: str, branch: str, kinds: str = "", last_event_id: str = ""
+        self,
+        *,
+        credential: str,
+        domain: str,
+        branch: str,
+        kinds: str = "",
+        last_event_id: str = "",
+        until: int | None = None,
     ) -> EventStream:
-        """Open the event stream of a branch (no deadline: it ends after agents.feed.max_connection_s)."""
-        request = pb.EventsRequest(domain=domain, branch=branch, kinds=kinds, last_event_id=last_event_id)
+        """Open the event stream of a branch (no deadline: it ends after agents.feed.max_connection_s).
+
+        With `until`, a control stream: the events up to that sequence, then `caught_up`, then
+        only its end (docs/feed.md, "Shared branch streams")."""
+        request = pb.EventsRequest(
+            domain=domain,
+            branch=branch,
+            kinds=kinds,
+            last_event_id=last_event_id,
+            control=until is not None,
+            until=until or 0,
+        )
         return EventStream(self._stub.Events(request, metadata=call_metadata(credential)), self.service)
 
 

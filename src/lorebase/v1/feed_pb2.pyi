@@ -44,30 +44,36 @@ class ChangesReply(_message.Message):
     def __init__(self, body: _Optional[bytes] = ..., revision: _Optional[str] = ...) -> None: ...
 
 class EventsRequest(_message.Message):
-    __slots__ = ("domain", "branch", "kinds", "last_event_id")
+    __slots__ = ("domain", "branch", "kinds", "last_event_id", "control", "until")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
     LAST_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
     domain: str
     branch: str
     kinds: str
     last_event_id: str
-    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kinds: _Optional[str] = ..., last_event_id: _Optional[str] = ...) -> None: ...
+    control: bool
+    until: int
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kinds: _Optional[str] = ..., last_event_id: _Optional[str] = ..., control: _Optional[bool] = ..., until: _Optional[int] = ...) -> None: ...
 
 class StreamItem(_message.Message):
-    __slots__ = ("ready", "heartbeat", "sequence", "event", "data")
+    __slots__ = ("ready", "heartbeat", "sequence", "event", "data", "caught_up")
     READY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
+    CAUGHT_UP_FIELD_NUMBER: _ClassVar[int]
     ready: bool
     heartbeat: bool
     sequence: int
     event: str
     data: bytes
-    def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+    caught_up: bool
+    def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ..., caught_up: _Optional[bool] = ...) -> None: ...
 
 class WebhookRequest(_message.Message):
     __slots__ = ("domain", "id", "body")
