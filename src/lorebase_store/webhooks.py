@@ -14,7 +14,8 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
    after `backoff_initial_s * 2^(attempts-1)` (at most `backoff_max_s`), or marks it dead after
    `max_attempts`.
 4. **Retention.** Delivered and dead deliveries whose last attempt ended more than
-   `retention_days` ago are deleted, `_PURGE_BATCH` rows per transaction.
+   `retention_days` ago are deleted, `_PURGE_BATCH` rows per transaction, until none is left or
+   the pass is past `pass_timeout_s` (one batch at least; the next pass goes on).
 """
 
 from __future__ import annotations
@@ -397,16 +398,17 @@ async def fan_out(db: Database) -> int:
     return queued
 
 
-async def purge(db: Database, finished_before: datetime) -> int:
+async def purge(db: Database, finished_before: datetime, *, until: float | None = None) -> int:
     """Delete the delivered and dead deliveries that finished before `finished_before`, in
-    transactions of _PURGE_BATCH rows; how many."""
+    transactions of _PURGE_BATCH rows, until none is left or `time.monotonic()` is past `until`
+    (one batch at least); how many."""
     purged = 0
     while True:
         done = await db.run_interaction(
             "webhook_purge", lambda txn: txn.purge_deliveries(finished_before, limit=_PURGE_BATCH)
         )
         purged += done
-        if done < _PURGE_BATCH:
+        if done < _PURGE_BATCH or (until is not None and time.monotonic() > until):
             return purged
 
 
@@ -643,7 +645,9 @@ async def deliver_pending(
     while await run_page() == limit:
         if result.left or time.monotonic() - started > settings.pass_timeout_s:
             break
-    result.purged = await purge(db, at - timedelta(days=settings.retention_days))
+    result.purged = await purge(
+        db, at - timedelta(days=settings.retention_days), until=started + settings.pass_timeout_s
+    )
     return result
 
 
