@@ -106,7 +106,8 @@ class OutboxTxn(TxnBase):
         return int(await self.conn.scalar(_SEQUENCE_TAKEN) or 0)
 
     async def take_xid(self) -> int:
-        """Give this transaction its id (run it in a transaction that is then rolled back)."""
+        """Give this transaction its id: the fence runs it in a transaction that it then rolls back,
+        a webhook's creation before it reads its start position (lorebase_store.webhooks)."""
         return int(await self.conn.scalar(_TAKE_XID) or 0)
 
     async def oldest_running_xid(self) -> int:

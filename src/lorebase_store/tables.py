@@ -414,6 +414,8 @@ webhooks = Table(
     Column("created_by", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # Migration 0010: the last outbox sequence handed out at its creation; fan-out skips up to it.
+    Column("start_after", BigInteger, nullable=False, server_default="0"),
     Index("webhooks_domain", "domain_id"),
 )
 
@@ -433,6 +435,12 @@ webhook_deliveries = Table(
     Column("finished_at", DateTime(timezone=True)),
     UniqueConstraint("webhook_id", "sequence"),
     Index("webhook_deliveries_due", "next_attempt_at", postgresql_where="status = 'pending'"),
+    # Migration 0010: retention deletes delivered and dead deliveries by finished_at.
+    Index(
+        "webhook_deliveries_finished",
+        "finished_at",
+        postgresql_where="status IN ('delivered', 'dead')",
+    ),
 )
 
 feed_cursors = Table(

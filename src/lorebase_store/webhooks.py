@@ -4,7 +4,8 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
 
 1. **Fan-out.** Outbox events after the cursor `webhooks` (feed_cursors) up to the outbox fence
    become one pending delivery per matching webhook, and the cursor moves, in one transaction per
-   page. A delivery is keyed (webhook, sequence), so a repeated fan-out adds nothing.
+   page. A delivery is keyed (webhook, sequence), so a repeated fan-out adds nothing. A webhook
+   gets only the events after its `start_after` (`start_position`, taken when it is created).
 2. **Re-sealing.** Up to `batch` signing keys stored unsealed or under a previous key are sealed
    again under the current key.
 3. **Delivery.** Due deliveries are sent `concurrency` at a time; none starts after
@@ -12,6 +13,9 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
    2xx marks the delivery delivered. Anything else counts an attempt and schedules the next one
    after `backoff_initial_s * 2^(attempts-1)` (at most `backoff_max_s`), or marks it dead after
    `max_attempts`.
+4. **Retention.** Delivered and dead deliveries whose last attempt ended more than
+   `retention_days` ago are deleted, `_PURGE_BATCH` rows per transaction, until none is left or
+   the pass is past `pass_timeout_s` (one batch at least; the next pass goes on).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ if TYPE_CHECKING:  # the store's Txn mixes this module's WebhooksTxn in
 
 CURSOR = "webhooks"
 _FAN_OUT_PAGE = 500
+_PURGE_BATCH = 1000
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,11 @@ class WebhookRow:
     created_by: str
     created_at: datetime
     updated_at: datetime
+    start_after: int = 0  # the last outbox sequence handed out at its creation (start_position)
 
     def wants(self, event: OutboxEvent) -> bool:
+        if event.sequence <= self.start_after:
+            return False
         type_ok = any(
             pattern == event.type or (pattern == "operation.*" and event.type.startswith("operation."))
             for pattern in self.events
@@ -89,6 +97,7 @@ def _webhook(row: Any) -> WebhookRow:
         row.created_by,
         row.created_at,
         row.updated_at,
+        row.start_after,
     )
 
 
@@ -120,6 +129,7 @@ class WebhooksTxn(TxnBase):
                 created_by=row.created_by,
                 created_at=row.created_at,
                 updated_at=row.updated_at,
+                start_after=row.start_after,
             )
         )
 
@@ -247,6 +257,21 @@ class WebhooksTxn(TxnBase):
             return None
         return OutboxEvent(row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event)
 
+    async def purge_deliveries(self, finished_before: datetime, *, limit: int) -> int:
+        """Delete up to `limit` delivered or dead deliveries that finished before `finished_before`;
+        how many."""
+        old = (
+            select(webhook_deliveries.c.id)
+            .where(
+                webhook_deliveries.c.status.in_(("delivered", "dead")),
+                webhook_deliveries.c.finished_at < finished_before,
+            )
+            .limit(limit)
+            .scalar_subquery()
+        )
+        result = await self.conn.execute(delete(webhook_deliveries).where(webhook_deliveries.c.id.in_(old)))
+        return int(result.rowcount or 0)
+
     async def count_deliveries(self, status: str) -> int:
         return int(
             await self.conn.scalar(
@@ -280,6 +305,7 @@ class DeliverySettings:
     concurrency: int = 8
     pass_timeout_s: float = 60
     batch: int = 100
+    retention_days: float = 14
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> DeliverySettings:
@@ -290,6 +316,7 @@ class DeliverySettings:
             concurrency=int(section.get("concurrency", 8)),
             pass_timeout_s=float(section.get("pass_timeout_s", 60)),
             batch=int(section.get("batch", 100)),
+            retention_days=float(section.get("retention_days", 14)),
         )
 
     def backoff(self, attempts: int) -> float:
@@ -304,6 +331,20 @@ class PassResult:
     dead: int = 0
     resealed: int = 0
     left: int = 0  # due but not started before pass_timeout_s
+    purged: int = 0  # delivered and dead deliveries deleted (retention_days)
+
+
+async def start_position(txn: Txn) -> int:
+    """Where a webhook created in this transaction starts: the last outbox sequence handed out.
+    Fan-out queues only later events for it, whatever the global cursor.
+
+    The transaction takes its id first, as a writer does for the fence (lorebase_store.fence): an
+    event that takes a sequence after this position is then below the fence only once this
+    transaction has ended, so the fan-out page that reads it also sees the webhook (if it
+    committed). An event whose transaction took its sequence before, and that commits after the
+    webhook, is not delivered to it."""
+    await txn.take_xid()
+    return await txn.sequence_taken()
 
 
 async def fan_out(db: Database) -> int:
@@ -355,6 +396,20 @@ async def fan_out(db: Database) -> int:
         position, count = await db.run_interaction("webhook_fan_out", page)
         queued += count
     return queued
+
+
+async def purge(db: Database, finished_before: datetime, *, until: float | None = None) -> int:
+    """Delete the delivered and dead deliveries that finished before `finished_before`, in
+    transactions of _PURGE_BATCH rows, until none is left or `time.monotonic()` is past `until`
+    (one batch at least); how many."""
+    purged = 0
+    while True:
+        done = await db.run_interaction(
+            "webhook_purge", lambda txn: txn.purge_deliveries(finished_before, limit=_PURGE_BATCH)
+        )
+        purged += done
+        if done < _PURGE_BATCH or (until is not None and time.monotonic() > until):
+            return purged
 
 
 async def reseal(db: Database, sealer: Sealer, *, batch: int) -> int:
@@ -590,6 +645,9 @@ async def deliver_pending(
     while await run_page() == limit:
         if result.left or time.monotonic() - started > settings.pass_timeout_s:
             break
+    result.purged = await purge(
+        db, at - timedelta(days=settings.retention_days), until=started + settings.pass_timeout_s
+    )
     return result
 
 
@@ -603,5 +661,7 @@ __all__ = [
     "WebhooksTxn",
     "deliver_pending",
     "fan_out",
+    "purge",
     "reseal",
+    "start_position",
 ]

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
+import httpx
 import nats
 import psutil
 import pytest
@@ -27,6 +28,7 @@ from lorebase.embedded import (
     EmbeddedServerError,
     create_database,
     drop_database,
+    free_port,
 )
 from tests.conftest import database_name
 
@@ -128,6 +130,18 @@ async def test_nats_finds_its_streams_again_after_a_restart() -> None:
                     assert (await js.stream_info("KEPT")).state.messages == 1
                 finally:
                     await nc.close()
+
+
+async def test_nats_fsyncs_every_jetstream_write(tmp_path: Path) -> None:
+    """The embedded server runs with `jetstream { sync_interval: always }`, as its monitoring
+    endpoint reports, and keeps it across a restart."""
+    server = EmbeddedNats(tmp_path, http_port=free_port())
+    for _ in range(2):
+        with server:
+            async with httpx.AsyncClient() as client:
+                varz = (await client.get(f"http://127.0.0.1:{server.http_port}/varz")).json()
+            assert varz["jetstream"]["config"]["sync_always"] is True
+            assert varz["jetstream"]["config"]["store_dir"] == str(tmp_path / "nats" / "jetstream")
 
 
 _OWNER = """

@@ -1,7 +1,9 @@
 """Webhook receivers that misbehave, on real sockets: one that accepts and never answers, one that
 resets the connection, one that answers 500. Each attempt fails, the schedule of
 webhooks.backoff_* is followed (no attempt before it is due), every attempt carries the same
-Idempotency-Key and a fresh, valid signature, and after max_attempts the delivery is dead."""
+Idempotency-Key and a fresh, valid signature, and after max_attempts the delivery is dead. One
+that drops packets (its connection never completes) fails only that attempt, after
+webhooks.connect_timeout_s."""
 
 from __future__ import annotations
 
@@ -22,7 +24,14 @@ from lorebase_store.webhooks import DeliverySettings, deliver_pending
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed
 from tests.integration.test_feed_changes import raise_risk
-from tests.integration.test_webhooks import HOOKS, Receiver, feed, sealer, start_cursor  # noqa: F401 (the fixture)
+from tests.integration.test_webhooks import (  # noqa: F401 (the fixture)
+    HOOKS,
+    Receiver,
+    feed,
+    pending_rows,
+    sealer,
+    start_cursor,
+)
 from tests.unit.test_webhook_targets import verified
 
 
@@ -149,20 +158,7 @@ async def test_a_fan_out_page_larger_than_the_bind_parameter_limit(
     one PostgreSQL statement takes (32,767) if sent as one VALUES list."""
     created = await supply.http.post(HOOKS, json={"url": "http://127.0.0.1:9/hook"}, headers=supply.admin)
     hook = created.json()["id"]
-    now = utc_now()
-    rows = [
-        {
-            "id": f"dlv_{n}",
-            "webhook_id": hook,
-            "sequence": n,
-            "type": "revision.committed",
-            "status": "pending",
-            "attempts": 0,
-            "next_attempt_at": now,
-            "created_at": now,
-        }
-        for n in range(5000)
-    ]
+    rows = pending_rows(hook, 5000, due=utc_now())
     await supply.rt.db.run_interaction("add", lambda txn: txn.add_deliveries(rows))
     await supply.rt.db.run_interaction("again", lambda txn: txn.add_deliveries(rows))  # adds nothing
     assert await supply.count("webhook_deliveries") == 5000
@@ -226,3 +222,76 @@ async def test_deliveries_reuse_the_connection(
             await raise_risk(supply, 80 + score)
         assert (await deliver_pending(supply.rt.db, sender, sealer(), settings)).delivered == 4
     assert (receiver.requests, receiver.connections) == (4, 1)
+
+
+class DroppingReceiver(Receiver):
+    """A receiver whose SYNs are dropped: a listening socket with a backlog of 0 whose accept
+    queue is held full by one connection that is never accepted. Linux then drops further SYNs, so
+    a connection to it never completes (no refusal, no answer). `recover()` lets the same port
+    answer like Receiver from then on."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.listener = socket.socket()
+        self.filler = socket.socket()
+
+    async def __aenter__(self) -> str:
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(0)
+        self.filler.connect(self.listener.getsockname())  # queued, never accepted: the queue is full
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await super()._handle(reader, writer)
+        except asyncio.IncompleteReadError:  # the filler, closed before it sent anything
+            writer.close()
+
+    async def recover(self) -> None:
+        self.filler.close()
+        # Serving listens again on the same socket with a real backlog.
+        self.server = await asyncio.start_server(self._handle, sock=self.listener)
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.filler.close()
+        if self.server is None:
+            self.listener.close()
+        else:
+            await super().__aexit__(*exc)
+
+
+async def test_a_receiver_that_drops_packets_fails_only_that_attempt(
+    supply: Stack,
+    feed: Feed,  # noqa: F811
+) -> None:
+    """The attempt to a receiver that drops packets fails with a connect timeout
+    (webhooks.connect_timeout_s, far below timeout_s), while the same pass delivers the same event
+    to another webhook. Once the receiver answers, the next attempt is the same delivery with the
+    same Idempotency-Key."""
+    dropping, working = DroppingReceiver(), Receiver([])
+    settings = DeliverySettings(backoff_initial_s=60)
+    async with dropping as dropping_url, working as working_url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(
+            client, allowed_schemes=("http",), allow_private_targets=True, timeout_s=60, connect_timeout_s=0.5
+        )
+        dropped = (await supply.http.post(HOOKS, json={"url": dropping_url}, headers=supply.admin)).json()
+        await supply.http.post(HOOKS, json={"url": working_url}, headers=supply.admin)
+        await start_cursor(supply.rt.db)
+        await raise_risk(supply, 76)
+        first = await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        assert (first.queued, first.delivered, first.failed) == (2, 1, 1)
+        [failed] = await supply.rt.db.read("deliveries", lambda txn: txn.deliveries_of(dropped["id"]))
+        assert (failed.status, failed.attempts, failed.last_status) == ("pending", 1, None)
+        assert failed.last_error is not None and "ConnectTimeout" in failed.last_error, failed.last_error
+        await dropping.recover()
+        later = await deliver_pending(
+            supply.rt.db, sender, sealer(), settings, now=utc_now() + timedelta(minutes=5)
+        )
+        assert later.delivered == 1
+        [done] = await supply.rt.db.read("deliveries", lambda txn: txn.deliveries_of(dropped["id"]))
+    assert (done.id, done.status, done.attempts) == (failed.id, "delivered", 2)
+    [(headers, body)] = dropping.requests
+    [(other_headers, _)] = working.requests
+    assert headers["idempotency-key"] == other_headers["idempotency-key"] == f"evt_{failed.sequence}"
+    assert headers["lorebase-delivery"] == failed.id
+    assert verified(dropped["secret"], headers["lorebase-signature"], body)

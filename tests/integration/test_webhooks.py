@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -15,9 +15,10 @@ import pytest_asyncio
 from lorebase_scribe.webhooks import HttpxSender
 from sqlalchemy import text
 
+from lorebase.config import load_settings
 from lorebase.ids import utc_now
 from lorebase.webhook_secrets import Sealer
-from lorebase_store.webhooks import DeliverySettings, deliver_pending
+from lorebase_store.webhooks import CURSOR, DeliverySettings, deliver_pending
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed, running_feed
 from tests.integration.test_feed_changes import raise_risk
@@ -40,11 +41,29 @@ async def feed(supply: Stack, nats_url: str, monkeypatch: pytest.MonkeyPatch) ->
 
 async def start_cursor(db: Any) -> None:
     """Run fan-out passes until the webhook cursor is set (at the fence: from the next commit on)."""
-    from lorebase_store.webhooks import CURSOR, fan_out
+    from lorebase_store.webhooks import fan_out
 
     async with asyncio.timeout(20):
         while await db.read("cursor", lambda txn: txn.cursor(CURSOR)) is None:
             await fan_out(db)
+
+
+def pending_rows(hook: str, count: int, *, due: datetime) -> list[dict[str, Any]]:
+    """Rows for WebhooksTxn.add_deliveries: `count` pending deliveries of `hook`, sequences 0…,
+    due at `due`."""
+    return [
+        {
+            "id": f"dlv_{n}",
+            "webhook_id": hook,
+            "sequence": n,
+            "type": "revision.committed",
+            "status": "pending",
+            "attempts": 0,
+            "next_attempt_at": due,
+            "created_at": utc_now(),
+        }
+        for n in range(count)
+    ]
 
 
 def sealer() -> Sealer:
@@ -204,3 +223,77 @@ async def test_private_target_refused_at_delivery(supply: Stack, feed: Feed) -> 
     async with supply.rt.db.engine.connect() as conn:
         error = await conn.scalar(text("select last_error from webhook_deliveries"))
     assert "loopback" in error
+
+
+async def test_a_new_webhook_gets_only_the_events_committed_after_its_creation(
+    supply: Stack, feed: Feed
+) -> None:
+    """The fan-out cursor is still behind the first commit when the second webhook is created (no
+    pass ran in between): that webhook gets only the later commit, the older webhook both."""
+    early, late = Receiver([]), Receiver([])
+    async with early as early_url, late as late_url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)
+        await supply.http.post(HOOKS, json={"url": early_url}, headers=supply.admin)
+        await start_cursor(supply.rt.db)
+        before = await raise_risk(supply, 61)
+        async with supply.rt.db.engine.connect() as conn:
+            committed = await conn.scalar(
+                text("select sequence from outbox where revision = :r and type = 'revision.committed'"),
+                {"r": before},
+            )
+        cursor = await supply.rt.db.read("cursor", lambda txn: txn.cursor(CURSOR))
+        assert cursor is not None and cursor < committed  # the first commit is not fanned out yet
+        created = await supply.http.post(HOOKS, json={"url": late_url}, headers=supply.admin)
+        assert created.status_code == 201, created.text
+        after = await raise_risk(supply, 62)
+        result = await deliver_pending(supply.rt.db, sender, sealer(), DeliverySettings())
+    assert (result.queued, result.delivered) == (3, 3)
+    assert [orjson.loads(body)["revision"] for _, body in early.requests] == [before, after]
+    assert [orjson.loads(body)["revision"] for _, body in late.requests] == [after]
+
+
+async def test_old_delivered_and_dead_deliveries_are_deleted(supply: Stack, feed: Feed) -> None:
+    """Retention: a pass deletes the delivered and dead deliveries whose last attempt ended more
+    than webhooks.retention_days ago, more than one batch of them, and keeps pending ones however
+    old, and recent ones."""
+    created = await supply.http.post(HOOKS, json={"url": "http://127.0.0.1:9/hook"}, headers=supply.admin)
+    hook = created.json()["id"]
+    kinds = ["old delivered"] * 2400 + ["old dead"] * 200 + ["recent delivered", "old pending"]
+    rows = pending_rows(hook, len(kinds), due=utc_now() + timedelta(days=1))  # the passes send nothing
+    await supply.rt.db.run_interaction("add", lambda txn: txn.add_deliveries(rows))
+    async with supply.rt.db.engine.begin() as conn:
+        for kind, status, days in (
+            ("old delivered", "delivered", 20),
+            ("old dead", "dead", 15),
+            ("recent delivered", "delivered", 1),
+        ):
+            ids = [f"dlv_{n}" for n, k in enumerate(kinds) if k == kind]
+            await conn.execute(
+                text(
+                    "update webhook_deliveries set status = :status, attempts = 1, "
+                    "finished_at = now() - make_interval(days => :days) where id = any(:ids)"
+                ),
+                {"status": status, "days": days, "ids": ids},
+            )
+        await conn.execute(
+            text(
+                "update webhook_deliveries set attempts = 3, created_at = now() - interval '60 days' "
+                "where id = :id"
+            ),
+            {"id": f"dlv_{kinds.index('old pending')}"},
+        )
+    settings = DeliverySettings.from_section(load_settings({}).section("webhooks"))
+    assert settings.retention_days == 14  # the documented default
+    async with httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)
+        result = await deliver_pending(supply.rt.db, sender, sealer(), settings)
+        assert result.purged == 2600
+        async with supply.rt.db.engine.connect() as conn:
+            left = dict(
+                (await conn.execute(text("select status, count(*) from webhook_deliveries group by 1"))).all()
+            )
+        assert left == {"delivered": 1, "pending": 1}
+        again = await deliver_pending(
+            supply.rt.db, sender, sealer(), dataclasses.replace(settings, retention_days=0.5)
+        )
+    assert again.purged == 1 and await supply.count("webhook_deliveries") == 1

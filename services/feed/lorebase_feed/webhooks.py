@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -17,7 +17,7 @@ from lorebase.ids import utc_now
 from lorebase.problems import Problem
 from lorebase.webhook_secrets import Sealer, new_secret
 from lorebase_store import Database, Txn
-from lorebase_store.webhooks import WebhookRow
+from lorebase_store.webhooks import WebhookRow, start_position
 
 DEFAULT_EVENTS = ("revision.committed", "operation.*")
 CLEARANCES = ("pii", "confidential", "restricted")
@@ -171,7 +171,8 @@ class Webhooks:
         document = _document(row, access["domain"])
 
         async def write(txn: Txn) -> None:
-            await txn.insert_webhook(row)
+            # It gets the events committed from now on, whatever the fan-out cursor's position.
+            await txn.insert_webhook(replace(row, start_after=await start_position(txn)))
             await txn.audit(
                 access["principal"],
                 "webhook.create",

@@ -1,6 +1,6 @@
 """`lorebase scribe`: background jobs. The job loop runs the statistics recount, the suggestions
-from resolve misses and webhook delivery (with the re-sealing of signing keys); retention comes
-with the issue that needs it."""
+from resolve misses (which forget old misses) and webhook delivery (with the re-sealing of signing
+keys and the retention of finished deliveries)."""
 
 from __future__ import annotations
 

@@ -33,6 +33,18 @@ def nats_server_binary() -> Path:
     return Path(found)
 
 
+# The server configuration, written to `<data_dir>/nats.conf` on every start (the command line
+# adds the port, the address and the store directory). `sync_interval: always`: JetStream fsyncs
+# every write before it acknowledges a publish, so an acknowledged event survives a power loss or
+# an OS crash, not only a crash of the server (docs/feed.md, "Stream and subjects").
+CONFIG = """\
+# Written by Lorebase on every start of its embedded NATS server (lorebase.embedded.nats).
+jetstream {
+  sync_interval: always
+}
+"""
+
+
 def _nats_answers(port: int) -> bool:
     """The server accepts a client and greets it with INFO (JetStream is on before it listens)."""
     try:
@@ -45,6 +57,8 @@ def _nats_answers(port: int) -> bool:
 class EmbeddedNats:
     """A `nats-server -js` with its JetStream store in `<data_dir>/nats`, on a free port of 127.0.0.1.
 
+    Its configuration file is `<data_dir>/nats.conf` (CONFIG: JetStream fsyncs every write), written
+    on every start. `http_port` turns on the monitoring endpoints (`/varz`, `/jsz`) on 127.0.0.1.
     The log is `<data_dir>/nats.log`; `stop()` sends SIGTERM and waits (SIGKILL after a timeout).
     `start()` after `stop()` starts it again on the same port with the same store, so clients
     reconnect to the same URL and find their streams (the outage tests do this).
@@ -52,11 +66,18 @@ class EmbeddedNats:
     """
 
     def __init__(
-        self, data_dir: Path, *, start_timeout_s: float = 30.0, stop_timeout_s: float = 10.0
+        self,
+        data_dir: Path,
+        *,
+        start_timeout_s: float = 30.0,
+        stop_timeout_s: float = 10.0,
+        http_port: int | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.store_dir = self.data_dir / "nats"
+        self.config_path = self.data_dir / "nats.conf"
         self.log_path = self.data_dir / "nats.log"
+        self.http_port = http_port
         self.start_timeout_s = start_timeout_s
         self.stop_timeout_s = stop_timeout_s
         self.port: int | None = None
@@ -90,12 +111,15 @@ class EmbeddedNats:
             return self.url
         binary = nats_server_binary()
         self.store_dir.mkdir(parents=True, exist_ok=True)
+        self.config_path.write_text(CONFIG)
         restarting = self.port is not None
         for attempt in range(3):
             if not restarting:  # a restart keeps its port: clients reconnect to the same URL
                 self.port = free_port()
             command = [
                 str(binary),
+                "-c",
+                str(self.config_path),
                 "-js",
                 "-a",
                 "127.0.0.1",
@@ -104,6 +128,8 @@ class EmbeddedNats:
                 "-sd",
                 str(self.store_dir),
             ]
+            if self.http_port is not None:
+                command += ["-m", str(self.http_port)]
             log = _open_log(self.log_path)
             try:
                 self._process = subprocess.Popen(
