@@ -2,7 +2,7 @@
 
 1. Commit → SSE delivery: LOREBASE_BENCH_SSE_SUBSCRIBERS (1,000) event streams of `main` open
    through the gateway (GET …/branches/main/events, one HTTP/1.1 connection each), then
-   LOREBASE_BENCH_SSE_COMMITS (40) Operation executes, one at a time. The latency of one event at
+   LOREBASE_BENCH_SSE_COMMITS (100) Operation executes, one at a time. The latency of one event at
    one subscriber is from the moment the execute's answer (the commit) reached the writer to the
    moment the subscriber read the event's frame. Target: p99 <= 50 ms.
    Baseline in the same run: raw NATS core publish → subscribe latency to as many subscriptions
@@ -30,7 +30,7 @@ import uvloop
 from nats.aio.client import Client as NATS
 
 SUBSCRIBERS = int(os.environ.get("LOREBASE_BENCH_SSE_SUBSCRIBERS", "1000"))
-SSE_COMMITS = int(os.environ.get("LOREBASE_BENCH_SSE_COMMITS", "40"))
+SSE_COMMITS = int(os.environ.get("LOREBASE_BENCH_SSE_COMMITS", "100"))
 WEBHOOKS = int(os.environ.get("LOREBASE_BENCH_WEBHOOKS", "10"))
 WEBHOOK_COMMITS = int(os.environ.get("LOREBASE_BENCH_WEBHOOK_COMMITS", "500"))
 EXECUTE = "/api/v1/domains/supply/operations/update_supplier/execute"

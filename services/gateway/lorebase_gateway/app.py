@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from lorebase import __version__
 from lorebase.clients import (
@@ -28,7 +29,7 @@ from lorebase.clients import (
 )
 from lorebase.clients._channel import SESSION
 from lorebase.problems import Problem
-from lorebase_gateway.fanout import Fanout, Follower
+from lorebase_gateway.fanout import SERVER_SEND, Fanout, Follower
 
 PROBLEM_TYPE = "application/problem+json"
 
@@ -200,12 +201,24 @@ def handled(route: Route) -> Route:
     return wrapper
 
 
+class _App(FastAPI):
+    """FastAPI, keeping the server's own `send` in the scope (SERVER_SEND).
+
+    The event streams write their frames with it: every middleware only looks at the start of a
+    response, and with 1,000 clients of a branch the four wrappers around `send` cost a tenth of the
+    gateway's time per commit (lorebase_gateway.fanout)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[SERVER_SEND] = send
+        await super().__call__(scope, receive, send)
+
+
 def create_app(gateway: Gateway, *, metrics: bool = True) -> FastAPI:
     """The REST app; `metrics` adds `GET /metrics` (http.metrics)."""
     from lorebase_gateway.observe import RequestObserver, metrics_endpoint
     from lorebase_gateway.routes import register
 
-    app = FastAPI(title="Lorebase", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
+    app = _App(title="Lorebase", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gateway = gateway
     app.add_middleware(RequestObserver)
     if metrics:

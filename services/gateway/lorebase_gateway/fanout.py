@@ -38,6 +38,8 @@ from lorebase.clients import EventStream, FeedClient
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
 
+SERVER_SEND = "lorebase.server_send"  # the server's own send, kept in the scope by the app
+
 logger = logging.getLogger("lorebase.gateway.events")
 
 QUEUE_LIMIT = 256  # frames queued for one follower; beyond, it is ended and resumes
@@ -332,6 +334,8 @@ class EventStreamResponse(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         follower = self.follower
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        # The middlewares saw the start; the frames go to the server directly (lorebase_gateway.app).
+        send = scope.get(SERVER_SEND, send)
 
         async def disconnected() -> None:
             while (await receive())["type"] != "http.disconnect":
