@@ -63,6 +63,13 @@ class Database:
     async def close(self) -> None:
         await self.engine.dispose()
 
+    async def analyze(self, tables: tuple[str, ...], *, statement_timeout_s: float = 600) -> None:
+        """Refresh the planner's statistics of these tables (ANALYZE samples them)."""
+        async with self.engine.connect() as conn:
+            await conn.execute(text(f"SET LOCAL statement_timeout = {int(statement_timeout_s * 1000)}"))
+            await conn.execute(text(f"ANALYZE {', '.join(tables)}"))
+            await conn.commit()
+
     async def check_schema(self) -> None:
         """Refuse a database migrated past what this code knows (or not migrated at all)."""
         async with self.engine.connect() as conn:

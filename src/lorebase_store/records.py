@@ -50,6 +50,37 @@ _RECORD_AT_HEAD = (
 )
 
 
+def _any(name: str) -> Any:
+    return any_(bindparam(name, type_=ARRAY(Text)))
+
+
+# Records of several Kinds in one statement (a context pack, a neighbourhood): `kind = ANY(kinds)
+# AND key = ANY(keys)` is one index range whatever the table's statistics say (a join with
+# unnest(kinds, keys) scanned the whole branch right after an import, before ANALYZE). The few
+# rows of another requested Kind that share a key are dropped by the caller.
+_RECORDS_OF = select(records).where(
+    records.c.domain_id == bindparam("domain_id"),
+    records.c.branch == bindparam("branch"),
+    records.c.kind == _any("kinds"),
+    records.c.key == _any("keys"),
+)
+# Links of several Relations from given keys (forward) and to given keys (inverse), the same way.
+_LINKS_OF_KEYS = union_all(
+    select(links, literal("forward").label("direction")).where(
+        links.c.domain_id == bindparam("domain_id"),
+        links.c.branch == bindparam("branch"),
+        links.c.relation == _any("forward_relations"),
+        links.c.from_key == _any("forward_keys"),
+    ),
+    select(links, literal("inverse").label("direction")).where(
+        links.c.domain_id == bindparam("domain_id"),
+        links.c.branch == bindparam("branch"),
+        links.c.relation == _any("inverse_relations"),
+        links.c.to_key == _any("inverse_keys"),
+    ),
+)
+
+
 def _record(row: Any) -> RecordRow:
     return RecordRow(
         row.kind, row.key, row.values, row.provenance, row.created_revision, row.updated_revision
@@ -75,6 +106,22 @@ class RecordsTxn(TxnBase):
             )
         )
         return {row.key: _record(row) for row in rows}
+
+    async def records_of(
+        self, domain_id: int, branch: str, refs: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], RecordRow]:
+        """The Records of these (Kind, key) pairs, of any Kinds, in one statement."""
+        if not refs:
+            return {}
+        wanted = set(refs)
+        params = {
+            "domain_id": domain_id,
+            "branch": branch,
+            "kinds": sorted({kind for kind, _ in wanted}),
+            "keys": sorted({key for _, key in wanted}),
+        }
+        rows = await self.conn.execute(_RECORDS_OF, params)
+        return {(row.kind, row.key): _record(row) for row in rows if (row.kind, row.key) in wanted}
 
     async def record_at_head(
         self, domain_id: int, branch: str, kind: str, key: str
@@ -222,6 +269,34 @@ class RecordsTxn(TxnBase):
         if limit is not None:
             stmt = stmt.limit(limit)
         return [_link(row) for row in await self.conn.execute(stmt)]
+
+    async def links_of_keys(
+        self,
+        domain_id: int,
+        branch: str,
+        *,
+        forward: list[tuple[str, str]],
+        inverse: list[tuple[str, str]],
+    ) -> list[tuple[str, LinkRow]]:
+        """In one statement, the Links of each (Relation, from key) in `forward` and of each
+        (Relation, to key) in `inverse`, each with its direction ("forward" or "inverse")."""
+        if not forward and not inverse:
+            return []
+        wanted = {"forward": set(forward), "inverse": set(inverse)}
+        params = {
+            "domain_id": domain_id,
+            "branch": branch,
+            "forward_relations": sorted({relation for relation, _ in forward}),
+            "forward_keys": sorted({key for _, key in forward}),
+            "inverse_relations": sorted({relation for relation, _ in inverse}),
+            "inverse_keys": sorted({key for _, key in inverse}),
+        }
+        out = []
+        for row in await self.conn.execute(_LINKS_OF_KEYS, params):
+            anchor = row.from_key if row.direction == "forward" else row.to_key
+            if (row.relation, anchor) in wanted[row.direction]:
+                out.append((row.direction, _link(row)))
+        return out
 
     async def link_counts(
         self,

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+from lorebase_keeper import planner_statistics
+from sqlalchemy import text
+
 from tests.integration.conftest import Stack
 
 SCHEMA = {
@@ -114,3 +120,36 @@ async def test_an_import_with_many_links_to_a_many_to_one_relation(stack: Stack)
     assert clash.status_code == 422, "many_to_one: each Item is in one Bin already"
     assert clash.json()["issues"][0]["rule"] == "link.cardinality"
     assert clash.json()["issues_truncated"] is True and len(clash.json()["issues"]) == 100
+
+
+async def test_a_large_import_refreshes_the_planner_statistics(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Right after a large import the planner would still plan with the statistics of an empty
+    # Domain: the import runs ANALYZE once it has committed (lorebase_keeper.planner_statistics).
+    monkeypatch.setattr(planner_statistics, "ANALYZE_AFTER", 3)
+
+    async def analyzed() -> int:
+        async with stack.rt.db.engine.connect() as conn:
+            count = await conn.scalar(
+                text("select analyze_count from pg_stat_user_tables where relname = 'records'")
+            )
+            return int(count or 0)
+
+    before = await analyzed()
+    created = await stack.http.post(
+        "/api/v1/domains", json={"name": "stats", "schema": SCHEMA}, headers=stack.admin
+    )
+    assert created.status_code == 201, created.text
+    small = {"source": "t", "records": [{"kind": "Bin", "values": {"bin": "B-1"}}]}
+    assert (
+        await stack.http.post("/api/v1/domains/stats/imports", json=small, headers=stack.admin)
+    ).status_code == 200
+    records = [{"kind": "Bin", "values": {"bin": f"B-{i}"}} for i in range(2, 6)]
+    answer = await stack.http.post(
+        "/api/v1/domains/stats/imports", json={"source": "t", "records": records}, headers=stack.admin
+    )
+    assert answer.status_code == 200, answer.text
+    async with asyncio.timeout(20):
+        while await analyzed() == before:  # noqa: ASYNC110 (PostgreSQL's counters, no event)
+            await asyncio.sleep(0.05)

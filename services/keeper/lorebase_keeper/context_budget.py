@@ -130,17 +130,27 @@ class Budget:
         }
 
 
-def _drop_links_of(pack: dict[str, Any], ref: str) -> None:
+def _drop_links_of(pack: dict[str, Any], refs: set[str]) -> None:
+    """Remove the Links touching any of these Records (in one pass over the Links)."""
     for relation in list(pack["links"]):
         pack["links"][relation] = [
-            link for link in pack["links"][relation] if ref not in (link["from"], link["to"])
+            link for link in pack["links"][relation] if link["from"] not in refs and link["to"] not in refs
         ]
         if not pack["links"][relation]:
             del pack["links"][relation]
 
 
-def _trim_one(step: str, pack: dict[str, Any]) -> list[str] | None:
-    """Remove the smallest unit `step` can; the sections it touched, or None when it has nothing left."""
+def _last_neighbor(pack: dict[str, Any], near: bool, with_values: bool) -> dict[str, Any] | None:
+    """The last neighbour at depth 1 (near) or deeper, optionally one that still shows values."""
+    for neighbor in reversed(pack["neighbors"]):
+        if (neighbor["depth"] == 1) == near and (not with_values or neighbor.get("values")):
+            return neighbor
+    return None
+
+
+def _trim_one(step: str, pack: dict[str, Any], dropped: set[str]) -> list[str] | None:
+    """Remove the smallest unit `step` can; the sections it touched, or None when it has nothing left.
+    A neighbour removed is added to `dropped`: the caller removes its Links."""
     if step == "lineage" and pack.get("lineage"):
         pack["lineage"].pop()
         return ["lineage"]
@@ -151,17 +161,18 @@ def _trim_one(step: str, pack: dict[str, Any]) -> list[str] | None:
         (False, "far_neighbor_values", "far_neighbors"),
         (True, "near_neighbor_values", "near_neighbors"),
     ):
-        candidates = [n for n in pack["neighbors"] if (n["depth"] == 1) == near]
         if step == values_step:
-            with_values = [n for n in candidates if n.get("values")]
-            if with_values:
-                with_values[-1]["values"] = {}
+            shown = _last_neighbor(pack, near, with_values=True)
+            if shown is not None:
+                shown["values"] = {}
                 return ["neighbors"]
-        if step == whole_step and candidates:
-            victim = candidates[-1]  # neighbours are in (depth, ref) order: the deepest, last first
-            pack["neighbors"].remove(victim)
-            _drop_links_of(pack, victim["ref"])
-            return ["neighbors", "links"]
+        if step == whole_step:
+            # Neighbours are in (depth, ref) order: the deepest, last first.
+            victim = _last_neighbor(pack, near, with_values=False)
+            if victim is not None:
+                pack["neighbors"].remove(victim)
+                dropped.add(victim["ref"])
+                return ["neighbors", "links"]
     schema = pack.get("schema") or {}
     if step == "schema_descriptions":
         for entry in reversed(schema.get("relations", []) + schema.get("kinds", [])):
@@ -191,12 +202,15 @@ def fit(pack: dict[str, Any], budget: Budget, names: list[str], trim_order: list
             batch = max(1, int((budget.used - budget.limit) / max(1.0, _item_tokens(step, pack, budget)) / 2))
             removed = 0
             touched: set[str] = set()
+            dropped: set[str] = set()
             for _ in range(batch):
-                sections = _trim_one(step, pack)
+                sections = _trim_one(step, pack, dropped)
                 if sections is None:
                     break
                 removed += 1
                 touched.update(sections)
+            if dropped:
+                _drop_links_of(pack, dropped)
             if not removed:
                 break
             budget.omitted[step] = budget.omitted.get(step, 0) + removed

@@ -73,14 +73,8 @@ async def assemble(
 async def _rows(
     txn: Txn, domain: Domain, point: Any, refs: list[Ref]
 ) -> dict[Ref, tuple[dict[str, Any], str]]:
-    out: dict[Ref, tuple[dict[str, Any], str]] = {}
-    by_kind: dict[str, list[str]] = {}
-    for kind, key in refs:
-        by_kind.setdefault(kind, []).append(key)
-    for kind, keys in by_kind.items():
-        for key, row in (await txn.get_records(domain.id, point.branch.name, kind, keys)).items():
-            out[(kind, key)] = (row.provenance, row.updated_revision)
-    return out
+    rows = await txn.records_of(domain.id, point.branch.name, refs)
+    return {ref: (row.provenance, row.updated_revision) for ref, row in rows.items()}
 
 
 def _schema(domain: Domain, kinds: set[str], relations: set[str]) -> dict[str, Any]:

@@ -109,28 +109,8 @@ def steps_for(
     return steps
 
 
-async def _links_from(
-    txn: Txn, domain: Domain, point: ReadPoint, step: Step, keys: list[str], fanout: int
-) -> tuple[list[LinkRow], bool]:
-    """The Links of `step` from these Records, at most `fanout` per Record; and whether any was cut."""
-    if point.at is None:
-        rows = await txn.links_of(
-            domain.id,
-            point.branch.name,
-            step.relation,
-            from_keys=keys if step.direction == "forward" else None,
-            to_keys=keys if step.direction == "inverse" else None,
-        )
-    else:
-        wanted = set(keys)
-        rows = []
-        for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "link", step.relation):
-            from_key, _, to_key = change.key.partition("->")
-            if (from_key if step.direction == "forward" else to_key) in wanted:
-                revision = str(change.provenance.get("$link", ""))
-                rows.append(
-                    LinkRow(step.relation, from_key, to_key, change.after or {}, change.provenance, revision)
-                )
+def _capped(rows: list[LinkRow], step: Step, fanout: int) -> tuple[list[LinkRow], bool]:
+    """At most `fanout` Links per Record walked from, in key order; and whether any was cut."""
     per_anchor: dict[str, int] = {}
     kept: list[LinkRow] = []
     cut = False
@@ -144,6 +124,42 @@ async def _links_from(
     return kept, cut
 
 
+async def _snapshot_links(
+    txn: Txn, domain: Domain, point: ReadPoint, at: tuple[str, int], step: Step, keys: list[str]
+) -> list[LinkRow]:
+    """The Links of `step` from these Records as of a Revision's position `at`."""
+    wanted = set(keys)
+    rows = []
+    for change in await txn.snapshot_entities(domain.id, point.chain, at, "link", step.relation):
+        from_key, _, to_key = change.key.partition("->")
+        if (from_key if step.direction == "forward" else to_key) in wanted:
+            revision = str(change.provenance.get("$link", ""))
+            rows.append(
+                LinkRow(step.relation, from_key, to_key, change.after or {}, change.provenance, revision)
+            )
+    return rows
+
+
+async def _links_from(
+    txn: Txn, domain: Domain, point: ReadPoint, keys_of: dict[Step, list[str]]
+) -> dict[Step, list[LinkRow]]:
+    """The Links of each step from its Records: at a branch head, every step in one statement."""
+    if point.at is not None:
+        at = point.at
+        return {
+            step: await _snapshot_links(txn, domain, point, at, step, keys) for step, keys in keys_of.items()
+        }
+    found: dict[tuple[str, str], list[LinkRow]] = {}
+    for direction, row in await txn.links_of_keys(
+        domain.id,
+        point.branch.name,
+        forward=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "forward" for k in keys],
+        inverse=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "inverse" for k in keys],
+    ):
+        found.setdefault((row.relation, direction), []).append(row)
+    return {step: found.get((step.relation, step.direction), []) for step in keys_of}
+
+
 async def walk(
     txn: Txn,
     domain: Domain,
@@ -155,16 +171,20 @@ async def walk(
     caps: Caps,
     kinds: set[str] | None = None,
 ) -> Walk:
-    """Breadth-first from `seeds` along `steps` up to `depth` hops; `kinds` limits the neighbours."""
+    """Breadth-first from `seeds` along `steps` up to `depth` hops; `kinds` limits the neighbours.
+    Each hop reads the Links of all its steps in one statement."""
     result = Walk(depth_of={ref: 0 for ref in seeds})
     frontier = list(dict.fromkeys(seeds))
     for hop in range(1, depth + 1):
         found: list[Ref] = []
+        keys_of: dict[Step, list[str]] = {}
         for step in steps:
             keys = sorted({key for kind, key in frontier if kind == step.anchor})
-            if not keys or (kinds is not None and step.other not in kinds):
-                continue
-            rows, cut = await _links_from(txn, domain, point, step, keys, caps.max_fanout)
+            if keys and (kinds is None or step.other in kinds):
+                keys_of[step] = keys
+        links_of = await _links_from(txn, domain, point, keys_of) if keys_of else {}
+        for step in keys_of:
+            rows, cut = _capped(links_of[step], step, caps.max_fanout)
             result.capped |= cut
             for row in rows:
                 if len(result.links) >= caps.max_links:
@@ -187,18 +207,18 @@ async def walk(
 async def load_records(
     txn: Txn, domain: Domain, point: ReadPoint, refs: list[Ref]
 ) -> dict[Ref, dict[str, Any]]:
-    """The values of these Records at the read point (missing ones left out)."""
+    """The values of these Records at the read point (missing ones left out): at a branch head, in
+    one statement."""
+    if point.at is None:
+        rows = await txn.records_of(domain.id, point.branch.name, refs)
+        return {ref: row.values for ref, row in rows.items()}
     by_kind: dict[str, list[str]] = {}
     for kind, key in refs:
         by_kind.setdefault(kind, []).append(key)
     out: dict[Ref, dict[str, Any]] = {}
     for kind, keys in by_kind.items():
-        if point.at is None:
-            for key, row in (await txn.get_records(domain.id, point.branch.name, kind, keys)).items():
-                out[(kind, key)] = row.values
-        else:
-            for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind, keys):
-                out[(kind, change.key)] = change.after or {}
+        for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind, keys):
+            out[(kind, change.key)] = change.after or {}
     return out
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import record_key, validate_values
+from lorebase_keeper import planner_statistics
 from lorebase_keeper.auth import Access
 from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.changes import ChangeSet
@@ -309,7 +310,10 @@ async def load(
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 
-    return await rt.committer.run(domain.id, branch, work, bulk=True)
+    outcome = await rt.committer.run(domain.id, branch, work, bulk=True)
+    if len(records) + len(links) >= planner_statistics.ANALYZE_AFTER and outcome.revision and rt.statistics:
+        rt.statistics.refresh_soon()
+    return outcome
 
 
 __all__ = ["IMPORT_MEMBERS", "LOAD_MEMBERS", "Load", "check_members", "load", "run_import"]

@@ -1,4 +1,5 @@
-"""What every keeper handler works with: the database, settings, Domains, auth and the committer."""
+"""What every keeper handler works with: the database, settings, Domains, auth, the committer, rate
+limits and the planner statistics."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from lorebase.config import Settings
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.commit import Committer
 from lorebase_keeper.domains import Domains
+from lorebase_keeper.planner_statistics import PlannerStatistics
 from lorebase_keeper.rate_limits import RateLimiter
 from lorebase_store import Database
 
@@ -20,6 +22,7 @@ class Runtime:
     auth: Authenticator
     committer: Committer
     limits: RateLimiter | None = None
+    statistics: PlannerStatistics | None = None  # refreshed after large imports
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:
@@ -34,6 +37,7 @@ class Runtime:
                 bulk_statement_timeout_s=float(settings.get("services.bulk_deadline_s", 600)),
             ),
             limits=RateLimiter.from_settings(settings),
+            statistics=PlannerStatistics(db),
         )
 
 
