@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Text, and_, any_, bindparam, func, literal, or_, select, tuple_, union_all
 from sqlalchemy.dialects.postgresql import ARRAY, REGCONFIG
 
+from lorebase_store.revisions import BranchChain, snapshot_of
 from lorebase_store.tables import branches, links, records
 from lorebase_store.txn import TxnBase
 
@@ -167,13 +168,22 @@ class RecordsTxn(TxnBase):
         return [(row.key, row.values) for row in rows]
 
     async def search_records(
-        self, domain_id: int, branch: str, fields: dict[str, list[str]], text_: str, *, limit: int
+        self,
+        domain_id: int,
+        branch: str,
+        fields: dict[str, list[str]],
+        text_: str,
+        *,
+        limit: int,
+        snapshot: tuple[BranchChain, tuple[str, int]] | None = None,
     ) -> list[tuple[str, str, float]]:
         """(Kind, key, score) of the Records whose searchable text matches, best first.
 
         `fields` names, per Kind, the Attributes whose values make its text. A Record matches by
         substring, by full-text (the 'simple' configuration) or by similar spelling (pg_trgm word
         similarity); its score is the best of the full-text rank and the word similarity.
+        With `snapshot` (chain, position), the Records are those of the history as of that position
+        (an overlay branch, which has no materialised rows), scored the same way.
         """
         pattern = "%" + text_.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         query = literal(text_, Text)
@@ -181,16 +191,21 @@ class RecordsTxn(TxnBase):
         for kind, attributes in sorted(fields.items()):
             if not attributes:
                 continue
-            document = func.concat_ws(" ", *[records.c["values"][a].astext for a in attributes])
+            if snapshot is None:
+                values, key = records.c["values"], records.c.key
+                where = [records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind == kind]
+            else:
+                latest = snapshot_of(domain_id, snapshot[0], snapshot[1], "record", kind)
+                values, key = latest.c.after, latest.c.key
+                where = [latest.c.change != "deleted"]
+            document = func.concat_ws(" ", *[values[a].astext for a in attributes])
             vector = func.to_tsvector(literal("simple", REGCONFIG), document)
             tsquery = func.plainto_tsquery(literal("simple", REGCONFIG), query)
             similarity = func.word_similarity(query, document)
             score = func.greatest(func.ts_rank(vector, tsquery), similarity)
             parts.append(
-                select(records.c.kind, records.c.key, score.label("score")).where(
-                    records.c.domain_id == domain_id,
-                    records.c.branch == branch,
-                    records.c.kind == kind,
+                select(literal(kind, Text).label("kind"), key.label("key"), score.label("score")).where(
+                    *where,
                     or_(document.ilike(pattern, escape="\\"), vector.op("@@")(tsquery), similarity > 0.5),
                 )
             )

@@ -128,6 +128,33 @@ def _history(row: Any) -> HistoryRow:
     )
 
 
+def snapshot_of(
+    domain_id: int,
+    chain: BranchChain,
+    upto: tuple[str, int],
+    entity: str,
+    name: str,
+    keys: list[str] | None = None,
+) -> Any:
+    """A subquery of the last history row of each Record/Link of one Kind/Relation as of a position
+    (deleted ones included: filter on `change`). Its `after` holds the values."""
+    cond = [
+        history.c.domain_id == domain_id,
+        history.c.entity == entity,
+        history.c.name == name,
+        chain.clause(history, upto),
+    ]
+    if keys is not None:
+        cond.append(history.c.key == any_(literal(list(keys), ARRAY(Text))))
+    return (
+        select(history)
+        .where(*cond)
+        .ext(distinct_on(history.c.key))
+        .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
+        .subquery()
+    )
+
+
 class RevisionsTxn(TxnBase):
     async def get_revision(self, domain_id: int, revision_id: str) -> RevisionRow | None:
         row = (
@@ -347,21 +374,7 @@ class RevisionsTxn(TxnBase):
         keys: list[str] | None = None,
     ) -> list[HistoryRow]:
         """The last change of each Record/Link (of one Kind/Relation) as of a position; deleted ones excluded."""
-        cond = [
-            history.c.domain_id == domain_id,
-            history.c.entity == entity,
-            history.c.name == name,
-            chain.clause(history, upto),
-        ]
-        if keys is not None:
-            cond.append(history.c.key == any_(literal(list(keys), ARRAY(Text))))
-        latest = (
-            select(history)
-            .where(*cond)
-            .ext(distinct_on(history.c.key))
-            .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
-            .subquery()
-        )
+        latest = snapshot_of(domain_id, chain, upto, entity, name, keys)
         rows = await self.conn.execute(
             select(latest).where(latest.c.change != "deleted").order_by(latest.c.key)
         )

@@ -73,3 +73,33 @@ async def test_search_never_reads_what_the_caller_may_not(supply: Stack) -> None
     ):
         response = await supply.http.post(D, json=payload, headers=viewer)
         assert response.status_code == status, (payload, response.text)
+
+
+async def test_search_on_an_overlay_branch_reads_its_snapshot(supply: Stack) -> None:
+    created = await supply.http.post(
+        "/api/v1/domains/supply/branches",
+        json={"name": "look", "from": "main", "mode": "overlay"},
+        headers=supply.admin,
+    )
+    assert created.status_code == 201, created.text
+    on_main = (await supply.http.post(D, json={"text": "shaft seal"}, headers=supply.admin)).json()
+    on_overlay = (
+        await supply.http.post(D, json={"text": "shaft seal", "branch": "look"}, headers=supply.admin)
+    ).json()
+    assert on_overlay["branch"] == "look" and on_main["results"]
+    assert on_overlay["results"] == on_main["results"], "the same Records, scored the same way"
+    flagged = await supply.http.post(
+        "/api/v1/domains/supply/operations/flag_supplier_risk/execute",
+        json={
+            "parameters": {"supplier": "S-1001", "severity": "high", "reason": "Corroded flange batch"},
+            "branch": "look",
+        },
+        headers=supply.admin,
+    )
+    assert flagged.status_code == 200, flagged.text
+    found = (
+        await supply.http.post(D, json={"text": "corroded flange", "branch": "look"}, headers=supply.admin)
+    ).json()
+    assert [r["ref"] for r in found["results"]] == ["RiskFlag/RF-S-1001-high"]
+    elsewhere = (await supply.http.post(D, json={"text": "corroded flange"}, headers=supply.admin)).json()
+    assert elsewhere["results"] == []

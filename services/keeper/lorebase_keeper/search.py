@@ -82,7 +82,9 @@ async def search_refs(
         ]
         for kind in kinds
     }
-    found = await txn.search_records(domain.id, point.branch.name, fields, text_, limit=limit)
+    found = await txn.search_records(
+        domain.id, point.branch.name, fields, text_, limit=limit, snapshot=point.snapshot
+    )
     return [((kind, key), score) for kind, key, score in found]
 
 
