@@ -164,13 +164,16 @@ class BranchStream:
         self.joining += 1
         try:
             async with self._lock:
-                if self._task is None:
-                    stream = self._open(credential)
+                if self._task is None or self._task.done():
+                    # Followers still waiting (a stream that stopped): go on after their last event.
+                    stream = self._open(credential, self.last if self.followers else None)
                     try:
-                        self.last = await stream.first()
+                        start = await stream.first()
                     except BaseException:
                         stream.cancel()
                         raise
+                    if not self.followers:
+                        self.last = start
                     self._task = asyncio.create_task(self._run(stream))
             follower = Follower(credential, kinds, self.last)
             self.followers.add(follower)
@@ -217,6 +220,9 @@ class BranchStream:
                         self._deliver(item)
             except Problem as problem:
                 logger.info("the shared event stream of %s/%s ended: %s", self.domain, self.branch, problem)
+            except Exception:
+                logger.exception("the shared event stream of %s/%s failed", self.domain, self.branch)
+                await asyncio.sleep(REOPEN_DELAY_S)
             finally:
                 stream.cancel()
             reopened = await self._reopen()
@@ -352,7 +358,7 @@ class EventStreamResponse(Response):
             if not done:
                 writer.cancel()
                 return  # the server closes the connection of an unfinished response
-            with contextlib.suppress(Problem):
+            with contextlib.suppress(Problem, OSError):  # Feed failed, or the client went away
                 writer.result()
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
