@@ -59,12 +59,14 @@ def _any(name: str) -> Any:
 # AND key = ANY(keys)` is one index range whatever the table's statistics say (a join with
 # unnest(kinds, keys) scanned the whole branch right after an import, before ANALYZE). The few
 # rows of another requested Kind that share a key are dropped by the caller.
-_RECORDS_OF = select(records).where(
+_OF_REFS = (
     records.c.domain_id == bindparam("domain_id"),
     records.c.branch == bindparam("branch"),
     records.c.kind == _any("kinds"),
     records.c.key == _any("keys"),
 )
+_RECORDS_OF = select(records).where(*_OF_REFS)
+_VALUES_OF = select(records.c.kind, records.c.key, records.c["values"]).where(*_OF_REFS)
 # Links of several Relations from given keys (forward) and to given keys (inverse), the same way.
 _LINKS_OF_KEYS = union_all(
     select(links, literal("forward").label("direction")).where(
@@ -112,17 +114,28 @@ class RecordsTxn(TxnBase):
         self, domain_id: int, branch: str, refs: list[tuple[str, str]]
     ) -> dict[tuple[str, str], RecordRow]:
         """The Records of these (Kind, key) pairs, of any Kinds, in one statement."""
-        if not refs:
-            return {}
         wanted = set(refs)
+        rows = await self._of_refs(_RECORDS_OF, domain_id, branch, wanted)
+        return {(row.kind, row.key): _record(row) for row in rows if (row.kind, row.key) in wanted}
+
+    async def values_of(
+        self, domain_id: int, branch: str, refs: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """Only the values of these Records (no provenance to decode), in one statement."""
+        wanted = set(refs)
+        rows = await self._of_refs(_VALUES_OF, domain_id, branch, wanted)
+        return {(row.kind, row.key): row.values for row in rows if (row.kind, row.key) in wanted}
+
+    async def _of_refs(self, stmt: Any, domain_id: int, branch: str, refs: set[tuple[str, str]]) -> Any:
+        if not refs:
+            return []
         params = {
             "domain_id": domain_id,
             "branch": branch,
-            "kinds": sorted({kind for kind, _ in wanted}),
-            "keys": sorted({key for _, key in wanted}),
+            "kinds": sorted({kind for kind, _ in refs}),
+            "keys": sorted({key for _, key in refs}),
         }
-        rows = await self.conn.execute(_RECORDS_OF, params)
-        return {(row.kind, row.key): _record(row) for row in rows if (row.kind, row.key) in wanted}
+        return await self.conn.execute(stmt, params)
 
     async def record_at_head(
         self, domain_id: int, branch: str, kind: str, key: str

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
+
+import orjson
+import pytest
+from lorebase_keeper import context, context_sections
 
 from tests.integration.conftest import Stack
 
@@ -241,3 +246,47 @@ async def test_bad_context_requests(supply: Stack) -> None:
         response = await supply.http.post(D, json=body, headers=supply.admin)
         assert response.status_code == status, (body, response.text)
         assert response.headers["content-type"] == "application/problem+json"
+
+
+async def test_skipping_recent_changes_that_would_be_trimmed_changes_nothing(
+    supply: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A pack over budget even without its history sections does not read its recent changes
+    # (context_budget.trimmed_whole): every budget and format answers exactly as when it reads them.
+    for module in (context, context_sections):  # fewer than the example's Records near S-1001
+        monkeypatch.setattr(module, "recent_changes_max", lambda domain: 3)
+    reads = 0
+    original = context.recent_changes
+
+    async def counted(*args: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        return await original(*args)
+
+    monkeypatch.setattr(context, "recent_changes", counted)
+
+    async def packs() -> list[bytes]:
+        context._CACHE.clear()
+        answers = []
+        for tokens in (60, 150, 300, 600, 1500, 20000):
+            for format_ in ("json", "markdown"):
+                response = await supply.http.post(
+                    D,
+                    json={
+                        "refs": ["Supplier/S-1001"],
+                        "depth": 2,
+                        "budget_tokens": tokens,
+                        "format": format_,
+                    },
+                    headers=supply.admin,
+                )
+                assert response.status_code == 200, response.text
+                answers.append(response.content)
+        return answers
+
+    skipping = await packs()
+    assert 0 < reads < len(skipping), "tight budgets skipped the read, loose ones did not"
+    monkeypatch.setattr(context, "trimmed_whole", lambda *args: False)
+    assert await packs() == skipping
+    tight = orjson.loads(skipping[0])["budget"]
+    assert tight["omitted"]["recent_changes"] == 3 and "recent_changes" in tight["trimmed"]

@@ -18,8 +18,8 @@ import orjson
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
-from lorebase_keeper.context_budget import SECTIONS, Budget, fit, pack_markdown
-from lorebase_keeper.context_sections import assemble
+from lorebase_keeper.context_budget import SECTIONS, Budget, fit, pack_markdown, trimmed_whole
+from lorebase_keeper.context_sections import assemble, recent_changes, recent_changes_max
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.graph import Caps, Ref, load_records, parse_ref, steps_for, walk
 from lorebase_keeper.query import check_query_members, query_in
@@ -193,14 +193,39 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
     result = await walk(txn, domain, point, seeds, depth=depth, steps=steps, caps=caps, kinds=kinds_filter)
     capped |= result.capped
     values = await load_records(txn, domain, point, list(result.depth_of))
-    pack = await assemble(
-        txn, access, domain, point, seeds, result.depth_of, result.links, values, body, steps
-    )
     names = ["seeds", "neighbors", "links"] + [
         n for n in ("schema", "recent_changes", "lineage") if f"include_{n}" in included
     ]
+    pack = await assemble(
+        txn,
+        access,
+        domain,
+        point,
+        seeds,
+        result.depth_of,
+        result.links,
+        values,
+        body,
+        steps,
+        lineage="lineage" in names,
+    )
     budget = Budget(limit, float(s.get("agents.context.chars_per_token", 4.0)), format_, capped=capped)
-    fit(pack, budget, names, list(s.get("agents.context.trim_order") or []))
+    trim_order = list(s.get("agents.context.trim_order") or [])
+    pack["recent_changes"] = []
+    omitted: dict[str, int] = {}
+    if "recent_changes" in names:
+        refs = list(result.depth_of)
+        if (
+            trimmed_whole(pack, budget, names, trim_order, "recent_changes")
+            and not body.get("since")
+            and (len(refs) >= recent_changes_max(domain))
+        ):
+            # Every Record has at least its creation on the history: the section would hold
+            # exactly recent_changes_max entries, all trimmed. Skip reading them.
+            omitted["recent_changes"] = recent_changes_max(domain)
+        else:
+            pack["recent_changes"] = await recent_changes(txn, domain, point, refs, body, access)
+    fit(pack, budget, names, trim_order, omitted=omitted)
     if format_ == "markdown":
         text = pack_markdown(pack, names, budget).encode()
         content_type = "text/markdown; charset=utf-8"

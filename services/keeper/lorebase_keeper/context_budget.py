@@ -191,10 +191,43 @@ def _trim_one(step: str, pack: dict[str, Any], dropped: set[str]) -> list[str] |
     return None
 
 
-def fit(pack: dict[str, Any], budget: Budget, names: list[str], trim_order: list[str]) -> None:
-    """Estimate every section, then trim in `trim_order` until the pack fits the budget."""
+def trimmed_whole(
+    pack: dict[str, Any], budget: Budget, names: list[str], trim_order: list[str], step: str
+) -> bool:
+    """Whether `fit` would trim the whole section of `step` (one of the history steps, `lineage` or
+    `recent_changes`), whatever it holds: the step comes before every step but the other history
+    one, and the pack is over budget even with both history sections empty. The caller can then
+    skip reading that section (fit's `omitted`)."""
+    if step not in trim_order or any(s not in _HISTORY_STEPS for s in trim_order[: trim_order.index(step)]):
+        return False
+    emptied = {step, *trim_order[: trim_order.index(step)]}
+    probe = Budget(budget.limit, budget.chars_per_token, budget.format)
+    probe.estimate({**pack, **{name: [] for name in emptied}}, names)
+    return probe.used > probe.limit
+
+
+_HISTORY_STEPS = ("lineage", "recent_changes")
+
+
+def fit(
+    pack: dict[str, Any],
+    budget: Budget,
+    names: list[str],
+    trim_order: list[str],
+    *,
+    omitted: dict[str, int] | None = None,
+) -> None:
+    """Estimate every section, then trim in `trim_order` until the pack fits the budget.
+
+    `omitted` names steps whose section the caller left empty because `trimmed_whole` said it would
+    all go, with the number of items it would have held: they count as trimmed, in their place."""
     budget.estimate(pack, names)
     for step in trim_order:
+        if omitted and step in omitted:
+            if omitted[step] and budget.used > budget.limit:
+                budget.omitted[step] = omitted[step]
+                budget.trimmed.append(step)
+            continue
         while budget.used > budget.limit:
             # Far over budget, remove a batch sized from the overage (at most half of what the
             # average item would free), so a large pack is not re-rendered once per item; near the
@@ -249,4 +282,4 @@ def pack_markdown(pack: dict[str, Any], names: list[str], budget: Budget) -> str
     return "\n\n".join(parts) + "\n"
 
 
-__all__ = ["SECTIONS", "Budget", "fit", "pack_markdown", "section_text"]
+__all__ = ["SECTIONS", "Budget", "fit", "pack_markdown", "section_text", "trimmed_whole"]

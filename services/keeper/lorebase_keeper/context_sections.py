@@ -26,7 +26,11 @@ async def assemble(
     values: dict[Ref, dict[str, Any]],
     body: dict[str, Any],
     steps: list[Step],
+    *,
+    lineage: bool,
 ) -> dict[str, Any]:
+    """Every section but `recent_changes` (`recent_changes` below: the caller may know it will be
+    trimmed whole); `lineage` only when asked for."""
     branch = point.branch.name
     pack: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
     seed_entries = []
@@ -65,8 +69,7 @@ async def assemble(
         for name in grouped
     }
     pack["schema"] = _schema(domain, {ref[0] for ref in depth_of}, set(grouped))
-    pack["recent_changes"] = await _recent_changes(txn, domain, point, list(depth_of), body, access)
-    pack["lineage"] = await _lineage(txn, domain, provenance_by_seed)
+    pack["lineage"] = await _lineage(txn, domain, provenance_by_seed) if lineage else []
     return pack
 
 
@@ -113,14 +116,19 @@ def _schema(domain: Domain, kinds: set[str], relations: set[str]) -> dict[str, A
     }
 
 
-async def _recent_changes(
+def recent_changes_max(domain: Domain) -> int:
+    return int(domain.settings.get("agents.context.recent_changes_max", 20))
+
+
+async def recent_changes(
     txn: Txn, domain: Domain, point: Any, refs: list[Ref], body: dict[str, Any], access: Access
 ) -> list[dict[str, Any]]:
+    """The newest changes of the pack's Records, newest first (at most recent_changes_max)."""
     after = None
     if body.get("since"):
         since = await read_point(txn, domain, point.branch.name, body["since"])
         after = since.at
-    limit = int(domain.settings.get("agents.context.recent_changes_max", 20))
+    limit = recent_changes_max(domain)
     rows = await txn.recent_changes_of(domain.id, point.chain, refs, after=after, limit=limit)
     revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
     out = []
@@ -171,4 +179,4 @@ async def _lineage(
     return entries
 
 
-__all__ = ["assemble"]
+__all__ = ["assemble", "recent_changes", "recent_changes_max"]

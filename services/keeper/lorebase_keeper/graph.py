@@ -210,8 +210,7 @@ async def load_records(
     """The values of these Records at the read point (missing ones left out): at a branch head, in
     one statement."""
     if point.at is None:
-        rows = await txn.records_of(domain.id, point.branch.name, refs)
-        return {ref: row.values for ref, row in rows.items()}
+        return await txn.values_of(domain.id, point.branch.name, refs)
     by_kind: dict[str, list[str]] = {}
     for kind, key in refs:
         by_kind.setdefault(kind, []).append(key)
