@@ -16,6 +16,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match
+from starlette.routing import Route as StarletteRoute
 from starlette.types import Receive, Scope, Send
 
 from lorebase import __version__
@@ -213,6 +215,37 @@ class _App(FastAPI):
         await super().__call__(scope, receive, send)
 
 
+class _Route(StarletteRoute):
+    """A Starlette route that names itself in the scope (`scope["route"]`, which FastAPI's router
+    sets only for its own routes): the metrics label requests by its path template."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        if match != Match.NONE:
+            child["route"] = self
+        return match, child
+
+
+def add_route(app: FastAPI, path: str, method: str, endpoint: Route) -> None:
+    """Add a route to Starlette's router directly. The endpoints take only the Request, so FastAPI's
+    dependency machinery (APIRoute) would add nothing but about 100 µs per request."""
+    app.router.routes.append(_Route(path, endpoint, methods=[method]))
+
+
+def routes_of(app: FastAPI) -> Callable[[str, str], Callable[[Route], Route]]:
+    """The `@route(path, method)` decorator of a group of routes: each answers its Problems as
+    problem details (`handled`)."""
+
+    def route(path: str, method: str) -> Callable[[Route], Route]:
+        def decorate(fn: Route) -> Route:
+            add_route(app, path, method, handled(fn))
+            return fn
+
+        return decorate
+
+    return route
+
+
 def create_app(gateway: Gateway, *, metrics: bool = True) -> FastAPI:
     """The REST app; `metrics` adds `GET /metrics` (http.metrics)."""
     from lorebase_gateway.observe import RequestObserver, metrics_endpoint
@@ -222,7 +255,7 @@ def create_app(gateway: Gateway, *, metrics: bool = True) -> FastAPI:
     app.state.gateway = gateway
     app.add_middleware(RequestObserver)
     if metrics:
-        app.add_api_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
+        add_route(app, "/metrics", "GET", metrics_endpoint)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:

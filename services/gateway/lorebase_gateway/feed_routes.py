@@ -3,25 +3,18 @@ each one Feed call. Registered before the branch routes: `{branch:path}` would t
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from lorebase.problems import Problem
-from lorebase_gateway.app import Gateway, Route, answer_response, credential, handled, integer
+from lorebase_gateway.app import Gateway, answer_response, credential, integer, routes_of
 from lorebase_gateway.fanout import EventStreamResponse
 
 DOMAIN = "/api/v1/domains/{domain}"
 
 
 def register_feed(app: FastAPI, gw: Gateway) -> None:
-    def route(path: str, method: str) -> Callable[[Route], Route]:
-        def decorate(fn: Route) -> Route:
-            app.add_api_route(path, handled(fn), methods=[method], include_in_schema=False)
-            return fn
-
-        return decorate
+    route = routes_of(app)
 
     @route(DOMAIN + "/branches/{branch:path}/changes", "GET")
     async def changes(request: Request) -> Response:

@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from lorebase.clients import Answer
-from lorebase_gateway.app import Gateway, Route, answer_response, credential, handled
+from lorebase_gateway.app import Gateway, Route, add_route, answer_response, credential, handled
 
 MEMORY = "/api/v1/memory"
 
@@ -26,7 +26,7 @@ def register_memory(app: FastAPI, gw: Gateway) -> None:
                 return response
 
             no_store.__name__ = fn.__name__
-            app.add_api_route(path, no_store, methods=[method], include_in_schema=False)
+            add_route(app, path, method, no_store)
             return fn
 
         return decorate

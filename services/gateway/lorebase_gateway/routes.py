@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import orjson
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from lorebase.problems import Problem
-from lorebase_gateway.app import Gateway, Route, answer_response, credential, flag, handled, integer
+from lorebase_gateway.app import (
+    Gateway,
+    Route,
+    add_route,
+    answer_response,
+    credential,
+    flag,
+    handled,
+    integer,
+    routes_of,
+)
 from lorebase_gateway.feed_routes import register_feed
 
 API = "/api/v1"
@@ -33,12 +41,7 @@ def register(app: FastAPI, gw: Gateway) -> None:
 
     register_memory(app, gw)
 
-    def route(path: str, method: str) -> Callable[[Route], Route]:
-        def decorate(fn: Route) -> Route:
-            app.add_api_route(path, handled(fn), methods=[method], include_in_schema=False)
-            return fn
-
-        return decorate
+    route = routes_of(app)
 
     # Administration
 
@@ -430,9 +433,7 @@ def register(app: FastAPI, gw: Gateway) -> None:
 
     # The reads whose whole request is a JSON body: one Keeper method each, of the same name.
     for name in ("context", "neighborhood", "traverse", "search", "resolve"):
-        app.add_api_route(
-            DOMAIN + f"/{name}", handled(_body_read(gw, name)), methods=["POST"], include_in_schema=False
-        )
+        add_route(app, DOMAIN + f"/{name}", "POST", handled(_body_read(gw, name)))
 
     @route(DOMAIN + "/query", "POST")
     async def query(request: Request) -> Response:
