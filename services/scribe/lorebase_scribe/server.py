@@ -23,7 +23,7 @@ from lorebase_scribe.statistics import recount
 from lorebase_scribe.suggestions import suggest
 from lorebase_scribe.webhooks import delivery_pass
 from lorebase_store import Database
-from lorebase_store.webhooks import PassResult
+from lorebase_store.webhook_delivery import PassResult
 
 
 @dataclass

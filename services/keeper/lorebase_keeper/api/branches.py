@@ -1,0 +1,60 @@
+"""Keeper RPCs of the schema and branches."""
+
+from __future__ import annotations
+
+import grpc
+
+from lorebase.problems import Problem
+from lorebase.v1 import keeper_pb2 as pb
+from lorebase_keeper import branches
+from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
+from lorebase_keeper.schema_view import visible_schema
+
+
+class BranchRpcs(KeeperRpc):
+    """Schema and branches (schema_view.py, branches.py)."""
+
+    @rpc
+    async def GetSchema(self, request: pb.GetSchemaRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        branch = request.branch or domain.default_branch
+        head = await self.rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
+        if head is None:
+            raise Problem(404, "not-found", f"unknown branch {branch!r}")
+        return reply({**visible_schema(access, domain, branch), "revision": head.head})
+
+    @rpc
+    async def CreateBranch(
+        self, request: pb.CreateBranchRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(
+            await branches.create_branch(self.rt, access, domain, json_body(request.body)), status=201
+        )
+
+    @rpc
+    async def ListBranches(self, request: pb.DomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await branches.list_branches(self.rt, access, domain))
+
+    @rpc
+    async def GetBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await branches.get_branch(self.rt, access, domain, request.branch))
+
+    @rpc
+    async def UpdateBranch(
+        self, request: pb.UpdateBranchRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(
+            await branches.update_branch(self.rt, access, domain, request.branch, json_body(request.body))
+        )
+
+    @rpc
+    async def DeleteBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        domain, access = await self._domain(context, request.domain)
+        return reply(await branches.delete_branch(self.rt, access, domain, request.branch))
+
+
+__all__ = ["BranchRpcs"]

@@ -1,0 +1,182 @@
+"""What every Keeper RPC shares: the `rpc` decorator (rate limits, the session trace, and Problems
+turned into gRPC statuses), the JSON body, replies, and the caller's principal and Domain."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+import orjson
+
+from lorebase.grpc_problems import abort_with_problem
+from lorebase.problems import Problem
+from lorebase.v1 import keeper_pb2 as pb
+from lorebase_keeper.auth import Access, Principal
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.trace import check_session, record_step
+
+logger = logging.getLogger("lorebase.keeper.api")
+
+
+def json_body(body: bytes, what: str = "request body") -> dict[str, Any]:
+    if not body:
+        return {}
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise Problem(400, "malformed-json", f"the {what} is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise Problem(400, "malformed-json", f"the {what} must be a JSON object")
+    return value
+
+
+def reply(
+    document: Any, *, status: int = 200, revision: str | None = None, headers: dict[str, str] | None = None
+) -> pb.Reply:
+    if revision is None and isinstance(document, dict):
+        revision = document.get("revision")
+    return pb.Reply(
+        body=orjson.dumps(document),
+        revision=revision or "",
+        content_type="application/json",
+        status=status,
+        headers=headers or {},
+    )
+
+
+def wants_markdown(format_: str) -> bool:
+    if format_ not in ("", "json", "markdown"):
+        raise Problem(
+            400, "invalid-parameter", f"format is json or markdown, not {format_!r}", parameter="format"
+        )
+    return format_ == "markdown"
+
+
+def markdown_reply(text: str, revision: str | None) -> pb.Reply:
+    return pb.Reply(
+        body=text.encode(), revision=revision or "", content_type="text/markdown; charset=utf-8", status=200
+    )
+
+
+Handler = Callable[..., Awaitable[pb.Reply]]
+
+# The calls counted in the writes class of the rate limits; every other call is a read.
+WRITES = frozenset(
+    {
+        "CreatePrincipal",
+        "CreateKey",
+        "RevokeKey",
+        "CreateDomain",
+        "CreateGrant",
+        "DeleteGrant",
+        "CreateBranch",
+        "UpdateBranch",
+        "DeleteBranch",
+        "CreateProposal",
+        "ReviewProposal",
+        "MergeProposal",
+        "CloseProposal",
+        "ResolveConflict",
+        "ExecuteOperation",
+        "Import",
+        "SyncSource",
+        "SetEmbedding",
+        "AddSessionNote",
+        "AcceptSuggestion",
+        "DismissSuggestion",
+    }
+)
+
+
+def rpc(method: Handler) -> Handler:
+    """Map Problems (and unexpected failures) to gRPC statuses carrying the problem document."""
+
+    @functools.wraps(method)
+    async def wrapper(self: KeeperRpc, request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
+        session = dict(context.invocation_metadata() or ()).get("lorebase-session")
+        started = time.perf_counter()
+        try:
+            if self.rt.limits is not None:
+                principal = await self._principal(context)
+                if not principal.is_admin:
+                    self.rt.limits.charge(principal.id, "writes" if method.__name__ in WRITES else "reads")
+            answer = await method(self, request, context)
+            if session:
+                await self._trace(
+                    context, session, method.__name__, request, answer.status, started, answer.body
+                )
+            return answer
+        except Problem as problem:
+            if session:
+                await self._trace(context, session, method.__name__, request, problem.status, started, None)
+            await abort_with_problem(context, problem)
+        except Exception:
+            logger.exception("keeper %s failed", method.__name__)
+            await abort_with_problem(
+                context, Problem(500, "internal", "keeper failed to answer; the error is in its log")
+            )
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+class KeeperRpc:
+    """The base of the Keeper servicer's RPCs: its Runtime, the caller, the Domain, the trace."""
+
+    rt: Runtime
+
+    async def _trace(
+        self,
+        context: grpc.aio.ServicerContext,
+        session: str,
+        call: str,
+        request: Any,
+        status: int,
+        started: float,
+        body: bytes | None,
+    ) -> None:
+        try:
+            principal = await self._principal(context)
+            check_session(session)
+        except Problem:
+            return  # an unauthenticated call or a bad session id is not traced
+        await record_step(
+            self.rt,
+            session=session,
+            principal=principal,
+            call=call,
+            request=request,
+            status=status,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            reply_body=body,
+        )
+
+    async def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
+        metadata = dict(context.invocation_metadata() or ())
+        return await self.rt.auth.authenticate(metadata.get("authorization"))
+
+    async def _domain(self, context: grpc.aio.ServicerContext, name: str) -> tuple[Domain, Access]:
+        principal = await self._principal(context)
+        domain = await self.rt.domains.get(name)
+        access = await self.rt.auth.access(principal, domain.id)
+        if not principal.is_admin and not access.grants:
+            # A Domain the caller holds no grant in answers like an unknown one.
+            raise Problem(404, "not-found", f"unknown Domain {name!r}; GET /api/v1/domains lists them")
+        return domain, access
+
+
+__all__ = [
+    "WRITES",
+    "Handler",
+    "KeeperRpc",
+    "json_body",
+    "markdown_reply",
+    "reply",
+    "rpc",
+    "wants_markdown",
+]

@@ -1,0 +1,134 @@
+"""One attempt at a webhook delivery: the document signed now with the webhook's key and POSTed by a
+`Sender`, and the outcome recorded: delivered on a 2xx answer; else an attempt counted and the next
+one scheduled after `backoff_initial_s * 2^(attempts-1)` (at most `backoff_max_s`), or dead after
+`max_attempts` (`DeliverySettings`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+import orjson
+
+from lorebase.webhook_secrets import Sealer, SecretKeyError, signature
+from lorebase_store.outbox import OutboxEvent
+from lorebase_store.webhooks import DeliveryRow, WebhookRow
+
+
+@dataclass(frozen=True)
+class SendResult:
+    status: int | None  # the HTTP status, None when no answer came
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class Sender(Protocol):
+    async def send(self, url: str, body: bytes, headers: dict[str, str]) -> SendResult: ...
+
+
+@dataclass(frozen=True)
+class DeliverySettings:
+    max_attempts: int = 8
+    backoff_initial_s: float = 5
+    backoff_max_s: float = 3600
+    concurrency: int = 8
+    pass_timeout_s: float = 60
+    batch: int = 100
+    retention_days: float = 14
+
+    @classmethod
+    def from_section(cls, section: dict[str, Any]) -> DeliverySettings:
+        return cls(
+            max_attempts=int(section.get("max_attempts", 8)),
+            backoff_initial_s=float(section.get("backoff_initial_s", 5)),
+            backoff_max_s=float(section.get("backoff_max_s", 3600)),
+            concurrency=int(section.get("concurrency", 8)),
+            pass_timeout_s=float(section.get("pass_timeout_s", 60)),
+            batch=int(section.get("batch", 100)),
+            retention_days=float(section.get("retention_days", 14)),
+        )
+
+    def backoff(self, attempts: int) -> float:
+        return float(min(self.backoff_initial_s * 2 ** max(attempts - 1, 0), self.backoff_max_s))
+
+
+async def send_attempt(
+    sender: Sender,
+    sealer: Sealer,
+    hook: WebhookRow,
+    event: OutboxEvent,
+    delivery: DeliveryRow,
+    document: dict[str, Any],
+) -> SendResult:
+    """One attempt: the event document, signed now with the webhook's key, POSTed by `sender`."""
+    body = orjson.dumps(document)
+    try:
+        digest = sealer.unseal(hook.signing_key)
+    except SecretKeyError as exc:
+        return SendResult(None, str(exc))
+    headers = {
+        "Content-Type": "application/json",
+        "Lorebase-Event": event.type,
+        "Lorebase-Delivery": delivery.id,
+        "Idempotency-Key": f"evt_{event.sequence}",
+        "Lorebase-Signature": signature(digest, int(time.time()), body),
+    }
+    try:
+        return await sender.send(hook.url, body, headers)
+    except Exception as exc:  # a sender failure fails this attempt only
+        return SendResult(None, f"{type(exc).__name__}: {exc}")
+
+
+def attempt_outcome(
+    settings: DeliverySettings, delivery: DeliveryRow, result: SendResult, now: datetime
+) -> tuple[str, dict[str, Any]]:
+    """The outcome of an attempt and the columns that record it."""
+    attempts = delivery.attempts + 1
+    error = result.error or f"answered {result.status}"
+    if result.ok:
+        return "delivered", {
+            "status": "delivered",
+            "attempts": attempts,
+            "next_attempt_at": now,
+            "last_error": None,
+            "last_status": result.status,
+            "finished_at": now,
+        }
+    if attempts >= settings.max_attempts:
+        return "dead", {
+            "status": "dead",
+            "attempts": attempts,
+            "next_attempt_at": now,
+            "last_error": error,
+            "last_status": result.status,
+            "finished_at": now,
+        }
+    return "failed", {
+        "status": "pending",
+        "attempts": attempts,
+        "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts)),
+        "last_error": error,
+        "last_status": result.status,
+        "finished_at": None,
+    }
+
+
+def given_back(delivery: DeliveryRow, due_at: datetime) -> dict[str, Any]:
+    """A claimed delivery given back as it was (not started before pass_timeout_s): due again."""
+    return {
+        "status": "pending",
+        "attempts": delivery.attempts,
+        "next_attempt_at": due_at,
+        "last_error": delivery.last_error,
+        "last_status": delivery.last_status,
+        "finished_at": None,
+    }
+
+
+__all__ = ["DeliverySettings", "SendResult", "Sender", "attempt_outcome", "given_back", "send_attempt"]
