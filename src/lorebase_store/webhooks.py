@@ -2,7 +2,7 @@
 delivery pass reads besides (the `webhooks` cursor, outbox events, invocations, Domain schemas), and
 where a webhook created now starts (`start_position`).
 
-The delivery pass is lorebase_store.webhook_delivery.deliver_pending.
+The delivery pass is lorebase_scribe.webhook_delivery.deliver_pending.
 """
 
 from __future__ import annotations

@@ -11,11 +11,11 @@ import httpx
 import orjson
 import pytest_asyncio
 from lorebase_feed.relay import Relay
+from lorebase_scribe.webhook_attempts import DeliverySettings
+from lorebase_scribe.webhook_delivery import deliver_pending
 from lorebase_scribe.webhooks import HttpxSender
 from sqlalchemy import text
 
-from lorebase_store.webhook_attempts import DeliverySettings
-from lorebase_store.webhook_delivery import deliver_pending
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed, running_feed
 from tests.integration.test_feed_reliability import drain, stream_log

@@ -16,12 +16,12 @@ from typing import Any
 
 import httpx
 import pytest
+from lorebase_scribe.webhook_attempts import DeliverySettings
+from lorebase_scribe.webhook_delivery import deliver_pending
 from lorebase_scribe.webhooks import HttpxSender
 from sqlalchemy import text
 
 from lorebase.ids import utc_now
-from lorebase_store.webhook_attempts import DeliverySettings
-from lorebase_store.webhook_delivery import deliver_pending
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed
 from tests.integration.test_feed_changes import raise_risk

@@ -12,15 +12,15 @@ import httpx
 import orjson
 import pytest
 import pytest_asyncio
+from lorebase_scribe.webhook_attempts import DeliverySettings
+from lorebase_scribe.webhook_delivery import deliver_pending
+from lorebase_scribe.webhook_fan_out import CURSOR
 from lorebase_scribe.webhooks import HttpxSender
 from sqlalchemy import text
 
 from lorebase.config import load_settings
 from lorebase.ids import utc_now
 from lorebase.webhook_secrets import Sealer
-from lorebase_store.webhook_attempts import DeliverySettings
-from lorebase_store.webhook_delivery import deliver_pending
-from lorebase_store.webhook_fan_out import CURSOR
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import Feed, running_feed
 from tests.integration.test_feed_changes import raise_risk
@@ -43,7 +43,7 @@ async def feed(supply: Stack, nats_url: str, monkeypatch: pytest.MonkeyPatch) ->
 
 async def start_cursor(db: Any) -> None:
     """Run fan-out passes until the webhook cursor is set (at the fence: from the next commit on)."""
-    from lorebase_store.webhook_fan_out import fan_out
+    from lorebase_scribe.webhook_fan_out import fan_out
 
     async with asyncio.timeout(20):
         while await db.read("cursor", lambda txn: txn.cursor(CURSOR)) is None:

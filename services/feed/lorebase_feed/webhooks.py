@@ -1,6 +1,6 @@
 """The webhook registry: create (the secret shown once), list, delete and update webhooks of a
 Domain. Needs domain.settings; a clearance needs its permission (pii.read, ...). Every change is in
-the audit log. Delivery is Scribe's (lorebase_store.webhook_delivery.deliver_pending)."""
+the audit log. Delivery is Scribe's (lorebase_scribe.webhook_delivery.deliver_pending)."""
 
 from __future__ import annotations
 

@@ -21,9 +21,9 @@ from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
 from lorebase_scribe.statistics import recount
 from lorebase_scribe.suggestions import suggest
+from lorebase_scribe.webhook_delivery import PassResult
 from lorebase_scribe.webhooks import delivery_pass
 from lorebase_store import Database
-from lorebase_store.webhook_delivery import PassResult
 
 
 @dataclass

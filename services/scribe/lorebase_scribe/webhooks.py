@@ -1,4 +1,4 @@
-"""The HTTP sender of webhook deliveries (lorebase_store.webhook_delivery.deliver_pending calls it).
+"""The HTTP sender of webhook deliveries (lorebase_scribe.webhook_delivery.deliver_pending calls it).
 
 Every attempt resolves the host once and checks every address (unless
 webhooks.allow_private_targets). It then connects only to those checked addresses, and keeps the
@@ -24,9 +24,9 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from lorebase.webhook_secrets import Sealer
+from lorebase_scribe.webhook_attempts import DeliverySettings, SendResult
+from lorebase_scribe.webhook_delivery import PassResult, deliver_pending
 from lorebase_store import Database
-from lorebase_store.webhook_attempts import DeliverySettings, SendResult
-from lorebase_store.webhook_delivery import PassResult, deliver_pending
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -189,7 +189,7 @@ def sender_from_settings(client: httpx.AsyncClient, section: dict[str, Any]) -> 
 
 
 async def delivery_pass(db: Database, client: httpx.AsyncClient, section: dict[str, Any]) -> PassResult:
-    """One webhook_delivery job: lorebase_store.webhook_delivery.deliver_pending with this sender."""
+    """One webhook_delivery job: lorebase_scribe.webhook_delivery.deliver_pending with this sender."""
     sealer = Sealer.from_settings(
         encryption_key=str(section.get("encryption_key") or ""),
         previous_encryption_keys=list(section.get("previous_encryption_keys") or []),

@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from lorebase.ids import utc_now
 from lorebase.webhook_secrets import Sealer
-from lorebase_store.outbox import OutboxEvent
-from lorebase_store.webhook_attempts import (
+from lorebase_scribe.webhook_attempts import (
     DeliverySettings,
     Sender,
     SendResult,
@@ -39,10 +38,11 @@ from lorebase_store.webhook_attempts import (
     given_back,
     send_attempt,
 )
-from lorebase_store.webhook_clearances import cleared_inputs, delivery_document
-from lorebase_store.webhook_fan_out import fan_out
-from lorebase_store.webhook_resealing import reseal
-from lorebase_store.webhook_retention import purge
+from lorebase_scribe.webhook_clearances import cleared_inputs, delivery_document
+from lorebase_scribe.webhook_fan_out import fan_out
+from lorebase_scribe.webhook_resealing import reseal
+from lorebase_scribe.webhook_retention import purge
+from lorebase_store.outbox import OutboxEvent
 from lorebase_store.webhooks import DeliveryRow, WebhookRow
 
 if TYPE_CHECKING:  # names for annotations only
