@@ -51,12 +51,14 @@ def message_id(sequence: int) -> str:
     return f"evt_{sequence}"
 
 
-async def ensure_stream(js: JetStreamContext, name: str, prefix: str) -> None:
+async def ensure_stream(js: JetStreamContext, name: str, prefix: str, *, replicas: int = 1) -> None:
+    """Create the stream, or update it to this configuration (nats.stream_replicas copies)."""
     config = StreamConfig(
         name=name,
         subjects=[f"{prefix}.>"],
         storage=StorageType.FILE,
         duplicate_window=600.0,
+        num_replicas=replicas,
     )
     try:
         await js.add_stream(config)

@@ -66,7 +66,7 @@ async def run(settings: Settings) -> int:
     nc = await connect_nats(nats_url)
     js = nc.jetstream()
     stream, prefix = str(settings.get("nats.stream")), str(settings.get("nats.subject_prefix"))
-    await ensure_stream(js, stream, prefix)
+    await ensure_stream(js, stream, prefix, replicas=int(settings.get("nats.stream_replicas", 1)))
     relay = Relay(db, js, prefix=prefix, stream=stream)
     hub = Hub()
     await hub.start(js, stream=stream, prefix=prefix)
