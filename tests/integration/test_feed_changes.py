@@ -141,3 +141,17 @@ async def test_changes_bad_input_and_grants(supply: Stack, feed: Feed) -> None:
     await supply.grant("supply", "usr_viewer", "viewer", branches=["main"])
     assert (await get(supply, headers=viewer)).status_code == 200
     assert (await get(supply, "team/x", headers=viewer)).status_code == 403
+
+
+async def test_feed_calls_count_against_the_rate_limits(supply: Stack, feed: Feed) -> None:
+    from lorebase_keeper.rate_limits import Limit, RateLimiter
+
+    follower = await supply.principal("usr_poller")
+    await supply.grant("supply", "usr_poller", "viewer")
+    object.__setattr__(supply.rt, "limits", RateLimiter({"reads": Limit(0.01, 2), "writes": Limit(0.01, 1)}))
+    for _ in range(2):
+        assert (await get(supply, headers=follower)).status_code == 200
+    refused = await get(supply, headers=follower)
+    assert refused.status_code == 429, refused.text
+    assert refused.json()["code"] == "rate-limited" and int(refused.headers["Retry-After"]) >= 1
+    assert (await get(supply)).status_code == 200  # the admin is not limited
