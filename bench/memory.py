@@ -1,10 +1,14 @@
 """The agent-memory figures of `make bench` (issue 6), each paired back to back with raw PostgreSQL:
 
 1. Mutations: memory record creates per second through REST, 8 clients (wrk), every one with its
-   own idempotency key, all in one scope: one namespace, so one journal, whose writers are
-   serialised by the journal's row lock (docs/memory.md). Beside raw asyncpg single-row
-   transactions (BEGIN; INSERT; COMMIT, synchronous_commit on) at 1 connection: the serial limit.
-2. Catch-up: one consumer following the seed's protocol (fence at the first page's
+   own idempotency key, all in one scope: one namespace, so one journal, whose appends serialize
+   on the journal's row lock (docs/memory.md; keeper groups them into shared transactions). Beside
+   raw asyncpg single-row transactions (BEGIN; INSERT; COMMIT, synchronous_commit on) at 1
+   connection: the serial limit. Target: 0.5x.
+2. Updates: record updates per second through REST, 8 clients each updating its own record of
+   that one scope (with the record_revision its last answer gave), beside the same raw
+   transactions. Target: 0.5x.
+3. Catch-up: one consumer following the seed's protocol (fence at the first page's
    high_watermark, pages of 256, `after` = next_cursor until complete) over the journal the
    mutations filled, repeated for the measurement time; entries per second and per-page
    latency. Beside raw keyset pages of 256 of the same entries (`sequence > $after AND
@@ -50,6 +54,32 @@ request = function()
 end
 """
 
+# One connection per wrk thread, each updating its own record with the revision of its last answer.
+UPDATE_LUA = """
+local records = {RECORDS}
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+  thread:set("rid", records[threads])
+end
+counter = 0
+revision = 1
+request = function()
+  counter = counter + 1
+  local body = string.format(
+    '{"record_revision": %d, "content": {"fact": "bench update", "n": %d}, "idempotency_key": "NONCE-%d-%d"}',
+    revision, counter, tid, counter)
+  return wrk.format("PATCH", "/api/v1/memory/records/" .. rid,
+    {["Content-Type"]="application/json", ["Authorization"]="Bearer KEY"}, body)
+end
+response = function(status, headers, body)
+  local seen = string.match(body, '"record_revision":(%d+)')
+  if seen then revision = tonumber(seen) end
+end
+"""
+UPDATERS = 8
+
 
 def agent_key(base: str, admin: dict[str, str]) -> str:
     """A service principal with every memory capability on SCOPE; its API key."""
@@ -71,6 +101,24 @@ def agent_key(base: str, admin: dict[str, str]) -> str:
         )
         assert grant.status_code == 201, grant.text
         return str(key.json()["key"])
+
+
+def update_script(base: str, key: str, work: Path) -> Path:
+    """A wrk script for UPDATERS clients, each with a record of its own (created here)."""
+    records = []
+    with httpx.Client(base_url=base, timeout=60, headers={"Authorization": f"Bearer {key}"}) as client:
+        for _ in range(UPDATERS):
+            created = client.post(
+                "/api/v1/memory/records",
+                json={"scope": SCOPE, "content": {"fact": "updated by the bench"}},
+                headers={"Idempotency-Key": secrets.token_hex(8)},
+            )
+            assert created.status_code == 201, created.text
+            records.append(created.json()["record"]["record_id"])
+    script = work / f"memory-update-{secrets.token_hex(4)}.lua"
+    listed = ", ".join(f'"{record}"' for record in records)
+    script.write_text(UPDATE_LUA.replace("RECORDS", listed).replace("KEY", key).replace("NONCE", script.stem))
+    return script
 
 
 def rest_catch_up(base: str, key: str, duration_s: float, measure: Callable[..., Any]) -> Any:
@@ -164,11 +212,18 @@ def measure(
 ) -> tuple[list[tuple[str, Any, str, Any, float | None]], list[str]]:
     """The memory rows of the results table and a line on the journal measured."""
     key = agent_key(base, admin)
-    mutation_pairs, catch_up_pairs = [], []
+    mutation_pairs, update_pairs, catch_up_pairs = [], [], []
     for _ in range(rounds):
         script = work / f"memory-{secrets.token_hex(4)}.lua"
         script.write_text(MUTATION_LUA.replace("KEY", key).replace("NONCE", script.stem))
         mutation_pairs.append((wrk(base, script=str(script)), asyncio.run(raw_writes(url))))
+        updates = update_script(base, key, work)
+        update_pairs.append(
+            (
+                wrk(base, script=str(updates), threads=UPDATERS, connections=UPDATERS),
+                asyncio.run(raw_writes(url)),
+            )
+        )
     entries = asyncio.run(journal_size(url))
     for _ in range(rounds):
         catch_up_pairs.append(
@@ -178,6 +233,7 @@ def measure(
             )
         )
     ours_m, raw_m = median_pair(mutation_pairs)
+    ours_u, raw_u = median_pair(update_pairs)
     ours_c, raw_c = median_pair(catch_up_pairs)
     rows: list[tuple[str, Any, str, Any, float | None]] = [
         (
@@ -185,7 +241,14 @@ def measure(
             ours_m,
             "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection",
             raw_m,
-            None,
+            0.5,
+        ),
+        (
+            "memory: record updates/s, REST, 8 clients on a record each, one scope (one journal)",
+            ours_u,
+            "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection",
+            raw_u,
+            0.5,
         ),
         (
             f"memory: catch-up entries/s, REST, pages of {PAGE}, 1 consumer (p50/p99 per page)",

@@ -5,6 +5,7 @@ from lorebase_store.db import Database
 from lorebase_store.domains import BranchRow, DomainRow
 from lorebase_store.memory import MemoryGrantRow, MemoryPrincipal, MemoryReceipt, MemoryRecordRow
 from lorebase_store.memory_journal import CheckpointRow, JournalEntryRow, JournalRow
+from lorebase_store.memory_writes import MemoryGroupState, MemoryRows, ReceiptTaken
 from lorebase_store.migrate import DatabaseTooNew, upgrade
 from lorebase_store.outbox import OutboxEvent
 from lorebase_store.principals import GrantRow, PrincipalRow
@@ -28,9 +29,11 @@ __all__ = [
     "JournalEntryRow",
     "JournalRow",
     "MemoryGrantRow",
+    "MemoryGroupState",
     "MemoryPrincipal",
     "MemoryReceipt",
     "MemoryRecordRow",
+    "MemoryRows",
     "BranchRow",
     "CommitRows",
     "Database",
@@ -45,6 +48,7 @@ __all__ = [
     "PrincipalRow",
     "QuerySpec",
     "Receipt",
+    "ReceiptTaken",
     "RecordRow",
     "RevisionRow",
     "SourceState",

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy import bindparam, delete, insert, select, text, update
 
 from lorebase_store.memory_tables import (
     memory_grants,
-    memory_integrity,
-    memory_receipts,
     memory_records,
-    memory_reviews,
 )
 from lorebase_store.tables import api_keys, principals
 from lorebase_store.txn import TxnBase
@@ -73,8 +70,21 @@ class MemoryReceipt:
 _RECORD_FIELDS = [f.name for f in fields(MemoryRecordRow)]
 
 
+def record_row(columns: Mapping[str, Any]) -> MemoryRecordRow:
+    """A memory record from its columns (a row's mapping, or the object of to_jsonb(row))."""
+    return MemoryRecordRow(**{name: columns[name] for name in _RECORD_FIELDS})
+
+
 def _record(row: Any) -> MemoryRecordRow:
-    return MemoryRecordRow(**{name: getattr(row, name) for name in _RECORD_FIELDS})
+    return record_row(row._mapping)
+
+
+# The principal of an API key digest (not revoked); built once, it runs on every memory request.
+_PRINCIPAL_FOR_DIGEST = (
+    select(principals.c.id, principals.c.type, principals.c.tenant)
+    .join(api_keys, api_keys.c.principal_id == principals.c.id)
+    .where(api_keys.c.digest == bindparam("digest"), api_keys.c.revoked_at.is_(None))
+)
 
 
 def _grant(row: Any) -> MemoryGrantRow:
@@ -95,12 +105,7 @@ class MemoryTxn(TxnBase):
         await self.conn.execute(text("SET LOCAL synchronous_commit = on"))
 
     async def memory_principal_for_digest(self, digest: str) -> MemoryPrincipal | None:
-        stmt = (
-            select(principals.c.id, principals.c.type, principals.c.tenant)
-            .join(api_keys, api_keys.c.principal_id == principals.c.id)
-            .where(api_keys.c.digest == digest, api_keys.c.revoked_at.is_(None))
-        )
-        row = (await self.conn.execute(stmt)).first()
+        row = (await self.conn.execute(_PRINCIPAL_FOR_DIGEST, {"digest": digest})).first()
         return None if row is None else MemoryPrincipal(row.id, row.type, row.tenant)
 
     async def memory_principal(self, principal_id: str) -> MemoryPrincipal | None:
@@ -163,71 +168,13 @@ class MemoryTxn(TxnBase):
             held.update(row.capabilities)
         return held
 
-    # Receipts
-
-    async def lock_memory_key(self, tenant: str, principal: str, key: str) -> None:
-        """Serialize the commands that use one idempotency key (until this transaction ends)."""
-        await self.conn.execute(
-            select(func.pg_advisory_xact_lock(func.hashtextextended(f"{tenant}\x1f{principal}\x1f{key}", 0)))
-        )
-
-    async def get_memory_receipt(self, tenant: str, principal: str, key: str) -> MemoryReceipt | None:
-        row = (
-            await self.conn.execute(
-                select(memory_receipts).where(
-                    memory_receipts.c.tenant == tenant,
-                    memory_receipts.c.principal == principal,
-                    memory_receipts.c.key == key,
-                )
-            )
-        ).first()
-        return (
-            None if row is None else MemoryReceipt(row.command, row.request_digest, row.status, row.response)
-        )
-
-    async def insert_memory_receipt(
-        self, tenant: str, principal: str, key: str, receipt: MemoryReceipt, at: datetime
-    ) -> None:
-        await self.conn.execute(
-            insert(memory_receipts).values(
-                tenant=tenant,
-                principal=principal,
-                key=key,
-                command=receipt.command,
-                request_digest=receipt.request_digest,
-                status=receipt.status,
-                response=receipt.response,
-                created_at=at,
-            )
-        )
-
     # Records
 
-    async def get_memory_record(self, record_id: str, *, for_update: bool = False) -> MemoryRecordRow | None:
-        stmt = select(memory_records).where(memory_records.c.id == record_id)
-        if for_update:
-            stmt = stmt.with_for_update()
-        row = (await self.conn.execute(stmt)).first()
+    async def get_memory_record(self, record_id: str) -> MemoryRecordRow | None:
+        row = (
+            await self.conn.execute(select(memory_records).where(memory_records.c.id == record_id))
+        ).first()
         return None if row is None else _record(row)
-
-    async def memory_records_by_ids(self, ids: list[str]) -> dict[str, MemoryRecordRow]:
-        if not ids:
-            return {}
-        rows = await self.conn.execute(
-            select(memory_records).where(memory_records.c.id.in_(sorted(set(ids))))
-        )
-        return {row.id: _record(row) for row in rows}
-
-    async def insert_memory_record(self, record: MemoryRecordRow) -> None:
-        await self.conn.execute(
-            insert(memory_records).values(**{n: getattr(record, n) for n in _RECORD_FIELDS})
-        )
-
-    async def replace_memory_record(self, record: MemoryRecordRow) -> None:
-        values = {n: getattr(record, n) for n in _RECORD_FIELDS if n != "id"}
-        await self.conn.execute(
-            update(memory_records).where(memory_records.c.id == record.id).values(**values)
-        )
 
     async def memory_records_page(
         self,
@@ -250,34 +197,12 @@ class MemoryTxn(TxnBase):
         rows = await self.conn.execute(stmt.order_by(memory_records.c.id).limit(limit))
         return [_record(row) for row in rows]
 
-    async def insert_memory_review(
-        self, record_id: str, record_revision: int, decision: str, reason: str, reviewer: str, at_millis: int
-    ) -> None:
-        await self.conn.execute(
-            insert(memory_reviews).values(
-                record_id=record_id,
-                record_revision=record_revision,
-                decision=decision,
-                reason=reason,
-                reviewer=reviewer,
-                created_at_millis=at_millis,
-            )
-        )
 
-    async def upsert_memory_integrity(
-        self, record_id: str, journal_id: str, record_revision: int, state_digest: str, sequence: int
-    ) -> None:
-        values = {
-            "journal_id": journal_id,
-            "record_revision": record_revision,
-            "state_digest": state_digest,
-            "last_sequence": sequence,
-        }
-        await self.conn.execute(
-            pg_insert(memory_integrity)
-            .values(record_id=record_id, **values)
-            .on_conflict_do_update(index_elements=["record_id"], set_=values)
-        )
-
-
-__all__ = ["MemoryGrantRow", "MemoryPrincipal", "MemoryReceipt", "MemoryRecordRow", "MemoryTxn"]
+__all__ = [
+    "MemoryGrantRow",
+    "MemoryPrincipal",
+    "MemoryReceipt",
+    "MemoryRecordRow",
+    "MemoryTxn",
+    "record_row",
+]

@@ -1,10 +1,12 @@
 """Memory change journals: one per namespace, entries appended under a row lock on the journal, and
 consumer checkpoints.
 
-Sequences commit in order: an append locks its journal row (`SELECT ... FOR UPDATE`) and holds the
-lock until its transaction ends, so the writer of sequence n+1 reads the journal only after the
-writer of n committed (or rolled back). A reader that sees `last_sequence` = n therefore sees every
-entry up to n, and no in-flight transaction can later fill a sequence at or below it.
+Sequences commit in order: a group of commands locks its journal row (`SELECT ... FOR UPDATE`,
+memory_writes.begin_memory_group) and holds the lock until its transaction ends; it appends its
+entries at last_sequence + 1, + 2, ... and moves `last_sequence` past them in the same transaction.
+The next group reads the journal only after this one committed (or rolled back). A reader that sees
+`last_sequence` = n therefore sees every entry up to n, and no in-flight transaction can later fill
+a sequence at or below it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.memory_tables import memory_checkpoints, memory_journal_entries, memory_journals
@@ -112,28 +114,9 @@ class MemoryJournalTxn(TxnBase):
         ).one()
         return _journal(row)
 
-    async def append_memory_entry(self, journal: JournalRow, entry: JournalEntryRow) -> None:
-        """Insert `entry` (sequence last_sequence + 1) and move the journal's head to it."""
-        assert entry.sequence == journal.last_sequence + 1 and entry.journal_id == journal.id
-        await self.conn.execute(
-            insert(memory_journal_entries).values(
-                journal_id=entry.journal_id,
-                sequence=entry.sequence,
-                schema_version=entry.schema_version,
-                kind=entry.kind,
-                record_id=entry.record_id,
-                record_revision=entry.record_revision,
-                author=entry.author,
-                committed_at_millis=entry.committed_at_millis,
-                change_digest=entry.change_digest,
-                chain_digest=entry.chain_digest,
-            )
-        )
-        await self.conn.execute(
-            update(memory_journals)
-            .where(memory_journals.c.id == journal.id)
-            .values(last_sequence=entry.sequence, last_chain=entry.chain_digest)
-        )
+    async def delete_memory_journal(self, journal_id: str) -> None:
+        """Drop a journal this transaction created and wrote no entry to (it never becomes visible)."""
+        await self.conn.execute(delete(memory_journals).where(memory_journals.c.id == journal_id))
 
     async def memory_journal_for(self, namespace_key: str) -> JournalRow | None:
         row = (

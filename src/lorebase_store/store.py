@@ -7,6 +7,7 @@ from lorebase_store.domains import DomainsTxn
 from lorebase_store.embeddings import EmbeddingsTxn
 from lorebase_store.memory import MemoryTxn
 from lorebase_store.memory_journal import MemoryJournalTxn
+from lorebase_store.memory_writes import MemoryWritesTxn
 from lorebase_store.outbox import OutboxTxn
 from lorebase_store.principals import PrincipalsTxn
 from lorebase_store.proposals import ProposalsTxn
@@ -27,6 +28,7 @@ class Txn(
     EmbeddingsTxn,
     MemoryTxn,
     MemoryJournalTxn,
+    MemoryWritesTxn,
     PrincipalsTxn,
     ProposalsTxn,
     RevisionsTxn,

@@ -23,6 +23,7 @@ from lorebase.metrics import COMMITS
 from lorebase.problems import Problem
 from lorebase_keeper.branch_view import BranchView, open_view
 from lorebase_keeper.changes import Change
+from lorebase_keeper.group_queue import GroupQueue
 from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
 
 logger = logging.getLogger("lorebase.keeper.commit")
@@ -316,11 +317,10 @@ class Committer:
 
     def __init__(self, db: Database, *, max_group: int, bulk_statement_timeout_s: float = 600) -> None:
         self.db = db
-        self.max_group = max(1, max_group)
         self.bulk_statement_timeout_s = bulk_statement_timeout_s
-        self._queues: dict[tuple[int, str], list[_Pending[Any]]] = {}
-        self._draining: set[tuple[int, str]] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._groups: GroupQueue[tuple[int, str], _Pending[Any]] = GroupQueue(
+            "commit", self._commit, max_group=max_group, logger=logger
+        )
 
     async def run(
         self,
@@ -337,49 +337,16 @@ class Committer:
         `prefetch` names Records it will read, so the group reads them all in one statement.
         """
         pending: _Pending[T] = _Pending(work, prefetch or {}, bulk)
-        key = (domain_id, branch)
-        self._queues.setdefault(key, []).append(pending)
-        if key not in self._draining:
-            self._draining.add(key)
-            task = asyncio.get_running_loop().create_task(self._drain(key))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        self._groups.put((domain_id, branch), pending)
         return await pending.future
 
-    async def _drain(self, key: tuple[int, str]) -> None:
-        try:
-            while self._queues.get(key):
-                queue = self._queues[key]
-                batch, self._queues[key] = queue[: self.max_group], queue[self.max_group :]
-                await self._commit(key, batch)
-        finally:
-            self._draining.discard(key)
-            if not self._queues.get(key):
-                self._queues.pop(key, None)
-
-    async def _commit(self, key: tuple[int, str], batch: list[_Pending[Any]]) -> None:
-        try:
-            timeout = self.bulk_statement_timeout_s if any(p.bulk for p in batch) else None
-            outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
-        except Exception as exc:  # the transaction itself failed: try each on its own
-            logger.warning(
-                "commit group of %d on %s failed (%s); retrying one commit at a time", len(batch), key, exc
-            )
-            if len(batch) > 1:
-                for pending in batch:
-                    await self._commit(key, [pending])
-                return
-            if not batch[0].future.done():
-                batch[0].future.set_exception(exc)
-            return
+    async def _commit(
+        self, key: tuple[int, str], batch: list[_Pending[Any]]
+    ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
+        timeout = self.bulk_statement_timeout_s if any(p.bulk for p in batch) else None
+        outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
         COMMITS.inc(sum(pending.revisions for pending, _, error in outcomes if error is None))
-        for pending, result, error in outcomes:
-            if pending.future.done():
-                continue
-            if error is not None:
-                pending.future.set_exception(error)
-            else:
-                pending.future.set_result(result)
+        return outcomes
 
 
 async def _commit_group(

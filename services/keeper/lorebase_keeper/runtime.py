@@ -1,5 +1,5 @@
-"""What every keeper handler works with: the database, settings, Domains, auth, the committer, rate
-limits and the planner statistics."""
+"""What every keeper handler works with: the database, settings, Domains, auth, the committers (of
+graph commits and of memory commands), rate limits and the planner statistics."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from lorebase.config import Settings
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.commit import Committer
 from lorebase_keeper.domains import Domains
+from lorebase_keeper.memory_commit import MemoryCommitter
 from lorebase_keeper.planner_statistics import PlannerStatistics
 from lorebase_keeper.rate_limits import RateLimiter
 from lorebase_store import Database
@@ -21,6 +22,7 @@ class Runtime:
     domains: Domains
     auth: Authenticator
     committer: Committer
+    memory: MemoryCommitter
     limits: RateLimiter | None = None
     statistics: PlannerStatistics | None = None  # refreshed after large imports
 
@@ -36,6 +38,7 @@ class Runtime:
                 max_group=int(settings.get("keeper.commit.max_group", 64)),
                 bulk_statement_timeout_s=float(settings.get("services.bulk_deadline_s", 600)),
             ),
+            memory=MemoryCommitter(db, max_group=int(settings.get("memory.commit.max_group", 64))),
             limits=RateLimiter.from_settings(settings),
             statistics=PlannerStatistics(db),
         )

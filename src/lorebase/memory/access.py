@@ -31,16 +31,29 @@ class MemoryCaller:
 
 async def authenticate(db: Database, authorization: str | None) -> MemoryCaller:
     """The caller of a credential, or 401."""
+    return await caller_of_digest(db, credential_digest(authorization))
+
+
+def credential_digest(authorization: str | None) -> str:
+    """The stored digest of an `Authorization: Bearer <key>` credential; 401 when there is none."""
     if not authorization:
         raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
     scheme, _, key = authorization.partition(" ")
     if scheme.lower() != "bearer" or not key.strip():
         raise Problem(401, "unauthenticated", "the Authorization header must be 'Bearer <key>'")
-    digest = hashlib.sha256(key.strip().encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.strip().encode("utf-8")).hexdigest()
+
+
+async def caller_of_digest(db: Database, digest: str) -> MemoryCaller:
+    """The principal of a key digest (not revoked), or 401."""
     row = await db.read_one("memory_principal_for_digest", _principal_for_digest, digest)
     if row is None:
-        raise Problem(401, "unauthenticated", "the credential is unknown or revoked; ask for a new key")
+        raise unknown_credential()
     return MemoryCaller(row.id, row.tenant)
+
+
+def unknown_credential() -> Problem:
+    return Problem(401, "unauthenticated", "the credential is unknown or revoked; ask for a new key")
 
 
 async def _principal_for_digest(txn: Txn, digest: str) -> MemoryPrincipal | None:
@@ -60,14 +73,29 @@ async def require(txn: Txn, caller: MemoryCaller, scope: Scope, *needed: str) ->
     held = await capabilities(txn, caller, scope)
     for capability in needed:
         if capability not in held:
-            raise Problem(
-                403,
-                "forbidden",
-                f"{caller.id} lacks {capability} on scope project_id={scope.project_id!r}, "
-                f"mission_id={scope.mission_id!r}, agent_id={scope.agent_id!r}; ask an admin for a memory grant",
-                capability=capability,
-                scope=scope.document(),
-            )
+            raise forbidden(caller, scope, capability)
 
 
-__all__ = ["ADMIN_PRINCIPAL", "MemoryCaller", "authenticate", "capabilities", "require"]
+def forbidden(caller: MemoryCaller, scope: Scope, capability: str) -> Problem:
+    """The 403 of a caller that lacks `capability` on exactly this scope."""
+    return Problem(
+        403,
+        "forbidden",
+        f"{caller.id} lacks {capability} on scope project_id={scope.project_id!r}, "
+        f"mission_id={scope.mission_id!r}, agent_id={scope.agent_id!r}; ask an admin for a memory grant",
+        capability=capability,
+        scope=scope.document(),
+    )
+
+
+__all__ = [
+    "ADMIN_PRINCIPAL",
+    "MemoryCaller",
+    "authenticate",
+    "caller_of_digest",
+    "capabilities",
+    "credential_digest",
+    "forbidden",
+    "require",
+    "unknown_credential",
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from lorebase.canonical import canonical_json, sha256_hex
@@ -48,7 +49,7 @@ class Namespace:
     scope: Scope
     subject: str  # the private subject; "" for shared visibility
 
-    @property
+    @cached_property
     def key(self) -> str:
         s = self.scope
         parts = [self.tenant, s.project_id, s.mission_id, s.agent_id, s.visibility, self.subject]

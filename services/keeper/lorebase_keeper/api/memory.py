@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import grpc
 
-from lorebase.memory.access import MemoryCaller, authenticate
+from lorebase.memory.access import MemoryCaller, authenticate, caller_of_digest, credential_digest
 from lorebase.memory.rpc import answer, credential, json_body, memory_rpc
+from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as kpb
 from lorebase.v1 import memory_pb2 as pb
 from lorebase.v1 import memory_pb2_grpc
@@ -24,15 +25,22 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
     async def _command(
         self, name: str, request: pb.MemoryRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await self._caller(context)
-        command = memory.parse_command(
-            name,
-            json_body(request.body),
-            request.record_id or None,
-            request.idempotency_key,
-            self.max_content_bytes,
-        )
-        outcome = await memory.run_command(self.rt, caller, command)
+        # The command's group checks the key again in its transaction (memory_commit): the caller
+        # known here only routes the command to its journal.
+        digest = credential_digest(credential(context))
+        caller = await self.rt.memory.caller(digest)
+        try:
+            command = memory.parse_command(
+                name,
+                json_body(request.body),
+                request.record_id or None,
+                request.idempotency_key,
+                self.max_content_bytes,
+            )
+        except Problem:
+            await caller_of_digest(self.rt.db, digest)  # a revoked key is 401 before a bad body is 422
+            raise
+        outcome = await memory.run_command(self.rt, caller, command, digest)
         return answer(outcome.document, status=outcome.status, headers=outcome.headers)
 
     @memory_rpc
