@@ -7,7 +7,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from lorebase.embedded._process import EmbeddedServerError
 
-_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def database_url(server_url: str, name: str) -> str:
@@ -17,7 +17,7 @@ def database_url(server_url: str, name: str) -> str:
 
 
 def _identifier(name: str) -> str:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise ValueError(f"not a plain database name: {name!r}")
     return f'"{name}"'
 
