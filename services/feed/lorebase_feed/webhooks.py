@@ -142,6 +142,14 @@ class Webhooks:
             credential=credential, domain=domain, permission="domain.settings"
         )
         document: dict[str, Any] = answer.json()
+        if document["narrowed"]:  # deliveries carry every Kind's changes, like history reads
+            raise Problem(
+                403,
+                "forbidden",
+                f"{document['principal']} holds only grants narrowed to Kinds; webhooks deliver the changes "
+                "of every Kind and need a grant that is not narrowed",
+                permission="domain.settings",
+            )
         return document
 
     async def create(self, credential: str, domain: str, data: bytes) -> tuple[int, dict[str, Any]]:
