@@ -141,10 +141,7 @@ class Relay:
                     await self.publish(event)
                 except Exception as exc:
                     if not await self._cannot_publish(event, exc):
-                        await self.mark(txn, done)  # what was acknowledged before NATS failed
-                        await conn.commit()
-                        self.published += len(done)
-                        raise
+                        raise  # NATS's failure: the pass is retried (JetStream drops the copies)
                     parked.append((event.sequence, f"{type(exc).__name__}: {exc}"))
                     continue
                 done.append(event.sequence)
