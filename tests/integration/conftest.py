@@ -128,7 +128,7 @@ async def open_stack(database_url: str) -> AsyncIterator[Stack]:
     keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server)
     # Agent memory: keeper's MemoryStore and feed's MemoryJournal, in process on the same server.
     memory_pb2_grpc.add_MemoryStoreServicer_to_server(MemoryStoreServicer(rt), server)
-    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db), server)
+    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db, rt.limits), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     server.add_insecure_port(f"127.0.0.1:{port}")
