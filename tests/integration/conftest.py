@@ -135,11 +135,7 @@ async def open_stack(database_url: str) -> AsyncIterator[Stack]:
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     address = ClientSettings(address=f"127.0.0.1:{port}", deadline_s=30)
-    gateway = Gateway(
-        max_body_bytes=int(settings.get("http.max_body_bytes")),
-        max_import_body_bytes=int(settings.get("http.max_import_body_bytes")),
-        max_memory_body_bytes=int(settings.get("memory.max_body_bytes")),
-    )
+    gateway = Gateway.from_settings(settings)
     keeper = KeeperClient(address)
     # Feed and scribe are not part of this stack; their clients point at keeper's port for /health.
     gateway.connect(keeper, FeedClient(address), ScribeClient(address))
