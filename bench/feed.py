@@ -43,6 +43,8 @@ STACK_ENV = {
     "LOREBASE_WEBHOOKS__ALLOW_PRIVATE_TARGETS": "true",
     "LOREBASE_WEBHOOKS__ALLOWED_SCHEMES": '["http"]',
     "LOREBASE_SCRIBE__WEBHOOKS__INTERVAL_S": "0.5",
+    # The SSE subscribers are the admin's (not capped per principal); room for all of them.
+    "LOREBASE_AGENTS__FEED__MAX_STREAMS": str(max(2000, SUBSCRIBERS + 100)),
 }
 
 

@@ -1,8 +1,9 @@
 """Prometheus metrics of every service, the gRPC server interceptor and the `/metrics` listener.
 
-The gateway answers `GET /metrics` on its HTTP port (lorebase_gateway.observe counts the requests by
-route template). Keeper, feed and scribe answer it on `services.<name>.metrics_listen`, a small
-HTTP listener of their own (`MetricsListener`); the interceptor counts and times every RPC and puts
+Every service answers `GET /metrics` on a small HTTP listener of its own (`MetricsListener`): the
+gateway on `http.metrics_listen` (lorebase_gateway.observe counts the requests by route template;
+on the API port only with `http.metrics_on_api_port`), keeper, feed and scribe on
+`services.<name>.metrics_listen`; the interceptor counts and times every RPC and puts
 the caller's request id in `lorebase.logs.REQUEST_ID` for the call. docs/running.md lists the metrics.
 """
 
@@ -38,6 +39,11 @@ HTTP_DURATION = Histogram(
     buckets=LATENCY_BUCKETS,
 )
 HTTP_IN_FLIGHT = Gauge("lorebase_http_requests_in_flight", "Gateway requests being answered now.")
+HTTP_CUT_OFF = Counter(
+    "lorebase_http_cut_off",
+    "Gateway connections cut off below the app, by reason: header_timeout, body_timeout, headers_too_large.",
+    ["reason"],
+)
 
 RPC_HANDLED = Counter(
     "lorebase_grpc_server_handled",
@@ -276,6 +282,7 @@ __all__ = [
     "FEED_LAG_SECONDS",
     "FEED_LAST_SEQUENCE",
     "FEED_PUBLISHED_SEQUENCE",
+    "HTTP_CUT_OFF",
     "HTTP_DURATION",
     "HTTP_IN_FLIGHT",
     "HTTP_REQUESTS",

@@ -128,18 +128,14 @@ async def open_stack(database_url: str) -> AsyncIterator[Stack]:
     keeper_pb2_grpc.add_KeeperServicer_to_server(KeeperServicer(rt), server)
     # Agent memory: keeper's MemoryStore and feed's MemoryJournal, in process on the same server.
     memory_pb2_grpc.add_MemoryStoreServicer_to_server(MemoryStoreServicer(rt), server)
-    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db), server)
+    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db, rt.limits), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     address = ClientSettings(address=f"127.0.0.1:{port}", deadline_s=30)
-    gateway = Gateway(
-        max_body_bytes=int(settings.get("http.max_body_bytes")),
-        max_import_body_bytes=int(settings.get("http.max_import_body_bytes")),
-        max_memory_body_bytes=int(settings.get("memory.max_body_bytes")),
-    )
+    gateway = Gateway.from_settings(settings)
     keeper = KeeperClient(address)
     # Feed and scribe are not part of this stack; their clients point at keeper's port for /health.
     gateway.connect(keeper, FeedClient(address), ScribeClient(address))

@@ -114,7 +114,7 @@ async def test_grant_validation(supply: Stack) -> None:
 
 
 async def test_rate_limits_answer_429_with_retry_after(supply: Stack) -> None:
-    from lorebase_keeper.rate_limits import Limit, RateLimiter
+    from lorebase.rate_limits import Limit, RateLimiter
 
     editor = await supply.principal("usr_busy")
     await supply.grant("supply", "usr_busy", "editor")

@@ -144,7 +144,7 @@ async def test_changes_bad_input_and_grants(supply: Stack, feed: Feed) -> None:
 
 
 async def test_feed_calls_count_against_the_rate_limits(supply: Stack, feed: Feed) -> None:
-    from lorebase_keeper.rate_limits import Limit, RateLimiter
+    from lorebase.rate_limits import Limit, RateLimiter
 
     follower = await supply.principal("usr_poller")
     await supply.grant("supply", "usr_poller", "viewer")

@@ -17,6 +17,7 @@ from prometheus_client import REGISTRY
 
 from tests.integration.conftest import Stack
 from tests.integration.feed_stack import running_feed
+from tests.integration.gateway_server import serving
 from tests.integration.test_feed_changes import raise_risk
 
 RECORD_ROUTE = "/api/v1/domains/{domain}/kinds/{kind}/records/{key}"
@@ -48,10 +49,17 @@ async def test_a_request_without_a_plain_id_gets_a_new_one(stack: Stack) -> None
 async def test_gateway_metrics_count_requests_by_route_template(stack: Stack) -> None:
     labels = {"method": "GET", "route": RECORD_ROUTE, "status": "404"}
     before = REGISTRY.get_sample_value("lorebase_http_requests_total", labels) or 0
-    for key in ("S-1", "S-2", "S-3"):
-        await stack.http.get(f"/api/v1/domains/nope/kinds/Supplier/records/{key}", headers=stack.admin)
-    await stack.http.get("/no/such/endpoint/at/all")
-    answer = await stack.http.get("/metrics")
+    async with (
+        serving(stack.gateway) as served,
+        httpx.AsyncClient(base_url=served.url, trust_env=False, timeout=20) as http,
+    ):
+        for key in ("S-1", "S-2", "S-3"):
+            await http.get(f"/api/v1/domains/nope/kinds/Supplier/records/{key}", headers=stack.admin)
+        await http.get("/no/such/endpoint/at/all")
+        on_api_port = await http.get("/metrics")
+        answer = await http.get(f"http://127.0.0.1:{served.metrics_port}/metrics")
+    # Not on the API port (anyone could read it there, without a key): on the metrics listener.
+    assert on_api_port.status_code == 404 and on_api_port.json()["code"] == "not-found"
     assert answer.status_code == 200
     assert REGISTRY.get_sample_value("lorebase_http_requests_total", labels) == before + 3
     text = answer.text
@@ -59,6 +67,13 @@ async def test_gateway_metrics_count_requests_by_route_template(stack: Stack) ->
     assert 'route="unmatched"' in text
     assert "S-1" not in text and "/no/such" not in text, "never the raw path"
     assert "lorebase_http_request_duration_seconds_bucket" in text
+
+
+async def test_metrics_on_the_api_port_only_when_a_setting_says_so(stack: Stack) -> None:
+    async with serving(stack.gateway, LOREBASE_HTTP__METRICS_ON_API_PORT="true") as served:
+        async with httpx.AsyncClient(base_url=served.url, trust_env=False, timeout=20) as http:
+            answer = await http.get("/metrics")
+    assert answer.status_code == 200 and "lorebase_http_requests_total" in answer.text
 
 
 async def test_commits_feed_lag_and_outbox_backlog(stack: Stack, nats_url: str) -> None:

@@ -319,11 +319,14 @@ def test_every_component_is_scraped_for_metrics(
         annotations = one(default_objects, "Deployment", name)["spec"]["template"]["metadata"]["annotations"]
         assert annotations["prometheus.io/scrape"] == "true"
         assert annotations["prometheus.io/path"] == "/metrics"
-        assert annotations["prometheus.io/port"] == ("8080" if name == "gateway" else "9090")
+        assert annotations["prometheus.io/port"] == "9090"  # the gateway's too: not its HTTP port
+        ports = one(default_objects, "Deployment", name)["spec"]["template"]["spec"]["containers"][0]["ports"]
+        assert {"name": "metrics", "containerPort": 9090, "protocol": "TCP"} in ports
     path = tmp_path / "lorebase.yaml"
     path.write_text(one(default_objects, "ConfigMap", "config")["data"]["lorebase.yaml"])
     settings = load_settings({"LOREBASE_CONFIG": str(path)})
-    assert settings.get("http.metrics") is True
+    assert settings.get("http.metrics_listen") == "0.0.0.0:9090"
+    assert settings.get("http.metrics_on_api_port") is False, "never on the port the Ingress exposes"
     for name in ("keeper", "feed", "scribe"):
         assert settings.get(f"services.{name}.metrics_listen") == "0.0.0.0:9090"
 

@@ -50,3 +50,16 @@ async def test_a_failing_request_is_logged_with_its_id_and_counted(caplog: pytes
     assert getattr(record, "request_id", None) == "req-boom-1"
     assert record.exc_info is not None and "boom" in str(record.exc_info[1])
     assert REGISTRY.get_sample_value("lorebase_http_requests_total", labels) == before + 1
+
+
+async def test_metrics_are_not_on_the_api_port_by_default() -> None:
+    from lorebase_gateway.server import build_app
+
+    from lorebase.config import load_settings
+
+    app = build_app(load_settings({}))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://gateway.test"
+    ) as http:
+        answer = await http.get("/metrics")
+    assert answer.status_code == 404 and answer.json()["code"] == "not-found"

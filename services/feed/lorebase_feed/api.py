@@ -227,7 +227,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             elif item.kind == HEARTBEAT:
                 yield pb.StreamItem(heartbeat=True)
             elif item.kind == READY:
-                yield pb.StreamItem(ready=True, sequence=item.sequence)
+                yield pb.StreamItem(ready=True, sequence=item.sequence, principal=access.principal)
             else:
                 yield pb.StreamItem(caught_up=True, sequence=item.sequence)
 

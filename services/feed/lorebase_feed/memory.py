@@ -1,11 +1,16 @@
-"""The MemoryJournal gRPC servicer: memory change pages and consumer checkpoints."""
+"""The MemoryJournal gRPC servicer: memory change pages and consumer checkpoints.
+
+Each call counts against the caller's rate limits (keeper.rate_limits), change pages and checkpoint
+reads in the reads class, checkpoint saves and deletes in the writes class. Like keeper's, the
+buckets are this process's own."""
 
 from __future__ import annotations
 
 import grpc
 
-from lorebase.memory.access import authenticate
+from lorebase.memory.access import MemoryCaller, authenticate
 from lorebase.memory.rpc import answer, credential, json_body, memory_rpc
+from lorebase.rate_limits import RateLimiter
 from lorebase.v1 import keeper_pb2 as kpb
 from lorebase.v1 import memory_pb2 as pb
 from lorebase.v1 import memory_pb2_grpc
@@ -20,42 +25,49 @@ from lorebase_store import Database
 
 
 class MemoryJournalServicer(memory_pb2_grpc.MemoryJournalServicer):
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, limits: RateLimiter | None = None) -> None:
         self.db = db
+        self.limits = limits
+
+    async def _caller(self, context: grpc.aio.ServicerContext, kind: str) -> MemoryCaller:
+        caller = await authenticate(self.db, credential(context))
+        if self.limits is not None and not caller.is_admin:
+            self.limits.charge(caller.id, kind)
+        return caller
 
     @memory_rpc
     async def ReadMemoryChanges(
         self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await authenticate(self.db, credential(context))
+        caller = await self._caller(context, "reads")
         return answer(await read_changes(self.db, caller, json_body(request.body)))
 
     @memory_rpc
     async def SaveMemoryCheckpoint(
         self, request: pb.MemoryCheckpointRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await authenticate(self.db, credential(context))
+        caller = await self._caller(context, "writes")
         return answer(await save_checkpoint(self.db, caller, request.consumer, json_body(request.body)))
 
     @memory_rpc
     async def GetMemoryCheckpoint(
         self, request: pb.MemoryCheckpointRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await authenticate(self.db, credential(context))
+        caller = await self._caller(context, "reads")
         return answer(await get_checkpoint(self.db, caller, request.consumer))
 
     @memory_rpc
     async def ListMemoryCheckpoints(
         self, request: pb.MemoryCheckpointRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await authenticate(self.db, credential(context))
+        caller = await self._caller(context, "reads")
         return answer(await list_checkpoints(self.db, caller, json_body(request.body)))
 
     @memory_rpc
     async def DeleteMemoryCheckpoint(
         self, request: pb.MemoryCheckpointRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await authenticate(self.db, credential(context))
+        caller = await self._caller(context, "writes")
         return answer(await delete_checkpoint(self.db, caller, request.consumer, json_body(request.body)))
 
 

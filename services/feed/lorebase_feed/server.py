@@ -16,6 +16,7 @@ from lorebase.config import Settings
 from lorebase.grpc_serve import serve
 from lorebase.ids import utc_now
 from lorebase.logs import configure_service_logging
+from lorebase.rate_limits import RateLimiter
 from lorebase.v1 import feed_pb2_grpc, memory_pb2_grpc
 from lorebase_feed.api import FeedServicer
 from lorebase_feed.hub import Hub
@@ -51,10 +52,12 @@ def publication_metrics(db: Database, relay: Relay) -> Callable[[], Awaitable[No
     return refresh
 
 
-def register(db: Database, servicer: FeedServicer, server: grpc.aio.Server) -> None:
+def register(
+    db: Database, servicer: FeedServicer, server: grpc.aio.Server, limits: RateLimiter | None = None
+) -> None:
     """Feed's servicers: Feed (publication, changes, events, webhooks) and MemoryJournal."""
     feed_pb2_grpc.add_FeedServicer_to_server(servicer, server)
-    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db), server)
+    memory_pb2_grpc.add_MemoryJournalServicer_to_server(MemoryJournalServicer(db, limits), server)
 
 
 async def run(settings: Settings) -> int:
@@ -101,7 +104,7 @@ async def run(settings: Settings) -> int:
     return await serve(
         "feed",
         str(settings.get("services.feed.listen")),
-        lambda server: register(db, servicer, server),
+        lambda server: register(db, servicer, server, RateLimiter.from_settings(settings)),
         on_stop=on_stop,
         grace_s=float(settings.get("services.shutdown_grace_s", 10)),
         metrics_listen=str(settings.get("services.feed.metrics_listen") or ""),

@@ -3,6 +3,9 @@
 Routes are thin: each reads the path, query and body, calls one Keeper client method with the
 caller's credential, and sends the answer with `Lorebase-Revision` (and an ETag on reads). Keeper
 decides everything else (authorization included); its problems come back as they were raised.
+Before a route calls anyone, its client address must not have spent its allowance of requests
+without a valid credential (lorebase_gateway.address_limits). Slow requests are cut off below the
+app, by the HTTP protocol (lorebase_gateway.http_protocol).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.routing import Match
 from starlette.routing import Route as StarletteRoute
@@ -31,8 +35,11 @@ from lorebase.clients import (
     ScribeClient,
 )
 from lorebase.clients._channel import SESSION
+from lorebase.config import Settings
 from lorebase.problems import Problem
+from lorebase_gateway.address_limits import AddressLimits
 from lorebase_gateway.fanout import SERVER_SEND, Fanout, Follower
+from lorebase_gateway.stream_caps import StreamCaps
 
 PROBLEM_TYPE = "application/problem+json"
 HEALTH_STATUS_TIMEOUT_S = 2.0
@@ -74,14 +81,38 @@ class Gateway:
         max_import_body_bytes: int | None = None,
         max_memory_body_bytes: int = 65536,
         heartbeat_s: float = 15,
+        stream_caps: StreamCaps | None = None,
+        address_limits: AddressLimits | None = None,
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
         self.max_memory_body_bytes = max_memory_body_bytes
         self._memory_clients: tuple[MemoryStoreClient, MemoryJournalClient] | None = None
         # The event streams, one shared Feed stream per branch; ended cleanly when the gateway stops.
-        self.fanout = Fanout(heartbeat_s=heartbeat_s)
+        self.fanout = Fanout(heartbeat_s=heartbeat_s, caps=stream_caps)
+        self.address_limits = address_limits  # None: requests without a valid credential are not limited
         self.draining = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Gateway:
+        """The gateway's limits from `http`, `memory` and `agents.feed` (config/lorebase.example.yaml)."""
+        unauthenticated = settings.section("http.unauthenticated_rate_limit")
+        return cls(
+            max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
+            max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
+            max_memory_body_bytes=int(settings.get("memory.max_body_bytes", 65536)),
+            heartbeat_s=float(settings.get("agents.feed.heartbeat_s", 15)),
+            stream_caps=StreamCaps(
+                per_principal=int(settings.get("agents.feed.max_streams_per_principal", 20)),
+                total=int(settings.get("agents.feed.max_streams", 2000)),
+            ),
+            address_limits=AddressLimits(
+                per_second=float(unauthenticated.get("per_second", 5)),
+                burst=float(unauthenticated.get("burst", 50)),
+            )
+            if unauthenticated.get("enabled", True)
+            else None,
+        )
 
     @property
     def feed(self) -> FeedClient:
@@ -139,11 +170,16 @@ class Gateway:
             raise too_large
         chunks = []
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise too_large
+                chunks.append(chunk)
+        except ClientDisconnect:
+            # The client went away, or the body missed http.body_timeout_s and the protocol has
+            # answered 408 and closed the connection: this answer goes nowhere.
+            raise Problem(408, "request-timeout", "the request body did not arrive; send all of it") from None
         data = b"".join(chunks)
         content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
         if (
@@ -198,17 +234,24 @@ Route = Callable[[Request], Awaitable[Response]]
 
 
 def handled(route: Route) -> Route:
-    """Turn every Problem a route raises into a problem-details answer."""
+    """Turn every Problem a route raises into a problem-details answer; refuse the request first
+    when its address has spent its allowance of requests without a valid credential."""
 
     async def wrapper(request: Request) -> Response:
         session = request.headers.get("lorebase-session")
         token = SESSION.set(session or None)
+        limits: AddressLimits | None = request.app.state.gateway.address_limits
         try:
-            return await route(request)
+            if limits is not None:
+                limits.admit(request)
+            response = await route(request)
         except Problem as problem:
-            return problem_response(problem)
+            response = problem_response(problem)
         finally:
             SESSION.reset(token)
+        if limits is not None:
+            limits.observe(request, response.status_code)
+        return response
 
     wrapper.__name__ = route.__name__
     return wrapper
@@ -257,8 +300,9 @@ def routes_of(app: FastAPI) -> Callable[[str, str], Callable[[Route], Route]]:
     return route
 
 
-def create_app(gateway: Gateway, *, metrics: bool = True) -> FastAPI:
-    """The REST app; `metrics` adds `GET /metrics` (http.metrics)."""
+def create_app(gateway: Gateway, *, metrics: bool = False) -> FastAPI:
+    """The REST app; `metrics` adds `GET /metrics` on the API port (http.metrics_on_api_port; the
+    metrics listener, http.metrics_listen, is the place for it)."""
     from lorebase_gateway.observe import RequestObserver, metrics_endpoint
     from lorebase_gateway.routes import register
 

@@ -18,7 +18,8 @@ Each client (a *follower*) has two parts:
 
 A follower whose queue holds `QUEUE_LIMIT` frames (a client that stopped reading) is ended; it
 reconnects with Last-Event-ID and catches up from PostgreSQL. Heartbeats are written by the
-gateway after `agents.feed.heartbeat_s` without a frame.
+gateway after `agents.feed.heartbeat_s` without a frame. The followers of the process, and of each
+principal, are capped (lorebase_gateway.stream_caps).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from starlette.types import Receive, Scope, Send
 from lorebase.clients import EventStream, FeedClient
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
+from lorebase_gateway.stream_caps import StreamCaps
 
 SERVER_SEND = "lorebase.server_send"  # the server's own send, kept in the scope by the app
 
@@ -77,6 +79,7 @@ class Follower:
     kinds: frozenset[str]
     joined_at: int  # the shared stream's last sequence when it joined: `until` of its control stream
     control: EventStream | None = None
+    principal: str = ""  # named by the control stream when it opened
     start: int = 0  # frames at or below this are not written (the control stream covered them)
     frames: deque[tuple[int, bytes]] = field(default_factory=deque)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -184,6 +187,7 @@ class BranchStream:
     def leave(self, follower: Follower) -> None:
         follower.end()
         self.followers.discard(follower)
+        self.fanout.caps.release(follower)
         if not self.followers and not self.joining:
             if self._task is not None:
                 self._task.cancel()
@@ -253,8 +257,9 @@ class Fanout:
 
     feed: FeedClient
 
-    def __init__(self, *, heartbeat_s: float = 15) -> None:
+    def __init__(self, *, heartbeat_s: float = 15, caps: StreamCaps | None = None) -> None:
         self.heartbeat_s = heartbeat_s
+        self.caps = caps or StreamCaps(per_principal=20, total=2000)
         self.draining = False
         self._branches: dict[tuple[str, str], BranchStream] = {}
         self._ticker: asyncio.Task[None] | None = None
@@ -266,7 +271,17 @@ class Fanout:
     async def follow(
         self, *, credential: str, domain: str, branch: str, kinds: str, last_event_id: str
     ) -> Follower:
-        """A follower of a branch whose control stream is open; raises the Problem of a refused one."""
+        """A follower of a branch whose control stream is open; raises the Problem of a refused one
+        (and 429 past the caps)."""
+        with self.caps.opening():
+            follower = await self._follow(credential, domain, branch, kinds, last_event_id)
+        if self._ticker is None:
+            self._ticker = asyncio.create_task(self._heartbeats())
+        return follower
+
+    async def _follow(
+        self, credential: str, domain: str, branch: str, kinds: str, last_event_id: str
+    ) -> Follower:
         shared = self._branches.get((domain, branch))
         if shared is None:
             shared = self._branches[(domain, branch)] = BranchStream(self, domain, branch)
@@ -286,17 +301,18 @@ class Fanout:
         )
         try:
             follower.start = max(follower.joined_at, await follower.control.first())
+            follower.principal = follower.control.principal
+            self.caps.hold(follower)
         except BaseException:
             shared.leave(follower)
             raise
-        if self._ticker is None:
-            self._ticker = asyncio.create_task(self._heartbeats())
         return follower
 
     def leave(self, follower: Follower) -> None:
         for shared in list(self._branches.values()):
             if follower in shared.followers:
                 shared.leave(follower)
+        self.caps.release(follower)
 
     def forget(self, shared: BranchStream) -> None:
         if self._branches.get((shared.domain, shared.branch)) is shared:

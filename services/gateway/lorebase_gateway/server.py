@@ -2,7 +2,12 @@
 
 On SIGTERM or SIGINT it stops accepting connections, ends every open event stream cleanly (the
 client reconnects elsewhere with Last-Event-ID), and gives the requests in flight
-`http.shutdown_grace_s` to finish before they are cancelled; then its gRPC channels close."""
+`http.shutdown_grace_s` to finish before they are cancelled; then its gRPC channels close.
+
+Requests are read with deadlines (lorebase_gateway.http_protocol). The client address is the socket
+peer, or behind `http.trusted_proxies` the one they name in X-Forwarded-For. `GET /metrics` is
+served on its own listener, `http.metrics_listen`, like the other services' (empty: none), and on
+the API port only with `http.metrics_on_api_port`."""
 
 from __future__ import annotations
 
@@ -25,17 +30,36 @@ from lorebase.clients import (
 )
 from lorebase.config import Settings
 from lorebase.logs import configure_service_logging
+from lorebase.metrics import MetricsListener
 from lorebase_gateway.app import Gateway, create_app
+from lorebase_gateway.http_protocol import ReadLimits, timed_protocol
 
 logger = logging.getLogger("lorebase.gateway")
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, ending the event streams first when it shuts down (they would hold the grace period)."""
+    """uvicorn, ending the event streams first when it shuts down (they would hold the grace period),
+    with the gateway's metrics listener (`metrics_listen`, host:port; empty: none) beside it."""
 
-    def __init__(self, config: uvicorn.Config, gateway: Gateway) -> None:
+    def __init__(self, config: uvicorn.Config, gateway: Gateway, *, metrics_listen: str = "") -> None:
         super().__init__(config)
         self.gateway = gateway
+        self.metrics_listen = metrics_listen
+        self.metrics = MetricsListener(metrics_listen) if metrics_listen else None
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.metrics is not None:
+            try:
+                await self.metrics.start()
+            except OSError as exc:
+                logger.error("gateway cannot serve metrics on %s: %s", self.metrics_listen, exc)
+                raise SystemExit(2) from exc
+            logger.info("gateway metrics on %s", self.metrics_listen)
+        try:
+            await super().serve(sockets)
+        finally:
+            if self.metrics is not None:
+                await self.metrics.stop()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         logger.info("gateway stopping: %d event streams end now", len(self.gateway.streams))
@@ -55,13 +79,8 @@ def build_app(settings: Settings) -> FastAPI:
             bulk_deadline_s=bulk_deadline,
         )
 
-    gateway = Gateway(
-        max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
-        max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
-        max_memory_body_bytes=int(settings.get("memory.max_body_bytes", 65536)),
-        heartbeat_s=float(settings.get("agents.feed.heartbeat_s", 15)),
-    )
-    app = create_app(gateway, metrics=bool(settings.get("http.metrics", True)))
+    gateway = Gateway.from_settings(settings)
+    app = create_app(gateway, metrics=bool(settings.get("http.metrics_on_api_port", False)))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -81,21 +100,44 @@ def build_app(settings: Settings) -> FastAPI:
     return app
 
 
+def read_limits(settings: Settings) -> ReadLimits:
+    """The deadlines and the header cap of reading a request (`http.*`)."""
+    return ReadLimits(
+        header_timeout_s=float(settings.get("http.header_timeout_s", 10)),
+        body_timeout_s=float(settings.get("http.body_timeout_s", 10)),
+        body_min_bytes_per_s=float(settings.get("http.body_min_bytes_per_s", 8192)),
+        max_header_bytes=int(settings.get("http.max_header_bytes", 65536)),
+    )
+
+
+def server_for(app: FastAPI, settings: Settings, **config: object) -> _Server:
+    """The gateway's uvicorn server for `app` as `lorebase gateway` runs it (`config`: overrides of
+    uvicorn.Config's arguments, e.g. a port)."""
+    trusted = [str(proxy) for proxy in settings.get("http.trusted_proxies") or ()]
+    options: dict[str, object] = {
+        "host": str(settings.get("http.host")),
+        "port": int(settings.get("http.port")),
+        "log_config": None,  # uvicorn's records go through the service's handler (JSON or text)
+        "log_level": "warning",
+        "access_log": False,
+        "loop": "uvloop",
+        "http": timed_protocol(read_limits(settings)),
+        # X-Forwarded-For and -Proto count only from the trusted proxies; by default from no one.
+        "proxy_headers": bool(trusted),
+        "forwarded_allow_ips": trusted,
+        "timeout_graceful_shutdown": int(settings.get("http.shutdown_grace_s", 10)),
+        **config,
+    }
+    uvicorn_config = uvicorn.Config(app, **options)  # type: ignore[arg-type]
+    return _Server(
+        uvicorn_config, app.state.gateway, metrics_listen=str(settings.get("http.metrics_listen") or "")
+    )
+
+
 def main(settings: Settings) -> int:
     configure_service_logging("gateway", settings)
     app = build_app(settings)
-    config = uvicorn.Config(
-        app,
-        host=str(settings.get("http.host")),
-        port=int(settings.get("http.port")),
-        log_config=None,  # uvicorn's records go through the service's handler (JSON or text)
-        log_level="warning",
-        access_log=False,
-        loop="uvloop",
-        http="httptools",
-        timeout_graceful_shutdown=int(settings.get("http.shutdown_grace_s", 10)),
-    )
-    server = _Server(config, app.state.gateway)
+    server = server_for(app, settings)
     try:
         event_loop.run(server.serve())
     except KeyboardInterrupt:
@@ -103,4 +145,4 @@ def main(settings: Settings) -> int:
     return 0
 
 
-__all__ = ["build_app", "main"]
+__all__ = ["build_app", "main", "read_limits", "server_for"]

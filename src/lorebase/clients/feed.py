@@ -22,6 +22,7 @@ class EventStream:
         self._call = call
         self._service = service
         self._ended = False
+        self.principal = ""  # once open: the principal the credential authenticates
 
     async def _read(self) -> pb.StreamItem | None:
         try:
@@ -45,6 +46,7 @@ class EventStream:
             raise Problem(
                 503, "unavailable", f"{self._service} closed the event stream before it opened; retry shortly"
             )
+        self.principal = item.principal
         return int(item.sequence)
 
     def __aiter__(self) -> EventStream:

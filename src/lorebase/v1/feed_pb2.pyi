@@ -66,20 +66,22 @@ class EventsRequest(_message.Message):
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kinds: _Optional[str] = ..., last_event_id: _Optional[str] = ..., control: _Optional[bool] = ..., until: _Optional[int] = ...) -> None: ...
 
 class StreamItem(_message.Message):
-    __slots__ = ("ready", "heartbeat", "sequence", "event", "data", "caught_up")
+    __slots__ = ("ready", "heartbeat", "sequence", "event", "data", "caught_up", "principal")
     READY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
     CAUGHT_UP_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     ready: bool
     heartbeat: bool
     sequence: int
     event: str
     data: bytes
     caught_up: bool
-    def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ..., caught_up: _Optional[bool] = ...) -> None: ...
+    principal: str
+    def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ..., caught_up: _Optional[bool] = ..., principal: _Optional[str] = ...) -> None: ...
 
 class WebhookRequest(_message.Message):
     __slots__ = ("domain", "id", "body")

@@ -1,4 +1,7 @@
-"""The MemoryStore gRPC servicer: memory commands, record reads and memory grants."""
+"""The MemoryStore gRPC servicer: memory commands, record reads and memory grants.
+
+Each call counts against the caller's rate limits like a Domain call (keeper.rate_limits): record
+reads and queries in the reads class, commands and grant changes in the writes class."""
 
 from __future__ import annotations
 
@@ -19,8 +22,14 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
         self.rt = rt
         self.max_content_bytes = int(rt.settings.get("memory.max_content_bytes", 32768))
 
-    async def _caller(self, context: grpc.aio.ServicerContext) -> MemoryCaller:
-        return await authenticate(self.rt.db, credential(context))
+    async def _caller(self, context: grpc.aio.ServicerContext, kind: str) -> MemoryCaller:
+        caller = await authenticate(self.rt.db, credential(context))
+        self._charge(caller, kind)
+        return caller
+
+    def _charge(self, caller: MemoryCaller, kind: str) -> None:
+        if self.rt.limits is not None and not caller.is_admin:
+            self.rt.limits.charge(caller.id, kind)
 
     async def _command(
         self, name: str, request: pb.MemoryRequest, context: grpc.aio.ServicerContext
@@ -29,6 +38,7 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
         # known here only routes the command to its journal.
         digest = credential_digest(credential(context))
         caller = await self.rt.memory.caller(digest)
+        self._charge(caller, "writes")
         try:
             command = memory.parse_command(
                 name,
@@ -71,26 +81,26 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
 
     @memory_rpc
     async def GetMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
-        caller = await self._caller(context)
+        caller = await self._caller(context, "reads")
         return answer(await memory_reads.get_record(self.rt, caller, request.record_id))
 
     @memory_rpc
     async def QueryMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
-        caller = await self._caller(context)
+        caller = await self._caller(context, "reads")
         return answer(await memory_reads.query_records(self.rt, caller, json_body(request.body)))
 
     @memory_rpc
     async def CreateMemoryGrant(
         self, request: pb.MemoryGrantRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await self._caller(context)
+        caller = await self._caller(context, "writes")
         return answer(await memory_grants.create_grant(self.rt, caller, json_body(request.body)), status=201)
 
     @memory_rpc
     async def DeleteMemoryGrant(
         self, request: pb.MemoryGrantRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        caller = await self._caller(context)
+        caller = await self._caller(context, "writes")
         return answer(await memory_grants.delete_grant(self.rt, caller, request.grant_id))
 
 
