@@ -35,15 +35,17 @@ def database_name(url: str) -> str:
     return urlsplit(url).path.lstrip("/")
 
 
-def nats_publish_answer(port: int, token: str | None = None) -> str:
+def nats_publish_answer(
+    port: int, token: str | None = None, subject: str = "lorebase.events.supply.main"
+) -> str:
     """What a NATS server on 127.0.0.1:`port` answers a raw client that connects (with `token`, if
-    any), publishes one event and pings: `PONG` when it let the client in, `-ERR ...` when not."""
+    any), publishes `{}` to `subject` and pings: `PONG` when it let the client in, `-ERR ...` when not."""
     options: dict[str, object] = {"verbose": False, "pedantic": False}
     if token is not None:
         options["auth_token"] = token
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         assert sock.recv(4096).startswith(b"INFO ")
-        publish = "PUB lorebase.events.supply.main 2\r\n{}\r\n"
+        publish = f"PUB {subject} 2\r\n{{}}\r\n"
         sock.sendall(f"CONNECT {json.dumps(options)}\r\n{publish}PING\r\n".encode())
         answer = b""
         while b"PONG" not in answer and b"-ERR" not in answer:

@@ -7,6 +7,7 @@ decides everything else (authorization included); its problems come back as they
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -34,6 +35,8 @@ from lorebase.problems import Problem
 from lorebase_gateway.fanout import SERVER_SEND, Fanout, Follower
 
 PROBLEM_TYPE = "application/problem+json"
+# GET /health asks every service's gRPC health check at once, each with this deadline.
+HEALTH_CHECK_TIMEOUT_S = 2.0
 
 
 def problem_response(problem: Problem) -> Response:
@@ -281,11 +284,13 @@ def create_app(gateway: Gateway, *, metrics: bool = True) -> FastAPI:
 
     @app.get("/health")
     async def health() -> Response:
-        checks = {
-            "keeper": await gateway.keeper.healthy(),
-            "feed": await gateway.feed.healthy(),
-            "scribe": await gateway.scribe.healthy(),
-        }
+        # All at once, each bounded by its deadline: a service that is down or hangs costs at most
+        # HEALTH_CHECK_TIMEOUT_S, and the 503 names it (`lorebase up` restarts it meanwhile).
+        clients = {"keeper": gateway.keeper, "feed": gateway.feed, "scribe": gateway.scribe}
+        answers = await asyncio.gather(
+            *(client.healthy(timeout_s=HEALTH_CHECK_TIMEOUT_S) for client in clients.values())
+        )
+        checks = dict(zip(clients, answers, strict=True))
         if all(checks.values()):
             return Response(
                 orjson.dumps({"status": "ok", "version": __version__}), media_type="application/json"
