@@ -212,7 +212,9 @@ def _wait_healthy(stack: _Stack, base_url: str) -> None:
 
 
 def _load_example(stack: _Stack, example: str, base_url: str, admin_key: str) -> None:
-    """Load it on a thread while this one goes on supervising (and copying the services' output)."""
+    """Load it on a thread while this one goes on supervising (and copying the services' output).
+    A service started again meanwhile misses the kernel's stop-with-parent (owned_child: only from
+    the only thread); the cleanup of `up` still stops it."""
     from lorebase.examples import load_example
 
     say(f"loading the example {example!r}")

@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from lorebase.embedded import free_port
-from tests.e2e.running import HEALTH_TIMEOUT_S, Stack, alive, cmdline
+from tests.e2e.running import HEALTH_TIMEOUT_S, Stack, alive, cmdline, mentioning
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -153,8 +153,10 @@ def test_a_service_that_cannot_start_is_named_by_health_and_stops_the_stack(
     stack = Stack(tmp_path / "data", free_port(), tmp_path / "up.log", settings=broken)
     stacks.append(stack)
     answers: list[object] = []  # the bodies of /health's 503s
+    procs: dict[int, psutil.Process] = {}  # every process of the stack seen
     with httpx.Client(timeout=30, trust_env=False) as client:
         while stack.process.poll() is None:
+            procs.update((proc.pid, proc) for proc in stack.descendants())
             try:
                 response = client.get(f"{stack.base_url}/health")
                 if response.status_code == 503:
@@ -172,4 +174,6 @@ def test_a_service_that_cannot_start_is_named_by_health_and_stops_the_stack(
     )
     assert "scribe cannot serve metrics on 256.0.0.1:9" in output[loop:], output
     assert output.rstrip().endswith("lorebase: stopped")
-    assert not [proc for proc in stack.descendants() if alive(proc)]
+    assert len(procs) >= 6, procs  # postgres, nats-server, the services and scribe's restarts
+    left = [proc for proc in procs.values() if alive(proc)] + mentioning(stack.data_dir)
+    assert not left, [(proc.pid, cmdline(proc)) for proc in left]
