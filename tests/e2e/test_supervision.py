@@ -1,8 +1,9 @@
 """Supervision by `lorebase up` (issue 12, item 5), on stacks started as the README starts them.
 
-Under a steady write load, each of keeper, feed, scribe and gateway is killed with SIGKILL in turn:
-`up` starts it again, the stack serves again without a hand, and every write that was acknowledged
-(2xx with a Revision) is on the branch's `/changes` afterwards. A service that can never start (a
+Under a steady write load, each of keeper, feed, scribe and gateway, then the embedded PostgreSQL and
+NATS, is killed with SIGKILL in turn: `up` starts it again, the stack serves again without a hand
+(writes are acknowledged again), and every write that was acknowledged (2xx with a Revision) is on
+the branch's `/changes` afterwards. A service that can never start (a
 setting breaks it) makes `/health` answer 503 naming it, and `up` stops the stack on the crash loop
 with a message naming it and its last lines.
 """
@@ -25,6 +26,8 @@ from tests.e2e.running import HEALTH_TIMEOUT_S, Stack, alive, cmdline, mentionin
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 SERVICES = ("keeper", "feed", "scribe", "gateway")
+# The embedded servers' programs, and the names `up` gives them.
+SERVERS = {"postgres": "PostgreSQL", "nats-server": "NATS"}
 OPERATION = "/api/v1/domains/supply/operations/update_supplier/execute"
 CHANGES = "/api/v1/domains/supply/branches/main/changes"
 # Acknowledged writes to see before a kill and after the stack is back.
@@ -79,19 +82,24 @@ class WriteLoad:
             time.sleep(0.05)
 
 
-def _service(stack: Stack, name: str) -> psutil.Process | None:
+def _process(stack: Stack, name: str) -> psutil.Process | None:
+    """The running process of service `name`, or of the embedded server run by program `name`."""
     for proc in stack.descendants():
-        if cmdline(proc)[1:4] == ["-m", "lorebase", name] and alive(proc):
+        line = cmdline(proc)
+        if (line[1:4] == ["-m", "lorebase", name] or Path(line[0] if line else "").name == name) and alive(
+            proc
+        ):
             return proc
     return None
 
 
 def _wait_restarted(stack: Stack, client: httpx.Client, name: str, killed: int) -> None:
+    """Until `name` runs again (another process than `killed`) and /health answers 200."""
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
     while True:
         assert stack.process.poll() is None, stack.output()
-        service = _service(stack, name)
-        if service is not None and service.pid != killed:
+        again = _process(stack, name)
+        if again is not None and again.pid != killed:
             try:
                 if client.get(f"{stack.base_url}/health").status_code == 200:
                     return
@@ -113,7 +121,7 @@ def _committed(client: httpx.Client, stack: Stack, since: str) -> list[str]:
             return revisions
 
 
-def test_each_service_killed_under_writes_comes_back_and_no_acknowledged_write_is_lost(
+def test_each_part_killed_under_writes_comes_back_and_no_acknowledged_write_is_lost(
     tmp_path: Path, stacks: list[Stack]
 ) -> None:
     stack = Stack(tmp_path / "data", free_port(), tmp_path / "up.log", "--example", "supply")
@@ -122,12 +130,12 @@ def test_each_service_killed_under_writes_comes_back_and_no_acknowledged_write_i
         stack.wait_up(client)
         head = client.get(f"{stack.base_url}{CHANGES}", headers=stack.admin).json()["next_since"]
         with WriteLoad(stack) as load:
-            for name in SERVICES:
+            for name in (*SERVICES, *SERVERS):
                 load.wait_for_more(WRITES_BETWEEN)
-                service = _service(stack, name)
-                assert service is not None, stack.output()
-                os.kill(service.pid, signal.SIGKILL)
-                _wait_restarted(stack, client, name, service.pid)
+                victim = _process(stack, name)
+                assert victim is not None, stack.output()
+                os.kill(victim.pid, signal.SIGKILL)
+                _wait_restarted(stack, client, name, victim.pid)
             load.wait_for_more(WRITES_BETWEEN)
         committed = _committed(client, stack, head)
         missing = [revision for revision in load.acknowledged if revision not in set(committed)]
@@ -136,7 +144,7 @@ def test_each_service_killed_under_writes_comes_back_and_no_acknowledged_write_i
         )
         assert len(set(committed)) == len(committed)
     output = stack.output(whole=True)
-    for name in SERVICES:
+    for name in (*SERVICES, *SERVERS.values()):
         assert f"lorebase: {name} exited with code -9; restarting in 0.5 s (restart 1)" in output
     assert stack.interrupt() == 0, stack.output()
 
