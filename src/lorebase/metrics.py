@@ -67,6 +67,10 @@ FEED_LAG_SECONDS = Gauge(
 FEED_EVENTS_PUBLISHED = Counter(
     "lorebase_feed_events_published", "Outbox events this feed process's relay published to JetStream."
 )
+FEED_EVENTS_PARKED = Counter(
+    "lorebase_feed_events_parked",
+    "Outbox events this feed process's relay parked: they could not be published (Feed.Status).",
+)
 FEED_FENCE_SEQUENCE = Gauge(
     "lorebase_feed_fence_sequence", "The relay's outbox fence (no lower sequence can still commit)."
 )
@@ -265,6 +269,7 @@ class MetricsListener:
 
 __all__ = [
     "COMMITS",
+    "FEED_EVENTS_PARKED",
     "FEED_EVENTS_PUBLISHED",
     "FEED_FENCE_SEQUENCE",
     "FEED_LAG_EVENTS",

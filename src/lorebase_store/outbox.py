@@ -101,6 +101,34 @@ class OutboxTxn(TxnBase):
                 update(outbox).where(outbox.c.sequence.in_(sequences)).values(published_at=at)
             )
 
+    async def park(self, parked: list[tuple[int, str]], at: datetime) -> None:
+        """Park events that cannot be published: marked published (the relay goes on) with the error."""
+        for sequence, error in parked:
+            await self.conn.execute(
+                update(outbox)
+                .where(outbox.c.sequence == sequence)
+                .values(published_at=at, parked_at=at, publish_error=error[:2000])
+            )
+
+    async def parked_events(self) -> int:
+        """How many events were parked (never published)."""
+        return int(
+            await self.conn.scalar(
+                select(func.count()).select_from(outbox).where(outbox.c.parked_at.is_not(None))
+            )
+            or 0
+        )
+
+    async def oldest_pending_at(self, upto: int) -> datetime | None:
+        """When the oldest event at or below `upto` (the fence) still waiting to be published was
+        committed (None: the relay is not behind its fence)."""
+        first = (
+            select(func.min(outbox.c.sequence))
+            .where(outbox.c.published_at.is_(None), outbox.c.sequence <= upto)
+            .scalar_subquery()
+        )
+        return await self.conn.scalar(select(outbox.c.created_at).where(outbox.c.sequence == first))
+
     async def sequence_taken(self) -> int:
         """The last outbox sequence handed out, committed or not (sequences are not transactional)."""
         return int(await self.conn.scalar(_SEQUENCE_TAKEN) or 0)

@@ -200,7 +200,11 @@ outbox = Table(
     Column("event", JSONB, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("published_at", DateTime(timezone=True)),
+    # Migration 0011: an event the relay could not publish, marked published and parked with its error.
+    Column("parked_at", DateTime(timezone=True)),
+    Column("publish_error", Text),
     Index("outbox_unpublished", "sequence", postgresql_where="published_at IS NULL"),
+    Index("outbox_parked", "sequence", postgresql_where="parked_at IS NOT NULL"),
     # Migration 0009: a branch's events after a sequence; the revision.committed event of a Revision.
     Index("outbox_branch", "domain_id", "branch", "sequence"),
     Index("outbox_revision", "domain_id", "revision", postgresql_where="type = 'revision.committed'"),

@@ -10,6 +10,7 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from lorebase_feed.api import FeedServicer
 from lorebase_feed.hub import Hub
 from lorebase_feed.relay import Relay, connect_nats, ensure_stream
@@ -61,8 +62,11 @@ async def running_feed(
         port = int(sock.getsockname()[1])
     server = new_server()
     feed_pb2_grpc.add_FeedServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     client = FeedClient(ClientSettings(address=f"127.0.0.1:{port}", deadline_s=30))
     previous = stack.gateway.feed
     stack.gateway.feed = client

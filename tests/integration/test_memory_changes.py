@@ -264,3 +264,15 @@ async def test_checkpoints_are_listed_and_deleted_by_their_subject(stack: Stack)
     denied = await stack.http.delete("/api/v1/memory/checkpoints/c-2", headers=consumer)
     assert denied.status_code == 403 and denied.json()["capability"] == "memory_read"
     assert await stack.count("memory_journal_entries") == 2  # checkpoints add no events
+
+
+async def test_a_checkpoint_name_with_a_final_newline_is_refused(stack: Stack) -> None:
+    consumer = await agent(stack, "agt_newline")
+    entries, last = await catch_up(stack, consumer)
+    body: dict[str, Any] = {"contract_version": 1, "scope": SCOPE, "cursor": last, "revision": 0}
+    for name in ("cache%0A", "cache%0D%0A", "%0Acache"):
+        saved = await stack.http.put(f"/api/v1/memory/checkpoints/{name}", json=body, headers=consumer)
+        assert saved.status_code == 400, saved.text
+        assert saved.json()["parameter"] == "consumer"
+    listed = await stack.http.get("/api/v1/memory/checkpoints?after=cache%0A", headers=consumer)
+    assert listed.status_code == 400, listed.text

@@ -246,3 +246,40 @@ async def test_unique_taken_resolved(stack: Stack) -> None:
     assert await store.item("I-2") == {"code": "I-2", "name": "w"}
     assert (await store.item("I-4") or {}).get("tag") == "Z"
     assert (await store.item("I-1") or {}).get("tag") == "X"
+
+
+async def test_conflict_values_a_reader_may_not_read_are_redacted(stack: Stack) -> None:
+    """A reader of the Proposal without the clearance of a sensitive Attribute sees neither its
+    values in a whole-Record Conflict nor the value of a Conflict on it."""
+    schema = {**SCHEMA, "kinds": {**SCHEMA["kinds"]}}
+    item = schema["kinds"]["Item"]
+    schema["kinds"]["Item"] = {
+        **item,
+        "attributes": {**item["attributes"], "name": {"type": "string", "sensitivity": ["pii"]}},
+    }
+    response = await stack.http.post(
+        "/api/v1/domains", json={"name": "secret", "schema": schema}, headers=stack.admin
+    )
+    assert response.status_code == 201, response.text
+    store = Store(stack, "secret")
+    for op, branch, parameters in (
+        ("put_item", "main", {"code": "I-1", "name": "Ada Lovelace", "tag": "t1"}),
+    ):
+        await store.run(op, branch, **parameters)
+    await stack.http.patch(
+        store.api + "/branches/main", json={"protected": False, "required_approvals": 0}, headers=stack.admin
+    )
+    await stack.http.post(store.api + "/branches", json={"name": "work", "from": "main"}, headers=stack.admin)
+    await store.run("drop_item", "main", code="I-1")
+    await store.run("put_item", "work", code="I-1", name="Grace Hopper", tag="t1")
+    url = await store.propose()
+    await store.merge(url)
+    viewer = await stack.principal("usr_noclear")
+    await stack.grant("secret", "usr_noclear", "viewer")
+    seen = await stack.http.get(url + "/conflicts", headers=viewer)
+    assert seen.status_code == 200, seen.text
+    (conflict,) = seen.json()["conflicts"]
+    assert conflict["theirs"] == {"code": "I-1", "tag": "t1"} and conflict["redacted"] is True
+    assert "Grace" not in seen.text and "Ada" not in seen.text
+    admin = (await stack.http.get(url + "/conflicts", headers=stack.admin)).json()["conflicts"][0]
+    assert admin["theirs"]["name"] == "Grace Hopper" and "redacted" not in admin

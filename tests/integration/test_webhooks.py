@@ -153,6 +153,16 @@ async def test_webhook_registry(supply: Stack, feed: Feed) -> None:
     assert actions == ["webhook.create", "webhook.update", "webhook.delete"]
 
 
+async def test_an_admin_narrowed_to_kinds_cannot_register_a_webhook(supply: Stack, feed: Feed) -> None:
+    """Deliveries carry the changes of every Kind: a grant narrowed to Kinds cannot subscribe to them."""
+    narrowed = await supply.principal("usr_narrow_admin")
+    await supply.grant("supply", "usr_narrow_admin", "admin", kinds=["Supplier"])
+    response = await supply.http.post(HOOKS, json={"url": "https://a.example/"}, headers=narrowed)
+    assert response.status_code == 403, response.text
+    assert "narrowed" in response.json()["detail"]
+    assert await supply.count("webhooks") == 0
+
+
 async def test_create_without_an_encryption_key_is_409(supply: Stack, nats_url: str) -> None:
     async with running_feed(supply, nats_url, relay=False):
         response = await supply.http.post(HOOKS, json={"url": "https://a.example/"}, headers=supply.admin)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any
 
 import grpc
@@ -13,6 +14,7 @@ import orjson
 from lorebase.clients import KeeperClient
 from lorebase.config import Settings
 from lorebase.grpc_problems import abort_with_problem
+from lorebase.ids import utc_now
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
 from lorebase.v1 import feed_pb2_grpc
@@ -30,7 +32,7 @@ from lorebase_feed.events import (
 )
 from lorebase_feed.hub import Hub
 from lorebase_feed.webhooks import Registry, Webhooks
-from lorebase_store import Database
+from lorebase_store import Database, Txn
 from lorebase_store.fence import Fence
 
 logger = logging.getLogger("lorebase.feed.api")
@@ -71,6 +73,11 @@ def webhook_registry(db: Database, keeper: KeeperClient, settings: Settings) -> 
     return Registry(db, keeper, sealer, error, tuple(section.get("allowed_schemes") or ("https",)))
 
 
+async def _publication_state(txn: Txn, fence: int) -> tuple[int, int, int, datetime | None]:
+    through, pending = await txn.publication_state(fence)
+    return through, pending, await txn.parked_events(), await txn.oldest_pending_at(fence)
+
+
 class FeedServicer(feed_pb2_grpc.FeedServicer):
     def __init__(
         self, db: Database, *, stream: str, keeper: KeeperClient, hub: Hub, fence: Fence, settings: Settings
@@ -83,6 +90,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
         self.stream_limits = stream_limits(settings)
         self.changes_limits = changes_limits(settings)
         self.webhooks = Webhooks(webhook_registry(db, keeper, settings))
+        self.degraded_after_s = float(settings.get("nats.relay.degraded_after_s", 30))
 
     async def _webhook_call(
         self, context: grpc.aio.ServicerContext, name: str, *args: Any
@@ -121,8 +129,23 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
 
     async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
         fence = self.fence.safe
-        through, pending = await self.db.read("publication_state", lambda txn: txn.publication_state(fence))
-        return pb.FeedStatus(published_through=through, pending=pending, stream=self.stream, fence=fence)
+        through, pending, parked, oldest = await self.db.read("publication_state", _publication_state, fence)
+        behind_s = max(0.0, (utc_now() - oldest).total_seconds()) if oldest is not None else 0.0
+        degraded = ""
+        if behind_s > self.degraded_after_s:
+            degraded = (
+                f"the relay has not published committed events for {behind_s:.0f} s "
+                f"(nats.relay.degraded_after_s {self.degraded_after_s:g}); {pending} are waiting: is NATS up?"
+            )
+        return pb.FeedStatus(
+            published_through=through,
+            pending=pending,
+            stream=self.stream,
+            fence=fence,
+            parked=parked,
+            behind_s=behind_s,
+            degraded=degraded,
+        )
 
     async def Changes(self, request: pb.ChangesRequest, context: grpc.aio.ServicerContext) -> pb.ChangesReply:
         try:

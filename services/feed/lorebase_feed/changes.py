@@ -16,7 +16,7 @@ from lorebase_feed.access import FeedAccess, matches
 from lorebase_store import Database, RevisionRow, Txn
 from lorebase_store.chains import branch_chain
 
-REVISION = re.compile(r"^[0-9a-f]{64}$")
+REVISION = re.compile(r"[0-9a-f]{64}")
 _SCAN = 500  # Revisions read per statement while filtering by Kind
 
 
@@ -145,7 +145,7 @@ async def changes(
     db: Database, access: FeedAccess, *, since: str, kinds: frozenset[str], limit: int, limits: ChangesLimits
 ) -> dict[str, Any]:
     since = since.strip().lower()
-    if since and not REVISION.match(since):
+    if since and not REVISION.fullmatch(since):
         raise Problem(
             400,
             "invalid-parameter",

@@ -8,9 +8,9 @@ last read (0 to create). An older cursor than the saved one, or a revision that 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from lorebase import names
 from lorebase.ids import iso, utc_now
 from lorebase.memory import Scope, cursor_document, parse_cursor, parse_scope
 from lorebase.memory.access import MemoryCaller, capabilities, require
@@ -18,11 +18,9 @@ from lorebase.problems import Problem
 from lorebase_feed.memory_changes import check_cursor, contract_version
 from lorebase_store import CheckpointRow, Database, Txn
 
-CONSUMER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
-
 
 def _consumer(consumer: str) -> str:
-    if not CONSUMER.match(consumer):
+    if not names.CHECKPOINT.valid(consumer):
         raise Problem(
             400,
             "invalid-parameter",
@@ -167,7 +165,7 @@ async def list_checkpoints(db: Database, caller: MemoryCaller, query: dict[str, 
         raise Problem(400, "invalid-parameter", f"limit is 1-{MAX_LIST}", parameter="limit")
     limit = int(raw_limit)
     after = query.get("after")
-    if after is not None and (not isinstance(after, str) or not CONSUMER.match(after)):
+    if after is not None and (not isinstance(after, str) or not names.CHECKPOINT.valid(after)):
         raise Problem(400, "invalid-parameter", "after is a consumer name a page returned", parameter="after")
 
     async def read(txn: Txn) -> tuple[list[CheckpointRow], bool]:

@@ -7,6 +7,13 @@ fence (lorebase_store.fence), so the stream holds the events in sequence order a
 stream never sees a sequence before a lower one that can still commit. One relay publishes at a
 time across feed replicas (a PostgreSQL advisory lock held for each pass), and a commit wakes it
 through NOTIFY. Subjects, replicas and failures: docs/feed.md.
+
+One event can never stop the relay. An event that cannot be published (one over NATS's payload
+limit, a subject the server refuses) is *parked*: marked published with its error, counted in
+`lorebase_feed_events_parked` and `Feed.Status`, and the relay goes on with the next one. An error
+that NATS raises for the event itself parks it at once; any other failure parks it only after
+`park_after_attempts` passes failed on it while JetStream answered for the stream, so that NATS
+being down or slow (which fails every event) parks nothing: the pass is retried instead.
 """
 
 from __future__ import annotations
@@ -19,12 +26,15 @@ from typing import Any
 
 import orjson
 from nats.aio.client import Client as NATS
+from nats.errors import BadSubjectError, MaxPayloadError
 from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import BadRequestError
 from sqlalchemy import text
 
+from lorebase import metrics
 from lorebase.ids import utc_now
+from lorebase.names import subject_token
 from lorebase_store import Database, OutboxEvent, Txn
 from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.fence import Fence
@@ -36,15 +46,13 @@ logger = logging.getLogger("lorebase.feed.relay")
 
 
 def subject_for(prefix: str, domain: str, branch: str) -> str:
-    """`<prefix>.<domain>.<branch>`: '/' in a branch name becomes a subject level, '.' is %2E."""
-    token = (
-        branch.replace("%", "%25")
-        .replace(".", "%2E")
-        .replace("*", "%2A")
-        .replace(">", "%3E")
-        .replace(" ", "%20")
-    )
-    return f"{prefix}.{domain}.{token.replace('/', '.')}"
+    """`<prefix>.<domain>.<branch>`: each '/' component of the branch is a subject level, and every
+    character outside [A-Za-z0-9_-] is escaped (lorebase.names.subject_token: total and injective)."""
+    return f"{prefix}.{subject_token(domain)}.{subject_token(branch)}"
+
+
+# Errors NATS raises for an event itself, whatever the state of the server: parked at once.
+_EVENT_ERRORS = (BadSubjectError, MaxPayloadError)
 
 
 def message_id(sequence: int) -> str:
@@ -83,6 +91,7 @@ class Relay:
         interval_s: float = 0.2,
         lock_key: int = RELAY_LOCK,
         stream: str | None = None,
+        park_after_attempts: int = 5,
     ) -> None:
         self.db = db
         self.js = js
@@ -92,6 +101,9 @@ class Relay:
         self.lock_key = lock_key
         self.stream = stream
         self.published = 0
+        self.parked = 0
+        self.park_after_attempts = park_after_attempts
+        self._failed: tuple[int, int] = (0, 0)  # (sequence, passes that failed on it)
         self.leading = False  # held the relay lock on the last pass
         self.resumed = False  # resumed from the stream's last message since taking the lock
         self.fence = Fence()
@@ -123,13 +135,41 @@ class Relay:
                 self.resumed = await self.resume(txn, upto)
             events = await txn.unpublished(limit=self.batch, upto=upto)
             done: list[int] = []
+            parked: list[tuple[int, str]] = []
             for event in events:
-                await self.publish(event)
+                try:
+                    await self.publish(event)
+                except Exception as exc:
+                    if not await self._cannot_publish(event, exc):
+                        raise  # NATS's failure: the pass is retried (JetStream drops the copies)
+                    parked.append((event.sequence, f"{type(exc).__name__}: {exc}"))
+                    continue
                 done.append(event.sequence)
             await self.mark(txn, done)
+            if parked:
+                await txn.park(parked, utc_now())
             await conn.commit()
+        for sequence, error in parked:
+            logger.error("parked outbox event %d: it cannot be published to NATS (%s)", sequence, error)
         self.published += len(done)
-        return len(done)
+        self.parked += len(parked)
+        metrics.FEED_EVENTS_PARKED.inc(len(parked))
+        return len(done) + len(parked)
+
+    async def _cannot_publish(self, event: OutboxEvent, exc: Exception) -> bool:
+        """Whether a failed publication is the event's fault (park it) rather than NATS's (retry)."""
+        if isinstance(exc, _EVENT_ERRORS):
+            return True
+        sequence, failures = self._failed
+        failures = failures + 1 if sequence == event.sequence else 1
+        self._failed = (event.sequence, failures)
+        if failures < self.park_after_attempts or self.stream is None:
+            return False
+        try:  # JetStream answers for the stream: the event is what it refuses
+            await self.js.stream_info(self.stream)
+        except Exception:
+            return False
+        return True
 
     async def resume(self, txn: Txn, upto: int) -> bool:
         """Mark published what the stream already holds: every sequence up to the stream's last

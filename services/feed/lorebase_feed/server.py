@@ -67,7 +67,13 @@ async def run(settings: Settings) -> int:
     js = nc.jetstream()
     stream, prefix = str(settings.get("nats.stream")), str(settings.get("nats.subject_prefix"))
     await ensure_stream(js, stream, prefix, replicas=int(settings.get("nats.stream_replicas", 1)))
-    relay = Relay(db, js, prefix=prefix, stream=stream)
+    relay = Relay(
+        db,
+        js,
+        prefix=prefix,
+        stream=stream,
+        park_after_attempts=int(settings.get("nats.relay.park_after_attempts", 5)),
+    )
     hub = Hub()
     await hub.start(js, stream=stream, prefix=prefix)
     keeper = KeeperClient(

@@ -21,8 +21,8 @@ from lorebase_store.webhooks import WebhookRow, start_position
 
 DEFAULT_EVENTS = ("revision.committed", "operation.*")
 CLEARANCES = ("pii", "confidential", "restricted")
-EVENT = re.compile(r"^(revision\.committed|operation\.\*|operation\.[A-Za-z_][A-Za-z0-9_]*)$")
-BRANCH_PATTERN = re.compile(r"^[A-Za-z0-9._/*?\-]{1,200}$")
+EVENT = re.compile(r"revision\.committed|operation\.\*|operation\.[A-Za-z_][A-Za-z0-9_]*")
+BRANCH_PATTERN = re.compile(r"[A-Za-z0-9._/*?\-]{1,200}")
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def _strings(
     if (
         not isinstance(value, list)
         or not value
-        or not all(isinstance(v, str) and pattern.match(v) for v in value)
+        or not all(isinstance(v, str) and pattern.fullmatch(v) for v in value)
     ):
         raise _invalid(member, f"{member} is a non-empty list of {_WHAT[member]}")
     return tuple(dict.fromkeys(value))
@@ -142,6 +142,14 @@ class Webhooks:
             credential=credential, domain=domain, permission="domain.settings"
         )
         document: dict[str, Any] = answer.json()
+        if document["narrowed"]:  # deliveries carry every Kind's changes, like history reads
+            raise Problem(
+                403,
+                "forbidden",
+                f"{document['principal']} holds only grants narrowed to Kinds; webhooks deliver the changes "
+                "of every Kind and need a grant that is not narrowed",
+                permission="domain.settings",
+            )
         return document
 
     async def create(self, credential: str, domain: str, data: bytes) -> tuple[int, dict[str, Any]]:

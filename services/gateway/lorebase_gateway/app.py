@@ -37,6 +37,7 @@ from lorebase_gateway.fanout import SERVER_SEND, Fanout, Follower
 PROBLEM_TYPE = "application/problem+json"
 # GET /health asks every service's gRPC health check at once, each with this deadline.
 HEALTH_CHECK_TIMEOUT_S = 2.0
+HEALTH_STATUS_TIMEOUT_S = 2.0
 
 
 def problem_response(problem: Problem) -> Response:
@@ -102,6 +103,15 @@ class Gateway:
         Last-Event-ID) and refuse new ones, so that in-flight requests can finish in the grace period."""
         self.draining = True
         self.fanout.drain()
+
+    async def degraded(self) -> dict[str, str]:
+        """Services that answer but do not work as they should, with the reason (for /health): the
+        feed when its relay has fallen behind (nats.relay.degraded_after_s)."""
+        try:  # liveness is the health checks' job: a Status that does not answer says nothing here
+            status = await asyncio.wait_for(self.feed.status(), HEALTH_STATUS_TIMEOUT_S)
+        except Exception:
+            return {}
+        return {"feed": status.degraded} if status.degraded else {}
 
     def connect_memory(self, memory: MemoryStoreClient, journal: MemoryJournalClient) -> None:
         """Agent memory's clients: MemoryStore on keeper's address, MemoryJournal on feed's."""
@@ -292,10 +302,12 @@ def create_app(gateway: Gateway, *, metrics: bool = True) -> FastAPI:
         )
         checks = dict(zip(clients, answers, strict=True))
         if all(checks.values()):
-            return Response(
-                orjson.dumps({"status": "ok", "version": __version__}), media_type="application/json"
-            )
-        body: dict[str, Any] = {"status": "unavailable", "version": __version__, "services": checks}
+            body: dict[str, Any] = {"status": "ok", "version": __version__}
+            degraded = await gateway.degraded()
+            if degraded:
+                body = {"status": "degraded", "version": __version__, "degraded": degraded}
+            return Response(orjson.dumps(body), media_type="application/json")
+        body = {"status": "unavailable", "version": __version__, "services": checks}
         return Response(orjson.dumps(body), status_code=503, media_type="application/json")
 
     register(app, gateway)

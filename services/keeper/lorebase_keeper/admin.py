@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from typing import Any
 
+from lorebase import names
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.auth import ADMIN_PRINCIPAL, ROLES, Access, Principal, key_digest
-from lorebase_keeper.domains import BRANCH_NAME, Domain
+from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
-PRINCIPAL_ID = re.compile(r"^[a-z][a-z0-9_]{1,62}$")
 PRINCIPAL_TYPES = ("service", "user")
-TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def _require_admin(principal: Principal, what: str) -> None:
@@ -39,20 +37,15 @@ async def create_principal(
 ) -> dict[str, Any]:
     _require_admin(caller, "creates principals")
     issues = []
-    if not isinstance(principal_id, str) or not PRINCIPAL_ID.match(principal_id):
-        issues.append(
-            {
-                "path": "id",
-                "rule": "principal.id",
-                "message": "id is lower case letters, digits and '_', starting with a letter (2-63)",
-            }
-        )
+    problem = names.PRINCIPAL.problem(principal_id)
+    if problem is not None:
+        issues.append({"path": "id", "rule": "principal.id", "message": problem})
     if type_ not in PRINCIPAL_TYPES:
         issues.append({"path": "type", "rule": "principal.type", "message": "type is 'service' or 'user'"})
     if not isinstance(name, str) or not name.strip() or len(name) > 200:
         name = principal_id if isinstance(principal_id, str) else ""
     tenant = tenant or "default"
-    if not TENANT.match(tenant):
+    if not names.TENANT.valid(tenant):
         issues.append(
             {
                 "path": "tenant",
@@ -139,9 +132,7 @@ async def create_grant(rt: Runtime, access: Access, domain: Domain, body: dict[s
     if (
         not isinstance(branches, list)
         or not branches
-        or not all(
-            isinstance(b, str) and BRANCH_NAME.match(b.replace("*", "x").replace("?", "x")) for b in branches
-        )
+        or not all(names.branch_pattern_problem(b) is None for b in branches)
     ):
         issues.append(
             {

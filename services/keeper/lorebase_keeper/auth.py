@@ -9,7 +9,8 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from lorebase.problems import Problem
 from lorebase_store import Database, GrantRow, PrincipalRow, Txn
@@ -52,6 +53,8 @@ class Access:
 
     principal: Principal
     grants: tuple[GrantRow, ...]
+    # What it may read per (Domain, branch), built on first use (lorebase_keeper.readable).
+    views: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def _matching(self, branch: str) -> list[GrantRow]:
         return [g for g in self.grants if any(fnmatch.fnmatchcase(branch, p) for p in g.branches)]
@@ -111,12 +114,12 @@ class Authenticator:
         self.db = db
         self.ttl_s = ttl_s
         self._principals: dict[str, tuple[float, Principal | None]] = {}
-        self._grants: dict[tuple[str, int], tuple[float, tuple[GrantRow, ...]]] = {}
+        self._access: dict[tuple[str, int], tuple[float, Access]] = {}
 
     def forget(self) -> None:
         """Drop the caches (after a key is revoked or a grant changes in this process)."""
         self._principals.clear()
-        self._grants.clear()
+        self._access.clear()
 
     async def authenticate(self, authorization: str | None) -> Principal:
         if not authorization:
@@ -140,15 +143,19 @@ class Authenticator:
         return principal
 
     async def access(self, principal: Principal, domain_id: int) -> Access:
+        """The principal's grants in the Domain; the same Access for the cache time, so that what it
+        may read is worked out once (Access.views)."""
         now = time.monotonic()
         cache_key = (principal.id, domain_id)
-        cached = self._grants.get(cache_key)
-        if cached is None or cached[0] < now:
-            grants = tuple(await self.db.read("grants_of", _grants_of, principal.id, domain_id))
-            self._grants[cache_key] = (now + self.ttl_s, grants)
-        else:
-            grants = cached[1]
-        return Access(principal, grants)
+        cached = self._access.get(cache_key)
+        if cached is not None and cached[0] >= now and cached[1].principal == principal:
+            return cached[1]
+        grants = tuple(await self.db.read("grants_of", _grants_of, principal.id, domain_id))
+        access = Access(principal, grants)
+        self._access[cache_key] = (now + self.ttl_s, access)
+        if len(self._access) > 10000:
+            self._access.clear()
+        return access
 
 
 async def _principal_for_digest(txn: Txn, digest: str) -> PrincipalRow | None:

@@ -211,8 +211,10 @@ async def remove_branch(txn: Txn, domain: Domain, name: str, by: str, at: dateti
 
 
 async def delete_branch(rt: Runtime, access: Access, domain: Domain, name: str) -> dict[str, Any]:
-    """DELETE /branches/{b}: its creator (holding branch.create) or domain.settings."""
-    name = check_branch_name(name)
+    """DELETE /branches/{b}: its creator (holding branch.create) or domain.settings. A name from
+    before the name grammar (lorebase.names) is accepted here, so such a branch can be removed."""
+    if "\x00" in name or not 0 < len(name) <= 255:
+        name = check_branch_name(name)
     if name == domain.default_branch:
         raise Problem(409, "default-branch", f"{name!r} is the default branch of {domain.name}; it stays")
     at = utc_now()

@@ -23,9 +23,8 @@ from lorebase_keeper.context_sections import assemble, recent_changes, recent_ch
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.graph import Caps, Ref, load_records, parse_ref, steps_for, walk
 from lorebase_keeper.query import check_query_members, query_in
-from lorebase_keeper.records import readable_kind
+from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_view import readable_parts
 from lorebase_keeper.search import search_refs
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn
@@ -105,11 +104,16 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
     point = await read_point(txn, domain, body.get("branch"), None)
     branch = point.branch.name
     access.require("data.read", branch)
-    kinds_readable, relations_readable = readable_parts(access, domain, branch)
+    view = readable(access, domain, branch)
+    kinds_readable, relations_readable = view.kinds, view.relations
     format_ = body.get("format", "json")
-    digest = sha256_hex(
-        canonical_json({"request": body, "principal": access.principal.id, "kinds": kinds_readable})
-    )[:16]
+    # The pack depends on what the caller may read: its Kinds and its clearances.
+    who = {
+        "principal": access.principal.id,
+        "kinds": list(kinds_readable),
+        "permissions": sorted(view.permissions),
+    }
+    digest = sha256_hex(canonical_json({"request": body, **who}))[:16]
     etag = f'"{point.revision or "empty"}.{digest}"'
     cache_key = f"{domain.id}:{branch}:{etag}"
     if cache_key in _CACHE:
@@ -277,9 +281,7 @@ async def _seeds(
         refs = [(r["kind"], r["key"]) for r in answer.get("records", [])]
     else:
         kinds = [
-            k
-            for k in access.readable_kinds(branch, list(domain.schema.kinds))
-            if kinds_filter is None or k in kinds_filter
+            k for k in readable(access, domain, branch).kinds if kinds_filter is None or k in kinds_filter
         ]
         text_ = body["search"].strip()
         if not text_:

@@ -10,7 +10,8 @@ from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.graph import Ref, Step
 from lorebase_keeper.lineage import lineage_of
-from lorebase_keeper.records import title_of, visible_values
+from lorebase_keeper.readable import Readable, readable
+from lorebase_keeper.records import title_of
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn
 
@@ -32,13 +33,14 @@ async def assemble(
     """Every section but `recent_changes` (`recent_changes` below: the caller may know it will be
     trimmed whole); `lineage` only when asked for."""
     branch = point.branch.name
+    view = readable(access, domain, branch)
     pack: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
     seed_entries = []
     provenance_by_seed: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = {}
     stored = {ref: row for ref, row in (await _rows(txn, domain, point, seeds)).items()}
     for ref in seeds:
         kind = domain.schema.kinds[ref[0]]
-        shown, _ = visible_values(access, branch, kind.attributes, values.get(ref, {}))
+        shown, _ = view.values(kind.name, values.get(ref, {}))
         entry = {"ref": f"{ref[0]}/{ref[1]}", "title": title_of(kind, shown), "values": shown}
         if ref in stored:
             entry["updated_revision"] = stored[ref][1]
@@ -50,7 +52,7 @@ async def assemble(
         if depth == 0 or ref in seeds:
             continue
         kind = domain.schema.kinds[ref[0]]
-        shown, _ = visible_values(access, branch, kind.attributes, values.get(ref, {}))
+        shown, _ = view.values(kind.name, values.get(ref, {}))
         neighbors.append(
             {"ref": f"{ref[0]}/{ref[1]}", "title": title_of(kind, shown), "depth": depth, "values": shown}
         )
@@ -59,7 +61,7 @@ async def assemble(
     for (relation_name, from_key, to_key), row in sorted(links.items()):
         relation = domain.schema.relations[relation_name]
         entry = {"from": f"{relation.from_kind}/{from_key}", "to": f"{relation.to_kind}/{to_key}"}
-        shown_link, _ = visible_values(access, branch, relation.attributes, row.values)
+        shown_link = view.link_values(relation_name, row.values)
         if shown_link:
             entry["values"] = shown_link
         grouped.setdefault(relation_name, []).append(entry)
@@ -68,7 +70,7 @@ async def assemble(
         name: f"{domain.schema.relations[name].from_kind} -> {domain.schema.relations[name].to_kind}"
         for name in grouped
     }
-    pack["schema"] = _schema(domain, {ref[0] for ref in depth_of}, set(grouped))
+    pack["schema"] = _schema(domain, view, {ref[0] for ref in depth_of}, set(grouped))
     pack["lineage"] = await _lineage(txn, domain, provenance_by_seed) if lineage else []
     return pack
 
@@ -80,7 +82,7 @@ async def _rows(
     return {ref: (row.provenance, row.updated_revision) for ref, row in rows.items()}
 
 
-def _schema(domain: Domain, kinds: set[str], relations: set[str]) -> dict[str, Any]:
+def _schema(domain: Domain, view: Readable, kinds: set[str], relations: set[str]) -> dict[str, Any]:
     doc = domain.schema.document
     return {
         "kinds": [
@@ -95,7 +97,7 @@ def _schema(domain: Domain, kinds: set[str], relations: set[str]) -> dict[str, A
                         "type": a.type_name,
                         **({"description": a.description} if a.description else {}),
                     }
-                    for a in domain.schema.kinds[name].attributes.values()
+                    for a in view.attributes(name).values()
                 ],
             }
             for name in domain.schema.kinds
@@ -131,20 +133,18 @@ async def recent_changes(
     limit = recent_changes_max(domain)
     rows = await txn.recent_changes_of(domain.id, point.chain, refs, after=after, limit=limit)
     revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
+    view = readable(access, domain, point.branch.name)
     out = []
     for row in rows:
         revision = revisions[row.revision]
-        kind = domain.schema.kinds[row.name]
-        readable = set(
-            visible_values(access, point.branch.name, kind.attributes, {a: 1 for a in row.attributes})[0]
-        )
+        cleared = view.cleared(row.name)
         out.append(
             {
                 "revision": revision.id,
                 "at": iso_seconds(revision.created_at),
                 "ref": f"{row.name}/{row.key}",
                 "change": row.change,
-                "attributes": [a for a in row.attributes if a in readable],
+                "attributes": [a for a in row.attributes if a in cleared],
                 "actor": revision.author,
                 "origin": revision.origin.get("type"),
                 "message": revision.message,

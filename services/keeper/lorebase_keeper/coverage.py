@@ -17,7 +17,7 @@ from typing import Any
 from lorebase.ids import iso, utc_now
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.records import cleared
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.snapshots import ReadPoint
 from lorebase_store import KindStatistics, Txn
 
@@ -54,8 +54,9 @@ async def coverage(
         block["omitted"] = OMITTED
         return block
     stats = await txn.get_statistics(domain.id, point.branch.name, kinds)
+    view = readable_view(access, domain, point.branch.name)
     for kind in kinds:
-        readable = cleared(access, point.branch.name, domain.schema.kinds[kind].attributes)
+        readable = view.cleared(kind)
         counted = stats.get(kind)
         if counted is None:
             attributes = [a for a in domain.schema.kinds[kind].attributes if a in readable]

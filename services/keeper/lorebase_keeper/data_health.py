@@ -7,7 +7,9 @@ Relation: Links, orphans (an end that does not exist) and, for required_from, th
 the Link. Per Kind with derived Attributes, `derived` counts the Records missing a materialised
 derived value (`summary.stale_derived_kinds` the Kinds where it is not 0). `summary.ok` is false on
 violations, orphans, gaps or duplicates of unique Attributes; stale derived values do not fail it.
-Reports are cached per Revision and grants in the keeper process.
+Only what the caller may read is checked and reported (lorebase_keeper.readable): a derived
+Attribute computed over a Kind it may not read is not validated, counted or named. Reports are
+cached per Revision and readable part of the schema in the keeper process.
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from collections import OrderedDict
 from typing import Any
 
 from lorebase.canonical import canonical_json
-from lorebase.schema import DomainSchema, Kind, key_values, validate_values
+from lorebase.schema import Attribute, DomainSchema, Kind, key_values, validate_values
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.records import readable_kind
+from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_view import readable_parts
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
 
@@ -44,13 +45,19 @@ def _sample(items: list[tuple[str, dict[str, Any]]], limit: int) -> list[tuple[s
 
 
 def _violations(
-    schema: DomainSchema, kind: Kind, records: list[tuple[str, dict[str, Any]]], examples: int
+    schema: DomainSchema,
+    kind: Kind,
+    attributes: dict[str, Attribute],
+    records: list[tuple[str, dict[str, Any]]],
+    examples: int,
 ) -> dict[str, Any]:
+    """Violations of the Attributes the caller may know (`attributes`), grouped by rule and name."""
     groups: dict[tuple[str, str], list[str]] = {}
     invalid: set[str] = set()
-    for key, values in records:
+    for key, stored in records:
         found: list[tuple[str, str]] = []
-        canonical, issues = validate_values(kind.attributes, values, path="", partial=False, stored=True)
+        values = {name: value for name, value in stored.items() if name in attributes}
+        canonical, issues = validate_values(attributes, values, path="", partial=False, stored=True)
         found += [(issue.rule, issue.path.lstrip(".")) for issue in issues]
         for name, value in canonical.items():
             if value is not None and values.get(name) != value:
@@ -78,9 +85,11 @@ def _violations(
     }
 
 
-def _duplicates(kind: Kind, records: list[tuple[str, dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
-    checked = [(name, "unique") for name, attr in kind.attributes.items() if attr.unique]
-    if kind.title and not kind.attributes[kind.title].unique:
+def _duplicates(
+    kind: Kind, attributes: dict[str, Attribute], records: list[tuple[str, dict[str, Any]]], limit: int
+) -> list[dict[str, Any]]:
+    checked = [(name, "unique") for name, attr in attributes.items() if attr.unique]
+    if kind.title and kind.title in attributes and not attributes[kind.title].unique:
         checked.append((kind.title, "title"))
     out = []
     for name, reason in checked:
@@ -93,13 +102,15 @@ def _duplicates(kind: Kind, records: list[tuple[str, dict[str, Any]]], limit: in
     return out[:limit] if limit else out
 
 
-def _missing_derived(kind: Kind, records: list[tuple[str, dict[str, Any]]]) -> int | None:
+def _missing_derived(
+    attributes: dict[str, Attribute], records: list[tuple[str, dict[str, Any]]]
+) -> int | None:
     """Records missing a materialised derived value (stale, or not computable); None: no Derivations.
 
     Only the stored values are read: a stored value that differs from what the Derivation computes
     now is not detected here.
     """
-    names = [name for name, attribute in kind.attributes.items() if attribute.derived is not None]
+    names = [name for name, attribute in attributes.items() if attribute.derived is not None]
     if not names:
         return None
     return sum(1 for _, values in records if any(values.get(name) is None for name in names))
@@ -137,7 +148,8 @@ async def data_health(
         point = await read_point(txn, domain, branch, at)
         name = point.branch.name
         access.require("data.read", name)
-        kinds, relations = readable_parts(access, domain, name)
+        view = readable(access, domain, name)
+        kinds, relations = list(view.kinds), list(view.relations)
         if kind_name is not None:
             readable_kind(access, domain, name, kind_name)
             kinds = [kind_name]
@@ -146,7 +158,10 @@ async def data_health(
                 for r in relations
                 if kind_name in (domain.schema.relations[r].from_kind, domain.schema.relations[r].to_kind)
             ]
-        cache_key = canonical_json([domain.id, name, point.revision, kinds, relations]).decode()
+        known = {kind: dict(view.attributes(kind)) for kind in kinds}
+        cache_key = canonical_json(
+            [domain.id, name, point.revision, relations, {kind: list(known[kind]) for kind in kinds}]
+        ).decode()
         if cache_key in _CACHE:
             _CACHE.move_to_end(cache_key)
             return _CACHE[cache_key]
@@ -156,8 +171,8 @@ async def data_health(
             records = await _records(txn, domain, point, kind)
             keys_of[kind] = {key for key, _ in records}
             sample = _sample(records, max_validated)
-            violations = _violations(domain.schema, domain.schema.kinds[kind], sample, examples)
-            duplicates = _duplicates(domain.schema.kinds[kind], records, 0)
+            violations = _violations(domain.schema, domain.schema.kinds[kind], known[kind], sample, examples)
+            duplicates = _duplicates(domain.schema.kinds[kind], known[kind], records, 0)
             last = await txn.last_change(domain.id, point.chain, point.at, "record", kind)
             kind_reports.append(
                 {
@@ -170,7 +185,7 @@ async def data_health(
                     "violations": violations["groups"],
                     "duplicate_groups": len(duplicates),
                     "duplicates": duplicates[:max_groups],
-                    "derived": _missing_derived(domain.schema.kinds[kind], records),
+                    "derived": _missing_derived(known[kind], records),
                 }
             )
         relation_reports = []

@@ -7,19 +7,19 @@ each end; only what the caller may read is listed.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.records import cleared
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_view import readable_parts
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn
 
 
-def _side(values: dict[str, Any] | None, readable: set[str]) -> dict[str, Any] | None:
+def _side(values: dict[str, Any] | None, readable: AbstractSet[str]) -> dict[str, Any] | None:
     return None if values is None else {k: v for k, v in values.items() if k in readable}
 
 
@@ -40,7 +40,8 @@ async def diff(
             raise Problem(
                 400, "invalid-parameter", "from must not come after to on the branch's history; swap them"
             )
-        kinds, relations = readable_parts(access, domain, end.branch.name)
+        view = readable_view(access, domain, end.branch.name)
+        kinds, relations = view.kinds, view.relations
         touched = await txn.touched_between(domain.id, end.chain, start.at, end.at)
         if len(touched) > max_entities:
             raise Problem(
@@ -65,12 +66,7 @@ async def diff(
                 r.key: r.after
                 for r in await txn.snapshot_entities(domain.id, end.chain, end.at, entity, name, keys)
             }
-            attributes = (
-                domain.schema.kinds[name].attributes
-                if entity == "record"
-                else domain.schema.relations[name].attributes
-            )
-            readable = cleared(access, end.branch.name, attributes)
+            readable = view.cleared(name)
             out = records if entity == "record" else links
             for key in keys:
                 old, new = before.get(key), after.get(key)

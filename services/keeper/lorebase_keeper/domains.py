@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from lorebase import names
 from lorebase.config import Settings, defaults
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import DomainSchema, SchemaError, load_schema
 from lorebase_keeper.auth import Principal
 from lorebase_store import Database, DomainRow, Txn
-
-DOMAIN_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
-BRANCH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-/]{0,199}$")
 
 
 @dataclass(frozen=True)
@@ -31,14 +28,10 @@ class Domain:
 
 
 def check_branch_name(name: str, *, member: str = "branch") -> str:
-    if not isinstance(name, str) or not BRANCH_NAME.match(name) or ".." in name or name.endswith(("/", ".")):
-        raise Problem(
-            400,
-            "invalid-branch",
-            f"{member} {name!r} is not a valid branch name: letters, digits, '.', '_', '-' and '/' "
-            "(no '..', no trailing '/'), at most 200 characters",
-            member=member,
-        )
+    """A branch name following the grammar (lorebase.names.BRANCH), or 400 invalid-branch."""
+    problem = names.BRANCH.problem(name)
+    if problem is not None:
+        raise Problem(400, "invalid-branch", f"{member}: {problem}", member=member)
     return name
 
 
@@ -91,12 +84,13 @@ class Domains:
                 f"unknown member(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}",
             )
         name = body.get("name")
-        if not isinstance(name, str) or not DOMAIN_NAME.match(name):
+        problem = names.DOMAIN.problem(name)
+        if problem is not None or not isinstance(name, str):
             raise Problem(
                 422,
                 "validation-failed",
-                "name must be lower case letters, digits, '_' or '-', starting with a letter (at most 63)",
-                issues=[{"path": "name", "rule": "domain.name", "message": "invalid Domain name"}],
+                f"name: {problem}",
+                issues=[{"path": "name", "rule": "domain.name", "message": str(problem)}],
             )
         document = body.get("schema")
         if document is None:
@@ -223,4 +217,4 @@ def describe(row: DomainRow) -> dict[str, Any]:
     }
 
 
-__all__ = ["BRANCH_NAME", "Domain", "Domains", "check_branch_name", "describe"]
+__all__ = ["Domain", "Domains", "check_branch_name", "describe"]

@@ -14,7 +14,7 @@ from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.records import readable_kind
+from lorebase_keeper.readable import readable_kind
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 

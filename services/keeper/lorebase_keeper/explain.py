@@ -14,9 +14,9 @@ from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.lineage import lineage_of
-from lorebase_keeper.records import links_along, load_record, readable_kind, title_of, visible_values
+from lorebase_keeper.readable import readable, readable_kind
+from lorebase_keeper.records import links_along, load_record, title_of
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_view import readable_parts
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
 
@@ -43,7 +43,7 @@ async def explain(
                 404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
             )
         values, provenance, _ = loaded
-        shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
+        shown, redacted = readable(access, domain, point.branch.name).values(kind.name, values)
         lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
         created_row = await txn.entity_created(domain.id, point.chain, point.at, "record", kind.name, key)
         created = None
@@ -93,7 +93,7 @@ async def explain(
 async def _record_links(
     txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: str, key: str, cap: int
 ) -> tuple[list[dict[str, Any]], bool]:
-    _, relations = readable_parts(access, domain, point.branch.name)
+    relations = readable(access, domain, point.branch.name).relations
     found: list[dict[str, Any]] = []
     for name in relations:
         relation = domain.schema.relations[name]

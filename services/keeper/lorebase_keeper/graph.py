@@ -16,7 +16,7 @@ from typing import Any
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.schema_view import readable_parts
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.snapshots import ReadPoint
 from lorebase_store import LinkRow, Txn
 
@@ -76,7 +76,7 @@ def steps_for(
     access: Access, domain: Domain, branch: str, names: list[str] | None, *, path: str = "relations"
 ) -> list[Step]:
     """The readable Relations to follow (every one in both directions when `names` is None)."""
-    _, readable = readable_parts(access, domain, branch)
+    readable = readable_view(access, domain, branch).relations
     steps: list[Step] = []
     if names is None:
         for name in readable:

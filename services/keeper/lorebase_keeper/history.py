@@ -15,7 +15,9 @@ from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.lineage import lineage_of, revision_summary
-from lorebase_keeper.records import cleared, load_record, readable_kind, visible_values
+from lorebase_keeper.readable import readable as readable_view
+from lorebase_keeper.readable import readable_kind
+from lorebase_keeper.records import load_record
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import HistoryRow, Txn
@@ -57,7 +59,7 @@ async def get_history(
         more = len(rows) > limit
         rows = rows[:limit]
         revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
-        readable = cleared(access, point.branch.name, kind.attributes)
+        readable = readable_view(access, domain, point.branch.name).cleared(kind.name)
 
         def only_readable(side: dict[str, Any] | None) -> dict[str, Any] | None:
             return None if side is None else {a: v for a, v in side.items() if a in readable}
@@ -109,7 +111,7 @@ async def get_lineage(
                 404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
             )
         values, provenance, _ = loaded
-        shown, redacted = visible_values(access, point.branch.name, kind.attributes, values)
+        shown, redacted = readable_view(access, domain, point.branch.name).values(kind.name, values)
         lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
         count = await txn.count_entity_history(
             domain.id, point.chain, point.at, "record", kind.name, key, cap=cap

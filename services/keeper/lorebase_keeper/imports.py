@@ -23,6 +23,7 @@ from lorebase_keeper.changes import ChangeSet
 from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.outcome import Outcome, replay, request_digest
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchRow, CommitRows
 
@@ -204,7 +205,7 @@ async def load(
             "too-large",
             f"an import holds at most {limit} records and links (keeper.imports.max_items); split it",
         )
-    readable = set(access.readable_kinds(branch, list(domain.schema.kinds)))
+    readable = set(readable_view(access, domain, branch).kinds)
     records, links, issues = _prepare(domain, body, readable, spec)
     if issues:
         raise invalid(issues)

@@ -37,7 +37,7 @@ from lorebase_store import MemoryRecordRow, Txn
 if TYPE_CHECKING:  # the runtime holds the committer, which plans with this module
     from lorebase_keeper.runtime import Runtime
 
-IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 MAX_DERIVED_FROM = 64
 COMMANDS = ("create", "derive", "update", "delete", "attach_embedding", "review")
 
@@ -66,7 +66,7 @@ def parse_command(
     """Validate a command body; 422 naming every member to change."""
     issues: list[dict[str, str]] = []
     key = body.get("idempotency_key", header_key or None)
-    if not isinstance(key, str) or not IDEMPOTENCY_KEY.match(key):
+    if not isinstance(key, str) or not IDEMPOTENCY_KEY.fullmatch(key):
         issues.append(
             issue(
                 "idempotency_key",

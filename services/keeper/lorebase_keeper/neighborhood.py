@@ -8,7 +8,8 @@ from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.graph import Caps, Ref, Walk, load_records, parse_ref, steps_for, walk
-from lorebase_keeper.records import readable_kind, title_of, visible_values
+from lorebase_keeper.readable import readable, readable_kind
+from lorebase_keeper.records import title_of
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
@@ -63,10 +64,11 @@ def _document(
     with_values: bool,
 ) -> dict[str, Any]:
     branch = point.branch.name
+    view = readable(access, domain, branch)
     records = []
     for ref in sorted(refs, key=lambda r: (depth_of.get(r, 0), r)):
         kind = domain.schema.kinds[ref[0]]
-        shown, _ = visible_values(access, branch, kind.attributes, values.get(ref, {}))
+        shown, _ = view.values(kind.name, values.get(ref, {}))
         entry: dict[str, Any] = {
             "ref": f"{ref[0]}/{ref[1]}",
             "kind": ref[0],
@@ -87,7 +89,7 @@ def _document(
             "to": f"{relation.to_kind}/{to_key}",
         }
         if with_values:
-            entry["values"] = visible_values(access, branch, relation.attributes, row.values)[0]
+            entry["values"] = view.link_values(relation_name, row.values)
         entry["revision"] = row.revision
         links.append(entry)
     return {

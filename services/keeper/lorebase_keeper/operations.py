@@ -15,6 +15,8 @@ from lorebase_keeper.changes import ChangeSet
 from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.outcome import Outcome, replay, request_digest
+from lorebase_keeper.readable import Readable
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchRow, CommitRows, Txn
 
@@ -155,6 +157,7 @@ class Prepared:
     invocation_id: str
     at: datetime
     policy_review: bool  # the Operation's review policy holds for these parameters
+    readable: Readable  # what the principal may read on the branch (its answer names nothing else)
 
     @property
     def name(self) -> str:
@@ -192,8 +195,8 @@ def prepare(access: Access, domain: Domain, name: str, request: dict[str, Any], 
     if operation is None:
         raise Problem(404, "not-found", f"unknown Operation {name!r}; GET /schema lists the Operations")
     principal = access.principal
-    readable = set(access.readable_kinds(branch, list(domain.schema.kinds)))
-    _check_readable(operation, domain, readable)
+    view = readable_view(access, domain, branch)
+    _check_readable(operation, domain, set(view.kinds))
     access.require("data.read", branch)
     for permission in operation.permissions or ("operation.execute",):
         access.require(permission, branch)
@@ -244,6 +247,7 @@ def prepare(access: Access, domain: Domain, name: str, request: dict[str, Any], 
         invocation_id=invocation_id,
         at=at,
         policy_review=operation.review_policy is not None and operation.review_policy.evaluate(parameters),
+        readable=view,
     )
 
 
@@ -311,7 +315,7 @@ def make_work(
                 "valid": not changes.issues,
                 "edits": p.edit_docs,
                 "violations": changes.issues,
-                "changes": [_change_document(c) for c in change_list],
+                "changes": [_change_document(c, p.readable) for c in change_list],
                 "edit_count": len(p.edit_docs),
                 "revision": None,
             }
@@ -361,7 +365,7 @@ def make_work(
             "revisions": [revision_id] if revision_id else [],
             "head": new_head.revision,
             "edit_count": len(p.edit_docs),
-            "changes": [_change_document(c) for c in change_list],
+            "changes": [_change_document(c, p.readable) for c in change_list],
             "replayed": False,
         }
         if key is not None:
@@ -441,13 +445,14 @@ def _edit_document(edit: Any, values: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _change_document(change: Any) -> dict[str, Any]:
-    return {
-        "ref": change.ref,
-        "entity": change.entity,
-        "change": change.change,
-        "attributes": change.attributes,
-    }
+def _change_document(change: Any, readable: Readable) -> dict[str, Any]:
+    """A change as the executing principal may know it (a derived Attribute computed over what it
+    may not read changes unnamed)."""
+    attributes = change.attributes
+    if change.entity == "record":
+        known = readable.attributes(change.name)
+        attributes = [name for name in attributes if name in known]
+    return {"ref": change.ref, "entity": change.entity, "change": change.change, "attributes": attributes}
 
 
 def _side_effect_event(

@@ -14,13 +14,35 @@ from lorebase.schema import validate_values
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.proposals import find_proposal, require_open
+from lorebase_keeper.readable import Readable, readable
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import ConflictRow, Txn
 
 CHOICES = ("ours", "theirs", "value")
 
 
-def conflict_document(row: ConflictRow, domain: str, proposal: str) -> dict[str, Any]:
+def _sides(row: ConflictRow, view: Readable) -> tuple[str | None, list[Any], bool]:
+    """The Attribute and the base, ours and theirs of a Conflict as the caller may read them: values
+    it may not read are null and `redacted` true (an Attribute it may not know is not named)."""
+    attribute = row.attribute
+    sides = [row.details.get(side) for side in ("base", "ours", "theirs")]
+    if row.entity == "record" and attribute is not None:
+        if attribute in view.cleared(row.name):
+            return attribute, sides, False
+        return (attribute if attribute in view.attributes(row.name) else None), [None] * 3, True
+    shown = []
+    for side in sides:
+        if isinstance(side, dict):
+            side = (
+                view.values(row.name, side)[0] if row.entity == "record" else view.link_values(row.name, side)
+            )
+        shown.append(side)
+    redacted = any(isinstance(a, dict) and a != b for a, b in zip(sides, shown, strict=True))
+    return attribute, shown, redacted
+
+
+def conflict_document(row: ConflictRow, domain: str, proposal: str, view: Readable) -> dict[str, Any]:
+    attribute, (base, ours, theirs), redacted = _sides(row, view)
     return {
         "id": row.id,
         "code": row.code,
@@ -28,10 +50,11 @@ def conflict_document(row: ConflictRow, domain: str, proposal: str) -> dict[str,
         "ref": f"{row.name}/{row.key}",
         "kind" if row.entity == "record" else "relation": row.name,
         "key": row.key,
-        "attribute": row.attribute,
-        "base": row.details.get("base"),
-        "ours": row.details.get("ours"),
-        "theirs": row.details.get("theirs"),
+        "attribute": attribute,
+        "base": base,
+        "ours": ours,
+        "theirs": theirs,
+        **({"redacted": True} if redacted else {}),
         "status": row.status,
         "resolution": row.resolution,
         "resolved_by": row.resolved_by,
@@ -47,7 +70,10 @@ async def list_conflicts(rt: Runtime, access: Access, domain: Domain, proposal_i
         return {
             "proposal": proposal.id,
             "status": proposal.status,
-            "conflicts": [conflict_document(c, domain.name, proposal.id) for c in rows],
+            "conflicts": [
+                conflict_document(c, domain.name, proposal.id, readable(access, domain, proposal.target_ref))
+                for c in rows
+            ],
         }
 
     return await rt.db.read("list_conflicts", read)
@@ -135,7 +161,8 @@ async def resolve_conflict(
         )
         resolved = await txn.get_conflict(proposal.id, conflict.id)
         assert resolved is not None
-        return conflict_document(resolved, domain.name, proposal.id)
+        view = readable(access, domain, proposal.target_ref)
+        return conflict_document(resolved, domain.name, proposal.id, view)
 
     return await rt.db.run_interaction("resolve_conflict", txn_fn)
 

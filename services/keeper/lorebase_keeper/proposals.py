@@ -19,6 +19,7 @@ from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.merge_attempt import MergeRequest, MergeResult
 from lorebase_keeper.merge_base import touched_kinds
 from lorebase_keeper.merges import merge
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
 
@@ -188,7 +189,7 @@ def _visible(access: Access, domain: Domain, proposal: ProposalRow) -> bool:
     """Readers of the target who may read every Kind the Proposal touches (a lens is not a grant)."""
     if not access.can("data.read", proposal.target_ref):
         return False
-    readable = set(access.readable_kinds(proposal.target_ref, list(domain.schema.kinds)))
+    readable = set(readable_view(access, domain, proposal.target_ref).kinds)
     return all(kind in readable for kind in proposal.kinds if kind in domain.schema.kinds)
 
 

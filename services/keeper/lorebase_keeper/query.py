@@ -18,7 +18,8 @@ from lorebase.schema import Attribute
 from lorebase_keeper.auth import Access
 from lorebase_keeper.coverage import attributes_in, coverage
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.records import title_of, visible_values
+from lorebase_keeper.readable import Readable, readable
+from lorebase_keeper.records import title_of
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import OrderBy, QuerySpec, Txn
@@ -42,9 +43,11 @@ TEXTUAL = {"string", "text", "enum"}
 
 
 class _Checker:
-    def __init__(self, attributes: dict[str, Attribute], clear: set[str]) -> None:
+    """Checks the members of a query against the Attributes the caller may filter, order and group
+    on: those it may name and read (any other answers like an unknown one)."""
+
+    def __init__(self, attributes: dict[str, Attribute]) -> None:
         self.attributes = attributes
-        self.clear = clear
         self.issues: list[dict[str, Any]] = []
 
     def problem(self, path: str, rule: str, message: str) -> None:
@@ -52,17 +55,12 @@ class _Checker:
 
     def attribute(self, name: Any, path: str) -> Attribute | None:
         attr = self.attributes.get(name) if isinstance(name, str) else None
-        if attr is None or any(f"{tag}.read" not in self.clear for tag in attr.sensitivity):
+        if attr is None:
             self.problem(
-                path, "query.attribute", f"unknown Attribute {name!r}; one of {', '.join(self.readable())}"
+                path, "query.attribute", f"unknown Attribute {name!r}; one of {', '.join(self.attributes)}"
             )
             return None
         return attr
-
-    def readable(self) -> list[str]:
-        return [
-            n for n, a in self.attributes.items() if all(f"{t}.read" in self.clear for t in a.sensitivity)
-        ]
 
     def node(self, node: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(node, dict):
@@ -196,9 +194,9 @@ async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any
     point = await read_point(txn, domain, body.get("branch"), body.get("at"))
     branch = point.branch.name
     access.require("data.read", branch)
-    readable = access.readable_kinds(branch, list(domain.schema.kinds))
-    kinds, attributes = _target(domain, body, readable)
-    checker = _Checker(attributes, set(access.permissions(branch)))
+    view = readable(access, domain, branch)
+    kinds, attributes = _target(view, body)
+    checker = _Checker(attributes)
     where = checker.node(body["where"], "where") if body.get("where") is not None else None
     select = body.get("select")
     if select is not None:
@@ -259,7 +257,7 @@ async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any
     results = []
     for kind_name, key, values in rows[: spec.limit]:
         kind = domain.schema.kinds[kind_name]
-        shown, _ = visible_values(access, branch, kind.attributes, values)
+        shown, _ = view.values(kind_name, values)
         title = title_of(kind, shown)
         if select is not None:
             shown = {name: shown[name] for name in select if name in shown}
@@ -301,9 +299,8 @@ async def _add_coverage(
     doc["coverage"] = await coverage(txn, access, domain, point, kinds, used)
 
 
-def _target(
-    domain: Domain, body: dict[str, Any], readable: list[str]
-) -> tuple[list[str], dict[str, Attribute]]:
+def _target(view: Readable, body: dict[str, Any]) -> tuple[list[str], dict[str, Attribute]]:
+    """The Kinds a query reads and the Attributes it may use on them."""
     kind_name, trait_name = body.get("kind"), body.get("trait")
     if bool(kind_name) == bool(trait_name):
         raise Problem(
@@ -315,19 +312,20 @@ def _target(
             ],
         )
     if kind_name:
-        if kind_name not in domain.schema.kinds or kind_name not in readable:
+        if view.kind(kind_name) is None:
             raise Problem(
                 404, "not-found", f"unknown Kind {kind_name!r}; GET /schema lists the Kinds you may read"
             )
-        return [kind_name], dict(domain.schema.kinds[kind_name].attributes)
+        cleared = view.cleared(kind_name)
+        return [kind_name], {n: a for n, a in view.attributes(kind_name).items() if n in cleared}
     trait_name = str(trait_name)
-    trait = domain.schema.traits.get(trait_name)
-    kinds = [k for k in domain.schema.kinds_implementing(trait_name) if k in readable] if trait else []
+    trait = view.schema.traits.get(trait_name)
+    kinds = [k for k in view.schema.kinds_implementing(trait_name) if k in view.kinds] if trait else []
     if trait is None or not kinds:
         raise Problem(
             404, "not-found", f"unknown Trait {trait_name!r}; GET /schema lists the Traits you may read"
         )
-    return kinds, dict(trait.attributes)
+    return kinds, view.trait_attributes(trait_name, kinds)
 
 
 __all__ = ["check_query_members", "query_in", "run_query"]

@@ -10,51 +10,10 @@ from lorebase.schema import Kind
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.lineage import lineage_of
+from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import LinkRow, Txn
-
-
-def readable_kind(access: Access, domain: Domain, branch: str, name: str) -> Kind:
-    """The Kind if the caller may read it; an invisible Kind answers like an unknown one."""
-    access.require("data.read", branch)
-    kind = domain.schema.kinds.get(name)
-    if kind is None or name not in access.readable_kinds(branch, list(domain.schema.kinds)):
-        raise Problem(404, "not-found", f"unknown Kind {name!r}; GET /schema lists the Kinds you may read")
-    return kind
-
-
-def cleared(access: Access, branch: str, attributes: Any) -> set[str]:
-    """The Attributes whose values the caller may read: every sensitivity tag needs its clearance, and
-    a derived value every Kind it counts over."""
-    perms = access.permissions(branch)
-    unseen = unseen_derived(access, branch, attributes)
-    return {
-        name
-        for name, attr in attributes.items()
-        if all(f"{tag}.read" in perms for tag in attr.sensitivity) and name not in unseen
-    }
-
-
-def unseen_derived(access: Access, branch: str, attributes: Any) -> set[str]:
-    """Derived Attributes that count over a Kind the caller cannot read: not even named to it."""
-    return {
-        name
-        for name, attr in attributes.items()
-        if attr.reads_kinds
-        and len(access.readable_kinds(branch, list(attr.reads_kinds))) < len(attr.reads_kinds)
-    }
-
-
-def visible_values(
-    access: Access, branch: str, attributes: Any, values: dict[str, Any]
-) -> tuple[dict[str, Any], list[str]]:
-    """Values in declaration order, without those of sensitive Attributes the caller lacks clearance for."""
-    readable = cleared(access, branch, attributes)
-    unseen = unseen_derived(access, branch, attributes)
-    shown = {name: values[name] for name in attributes if name in values and name in readable}
-    redacted = [name for name in attributes if name in values and name not in readable and name not in unseen]
-    return shown, redacted
 
 
 def title_of(kind: Kind, shown: dict[str, Any]) -> str | None:
@@ -144,7 +103,7 @@ def _record_document(
     key: str,
     values: dict[str, Any],
 ) -> dict[str, Any]:
-    shown, redacted = visible_values(access, branch, kind.attributes, values)
+    shown, redacted = readable(access, domain, branch).values(kind.name, values)
     doc: dict[str, Any] = {
         "domain": domain.name,
         "branch": branch,
@@ -163,11 +122,9 @@ def _record_document(
 async def _link_counts(
     txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: Kind, key: str
 ) -> dict[str, int]:
-    readable = set(access.readable_kinds(point.branch.name, list(domain.schema.kinds)))
     counts: dict[str, int] = {}
-    for relation in domain.schema.relations.values():
-        if relation.from_kind not in readable or relation.to_kind not in readable:
-            continue
+    for name in readable(access, domain, point.branch.name).relations:
+        relation = domain.schema.relations[name]
         for direction, end_kind in (("forward", relation.from_kind), ("inverse", relation.to_kind)):
             if end_kind != kind.name:
                 continue
@@ -241,9 +198,9 @@ async def get_links(
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)
         kind = readable_kind(access, domain, point.branch.name, kind_name)
-        named = domain.schema.relation_named(relation_name)
-        readable = set(access.readable_kinds(point.branch.name, list(domain.schema.kinds)))
-        if named is None or named[0].from_kind not in readable or named[0].to_kind not in readable:
+        view = readable(access, domain, point.branch.name)
+        named = view.relation(relation_name)
+        if named is None:
             raise Problem(
                 404, "not-found", f"unknown Relation {relation_name!r}; GET /schema lists the Relations"
             )
@@ -277,7 +234,7 @@ async def get_links(
                 {
                     "from": f"{relation.from_kind}/{row.from_key}",
                     "to": f"{relation.to_kind}/{row.to_key}",
-                    "values": row.values,
+                    "values": view.link_values(relation.name, row.values),
                     "revision": row.revision,
                 }
                 for row in rows
@@ -290,13 +247,4 @@ async def get_links(
     return await rt.db.read("get_links", read)
 
 
-__all__ = [
-    "cleared",
-    "get_links",
-    "get_record",
-    "links_along",
-    "load_record",
-    "readable_kind",
-    "title_of",
-    "visible_values",
-]
+__all__ = ["get_links", "get_record", "links_along", "load_record", "title_of"]

@@ -26,7 +26,7 @@ from lorebase.vocabulary import indexed, similarity
 from lorebase_keeper.auth import Access
 from lorebase_keeper.coverage import OMITTED, source_coverage
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.records import cleared
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
 from lorebase_keeper.value_counts import ValueCounts
@@ -74,7 +74,8 @@ async def vocabulary(
 ) -> Vocabulary:
     """The vocabulary of these Kinds at a Revision (the head, or with `snapshot` the Revision read as
     of), built once per Revision and readable Attributes."""
-    readable = tuple(tuple(sorted(cleared(access, branch, domain.schema.kinds[k].attributes))) for k in kinds)
+    view = readable_view(access, domain, branch)
+    readable = tuple(tuple(sorted(view.cleared(k))) for k in kinds)
     key = (domain.id, branch, revision, tuple(kinds), readable)
     if revision is not None and key in _VOCABULARIES:
         _VOCABULARIES.move_to_end(key)
@@ -97,10 +98,11 @@ async def _build_vocabulary(
     head: tuple[BranchChain, int] | None = None,
 ) -> Vocabulary:
     vocab = Vocabulary()
+    view = readable_view(access, domain, branch)
     limit = int(domain.settings.get("read.resolve.max_indexed_values", 50))
     for kind_name in kinds:
         kind = domain.schema.kinds[kind_name]
-        readable_names = cleared(access, branch, kind.attributes)
+        readable_names = view.cleared(kind_name)
         wanted = {
             name: max(limit, 1000 if attr.resolvable else limit)
             for name, attr in kind.attributes.items()
@@ -115,9 +117,8 @@ async def _build_vocabulary(
         vocab.add(vocab.exact, kind.name, Term("kind", kind.name))
         for alias in kind.aliases:
             vocab.add(vocab.synonyms, alias, Term("kind", kind.name))
-        readable = cleared(access, branch, kind.attributes)
         for name, attr in kind.attributes.items():
-            if name not in readable:
+            if name not in readable_names:
                 continue
             attribute = Term("attribute", kind.name, name, attr.type_name)
             vocab.add(vocab.exact, name, attribute)
@@ -284,7 +285,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
         point = await read_point(txn, domain, body.get("branch"), body.get("at"))
         branch = point.branch.name
         access.require("data.read", branch)
-        readable = access.readable_kinds(branch, list(domain.schema.kinds))
+        readable = list(readable_view(access, domain, branch).kinds)
         kinds = readable
         if body.get("kinds") is not None:
             if not isinstance(body["kinds"], list) or not all(isinstance(k, str) for k in body["kinds"]):

@@ -6,47 +6,38 @@ from typing import Any
 
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.records import unseen_derived
+from lorebase_keeper.readable import Readable, readable
 
 
 def _listed(members: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"name": name, **doc} for name, doc in members.items()]
 
 
-def readable_parts(access: Access, domain: Domain, branch: str) -> tuple[list[str], list[str]]:
-    """The Kinds and Relations (both ends readable) the caller may read on `branch`."""
-    kinds = access.readable_kinds(branch, list(domain.schema.kinds))
-    readable = set(kinds)
-    relations = [
-        r.name for r in domain.schema.relations.values() if r.from_kind in readable and r.to_kind in readable
-    ]
-    return kinds, relations
-
-
-def _kind_document(access: Access, domain: Domain, branch: str, kind: str) -> dict[str, Any]:
-    """A Kind as the caller may read it: a derived Attribute counting over an unreadable Kind is left
-    out (its expression would name what the caller may not see)."""
-    doc = dict(domain.schema.document["kinds"][kind])
-    unseen = unseen_derived(access, branch, domain.schema.kinds[kind].attributes)
-    if unseen:
-        doc["attributes"] = {n: a for n, a in doc["attributes"].items() if n not in unseen}
+def _kind_document(view: Readable, document: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A Kind as the caller may read it: a derived Attribute computed over what the caller may not
+    read is left out (its expression would name what the caller may not see)."""
+    doc = dict(document["kinds"][kind])
+    known = view.attributes(kind)
+    if len(known) < len(doc["attributes"]):
+        doc["attributes"] = {n: a for n, a in doc["attributes"].items() if n in known}
     return {"name": kind, **doc}
 
 
 def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any]:
     access.require("data.read", branch)
     document = domain.schema.document
-    kinds, relations = readable_parts(access, domain, branch)
-    readable = set(kinds)
+    view = readable(access, domain, branch)
+    kinds, relations = view.kinds, view.relations
+    readable_kinds = set(kinds)
     relation_set = set(relations)
     traits = []
     for name, doc in (document.get("traits") or {}).items():
-        implementing = [k for k in domain.schema.kinds_implementing(name) if k in readable]
+        implementing = [k for k in domain.schema.kinds_implementing(name) if k in readable_kinds]
         if implementing:
             traits.append({"name": name, **doc, "kinds": implementing})
     lenses = []
     for name, doc in (document.get("lenses") or {}).items():
-        lens_kinds = [k for k in doc.get("kinds") or [] if k in readable]
+        lens_kinds = [k for k in doc.get("kinds") or [] if k in readable_kinds]
         lens_traits = [t for t in doc.get("traits") or [] if any(t == tr["name"] for tr in traits)]
         if not lens_kinds and not lens_traits:
             continue  # a lens none of whose Kinds is readable is unknown to this caller
@@ -67,18 +58,18 @@ def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any
             if edit.relation:
                 relation = domain.schema.relations[edit.relation]
                 touched |= {relation.from_kind, relation.to_kind}
-        if touched <= readable:
+        if touched <= readable_kinds:
             operations.append({"name": name, **document["operations"][name]})
     sources = []
     for name, doc in (document.get("sources") or {}).items():
-        source_kinds = [k for k in doc["kinds"] if k in readable]
+        source_kinds = [k for k in doc["kinds"] if k in readable_kinds]
         if source_kinds:  # a Source none of whose Kinds is readable is unknown to this caller
             sources.append({"name": name, **doc, "kinds": source_kinds})
     return {
         "domain": domain.name,
         "branch": branch,
         "description": document.get("description", ""),
-        "kinds": [_kind_document(access, domain, branch, k) for k in kinds],
+        "kinds": [_kind_document(view, document, k) for k in kinds],
         "relations": [{"name": r, **document["relations"][r]} for r in relations],
         "traits": traits,
         "lenses": lenses,
@@ -87,4 +78,4 @@ def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any
     }
 
 
-__all__ = ["readable_parts", "visible_schema"]
+__all__ = ["visible_schema"]

@@ -16,7 +16,8 @@ from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.embeddings import check_vector
 from lorebase_keeper.graph import Ref, load_records
-from lorebase_keeper.records import readable_kind, title_of, visible_values
+from lorebase_keeper.readable import readable, readable_kind
+from lorebase_keeper.records import title_of
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
@@ -38,13 +39,13 @@ def search_kinds(
     lens: str | None,
 ) -> list[str]:
     """The readable Kinds a search covers (kinds and traits together; else the lens's; else all)."""
-    readable = access.readable_kinds(branch, list(domain.schema.kinds))
+    readable_kinds = readable(access, domain, branch).kinds
     chosen: set[str] = set()
     for kind in kinds or []:
         chosen.add(readable_kind(access, domain, branch, kind).name)
     for index, trait in enumerate(traits or []):
         implementing = (
-            [k for k in domain.schema.kinds_implementing(trait) if k in readable]
+            [k for k in domain.schema.kinds_implementing(trait) if k in readable_kinds]
             if trait in domain.schema.traits
             else []
         )
@@ -55,30 +56,28 @@ def search_kinds(
         found = domain.schema.lenses.get(lens)
         lens_kinds = set()
         if found is not None:
-            lens_kinds = {k for k in found.kinds if k in readable}
+            lens_kinds = {k for k in found.kinds if k in readable_kinds}
             for trait in found.traits:
-                lens_kinds |= {k for k in domain.schema.kinds_implementing(trait) if k in readable}
+                lens_kinds |= {k for k in domain.schema.kinds_implementing(trait) if k in readable_kinds}
         if not lens_kinds:
             raise Problem(
                 422, "lens_unknown", f"unknown lens {lens!r}; GET /schema lists the lenses", lens=lens
             )
         chosen = lens_kinds
     if not kinds and not traits and lens is None:
-        chosen = set(readable)
+        chosen = set(readable_kinds)
     return [k for k in domain.schema.kinds if k in chosen]
 
 
 async def search_refs(
     txn: Txn, access: Access, domain: Domain, point: ReadPoint, text_: str, kinds: list[str], limit: int
 ) -> list[tuple[Ref, float]]:
-    perms = access.permissions(point.branch.name)
+    view = readable(access, domain, point.branch.name)
     fields = {
         kind: [
             name
-            for name, attr in domain.schema.kinds[kind].attributes.items()
-            if attr.type in TEXTUAL
-            and not attr.sensitivity
-            and all(f"{t}.read" in perms for t in attr.sensitivity)
+            for name, attr in view.attributes(kind).items()
+            if attr.type in TEXTUAL and not attr.sensitivity
         ]
         for kind in kinds
     }
@@ -131,12 +130,11 @@ async def search(rt: Runtime, access: Access, domain: Domain, body: dict[str, An
                 matching = {ref for ref, _ in lexical}
                 found = [item for item in found if item[0] in matching][:limit]
         values = await load_records(txn, domain, point, [ref for ref, _ in found])
+        view = readable(access, domain, point.branch.name)
         results = []
         for (kind_name, key), score in found:
             kind = domain.schema.kinds[kind_name]
-            shown, _ = visible_values(
-                access, point.branch.name, kind.attributes, values.get((kind_name, key), {})
-            )
+            shown, _ = view.values(kind_name, values.get((kind_name, key), {}))
             entry: dict[str, Any] = {
                 "ref": f"{kind_name}/{key}",
                 "kind": kind_name,

@@ -10,7 +10,7 @@ from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_store import BranchChain, BranchRow, Txn
 from lorebase_store.chains import branch_chain
 
-REVISION = re.compile(r"^[0-9a-f]{12,64}$")
+REVISION = re.compile(r"[0-9a-f]{12,64}")
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str 
             return ReadPoint(branch, chain, branch.head, (branch.name, branch.generation))
         return ReadPoint(branch, chain, branch.head, None)
     at = at.strip().lower()
-    if not REVISION.match(at):
+    if not REVISION.fullmatch(at):
         raise Problem(
             400, "invalid-at", f"at must be a Revision id (64 hex digits, or at least 12 of them), not {at!r}"
         )

@@ -19,6 +19,7 @@ from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.imports import LOAD_MEMBERS, Load, check_members, load
 from lorebase_keeper.outcome import Outcome
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import CommitRows
 
@@ -29,7 +30,7 @@ SYNC_MEMBERS = {**LOAD_MEMBERS, "mode": (str, "full or incremental")}
 def visible_source(access: Access, domain: Domain, branch: str, name: str) -> Source:
     """The Source `name` if the caller may read one of its Kinds; else 404 like an unknown one."""
     source = domain.schema.sources.get(name)
-    readable = set(access.readable_kinds(branch, list(domain.schema.kinds)))
+    readable = set(readable_view(access, domain, branch).kinds)
     if source is None or not readable.intersection(source.kinds):
         raise Problem(404, "not-found", f"unknown Source {name!r}; GET /schema lists the Sources")
     return source

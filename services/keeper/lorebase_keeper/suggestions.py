@@ -14,6 +14,7 @@ from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import SuggestionRow, Txn
 
@@ -41,7 +42,7 @@ def _document(row: SuggestionRow) -> dict[str, Any]:
 
 def _visible(access: Access, domain: Domain, row: SuggestionRow) -> bool:
     kind = row.target.get("kind")
-    return kind is None or kind in access.readable_kinds(domain.default_branch, list(domain.schema.kinds))
+    return kind is None or kind in readable_view(access, domain, domain.default_branch).kinds
 
 
 async def list_suggestions(rt: Runtime, access: Access, domain: Domain, status: str) -> dict[str, Any]:

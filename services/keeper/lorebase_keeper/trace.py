@@ -7,12 +7,12 @@ by the principal that made it (the admin reads any), in order, for the web app t
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 import orjson
 from google.protobuf.json_format import MessageToDict
 
+from lorebase import names
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.auth import Principal
@@ -21,15 +21,13 @@ from lorebase_store import Txn
 
 logger = logging.getLogger("lorebase.keeper.trace")
 
-SESSION = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 MAX_TOUCHED = 200
 
 
 def check_session(session: str) -> str:
-    if not SESSION.match(session):
-        raise Problem(
-            400, "invalid-session", "a session id has 1 to 128 letters, digits, '.', '_', ':' or '-'"
-        )
+    problem = names.SESSION.problem(session)
+    if problem is not None:
+        raise Problem(400, "invalid-session", problem)
     return session
 
 

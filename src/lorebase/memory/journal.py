@@ -23,8 +23,8 @@ from lorebase.problems import Problem
 
 CONTRACT_VERSIONS = (1, 2)
 MAX_SEQUENCE = 2**64 - 1  # the contract's unsigned 64-bit sequence
-JOURNAL_ID = re.compile(r"^jrn_[A-Za-z0-9]{8,64}$")
-DIGEST = re.compile(r"^[0-9a-f]{64}$")
+JOURNAL_ID = re.compile(r"jrn_[A-Za-z0-9]{8,64}")
+DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def parse_cursor(value: Any, path: str, contract_version: int) -> JournalCursor 
     if unknown:
         raise _bad(path, f"{', '.join(unknown)} is not a member of a cursor")
     journal_id = value.get("journal_id")
-    if not isinstance(journal_id, str) or not JOURNAL_ID.match(journal_id):
+    if not isinstance(journal_id, str) or not JOURNAL_ID.fullmatch(journal_id):
         raise _bad(path, "journal_id is not one this service issued")
     sequence = value.get("sequence")
     if isinstance(sequence, str) and sequence.isdigit() and len(sequence) <= 20:
@@ -79,7 +79,7 @@ def parse_cursor(value: Any, path: str, contract_version: int) -> JournalCursor 
     if not isinstance(sequence, int) or isinstance(sequence, bool) or not 0 <= sequence <= MAX_SEQUENCE:
         raise _bad(path, "sequence is an unsigned 64-bit integer")
     digest = value.get("prefix_digest")
-    if digest is not None and (not isinstance(digest, str) or not DIGEST.match(digest)):
+    if digest is not None and (not isinstance(digest, str) or not DIGEST.fullmatch(digest)):
         raise _bad(path, "prefix_digest is 64 lower-case hex digits")
     if contract_version >= 2:
         if digest is None:

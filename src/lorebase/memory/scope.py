@@ -15,7 +15,7 @@ from typing import Any
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.problems import Problem
 
-SCOPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$")
+SCOPE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}")
 VISIBILITIES = ("shared", "private")
 CAPABILITIES = ("memory_read", "memory_write", "memory_checkpoint")
 SCOPE_MEMBERS = ("project_id", "mission_id", "agent_id", "visibility")
@@ -75,7 +75,7 @@ def parse_scope(value: Any, *, status: int = 400, path: str = "scope", visibilit
         issues.append(_issue(f"{path}.{member}", f"{member} is not a member of a scope"))
     for member in ("project_id", "agent_id"):
         item = value.get(member)
-        if not isinstance(item, str) or not SCOPE_ID.match(item):
+        if not isinstance(item, str) or not SCOPE_ID.fullmatch(item):
             issues.append(
                 _issue(
                     f"{path}.{member}", f"{member} is 1-128 letters, digits or ._:@/- (starting alphanumeric)"
@@ -83,7 +83,7 @@ def parse_scope(value: Any, *, status: int = 400, path: str = "scope", visibilit
             )
     mission = value.get("mission_id")
     if "mission_id" not in value or (
-        mission is not None and not (isinstance(mission, str) and SCOPE_ID.match(mission))
+        mission is not None and not (isinstance(mission, str) and SCOPE_ID.fullmatch(mission))
     ):
         issues.append(_issue(f"{path}.mission_id", "mission_id is null or 1-128 letters, digits or ._:@/-"))
     seen = value.get("visibility", "shared") if not visibility else value.get("visibility")

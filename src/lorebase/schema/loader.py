@@ -218,6 +218,7 @@ def _compile_derivations(
             attribute,
             sensitivity=tuple(sorted(tags)),
             reads_kinds=tuple(sorted({a.neighbour for a in derivation.aggregates})),
+            reads_relations=tuple(sorted({a.relation for a in derivation.aggregates})),
         )
     if not derivations:
         return kind

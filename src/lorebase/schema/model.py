@@ -77,9 +77,11 @@ class Attribute:
     sensitivity: tuple[str, ...] = ()
     default: Any = None  # parameters only; already canonical
     derived: str | None = None  # Kind Attributes only: the Derivation as written (see Kind.derivations)
-    # A derived Attribute: the neighbour Kinds its value counts over. A caller who cannot read all
-    # of them does not see the value (it would tell about Records they may not see).
+    # A derived Attribute: the neighbour Kinds and the Relations its value is computed over. A caller
+    # who cannot read all of them does not see it at all (it would tell about Records they may not
+    # see; lorebase_keeper.readable).
     reads_kinds: tuple[str, ...] = ()
+    reads_relations: tuple[str, ...] = ()
 
     @property
     def type_name(self) -> str:

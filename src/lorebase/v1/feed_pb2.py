@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16lorebase/v1/feed.proto\x12\x0blorebase.v1\"\x13\n\x11\x46\x65\x65\x64StatusRequest\"W\n\nFeedStatus\x12\x19\n\x11published_through\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x04\x12\x0e\n\x06stream\x18\x03 \x01(\t\x12\r\n\x05\x66\x65nce\x18\x04 \x01(\x04\"]\n\x0e\x43hangesRequest\x12\x0e\n\x06\x64omain\x18\x01 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x02 \x01(\t\x12\r\n\x05since\x18\x03 \x01(\t\x12\r\n\x05kinds\x18\x04 \x01(\t\x12\r\n\x05limit\x18\x05 \x01(\r\".\n\x0c\x43hangesReply\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12\x10\n\x08revision\x18\x02 \x01(\t\"u\n\rEventsRequest\x12\x0e\n\x06\x64omain\x18\x01 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x02 \x01(\t\x12\r\n\x05kinds\x18\x03 \x01(\t\x12\x15\n\rlast_event_id\x18\x04 \x01(\t\x12\x0f\n\x07\x63ontrol\x18\x05 \x01(\x08\x12\r\n\x05until\x18\x06 \x01(\x04\"p\n\nStreamItem\x12\r\n\x05ready\x18\x01 \x01(\x08\x12\x11\n\theartbeat\x18\x02 \x01(\x08\x12\x10\n\x08sequence\x18\x03 \x01(\x04\x12\r\n\x05\x65vent\x18\x04 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x05 \x01(\x0c\x12\x11\n\tcaught_up\x18\x06 \x01(\x08\":\n\x0eWebhookRequest\x12\x0e\n\x06\x64omain\x18\x01 \x01(\t\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\",\n\x0cWebhookReply\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12\x0e\n\x06status\x18\x02 \x01(\x05\x32\xf0\x03\n\x04\x46\x65\x65\x64\x12\x41\n\x06Status\x12\x1e.lorebase.v1.FeedStatusRequest\x1a\x17.lorebase.v1.FeedStatus\x12\x41\n\x07\x43hanges\x12\x1b.lorebase.v1.ChangesRequest\x1a\x19.lorebase.v1.ChangesReply\x12?\n\x06\x45vents\x12\x1a.lorebase.v1.EventsRequest\x1a\x17.lorebase.v1.StreamItem0\x01\x12G\n\rCreateWebhook\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReply\x12\x46\n\x0cListWebhooks\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReply\x12G\n\rDeleteWebhook\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReply\x12G\n\rUpdateWebhook\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16lorebase/v1/feed.proto\x12\x0blorebase.v1\"\x13\n\x11\x46\x65\x65\x64StatusRequest\"\x8b\x01\n\nFeedStatus\x12\x19\n\x11published_through\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x04\x12\x0e\n\x06stream\x18\x03 \x01(\t\x12\r\n\x05\x66\x65nce\x18\x04 \x01(\x04\x12\x0e\n\x06parked\x18\x05 \x01(\x04\x12\x10\n\x08\x62\x65hind_s\x18\x06 \x01(\x01\x12\x10\n\x08\x64\x65graded\x18\x07 \x01(\t\"]\n\x0e\x43hangesRequest\x12\x0e\n\x06\x64omain\x18\x01 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x02 \x01(\t\x12\r\n\x05since\x18\x03 \x01(\t\x12\r\n\x05kinds\x18\x04 \x01(\t\x12\r\n\x05limit\x18\x05 \x01(\r\".\n\x0c\x43hangesReply\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12\x10\n\x08revision\x18\x02 \x01(\t\"u\n\rEventsRequest\x12\x0e\n\x06\x64omain\x18\x01 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x02 \x01(\t\x12\r\n\x05kinds\x18\x03 \x01(\t\x12\x15\n\rlast_event_id\x18\x04 \x01(\t\x12\x0f\n\x07\x63ontrol\x18\x05 \x01(\x08\x12\r\n\x05until\x18\x06 \x01(\x04\"p\n\nStreamItem\x12\r\n\x05ready\x18\x01 \x01(\x08\x12\x11\n\theartbeat\x18\x02 \x01(\x08\x12\x10\n\x08sequence\x18\x03 \x01(\x04\x12\r\n\x05\x65vent\x18\x04 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x05 \x01(\x0c\x12\x11\n\tcaught_up\x18\x06 \x01(\x08\":\n\x0eWebhookRequest\x12\x0e\n\x06\x64omain\x18\x01 \x01(\t\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\",\n\x0cWebhookReply\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12\x0e\n\x06status\x18\x02 \x01(\x05\x32\xf0\x03\n\x04\x46\x65\x65\x64\x12\x41\n\x06Status\x12\x1e.lorebase.v1.FeedStatusRequest\x1a\x17.lorebase.v1.FeedStatus\x12\x41\n\x07\x43hanges\x12\x1b.lorebase.v1.ChangesRequest\x1a\x19.lorebase.v1.ChangesReply\x12?\n\x06\x45vents\x12\x1a.lorebase.v1.EventsRequest\x1a\x17.lorebase.v1.StreamItem0\x01\x12G\n\rCreateWebhook\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReply\x12\x46\n\x0cListWebhooks\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReply\x12G\n\rDeleteWebhook\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReply\x12G\n\rUpdateWebhook\x12\x1b.lorebase.v1.WebhookRequest\x1a\x19.lorebase.v1.WebhookReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,20 +34,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_FEEDSTATUSREQUEST']._serialized_start=39
   _globals['_FEEDSTATUSREQUEST']._serialized_end=58
-  _globals['_FEEDSTATUS']._serialized_start=60
-  _globals['_FEEDSTATUS']._serialized_end=147
-  _globals['_CHANGESREQUEST']._serialized_start=149
-  _globals['_CHANGESREQUEST']._serialized_end=242
-  _globals['_CHANGESREPLY']._serialized_start=244
-  _globals['_CHANGESREPLY']._serialized_end=290
-  _globals['_EVENTSREQUEST']._serialized_start=292
-  _globals['_EVENTSREQUEST']._serialized_end=409
-  _globals['_STREAMITEM']._serialized_start=411
-  _globals['_STREAMITEM']._serialized_end=523
-  _globals['_WEBHOOKREQUEST']._serialized_start=525
-  _globals['_WEBHOOKREQUEST']._serialized_end=583
-  _globals['_WEBHOOKREPLY']._serialized_start=585
-  _globals['_WEBHOOKREPLY']._serialized_end=629
-  _globals['_FEED']._serialized_start=632
-  _globals['_FEED']._serialized_end=1128
+  _globals['_FEEDSTATUS']._serialized_start=61
+  _globals['_FEEDSTATUS']._serialized_end=200
+  _globals['_CHANGESREQUEST']._serialized_start=202
+  _globals['_CHANGESREQUEST']._serialized_end=295
+  _globals['_CHANGESREPLY']._serialized_start=297
+  _globals['_CHANGESREPLY']._serialized_end=343
+  _globals['_EVENTSREQUEST']._serialized_start=345
+  _globals['_EVENTSREQUEST']._serialized_end=462
+  _globals['_STREAMITEM']._serialized_start=464
+  _globals['_STREAMITEM']._serialized_end=576
+  _globals['_WEBHOOKREQUEST']._serialized_start=578
+  _globals['_WEBHOOKREQUEST']._serialized_end=636
+  _globals['_WEBHOOKREPLY']._serialized_start=638
+  _globals['_WEBHOOKREPLY']._serialized_end=682
+  _globals['_FEED']._serialized_start=685
+  _globals['_FEED']._serialized_end=1181
 # @@protoc_insertion_point(module_scope)

@@ -10,16 +10,22 @@ class FeedStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class FeedStatus(_message.Message):
-    __slots__ = ("published_through", "pending", "stream", "fence")
+    __slots__ = ("published_through", "pending", "stream", "fence", "parked", "behind_s", "degraded")
     PUBLISHED_THROUGH_FIELD_NUMBER: _ClassVar[int]
     PENDING_FIELD_NUMBER: _ClassVar[int]
     STREAM_FIELD_NUMBER: _ClassVar[int]
     FENCE_FIELD_NUMBER: _ClassVar[int]
+    PARKED_FIELD_NUMBER: _ClassVar[int]
+    BEHIND_S_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_FIELD_NUMBER: _ClassVar[int]
     published_through: int
     pending: int
     stream: str
     fence: int
-    def __init__(self, published_through: _Optional[int] = ..., pending: _Optional[int] = ..., stream: _Optional[str] = ..., fence: _Optional[int] = ...) -> None: ...
+    parked: int
+    behind_s: float
+    degraded: str
+    def __init__(self, published_through: _Optional[int] = ..., pending: _Optional[int] = ..., stream: _Optional[str] = ..., fence: _Optional[int] = ..., parked: _Optional[int] = ..., behind_s: _Optional[float] = ..., degraded: _Optional[str] = ...) -> None: ...
 
 class ChangesRequest(_message.Message):
     __slots__ = ("domain", "branch", "since", "kinds", "limit")
