@@ -9,8 +9,10 @@ each test gets its own clone (`CREATE DATABASE ... TEMPLATE`, dropped after the 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
+import socket
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -31,6 +33,27 @@ if os.environ.get("CI"):
 
 def database_name(url: str) -> str:
     return urlsplit(url).path.lstrip("/")
+
+
+def nats_publish_answer(
+    port: int, token: str | None = None, subject: str = "lorebase.events.supply.main"
+) -> str:
+    """What a NATS server on 127.0.0.1:`port` answers a raw client that connects (with `token`, if
+    any), publishes `{}` to `subject` and pings: `PONG` when it let the client in, `-ERR ...` when not."""
+    options: dict[str, object] = {"verbose": False, "pedantic": False}
+    if token is not None:
+        options["auth_token"] = token
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        assert sock.recv(4096).startswith(b"INFO ")
+        publish = f"PUB {subject} 2\r\n{{}}\r\n"
+        sock.sendall(f"CONNECT {json.dumps(options)}\r\n{publish}PING\r\n".encode())
+        answer = b""
+        while b"PONG" not in answer and b"-ERR" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.decode().strip()
 
 
 @pytest.fixture(scope="session")

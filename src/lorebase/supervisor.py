@@ -1,20 +1,21 @@
 """`lorebase up`: the whole stack in one command, stopped as a whole on SIGINT/SIGTERM.
 
-Starts the embedded PostgreSQL and NATS unless database.url / nats.url name servers, migrates the
-database, runs keeper, feed, scribe and gateway as child processes on free loopback ports, waits for
-the gateway's /health, optionally loads an example, and then watches. Whatever ends it (a signal, a
-child that dies, a failed step), everything it started is stopped in reverse order.
+Starts the embedded PostgreSQL and NATS unless database.url / nats.url name servers (with the
+credentials of the data directory: lorebase.embedded.credentials), migrates the database as the
+application role, runs keeper, feed, scribe and gateway as child processes on free loopback ports,
+waits for the gateway's /health, optionally loads an example, and then watches: a part that dies is
+started again with backoff (lorebase.supervision). Whatever ends it (a signal, a crash loop, a
+failed step), everything it started is stopped in reverse order.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 import signal
 import socket
-import subprocess
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -30,16 +31,19 @@ from lorebase.embedded import (
     EmbeddedNats,
     EmbeddedPostgres,
     EmbeddedServerError,
-    create_database,
-    database_url,
     free_port,
+    kept_secret,
     owned_child,
+    prepare_app_database,
 )
+from lorebase.embedded.credentials import ADMIN_KEY_FILE, POSTGRES_APP_FILE, WEBHOOK_KEY_FILE
+from lorebase.supervision import CrashLoop, RestartPolicy, ServerProcess, ServiceProcess, Supervisor, say
 
 # Started in this order, stopped in the reverse one.
 SERVICES = ("keeper", "feed", "scribe", "gateway")
 GRPC_SERVICES = ("keeper", "feed", "scribe")
 DATABASE = "lorebase"
+APP_ROLE = "lorebase"
 HEALTH_TIMEOUT_S = 60.0
 CHILD_STOP_TIMEOUT_S = 10.0
 _STOP_SIGNALS = tuple(
@@ -63,10 +67,6 @@ class _Failed(Exception):
         self.code = code
 
 
-def _say(message: str) -> None:
-    print(f"lorebase: {message}", file=sys.stderr, flush=True)
-
-
 def _exit_code(returncode: int) -> int:
     """A non-zero exit code for a process that ended with `returncode` (negative: killed by a signal)."""
     if returncode < 0:
@@ -75,54 +75,15 @@ def _exit_code(returncode: int) -> int:
 
 
 @dataclass
-class _Child:
-    name: str
-    process: subprocess.Popen[bytes]
-    # SIGTERM, then this long (the service's shutdown grace plus a margin) before SIGKILL.
-    stop_timeout_s: float = CHILD_STOP_TIMEOUT_S
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(self.stop_timeout_s)
-            except subprocess.TimeoutExpired:
-                _say(f"{self.name} did not stop within {self.stop_timeout_s:.0f} s; killing it")
-                self.process.kill()
-        code = self.process.wait()
-        if code not in (0, -signal.SIGTERM):
-            _say(f"{self.name} exited with code {code}")
-
-
-@dataclass
 class _Stack:
     """What `up` started, so that it can all be stopped whatever happened."""
 
     settings: Settings
-    postgres: EmbeddedPostgres | None = None
-    nats: EmbeddedNats | None = None
-    children: list[_Child] = field(default_factory=list)
+    supervisor: Supervisor
     started_at: float = field(default_factory=time.time)
 
-    def dead_child(self) -> tuple[str, int] | None:
-        """The name and exit code of a process of the stack that has exited."""
-        for child in self.children:
-            code = child.process.poll()
-            if code is not None:
-                return child.name, code
-        for name, server in (("PostgreSQL", self.postgres), ("NATS", self.nats)):
-            code = server.poll() if server is not None else None
-            if code is not None:
-                return name, code
-        return None
-
     def stop(self) -> None:
-        for child in reversed(self.children):
-            child.stop()
-        self.children.clear()
-        for server in (self.nats, self.postgres):
-            if server is not None:
-                server.stop()
+        self.supervisor.stop()
         self._kill_leftovers()
 
     def _kill_leftovers(self) -> None:
@@ -131,7 +92,7 @@ class _Stack:
         for proc in psutil.Process().children():
             try:
                 if proc.status() != psutil.STATUS_ZOMBIE and proc.create_time() >= self.started_at - 1:
-                    _say(f"stopping leftover process {proc.pid} ({' '.join(proc.cmdline()[:3])})")
+                    say(f"stopping leftover process {proc.pid} ({' '.join(proc.cmdline()[:3])})")
                     proc.terminate()
                     leftovers.append(proc)
             except psutil.NoSuchProcess:
@@ -156,36 +117,34 @@ def _admin_key(settings: Settings, data_dir: Path) -> str:
     configured = str(settings.get("admin.key") or "")
     if configured:
         return configured
-    path = data_dir / "admin.key"
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
-    key = "lbk_" + secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(key + "\n")
-    print(f"Admin key (shown once, also in {path}): {key}", flush=True)
+    path = data_dir / ADMIN_KEY_FILE
+    key, new = kept_secret(path, prefix="lbk_")
+    if new:
+        print(f"Admin key (shown once, also in {path}): {key}", flush=True)
     return key
 
 
 def _start_servers(stack: _Stack, data_dir: Path) -> tuple[str, str]:
-    """The database and NATS URLs, starting the embedded servers for the ones not configured."""
+    """The database and NATS URLs, starting the embedded servers for the ones not configured. The
+    services reach the embedded PostgreSQL as the application role, the embedded NATS with its token."""
     db_url = str(stack.settings.get("database.url") or "")
     if not db_url:
-        _say(f"starting the embedded PostgreSQL in {data_dir / 'postgres'}")
-        stack.postgres = EmbeddedPostgres(data_dir)
-        server_url = stack.postgres.start()
-        asyncio.run(create_database(server_url, DATABASE, exist_ok=True))
-        db_url = database_url(server_url, DATABASE)
+        say(f"starting the embedded PostgreSQL in {data_dir / 'postgres'}")
+        postgres = EmbeddedPostgres(data_dir)
+        stack.supervisor.add(ServerProcess("PostgreSQL", postgres))
+        password, _ = kept_secret(data_dir / POSTGRES_APP_FILE)
+        db_url = asyncio.run(prepare_app_database(postgres.url, DATABASE, role=APP_ROLE, password=password))
     nats_url = str(stack.settings.get("nats.url") or "")
     if not nats_url:
-        _say(f"starting the embedded NATS in {data_dir / 'nats'}")
-        stack.nats = EmbeddedNats(data_dir)
-        nats_url = stack.nats.start()
+        say(f"starting the embedded NATS in {data_dir / 'nats'}")
+        nats = EmbeddedNats(data_dir)
+        stack.supervisor.add(ServerProcess("NATS", nats))
+        nats_url = nats.url
     return db_url, nats_url
 
 
 def _migrate(db_url: str) -> None:
-    _say("migrating the database")
+    say("migrating the database")
     from lorebase_store.migrate import upgrade
 
     upgrade(db_url)
@@ -206,32 +165,75 @@ def _service_env(
         LOREBASE_HTTP_HOST=str(settings.get("http.host")),
         LOREBASE_HTTP_PORT=str(settings.get("http.port")),
     )
+    if not settings.get("webhooks.encryption_key"):
+        path = data_dir / WEBHOOK_KEY_FILE
+        kept_secret(path, prefix="whk_")
+        env["LOREBASE_WEBHOOKS__ENCRYPTION_KEY"] = f"secret://file/{path}"
+    if str(settings.get("logging.format", "auto")) == "auto":
+        # The services write into a pipe of ours: decide "auto" by our own stderr.
+        env["LOREBASE_LOGGING__FORMAT"] = "text" if sys.stderr.isatty() else "json"
     for name, port in zip(GRPC_SERVICES, sorted(ports), strict=True):
         env[f"LOREBASE_SERVICES__{name.upper()}__LISTEN"] = f"127.0.0.1:{port}"
         env[f"LOREBASE_SERVICES__{name.upper()}__ADDRESS"] = f"127.0.0.1:{port}"
     return env
 
 
-def _check_alive(stack: _Stack, while_doing: str) -> None:
-    dead = stack.dead_child()
-    if dead is not None:
-        name, code = dead
-        raise _Failed(f"{name} exited with code {code} {while_doing}", _exit_code(code))
+def _start_services(stack: _Stack, env: dict[str, str]) -> None:
+    for name in SERVICES:
+        grace = stack.settings.get(
+            "http.shutdown_grace_s" if name == "gateway" else "services.shutdown_grace_s"
+        )
+        service = ServiceProcess(
+            name,
+            [sys.executable, "-m", "lorebase", name],
+            env,
+            lambda: owned_child(signal.SIGTERM),
+            stop_timeout_s=float(grace or 0) + CHILD_STOP_TIMEOUT_S,
+        )
+        stack.supervisor.add(service)
 
 
 def _wait_healthy(stack: _Stack, base_url: str) -> None:
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
     with httpx.Client(base_url=base_url, timeout=2.0, trust_env=False) as client:
         while True:
-            _check_alive(stack, "while the stack was starting")
+            stack.supervisor.watch(0)
             try:
                 if client.get("/health").status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise _Failed(f"{base_url}/health did not answer 200 within {HEALTH_TIMEOUT_S:.0f} s")
-            time.sleep(0.2)
+                down = ", ".join(stack.supervisor.down()) or "none"
+                raise _Failed(
+                    f"{base_url}/health did not answer 200 within {HEALTH_TIMEOUT_S:.0f} s (down: {down})"
+                )
+            stack.supervisor.watch(0.2)
+
+
+def _load_example(stack: _Stack, example: str, base_url: str, admin_key: str) -> None:
+    """Load it on a thread while this one goes on supervising (and copying the services' output).
+    A service started again meanwhile misses the kernel's stop-with-parent (owned_child: only from
+    the only thread); the cleanup of `up` still stops it."""
+    from lorebase.examples import load_example
+
+    say(f"loading the example {example!r}")
+    outcome: list[bool | BaseException] = []
+
+    def load() -> None:
+        try:
+            outcome.append(load_example(example, base_url=base_url, admin_key=admin_key))
+        except BaseException as exc:  # handed to the supervising thread
+            outcome.append(exc)
+
+    loader = threading.Thread(target=load, name="example", daemon=True)
+    loader.start()
+    while loader.is_alive():
+        stack.supervisor.watch(0.1)
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    if not outcome[0]:
+        say(f"the example {example!r} is loaded already")
 
 
 def _check_http_port_free(host: str, port: int) -> None:
@@ -254,28 +256,14 @@ def _run(stack: _Stack, example: str | None) -> int:
     db_url, nats_url = _start_servers(stack, data_dir)
     _migrate(db_url)
     admin_key = _admin_key(settings, data_dir)
-    env = _service_env(settings, data_dir, db_url, nats_url, admin_key)
-    for name in SERVICES:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lorebase", name],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            **owned_child(signal.SIGTERM),
-        )
-        grace = settings.get("http.shutdown_grace_s" if name == "gateway" else "services.shutdown_grace_s")
-        stack.children.append(_Child(name, process, float(grace or 0) + CHILD_STOP_TIMEOUT_S))
+    _start_services(stack, _service_env(settings, data_dir, db_url, nats_url, admin_key))
     base_url = f"http://{_client_host(host)}:{port}"
     _wait_healthy(stack, base_url)
     if example:
-        from lorebase.examples import load_example
-
-        _say(f"loading the example {example!r}")
-        if not load_example(example, base_url=base_url, admin_key=admin_key):
-            _say(f"the example {example!r} is loaded already")
+        _load_example(stack, example, base_url, admin_key)
     print(f"Lorebase is up: {base_url} (Ctrl-C stops it)", flush=True)
     while True:
-        _check_alive(stack, "unexpectedly")
-        time.sleep(0.5)
+        stack.supervisor.watch(3600)
 
 
 def _install_handlers(stopping: Callable[[], bool]) -> dict[int, object]:
@@ -288,23 +276,28 @@ def _install_handlers(stopping: Callable[[], bool]) -> dict[int, object]:
 
 def up(settings: Settings, *, example: str | None) -> int:
     """Run the stack until SIGINT/SIGTERM (exit code 0) or until a part of it fails (non-zero)."""
-    stack = _Stack(settings)
+    try:
+        policy = RestartPolicy.from_settings(settings)
+    except ValueError as exc:
+        say(f"{exc}; not starting")
+        return 2
+    stack = _Stack(settings, Supervisor(policy))
     stopping = False
     previous = _install_handlers(lambda: stopping)
     code = 0
     try:
         code = _run(stack, example)
     except _Stopped as stop:
-        _say(f"{signal.Signals(stop.signum).name} received; stopping")
-    except _Failed as failure:
-        _say(f"{failure}; stopping")
-        code = failure.code
+        say(f"{signal.Signals(stop.signum).name} received; stopping")
+    except (_Failed, CrashLoop) as failure:
+        say(f"{failure}\nstopping" if "\n" in str(failure) else f"{failure}; stopping")
+        code = _exit_code(failure.code) if isinstance(failure, CrashLoop) else failure.code
     except EmbeddedServerError as exc:
-        _say(f"{exc}\nstopping")
+        say(f"{exc}\nstopping")
         code = 1
     except Exception as exc:
         traceback.print_exc()
-        _say(f"{type(exc).__name__}: {exc}; stopping")
+        say(f"{type(exc).__name__}: {exc}; stopping")
         code = 1
     finally:
         stopping = True
@@ -313,7 +306,7 @@ def up(settings: Settings, *, example: str | None) -> int:
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)  # type: ignore[arg-type]
-    _say("stopped")
+    say("stopped")
     return code
 
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from lorebase.embedded import free_port
-from tests.e2e.running import ADMIN_KEY, Running, principal, stop
+from tests.e2e.running import ADMIN_KEY, Running, Stack, principal, stop
 
 UP_TIMEOUT_S = 120.0
 
@@ -43,6 +43,17 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         with httpx.Client(base_url=url, timeout=30, trust_env=False) as http:
             agent = principal(http, "agt_e2e", "service", "editor", None)
             viewer = principal(http, "usr_parts", "user", "viewer", ["Part"])
-        yield Running(url, ADMIN_KEY, agent, viewer, log)
+        yield Running(url, ADMIN_KEY, agent, viewer, log, data_dir)
     finally:
         stop(process, data_dir)
+
+
+@pytest.fixture
+def stacks() -> Iterator[list[Stack]]:
+    """`lorebase up` processes a test starts itself (Stack); whatever their state, none outlives it."""
+    started: list[Stack] = []
+    try:
+        yield started
+    finally:
+        for stack in started:
+            stack.kill_all()

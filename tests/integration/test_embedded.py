@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import stat
 import subprocess
 import sys
 import tempfile
@@ -29,8 +30,10 @@ from lorebase.embedded import (
     create_database,
     drop_database,
     free_port,
+    prepare_app_database,
+    role_url,
 )
-from tests.conftest import database_name
+from tests.conftest import database_name, nats_publish_answer
 
 _clones: list[str] = []
 
@@ -107,7 +110,7 @@ async def test_postgres_finds_its_data_again_after_a_restart() -> None:
     with tempfile.TemporaryDirectory(prefix="lorebase-test-restart-") as directory:
         data_dir = Path(directory)
         with EmbeddedPostgres(data_dir) as server:
-            assert server.url.startswith("postgresql://postgres@127.0.0.1:")
+            assert server.url.startswith("postgresql://postgres:")
             assert await _write_then_read(server.url, write=True) == 1
             with pytest.raises(EmbeddedServerError, match="already runs on"):
                 await asyncio.to_thread(EmbeddedPostgres(data_dir).start)
@@ -142,6 +145,100 @@ async def test_nats_fsyncs_every_jetstream_write(tmp_path: Path) -> None:
                 varz = (await client.get(f"http://127.0.0.1:{server.http_port}/varz")).json()
             assert varz["jetstream"]["config"]["sync_always"] is True
             assert varz["jetstream"]["config"]["store_dir"] == str(tmp_path / "nats" / "jetstream")
+
+
+def _private(path: Path) -> bool:
+    return stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+async def test_nats_refuses_a_client_without_its_token(tmp_path: Path) -> None:
+    """The issue's forged event: a local process published to the embedded NATS with no credential."""
+    with EmbeddedNats(tmp_path) as server:
+        assert server.port is not None
+        assert _private(tmp_path / "nats.token") and _private(tmp_path / "nats.conf")
+        token = (tmp_path / "nats.token").read_text().strip()
+        assert server.url == f"nats://{token}@127.0.0.1:{server.port}"
+        assert nats_publish_answer(server.port) == "-ERR 'Authorization Violation'"
+        assert nats_publish_answer(server.port, "not-" + token) == "-ERR 'Authorization Violation'"
+        assert nats_publish_answer(server.port, token) == "PONG"
+        nc = await nats.connect(server.url)  # as the feed does (connect_nats): the token from the URL
+        try:
+            await nc.publish("lorebase.events.supply.main", b"{}")
+            await nc.flush()
+        finally:
+            await nc.close()
+    with EmbeddedNats(tmp_path) as again:
+        assert again.url.startswith(f"nats://{token}@"), "the token is kept in the data dir"
+
+
+async def test_postgres_asks_every_connection_for_a_password(tmp_path: Path) -> None:
+    with EmbeddedPostgres(tmp_path) as server:
+        assert _private(tmp_path / "postgres-superuser.password")
+        password = (tmp_path / "postgres-superuser.password").read_text().strip()
+        assert server.url == f"postgresql://postgres:{password}@127.0.0.1:{server.port}/postgres"
+        socket_dir = tmp_path / "postgres"
+        for kwargs in (
+            {"host": "127.0.0.1", "port": server.port, "user": "postgres", "password": ""},
+            {"host": "127.0.0.1", "port": server.port, "user": "postgres", "password": "guess"},
+            {"host": str(socket_dir), "port": server.port, "user": "postgres", "password": ""},
+        ):
+            with pytest.raises(asyncpg.InvalidPasswordError):
+                await asyncpg.connect(database="postgres", **kwargs)
+        conn = await asyncpg.connect(server.url)
+        await conn.close()
+
+
+async def test_the_application_role_owns_its_database_and_nothing_else(postgres_url: str) -> None:
+    """`lorebase up`'s database: also one made before the role existed (its table owned by the
+    superuser) is handed over, and the role can write it but not act as a superuser."""
+    suffix = secrets.token_hex(4)
+    name, role, password = f"app_{suffix}", f"app_role_{suffix}", secrets.token_urlsafe(16)
+    url = await create_database(postgres_url, name)
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("create table older (n serial primary key, note text)")
+    finally:
+        await conn.close()
+    try:
+        app_url = await prepare_app_database(postgres_url, name, role=role, password=password)
+        assert app_url == role_url(postgres_url, role, password, name)
+        again = await prepare_app_database(postgres_url, name, role=role, password=password)
+        assert again == app_url
+        app = await asyncpg.connect(app_url)
+        try:
+            await app.execute("insert into older (note) values ('written by the role')")
+            await app.execute("alter table older add column more text")  # it owns it: it can migrate
+            assert (
+                await app.fetchval(
+                    "select rolsuper or rolcreatedb or rolcreaterole from pg_roles where rolname = current_user"
+                )
+                is False
+            )
+            assert {r["extname"] for r in await app.fetch("select extname from pg_extension")} >= {
+                "pg_trgm",
+                "vector",
+            }
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                await app.execute(f"create database {name}_more")
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                await app.execute("create role someone")
+        finally:
+            await app.close()
+        with pytest.raises(asyncpg.InvalidPasswordError):
+            await asyncpg.connect(role_url(postgres_url, role, "guess", name))
+        other = await asyncpg.connect(role_url(postgres_url, role, password, "postgres"))
+        try:
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):  # another database is not its own
+                await other.execute("create table intruder (n int)")
+        finally:
+            await other.close()
+    finally:
+        await drop_database(postgres_url, name)
+        server = await asyncpg.connect(postgres_url)
+        try:
+            await server.execute(f'drop role if exists "{role}"')
+        finally:
+            await server.close()
 
 
 _OWNER = """

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
+
 import httpx
 from lorebase_gateway.app import Gateway, create_app
 
@@ -30,3 +33,21 @@ async def test_health_is_503_while_a_service_is_down(stack: Stack) -> None:
     body = response.json()
     assert body["status"] == "unavailable"
     assert body["services"] == {"keeper": True, "feed": False, "scribe": True}
+
+
+async def test_health_names_a_service_that_hangs_and_does_not_hang_itself(stack: Stack) -> None:
+    """A service whose port accepts connections but never answers (a process stopped, or wedged):
+    each check has its deadline (HEALTH_CHECK_TIMEOUT_S), so /health answers 503 naming it."""
+    keeper_address = stack.keeper.settings
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as wedged:
+        wedged.bind(("127.0.0.1", 0))
+        wedged.listen(8)  # the kernel completes connections; nothing ever reads or answers them
+        hanging = ClientSettings(address=f"127.0.0.1:{wedged.getsockname()[1]}", deadline_s=60)
+        gateway = Gateway(max_body_bytes=1024)
+        gateway.connect(KeeperClient(keeper_address), FeedClient(keeper_address), ScribeClient(hanging))
+        app = create_app(gateway)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            response = await asyncio.wait_for(client.get("/health"), timeout=30)
+        await gateway.close()
+    assert response.status_code == 503
+    assert response.json()["services"] == {"keeper": True, "feed": True, "scribe": False}

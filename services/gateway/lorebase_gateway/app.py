@@ -42,6 +42,8 @@ from lorebase_gateway.fanout import SERVER_SEND, Fanout, Follower
 from lorebase_gateway.stream_caps import StreamCaps
 
 PROBLEM_TYPE = "application/problem+json"
+# GET /health asks every service's gRPC health check at once, each with this deadline.
+HEALTH_CHECK_TIMEOUT_S = 2.0
 HEALTH_STATUS_TIMEOUT_S = 2.0
 
 
@@ -336,11 +338,13 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> FastAPI:
 
     @app.get("/health")
     async def health() -> Response:
-        checks = {
-            "keeper": await gateway.keeper.healthy(),
-            "feed": await gateway.feed.healthy(),
-            "scribe": await gateway.scribe.healthy(),
-        }
+        # All at once, each bounded by its deadline: a service that is down or hangs costs at most
+        # HEALTH_CHECK_TIMEOUT_S, and the 503 names it (`lorebase up` restarts it meanwhile).
+        clients = {"keeper": gateway.keeper, "feed": gateway.feed, "scribe": gateway.scribe}
+        answers = await asyncio.gather(
+            *(client.healthy(timeout_s=HEALTH_CHECK_TIMEOUT_S) for client in clients.values())
+        )
+        checks = dict(zip(clients, answers, strict=True))
         if all(checks.values()):
             body: dict[str, Any] = {"status": "ok", "version": __version__}
             degraded = await gateway.degraded()

