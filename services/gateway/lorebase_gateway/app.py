@@ -44,7 +44,6 @@ from lorebase_gateway.stream_caps import StreamCaps
 PROBLEM_TYPE = "application/problem+json"
 # GET /health asks every service's gRPC health check at once, each with this deadline.
 HEALTH_CHECK_TIMEOUT_S = 2.0
-HEALTH_STATUS_TIMEOUT_S = 2.0
 
 
 def problem_response(problem: Problem) -> Response:
@@ -139,7 +138,7 @@ class Gateway:
         """Services that answer but do not work as they should, with the reason (for /health): the
         feed when its relay has fallen behind (nats.relay.degraded_after_s)."""
         try:  # liveness is the health checks' job: a Status that does not answer says nothing here
-            status = await asyncio.wait_for(self.feed.status(), HEALTH_STATUS_TIMEOUT_S)
+            status = await asyncio.wait_for(self.feed.status(), HEALTH_CHECK_TIMEOUT_S)
         except Exception:
             return {}
         return {"feed": status.degraded} if status.degraded else {}
