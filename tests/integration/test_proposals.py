@@ -261,3 +261,20 @@ async def test_proposal_bad_input(supply: Stack) -> None:
     assert (
         await supply.http.get(API + "/proposals", params={"status": "x"}, headers=supply.admin)
     ).status_code == 400
+
+
+async def test_an_author_cannot_approve_their_own_proposal(supply: Stack) -> None:
+    author = await reviewer(supply)  # a reviewer holds proposal.create and proposal.review
+    response = await supply.http.post(
+        API + "/branches", json={"name": "own-work", "from": "main"}, headers=author
+    )
+    assert response.status_code == 201, response.text
+    opened = await supply.http.post(
+        API + "/proposals", json={"source": "own-work", "title": "Mine"}, headers=author
+    )
+    assert opened.status_code == 201, opened.text
+    url = f"{API}/proposals/{opened.json()['id']}/reviews"
+    own = await supply.http.post(url, json={"decision": "approve"}, headers=author)
+    assert own.status_code == 403 and own.json()["code"] == "own-proposal", own.text
+    other = await supply.http.post(url, json={"decision": "approve"}, headers=supply.admin)
+    assert other.status_code == 200, other.text
