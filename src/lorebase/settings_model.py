@@ -22,6 +22,8 @@ from typing import Annotated, ClassVar, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase import names
+
 AtLeastOne = Annotated[int, Meta(ge=1)]
 AtLeastZero = Annotated[int, Meta(ge=0)]
 Seconds = Annotated[float, Meta(gt=0)]
@@ -163,6 +165,10 @@ class AgentWrites(Section, frozen=True):
             raise ValueError(
                 f"title_template may use {{principal}} and {{task}} only, not {', '.join(unknown)}"
             )
+        # Task branches are <branch_prefix><principal>/<task>: the prefix must keep them valid names.
+        why = names.BRANCH.problem(f"{self.branch_prefix}usr_x/task")
+        if why:
+            raise ValueError(f"branch_prefix {self.branch_prefix!r} makes task branch names invalid: {why}")
 
 
 class Operations(Section, frozen=True):

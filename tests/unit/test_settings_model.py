@@ -175,6 +175,10 @@ def test_values_that_do_not_go_together_are_refused_with_the_section() -> None:
     assert settings.get("read.links.max_limit") == 50
     with pytest.raises(SettingsError, match=r"keeper\.agent_writes: title_template may use"):
         load_settings({"LOREBASE_KEEPER__AGENT_WRITES__TITLE_TEMPLATE": "{principal} {secret}"})
+    with pytest.raises(SettingsError, match=r"branch_prefix 'agents\.\./' makes task branch names invalid"):
+        load_settings({"LOREBASE_KEEPER__AGENT_WRITES__BRANCH_PREFIX": "agents../"})
+    _, issues = check_overrides(load_settings({}), {"agent_writes": {"branch_prefix": "/"}}, aliases=ALIASES)
+    assert [(i["path"], i["rule"]) for i in issues] == [("agent_writes", "setting.value")]
 
 
 ALIASES = {"context": "agents.context", "feed": "agents.feed", "agent_writes": "keeper.agent_writes"}
