@@ -79,7 +79,7 @@ class Database(Section, frozen=True):
 
 class Relay(Section, frozen=True):
     park_after_attempts: AtLeastOne
-    degraded_after_s: Seconds
+    degraded_after_s: GraceSeconds  # 0: degraded as soon as the relay is behind
 
 
 class Nats(Section, frozen=True):
