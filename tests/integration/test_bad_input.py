@@ -307,7 +307,10 @@ async def test_domain_settings_are_checked_and_short_names_work(stack: Stack) ->
         json={
             "name": "things",
             "schema": schema,
-            "settings": {"agent_writes": {"auto_merge": True}, "read": {"query": {"max_limit": 5}}},
+            "settings": {
+                "agent_writes": {"auto_merge": True},
+                "read": {"query": {"default_limit": 5, "max_limit": 5}},
+            },
         },
         headers=stack.admin,
     )

@@ -48,3 +48,51 @@ async def test_a_session_records_steps_and_notes(supply: Stack) -> None:
     assert (
         await supply.http.post("/api/v1/sessions/sess-42/notes", json={"text": ""}, headers=agent)
     ).status_code == 422
+
+
+async def test_only_the_sessions_principal_and_the_admin_add_to_it(supply: Stack) -> None:
+    """Issue 12, item 7: any principal could add notes to another principal's session."""
+    owner = await supply.principal("agt_owner", type="service")
+    intruder = await supply.principal("agt_intruder", type="service")
+    for principal in ("agt_owner", "agt_intruder"):
+        await supply.grant("supply", principal, "viewer")
+    notes = "/api/v1/sessions/sess-owned/notes"
+    first = await supply.http.post(
+        "/api/v1/domains/supply/query",
+        json={"kind": "Supplier", "limit": 1},
+        headers={**owner, "Lorebase-Session": "sess-owned"},
+    )
+    assert first.status_code == 200
+    refused = await supply.http.post(notes, json={"text": "injected"}, headers=intruder)
+    assert refused.status_code == 403, refused.text
+    assert (
+        refused.json()["type"].endswith("forbidden") and "session id of your own" in refused.json()["detail"]
+    )
+    # A call of the intruder naming the session is answered, but not kept as a step of it.
+    call = await supply.http.post(
+        "/api/v1/domains/supply/query",
+        json={"kind": "Supplier", "limit": 1},
+        headers={**intruder, "Lorebase-Session": "sess-owned"},
+    )
+    assert call.status_code == 200
+    assert (
+        await supply.http.post(notes, json={"text": "from the admin"}, headers=supply.admin)
+    ).status_code == 201
+    assert (await supply.http.post(notes, json={"text": "mine"}, headers=owner)).status_code == 201
+    session = (await supply.http.get("/api/v1/sessions/sess-owned", headers=supply.admin)).json()
+    assert [(e["principal"], e["kind"]) for e in session["entries"]] == [
+        ("agt_owner", "step"),
+        ("usr_admin", "note"),
+        ("agt_owner", "note"),
+    ]
+    # A session id nobody uses is free to take; a session of the admin is the admin's.
+    assert (
+        await supply.http.post("/api/v1/sessions/sess-new/notes", json={"text": "a"}, headers=intruder)
+    ).status_code == 201
+    assert (
+        await supply.http.post("/api/v1/sessions/sess-new/notes", json={"text": "b"}, headers=owner)
+    ).status_code == 403
+    await supply.http.post("/api/v1/sessions/sess-admin/notes", json={"text": "a"}, headers=supply.admin)
+    assert (
+        await supply.http.post("/api/v1/sessions/sess-admin/notes", json={"text": "b"}, headers=owner)
+    ).status_code == 403

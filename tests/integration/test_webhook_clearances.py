@@ -65,6 +65,8 @@ async def feed(stack: Stack, nats_url: str, monkeypatch: Any) -> AsyncIterator[F
     settings = {
         "LOREBASE_WEBHOOKS__ENCRYPTION_KEY": "secret://env/LOREBASE_TEST_WEBHOOK_KEY",
         "LOREBASE_WEBHOOKS__ALLOWED_SCHEMES": '["https", "http"]',
+        # The receivers of these tests listen on loopback.
+        "LOREBASE_WEBHOOKS__ALLOW_PRIVATE_TARGETS": "true",
     }
     created = await stack.http.post(
         "/api/v1/domains", json={"name": "people", "schema": SCHEMA}, headers=stack.admin

@@ -36,6 +36,8 @@ async def feed(supply: Stack, nats_url: str, monkeypatch: pytest.MonkeyPatch) ->
     settings = {
         "LOREBASE_WEBHOOKS__ENCRYPTION_KEY": "secret://env/LOREBASE_TEST_WEBHOOK_KEY",
         "LOREBASE_WEBHOOKS__ALLOWED_SCHEMES": '["https", "http"]',
+        # The receivers of these tests listen on loopback.
+        "LOREBASE_WEBHOOKS__ALLOW_PRIVATE_TARGETS": "true",
     }
     async with running_feed(supply, nats_url, relay=False, settings=settings) as running:
         yield running
@@ -161,6 +163,50 @@ async def test_an_admin_narrowed_to_kinds_cannot_register_a_webhook(supply: Stac
     assert response.status_code == 403, response.text
     assert "narrowed" in response.json()["detail"]
     assert await supply.count("webhooks") == 0
+
+
+async def test_targets_are_checked_at_creation(
+    supply: Stack, nats_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12, item 6: targets were only checked at delivery, and `[::ffff:0:7f00:1]` got through."""
+    monkeypatch.setenv("LOREBASE_TEST_WEBHOOK_KEY", KEY)
+    settings = {
+        "LOREBASE_WEBHOOKS__ENCRYPTION_KEY": "secret://env/LOREBASE_TEST_WEBHOOK_KEY",
+        "LOREBASE_WEBHOOKS__ALLOWED_SCHEMES": '["https", "http"]',
+    }
+    names = {"internal.example.com": ["10.0.0.5"], "hooks.example.com": ["93.184.216.34"]}
+
+    async def resolver(host: str, port: int) -> list[str]:
+        if host not in names:
+            raise OSError(f"{host} does not resolve")
+        return names[host]
+
+    async with running_feed(supply, nats_url, relay=False, settings=settings) as running:
+        running.servicer.webhooks.r = dataclasses.replace(running.servicer.webhooks.r, resolver=resolver)
+        for url, reason in (
+            ("https://[::ffff:0:7f00:1]/hook", "IPv4-translated (SIIT) address of 127.0.0.1"),
+            ("http://0x7f.1/hook", "127.0.0.1, a loopback address"),
+            ("https://localhost/hook", "loopback name"),
+            ("https://internal.example.com/hook", "resolves to 10.0.0.5"),
+            ("https://ops@hooks.example.com/hook", "user name"),
+            ("gopher://hooks.example.com/", "webhooks.allowed_schemes"),
+        ):
+            refused = await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
+            assert refused.status_code == 422, (url, refused.text)
+            problem = refused.json()
+            assert [issue["path"] for issue in problem["issues"]] == ["url"]
+            assert reason in problem["detail"], problem["detail"]
+        # A public name, and a name that does not resolve yet (each delivery checks it again).
+        for url in ("https://hooks.example.com/hook", "https://later.example.net/hook"):
+            created = await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
+            assert created.status_code == 201, created.text
+        patched = await supply.http.patch(
+            f"{HOOKS}/{created.json()['id']}",
+            json={"url": "https://[64:ff9b::a9fe:a9fe]/"},
+            headers=supply.admin,
+        )
+        assert patched.status_code == 422 and "169.254.169.254" in patched.json()["detail"]
+    assert await supply.count("webhooks") == 2
 
 
 async def test_create_without_an_encryption_key_is_409(supply: Stack, nats_url: str) -> None:

@@ -52,7 +52,9 @@ def test_environment_overrides_by_section_path() -> None:
 
 def test_a_settings_file_then_the_environment(tmp_path: Path) -> None:
     path = tmp_path / "lorebase.yaml"
-    path.write_text("read:\n  query:\n    max_limit: 50\nagents:\n  feed:\n    heartbeat_s: 7\n")
+    path.write_text(
+        "read:\n  query:\n    default_limit: 20\n    max_limit: 50\nagents:\n  feed:\n    heartbeat_s: 7\n"
+    )
     settings = load_settings({"LOREBASE_CONFIG": str(path), "LOREBASE_AGENTS__FEED__HEARTBEAT_S": "2"})
     assert settings.get("read.query.max_limit") == 50
     assert settings.get("agents.feed.heartbeat_s") == 2

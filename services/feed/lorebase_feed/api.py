@@ -19,6 +19,7 @@ from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
 from lorebase.v1 import feed_pb2_grpc
 from lorebase.webhook_secrets import Sealer, SecretKeyError
+from lorebase.webhook_targets import TargetPolicy
 from lorebase_feed.access import authorize, parse_kinds
 from lorebase_feed.changes import ChangesLimits, changes
 from lorebase_feed.events import (
@@ -70,7 +71,14 @@ def webhook_registry(db: Database, keeper: KeeperClient, settings: Settings) -> 
         )
     except SecretKeyError as exc:
         error = str(exc)
-    return Registry(db, keeper, sealer, error, tuple(section.get("allowed_schemes") or ("https",)))
+    return Registry(
+        db,
+        keeper,
+        sealer,
+        error,
+        TargetPolicy.from_section(section),
+        lookup_s=float(section.get("timeout_s", 10)),
+    )
 
 
 async def _publication_state(txn: Txn, fence: int) -> tuple[int, int, int, datetime | None]:

@@ -1,6 +1,8 @@
 """The webhook registry: create (the secret shown once), list, delete and update webhooks of a
 Domain. Needs domain.settings; a clearance needs its permission (pii.read, ...). Every change is in
-the audit log. Delivery is Scribe's (lorebase_scribe.webhook_delivery.deliver_pending)."""
+the audit log. Delivery is Scribe's (lorebase_scribe.webhook_delivery.deliver_pending). A target
+URL is checked here with the policy every delivery uses (lorebase.webhook_targets), so a target a
+delivery would refuse is refused at creation with the reason."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import re
 import secrets
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 
@@ -16,6 +17,7 @@ from lorebase.clients import KeeperClient
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
 from lorebase.webhook_secrets import Sealer, new_secret
+from lorebase.webhook_targets import Resolver, TargetPolicy, TargetRefused, system_resolver
 from lorebase_store import Database, Txn
 from lorebase_store.webhooks import WebhookRow, start_position
 
@@ -31,7 +33,9 @@ class Registry:
     keeper: KeeperClient
     sealer: Sealer | None  # None: the settings are wrong (sealer_error says how)
     sealer_error: str | None
-    allowed_schemes: tuple[str, ...]
+    targets: TargetPolicy  # the policy Scribe's sender delivers with (lorebase.webhook_targets)
+    resolver: Resolver = system_resolver
+    lookup_s: float = 10  # webhooks.timeout_s: how long a target's name may take to resolve
 
 
 def _invalid(path: str, message: str) -> Problem:
@@ -72,22 +76,15 @@ def _body(data: bytes) -> dict[str, Any]:
     return value
 
 
-def _url(value: Any, schemes: tuple[str, ...]) -> str:
+async def _url(value: Any, registry: Registry) -> str:
+    """A target URL checked as every delivery will check it (scheme, user info, literal addresses
+    and, where the name resolves now, its addresses); 422 at `url` with the reason."""
     if not isinstance(value, str) or not value:
         raise _invalid("url", "url is required: the address deliveries are POSTed to")
     try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises on a bad port
-    except ValueError as exc:
-        raise _invalid("url", f"url is not a valid URL: {exc}") from None
-    if parts.scheme not in schemes:
-        raise _invalid(
-            "url", f"url must use {' or '.join(schemes)} (webhooks.allowed_schemes), not {parts.scheme!r}"
-        )
-    if not parts.hostname:
-        raise _invalid("url", "url needs a host name")
-    if parts.username or parts.password:
-        raise _invalid("url", "url must not carry a user name or password")
+        await registry.targets.check_new(value, registry.resolver, lookup_s=registry.lookup_s)
+    except TargetRefused as exc:
+        raise _invalid("url", f"url cannot be a webhook target: {exc}") from None
     return value
 
 
@@ -155,7 +152,7 @@ class Webhooks:
     async def create(self, credential: str, domain: str, data: bytes) -> tuple[int, dict[str, Any]]:
         access = await self._access(credential, domain)
         body = _body(data)
-        url = _url(body.get("url"), self.r.allowed_schemes)
+        url = await _url(body.get("url"), self.r)
         events = _strings(body, "events", DEFAULT_EVENTS, EVENT)
         branches = _strings(body, "branches", ("*",), BRANCH_PATTERN)
         clearances = _clearances(body.get("clearances"))
@@ -234,7 +231,7 @@ class Webhooks:
             raise _invalid("clearances", "send the members to change: url, events, branches or clearances")
         values: dict[str, Any] = {}
         if "url" in body:
-            values["url"] = _url(body["url"], self.r.allowed_schemes)
+            values["url"] = await _url(body["url"], self.r)
         if "events" in body:
             values["events"] = list(_strings(body, "events", DEFAULT_EVENTS, EVENT))
         if "branches" in body:

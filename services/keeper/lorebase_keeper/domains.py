@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from lorebase import names
-from lorebase.config import Settings, defaults
+from lorebase.config import Settings, check_overrides
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import DomainSchema, SchemaError, load_schema
 from lorebase_keeper.auth import Principal
 from lorebase_store import Database, DomainRow, Txn
+
+logger = logging.getLogger("lorebase.keeper.domains")
 
 
 @dataclass(frozen=True)
@@ -63,12 +66,17 @@ class Domains:
         return domain
 
     def _build(self, row: DomainRow) -> Domain:
+        # Overrides stored before they were checked by range are left out where invalid (the
+        # process setting applies), so that one bad value cannot break every request on the Domain.
+        settings, issues = self.settings.overlay_valid(row.settings)
+        for issue in issues:
+            logger.warning("Domain %s: setting %s is ignored: %s", row.name, issue["path"], issue["message"])
         return Domain(
             id=row.id,
             name=row.name,
             default_branch=row.default_branch,
             schema=load_schema(row.schema),
-            settings=self.settings.overlay(row.settings),
+            settings=settings,
             row=row,
         )
 
@@ -107,7 +115,9 @@ class Domains:
                     for p in exc.problems
                 ],
             ) from exc
-        settings = domain_settings(body["settings"] if body.get("settings") is not None else {})
+        settings = domain_settings(
+            body["settings"] if body.get("settings") is not None else {}, self.settings
+        )
         default_branch = check_branch_name(body.get("default_branch") or "main", member="default_branch")
         at = utc_now()
 
@@ -147,12 +157,11 @@ class Domains:
 
 # Short names a Domain may use for its overrides (the seed's {"agent_writes": {...}}).
 _ALIASES = {"agent_writes": "keeper.agent_writes", "context": "agents.context", "feed": "agents.feed"}
-# Process-wide settings a Domain cannot override.
-_NOT_PER_DOMAIN = {"data_dir", "database", "nats", "http", "services", "admin"}
 
 
-def domain_settings(overrides: Any) -> dict[str, Any]:
-    """A Domain's setting overrides, checked against the documented settings (names and types)."""
+def domain_settings(overrides: Any, base: Settings) -> dict[str, Any]:
+    """A Domain's setting overrides, checked by the typed settings model (names, types, ranges)
+    on top of the process settings `base`; 422 with an issue at `settings.<path>` for each bad one."""
     if not isinstance(overrides, dict):
         raise Problem(
             422,
@@ -160,52 +169,15 @@ def domain_settings(overrides: Any) -> dict[str, Any]:
             "settings must be an object of setting overrides",
             issues=[{"path": "settings", "rule": "type", "message": "settings must be an object"}],
         )
-    documented = Settings(defaults())
-    issues: list[dict[str, Any]] = []
-    tree: dict[str, Any] = {}
-
-    def place(path: str, value: Any) -> None:
-        node = tree
-        parts = path.split(".")
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-        node[parts[-1]] = value
-
-    def problem(path: str, rule: str, message: str) -> None:
-        issues.append({"path": f"settings.{path}", "rule": rule, "message": message})
-
-    def walk(path: str, value: Any) -> None:
-        default = documented.get(path)
-        if path.split(".")[0] in _NOT_PER_DOMAIN:
-            problem(path, "setting.unknown", f"{path} is a process setting, not a per-Domain one")
-        elif default is None:
-            problem(
-                path, "setting.unknown", f"{path} is not a setting (config/lorebase.example.yaml lists them)"
-            )
-        elif isinstance(default, dict):
-            if not isinstance(value, dict):
-                problem(path, "setting.type", f"{path} is a section: give an object")
-                return
-            for name, child in value.items():
-                walk(f"{path}.{name}", child)
-        elif not _same_type(value, default):
-            problem(path, "setting.type", f"{path} takes a {type(default).__name__} like {default!r}")
-        else:
-            place(path, value)
-
-    for name, value in overrides.items():
-        walk(_ALIASES.get(name) or str(name), value)
+    tree, issues = check_overrides(base, overrides, aliases=_ALIASES)
     if issues:
-        raise Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
+        raise Problem(
+            422,
+            "validation-failed",
+            "; ".join(i["message"] for i in issues),
+            issues=[{**i, "path": f"settings.{i['path']}"} for i in issues],
+        )
     return tree
-
-
-def _same_type(value: Any, default: Any) -> bool:
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(value, bool) and isinstance(default, bool)
-    if isinstance(default, float):
-        return isinstance(value, int | float)
-    return isinstance(value, type(default))
 
 
 def describe(row: DomainRow) -> dict[str, Any]:

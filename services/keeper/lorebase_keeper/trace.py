@@ -2,6 +2,12 @@
 as `lorebase-session` metadata) becomes a step of that session: the call, its request, status,
 latency, counts and the Records and Links it touched. Agents attach notes; a session is read back
 by the principal that made it (the admin reads any), in order, for the web app to replay.
+
+A session is one principal's: the principal of its first entry. Only that principal and the admin
+add to it. A note from anyone else is refused with 403 (not 404: a session id that nobody uses yet
+is free to take, so whether one is taken cannot be hidden from a caller who tries it, and 403 says
+what to change: use a session id of your own). A step of another principal's call naming the
+session is not kept (the call itself is answered as usual).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from google.protobuf.json_format import MessageToDict
 from lorebase import names
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Principal
+from lorebase_keeper.auth import ADMIN_PRINCIPAL, Principal
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
@@ -88,7 +94,9 @@ async def record_step(
             if document.get("revision"):
                 details["revision"] = document["revision"]
 
-        async def keep(txn: Txn) -> None:
+        async def keep(txn: Txn) -> bool:
+            if not await txn.claim_trace_session(session, principal.id, admin=ADMIN_PRINCIPAL):
+                return False
             await txn.add_trace_entry(
                 session_id=session,
                 principal=principal.id,
@@ -100,8 +108,10 @@ async def record_step(
                 details=details,
                 at=utc_now(),
             )
+            return True
 
-        await rt.db.run_interaction("trace_step", keep)
+        if not await rt.db.run_interaction("trace_step", keep):
+            logger.info("a call of %s named session %r of another principal: not kept", principal.id, session)
     except Exception:
         logger.exception("could not keep a step of session %s", session)
 
@@ -123,7 +133,9 @@ async def add_note(rt: Runtime, principal: Principal, session: str, body: dict[s
         )
     at = utc_now()
 
-    async def keep(txn: Txn) -> int:
+    async def keep(txn: Txn) -> int | None:
+        if not await txn.claim_trace_session(session, principal.id, admin=ADMIN_PRINCIPAL):
+            return None
         return await txn.add_trace_entry(
             session_id=session,
             principal=principal.id,
@@ -137,6 +149,13 @@ async def add_note(rt: Runtime, principal: Principal, session: str, body: dict[s
         )
 
     entry_id = await rt.db.run_interaction("trace_note", keep)
+    if entry_id is None:
+        raise Problem(
+            403,
+            "forbidden",
+            f"session {session!r} is another principal's: only its principal and the admin add notes "
+            "to it; use a session id of your own",
+        )
     return {"session": session, "id": entry_id, "kind": "note", "text": text, "at": iso(at)}
 
 

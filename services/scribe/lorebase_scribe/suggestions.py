@@ -36,9 +36,9 @@ async def suggest(db: Database, settings: Settings) -> int:
     domains: list[DomainRow] = await db.read("suggestions_domains", lambda txn: txn.list_domains())
     made = 0
     for domain in domains:
-        made += await db.run_interaction(
-            "suggestions", _suggest_domain, domain, settings.overlay(domain.settings)
-        )
+        # A Domain's invalid stored overrides are left out, as keeper does (lorebase_keeper.domains).
+        effective, _ = settings.overlay_valid(domain.settings)
+        made += await db.run_interaction("suggestions", _suggest_domain, domain, effective)
     return made
 
 

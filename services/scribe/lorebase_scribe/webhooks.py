@@ -1,6 +1,7 @@
 """The HTTP sender of webhook deliveries (lorebase_scribe.webhook_delivery.deliver_pending calls it).
 
-Every attempt resolves the host once and checks every address (unless
+Every attempt checks the target with the policy webhooks are created with
+(lorebase.webhook_targets), resolves the host once and checks every address (unless
 webhooks.allow_private_targets). It then connects only to those checked addresses, and keeps the
 host name in the Host header and as the TLS server name. A DNS answer that changes after the check
 therefore cannot steer the request to an internal service. Redirects are never followed, the
@@ -15,72 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
-import socket
-from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from lorebase.webhook_secrets import Sealer
+from lorebase.webhook_targets import Resolver, TargetPolicy, TargetRefused, refusal, system_resolver
 from lorebase_scribe.webhook_attempts import DeliverySettings, SendResult
 from lorebase_scribe.webhook_delivery import PassResult, deliver_pending
 from lorebase_store import Database
-
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-Resolver = Callable[[str, int], Awaitable[list[str]]]
-
-_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
-_6TO4 = ipaddress.ip_network("2002::/16")
-_TEREDO = ipaddress.ip_network("2001::/32")
-_V4_COMPATIBLE = ipaddress.ip_network("::/96")
-
-
-def refusal(address: Address) -> str | None:
-    """Why a delivery must not go to this address (None: a public unicast address)."""
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            why = refusal(address.ipv4_mapped)
-            return f"{address} maps {why}" if why else None
-        if address in _V4_COMPATIBLE:
-            return f"{address} is an IPv4-compatible IPv6 address"
-        for network in _NAT64:
-            if address in network:
-                return f"{address} is a NAT64 address"
-        if address in _6TO4:
-            return f"{address} is a 6to4 address"
-        if address in _TEREDO:
-            return f"{address} is a Teredo address"
-    if address.is_multicast:
-        return f"{address} is a multicast address"
-    if address.is_loopback:
-        return f"{address} is a loopback address"
-    if address.is_link_local:
-        return f"{address} is a link-local address"
-    if address.is_unspecified:
-        return f"{address} is the unspecified address"
-    if not address.is_global:
-        return f"{address} is a private, shared (CGNAT), documentation or reserved address"
-    return None
-
-
-async def system_resolver(host: str, port: int) -> list[str]:
-    """The addresses of a host, as the system resolves them (numeric forms like 2130706433 too).
-
-    An address literal is its own answer (no trip to the resolver's thread); it is checked all
-    the same."""
-    try:
-        return [str(ipaddress.ip_address(host))]
-    except ValueError:
-        pass
-    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-class TargetRefused(Exception):
-    pass
-
 
 DRAIN_BYTES = 65536
 DRAIN_S = 1.0
@@ -108,33 +53,16 @@ class HttpxSender:
         resolver: Resolver = system_resolver,
     ) -> None:
         self.client = client
-        self.allowed_schemes = allowed_schemes
-        self.allow_private_targets = allow_private_targets
+        self.policy = TargetPolicy(allowed_schemes, allow_private_targets)
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.resolver = resolver
 
     async def checked_addresses(self, url: str) -> tuple[str, int, list[str]]:
-        """The host, port and checked addresses of a target; TargetRefused when it may not be used."""
-        parts = urlsplit(url)
-        if parts.scheme not in self.allowed_schemes:
-            raise TargetRefused(f"{parts.scheme!r} is not in webhooks.allowed_schemes")
-        host = parts.hostname
-        if not host:
-            raise TargetRefused("the URL has no host")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        try:
-            addresses = await self.resolver(host, port)
-        except OSError as exc:
-            raise TargetRefused(f"{host} does not resolve: {exc}") from None
-        if not addresses:
-            raise TargetRefused(f"{host} does not resolve")
-        if not self.allow_private_targets:
-            for text in addresses:
-                why = refusal(ipaddress.ip_address(text.split("%", 1)[0]))
-                if why:
-                    raise TargetRefused(f"{host} resolves to {why} (webhooks.allow_private_targets is off)")
-        return host, port, addresses
+        """The host, port and checked addresses of a target (lorebase.webhook_targets: the policy
+        webhooks are created with); TargetRefused when it may not be used."""
+        target = self.policy.parse(url)
+        return target.host, target.port, await self.policy.addresses(target, self.resolver)
 
     async def send(self, url: str, body: bytes, headers: dict[str, str]) -> SendResult:
         try:

@@ -1,0 +1,373 @@
+"""The typed settings model: every setting of config/lorebase.example.yaml with its type and range.
+
+The YAML file stays the one place of the defaults and their documentation; this module says what
+each value may be. Loading (`lorebase.config.load_settings`) merges the defaults, a settings file
+and environment variables into one tree and converts it into `LorebaseSettings`, so that a
+misspelt key, a value of the wrong type or a limit out of range stops the process at start with
+the key's path. A Domain's setting overrides are checked against the same fields
+(`lorebase.config.check_overrides`), which is why a Domain cannot store `chars_per_token: 0`.
+
+No field has a default here: a key the YAML file forgets fails every load, and a test checks that
+the file and this model name the same keys. Ranges are those under which the code that reads a
+setting works: a limit or a page size is at least 1, a cap that may list nothing is at least 0, a
+duration is positive, a similarity is a fraction. Durations are floats (fractions of a second are
+allowed everywhere); counts are integers.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Annotated, ClassVar, Literal
+
+import msgspec
+from msgspec import Meta
+
+from lorebase import names
+
+AtLeastOne = Annotated[int, Meta(ge=1)]
+AtLeastZero = Annotated[int, Meta(ge=0)]
+Seconds = Annotated[float, Meta(gt=0)]
+GraceSeconds = Annotated[float, Meta(ge=0)]
+Days = Annotated[float, Meta(gt=0)]
+Fraction = Annotated[float, Meta(ge=0, le=1)]
+Port = Annotated[int, Meta(ge=1, le=65535)]
+# A JetStream stream name and a subject prefix (dot-separated tokens without wildcards or spaces).
+StreamName = Annotated[str, Meta(pattern=r"\A[A-Za-z0-9_-]{1,64}\Z")]
+SubjectPrefix = Annotated[str, Meta(pattern=r"\A[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\Z")]
+LogLevel = Annotated[str, Meta(pattern=r"\A(?i:debug|info|warning|error|critical)\Z")]
+Role = Literal["viewer", "editor", "reviewer", "admin"]
+PrincipalType = Literal["service", "user"]
+TrimStep = Literal[
+    "lineage",
+    "recent_changes",
+    "far_neighbor_values",
+    "far_neighbors",
+    "schema_descriptions",
+    "near_neighbor_values",
+    "near_neighbors",
+    "schema",
+]
+
+
+class Section(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A section of settings: unknown keys are refused, every key is required (the YAML has them)."""
+
+
+class Page(Section, frozen=True):
+    """A page size a request may name: a default (when it names none) within the largest allowed."""
+
+    default_limit: AtLeastOne
+    max_limit: AtLeastOne
+    what: ClassVar[str] = "read"
+
+    def __post_init__(self) -> None:
+        if self.default_limit > self.max_limit:
+            raise ValueError(
+                f"default_limit ({self.default_limit}) is larger than max_limit ({self.max_limit}): every "
+                f"{self.what} without a limit would be refused; lower default_limit or raise max_limit"
+            )
+
+
+# -- process-wide sections (a Domain cannot override them) --------------------------------------
+
+
+class Database(Section, frozen=True):
+    url: str
+    pool_size: AtLeastOne
+    statement_timeout_s: Seconds
+
+
+class Relay(Section, frozen=True):
+    park_after_attempts: AtLeastOne
+    degraded_after_s: GraceSeconds  # 0: degraded as soon as the relay is behind
+
+
+class Nats(Section, frozen=True):
+    url: str
+    stream: StreamName
+    subject_prefix: SubjectPrefix
+    stream_replicas: Annotated[int, Meta(ge=1, le=5)]
+    relay: Relay
+
+
+class Http(Section, frozen=True):
+    host: str
+    port: Port
+    max_body_bytes: AtLeastOne
+    max_import_body_bytes: AtLeastOne
+    metrics: bool
+    shutdown_grace_s: GraceSeconds
+
+
+class ServiceAddress(Section, frozen=True):
+    listen: str
+    address: str
+    metrics_listen: str
+
+
+class Services(Section, frozen=True):
+    keeper: ServiceAddress
+    feed: ServiceAddress
+    scribe: ServiceAddress
+    deadline_s: Seconds
+    bulk_deadline_s: Seconds
+    shutdown_grace_s: GraceSeconds
+
+
+class Logging(Section, frozen=True):
+    format: Literal["auto", "json", "text"]
+    level: LogLevel
+
+
+class Admin(Section, frozen=True):
+    key: str
+
+
+# -- keeper --------------------------------------------------------------------------------------
+
+
+class Authz(Section, frozen=True):
+    invisible_kinds: bool
+    grants_cache_ttl_s: GraceSeconds
+
+
+class Auth(Section, frozen=True):
+    authz: Authz
+
+
+class AgentWrites(Section, frozen=True):
+    enabled: bool
+    principal_types: list[PrincipalType]
+    auto_propose: bool
+    auto_merge: bool
+    allowed_roles_for_auto_merge: list[Role]
+    max_open_branches_per_principal: AtLeastZero
+    branch_prefix: str
+    branch_mode: Literal["overlay", "copy"]
+    delete_branch_on_merge: bool
+    max_task_length: AtLeastOne
+    title_template: str
+    summary_parameter_values: bool
+    summary_value_chars: AtLeastOne
+    max_summary_operations: AtLeastZero
+
+    def __post_init__(self) -> None:
+        # The title is `title_template.format(principal=..., task=...)`: any other field would fail
+        # when the first task Proposal opens.
+        try:
+            fields = [
+                name for _, name, _, _ in string.Formatter().parse(self.title_template) if name is not None
+            ]
+        except ValueError as exc:
+            raise ValueError(f"title_template is not a format string: {exc}") from None
+        unknown = sorted({name for name in fields if name not in ("principal", "task")})
+        if unknown:
+            raise ValueError(
+                f"title_template may use {{principal}} and {{task}} only, not {', '.join(unknown)}"
+            )
+        # Task branches are <branch_prefix><principal>/<task>: the prefix must keep them valid names.
+        why = names.BRANCH.problem(f"{self.branch_prefix}usr_x/task")
+        if why:
+            raise ValueError(f"branch_prefix {self.branch_prefix!r} makes task branch names invalid: {why}")
+
+
+class Operations(Section, frozen=True):
+    side_effect_max_edits: AtLeastZero
+    idempotency_retention_days: Days
+
+
+class Bucket(Section, frozen=True):
+    per_second: Annotated[float, Meta(gt=0)]
+    burst: Annotated[float, Meta(ge=1)]
+
+
+class RateLimits(Section, frozen=True):
+    enabled: bool
+    reads: Bucket
+    writes: Bucket
+
+
+class Commit(Section, frozen=True):
+    max_group: AtLeastOne
+
+
+class Imports(Section, frozen=True):
+    max_items: AtLeastOne
+
+
+class Keeper(Section, frozen=True):
+    auth: Auth
+    agent_writes: AgentWrites
+    operations: Operations
+    rate_limits: RateLimits
+    commit: Commit
+    imports: Imports
+
+
+# -- reads ---------------------------------------------------------------------------------------
+
+
+class QueryLimits(Page, frozen=True):
+    what: ClassVar[str] = "query"
+
+
+class HistoryLimits(Page, frozen=True):
+    what: ClassVar[str] = "history read"
+    lineage_count_max: AtLeastOne
+
+
+class ResolveLimits(Section, frozen=True):
+    max_indexed_values: AtLeastZero
+    max_value_chars: AtLeastZero
+    similarity_threshold: Fraction
+    nearest_records: AtLeastZero
+
+
+class SearchLimits(Page, frozen=True):
+    what: ClassVar[str] = "search"
+
+
+class TraverseLimits(Section, frozen=True):
+    max_depth: AtLeastZero
+    max_records: AtLeastOne
+    max_links: AtLeastZero
+    max_fanout: AtLeastOne
+
+
+class HealthLimits(Section, frozen=True):
+    max_records_validated: AtLeastOne
+    examples: AtLeastZero
+    duplicate_groups_max: AtLeastZero
+    orphans_max: AtLeastZero
+
+
+class DiffLimits(Section, frozen=True):
+    max_changes: AtLeastOne
+
+
+class LinksLimits(Page, frozen=True):
+    what: ClassVar[str] = "Links page"
+
+
+class Read(Section, frozen=True):
+    query: QueryLimits
+    history: HistoryLimits
+    resolve: ResolveLimits
+    search: SearchLimits
+    traverse: TraverseLimits
+    health: HealthLimits
+    diff: DiffLimits
+    links: LinksLimits
+
+
+# -- agents --------------------------------------------------------------------------------------
+
+
+class Context(Section, frozen=True):
+    max_seeds: AtLeastOne
+    default_budget_tokens: AtLeastOne
+    max_budget_tokens: AtLeastOne
+    default_depth: AtLeastZero
+    max_depth: AtLeastZero
+    chars_per_token: Annotated[float, Meta(gt=0)]
+    max_neighbors: AtLeastZero
+    max_links: AtLeastZero
+    recent_changes_max: AtLeastZero
+    trim_order: list[TrimStep]
+
+
+class AgentResolve(Section, frozen=True):
+    suggest_min_count: AtLeastOne
+    suggest_similarity: Fraction
+    suggest_max_phrases: AtLeastOne
+    miss_retention_days: Days
+
+
+class Explain(Section, frozen=True):
+    max_links: AtLeastZero
+
+
+class Trace(Section, frozen=True):
+    max_entries: AtLeastOne
+
+
+class Feed(Section, frozen=True):
+    poll_interval_s: Seconds
+    heartbeat_s: Seconds
+    max_connection_s: Seconds
+    reauthorize_interval_s: Seconds
+    changed_keys_max: AtLeastZero
+    page_size: AtLeastOne
+    max_scan: AtLeastOne
+
+
+class Agents(Section, frozen=True):
+    context: Context
+    resolve: AgentResolve
+    explain: Explain
+    trace: Trace
+    feed: Feed
+
+
+# -- scribe, webhooks, memory --------------------------------------------------------------------
+
+
+class Interval(Section, frozen=True):
+    interval_s: Seconds
+
+
+class Scribe(Section, frozen=True):
+    statistics: Interval
+    suggestions: Interval
+    webhooks: Interval
+
+
+class Webhooks(Section, frozen=True):
+    encryption_key: str
+    previous_encryption_keys: list[str]
+    allow_unsealed_keys: bool
+    allow_private_targets: bool
+    allowed_schemes: Annotated[list[Literal["http", "https"]], Meta(min_length=1)]
+    timeout_s: Seconds
+    connect_timeout_s: Seconds
+    max_attempts: AtLeastOne
+    backoff_initial_s: Seconds
+    backoff_max_s: Seconds
+    concurrency: AtLeastOne
+    pass_timeout_s: Seconds
+    batch: AtLeastOne
+    retention_days: Days
+
+
+class MemoryCommit(Section, frozen=True):
+    max_group: AtLeastOne
+
+
+class Memory(Section, frozen=True):
+    max_body_bytes: AtLeastOne
+    max_content_bytes: AtLeastOne
+    commit: MemoryCommit
+
+
+class LorebaseSettings(Section, frozen=True):
+    """Every setting, by section (config/lorebase.example.yaml documents each one)."""
+
+    data_dir: str
+    database: Database
+    nats: Nats
+    http: Http
+    services: Services
+    logging: Logging
+    admin: Admin
+    keeper: Keeper
+    read: Read
+    agents: Agents
+    scribe: Scribe
+    webhooks: Webhooks
+    memory: Memory
+
+
+# Process-wide sections: a Domain's settings cannot override them.
+PROCESS_SECTIONS = frozenset({"data_dir", "database", "nats", "http", "services", "admin"})
+
+__all__ = ["PROCESS_SECTIONS", "LorebaseSettings", "Section"]
