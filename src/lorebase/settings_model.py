@@ -90,13 +90,40 @@ class Nats(Section, frozen=True):
     relay: Relay
 
 
+class UnauthenticatedRateLimit(Section, frozen=True):
+    enabled: bool
+    per_second: Annotated[float, Meta(gt=0)]
+    burst: Annotated[float, Meta(ge=1)]
+
+
 class Http(Section, frozen=True):
     host: str
     port: Port
     max_body_bytes: AtLeastOne
     max_import_body_bytes: AtLeastOne
-    metrics: bool
+    metrics_listen: str
+    metrics_on_api_port: bool
+    header_timeout_s: Seconds
+    max_header_bytes: Annotated[int, Meta(ge=1024)]
+    body_timeout_s: Seconds
+    body_min_bytes_per_s: Annotated[float, Meta(gt=0)]
+    unauthenticated_rate_limit: UnauthenticatedRateLimit
+    trusted_proxies: list[str]
     shutdown_grace_s: GraceSeconds
+
+
+class Supervisor(Section, frozen=True):
+    backoff_initial_s: Seconds
+    backoff_max_s: Seconds
+    max_restarts: AtLeastZero  # 0: the first exit stops the stack
+    window_s: Seconds
+
+    def __post_init__(self) -> None:
+        if self.backoff_initial_s > self.backoff_max_s:
+            raise ValueError(
+                f"backoff_initial_s ({self.backoff_initial_s:g}) is larger than backoff_max_s "
+                f"({self.backoff_max_s:g}); lower the first or raise the second"
+            )
 
 
 class ServiceAddress(Section, frozen=True):
@@ -299,6 +326,8 @@ class Feed(Section, frozen=True):
     changed_keys_max: AtLeastZero
     page_size: AtLeastOne
     max_scan: AtLeastOne
+    max_streams_per_principal: AtLeastOne
+    max_streams: AtLeastOne
 
 
 class Agents(Section, frozen=True):
@@ -357,6 +386,7 @@ class LorebaseSettings(Section, frozen=True):
     nats: Nats
     http: Http
     services: Services
+    supervisor: Supervisor
     logging: Logging
     admin: Admin
     keeper: Keeper
@@ -368,6 +398,6 @@ class LorebaseSettings(Section, frozen=True):
 
 
 # Process-wide sections: a Domain's settings cannot override them.
-PROCESS_SECTIONS = frozenset({"data_dir", "database", "nats", "http", "services", "admin"})
+PROCESS_SECTIONS = frozenset({"data_dir", "database", "nats", "http", "services", "supervisor", "admin"})
 
 __all__ = ["PROCESS_SECTIONS", "LorebaseSettings", "Section"]

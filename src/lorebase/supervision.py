@@ -58,18 +58,14 @@ class RestartPolicy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RestartPolicy:
+        """The `supervisor` settings (their ranges are checked when the settings load)."""
         section = settings.section("supervisor")
-        policy = cls(
+        return cls(
             backoff_initial_s=float(section.get("backoff_initial_s", cls.backoff_initial_s)),
             backoff_max_s=float(section.get("backoff_max_s", cls.backoff_max_s)),
             max_restarts=int(section.get("max_restarts", cls.max_restarts)),
             window_s=float(section.get("window_s", cls.window_s)),
         )
-        if policy.backoff_initial_s <= 0 or policy.backoff_max_s < policy.backoff_initial_s:
-            raise ValueError("supervisor.backoff_initial_s must be > 0 and <= supervisor.backoff_max_s")
-        if policy.max_restarts < 0 or policy.window_s <= 0:
-            raise ValueError("supervisor.max_restarts must be >= 0 and supervisor.window_s > 0")
-        return policy
 
     def delay(self, consecutive: int) -> float:
         """The wait before the `consecutive`-th restart in a row (1, 2, ...)."""
