@@ -33,6 +33,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from lorebase.rate_limits import Limit
 from tests.integration.conftest import Stack
 from tests.integration.memory_helpers import ALL, SCOPE
 
@@ -378,7 +379,8 @@ class MemoryJournalMachine(RuleBasedStateMachine):
 
 async def test_memory_journal_state_machine(stack: Stack) -> None:
     headers = [await stack.principal(principal, type="service") for principal in WRITERS]
-    stack.rt.limits = None  # bursts of concurrent writers: the rate limits are tested elsewhere
+    assert stack.rt.limits is not None  # bursts of concurrent writers: the rate limits are tested elsewhere
+    stack.rt.limits.limits.update({name: Limit(1e9, 1e9) for name in ("reads", "writes")})
     MemoryJournalMachine.stack = stack
     MemoryJournalMachine.loop = asyncio.get_running_loop()
     MemoryJournalMachine.headers = headers
