@@ -17,7 +17,8 @@ import pytest_asyncio
 import yaml
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from lorebase_feed.memory import MemoryJournalServicer
-from lorebase_gateway.app import Gateway, create_app
+from lorebase_gateway.app import create_app
+from lorebase_gateway.gateway import Gateway
 from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
 from lorebase_keeper.runtime import Runtime

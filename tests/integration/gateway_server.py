@@ -9,7 +9,8 @@ import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from lorebase_gateway.app import Gateway, create_app
+from lorebase_gateway.app import create_app
+from lorebase_gateway.gateway import Gateway
 from lorebase_gateway.server import server_for
 
 from lorebase.config import load_settings

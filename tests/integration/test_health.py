@@ -6,7 +6,8 @@ import asyncio
 import socket
 
 import httpx
-from lorebase_gateway.app import Gateway, create_app
+from lorebase_gateway.app import create_app
+from lorebase_gateway.gateway import Gateway
 
 from lorebase import __version__
 from lorebase.clients import ClientSettings, FeedClient, KeeperClient, ScribeClient

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lorebase_gateway.app import Gateway, create_app
+from lorebase_gateway.app import create_app
+from lorebase_gateway.gateway import Gateway
 from starlette.routing import Route
 
 from lorebase.clients.rest import ROUTES

@@ -61,7 +61,10 @@ class MemoryJournalServicer(memory_pb2_grpc.MemoryJournalServicer):
         self, request: pb.MemoryCheckpointRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
         caller = await self._caller(context, "reads")
-        return answer(await list_checkpoints(self.db, caller, json_body(request.body)))
+        query = {"after": request.after} if request.after else {}
+        if request.limit:
+            query["limit"] = str(request.limit)
+        return answer(await list_checkpoints(self.db, caller, query))
 
     @memory_rpc
     async def DeleteMemoryCheckpoint(

@@ -31,7 +31,8 @@ from lorebase.clients import (
 from lorebase.config import Settings
 from lorebase.logs import configure_service_logging
 from lorebase.metrics import MetricsListener
-from lorebase_gateway.app import Gateway, create_app
+from lorebase_gateway.app import create_app
+from lorebase_gateway.gateway import Gateway
 from lorebase_gateway.http_protocol import ReadLimits, timed_protocol
 
 logger = logging.getLogger("lorebase.gateway")

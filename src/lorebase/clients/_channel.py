@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from lorebase.clients.calls import Answer, answer_of, message_of
+from lorebase.contract import Endpoint
 from lorebase.grpc_problems import problem_from_error
 from lorebase.grpc_serve import MAX_MESSAGE_BYTES, MAX_METADATA_BYTES
 from lorebase.logs import REQUEST_ID, REQUEST_ID_METADATA
@@ -76,6 +78,17 @@ class ServiceClient:
             return await method(request, timeout=timeout, metadata=call_metadata(credential))
         except grpc.aio.AioRpcError as error:
             raise problem_from_error(error, self.service) from None
+
+    async def invoke(
+        self, endpoint: Endpoint, values: dict[str, Any], body: bytes | None, *, credential: str | None
+    ) -> Answer:
+        """The one generic call: the endpoint's RPC with its parameters and body (lorebase.clients.calls)."""
+        stub = self._stub  # type: ignore[attr-defined]
+        message = message_of(endpoint, values, body)
+        reply = await self._call(
+            getattr(stub, endpoint.rpc), message, credential=credential, bulk=endpoint.bulk
+        )
+        return answer_of(endpoint, reply)
 
     async def healthy(self, *, timeout_s: float = 2.0) -> bool:
         """The standard gRPC health check of the service."""

@@ -8,7 +8,6 @@ from typing import Any
 import grpc
 
 from lorebase.clients._channel import ServiceClient, call_metadata
-from lorebase.clients.keeper import Answer
 from lorebase.grpc_problems import problem_from_error
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
@@ -76,34 +75,6 @@ class FeedClient(ServiceClient):
 
     async def status(self) -> pb.FeedStatus:
         return await self._call(self._stub.Status, pb.FeedStatusRequest())
-
-    async def changes(
-        self, *, credential: str, domain: str, branch: str, since: str = "", kinds: str = "", limit: int = 0
-    ) -> Answer:
-        request = pb.ChangesRequest(domain=domain, branch=branch, since=since, kinds=kinds, limit=limit)
-        reply = await self._call(self._stub.Changes, request, credential=credential)
-        return Answer(reply.body, reply.revision, "application/json", 200, {})
-
-    async def _webhook(self, method: Any, credential: str, request: pb.WebhookRequest) -> Answer:
-        reply = await self._call(method, request, credential=credential)
-        return Answer(reply.body, "", "application/json", reply.status or 200, {})
-
-    async def create_webhook(self, *, credential: str, domain: str, body: bytes) -> Answer:
-        return await self._webhook(
-            self._stub.CreateWebhook, credential, pb.WebhookRequest(domain=domain, body=body)
-        )
-
-    async def list_webhooks(self, *, credential: str, domain: str) -> Answer:
-        return await self._webhook(self._stub.ListWebhooks, credential, pb.WebhookRequest(domain=domain))
-
-    async def delete_webhook(self, *, credential: str, domain: str, id: str) -> Answer:
-        return await self._webhook(
-            self._stub.DeleteWebhook, credential, pb.WebhookRequest(domain=domain, id=id)
-        )
-
-    async def update_webhook(self, *, credential: str, domain: str, id: str, body: bytes) -> Answer:
-        request = pb.WebhookRequest(domain=domain, id=id, body=body)
-        return await self._webhook(self._stub.UpdateWebhook, credential, request)
 
     def events(
         self,

@@ -25,9 +25,13 @@ class MemoryGrantRequest(_message.Message):
     def __init__(self, grant_id: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
 
 class MemoryCheckpointRequest(_message.Message):
-    __slots__ = ("consumer", "body")
+    __slots__ = ("consumer", "body", "after", "limit")
     CONSUMER_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
     consumer: str
     body: bytes
-    def __init__(self, consumer: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+    after: str
+    limit: int
+    def __init__(self, consumer: _Optional[str] = ..., body: _Optional[bytes] = ..., after: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...

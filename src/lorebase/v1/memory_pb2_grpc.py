@@ -544,7 +544,7 @@ class MemoryJournalServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListMemoryCheckpoints(self, request, context):
-        """The caller's checkpoints: `body` holds the query parameters {"after", "limit"} as strings.
+        """The caller's checkpoints, a page of `limit` after the consumer name `after`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

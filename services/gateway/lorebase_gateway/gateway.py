@@ -1,0 +1,133 @@
+"""The gateway's shared state: its service clients, its limits and the event streams' fan-out."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lorebase.clients import (
+    FeedClient,
+    KeeperClient,
+    MemoryJournalClient,
+    MemoryStoreClient,
+    ScribeClient,
+)
+from lorebase.clients._channel import ServiceClient
+from lorebase.config import Settings
+from lorebase_gateway.address_limits import AddressLimits
+from lorebase_gateway.fanout import Fanout, Follower
+from lorebase_gateway.stream_caps import StreamCaps
+
+# GET /health asks every service's gRPC health check at once, each with this deadline.
+HEALTH_CHECK_TIMEOUT_S = 2.0
+
+
+class Gateway:
+    """The clients and limits the routes share."""
+
+    keeper: KeeperClient
+    scribe: ScribeClient
+
+    memory: MemoryStoreClient
+    journal: MemoryJournalClient
+
+    def __init__(
+        self,
+        *,
+        max_body_bytes: int,
+        max_import_body_bytes: int | None = None,
+        max_memory_body_bytes: int = 65536,
+        heartbeat_s: float = 15,
+        stream_caps: StreamCaps | None = None,
+        address_limits: AddressLimits | None = None,
+    ) -> None:
+        self.max_body_bytes = max_body_bytes
+        self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
+        self.max_memory_body_bytes = max_memory_body_bytes
+        self._memory_clients: tuple[MemoryStoreClient, MemoryJournalClient] | None = None
+        # The event streams, one shared Feed stream per branch; ended cleanly when the gateway stops.
+        self.fanout = Fanout(heartbeat_s=heartbeat_s, caps=stream_caps)
+        self.address_limits = address_limits  # None: requests without a valid credential are not limited
+        self.draining = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Gateway:
+        """The gateway's limits from `http`, `memory` and `agents.feed` (config/lorebase.example.yaml)."""
+        unauthenticated = settings.section("http.unauthenticated_rate_limit")
+        return cls(
+            max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
+            max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
+            max_memory_body_bytes=int(settings.get("memory.max_body_bytes", 65536)),
+            heartbeat_s=float(settings.get("agents.feed.heartbeat_s", 15)),
+            stream_caps=StreamCaps(
+                per_principal=int(settings.get("agents.feed.max_streams_per_principal", 20)),
+                total=int(settings.get("agents.feed.max_streams", 2000)),
+            ),
+            address_limits=AddressLimits(
+                per_second=float(unauthenticated.get("per_second", 5)),
+                burst=float(unauthenticated.get("burst", 50)),
+            )
+            if unauthenticated.get("enabled", True)
+            else None,
+        )
+
+    @property
+    def feed(self) -> FeedClient:
+        return self.fanout.feed
+
+    @feed.setter
+    def feed(self, client: FeedClient) -> None:
+        self.fanout.feed = client  # the event streams use the same client
+
+    @property
+    def streams(self) -> set[Follower]:
+        """The open event streams."""
+        return self.fanout.followers
+
+    def drain(self) -> None:
+        """The gateway is stopping: end every open event stream (clients reconnect with
+        Last-Event-ID) and refuse new ones, so that in-flight requests can finish in the grace period."""
+        self.draining = True
+        self.fanout.drain()
+
+    async def degraded(self) -> dict[str, str]:
+        """Services that answer but do not work as they should, with the reason (for /health): the
+        feed when its relay has fallen behind (nats.relay.degraded_after_s)."""
+        try:  # liveness is the health checks' job: a Status that does not answer says nothing here
+            status = await asyncio.wait_for(self.feed.status(), HEALTH_CHECK_TIMEOUT_S)
+        except Exception:
+            return {}
+        return {"feed": status.degraded} if status.degraded else {}
+
+    def client(self, service: str) -> ServiceClient:
+        """The client of an endpoint's service (lorebase.contract: keeper, feed, memory_store,
+        memory_journal)."""
+        return {
+            "keeper": self.keeper,
+            "feed": self.feed,
+            "memory_store": self.memory,
+            "memory_journal": self.journal,
+        }[service]
+
+    def body_limit(self, setting: str) -> int:
+        """The body limit an endpoint names by its setting."""
+        return {
+            "http.max_body_bytes": self.max_body_bytes,
+            "http.max_import_body_bytes": self.max_import_body_bytes,
+            "memory.max_body_bytes": self.max_memory_body_bytes,
+        }[setting]
+
+    def connect_memory(self, memory: MemoryStoreClient, journal: MemoryJournalClient) -> None:
+        """Agent memory's clients: MemoryStore on keeper's address, MemoryJournal on feed's."""
+        self.memory, self.journal = memory, journal
+        self._memory_clients = (memory, journal)
+
+    def connect(self, keeper: KeeperClient, feed: FeedClient, scribe: ScribeClient) -> None:
+        self.keeper, self.feed, self.scribe = keeper, feed, scribe
+
+    async def close(self) -> None:
+        await self.fanout.close()
+        for client in (self.keeper, self.feed, self.scribe, *(self._memory_clients or ())):
+            await client.close()
+
+
+__all__ = ["HEALTH_CHECK_TIMEOUT_S", "Gateway"]

@@ -1,0 +1,61 @@
+"""The REST contract: every endpoint declared once (lorebase.contract.endpoint), by area.
+
+`ENDPOINTS` is the whole surface in the order the gateway routes it (the change feed's
+`/branches/{branch}/changes` and `/events` before `/branches/{branch}`, which would take them).
+The gateway's routes, the gRPC messages, the REST client's routes, the parity test and
+`GET /openapi.json` all come from it.
+"""
+
+from __future__ import annotations
+
+from lorebase.contract import admin, branches, feed, governance, memory, proposals, reads, writes
+from lorebase.contract.endpoint import Endpoint, Header, In, Parameter, Path, Query, Request
+
+
+class Health(Request, frozen=True, kw_only=True):
+    pass
+
+
+GATEWAY = [
+    Endpoint(
+        "health",
+        "GET",
+        "/health",
+        "gateway",
+        "",
+        Health,
+        "Whether every service answers",
+        "service",
+        description='200 `{"status": "ok"|"degraded", "version"}` once keeper, feed and scribe '
+        "pass their health checks (`degraded` names a service that works less well than it should); "
+        "503 naming the services that are down.",
+        problems=(503,),
+    ),
+]
+
+ENDPOINTS: list[Endpoint] = [
+    *GATEWAY,
+    *admin.ENDPOINTS,
+    *feed.ENDPOINTS,
+    *branches.ENDPOINTS,
+    *proposals.ENDPOINTS,
+    *writes.ENDPOINTS,
+    *governance.ENDPOINTS,
+    *reads.ENDPOINTS,
+    *memory.ENDPOINTS,
+]
+BY_NAME: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in ENDPOINTS}
+if len(BY_NAME) != len(ENDPOINTS):
+    raise RuntimeError("two endpoints share a name")
+
+__all__ = [
+    "BY_NAME",
+    "ENDPOINTS",
+    "Endpoint",
+    "Header",
+    "In",
+    "Parameter",
+    "Path",
+    "Query",
+    "Request",
+]

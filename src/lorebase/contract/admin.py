@@ -1,0 +1,206 @@
+"""Administration: principals and their keys, Domains, grants, and the agent trace's sessions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from lorebase.contract._base import API, DOMAIN, Body
+from lorebase.contract.endpoint import Endpoint, Path, Request
+from lorebase.contract.fields import BranchRef, Document, DomainName, Name, Names, ShortText, Text
+
+Role = Literal["viewer", "editor", "reviewer", "admin"]
+
+
+class NewPrincipal(Body, frozen=True, kw_only=True):
+    id: Annotated[str, Meta(max_length=63, description="usr_… or agt_…: lower case, digits, '_'")]
+    type: Literal["service", "user"]
+    name: ShortText = ""
+    tenant: Annotated[str, Meta(max_length=64)] = ""
+
+
+class CreatePrincipal(Request, frozen=True, kw_only=True):
+    body: NewPrincipal
+
+
+class CreateKey(Request, frozen=True, kw_only=True):
+    principal: Annotated[Name, Path]
+
+
+class RevokeKey(Request, frozen=True, kw_only=True):
+    principal: Annotated[Name, Path]
+    key_id: Annotated[Name, Path]
+
+
+class NewDomain(Body, frozen=True, kw_only=True):
+    name: Annotated[str, Meta(max_length=63)]
+    schema: Document | None = None
+    settings: Document | None = None
+    default_branch: BranchRef | None = None
+
+
+class CreateDomain(Request, frozen=True, kw_only=True):
+    body: NewDomain
+
+
+class ListDomains(Request, frozen=True, kw_only=True):
+    pass
+
+
+class GetDomain(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+
+
+class NewGrant(Body, frozen=True, kw_only=True):
+    principal: Name
+    role: Role
+    branches: Annotated[list[Annotated[str, Meta(max_length=255)]], Meta(min_length=1, max_length=100)] = (
+        msgspec.field(default_factory=lambda: ["*"])
+    )
+    kinds: Names | None = None
+
+
+class CreateGrant(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: NewGrant
+
+
+class DeleteGrant(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    grant_id: Annotated[Name, Path]
+
+
+class Note(Body, frozen=True, kw_only=True):
+    text: Text
+    domain: DomainName | None = None
+
+
+class AddSessionNote(Request, frozen=True, kw_only=True):
+    session: Annotated[Name, Path]
+    body: Note
+
+
+class GetSession(Request, frozen=True, kw_only=True):
+    session: Annotated[Name, Path]
+
+
+ENDPOINTS = [
+    Endpoint(
+        "create_principal",
+        "POST",
+        API + "/principals",
+        "keeper",
+        "CreatePrincipal",
+        CreatePrincipal,
+        "Create a principal (a user or a service)",
+        "admin",
+        permission="the admin principal",
+        success=201,
+        problems=(409,),
+    ),
+    Endpoint(
+        "create_key",
+        "POST",
+        API + "/principals/{principal}/keys",
+        "keeper",
+        "CreateKey",
+        CreateKey,
+        "Create a key for a principal (shown once)",
+        "admin",
+        permission="the admin principal",
+        success=201,
+        body_optional=True,
+    ),
+    Endpoint(
+        "revoke_key",
+        "DELETE",
+        API + "/principals/{principal}/keys/{key_id}",
+        "keeper",
+        "RevokeKey",
+        RevokeKey,
+        "Revoke a key",
+        "admin",
+        permission="the admin principal",
+    ),
+    Endpoint(
+        "add_session_note",
+        "POST",
+        API + "/sessions/{session}/notes",
+        "keeper",
+        "AddSessionNote",
+        AddSessionNote,
+        "Attach a note to an agent session",
+        "trace",
+        permission="the session's principal or the admin",
+        success=201,
+    ),
+    Endpoint(
+        "get_session",
+        "GET",
+        API + "/sessions/{session}",
+        "keeper",
+        "GetSession",
+        GetSession,
+        "An agent session: its steps and notes",
+        "trace",
+    ),
+    Endpoint(
+        "list_domains",
+        "GET",
+        API + "/domains",
+        "keeper",
+        "ListDomains",
+        ListDomains,
+        "The Domains the caller holds a grant in",
+        "admin",
+    ),
+    Endpoint(
+        "create_domain",
+        "POST",
+        API + "/domains",
+        "keeper",
+        "CreateDomain",
+        CreateDomain,
+        "Create a Domain from a schema document",
+        "admin",
+        permission="the admin principal",
+        success=201,
+        problems=(409,),
+    ),
+    Endpoint(
+        "get_domain",
+        "GET",
+        DOMAIN,
+        "keeper",
+        "GetDomain",
+        GetDomain,
+        "A Domain",
+        "admin",
+        permission="data.read",
+    ),
+    Endpoint(
+        "create_grant",
+        "POST",
+        DOMAIN + "/grants",
+        "keeper",
+        "CreateGrant",
+        CreateGrant,
+        "Grant a principal a role on branches (optionally narrowed to Kinds)",
+        "admin",
+        permission="domain.settings",
+        success=201,
+    ),
+    Endpoint(
+        "delete_grant",
+        "DELETE",
+        DOMAIN + "/grants/{grant_id}",
+        "keeper",
+        "DeleteGrant",
+        DeleteGrant,
+        "Withdraw a grant",
+        "admin",
+        permission="domain.settings",
+    ),
+]

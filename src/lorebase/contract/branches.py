@@ -1,0 +1,130 @@
+"""The schema and the branches of a Domain."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from lorebase.contract._base import DOMAIN, Body
+from lorebase.contract.endpoint import Endpoint, Path, Query, Request
+from lorebase.contract.fields import BranchRef, DomainName
+
+Approvals = Annotated[int, Meta(ge=0, le=100)]
+
+
+class GetSchema(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Query] = ""
+
+
+class NewBranch(Body, frozen=True, kw_only=True):
+    name: Annotated[str, Meta(max_length=255)]
+    from_: Annotated[
+        BranchRef | None, Meta(description="the branch to fork (default: the default branch)")
+    ] = msgspec.field(name="from", default=None)
+    mode: Literal["copy", "overlay"] | None = None
+    protected: bool | None = None
+    required_approvals: Approvals | None = None
+
+
+class CreateBranch(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: NewBranch
+
+
+class ListBranches(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+
+
+class GetBranch(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Path]
+
+
+class BranchUpdate(Body, frozen=True, kw_only=True):
+    protected: bool | None = None
+    required_approvals: Approvals | None = None
+
+
+class UpdateBranch(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Path]
+    body: BranchUpdate
+
+
+BRANCH = DOMAIN + "/branches/{branch:path}"
+
+ENDPOINTS = [
+    Endpoint(
+        "get_schema",
+        "GET",
+        DOMAIN + "/schema",
+        "keeper",
+        "GetSchema",
+        GetSchema,
+        "The schema as the caller may read it (invisible Kinds left out)",
+        "schema",
+        permission="data.read",
+        etag=True,
+    ),
+    Endpoint(
+        "create_branch",
+        "POST",
+        DOMAIN + "/branches",
+        "keeper",
+        "CreateBranch",
+        CreateBranch,
+        "Create a branch (copy or overlay) from another",
+        "branches",
+        permission="branch.create",
+        success=201,
+        problems=(409,),
+    ),
+    Endpoint(
+        "list_branches",
+        "GET",
+        DOMAIN + "/branches",
+        "keeper",
+        "ListBranches",
+        ListBranches,
+        "The branches of a Domain",
+        "branches",
+        permission="data.read",
+    ),
+    Endpoint(
+        "get_branch",
+        "GET",
+        BRANCH,
+        "keeper",
+        "GetBranch",
+        GetBranch,
+        "A branch and its head",
+        "branches",
+        permission="data.read",
+    ),
+    Endpoint(
+        "update_branch",
+        "PATCH",
+        BRANCH,
+        "keeper",
+        "UpdateBranch",
+        UpdateBranch,
+        "Protect a branch or set the approvals its merges need",
+        "branches",
+        permission="domain.settings",
+    ),
+    Endpoint(
+        "delete_branch",
+        "DELETE",
+        BRANCH,
+        "keeper",
+        "DeleteBranch",
+        GetBranch,
+        "Delete a branch (its Revisions stay in the history)",
+        "branches",
+        permission="its creator, or domain.settings",
+        problems=(409,),
+    ),
+]

@@ -1,0 +1,128 @@
+"""An endpoint of the REST surface, declared once.
+
+An `Endpoint` says everything about one route: its method and path, the service and RPC it calls,
+its typed request (a msgspec Struct whose fields say where each value comes from: the path, the
+query string, a header or the JSON body), what it answers, the problems it may answer, the
+permission it needs, and its documentation. From the declarations come the gateway's routes
+(lorebase_gateway.routes), the gRPC message of each call, the REST client's routes, the parity test
+and the OpenAPI document (lorebase.contract.openapi); adding an endpoint is one declaration here,
+one keeper handler and a test.
+
+Where a value comes from is said with `Annotated`:
+
+    class GetRecord(Request):
+        domain: Annotated[DomainName, Path]
+        kind: Annotated[Name, Path]
+        branch: Annotated[BranchRef, Query] = ""
+        links: Annotated[bool, Query] = False
+
+A field named `body` is the JSON body: its type is a Struct (or `dict[str, Any]` for a document
+whose shape the schema decides). A field that travels under another name says so with
+`Query("from")` or `Header("Idempotency-Key")`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any, get_args, get_origin, get_type_hints
+
+import msgspec
+
+
+@dataclass(frozen=True)
+class In:
+    """Where a request field comes from, and its name there (default: the field's name)."""
+
+    where: str  # path | query | header
+    alias: str = ""
+
+    def __call__(self, alias: str) -> In:
+        return In(self.where, alias)
+
+
+Path = In("path")
+Query = In("query")
+Header = In("header")
+
+
+class Request(msgspec.Struct, frozen=True, kw_only=True):
+    """The typed request of an endpoint: its parameters and, as `body`, its JSON body."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a request, found from its Struct's annotations."""
+
+    name: str  # the field
+    where: str  # path | query | header
+    alias: str  # its name in the path template, the query string or the header
+    type: Any
+    required: bool
+
+
+def _parameters(model: type[Request]) -> tuple[tuple[Parameter, ...], Any]:
+    """The parameters of a request model and the type of its body (None: no body)."""
+    hints = get_type_hints(model, include_extras=True)
+    info = msgspec.structs.fields(model)
+    params: list[Parameter] = []
+    body: Any = None
+    for f in info:
+        hint = hints[f.name]
+        if f.name == "body":
+            body = hint
+            continue
+        if get_origin(hint) is not Annotated:
+            raise TypeError(f"{model.__name__}.{f.name}: say where it comes from (Path, Query or Header)")
+        base, *extras = get_args(hint)
+        where = next(e for e in extras if isinstance(e, In))
+        params.append(Parameter(f.name, where.where, where.alias or f.name, hint, f.required))
+    return tuple(params), body
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One REST endpoint (see the module docstring)."""
+
+    name: str  # the operationId, the REST client method and the CLI/Herald parity name
+    method: str
+    path: str  # the gateway's template: `{branch:path}` for a branch name that may hold '/'
+    service: str  # keeper | feed | memory_store | memory_journal | gateway
+    rpc: str  # the RPC of that service ("" for the gateway's own endpoints)
+    request: type[Request]
+    summary: str
+    tag: str
+    permission: str = ""  # what the caller needs (documentation; keeper decides)
+    description: str = ""
+    success: int = 200
+    problems: tuple[int, ...] = ()  # besides the common ones (lorebase.contract.problems)
+    etag: bool = False  # a cacheable read: ETag, If-None-Match, 304
+    body_limit: str = "http.max_body_bytes"  # the setting that bounds its body
+    bulk: bool = False  # the call gets services.bulk_deadline_s
+    no_store: bool = False  # Cache-Control: no-store (memory)
+    body_optional: bool = False  # an empty body reads as {}
+    invalid_status: int = 422  # the status of a body that does not fit its model (memory: 400)
+    strict_query: bool = False  # a query parameter it does not declare answers 400 (else it is ignored)
+    media_types: tuple[str, ...] = ("application/json",)  # what it may answer with on success
+    response: Any = None  # the response model for the document (None: a JSON object)
+    example: Any = None  # an example response document (the seed's, where it gives one)
+    parameters: tuple[Parameter, ...] = field(init=False)
+    body: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        parameters, body = _parameters(self.request)
+        object.__setattr__(self, "parameters", parameters)
+        object.__setattr__(self, "body", body)
+        template = {p.alias for p in parameters if p.where == "path"}
+        named = {part.strip("{}").split(":")[0] for part in self.path.split("/") if part.startswith("{")}
+        if template != named:
+            raise TypeError(
+                f"{self.name}: path parameters {sorted(named)} but the model has {sorted(template)}"
+            )
+
+    @property
+    def openapi_path(self) -> str:
+        """The path as OpenAPI writes it (`{branch}`, not `{branch:path}`)."""
+        return self.path.replace(":path}", "}")
+
+
+__all__ = ["Endpoint", "Header", "In", "Parameter", "Path", "Query", "Request"]

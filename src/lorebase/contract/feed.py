@@ -1,0 +1,148 @@
+"""Following changes: polling changes, the event stream (SSE) and webhooks."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta
+
+from lorebase.contract._base import DOMAIN, Body
+from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
+from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef
+
+KindList = Annotated[str, Meta(max_length=4096, pattern=r"^[^\x00]*$", description="Kinds, comma-separated")]
+Sequence = Annotated[str, Meta(max_length=20, pattern=r"^[0-9]*$", description="An event sequence")]
+
+
+class Changes(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Path]
+    since: Annotated[RevisionRef, Query] = ""
+    kinds: Annotated[KindList, Query] = ""
+    limit: Annotated[Limit, Query] = 0
+
+
+class Events(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Path]
+    kinds: Annotated[KindList, Query] = ""
+    last_event_id: Annotated[Sequence, Query] = ""
+    last_event_header: Annotated[Sequence, Header("Last-Event-ID")] = ""
+
+
+Patterns = Annotated[list[Annotated[str, Meta(max_length=255)]], Meta(max_length=100)]
+
+
+class NewWebhook(Body, frozen=True, kw_only=True):
+    url: Annotated[str, Meta(max_length=2048)]
+    events: Patterns | None = None
+    branches: Patterns | None = None
+    clearances: Patterns | None = None
+
+
+class CreateWebhook(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: NewWebhook
+
+
+class ListWebhooks(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+
+
+class WebhookCall(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    id: Annotated[Name, Path]
+
+
+class WebhookChange(Body, frozen=True, kw_only=True):
+    url: Annotated[str, Meta(max_length=2048)] | None = None
+    events: Patterns | None = None
+    branches: Patterns | None = None
+    clearances: Patterns | None = None
+
+
+class UpdateWebhook(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    id: Annotated[Name, Path]
+    body: WebhookChange
+
+
+BRANCH = DOMAIN + "/branches/{branch:path}"
+
+ENDPOINTS = [
+    Endpoint(
+        "changes",
+        "GET",
+        BRANCH + "/changes",
+        "feed",
+        "Changes",
+        Changes,
+        "The Revisions committed on a branch after `since`, oldest first (polling)",
+        "feed",
+        permission="data.read on the branch, a grant not narrowed to Kinds",
+        problems=(409,),
+    ),
+    Endpoint(
+        "events",
+        "GET",
+        BRANCH + "/events",
+        "feed",
+        "Events",
+        Events,
+        "A Server-Sent Events stream of the Revisions committed on a branch",
+        "feed",
+        permission="data.read on the branch, a grant not narrowed to Kinds",
+        problems=(503,),
+        media_types=("text/event-stream",),
+        description="Resume with Last-Event-ID (or ?last_event_id=). Keep-alive comments every "
+        "agents.feed.heartbeat_s; the server ends the stream after agents.feed.max_connection_s.",
+    ),
+    Endpoint(
+        "create_webhook",
+        "POST",
+        DOMAIN + "/webhooks",
+        "feed",
+        "CreateWebhook",
+        CreateWebhook,
+        "Register a webhook (its secret is shown once)",
+        "feed",
+        permission="domain.settings",
+        success=201,
+        problems=(409,),
+    ),
+    Endpoint(
+        "list_webhooks",
+        "GET",
+        DOMAIN + "/webhooks",
+        "feed",
+        "ListWebhooks",
+        ListWebhooks,
+        "The Domain's webhooks (never their secrets)",
+        "feed",
+        permission="domain.settings",
+    ),
+    Endpoint(
+        "delete_webhook",
+        "DELETE",
+        DOMAIN + "/webhooks/{id}",
+        "feed",
+        "DeleteWebhook",
+        WebhookCall,
+        "Remove a webhook and its pending deliveries",
+        "feed",
+        permission="domain.settings",
+    ),
+    Endpoint(
+        "update_webhook",
+        "PATCH",
+        DOMAIN + "/webhooks/{id}",
+        "feed",
+        "UpdateWebhook",
+        UpdateWebhook,
+        "Change a webhook: its URL, events, branches or clearances",
+        "feed",
+        permission="domain.settings",
+    ),
+]
+
+__all__ = ["ENDPOINTS"]

@@ -1,0 +1,57 @@
+"""The value types requests are made of: strings without NUL and with a length, bounded integers.
+
+Every string a request carries is bounded and NUL-free (PostgreSQL refuses NUL in text, and a
+bound keeps a request from carrying megabytes where a name goes). Names are checked by their own
+grammar where they are created (lorebase.names); here they are only kept sane, so that a name
+that does not exist answers 404 from keeper rather than 400 from the edge.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from msgspec import Meta
+
+_NO_NUL = r"^[^\x00]*$"
+
+Text = Annotated[str, Meta(max_length=65536, pattern=_NO_NUL)]
+ShortText = Annotated[str, Meta(max_length=4096, pattern=_NO_NUL)]
+Name = Annotated[str, Meta(min_length=1, max_length=512, pattern=_NO_NUL, description="A name or key")]
+OptionalName = Annotated[str, Meta(max_length=512, pattern=_NO_NUL)]
+DomainName = Annotated[str, Meta(min_length=1, max_length=63, pattern=_NO_NUL, description="A Domain name")]
+BranchRef = Annotated[
+    str,
+    Meta(max_length=255, pattern=_NO_NUL, description="A branch name; empty: the Domain's default branch"),
+]
+RevisionRef = Annotated[
+    str,
+    Meta(max_length=128, pattern=_NO_NUL, description="A Revision id (or a unique prefix); empty: the head"),
+]
+Cursor = Annotated[
+    str, Meta(max_length=4096, pattern=_NO_NUL, description="The next_cursor of the page before")
+]
+Limit = Annotated[int, Meta(ge=0, le=2_147_483_647, description="Page size; 0: the default")]
+Count = Annotated[int, Meta(ge=0, le=2_147_483_647)]
+Format = Annotated[str, Meta(max_length=16, pattern=_NO_NUL, description="json (default) or markdown")]
+IdempotencyKey = Annotated[
+    str, Meta(max_length=255, pattern=r"^[\x21-\x7e]*$", description="Retries with the same key commit once")
+]
+Names = Annotated[list[Name], Meta(max_length=1000)]
+Document = dict[str, Any]  # a JSON object whose shape the schema document decides
+
+__all__ = [
+    "BranchRef",
+    "Count",
+    "Cursor",
+    "Document",
+    "DomainName",
+    "Format",
+    "IdempotencyKey",
+    "Limit",
+    "Name",
+    "Names",
+    "OptionalName",
+    "RevisionRef",
+    "ShortText",
+    "Text",
+]

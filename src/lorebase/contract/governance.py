@@ -1,0 +1,60 @@
+"""Governance: the suggestions Scribe mines from resolve misses."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from lorebase.contract._base import DOMAIN
+from lorebase.contract.endpoint import Endpoint, Path, Query, Request
+from lorebase.contract.fields import DomainName, Name
+
+
+class ListSuggestions(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    status: Annotated[Literal["", "open", "accepted", "dismissed", "all"], Query] = ""
+
+
+class SuggestionCall(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    id: Annotated[Name, Path]
+
+
+ENDPOINTS = [
+    Endpoint(
+        "list_suggestions",
+        "GET",
+        DOMAIN + "/suggestions",
+        "keeper",
+        "ListSuggestions",
+        ListSuggestions,
+        "Alias, value alias and description suggestions from resolve misses",
+        "governance",
+        permission="domain.settings",
+    ),
+    Endpoint(
+        "accept_suggestion",
+        "POST",
+        DOMAIN + "/suggestions/{id}/accept",
+        "keeper",
+        "AcceptSuggestion",
+        SuggestionCall,
+        "Accept a suggestion: the answer holds the schema patch to apply",
+        "governance",
+        permission="domain.settings",
+        problems=(409,),
+        body_optional=True,
+    ),
+    Endpoint(
+        "dismiss_suggestion",
+        "POST",
+        DOMAIN + "/suggestions/{id}/dismiss",
+        "keeper",
+        "DismissSuggestion",
+        SuggestionCall,
+        "Dismiss a suggestion",
+        "governance",
+        permission="domain.settings",
+        problems=(409,),
+        body_optional=True,
+    ),
+]

@@ -1,0 +1,229 @@
+"""The OpenAPI 3.1 document of the REST surface, made from the endpoint declarations, and the small
+page at `/docs` that renders it in the browser without fetching anything from elsewhere.
+
+Every declared endpoint is a path operation: its parameters with their JSON Schemas (msgspec's, so
+the bounds the edge enforces are the ones published), its request body, its success answer and
+every problem it may answer, as `application/problem+json` (RFC 9457). The problems common to all
+endpoints are added by kind: every call with a credential may answer 401, 403, 404, 429 and 503,
+every call with parameters 400, every call with a body 413, 415 and its `invalid_status`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import msgspec
+
+from lorebase import __version__
+from lorebase.contract import ENDPOINTS, Endpoint
+
+PROBLEM = {
+    "type": "object",
+    "description": "RFC 9457 problem details; `type` ends in `code`, `detail` says what to change",
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "code": {"type": "string"},
+        "issues": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "rule": {"type": "string"},
+                    "message": {"type": "string"},
+                },
+            },
+        },
+    },
+    "required": ["type", "title", "status", "detail", "code"],
+}
+_REASONS = {
+    304: "Not modified: the ETag sent in If-None-Match is still current",
+    400: "A parameter or the body is malformed",
+    401: "No credential, or one that is unknown or revoked",
+    403: "The caller lacks the permission",
+    404: "No such Domain, branch, Kind, Record or other named thing (or one the caller may not see)",
+    405: "Method not allowed",
+    408: "The request did not arrive in time",
+    409: "The state conflicts with the request (stale head, review required, already exists...)",
+    413: "The body is too large",
+    415: "The body is not JSON",
+    422: "The body does not fit (the issues name each member)",
+    429: "Rate limited: retry after Retry-After seconds",
+    503: "A service did not answer, or the gateway is stopping: retry shortly",
+}
+_NO_KEY = {"health"}
+
+
+def _problems(endpoint: Endpoint) -> list[int]:
+    statuses = set(endpoint.problems)
+    if endpoint.name not in _NO_KEY:
+        statuses |= {400, 401, 403, 404, 429, 503}
+    if endpoint.body is not None:
+        statuses |= {400, 413, 415, endpoint.invalid_status}
+    if endpoint.etag:
+        statuses.add(304)
+    return sorted(statuses)
+
+
+def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
+    content: dict[str, Any] = {}
+    for media in endpoint.media_types:
+        if media == "application/json":
+            schema: dict[str, Any] = {"type": "object"}
+            if endpoint.response is not None:
+                (schema,), found = msgspec.json.schema_components(
+                    [endpoint.response], ref_template="#/components/schemas/{name}"
+                )
+                schemas.update(found)
+            entry: dict[str, Any] = {"schema": schema}
+            if endpoint.example is not None:
+                entry["example"] = endpoint.example
+            content[media] = entry
+        else:
+            content[media] = {"schema": {"type": "string"}}
+    answer: dict[str, Any] = {"description": endpoint.summary, "content": content}
+    if endpoint.service == "keeper" or endpoint.etag:
+        answer["headers"] = {
+            "Lorebase-Revision": {
+                "description": "The Revision the answer describes or created",
+                "schema": {"type": "string"},
+            }
+        }
+        if endpoint.etag:
+            answer["headers"]["ETag"] = {"schema": {"type": "string"}}
+    return answer
+
+
+def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "operationId": endpoint.name,
+        "summary": endpoint.summary,
+        "tags": [endpoint.tag],
+    }
+    description = endpoint.description
+    if endpoint.permission:
+        description = f"Needs {endpoint.permission}. {description}".strip()
+    if description:
+        operation["description"] = description
+    parameters = []
+    for parameter in endpoint.parameters:
+        entry: dict[str, Any] = {
+            "name": parameter.alias,
+            "in": parameter.where,
+            "required": parameter.where == "path" or parameter.required,
+            "schema": msgspec.json.schema(parameter.type),
+        }
+        if parameter.where == "path" and endpoint.path.find(f"{{{parameter.alias}:path}}") >= 0:
+            entry["description"] = "May hold '/' (a branch name like agent/agt_risk/q4)"
+        parameters.append(entry)
+    if parameters:
+        operation["parameters"] = parameters
+    if endpoint.body is not None:
+        (schema,), found = msgspec.json.schema_components(
+            [endpoint.body], ref_template="#/components/schemas/{name}"
+        )
+        schemas.update(found)
+        operation["requestBody"] = {
+            "required": not endpoint.body_optional,
+            "content": {"application/json": {"schema": schema}},
+        }
+    responses: dict[str, Any] = {str(endpoint.success): _success(endpoint, schemas)}
+    for status in _problems(endpoint):
+        if status == 304:
+            responses["304"] = {"description": _REASONS[304]}
+            continue
+        responses[str(status)] = {
+            "description": _REASONS.get(status, "A problem"),
+            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+    operation["responses"] = responses
+    operation["security"] = [] if endpoint.name in _NO_KEY else [{"bearer": []}]
+    return operation
+
+
+@cache
+def document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of every declared endpoint."""
+    schemas: dict[str, Any] = {"Problem": PROBLEM}
+    paths: dict[str, dict[str, Any]] = {}
+    for endpoint in ENDPOINTS:
+        paths.setdefault(endpoint.openapi_path, {})[endpoint.method.lower()] = _operation(endpoint, schemas)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Lorebase",
+            "version": __version__,
+            "description": "Shared, versioned knowledge for AI agents: a typed graph with Revisions, "
+            "Operations and a change feed. Every call but /health needs `Authorization: Bearer <key>`. "
+            "Values travel in canonical form (integers and decimals as strings).",
+        },
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "An API key"}},
+        },
+    }
+
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Lorebase API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2327;background:#fafafa}
+header{background:#1d2327;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
+main{max-width:1100px;margin:0 auto;padding:16px 24px}h2{margin-top:28px;border-bottom:1px solid #ddd}
+details{background:#fff;border:1px solid #e1e4e8;border-radius:6px;margin:6px 0;padding:6px 10px}
+summary{cursor:pointer}code{font:13px ui-monospace,monospace}
+.m{display:inline-block;width:64px;font-weight:600;font-family:ui-monospace,monospace}
+.get{color:#0b6e4f}.post{color:#1f5fbf}.put,.patch{color:#8a5a00}.delete{color:#b42318}
+table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #e1e4e8;padding:3px 8px;text-align:left;vertical-align:top}
+pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:320px}
+</style></head><body>
+<header><h1>Lorebase API</h1><div id="info"></div></header>
+<main><p>The contract as served at <a href="/openapi.json"><code>/openapi.json</code></a>
+(OpenAPI 3.1). Every call but <code>/health</code> needs <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+<div id="api">Loading…</div></main>
+<script>
+const esc = s => String(s ?? "").replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]));
+const ref = (doc, s) => s && s.$ref ? doc.components.schemas[s.$ref.split("/").pop()] : s;
+fetch("/openapi.json").then(r => r.json()).then(doc => {
+  document.getElementById("info").textContent = doc.info.title + " " + doc.info.version;
+  const byTag = {};
+  for (const [path, ops] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(ops))
+    (byTag[op.tags[0]] ??= []).push([method, path, op]);
+  let html = "";
+  for (const [tag, ops] of Object.entries(byTag)) {
+    html += `<h2>${esc(tag)}</h2>`;
+    for (const [method, path, op] of ops) {
+      html += `<details id="${esc(op.operationId)}"><summary><span class="m ${method}">${method.toUpperCase()}</span>` +
+        `<code>${esc(path)}</code> — ${esc(op.summary)}</summary>`;
+      if (op.description) html += `<p>${esc(op.description)}</p>`;
+      if (op.parameters) html += "<table><tr><th>parameter</th><th>in</th><th>schema</th></tr>" +
+        op.parameters.map(p => `<tr><td><code>${esc(p.name)}</code>${p.required ? " *" : ""}</td>` +
+          `<td>${esc(p.in)}</td><td><code>${esc(JSON.stringify(p.schema))}</code></td></tr>`).join("") + "</table>";
+      if (op.requestBody) {
+        const body = ref(doc, op.requestBody.content["application/json"].schema);
+        html += `<p>Body:</p><pre>${esc(JSON.stringify(body, null, 2))}</pre>`;
+      }
+      html += "<p>Answers: " + Object.entries(op.responses).map(([s, r]) => `<b>${s}</b> ${esc(r.description)}`).join("; ") + "</p>";
+      html += "</details>";
+    }
+  }
+  document.getElementById("api").innerHTML = html;
+});
+</script></body></html>
+"""
+
+
+def docs_page() -> str:
+    """The page at /docs: it reads /openapi.json from the same server and lists every operation."""
+    return _PAGE
+
+
+__all__ = ["PROBLEM", "docs_page", "document"]

@@ -1,0 +1,161 @@
+"""Proposals: open, list, review, merge and close them, and resolve their Conflicts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta
+
+from lorebase.contract._base import DOMAIN, PROPOSAL, Body
+from lorebase.contract.endpoint import Endpoint, Path, Query, Request
+from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, Text
+
+Title = Annotated[str, Meta(max_length=200)]
+
+
+class NewProposal(Body, frozen=True, kw_only=True):
+    source: BranchRef
+    target: BranchRef | None = None
+    title: Title | None = None
+    description: Text | None = None
+
+
+class CreateProposal(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: NewProposal
+
+
+class ListProposals(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    status: Annotated[Literal["", "open", "merged", "closed", "all"], Query] = ""
+    assigned: Annotated[Literal["", "me"], Query] = ""
+    limit: Annotated[Annotated[int, Meta(ge=0, le=200)], Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
+
+
+class ProposalCall(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    proposal: Annotated[Name, Path]
+
+
+class Review(Body, frozen=True, kw_only=True):
+    decision: Literal["approve", "request_changes"]
+    comment: Text | None = None
+
+
+class ReviewProposal(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    proposal: Annotated[Name, Path]
+    body: Review
+
+
+class Resolution(Body, frozen=True, kw_only=True):
+    resolution: Literal["ours", "theirs", "value"]
+    value: Any = None
+
+
+class ResolveConflict(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    proposal: Annotated[Name, Path]
+    conflict: Annotated[Name, Path]
+    body: Resolution
+
+
+ENDPOINTS = [
+    Endpoint(
+        "create_proposal",
+        "POST",
+        DOMAIN + "/proposals",
+        "keeper",
+        "CreateProposal",
+        CreateProposal,
+        "Propose to merge a branch into another",
+        "proposals",
+        permission="proposal.create on the source, data.read on the target",
+        success=201,
+        problems=(409,),
+    ),
+    Endpoint(
+        "list_proposals",
+        "GET",
+        DOMAIN + "/proposals",
+        "keeper",
+        "ListProposals",
+        ListProposals,
+        "Proposals, by status; assigned=me: those the caller stewards",
+        "proposals",
+        permission="data.read",
+    ),
+    Endpoint(
+        "get_proposal",
+        "GET",
+        PROPOSAL,
+        "keeper",
+        "GetProposal",
+        ProposalCall,
+        "A Proposal: its diff summary, reviews, blockers and next steps",
+        "proposals",
+        permission="data.read",
+    ),
+    Endpoint(
+        "review_proposal",
+        "POST",
+        PROPOSAL + "/reviews",
+        "keeper",
+        "ReviewProposal",
+        ReviewProposal,
+        "Approve or request changes",
+        "proposals",
+        permission="proposal.review on the target",
+        problems=(409,),
+    ),
+    Endpoint(
+        "merge_proposal",
+        "POST",
+        PROPOSAL + "/merge",
+        "keeper",
+        "MergeProposal",
+        ProposalCall,
+        "Merge a Proposal (or record its Conflicts)",
+        "proposals",
+        permission="proposal.merge on the target",
+        problems=(409,),
+        body_optional=True,
+    ),
+    Endpoint(
+        "close_proposal",
+        "POST",
+        PROPOSAL + "/close",
+        "keeper",
+        "CloseProposal",
+        ProposalCall,
+        "Close a Proposal without merging",
+        "proposals",
+        permission="its author, or proposal.merge",
+        problems=(409,),
+        body_optional=True,
+    ),
+    Endpoint(
+        "list_conflicts",
+        "GET",
+        PROPOSAL + "/conflicts",
+        "keeper",
+        "ListConflicts",
+        ProposalCall,
+        "The Conflicts of a Proposal with its target",
+        "proposals",
+        permission="data.read",
+    ),
+    Endpoint(
+        "resolve_conflict",
+        "POST",
+        PROPOSAL + "/conflicts/{conflict}/resolve",
+        "keeper",
+        "ResolveConflict",
+        ResolveConflict,
+        "Resolve a Conflict with ours, theirs or a value",
+        "proposals",
+        permission="the author (proposal.create) or proposal.merge",
+        problems=(409,),
+    ),
+]

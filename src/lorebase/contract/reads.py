@@ -1,0 +1,366 @@
+"""Reads of the graph: one Record and its Links, history, lineage and explanation, diffs, data
+health, and the reads whose request is a JSON document (context packs, graph walks, search,
+resolve, query)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from lorebase.contract._base import DOMAIN, RECORD, Body
+from lorebase.contract.endpoint import Endpoint, Path, Query, Request
+from lorebase.contract.fields import (
+    BranchRef,
+    Cursor,
+    Document,
+    DomainName,
+    Limit,
+    Name,
+    Names,
+    RevisionRef,
+    ShortText,
+)
+
+MARKDOWN = ("application/json", "text/markdown")
+
+
+class GetRecord(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    kind: Annotated[Name, Path]
+    key: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+    links: Annotated[bool, Query] = False
+    lineage: Annotated[bool, Query] = False
+
+
+class GetLinks(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    kind: Annotated[Name, Path]
+    key: Annotated[Name, Path]
+    relation: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+    limit: Annotated[Limit, Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
+
+
+class GetHistory(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    kind: Annotated[Name, Path]
+    key: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+    values: Annotated[bool, Query] = False
+    limit: Annotated[Limit, Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
+
+
+class RecordAt(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    kind: Annotated[Name, Path]
+    key: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+
+
+class Explain(RecordAt, frozen=True, kw_only=True):
+    format: Annotated[Literal["", "json", "markdown"], Query] = ""
+
+
+class Diff(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    from_revision: Annotated[RevisionRef, Query("from")] = ""
+    to_revision: Annotated[RevisionRef, Query("to")] = ""
+
+
+class Health(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+    format: Annotated[Literal["", "json", "markdown"], Query] = ""
+
+
+class KindHealth(Health, frozen=True, kw_only=True):
+    kind: Annotated[Name, Path]
+
+
+Tokens = Annotated[int, Meta(ge=0, le=10_000_000)]
+Depth = Annotated[int, Meta(ge=0, le=100)]
+Refs = Annotated[list[Name], Meta(max_length=1000, description="Record references: Kind/key")]
+Vector = Annotated[list[float], Meta(max_length=16384)]
+
+
+class ContextBody(Body, frozen=True, kw_only=True):
+    refs: Refs | None = None
+    query: Document | None = None
+    search: ShortText | None = None
+    branch: BranchRef | None = None
+    budget_tokens: Tokens | None = None
+    depth: Depth | None = None
+    relations: Names | None = None
+    traits: Names | None = None
+    lens: Name | None = None
+    include_schema: bool | None = None
+    include_recent_changes: bool | None = None
+    include_lineage: bool | None = None
+    since: RevisionRef | None = None
+    format: Literal["json", "markdown"] | None = None
+
+
+class NeighborhoodBody(Body, frozen=True, kw_only=True):
+    refs: Refs | None = None
+    depth: Depth | None = None
+    relations: Names | None = None
+    values: bool | None = None
+    branch: BranchRef | None = None
+    at: RevisionRef | None = None
+
+
+class TraverseBody(Body, frozen=True, kw_only=True):
+    from_: Refs | None = msgspec.field(name="from", default=None)
+    path: Names | None = None
+    values: bool | None = None
+    branch: BranchRef | None = None
+    at: RevisionRef | None = None
+
+
+class SearchBody(Body, frozen=True, kw_only=True):
+    text: ShortText | None = None
+    kinds: Names | None = None
+    traits: Names | None = None
+    lens: Name | None = None
+    limit: Annotated[int, Meta(ge=0, le=100_000)] | None = None
+    values: bool | None = None
+    branch: BranchRef | None = None
+    query_vector: Vector | None = None
+
+
+class ResolveBody(Body, frozen=True, kw_only=True):
+    text: ShortText
+    kinds: Names | None = None
+    branch: BranchRef | None = None
+    at: RevisionRef | None = None
+    query_vector: Vector | None = None
+    record_misses: bool | None = None
+    coverage: bool | None = None
+
+
+class QueryBody(Body, frozen=True, kw_only=True):
+    kind: Name | None = None
+    trait: Name | None = None
+    where: Document | None = None
+    select: Names | None = None
+    order_by: Names | Name | None = None
+    limit: Annotated[int, Meta(ge=0, le=1_000_000)] | None = None
+    cursor: Cursor | None = None
+    aggregate: Document | None = None
+    branch: BranchRef | None = None
+    at: RevisionRef | None = None
+    coverage: bool | None = None
+
+
+class Context(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: ContextBody
+
+
+class Neighborhood(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: NeighborhoodBody
+
+
+class Traverse(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: TraverseBody
+
+
+class Search(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: SearchBody
+
+
+class Resolve(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: ResolveBody
+
+
+class QueryCall(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    body: QueryBody
+
+
+ENDPOINTS = [
+    Endpoint(
+        "get_record",
+        "GET",
+        RECORD,
+        "keeper",
+        "GetRecord",
+        GetRecord,
+        "One Record, with Link counts and the lineage of each value",
+        "reads",
+        permission="data.read",
+        etag=True,
+    ),
+    Endpoint(
+        "get_links",
+        "GET",
+        RECORD + "/links/{relation}",
+        "keeper",
+        "GetLinks",
+        GetLinks,
+        "The Links of a Record along a Relation (forward or inverse name)",
+        "reads",
+        permission="data.read",
+        etag=True,
+    ),
+    Endpoint(
+        "get_history",
+        "GET",
+        RECORD + "/history",
+        "keeper",
+        "GetHistory",
+        GetHistory,
+        "Every change of one Record on a branch, newest first",
+        "reads",
+        permission="data.read",
+        etag=True,
+    ),
+    Endpoint(
+        "get_lineage",
+        "GET",
+        RECORD + "/lineage",
+        "keeper",
+        "GetLineage",
+        RecordAt,
+        "Where each current value of a Record came from",
+        "reads",
+        permission="data.read",
+        etag=True,
+    ),
+    Endpoint(
+        "explain",
+        "GET",
+        RECORD + "/explain",
+        "keeper",
+        "Explain",
+        Explain,
+        "Why a Record exists and why its values are what they are",
+        "reads",
+        permission="data.read",
+        etag=True,
+        media_types=MARKDOWN,
+    ),
+    Endpoint(
+        "diff",
+        "GET",
+        DOMAIN + "/diff",
+        "keeper",
+        "Diff",
+        Diff,
+        "What changed between two Revisions of a branch",
+        "reads",
+        permission="data.read",
+        etag=True,
+    ),
+    Endpoint(
+        "get_health",
+        "GET",
+        DOMAIN + "/health",
+        "keeper",
+        "GetHealth",
+        Health,
+        "How sound the data of a branch is",
+        "reads",
+        permission="data.read",
+        etag=True,
+        media_types=MARKDOWN,
+    ),
+    Endpoint(
+        "get_kind_health",
+        "GET",
+        DOMAIN + "/kinds/{kind}/health",
+        "keeper",
+        "GetHealth",
+        KindHealth,
+        "How sound the Records of one Kind are",
+        "reads",
+        permission="data.read",
+        etag=True,
+        media_types=MARKDOWN,
+    ),
+    Endpoint(
+        "context",
+        "POST",
+        DOMAIN + "/context",
+        "keeper",
+        "Context",
+        Context,
+        "A token-budgeted context pack around some Records",
+        "agents",
+        permission="data.read",
+        etag=True,
+        media_types=MARKDOWN,
+    ),
+    Endpoint(
+        "neighborhood",
+        "POST",
+        DOMAIN + "/neighborhood",
+        "keeper",
+        "Neighborhood",
+        Neighborhood,
+        "The graph around some Records",
+        "reads",
+        permission="data.read",
+    ),
+    Endpoint(
+        "traverse",
+        "POST",
+        DOMAIN + "/traverse",
+        "keeper",
+        "Traverse",
+        Traverse,
+        "Follow a path of Relations",
+        "reads",
+        permission="data.read",
+    ),
+    Endpoint(
+        "search",
+        "POST",
+        DOMAIN + "/search",
+        "keeper",
+        "Search",
+        Search,
+        "Records by text or vector, by Kind, Trait or lens",
+        "agents",
+        permission="data.read",
+    ),
+    Endpoint(
+        "resolve",
+        "POST",
+        DOMAIN + "/resolve",
+        "keeper",
+        "Resolve",
+        Resolve,
+        "Which Kinds, Attributes and stored values the words of a question mean",
+        "agents",
+        permission="data.read",
+    ),
+    Endpoint(
+        "query",
+        "POST",
+        DOMAIN + "/query",
+        "keeper",
+        "Query",
+        QueryCall,
+        "Records matching a filter, or counts per value, with coverage",
+        "reads",
+        permission="data.read",
+    ),
+]
+
+__all__ = ["ENDPOINTS"]
