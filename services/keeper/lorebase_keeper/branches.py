@@ -180,6 +180,13 @@ async def update_branch(
             + (f"; unknown member(s) {', '.join(unknown)}" if unknown else ""),
         )
     protected, approvals = _protection(body)
+    if protected is None and approvals is None:
+        raise Problem(
+            422,
+            "validation-failed",
+            "nothing to change: give protected (true or false) or required_approvals (a number)",
+            issues=[{"path": "protected", "rule": "required", "message": "protected or required_approvals"}],
+        )
     access.require("domain.settings", name)
     at = utc_now()
 

@@ -39,6 +39,7 @@ QUERY_MEMBERS = {
     "coverage",
 }
 NUMERIC = {"integer", "decimal"}
+MAX_OFFSET = 1_000_000_000  # a query cursor past it was not handed out by this API
 TEXTUAL = {"string", "text", "enum"}
 
 
@@ -92,7 +93,7 @@ class _Checker:
             return None
         attr = self.attribute(node.get("attr"), f"{path}.attr")
         op = node.get("op")
-        if op not in OPS:
+        if not isinstance(op, str) or op not in OPS:
             self.problem(
                 f"{path}.op", "query.op", f"unknown operator {op!r}; one of {', '.join(sorted(OPS))}"
             )
@@ -155,7 +156,8 @@ def _cursor(offset: int) -> str:
 
 def _offset(cursor: Any) -> int:
     value = decode_cursor(
-        str(cursor), lambda v: isinstance(v, dict) and isinstance(v.get("o"), int) and v["o"] >= 0
+        str(cursor),
+        lambda v: isinstance(v, dict) and isinstance(v.get("o"), int) and 0 <= v["o"] <= MAX_OFFSET,
     )
     return int(value["o"])
 

@@ -9,16 +9,29 @@ from msgspec import Meta
 
 from lorebase.contract._base import API, DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Request
-from lorebase.contract.fields import BranchRef, Document, DomainName, Name, Names, ShortText, Text
+from lorebase.contract.fields import (
+    BranchRef,
+    Document,
+    DomainName,
+    Name,
+    Names,
+    NewDomainName,
+    PrincipalId,
+    ShortText,
+    Tenant,
+    Text,
+    bounded,
+)
 
 Role = Literal["viewer", "editor", "reviewer", "admin"]
+BranchPattern = Annotated[str, bounded(255, "A branch name or pattern (agent/*)")]
 
 
 class NewPrincipal(Body, frozen=True, kw_only=True):
-    id: Annotated[str, Meta(max_length=63, description="usr_… or agt_…: lower case, digits, '_'")]
+    id: PrincipalId
     type: Literal["service", "user"]
     name: ShortText = ""
-    tenant: Annotated[str, Meta(max_length=64)] = ""
+    tenant: Tenant | Literal[""] = ""
 
 
 class CreatePrincipal(Request, frozen=True, kw_only=True):
@@ -35,7 +48,7 @@ class RevokeKey(Request, frozen=True, kw_only=True):
 
 
 class NewDomain(Body, frozen=True, kw_only=True):
-    name: Annotated[str, Meta(max_length=63)]
+    name: NewDomainName
     schema: Document | None = None
     settings: Document | None = None
     default_branch: BranchRef | None = None
@@ -56,8 +69,8 @@ class GetDomain(Request, frozen=True, kw_only=True):
 class NewGrant(Body, frozen=True, kw_only=True):
     principal: Name
     role: Role
-    branches: Annotated[list[Annotated[str, Meta(max_length=255)]], Meta(min_length=1, max_length=100)] = (
-        msgspec.field(default_factory=lambda: ["*"])
+    branches: Annotated[list[BranchPattern], Meta(min_length=1, max_length=100)] = msgspec.field(
+        default_factory=lambda: ["*"]
     )
     kinds: Names | None = None
 

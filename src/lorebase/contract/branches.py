@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
-from lorebase.contract.fields import BranchRef, DomainName
+from lorebase.contract.fields import BranchRef, DomainName, NewBranchName
 
 Approvals = Annotated[int, Meta(ge=0, le=100)]
 
@@ -20,7 +20,7 @@ class GetSchema(Request, frozen=True, kw_only=True):
 
 
 class NewBranch(Body, frozen=True, kw_only=True):
-    name: Annotated[str, Meta(max_length=255)]
+    name: NewBranchName
     from_: Annotated[
         BranchRef | None, Meta(description="the branch to fork (default: the default branch)")
     ] = msgspec.field(name="from", default=None)

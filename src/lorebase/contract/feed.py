@@ -8,7 +8,7 @@ from msgspec import Meta
 
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
-from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef
+from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef, bounded
 
 KindList = Annotated[str, Meta(max_length=4096, pattern=r"^[^\x00]*$", description="Kinds, comma-separated")]
 Sequence = Annotated[str, Meta(max_length=20, pattern=r"^[0-9]*$", description="An event sequence")]
@@ -30,11 +30,14 @@ class Events(Request, frozen=True, kw_only=True):
     last_event_header: Annotated[Sequence, Header("Last-Event-ID")] = ""
 
 
-Patterns = Annotated[list[Annotated[str, Meta(max_length=255)]], Meta(max_length=100)]
+Patterns = Annotated[list[Annotated[str, bounded(255)]], Meta(max_length=100)]
+Url = Annotated[
+    str, bounded(2048, "An https:// URL (webhooks.allowed_schemes), not of a private address", min_length=1)
+]
 
 
 class NewWebhook(Body, frozen=True, kw_only=True):
-    url: Annotated[str, Meta(max_length=2048)]
+    url: Url
     events: Patterns | None = None
     branches: Patterns | None = None
     clearances: Patterns | None = None
@@ -55,7 +58,7 @@ class WebhookCall(Request, frozen=True, kw_only=True):
 
 
 class WebhookChange(Body, frozen=True, kw_only=True):
-    url: Annotated[str, Meta(max_length=2048)] | None = None
+    url: Url | None = None
     events: Patterns | None = None
     branches: Patterns | None = None
     clearances: Patterns | None = None

@@ -12,7 +12,32 @@ from typing import Annotated, Any
 
 from msgspec import Meta
 
+from lorebase import names
+
 _NO_NUL = r"^[^\x00]*$"
+
+
+def bounded(max_length: int, description: str = "", *, min_length: int = 0) -> Meta:
+    """The constraints of a string without NUL of at most `max_length` characters:
+    `Annotated[str, bounded(255)]`."""
+    return Meta(
+        min_length=min_length, max_length=max_length, pattern=_NO_NUL, description=description or None
+    )
+
+
+def grammar(rule: names.NameRule, description: str) -> Meta:
+    """The constraints of a name following its grammar (lorebase.names), as a JSON Schema pattern."""
+    extra = r"(?!.*\.\.)(?!.*\.lock$)" if rule.path else ""
+    pattern = f"^{extra}(?:{rule.pattern.pattern})$"
+    return Meta(min_length=1, max_length=rule.max_length, pattern=pattern, description=description)
+
+
+NewBranchName = Annotated[str, grammar(names.BRANCH, "A branch name: " + names.BRANCH.hint)]
+NewDomainName = Annotated[str, grammar(names.DOMAIN, "A Domain name: " + names.DOMAIN.hint)]
+PrincipalId = Annotated[
+    str, grammar(names.PRINCIPAL, "A principal id (usr_…, agt_…): " + names.PRINCIPAL.hint)
+]
+Tenant = Annotated[str, grammar(names.TENANT, "A tenant: " + names.TENANT.hint)]
 
 Text = Annotated[str, Meta(max_length=65536, pattern=_NO_NUL)]
 ShortText = Annotated[str, Meta(max_length=4096, pattern=_NO_NUL)]
@@ -40,6 +65,12 @@ Names = Annotated[list[Name], Meta(max_length=1000)]
 Document = dict[str, Any]  # a JSON object whose shape the schema document decides
 
 __all__ = [
+    "NewBranchName",
+    "NewDomainName",
+    "PrincipalId",
+    "Tenant",
+    "bounded",
+    "grammar",
     "BranchRef",
     "Count",
     "Cursor",

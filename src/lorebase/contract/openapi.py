@@ -57,14 +57,22 @@ _REASONS = {
     503: "A service did not answer, or the gateway is stopping: retry shortly",
 }
 _NO_KEY = {"health"}
+_SSE_EVENT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "description": "The event sequence (send it back as Last-Event-ID)"},
+        "event": {"type": "string", "enum": ["revision"]},
+        "data": {"type": "string", "description": "The event document, JSON (docs/feed.md)"},
+    },
+}
 
 
 def _problems(endpoint: Endpoint) -> list[int]:
     statuses = set(endpoint.problems)
     if endpoint.name not in _NO_KEY:
         statuses |= {400, 401, 403, 404, 429, 503}
-    if endpoint.body is not None:
-        statuses |= {400, 413, 415, endpoint.invalid_status}
+    if endpoint.body is not None:  # 422 also for a body that fits but breaks a rule of the schema
+        statuses |= {400, 413, 415, 422, endpoint.invalid_status}
     if endpoint.etag:
         statuses.add(304)
     return sorted(statuses)
@@ -84,6 +92,8 @@ def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
             if endpoint.example is not None:
                 entry["example"] = endpoint.example
             content[media] = entry
+        elif media == "text/event-stream":  # each event: its id (the sequence), name and JSON document
+            content[media] = {"schema": _SSE_EVENT}
         else:
             content[media] = {"schema": {"type": "string"}}
     answer: dict[str, Any] = {"description": endpoint.summary, "content": content}

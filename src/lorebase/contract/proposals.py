@@ -8,9 +8,9 @@ from msgspec import Meta
 
 from lorebase.contract._base import DOMAIN, PROPOSAL, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
-from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, Text
+from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, Text, bounded
 
-Title = Annotated[str, Meta(max_length=200)]
+Title = Annotated[str, bounded(200)]
 
 
 class NewProposal(Body, frozen=True, kw_only=True):

@@ -17,9 +17,10 @@ from lorebase.contract.fields import (
     RevisionRef,
     ShortText,
     Text,
+    bounded,
 )
 
-Message = Annotated[str, Meta(max_length=4096, description="The Revision's message")]
+Message = Annotated[str, bounded(4096, "The Revision's message")]
 
 
 class Execution(Body, frozen=True, kw_only=True):

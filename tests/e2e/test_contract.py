@@ -1,0 +1,105 @@
+"""The contract holds against a real stack: schemathesis over the OpenAPI document.
+
+A stack of its own (`lorebase up --example supply`, like the README), so that the writes the fuzzer
+makes touch no other test's data. Every operation of /openapi.json gets EXAMPLES generated requests
+(bounded so the suite keeps its time; LOREBASE_TEST_CONTRACT_EXAMPLES raises it), sent with the
+admin's key, and each answer is checked: no 5xx, a status the document lists for the operation, the
+content type it lists, and a body and headers that fit their schemas. Path parameters are drawn
+from the supply example's names as often as at random, so the requests reach real Domains,
+branches, Records and Relations rather than only 404s.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from lorebase.contract.openapi import document
+from lorebase.embedded import free_port
+from tests.e2e.running import Stack
+
+EXAMPLES = int(os.environ.get("LOREBASE_TEST_CONTRACT_EXAMPLES", "6"))
+# Names of the supply example that path parameters are drawn from, beside random ones.
+KNOWN = {
+    "domain": ["supply"],
+    "branch": ["main", "work"],
+    "kind": ["Supplier", "Part", "Contract"],
+    "key": ["S-1001", "P-10028", "C-3001"],
+    "relation": ["supplies", "contracts", "supplied_by", "risk_flags"],
+    "operation": ["update_supplier", "flag_supplier_risk"],
+    "source": ["erp"],
+    "principal": ["usr_editor", "agt_contract"],
+}
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
+
+
+def _focused(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with path parameters drawn from KNOWN as well as from their schemas."""
+    focused = copy.deepcopy(doc)
+    for operations in focused["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                names = KNOWN.get(parameter["name"])
+                if parameter["in"] == "path" and names:
+                    parameter["schema"] = {"anyOf": [{"enum": names}, parameter["schema"]]}
+    return focused
+
+
+SCHEMA = schemathesis.openapi.from_dict(_focused(document()))
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    directory: Path = tmp_path_factory.mktemp("contract")
+    # Event streams end after a second, so that a fuzzed GET .../events answers in bounded time.
+    running = Stack(
+        directory / "data",
+        free_port(),
+        directory / "up.log",
+        "--example",
+        "supply",
+        settings={"LOREBASE_AGENTS__FEED__MAX_CONNECTION_S": "1"},
+    )
+    try:
+        with httpx.Client(timeout=30, trust_env=False) as client:
+            running.wait_up(client)
+            response = client.post(
+                running.base_url + "/api/v1/domains/supply/branches",
+                json={"name": "work", "from": "main"},
+                headers=running.admin,
+            )
+            assert response.status_code == 201, response.text
+        yield running
+    finally:
+        running.kill_all()
+
+
+@SCHEMA.parametrize()
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_every_answer_fits_the_contract(case: schemathesis.Case, stack: Stack) -> None:
+    case.call_and_validate(base_url=stack.base_url, headers=stack.admin, checks=CHECKS, timeout=30)
