@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.grpc_problems import problem_rpc
 from lorebase.memory.access import MemoryCaller, authenticate, caller_of_digest, credential_digest
-from lorebase.memory.rpc import answer, credential, json_body, memory_rpc
+from lorebase.memory.rpc import answer, credential, json_body
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as kpb
 from lorebase.v1 import memory_pb2 as pb
 from lorebase.v1 import memory_pb2_grpc
 from lorebase_keeper import memory, memory_grants, memory_reads
 from lorebase_keeper.runtime import Runtime
+
+# Failures answered like every RPC of keeper: a Problem as its status, anything else as a logged 500.
+memory_rpc = problem_rpc("keeper")
 
 
 class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
