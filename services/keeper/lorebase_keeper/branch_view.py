@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lorebase_keeper.snapshots import branch_chain
 from lorebase_store import BranchChain, BranchRow, HistoryRow, LinkRow, Receipt, RecordRow, Txn
+from lorebase_store.chains import branch_chain
 
 
 @dataclass

@@ -16,8 +16,8 @@ from lorebase.problems import Problem
 from lorebase_keeper.auth import Access
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import branch_chain
 from lorebase_store import BranchRow, Txn
+from lorebase_store.chains import branch_chain
 
 MODES = ("copy", "overlay")
 CREATE_MEMBERS = {"name", "from", "mode", "protected", "required_approvals"}

@@ -14,8 +14,8 @@ from typing import Any
 from lorebase.problems import Problem
 from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.snapshots import branch_chain
 from lorebase_store import BranchChain, BranchRow, HistoryRow, Txn
+from lorebase_store.chains import branch_chain
 
 Ref = tuple[str, str, str]  # (entity, Kind or Relation, key)
 

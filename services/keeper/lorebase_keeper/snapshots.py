@@ -67,4 +67,4 @@ def _on_chain(chain: BranchChain, branch: str, generation: int) -> bool:
     return chain.holds(branch, generation)
 
 
-__all__ = ["ReadPoint", "branch_chain", "read_point"]
+__all__ = ["ReadPoint", "read_point"]
