@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lorebase_keeper import planner_statistics
+from lorebase_keeper.writes import planner_statistics
 from sqlalchemy import text
 
 from tests.integration.conftest import Stack

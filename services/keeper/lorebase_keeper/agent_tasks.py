@@ -26,9 +26,9 @@ from lorebase_keeper.branches import fork_branch
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.merge_base import touched_kinds
 from lorebase_keeper.operations import Prepared, dry_run, make_work, needs_review, prepare, review_required
-from lorebase_keeper.outcome import Outcome, replay
 from lorebase_keeper.proposals import approval_of, attempt_document, attempt_merge, next_steps, open_proposal
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.writes import Outcome, replay
 from lorebase_store import BranchRow, ProposalRow, Txn
 
 _NOT_SLUG = re.compile(r"[^a-z0-9._-]+")

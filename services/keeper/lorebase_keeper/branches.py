@@ -1,7 +1,7 @@
 """Branches: create one from another's head (copy or overlay), list, read, protect and delete them.
 
 A copy branch starts with a copy of every materialised row of its base; an overlay branch stores only
-its own history and reads fall through to the base at the fork point (branch_view.OverlayView).
+its own history and reads fall through to the base at the fork point (writes/view.py: OverlayView).
 Deleting a branch keeps its Revisions: they move to an archive name (`<name>~<ms>`) that no live
 branch can take, so the name can be used again without meeting the old history.
 """

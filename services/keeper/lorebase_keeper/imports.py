@@ -16,15 +16,21 @@ from typing import Any
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import record_key, validate_values
-from lorebase_keeper import planner_statistics
 from lorebase_keeper.auth import Access
-from lorebase_keeper.branch_view import BranchView
-from lorebase_keeper.changes import ChangeSet
-from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.outcome import Outcome, replay, request_digest
 from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.writes import (
+    BranchView,
+    ChangeSet,
+    Head,
+    Origin,
+    Outcome,
+    plan_commit,
+    planner_statistics,
+    replay,
+    request_digest,
+)
 from lorebase_store import BranchRow, CommitRows
 
 # The members every load takes, with their type and what they must be.

@@ -31,7 +31,7 @@ from lorebase_keeper.memory_records import (
     unknown_members,
     valid_until_member,
 )
-from lorebase_keeper.outcome import Outcome
+from lorebase_keeper.writes import Outcome
 from lorebase_store import MemoryRecordRow, Txn
 
 if TYPE_CHECKING:  # the runtime holds the committer, which plans with this module

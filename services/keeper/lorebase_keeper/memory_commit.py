@@ -31,10 +31,9 @@ from lorebase.ids import new_id, utc_now
 from lorebase.memory import Namespace, Scope, genesis_digest
 from lorebase.memory.access import MemoryCaller, caller_of_digest
 from lorebase.problems import Problem
-from lorebase_keeper.group_queue import GroupQueue
 from lorebase_keeper.memory import Command
 from lorebase_keeper.memory_plan import GroupPlan, Misrouted
-from lorebase_keeper.outcome import Outcome
+from lorebase_keeper.writes import GroupQueue, Outcome
 from lorebase_store import Database, MemoryRecordRow, ReceiptTaken, Txn
 
 logger = logging.getLogger("lorebase.keeper.memory")

@@ -26,7 +26,7 @@ from lorebase_keeper.memory_records import (
     record_scope,
     state_digest,
 )
-from lorebase_keeper.outcome import Outcome
+from lorebase_keeper.writes import Outcome
 from lorebase_store import JournalRow, MemoryGroupState, MemoryReceipt, MemoryRecordRow, MemoryRows
 
 SCHEMA_VERSION = 1

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.problems import Problem
-from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.writes import BranchView
 from lorebase_store import BranchChain, BranchRow, HistoryRow, Txn
 from lorebase_store.chains import branch_chain
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase_keeper.branch_view import BranchView
-from lorebase_keeper.changes import link_key
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.merge_attempt import Found, MergeRequest
 from lorebase_keeper.merge_base import Ref, Side, current_values
+from lorebase_keeper.writes import BranchView, link_key
 
 
 async def link_end_conflicts(

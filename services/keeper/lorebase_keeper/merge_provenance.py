@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lorebase_keeper.changes import Change
 from lorebase_keeper.merge_attempt import MergeRequest
 from lorebase_keeper.merge_base import Ref
+from lorebase_keeper.writes import Change
 
 
 def via_note(request: MergeRequest, resolution: dict[str, Any] | None = None) -> dict[str, Any]:

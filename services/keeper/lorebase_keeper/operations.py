@@ -10,14 +10,21 @@ from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
 from lorebase_keeper.auth import Access, Principal
-from lorebase_keeper.branch_view import BranchView, open_view
-from lorebase_keeper.changes import ChangeSet
-from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.outcome import Outcome, replay, request_digest
 from lorebase_keeper.readable import Readable
 from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.writes import (
+    BranchView,
+    ChangeSet,
+    Head,
+    Origin,
+    Outcome,
+    open_view,
+    plan_commit,
+    replay,
+    request_digest,
+)
 from lorebase_store import BranchRow, CommitRows, Txn
 
 EXECUTE_MEMBERS = {

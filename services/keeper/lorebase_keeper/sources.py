@@ -15,12 +15,11 @@ from typing import Any
 from lorebase.problems import Problem
 from lorebase.schema import Source
 from lorebase_keeper.auth import Access
-from lorebase_keeper.branch_view import BranchView
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.imports import LOAD_MEMBERS, Load, check_members, load
-from lorebase_keeper.outcome import Outcome
 from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.writes import BranchView, Outcome
 from lorebase_store import CommitRows
 
 MODES = ("full", "incremental")

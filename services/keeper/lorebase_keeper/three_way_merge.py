@@ -13,13 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase_keeper.branch_view import BranchView, open_view
-from lorebase_keeper.changes import Change, diff_change
-from lorebase_keeper.commit import Head, Origin, plan_commit
 from lorebase_keeper.merge_attempt import Found, MergeRequest, MergeResult, add_task_events
 from lorebase_keeper.merge_base import Ref, Side, current_values, prefetch
 from lorebase_keeper.merge_conflicts import link_end_conflicts, unique_value_conflicts
 from lorebase_keeper.merge_provenance import via_note, via_provenance
+from lorebase_keeper.writes import BranchView, Change, Head, Origin, diff_change, open_view, plan_commit
 from lorebase_store import BranchRow, CommitRows, Txn
 
 

@@ -21,9 +21,9 @@ from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso
 from lorebase.metrics import COMMITS
 from lorebase.problems import Problem
-from lorebase_keeper.branch_view import BranchView, open_view
-from lorebase_keeper.changes import Change
-from lorebase_keeper.group_queue import GroupQueue
+from lorebase_keeper.writes.changes import Change
+from lorebase_keeper.writes.group_queue import GroupQueue
+from lorebase_keeper.writes.view import BranchView, open_view
 from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
 
 logger = logging.getLogger("lorebase.keeper.commit")
@@ -388,7 +388,19 @@ async def _commit_group(
         outcomes.append((pending, result, None))
     if head.revision != branch.head:
         merged.heads.append({"head": head.revision, "generation": head.generation})
-    if branch.mode == "overlay":  # an overlay branch keeps its history only (branch_view.OverlayView)
+    if branch.mode == "overlay":  # an overlay branch keeps its history only (view.OverlayView)
         merged.records, merged.deleted_records, merged.links, merged.deleted_links = [], [], [], []
     await txn.write_commit_rows(merged)
     return outcomes
+
+
+__all__ = [
+    "Committed",
+    "Committer",
+    "Head",
+    "Origin",
+    "changes_digest",
+    "plan_commit",
+    "remember",
+    "revision_id",
+]

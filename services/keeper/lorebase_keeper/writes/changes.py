@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.schema import DomainSchema, Kind, Relation
-from lorebase_keeper.branch_view import BranchView
-from lorebase_keeper.derive import materialize
+from lorebase_keeper.writes.derive import materialize
+from lorebase_keeper.writes.view import BranchView
 from lorebase_store import LinkRow, RecordRow
 
 

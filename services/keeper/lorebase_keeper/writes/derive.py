@@ -21,7 +21,7 @@ from lorebase.schema import DomainSchema
 from lorebase.schema.derivations import Aggregate
 
 if TYPE_CHECKING:
-    from lorebase_keeper.changes import ChangeSet
+    from lorebase_keeper.writes.changes import ChangeSet
 
 _CHUNK = 10000
 
