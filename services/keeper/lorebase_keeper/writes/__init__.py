@@ -20,6 +20,7 @@ from lorebase_keeper.writes.derive import materialize
 from lorebase_keeper.writes.group_queue import GroupQueue, Queued
 from lorebase_keeper.writes.outcome import Outcome, replay, request_digest
 from lorebase_keeper.writes.planner_statistics import ANALYZE_AFTER, PlannerStatistics
+from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
 from lorebase_keeper.writes.view import BranchView, OverlayView, link_of, open_view, record_of
 
 __all__ = [
@@ -27,15 +28,18 @@ __all__ = [
     "BranchView",
     "Change",
     "ChangeSet",
+    "ChangeState",
     "Committed",
     "Committer",
     "GroupQueue",
     "Head",
+    "LinkState",
     "Origin",
     "Outcome",
     "OverlayView",
     "PlannerStatistics",
     "Queued",
+    "RecordState",
     "changes_digest",
     "diff_change",
     "link_key",

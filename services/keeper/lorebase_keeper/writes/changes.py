@@ -11,27 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lorebase.schema import DomainSchema, Kind, Relation
+from lorebase.schema import Kind, Relation
 from lorebase_keeper.writes.derive import materialize
-from lorebase_keeper.writes.view import BranchView
+from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
 from lorebase_store import LinkRow, RecordRow
-
-
-@dataclass
-class RecordState:
-    kind: str
-    key: str
-    before: RecordRow | None
-    values: dict[str, Any] | None  # None: deleted
-
-
-@dataclass
-class LinkState:
-    relation: str
-    from_key: str
-    to_key: str
-    before: LinkRow | None
-    values: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -56,39 +39,16 @@ def link_key(from_key: str, to_key: str) -> str:
 
 
 @dataclass
-class ChangeSet:
-    view: BranchView
-    schema: DomainSchema
+class ChangeSet(ChangeState):
+    """Edits on the Records and Links of a branch, checked against the schema and the stored state;
+    `finish` lists the changes to commit."""
+
     issues: list[dict[str, Any]] = field(default_factory=list)
-    records: dict[tuple[str, str], RecordState] = field(default_factory=dict)
-    links: dict[tuple[str, str, str], LinkState] = field(default_factory=dict)
     # Where each upserted Link came from in the request, for the issues of its ends.
     link_paths: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def issue(self, path: str, rule: str, message: str) -> None:
         self.issues.append({"path": path, "rule": rule, "message": message})
-
-    async def preload_records(self, kind: str, keys: list[str]) -> None:
-        missing = [k for k in dict.fromkeys(keys) if (kind, k) not in self.records]
-        for start in range(0, len(missing), 50000):
-            chunk = missing[start : start + 50000]
-            found = await self.view.get_records(kind, chunk)
-            for key in chunk:
-                row = found.get(key)
-                self.records[(kind, key)] = RecordState(
-                    kind, key, row, None if row is None else dict(row.values)
-                )
-
-    async def preload_links(self, relation: str, pairs: list[tuple[str, str]]) -> None:
-        missing = [p for p in dict.fromkeys(pairs) if (relation, *p) not in self.links]
-        for start in range(0, len(missing), 50000):
-            chunk = missing[start : start + 50000]
-            found = await self.view.get_links(relation, chunk)
-            for pair in chunk:
-                row = found.get(pair)
-                self.links[(relation, *pair)] = LinkState(
-                    relation, pair[0], pair[1], row, None if row is None else dict(row.values)
-                )
 
     async def _record(self, kind: str, key: str) -> RecordState:
         if (kind, key) not in self.records:

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lorebase.schema import DomainSchema
 from lorebase.schema.derivations import Aggregate
-
-if TYPE_CHECKING:
-    from lorebase_keeper.writes.changes import ChangeSet
+from lorebase_keeper.writes.states import ChangeState
 
 _CHUNK = 10000
 
@@ -50,7 +48,7 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
     return {n for n in set(before) | set(after) if before.get(n) != after.get(n)}
 
 
-async def materialize(changes: ChangeSet) -> None:
+async def materialize(changes: ChangeState) -> None:
     """Recompute the derived Attributes of every Record `changes` affects, in place."""
     schema = changes.schema
     if not any(kind.derivations for kind in schema.kinds.values()):
@@ -69,7 +67,7 @@ async def materialize(changes: ChangeSet) -> None:
         await _recompute(changes, kind_name, {k: wanted[(kind_name, k)] for k in live})
 
 
-def _own_changes(changes: ChangeSet, wanted: dict[Ref, set[str]]) -> None:
+def _own_changes(changes: ChangeState, wanted: dict[Ref, set[str]]) -> None:
     for state in changes.records.values():
         kind = changes.schema.kinds[state.kind]
         if not kind.derivations or state.values is None:
@@ -89,7 +87,7 @@ def _own_changes(changes: ChangeSet, wanted: dict[Ref, set[str]]) -> None:
             wanted.setdefault((state.kind, state.key), set()).update(names)
 
 
-def _link_changes(changes: ChangeSet, uses: list[_Use], wanted: dict[Ref, set[str]]) -> None:
+def _link_changes(changes: ChangeState, uses: list[_Use], wanted: dict[Ref, set[str]]) -> None:
     by_relation: dict[str, list[_Use]] = {}
     for use in uses:
         by_relation.setdefault(use.aggregate.relation, []).append(use)
@@ -101,7 +99,7 @@ def _link_changes(changes: ChangeSet, uses: list[_Use], wanted: dict[Ref, set[st
             wanted.setdefault((use.kind, anchor), set()).add(use.attribute)
 
 
-async def _neighbour_changes(changes: ChangeSet, uses: list[_Use], wanted: dict[Ref, set[str]]) -> None:
+async def _neighbour_changes(changes: ChangeState, uses: list[_Use], wanted: dict[Ref, set[str]]) -> None:
     modified: dict[str, list[tuple[str, set[str]]]] = {}
     for state in changes.records.values():
         if state.before is not None and state.values is not None and state.values != state.before.values:
@@ -124,7 +122,7 @@ async def _neighbour_changes(changes: ChangeSet, uses: list[_Use], wanted: dict[
                 wanted.setdefault((use.kind, anchor), set()).add(use.attribute)
 
 
-async def _recompute(changes: ChangeSet, kind_name: str, wanted: dict[str, set[str]]) -> None:
+async def _recompute(changes: ChangeState, kind_name: str, wanted: dict[str, set[str]]) -> None:
     kind = changes.schema.kinds[kind_name]
     # Per aggregate name (several Derivations may aggregate one Relation), what they read together
     # and the Records that need it.
@@ -154,7 +152,7 @@ async def _recompute(changes: ChangeSet, kind_name: str, wanted: dict[str, set[s
 
 
 async def _neighbours(
-    changes: ChangeSet, aggregate: Aggregate, anchors: list[str]
+    changes: ChangeState, aggregate: Aggregate, anchors: list[str]
 ) -> dict[str, list[dict[str, Any]]]:
     """Per anchor key, the values of its live neighbours through `aggregate` (stored and in flight)."""
     forward = aggregate.direction == "forward"
@@ -183,7 +181,7 @@ async def _neighbours(
     return {anchor: [values[k] for k in sorted(others) if k in values] for anchor, others in pairs.items()}
 
 
-async def _values(changes: ChangeSet, kind: str, keys: set[str]) -> dict[str, dict[str, Any]]:
+async def _values(changes: ChangeState, kind: str, keys: set[str]) -> dict[str, dict[str, Any]]:
     """The current values of Records of `kind`: the change set's state first, then the branch's."""
     found: dict[str, dict[str, Any]] = {}
     stored: list[str] = []
