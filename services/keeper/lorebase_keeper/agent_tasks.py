@@ -21,7 +21,7 @@ from typing import Any
 
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
 from lorebase_keeper.branches import fork_branch
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.merge_base import touched_kinds

@@ -17,13 +17,12 @@ import orjson
 
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.context_budget import SECTIONS, Budget, fit, pack_markdown, trimmed_whole
 from lorebase_keeper.context_sections import assemble, recent_changes, recent_changes_max
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.graph import Caps, Ref, load_records, parse_ref, steps_for, walk
 from lorebase_keeper.query import check_query_members, query_in
-from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.search import search_refs
 from lorebase_keeper.snapshots import read_point

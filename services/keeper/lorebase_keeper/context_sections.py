@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.ids import iso_seconds
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.graph import Ref, Step
 from lorebase_keeper.lineage import lineage_of
-from lorebase_keeper.readable import Readable, readable
 from lorebase_keeper.records import title_of
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lorebase.ids import iso, utc_now
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.snapshots import ReadPoint
 from lorebase_store import KindStatistics, Txn
 

@@ -7,7 +7,7 @@ Relation: Links, orphans (an end that does not exist) and, for required_from, th
 the Link. Per Kind with derived Attributes, `derived` counts the Records missing a materialised
 derived value (`summary.stale_derived_kinds` the Kinds where it is not 0). `summary.ok` is false on
 violations, orphans, gaps or duplicates of unique Attributes; stale derived values do not fail it.
-Only what the caller may read is checked and reported (lorebase_keeper.readable): a derived
+Only what the caller may read is checked and reported (lorebase_keeper.access.readable): a derived
 Attribute computed over a Kind it may not read is not validated, counted or named. Reports are
 cached per Revision and readable part of the schema in the keeper process.
 """
@@ -20,9 +20,8 @@ from typing import Any
 
 from lorebase.canonical import canonical_json
 from lorebase.schema import Attribute, DomainSchema, Kind, key_values, validate_values
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn

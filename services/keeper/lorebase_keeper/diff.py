@@ -11,9 +11,9 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn

@@ -12,9 +12,8 @@ from typing import Any
 
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, readable_kind
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.readable import readable_kind
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 

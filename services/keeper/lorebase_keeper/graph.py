@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.snapshots import ReadPoint
 from lorebase_store import LinkRow, Txn
 

@@ -12,11 +12,10 @@ from typing import Any
 
 from lorebase.cursors import decode_cursor, encode_cursor, pair_of
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, readable_kind
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.lineage import lineage_of, revision_summary
-from lorebase_keeper.readable import readable as readable_view
-from lorebase_keeper.readable import readable_kind
 from lorebase_keeper.records import load_record
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point

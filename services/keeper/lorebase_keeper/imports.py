@@ -16,9 +16,9 @@ from typing import Any
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import record_key, validate_values
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import (
     BranchView,

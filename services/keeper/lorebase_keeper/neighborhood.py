@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.graph import Caps, Ref, Walk, load_records, parse_ref, steps_for, walk
-from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.records import title_of
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point

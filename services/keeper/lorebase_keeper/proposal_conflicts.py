@@ -11,10 +11,9 @@ from typing import Any
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import validate_values
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.proposals import find_proposal, require_open
-from lorebase_keeper.readable import Readable, readable
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import ConflictRow, Txn
 

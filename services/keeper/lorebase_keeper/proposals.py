@@ -13,13 +13,13 @@ from typing import Any
 
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.branches import remove_branch
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.merge_attempt import MergeRequest, MergeResult
 from lorebase_keeper.merge_base import touched_kinds
 from lorebase_keeper.merges import merge
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
 

@@ -15,10 +15,9 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Attribute
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.coverage import attributes_in, coverage
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import Readable, readable
 from lorebase_keeper.records import title_of
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point

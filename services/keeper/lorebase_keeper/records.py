@@ -7,10 +7,9 @@ from typing import Any
 from lorebase.cursors import decode_cursor, encode_cursor, pair_of
 from lorebase.problems import Problem
 from lorebase.schema import Kind
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.lineage import lineage_of
-from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import LinkRow, Txn

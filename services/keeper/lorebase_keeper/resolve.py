@@ -23,10 +23,10 @@ from typing import Any
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
 from lorebase.vocabulary import indexed, similarity
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.coverage import OMITTED, source_coverage
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import read_point
 from lorebase_keeper.value_counts import ValueCounts

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import Readable, readable
 
 
 def _listed(members: dict[str, Any]) -> list[dict[str, Any]]:

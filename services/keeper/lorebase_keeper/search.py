@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.embeddings import check_vector
 from lorebase_keeper.graph import Ref, load_records
-from lorebase_keeper.readable import readable, readable_kind
 from lorebase_keeper.records import title_of
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.snapshots import ReadPoint, read_point

@@ -14,10 +14,10 @@ from typing import Any
 
 from lorebase.problems import Problem
 from lorebase.schema import Source
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.imports import LOAD_MEMBERS, Load, check_members, load
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import BranchView, Outcome
 from lorebase_store import CommitRows

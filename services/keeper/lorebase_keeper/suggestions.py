@@ -12,9 +12,9 @@ from typing import Any
 
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.readable import readable as readable_view
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import SuggestionRow, Txn
 

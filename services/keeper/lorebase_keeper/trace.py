@@ -21,7 +21,7 @@ from google.protobuf.json_format import MessageToDict
 from lorebase import names
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import ADMIN_PRINCIPAL, Principal
+from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 

@@ -13,7 +13,7 @@ from lorebase.config import Settings, check_overrides
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import SchemaError, load_schema
-from lorebase_keeper.auth import Principal
+from lorebase_keeper.access import Principal
 from lorebase_keeper.domains import check_branch_name
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import DomainRow, Txn

@@ -9,7 +9,7 @@ from typing import Any
 from lorebase import names
 from lorebase.ids import new_id, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import ROLES, Access
+from lorebase_keeper.access import ROLES, Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn

@@ -9,7 +9,7 @@ from typing import Any
 from lorebase import names
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.auth import ADMIN_PRINCIPAL, Principal, key_digest
+from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal, key_digest
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 

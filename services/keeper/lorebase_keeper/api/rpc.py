@@ -14,7 +14,7 @@ import orjson
 from lorebase.grpc_problems import problems_as_status
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper.auth import Access, Principal
+from lorebase_keeper.access import Access, Principal
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.trace import check_session, record_step

@@ -26,7 +26,7 @@ from typing import Any
 
 from lorebase.problems import Problem
 from lorebase.schema import Attribute, DomainSchema, Kind, Relation
-from lorebase_keeper.auth import Access
+from lorebase_keeper.access.auth import Access
 from lorebase_keeper.domains import Domain
 
 

@@ -53,7 +53,7 @@ class Access:
 
     principal: Principal
     grants: tuple[GrantRow, ...]
-    # What it may read per (Domain, branch), built on first use (lorebase_keeper.readable).
+    # What it may read per (Domain, branch), built on first use (lorebase_keeper.access.readable).
     views: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def _matching(self, branch: str) -> list[GrantRow]:
