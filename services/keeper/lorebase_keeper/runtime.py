@@ -9,7 +9,7 @@ from lorebase.config import Settings
 from lorebase.rate_limits import RateLimiter
 from lorebase_keeper.access import Authenticator
 from lorebase_keeper.domains import Domains
-from lorebase_keeper.memory_commit import MemoryCommitter
+from lorebase_keeper.memory import MemoryCommitter
 from lorebase_keeper.writes import Committer, PlannerStatistics
 from lorebase_store import Database
 

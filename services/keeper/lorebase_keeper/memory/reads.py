@@ -8,19 +8,18 @@ from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.memory import parse_scope
 from lorebase.memory.access import MemoryCaller, require
 from lorebase.problems import Problem
-from lorebase_keeper.memory import now_millis, readable_record
-from lorebase_keeper.memory_records import record_document
-from lorebase_keeper.runtime import Runtime
-from lorebase_store import Txn
+from lorebase_keeper.memory.commands import now_millis, readable_record
+from lorebase_keeper.memory.records import record_document
+from lorebase_store import Database, Txn
 
 MAX_PAGE = 256
 
 
-async def get_record(rt: Runtime, caller: MemoryCaller, record_id: str) -> dict[str, Any]:
+async def get_record(db: Database, caller: MemoryCaller, record_id: str) -> dict[str, Any]:
     async def read(txn: Txn) -> dict[str, Any]:
         return record_document(await readable_record(txn, caller, record_id), now_millis())
 
-    return await rt.db.read("memory_get", read)
+    return await db.read("memory_get", read)
 
 
 def _query_member(body: dict[str, Any]) -> tuple[int, str | None, bool]:
@@ -43,7 +42,7 @@ def _query_member(body: dict[str, Any]) -> tuple[int, str | None, bool]:
     return limit, cursor, include
 
 
-async def query_records(rt: Runtime, caller: MemoryCaller, body: dict[str, Any]) -> dict[str, Any]:
+async def query_records(db: Database, caller: MemoryCaller, body: dict[str, Any]) -> dict[str, Any]:
     """The records of one namespace in id (creation) order; deleted and expired ones only on request.
 
     This is the scan of the new-consumer protocol (docs/memory.md): not a frozen snapshot across
@@ -75,7 +74,7 @@ async def query_records(rt: Runtime, caller: MemoryCaller, body: dict[str, Any])
             "next_cursor": next_cursor,
         }
 
-    return await rt.db.read("memory_query", read)
+    return await db.read("memory_query", read)
 
 
 __all__ = ["get_record", "query_records"]

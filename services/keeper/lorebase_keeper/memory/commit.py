@@ -9,7 +9,7 @@ and runs a group of them in one transaction:
    created on the first write of a namespace);
 2. read the callers' keys (still valid?), the receipts, records and grants the group needs, in one
    statement;
-3. check and plan each command in queue order (memory_plan.GroupPlan): an accepted one takes the
+3. check and plan each command in queue order (plan.py: GroupPlan): an accepted one takes the
    next sequence, a rejected one (a Problem) plans nothing;
 4. write every planned row and the journal's new head in one statement, and commit: one WAL flush.
 
@@ -31,8 +31,8 @@ from lorebase.ids import new_id, utc_now
 from lorebase.memory import Namespace, Scope, genesis_digest
 from lorebase.memory.access import MemoryCaller, caller_of_digest
 from lorebase.problems import Problem
-from lorebase_keeper.memory import Command
-from lorebase_keeper.memory_plan import GroupPlan, Misrouted
+from lorebase_keeper.memory.commands import Command
+from lorebase_keeper.memory.plan import GroupPlan, Misrouted
 from lorebase_keeper.writes import GroupQueue, Outcome
 from lorebase_store import Database, MemoryRecordRow, ReceiptTaken, Txn
 

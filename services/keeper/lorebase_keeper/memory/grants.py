@@ -8,9 +8,8 @@ from lorebase.ids import iso, new_id, utc_now
 from lorebase.memory import CAPABILITIES, parse_scope
 from lorebase.memory.access import ADMIN_PRINCIPAL, MemoryCaller
 from lorebase.problems import Problem
-from lorebase_keeper.memory_records import invalid, issue, unknown_members
-from lorebase_keeper.runtime import Runtime
-from lorebase_store import MemoryGrantRow, Txn
+from lorebase_keeper.memory.records import invalid, issue, unknown_members
+from lorebase_store import Database, MemoryGrantRow, Txn
 
 
 def _require_admin(caller: MemoryCaller) -> None:
@@ -28,7 +27,7 @@ def _document(grant: MemoryGrantRow) -> dict[str, Any]:
     }
 
 
-async def create_grant(rt: Runtime, caller: MemoryCaller, body: dict[str, Any]) -> dict[str, Any]:
+async def create_grant(db: Database, caller: MemoryCaller, body: dict[str, Any]) -> dict[str, Any]:
     _require_admin(caller)
     issues = unknown_members(body, {"principal", "scope", "capabilities"})
     principal_id = body.get("principal")
@@ -75,11 +74,11 @@ async def create_grant(rt: Runtime, caller: MemoryCaller, body: dict[str, Any]) 
         await txn.audit(caller.id, "memory_grant.create", at, target=principal.id, details=_document(grant))
         return grant
 
-    grant = await rt.db.run_interaction("memory_grant_create", txn_fn)
+    grant = await db.run_interaction("memory_grant_create", txn_fn)
     return {**_document(grant), "created_at": iso(at)}
 
 
-async def delete_grant(rt: Runtime, caller: MemoryCaller, grant_id: str) -> dict[str, Any]:
+async def delete_grant(db: Database, caller: MemoryCaller, grant_id: str) -> dict[str, Any]:
     _require_admin(caller)
     at = utc_now()
 
@@ -91,7 +90,7 @@ async def delete_grant(rt: Runtime, caller: MemoryCaller, grant_id: str) -> dict
             )
         return grant
 
-    grant = await rt.db.run_interaction("memory_grant_delete", txn_fn)
+    grant = await db.run_interaction("memory_grant_delete", txn_fn)
     if grant is None:
         raise Problem(404, "not-found", f"no memory grant {grant_id!r}")
     return {**_document(grant), "deleted_at": iso(at)}

@@ -17,8 +17,8 @@ from lorebase.ids import iso, new_id, utc_now
 from lorebase.memory import CAPABILITIES, Namespace, Scope, chain_digest, cursor_document
 from lorebase.memory.access import MemoryCaller, forbidden, unknown_credential
 from lorebase.problems import Problem
-from lorebase_keeper.memory import Command, not_found, now_millis, visible
-from lorebase_keeper.memory_records import (
+from lorebase_keeper.memory.commands import Command, not_found, now_millis, visible
+from lorebase_keeper.memory.records import (
     embedding_digest,
     invalid,
     issue,

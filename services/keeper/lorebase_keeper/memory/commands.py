@@ -3,7 +3,7 @@
 A command is validated here, then runs in a group of the commands on its journal: one transaction
 (synchronous_commit on) that locks the idempotency keys and the journal row, checks each command
 in turn and writes the records, journal entries, integrity index entries and receipts of the
-accepted ones together (lorebase_keeper.memory_commit, memory_plan). A rejected or conflicted
+accepted ones together (commit.py: MemoryCommitter.run, plan.py). A rejected or conflicted
 command raises before it plans anything, so it leaves no receipt, no record change and no journal
 entry.
 """
@@ -14,13 +14,13 @@ import re
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.memory import parse_scope
 from lorebase.memory.access import MemoryCaller, capabilities
 from lorebase.problems import Problem
-from lorebase_keeper.memory_records import (
+from lorebase_keeper.memory.records import (
     REVIEW_DECISIONS,
     content_member,
     embedding_member,
@@ -31,11 +31,7 @@ from lorebase_keeper.memory_records import (
     unknown_members,
     valid_until_member,
 )
-from lorebase_keeper.writes import Outcome
 from lorebase_store import MemoryRecordRow, Txn
-
-if TYPE_CHECKING:  # the runtime holds the committer, which plans with this module
-    from lorebase_keeper.runtime import Runtime
 
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 MAX_DERIVED_FROM = 64
@@ -140,12 +136,6 @@ def parse_command(
     return Command(name, record_id, spec, str(key))
 
 
-async def run_command(rt: Runtime, caller: MemoryCaller, command: Command, digest: str) -> Outcome:
-    """Run a command of the caller of key `digest` in the next group of its journal
-    (lorebase_keeper.memory_commit)."""
-    return await rt.memory.run(caller, command, digest)
-
-
 def not_found(record_id: str) -> Problem:
     return Problem(
         404,
@@ -178,6 +168,5 @@ __all__ = [
     "now_millis",
     "parse_command",
     "readable_record",
-    "run_command",
     "visible",
 ]
