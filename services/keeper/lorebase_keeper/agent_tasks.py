@@ -24,7 +24,7 @@ from lorebase.problems import Problem, invalid
 from lorebase_keeper.access import Access
 from lorebase_keeper.branches import fork_branch
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.merge_base import touched_kinds
+from lorebase_keeper.merge import touched_kinds
 from lorebase_keeper.operations import Prepared, dry_run, make_work, needs_review, prepare, review_required
 from lorebase_keeper.proposals import approval_of, attempt_document, attempt_merge, next_steps, open_proposal
 from lorebase_keeper.runtime import Runtime
@@ -214,7 +214,7 @@ async def _task_branch(
 ) -> tuple[BranchRow, bool] | None:
     """The task branch, created from the target head or reused; None when a retry finds it gone."""
     principal = access.principal
-    # Both rows locked in name order, as a merge locks them (merge_base.lock_pair): no deadlock.
+    # Both rows locked in name order, as a merge locks them (merge.lock_pair): no deadlock.
     locked = {n: await txn.get_branch(domain.id, n, for_update=True) for n in sorted((target, name))}
     base = locked[target]
     if base is None:

@@ -17,9 +17,7 @@ from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.branches import remove_branch
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.merge_attempt import MergeRequest, MergeResult
-from lorebase_keeper.merge_base import touched_kinds
-from lorebase_keeper.merges import merge
+from lorebase_keeper.merge import MergeRequest, MergeResult, merge, touched_kinds
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
 

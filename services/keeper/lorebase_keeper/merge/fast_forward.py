@@ -11,8 +11,8 @@ from typing import Any
 
 from lorebase.ids import iso
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.merge_attempt import MergeRequest, MergeResult, add_task_events
-from lorebase_keeper.merge_base import Side, prefetch
+from lorebase_keeper.merge.attempt import MergeRequest, MergeResult, add_task_events
+from lorebase_keeper.merge.base import Side, prefetch
 from lorebase_keeper.writes import open_view
 from lorebase_store import BranchChain, BranchRow, CommitRows, HistoryRow, Txn
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lorebase_keeper.merge_attempt import MergeRequest
-from lorebase_keeper.merge_base import Ref
+from lorebase_keeper.merge.attempt import MergeRequest
+from lorebase_keeper.merge.base import Ref
 from lorebase_keeper.writes import Change
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.merge_attempt import Found, MergeRequest
-from lorebase_keeper.merge_base import Ref, Side, current_values
+from lorebase_keeper.merge.attempt import Found, MergeRequest
+from lorebase_keeper.merge.base import Ref, Side, current_values
 from lorebase_keeper.writes import BranchView, link_key
 
 

@@ -2,27 +2,27 @@
 merge at Attribute level against the merge base, in one transaction that locks both branches.
 
 The merge base is the newest Revision both first-parent histories share, or where the last merge of
-the source into the target stood (`branch_merges`), whichever is newer (merge_base.py). What each
+the source into the target stood (`branch_merges`), whichever is newer (base.py). What each
 side changed since the base comes from its history rows: an Attribute changed on one side only takes
 that side's value; changed on both sides to different values it is a Conflict (`both_changed`), as
 are a delete against a change (`delete_vs_change`), a Link whose end the other side deleted
 (`link_end_deleted`) and a unique value taken on both sides (`unique_taken`) (three_way_merge.py,
-merge_conflicts.py). Conflicts resolved earlier (same fingerprint) apply their resolution; any other
+conflicts.py). Conflicts resolved earlier (same fingerprint) apply their resolution; any other
 stops the merge and is stored for the Proposal.
 
 A value brought over keeps its provenance (the Revision of the source that set it) and names the
 Revision that brought it in `$via` (the merge Revision, and the Proposal and resolution when there
-is one; merge_provenance.py). A fast-forward moves the target onto the source's Revisions: its
+is one; provenance.py). A fast-forward moves the target onto the source's Revisions: its
 history then runs through the source's segment, and lineage names the source Revision itself
 (fast_forward.py).
 """
 
 from __future__ import annotations
 
-from lorebase_keeper.fast_forward import fast_forward
-from lorebase_keeper.merge_attempt import MergeRequest, MergeResult
-from lorebase_keeper.merge_base import Side, find_base, lock_pair
-from lorebase_keeper.three_way_merge import three_way_merge
+from lorebase_keeper.merge.attempt import MergeRequest, MergeResult
+from lorebase_keeper.merge.base import Side, find_base, lock_pair
+from lorebase_keeper.merge.fast_forward import fast_forward
+from lorebase_keeper.merge.three_way_merge import three_way_merge
 from lorebase_store import Txn
 
 

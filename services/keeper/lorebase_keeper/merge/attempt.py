@@ -1,7 +1,7 @@
 """A merge attempt: what it is asked (`MergeRequest`), the Conflicts it finds (`Found`), what it
 answers (`MergeResult`), and the agent task events it writes when it merges.
 
-A Conflict's fingerprint names it across attempts: a resolution stored under it (proposal_conflicts.py)
+A Conflict's fingerprint names it across attempts: a resolution stored under it (proposals/conflicts.py)
 applies when the next attempt finds the same Conflict again.
 """
 
