@@ -21,11 +21,19 @@ from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.context_budget import SECTIONS, Budget, fit, pack_markdown, trimmed_whole
 from lorebase_keeper.context_sections import assemble, recent_changes, recent_changes_max
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.graph import Caps, Ref, load_records, parse_ref, steps_for, walk
-from lorebase_keeper.query import check_query_members, query_in
+from lorebase_keeper.reads import (
+    Caps,
+    Ref,
+    check_query_members,
+    load_records,
+    parse_ref,
+    query_in,
+    read_point,
+    search_refs,
+    steps_for,
+    walk,
+)
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.search import search_refs
-from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn
 
 MEMBERS = {

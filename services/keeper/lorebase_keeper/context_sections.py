@@ -8,10 +8,7 @@ from typing import Any
 from lorebase.ids import iso_seconds
 from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.graph import Ref, Step
-from lorebase_keeper.lineage import lineage_of
-from lorebase_keeper.records import title_of
-from lorebase_keeper.snapshots import read_point
+from lorebase_keeper.reads import Ref, Step, lineage_of, read_point, title_of
 from lorebase_store import Txn
 
 

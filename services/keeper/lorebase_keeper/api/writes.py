@@ -7,11 +7,11 @@ import grpc
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import imports, operations, sources
 from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
-from lorebase_keeper.embeddings import set_embedding
+from lorebase_keeper.reads import set_embedding
 
 
 class WriteRpcs(KeeperRpc):
-    """Writes (operations.py, imports.py, sources.py, embeddings.py)."""
+    """Writes (operations/, imports/; embeddings in reads/)."""
 
     @rpc
     async def ExecuteOperation(

@@ -16,11 +16,11 @@ from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Attribute
 from lorebase_keeper.access import Access, Readable, readable
-from lorebase_keeper.coverage import attributes_in, coverage
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.records import title_of
+from lorebase_keeper.reads.coverage import attributes_in, coverage
+from lorebase_keeper.reads.records import title_of
+from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import read_point
 from lorebase_store import OrderBy, QuerySpec, Txn
 
 OPS = {"eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "prefix", "is_null"}

@@ -15,10 +15,10 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable_kind
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.lineage import lineage_of, revision_summary
-from lorebase_keeper.records import load_record
+from lorebase_keeper.reads.lineage import lineage_of, revision_summary
+from lorebase_keeper.reads.records import load_record
+from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import read_point
 from lorebase_store import HistoryRow, Txn
 
 

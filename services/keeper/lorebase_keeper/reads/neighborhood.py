@@ -7,10 +7,10 @@ from typing import Any
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.graph import Caps, Ref, Walk, load_records, parse_ref, steps_for, walk
-from lorebase_keeper.records import title_of
+from lorebase_keeper.reads.graph import Caps, Ref, Walk, load_records, parse_ref, steps_for, walk
+from lorebase_keeper.reads.records import title_of
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
 
 NEIGHBORHOOD_MEMBERS = {"refs", "depth", "relations", "values", "branch", "at"}

@@ -14,8 +14,8 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import read_point
 from lorebase_store import Txn
 
 

@@ -14,11 +14,11 @@ from typing import Any
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.embeddings import check_vector
-from lorebase_keeper.graph import Ref, load_records
-from lorebase_keeper.records import title_of
+from lorebase_keeper.reads.embeddings import check_vector
+from lorebase_keeper.reads.graph import Ref, load_records
+from lorebase_keeper.reads.records import title_of
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
 
 MEMBERS = {"text", "kinds", "traits", "lens", "limit", "values", "branch", "query_vector"}

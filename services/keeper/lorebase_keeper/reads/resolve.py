@@ -25,11 +25,11 @@ from lorebase.problems import Problem
 from lorebase.vocabulary import indexed, similarity
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
-from lorebase_keeper.coverage import OMITTED, source_coverage
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.coverage import OMITTED, source_coverage
+from lorebase_keeper.reads.snapshots import read_point
+from lorebase_keeper.reads.value_counts import ValueCounts
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import read_point
-from lorebase_keeper.value_counts import ValueCounts
 from lorebase_store import BranchChain, Txn
 
 MEMBERS = {"text", "branch", "at", "kinds", "query_vector", "record_misses", "coverage"}

@@ -17,7 +17,7 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.snapshots import ReadPoint
+from lorebase_keeper.reads.snapshots import ReadPoint
 from lorebase_store import LinkRow, Txn
 
 Ref = tuple[str, str]  # (Kind, key)

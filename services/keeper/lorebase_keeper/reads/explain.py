@@ -13,10 +13,10 @@ from lorebase.ids import iso_seconds
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.lineage import lineage_of
-from lorebase_keeper.records import links_along, load_record, title_of
+from lorebase_keeper.reads.lineage import lineage_of
+from lorebase_keeper.reads.records import links_along, load_record, title_of
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
 
 

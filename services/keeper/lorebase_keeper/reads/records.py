@@ -9,9 +9,9 @@ from lorebase.problems import Problem
 from lorebase.schema import Kind
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.lineage import lineage_of
+from lorebase_keeper.reads.lineage import lineage_of
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import LinkRow, Txn
 
 

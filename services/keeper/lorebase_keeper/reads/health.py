@@ -22,8 +22,8 @@ from lorebase.canonical import canonical_json
 from lorebase.schema import Attribute, DomainSchema, Kind, key_values, validate_values
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.snapshots import ReadPoint, read_point
 from lorebase_store import Txn
 
 _SPACES = re.compile(r"\s+")

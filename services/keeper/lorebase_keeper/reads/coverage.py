@@ -18,7 +18,7 @@ from lorebase.ids import iso, utc_now
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.snapshots import ReadPoint
+from lorebase_keeper.reads.snapshots import ReadPoint
 from lorebase_store import KindStatistics, Txn
 
 USES = ("where", "select", "group_by")
