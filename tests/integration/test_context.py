@@ -7,7 +7,8 @@ from typing import Any
 
 import orjson
 import pytest
-from lorebase_keeper import context, context_sections
+from lorebase_keeper.context import pack as context
+from lorebase_keeper.context import sections as context_sections
 
 from tests.integration.conftest import Stack
 

@@ -2,7 +2,7 @@
 
 One seed selector (refs, query or search) picks the seed Records; the pack adds their neighbourhood
 (depth, Relations, the Kinds of a lens or of Traits), the Links grouped by Relation, the schema of
-what is in it, recent changes and lineage, then fits a token budget (context_budget). Request
+what is in it, recent changes and lineage, then fits a token budget (budget.py). Request
 members win over the lens's, the lens's over the settings; a lens is not a permission. The same
 request at the same Revision answers the same bytes; packs are cached per Revision in keeper.
 """
@@ -18,8 +18,8 @@ import orjson
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
-from lorebase_keeper.context_budget import SECTIONS, Budget, fit, pack_markdown, trimmed_whole
-from lorebase_keeper.context_sections import assemble, recent_changes, recent_changes_max
+from lorebase_keeper.context.budget import SECTIONS, Budget, fit, pack_markdown, trimmed_whole
+from lorebase_keeper.context.sections import assemble, recent_changes, recent_changes_max
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads import (
     Caps,
