@@ -1,6 +1,6 @@
 """Source syncs (POST /sources/{source}/sync): a Source delivers its Records in one Revision.
 
-A sync is a load (imports.py) with origin source_sync and ref the Source's name; its records must be
+A sync is a load (load.py) with origin source_sync and ref the Source's name; its records must be
 of the Kinds the Source declares. In the same transaction it records the sync (number, time, mode,
 Revision, counts) and the keys it listed, which coverage reads: `full` (the default) says the listing
 is everything the Source has now, so a key it delivered before and left out is unseen;
@@ -17,7 +17,7 @@ from lorebase.schema import Source
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.imports import LOAD_MEMBERS, Load, check_members, load
+from lorebase_keeper.imports.load import LOAD_MEMBERS, Load, check_members, load
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import BranchView, Outcome
 from lorebase_store import CommitRows
