@@ -1,7 +1,7 @@
 """The Conflicts of a Proposal: listing them and resolving one (ours, theirs, or a value).
 
 A resolution is stored with the Conflict's fingerprint; the next merge attempt applies it when it
-finds the same Conflict again (merges.py, docs/branches.md).
+finds the same Conflict again (merge/merges.py, docs/branches.md).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from lorebase.problems import Problem
 from lorebase.schema import validate_values
 from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.proposals import find_proposal, require_open
+from lorebase_keeper.proposals.state import find_proposal, require_open
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import ConflictRow, Txn
 
