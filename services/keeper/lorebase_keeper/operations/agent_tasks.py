@@ -25,7 +25,9 @@ from lorebase_keeper.access import Access
 from lorebase_keeper.branches import fork_branch
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.merge import touched_kinds
-from lorebase_keeper.operations import Prepared, dry_run, make_work, needs_review, prepare, review_required
+from lorebase_keeper.operations.prepare import Prepared, prepare
+from lorebase_keeper.operations.review import needs_review, review_required
+from lorebase_keeper.operations.work import dry_run, make_work
 from lorebase_keeper.proposals import approval_of, attempt_document, attempt_merge, next_steps, open_proposal
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import Outcome, replay
