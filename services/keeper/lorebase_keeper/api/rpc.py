@@ -16,8 +16,8 @@ from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper.access import Access, Principal
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.governance import check_session, record_step
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.trace import check_session, record_step
 
 
 def json_body(body: bytes, what: str = "request body") -> dict[str, Any]:
