@@ -10,7 +10,7 @@ from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
 
 
 class ProposalRpcs(KeeperRpc):
-    """Proposals (proposals.py) and their Conflicts (proposals.py)."""
+    """Proposals and their Conflicts (proposals/)."""
 
     @rpc
     async def CreateProposal(
