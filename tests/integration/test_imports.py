@@ -126,7 +126,7 @@ async def test_a_large_import_refreshes_the_planner_statistics(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Right after a large import the planner would still plan with the statistics of an empty
-    # Domain: the import runs ANALYZE once it has committed (lorebase_keeper.planner_statistics).
+    # Domain: the import runs ANALYZE once it has committed (lorebase_keeper.writes.planner_statistics).
     monkeypatch.setattr(planner_statistics, "ANALYZE_AFTER", 3)
 
     async def analyzed() -> int:
