@@ -1,7 +1,7 @@
-"""The `lorebase` command: one subcommand per job, each registered in COMMANDS by `@command(...)`.
+"""The `lorebase` command: one subcommand per job, each registered in COMMANDS by `@command(...)`
+(lorebase.subcommands): the stack's own here, then the REST client commands (lorebase.commands).
 
-A subcommand is a function `(args, settings) -> exit code` plus, optionally, a function that adds its
-arguments to its parser. Settings are read after parsing, so `--help` works with broken settings.
+Settings are read after parsing, so `--help` works with broken settings.
 Service modules are imported inside the handlers: `lorebase up` does not load the services' code.
 """
 
@@ -11,42 +11,11 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import NoReturn
 
 from lorebase import __version__
 from lorebase.config import Settings, SettingsError, load_settings
-
-Handler = Callable[[argparse.Namespace, Settings], int]
-Arguments = Callable[[argparse.ArgumentParser], None]
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    help: str
-    run: Handler
-    arguments: Arguments | None = None
-    needs_settings: bool = True
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(
-    name: str, help: str, arguments: Arguments | None = None, *, needs_settings: bool = True
-) -> Callable[[Handler], Handler]:
-    """Register the decorated function as the subcommand `name`. A command that `needs_settings`
-    reads the settings file and LOREBASE_* settings first; the REST client commands do not."""
-
-    def register(run: Handler) -> Handler:
-        if name in COMMANDS:
-            raise ValueError(f"subcommand {name!r} is registered twice")
-        COMMANDS[name] = Command(name, help, run, arguments, needs_settings)
-        return run
-
-    return register
-
+from lorebase.subcommands import COMMANDS, Command, Handler, command
 
 # -- the stack ---------------------------------------------------------------------------------------
 

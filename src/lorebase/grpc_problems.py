@@ -1,10 +1,19 @@
 """Problems across gRPC: a status code plus the problem document in trailing metadata.
 
-The server side aborts with `abort_with_problem`; the clients turn the error back into the same
-`Problem` with `problem_from_error`, so the gateway answers exactly what keeper decided.
+Every servicer of every service answers its failures one way (`problems_as_status`, and the
+`problem_rpc` decorator built on it): a `Problem` becomes its gRPC status with the problem document;
+any other exception is logged once, with its traceback, and answered as a 500 problem that names
+no detail of it. The clients turn the error back into the same `Problem` with `problem_from_error`,
+so the gateway answers exactly what keeper, feed or scribe decided.
 """
 
 from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 import orjson
@@ -39,9 +48,65 @@ _STATUSES = {
 }
 
 
-async def abort_with_problem(context: grpc.aio.ServicerContext, problem: Problem) -> None:
+async def abort_with_problem(context: grpc.aio.ServicerContext, problem: Problem) -> NoReturn:
+    """End the call with the problem's status, the document in the trailing metadata."""
     context.set_trailing_metadata(((PROBLEM_KEY, problem.to_json()),))
     await context.abort(_CODES.get(problem.status, grpc.StatusCode.INTERNAL), problem.detail)
+    raise AssertionError("ServicerContext.abort returned")  # it raises grpc.aio.AbortError
+
+
+class _ProblemsAsStatus:
+    """The context manager of `problems_as_status`. It never swallows an exception: it replaces a
+    failure with the abort that answers it, and lets cancellation (and an abort) pass."""
+
+    def __init__(self, context: grpc.aio.ServicerContext, service: str, call: str) -> None:
+        self.context = context
+        self.service = service
+        self.call = call
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if not isinstance(error, Exception) or isinstance(error, grpc.aio.AbortError):
+            return  # success, cancellation, or a call aborted already
+        if isinstance(error, Problem):
+            await abort_with_problem(self.context, error)
+        logging.getLogger(f"lorebase.{self.service}").error(
+            "%s %s failed", self.service, self.call, exc_info=error
+        )
+        await abort_with_problem(
+            self.context,
+            Problem(500, "internal", f"{self.service} failed to answer; the error is in its log"),
+        )
+
+
+def problems_as_status(context: grpc.aio.ServicerContext, service: str, call: str) -> _ProblemsAsStatus:
+    """`async with problems_as_status(context, "feed", "Events"):` answers what the block raises:
+    a Problem as its status and document, anything else as a 500 problem, logged once with its
+    traceback. For a part of a call (a stream's set-up) or a decorator's body; `problem_rpc` wraps
+    a whole unary method."""
+    return _ProblemsAsStatus(context, service, call)
+
+
+Method = TypeVar("Method", bound=Callable[..., Awaitable[Any]])
+
+
+def problem_rpc(service: str) -> Callable[[Method], Method]:
+    """Decorate a unary servicer method `(self, request, context)` of `service` (keeper, feed,
+    scribe): its failures are answered by `problems_as_status`."""
+
+    def decorate(method: Method) -> Method:
+        @functools.wraps(method)
+        async def answered(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async with problems_as_status(context, service, method.__name__):
+                return await method(self, request, context)
+
+        return answered  # type: ignore[return-value]
+
+    return decorate
 
 
 def problem_from_error(error: grpc.aio.AioRpcError, service: str) -> Problem:
@@ -55,4 +120,10 @@ def problem_from_error(error: grpc.aio.AioRpcError, service: str) -> Problem:
     return Problem(status, "upstream", f"{service} failed: {code.name}: {error.details()}")
 
 
-__all__ = ["PROBLEM_KEY", "abort_with_problem", "problem_from_error"]
+__all__ = [
+    "PROBLEM_KEY",
+    "abort_with_problem",
+    "problem_from_error",
+    "problem_rpc",
+    "problems_as_status",
+]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from lorebase_keeper import agent_tasks
+from lorebase_keeper.operations import agent_tasks
 
 from tests.integration.conftest import SUPPLY, Stack
 from tests.integration.test_agent_tasks import API, FLAG, agent, flag, outbox

@@ -7,7 +7,8 @@ from typing import Any
 
 import orjson
 import pytest
-from lorebase_keeper import context, context_sections
+from lorebase_keeper.context import pack as context
+from lorebase_keeper.context import sections as context_sections
 
 from tests.integration.conftest import Stack
 
@@ -252,7 +253,7 @@ async def test_skipping_recent_changes_that_would_be_trimmed_changes_nothing(
     supply: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A pack over budget even without its history sections does not read its recent changes
-    # (context_budget.trimmed_whole): every budget and format answers exactly as when it reads them.
+    # (context.budget.trimmed_whole): every budget and format answers exactly as when it reads them.
     for module in (context, context_sections):  # fewer than the example's Records near S-1001
         monkeypatch.setattr(module, "recent_changes_max", lambda domain: 3)
     reads = 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lorebase_keeper import data_health
+from lorebase_keeper.reads import health as data_health
 from sqlalchemy import text
 
 from tests.integration.conftest import Stack

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from lorebase_keeper import data_health
+from lorebase_keeper.reads import health as data_health
 from sqlalchemy import text
 
 from lorebase_store.materialize import verify

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lorebase_keeper import planner_statistics
+from lorebase_keeper.writes import planner_statistics
 from sqlalchemy import text
 
 from tests.integration.conftest import Stack
@@ -126,7 +126,7 @@ async def test_a_large_import_refreshes_the_planner_statistics(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Right after a large import the planner would still plan with the statistics of an empty
-    # Domain: the import runs ANALYZE once it has committed (lorebase_keeper.planner_statistics).
+    # Domain: the import runs ANALYZE once it has committed (lorebase_keeper.writes.planner_statistics).
     monkeypatch.setattr(planner_statistics, "ANALYZE_AFTER", 3)
 
     async def analyzed() -> int:

@@ -1,4 +1,4 @@
-"""Memory commands committed in groups (lorebase_keeper.memory_commit): what many writers of one scope
+"""Memory commands committed in groups (lorebase_keeper.memory.commit): what many writers of one scope
 at once see, and what the journal holds afterwards."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ async def test_commands_queued_together_commit_in_one_transaction(stack: Stack) 
         for i in range(20)
     ]
     before = len(stack.rt.db.timings.get("memory_commands", []))
-    outcomes = await asyncio.gather(*(memory.run_command(stack.rt, caller, c, digest) for c in commands))
+    outcomes = await asyncio.gather(*(stack.rt.memory.run(caller, c, digest) for c in commands))
     assert len(stack.rt.db.timings["memory_commands"]) == before + 1  # 20 commands, one transaction
     assert sorted(o.document["change"]["cursor"]["sequence"] for o in outcomes) == list(range(1, 21))
 

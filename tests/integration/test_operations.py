@@ -402,7 +402,7 @@ async def test_two_keepers_writing_one_branch_see_each_others_commits(supply: St
     try:
         runtimes = [supply.rt, other]
         domain = [await rt.domains.get("supply") for rt in runtimes]
-        from lorebase_keeper.auth import ADMIN_PRINCIPAL, Principal
+        from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal
 
         admin = Principal(ADMIN_PRINCIPAL, "user", "Administrator")
         access = [await rt.auth.access(admin, d.id) for rt, d in zip(runtimes, domain, strict=True)]

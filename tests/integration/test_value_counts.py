@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 
-from lorebase_keeper.snapshots import read_point
-from lorebase_keeper.value_counts import ValueCounts
+from lorebase_keeper.reads import ValueCounts, read_point
 
 from tests.integration.conftest import Stack
 

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lorebase_keeper.context_budget import Budget, fit, pack_markdown, render_markdown_section
+from lorebase_keeper.context.budget import Budget, fit, pack_markdown, render_markdown_section
 
 ORDER = [
     "lineage",

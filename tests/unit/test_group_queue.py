@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from lorebase_keeper.group_queue import GroupQueue
+from lorebase_keeper.writes import GroupQueue
 
 
 @dataclass

@@ -1,9 +1,8 @@
 """The Feed gRPC servicer: parse, ask Keeper whether the caller may read, call down, and turn
-problems into statuses (like Keeper's servicer)."""
+problems into statuses (lorebase.grpc_problems, like every servicer)."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
@@ -13,7 +12,7 @@ import orjson
 
 from lorebase.clients import KeeperClient
 from lorebase.config import Settings
-from lorebase.grpc_problems import abort_with_problem
+from lorebase.grpc_problems import problem_rpc, problems_as_status
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
@@ -35,8 +34,6 @@ from lorebase_feed.hub import Hub
 from lorebase_feed.webhooks import Registry, Webhooks
 from lorebase_store import Database, Txn
 from lorebase_store.fence import Fence
-
-logger = logging.getLogger("lorebase.feed.api")
 
 
 def _credential(context: grpc.aio.ServicerContext) -> str:
@@ -103,38 +100,34 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
     async def _webhook_call(
         self, context: grpc.aio.ServicerContext, name: str, *args: Any
     ) -> pb.WebhookReply:
-        try:
-            status, document = await getattr(self.webhooks, name)(_credential(context), *args)
-            return pb.WebhookReply(body=orjson.dumps(document), status=status)
-        except Problem as problem:
-            await abort_with_problem(context, problem)
-        except Exception:
-            logger.exception("feed webhook %s failed", name)
-            await abort_with_problem(
-                context, Problem(500, "internal", "feed failed to answer; the error is in its log")
-            )
-        raise AssertionError("unreachable")
+        status, document = await getattr(self.webhooks, name)(_credential(context), *args)
+        return pb.WebhookReply(body=orjson.dumps(document), status=status)
 
+    @problem_rpc("feed")
     async def CreateWebhook(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
         return await self._webhook_call(context, "create", request.domain, request.body)
 
+    @problem_rpc("feed")
     async def ListWebhooks(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
         return await self._webhook_call(context, "list", request.domain)
 
+    @problem_rpc("feed")
     async def DeleteWebhook(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
         return await self._webhook_call(context, "delete", request.domain, request.id)
 
+    @problem_rpc("feed")
     async def UpdateWebhook(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
         return await self._webhook_call(context, "update", request.domain, request.id, request.body)
 
+    @problem_rpc("feed")
     async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
         fence = self.fence.safe
         through, pending, parked, oldest = await self.db.read("publication_state", _publication_state, fence)
@@ -155,34 +148,26 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             degraded=degraded,
         )
 
+    @problem_rpc("feed")
     async def Changes(self, request: pb.ChangesRequest, context: grpc.aio.ServicerContext) -> pb.ChangesReply:
-        try:
-            access = await authorize(
-                self.keeper, credential=_credential(context), domain=request.domain, branch=request.branch
-            )
-            document = await changes(
-                self.db,
-                access,
-                since=request.since,
-                kinds=parse_kinds(request.kinds, access),
-                limit=request.limit,
-                limits=self.changes_limits,
-            )
-            return pb.ChangesReply(body=orjson.dumps(document), revision=document["head"] or "")
-        except Problem as problem:
-            await abort_with_problem(context, problem)
-        except Exception:
-            logger.exception("feed Changes failed")
-            await abort_with_problem(
-                context, Problem(500, "internal", "feed failed to answer; the error is in its log")
-            )
-        raise AssertionError("unreachable")
+        access = await authorize(
+            self.keeper, credential=_credential(context), domain=request.domain, branch=request.branch
+        )
+        document = await changes(
+            self.db,
+            access,
+            since=request.since,
+            kinds=parse_kinds(request.kinds, access),
+            limit=request.limit,
+            limits=self.changes_limits,
+        )
+        return pb.ChangesReply(body=orjson.dumps(document), revision=document["head"] or "")
 
     async def Events(
         self, request: pb.EventsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.StreamItem]:
-        credential = _credential(context)
-        try:
+        async with problems_as_status(context, "feed", "Events"):
+            credential = _credential(context)
             access = await authorize(
                 self.keeper, credential=credential, domain=request.domain, branch=request.branch
             )
@@ -193,51 +178,48 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             )
             if exists is None:
                 raise Problem(404, "not-found", f"unknown branch {access.branch!r}; GET /branches lists them")
-        except Problem as problem:
-            await abort_with_problem(context, problem)
-            return
 
-        async def reauthorize() -> Any:
-            return await authorize(
-                self.keeper, credential=credential, domain=request.domain, branch=access.branch
-            )
+            async def reauthorize() -> Any:
+                return await authorize(
+                    self.keeper, credential=credential, domain=request.domain, branch=access.branch
+                )
 
-        opened_at = await self.fence.advance(self.db) if last_event_id is None else 0
-        items = (
-            control_stream(
-                self.db,
-                self.hub,
-                lambda: self.fence.safe,
-                access,
-                kinds=kinds,
-                last_event_id=last_event_id,
-                opened_at=opened_at,
-                until=request.until,
-                limits=self.stream_limits,
-                reauthorize=reauthorize,
+            opened_at = await self.fence.advance(self.db) if last_event_id is None else 0
+            items = (
+                control_stream(
+                    self.db,
+                    self.hub,
+                    lambda: self.fence.safe,
+                    access,
+                    kinds=kinds,
+                    last_event_id=last_event_id,
+                    opened_at=opened_at,
+                    until=request.until,
+                    limits=self.stream_limits,
+                    reauthorize=reauthorize,
+                )
+                if request.control
+                else event_stream(
+                    self.db,
+                    self.hub,
+                    lambda: self.fence.safe,
+                    access,
+                    kinds=kinds,
+                    last_event_id=last_event_id,
+                    opened_at=opened_at,
+                    limits=self.stream_limits,
+                    reauthorize=reauthorize,
+                )
             )
-            if request.control
-            else event_stream(
-                self.db,
-                self.hub,
-                lambda: self.fence.safe,
-                access,
-                kinds=kinds,
-                last_event_id=last_event_id,
-                opened_at=opened_at,
-                limits=self.stream_limits,
-                reauthorize=reauthorize,
-            )
-        )
-        async for item in items:
-            if item.kind == EVENT:
-                yield pb.StreamItem(sequence=item.sequence, event="revision", data=item.data)
-            elif item.kind == HEARTBEAT:
-                yield pb.StreamItem(heartbeat=True)
-            elif item.kind == READY:
-                yield pb.StreamItem(ready=True, sequence=item.sequence, principal=access.principal)
-            else:
-                yield pb.StreamItem(caught_up=True, sequence=item.sequence)
+            async for item in items:
+                if item.kind == EVENT:
+                    yield pb.StreamItem(sequence=item.sequence, event="revision", data=item.data)
+                elif item.kind == HEARTBEAT:
+                    yield pb.StreamItem(heartbeat=True)
+                elif item.kind == READY:
+                    yield pb.StreamItem(ready=True, sequence=item.sequence, principal=access.principal)
+                else:
+                    yield pb.StreamItem(caught_up=True, sequence=item.sequence)
 
 
 __all__ = ["FeedServicer", "changes_limits", "stream_limits"]

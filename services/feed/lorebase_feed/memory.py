@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.grpc_problems import problem_rpc
 from lorebase.memory.access import MemoryCaller, authenticate
-from lorebase.memory.rpc import answer, credential, json_body, memory_rpc
+from lorebase.memory.rpc import answer, credential, json_body
 from lorebase.rate_limits import RateLimiter
 from lorebase.v1 import keeper_pb2 as kpb
 from lorebase.v1 import memory_pb2 as pb
@@ -22,6 +23,9 @@ from lorebase_feed.memory_checkpoints import (
     save_checkpoint,
 )
 from lorebase_store import Database
+
+# Failures answered like every RPC of feed: a Problem as its status, anything else as a logged 500.
+memory_rpc = problem_rpc("feed")
 
 
 class MemoryJournalServicer(memory_pb2_grpc.MemoryJournalServicer):

@@ -7,11 +7,10 @@ from dataclasses import dataclass
 
 from lorebase.config import Settings
 from lorebase.rate_limits import RateLimiter
-from lorebase_keeper.auth import Authenticator
-from lorebase_keeper.commit import Committer
+from lorebase_keeper.access import Authenticator
 from lorebase_keeper.domains import Domains
-from lorebase_keeper.memory_commit import MemoryCommitter
-from lorebase_keeper.planner_statistics import PlannerStatistics
+from lorebase_keeper.memory import MemoryCommitter
+from lorebase_keeper.writes import Committer, PlannerStatistics
 from lorebase_store import Database
 
 

@@ -14,6 +14,7 @@ import httpx
 
 from lorebase import event_loop
 from lorebase.config import Settings
+from lorebase.grpc_problems import problem_rpc
 from lorebase.grpc_serve import serve
 from lorebase.logs import configure_service_logging
 from lorebase.metrics import SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
@@ -68,6 +69,7 @@ class ScribeServicer(scribe_pb2_grpc.ScribeServicer):
     def __init__(self, jobs: list[Job]) -> None:
         self.jobs = jobs
 
+    @problem_rpc("scribe")
     async def ListJobs(self, request: pb.ListJobsRequest, context: grpc.aio.ServicerContext) -> pb.JobList:
         return pb.JobList(
             jobs=[

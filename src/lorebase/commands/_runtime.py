@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lorebase.cli import Arguments, command
 from lorebase.clients.rest import DEFAULT_DOMAIN, RestClient, RestSettings
 from lorebase.config import Settings
 from lorebase.problems import Problem
+from lorebase.subcommands import Arguments, command
 
 # Exit codes (docs/cli.md).
 OK = 0

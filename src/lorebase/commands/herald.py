@@ -7,10 +7,10 @@ import asyncio
 import os
 import sys
 
-from lorebase.cli import command
 from lorebase.clients.rest import RestSettings
 from lorebase.commands._runtime import domain_of
 from lorebase.config import Settings
+from lorebase.subcommands import command
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

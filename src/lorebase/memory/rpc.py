@@ -1,20 +1,15 @@
-"""What the memory servicers of keeper and feed share: JSON bodies, replies, problems as statuses."""
+"""What the memory servicers of keeper and feed share: JSON bodies, replies, the caller's credential.
+(Their failures are answered like every RPC's: lorebase.grpc_problems.problem_rpc.)"""
 
 from __future__ import annotations
 
-import functools
-import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 import orjson
 
-from lorebase.grpc_problems import abort_with_problem
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
-
-logger = logging.getLogger("lorebase.memory.rpc")
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -44,26 +39,4 @@ def credential(context: grpc.aio.ServicerContext) -> str | None:
     return dict(context.invocation_metadata() or ()).get("authorization")
 
 
-Method = Callable[..., Awaitable[pb.Reply]]
-
-
-def memory_rpc(method: Method) -> Method:
-    """Map Problems (and unexpected failures: 500 with the error in the log) to gRPC statuses."""
-
-    @functools.wraps(method)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
-        try:
-            return await method(self, request, context)
-        except Problem as problem:
-            await abort_with_problem(context, problem)
-        except Exception:
-            logger.exception("memory %s failed", method.__name__)
-            await abort_with_problem(
-                context, Problem(500, "internal", "the memory service failed; the error is in its log")
-            )
-        raise AssertionError("unreachable")
-
-    return wrapper
-
-
-__all__ = ["NO_STORE", "answer", "credential", "json_body", "memory_rpc"]
+__all__ = ["NO_STORE", "answer", "credential", "json_body"]

@@ -79,7 +79,7 @@ class Attribute:
     derived: str | None = None  # Kind Attributes only: the Derivation as written (see Kind.derivations)
     # A derived Attribute: the neighbour Kinds and the Relations its value is computed over. A caller
     # who cannot read all of them does not see it at all (it would tell about Records they may not
-    # see; lorebase_keeper.readable).
+    # see; lorebase_keeper.access.readable).
     reads_kinds: tuple[str, ...] = ()
     reads_relations: tuple[str, ...] = ()
 

@@ -10,7 +10,7 @@ from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
 
 
 class AdminRpcs(KeeperRpc):
-    """Administration (admin.py, domains.py)."""
+    """Administration (admin/: principals, keys, grants, Domains)."""
 
     @rpc
     async def CreatePrincipal(
@@ -39,7 +39,7 @@ class AdminRpcs(KeeperRpc):
         self, request: pb.CreateDomainRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
         caller = await self._principal(context)
-        return reply(await self.rt.domains.create(caller, json_body(request.body)), status=201)
+        return reply(await admin.create_domain(self.rt, caller, json_body(request.body)), status=201)
 
     @rpc
     async def ListDomains(

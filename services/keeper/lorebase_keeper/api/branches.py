@@ -8,11 +8,11 @@ from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import branches
 from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
-from lorebase_keeper.schema_view import visible_schema
+from lorebase_keeper.reads import visible_schema
 
 
 class BranchRpcs(KeeperRpc):
-    """Schema and branches (schema_view.py, branches.py)."""
+    """Schema (reads/schema_view.py) and branches (branches/)."""
 
     @rpc
     async def GetSchema(self, request: pb.GetSchemaRequest, context: grpc.aio.ServicerContext) -> pb.Reply:

@@ -14,8 +14,8 @@ from lorebase_keeper.api.rpc import json_body, reply, rpc
 from lorebase_keeper.api.suggestions import SuggestionRpcs
 from lorebase_keeper.api.writes import WriteRpcs
 from lorebase_keeper.domains import check_branch_name
+from lorebase_keeper.governance import add_note, get_session
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.trace import add_note, get_session
 
 
 class KeeperServicer(

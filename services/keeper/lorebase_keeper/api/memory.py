@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.grpc_problems import problem_rpc
 from lorebase.memory.access import MemoryCaller, authenticate, caller_of_digest, credential_digest
-from lorebase.memory.rpc import answer, credential, json_body, memory_rpc
+from lorebase.memory.rpc import answer, credential, json_body
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as kpb
 from lorebase.v1 import memory_pb2 as pb
 from lorebase.v1 import memory_pb2_grpc
-from lorebase_keeper import memory, memory_grants, memory_reads
+from lorebase_keeper import memory
 from lorebase_keeper.runtime import Runtime
+
+# Failures answered like every RPC of keeper: a Problem as its status, anything else as a logged 500.
+memory_rpc = problem_rpc("keeper")
 
 
 class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
@@ -34,7 +38,7 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
     async def _command(
         self, name: str, request: pb.MemoryRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
-        # The command's group checks the key again in its transaction (memory_commit): the caller
+        # The command's group checks the key again in its transaction (memory/commit.py): the caller
         # known here only routes the command to its journal.
         digest = credential_digest(credential(context))
         caller = await self.rt.memory.caller(digest)
@@ -50,7 +54,7 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
         except Problem:
             await caller_of_digest(self.rt.db, digest)  # a revoked key is 401 before a bad body is 422
             raise
-        outcome = await memory.run_command(self.rt, caller, command, digest)
+        outcome = await self.rt.memory.run(caller, command, digest)
         return answer(outcome.document, status=outcome.status, headers=outcome.headers)
 
     @memory_rpc
@@ -82,26 +86,26 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
     @memory_rpc
     async def GetMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
         caller = await self._caller(context, "reads")
-        return answer(await memory_reads.get_record(self.rt, caller, request.record_id))
+        return answer(await memory.get_record(self.rt.db, caller, request.record_id))
 
     @memory_rpc
     async def QueryMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
         caller = await self._caller(context, "reads")
-        return answer(await memory_reads.query_records(self.rt, caller, json_body(request.body)))
+        return answer(await memory.query_records(self.rt.db, caller, json_body(request.body)))
 
     @memory_rpc
     async def CreateMemoryGrant(
         self, request: pb.MemoryGrantRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
         caller = await self._caller(context, "writes")
-        return answer(await memory_grants.create_grant(self.rt, caller, json_body(request.body)), status=201)
+        return answer(await memory.create_grant(self.rt.db, caller, json_body(request.body)), status=201)
 
     @memory_rpc
     async def DeleteMemoryGrant(
         self, request: pb.MemoryGrantRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
         caller = await self._caller(context, "writes")
-        return answer(await memory_grants.delete_grant(self.rt, caller, request.grant_id))
+        return answer(await memory.delete_grant(self.rt.db, caller, request.grant_id))
 
 
 __all__ = ["MemoryStoreServicer"]

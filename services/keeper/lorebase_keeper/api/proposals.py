@@ -5,12 +5,12 @@ from __future__ import annotations
 import grpc
 
 from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper import proposal_conflicts, proposals
+from lorebase_keeper import proposals
 from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
 
 
 class ProposalRpcs(KeeperRpc):
-    """Proposals (proposals.py) and their Conflicts (proposal_conflicts.py)."""
+    """Proposals and their Conflicts (proposals/)."""
 
     @rpc
     async def CreateProposal(
@@ -63,16 +63,14 @@ class ProposalRpcs(KeeperRpc):
     @rpc
     async def ListConflicts(self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        return reply(
-            await proposal_conflicts.list_conflicts(self.rt, access, domain, request.proposal), revision=""
-        )
+        return reply(await proposals.list_conflicts(self.rt, access, domain, request.proposal), revision="")
 
     @rpc
     async def ResolveConflict(
         self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await proposal_conflicts.resolve_conflict(
+        document = await proposals.resolve_conflict(
             self.rt, access, domain, request.proposal, request.conflict, json_body(request.body)
         )
         return reply(document, revision="")

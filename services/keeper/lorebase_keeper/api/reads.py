@@ -7,19 +7,18 @@ from __future__ import annotations
 import grpc
 
 from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper import data_health, diff, explain, history, neighborhood, query, records, resolve, search
+from lorebase_keeper import reads
 from lorebase_keeper.api.rpc import KeeperRpc, json_body, markdown_reply, reply, rpc, wants_markdown
 from lorebase_keeper.context import context_pack
 
 
 class ReadRpcs(KeeperRpc):
-    """Reads (records.py, history.py, explain.py, diff.py, data_health.py, neighborhood.py,
-    context.py, resolve.py, search.py, query.py)."""
+    """Reads (reads/) and context packs (context/)."""
 
     @rpc
     async def GetRecord(self, request: pb.GetRecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await records.get_record(
+        document = await reads.get_record(
             self.rt,
             access,
             domain,
@@ -35,7 +34,7 @@ class ReadRpcs(KeeperRpc):
     @rpc
     async def GetLinks(self, request: pb.GetLinksRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await records.get_links(
+        document = await reads.get_links(
             self.rt,
             access,
             domain,
@@ -52,7 +51,7 @@ class ReadRpcs(KeeperRpc):
     @rpc
     async def GetHistory(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await history.get_history(
+        document = await reads.get_history(
             self.rt,
             access,
             domain,
@@ -69,7 +68,7 @@ class ReadRpcs(KeeperRpc):
     @rpc
     async def GetLineage(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await history.get_lineage(
+        document = await reads.get_lineage(
             self.rt,
             access,
             domain,
@@ -84,7 +83,7 @@ class ReadRpcs(KeeperRpc):
     async def Explain(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         markdown = wants_markdown(request.format)
         domain, access = await self._domain(context, request.domain)
-        document = await explain.explain(
+        document = await reads.explain(
             self.rt,
             access,
             domain,
@@ -94,13 +93,13 @@ class ReadRpcs(KeeperRpc):
             at=request.at or None,
         )
         if markdown:
-            return markdown_reply(explain.explain_markdown(document), document["revision"])
+            return markdown_reply(reads.explain_markdown(document), document["revision"])
         return reply(document)
 
     @rpc
     async def Diff(self, request: pb.DiffRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await diff.diff(
+        document = await reads.diff(
             self.rt,
             access,
             domain,
@@ -114,7 +113,7 @@ class ReadRpcs(KeeperRpc):
     async def GetHealth(self, request: pb.HealthRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         markdown = wants_markdown(request.format)
         domain, access = await self._domain(context, request.domain)
-        document = await data_health.data_health(
+        document = await reads.data_health(
             self.rt,
             access,
             domain,
@@ -123,13 +122,13 @@ class ReadRpcs(KeeperRpc):
             kind_name=request.kind or None,
         )
         if markdown:
-            return markdown_reply(data_health.health_markdown(document), document["revision"])
+            return markdown_reply(reads.health_markdown(document), document["revision"])
         return reply(document)
 
     @rpc
     async def Neighborhood(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        return reply(await neighborhood.neighborhood(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.neighborhood(self.rt, access, domain, json_body(request.body)))
 
     @rpc
     async def Context(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
@@ -146,22 +145,22 @@ class ReadRpcs(KeeperRpc):
     @rpc
     async def Resolve(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        return reply(await resolve.resolve(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.resolve(self.rt, access, domain, json_body(request.body)))
 
     @rpc
     async def Search(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        return reply(await search.search(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.search(self.rt, access, domain, json_body(request.body)))
 
     @rpc
     async def Traverse(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        return reply(await neighborhood.traverse(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.traverse(self.rt, access, domain, json_body(request.body)))
 
     @rpc
     async def Query(self, request: pb.QueryRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        return reply(await query.run_query(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.run_query(self.rt, access, domain, json_body(request.body)))
 
 
 __all__ = ["ReadRpcs"]

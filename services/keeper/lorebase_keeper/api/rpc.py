@@ -4,7 +4,6 @@ turned into gRPC statuses), the JSON body, replies, and the caller's principal a
 from __future__ import annotations
 
 import functools
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -12,15 +11,13 @@ from typing import Any
 import grpc
 import orjson
 
-from lorebase.grpc_problems import abort_with_problem
+from lorebase.grpc_problems import problems_as_status
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper.auth import Access, Principal
+from lorebase_keeper.access import Access, Principal
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.governance import check_session, record_step
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.trace import check_session, record_step
-
-logger = logging.getLogger("lorebase.keeper.api")
 
 
 def json_body(body: bytes, what: str = "request body") -> dict[str, Any]:
@@ -94,33 +91,33 @@ WRITES = frozenset(
 
 
 def rpc(method: Handler) -> Handler:
-    """Map Problems (and unexpected failures) to gRPC statuses carrying the problem document."""
+    """Charge the caller's rate limit, trace the call of a session, and answer failures through
+    lorebase.grpc_problems (a Problem as its status; anything else as a 500, logged once)."""
 
     @functools.wraps(method)
     async def wrapper(self: KeeperRpc, request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
-        session = dict(context.invocation_metadata() or ()).get("lorebase-session")
-        started = time.perf_counter()
-        try:
-            if self.rt.limits is not None:
-                principal = await self._principal(context)
-                if not principal.is_admin:
-                    self.rt.limits.charge(principal.id, "writes" if method.__name__ in WRITES else "reads")
-            answer = await method(self, request, context)
-            if session:
-                await self._trace(
-                    context, session, method.__name__, request, answer.status, started, answer.body
-                )
-            return answer
-        except Problem as problem:
-            if session:
-                await self._trace(context, session, method.__name__, request, problem.status, started, None)
-            await abort_with_problem(context, problem)
-        except Exception:
-            logger.exception("keeper %s failed", method.__name__)
-            await abort_with_problem(
-                context, Problem(500, "internal", "keeper failed to answer; the error is in its log")
-            )
-        raise AssertionError("unreachable")
+        async with problems_as_status(context, "keeper", method.__name__):
+            session = dict(context.invocation_metadata() or ()).get("lorebase-session")
+            started = time.perf_counter()
+            try:
+                if self.rt.limits is not None:
+                    principal = await self._principal(context)
+                    if not principal.is_admin:
+                        self.rt.limits.charge(
+                            principal.id, "writes" if method.__name__ in WRITES else "reads"
+                        )
+                answer = await method(self, request, context)
+                if session:
+                    await self._trace(
+                        context, session, method.__name__, request, answer.status, started, answer.body
+                    )
+                return answer
+            except Problem as problem:
+                if session:
+                    await self._trace(
+                        context, session, method.__name__, request, problem.status, started, None
+                    )
+                raise
 
     return wrapper
 

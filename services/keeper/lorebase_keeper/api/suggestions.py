@@ -5,12 +5,12 @@ from __future__ import annotations
 import grpc
 
 from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper import suggestions
 from lorebase_keeper.api.rpc import KeeperRpc, reply, rpc
+from lorebase_keeper.governance import suggestions
 
 
 class SuggestionRpcs(KeeperRpc):
-    """Governance (suggestions.py)."""
+    """Governance (governance/suggestions.py)."""
 
     @rpc
     async def ListSuggestions(

@@ -5,13 +5,13 @@ from __future__ import annotations
 import grpc
 
 from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper import imports, operations, sources
+from lorebase_keeper import imports, operations
 from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
-from lorebase_keeper.embeddings import set_embedding
+from lorebase_keeper.reads import set_embedding
 
 
 class WriteRpcs(KeeperRpc):
-    """Writes (operations.py, imports.py, sources.py, embeddings.py)."""
+    """Writes (operations/, imports/; embeddings in reads/)."""
 
     @rpc
     async def ExecuteOperation(
@@ -38,7 +38,7 @@ class WriteRpcs(KeeperRpc):
     @rpc
     async def SyncSource(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        outcome = await sources.sync_source(
+        outcome = await imports.sync_source(
             self.rt, access, domain, request.source, json_body(request.body), request.idempotency_key
         )
         return reply(

@@ -1,0 +1,169 @@
+"""Authentication (keys as digests) and authorization (roles, branch patterns, Kind narrowing).
+
+Every keeper call authenticates the credential of its `authorization` metadata and asks an
+`Access` whether the principal holds a permission on a branch, and which Kinds it may read there.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebase.problems import Problem
+from lorebase_store import Database, GrantRow, PrincipalRow, Txn
+
+ADMIN_PRINCIPAL = "usr_admin"
+
+VIEWER = frozenset({"data.read"})
+EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create"}
+REVIEWER = EDITOR | {"proposal.review"}
+ADMIN = REVIEWER | {
+    "proposal.merge",
+    "domain.settings",
+    "operation.execute_custom",
+    "pii.read",
+    "confidential.read",
+    "restricted.read",
+}
+ROLES: dict[str, frozenset[str]] = {"viewer": VIEWER, "editor": EDITOR, "reviewer": REVIEWER, "admin": ADMIN}
+
+
+def key_digest(key: str) -> str:
+    """What is stored of a credential: the SHA-256 hex digest of its text."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Principal:
+    id: str
+    type: str
+    name: str
+
+    @property
+    def is_admin(self) -> bool:
+        return self.id == ADMIN_PRINCIPAL
+
+
+@dataclass(frozen=True)
+class Access:
+    """What one principal may do in one Domain."""
+
+    principal: Principal
+    grants: tuple[GrantRow, ...]
+    # What it may read per (Domain, branch), built on first use (lorebase_keeper.access.readable).
+    views: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def _matching(self, branch: str) -> list[GrantRow]:
+        return [g for g in self.grants if any(fnmatch.fnmatchcase(branch, p) for p in g.branches)]
+
+    def permissions(self, branch: str) -> frozenset[str]:
+        if self.principal.is_admin:
+            return ADMIN
+        perms: set[str] = set()
+        for grant in self._matching(branch):
+            perms |= ROLES.get(grant.role, frozenset())
+        return frozenset(perms)
+
+    def roles(self, branch: str) -> frozenset[str]:
+        if self.principal.is_admin:
+            return frozenset({"admin"})
+        return frozenset(g.role for g in self._matching(branch))
+
+    def can(self, permission: str, branch: str) -> bool:
+        return permission in self.permissions(branch)
+
+    def readable_kinds(self, branch: str, all_kinds: list[str]) -> list[str]:
+        """The Kinds the principal may read on `branch`, in schema order (empty: none)."""
+        if self.principal.is_admin:
+            return list(all_kinds)
+        allowed: set[str] = set()
+        for grant in self._matching(branch):
+            if "data.read" not in ROLES.get(grant.role, frozenset()):
+                continue
+            if grant.kinds is None:
+                return list(all_kinds)
+            allowed.update(grant.kinds)
+        return [kind for kind in all_kinds if kind in allowed]
+
+    def narrowed(self, branch: str) -> bool:
+        """True when no grant covering `branch` reads every Kind (history reads need one)."""
+        if self.principal.is_admin:
+            return False
+        return not any(
+            g.kinds is None and "data.read" in ROLES.get(g.role, frozenset()) for g in self._matching(branch)
+        )
+
+    def require(self, permission: str, branch: str) -> None:
+        if not self.can(permission, branch):
+            raise Problem(
+                403,
+                "forbidden",
+                f"{self.principal.id} lacks {permission} on branch {branch!r}; ask a Domain admin for a grant",
+                permission=permission,
+                branch=branch,
+            )
+
+
+class Authenticator:
+    """Resolves credentials and grants, with a short cache (keeper.auth.authz.grants_cache_ttl_s)."""
+
+    def __init__(self, db: Database, *, ttl_s: float) -> None:
+        self.db = db
+        self.ttl_s = ttl_s
+        self._principals: dict[str, tuple[float, Principal | None]] = {}
+        self._access: dict[tuple[str, int], tuple[float, Access]] = {}
+
+    def forget(self) -> None:
+        """Drop the caches (after a key is revoked or a grant changes in this process)."""
+        self._principals.clear()
+        self._access.clear()
+
+    async def authenticate(self, authorization: str | None) -> Principal:
+        if not authorization:
+            raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
+        scheme, _, key = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not key.strip():
+            raise Problem(401, "unauthenticated", "the Authorization header must be 'Bearer <key>'")
+        digest = key_digest(key.strip())
+        now = time.monotonic()
+        cached = self._principals.get(digest)
+        if cached is None or cached[0] < now:
+            row = await self.db.read("principal_for_digest", _principal_for_digest, digest)
+            principal = None if row is None else Principal(row.id, row.type, row.name)
+            self._principals[digest] = (now + self.ttl_s, principal)
+            if len(self._principals) > 10000:
+                self._principals.clear()
+        else:
+            principal = cached[1]
+        if principal is None:
+            raise Problem(401, "unauthenticated", "the credential is unknown or revoked; ask for a new key")
+        return principal
+
+    async def access(self, principal: Principal, domain_id: int) -> Access:
+        """The principal's grants in the Domain; the same Access for the cache time, so that what it
+        may read is worked out once (Access.views)."""
+        now = time.monotonic()
+        cache_key = (principal.id, domain_id)
+        cached = self._access.get(cache_key)
+        if cached is not None and cached[0] >= now and cached[1].principal == principal:
+            return cached[1]
+        grants = tuple(await self.db.read("grants_of", _grants_of, principal.id, domain_id))
+        access = Access(principal, grants)
+        self._access[cache_key] = (now + self.ttl_s, access)
+        if len(self._access) > 10000:
+            self._access.clear()
+        return access
+
+
+async def _principal_for_digest(txn: Txn, digest: str) -> PrincipalRow | None:
+    return await txn.principal_for_digest(digest)
+
+
+async def _grants_of(txn: Txn, principal_id: str, domain_id: int) -> list[GrantRow]:
+    return await txn.grants_of(principal_id, domain_id)
+
+
+__all__ = ["ADMIN_PRINCIPAL", "ROLES", "Access", "Authenticator", "Principal", "key_digest"]

@@ -1,0 +1,24 @@
+"""Branches: create one from another's head (a copy or an overlay), list, read, protect and delete
+them (docs/branches.md). Their state inside a commit is writes/view.py; merging them is merge/."""
+
+from lorebase_keeper.branches.branches import (
+    create_branch,
+    delete_branch,
+    describe_branch,
+    fork_branch,
+    get_branch,
+    list_branches,
+    remove_branch,
+    update_branch,
+)
+
+__all__ = [
+    "create_branch",
+    "delete_branch",
+    "describe_branch",
+    "fork_branch",
+    "get_branch",
+    "list_branches",
+    "remove_branch",
+    "update_branch",
+]

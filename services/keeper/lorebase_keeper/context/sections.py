@@ -1,0 +1,178 @@
+"""The sections of a context pack: seeds, neighbours, Links by Relation, the schema of what is in
+it, recent changes of its Records and the lineage of the seeds' values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.ids import iso_seconds
+from lorebase_keeper.access import Access, Readable, readable
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads import Ref, Step, lineage_of, read_point, title_of
+from lorebase_store import Txn
+
+
+async def assemble(
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    point: Any,
+    seeds: list[Ref],
+    depth_of: dict[Ref, int],
+    links: dict[tuple[str, str, str], Any],
+    values: dict[Ref, dict[str, Any]],
+    body: dict[str, Any],
+    steps: list[Step],
+    *,
+    lineage: bool,
+) -> dict[str, Any]:
+    """Every section but `recent_changes` (`recent_changes` below: the caller may know it will be
+    trimmed whole); `lineage` only when asked for."""
+    branch = point.branch.name
+    view = readable(access, domain, branch)
+    pack: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
+    seed_entries = []
+    provenance_by_seed: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = {}
+    stored = {ref: row for ref, row in (await _rows(txn, domain, point, seeds)).items()}
+    for ref in seeds:
+        kind = domain.schema.kinds[ref[0]]
+        shown, _ = view.values(kind.name, values.get(ref, {}))
+        entry = {"ref": f"{ref[0]}/{ref[1]}", "title": title_of(kind, shown), "values": shown}
+        if ref in stored:
+            entry["updated_revision"] = stored[ref][1]
+            provenance_by_seed[ref] = (stored[ref][0], shown)
+        seed_entries.append(entry)
+    pack["seeds"] = seed_entries
+    neighbors = []
+    for ref, depth in sorted(depth_of.items(), key=lambda item: (item[1], item[0])):
+        if depth == 0 or ref in seeds:
+            continue
+        kind = domain.schema.kinds[ref[0]]
+        shown, _ = view.values(kind.name, values.get(ref, {}))
+        neighbors.append(
+            {"ref": f"{ref[0]}/{ref[1]}", "title": title_of(kind, shown), "depth": depth, "values": shown}
+        )
+    pack["neighbors"] = neighbors
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for (relation_name, from_key, to_key), row in sorted(links.items()):
+        relation = domain.schema.relations[relation_name]
+        entry = {"from": f"{relation.from_kind}/{from_key}", "to": f"{relation.to_kind}/{to_key}"}
+        shown_link = view.link_values(relation_name, row.values)
+        if shown_link:
+            entry["values"] = shown_link
+        grouped.setdefault(relation_name, []).append(entry)
+    pack["links"] = grouped
+    pack["_relation_ends"] = {
+        name: f"{domain.schema.relations[name].from_kind} -> {domain.schema.relations[name].to_kind}"
+        for name in grouped
+    }
+    pack["schema"] = _schema(domain, view, {ref[0] for ref in depth_of}, set(grouped))
+    pack["lineage"] = await _lineage(txn, domain, provenance_by_seed) if lineage else []
+    return pack
+
+
+async def _rows(
+    txn: Txn, domain: Domain, point: Any, refs: list[Ref]
+) -> dict[Ref, tuple[dict[str, Any], str]]:
+    rows = await txn.records_of(domain.id, point.branch.name, refs)
+    return {ref: (row.provenance, row.updated_revision) for ref, row in rows.items()}
+
+
+def _schema(domain: Domain, view: Readable, kinds: set[str], relations: set[str]) -> dict[str, Any]:
+    doc = domain.schema.document
+    return {
+        "kinds": [
+            {
+                "name": name,
+                "description": doc["kinds"][name].get("description") or "",
+                "key": list(domain.schema.kinds[name].key),
+                "title": domain.schema.kinds[name].title,
+                "attributes": [
+                    {
+                        "name": a.name,
+                        "type": a.type_name,
+                        **({"description": a.description} if a.description else {}),
+                    }
+                    for a in view.attributes(name).values()
+                ],
+            }
+            for name in domain.schema.kinds
+            if name in kinds
+        ],
+        "relations": [
+            {
+                "name": name,
+                "inverse": r.inverse,
+                "from": r.from_kind,
+                "to": r.to_kind,
+                "cardinality": r.cardinality,
+                "description": r.description,
+            }
+            for name, r in domain.schema.relations.items()
+            if name in relations
+        ],
+    }
+
+
+def recent_changes_max(domain: Domain) -> int:
+    return int(domain.settings.get("agents.context.recent_changes_max", 20))
+
+
+async def recent_changes(
+    txn: Txn, domain: Domain, point: Any, refs: list[Ref], body: dict[str, Any], access: Access
+) -> list[dict[str, Any]]:
+    """The newest changes of the pack's Records, newest first (at most recent_changes_max)."""
+    after = None
+    if body.get("since"):
+        since = await read_point(txn, domain, point.branch.name, body["since"])
+        after = since.at
+    limit = recent_changes_max(domain)
+    rows = await txn.recent_changes_of(domain.id, point.chain, refs, after=after, limit=limit)
+    revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
+    view = readable(access, domain, point.branch.name)
+    out = []
+    for row in rows:
+        revision = revisions[row.revision]
+        cleared = view.cleared(row.name)
+        out.append(
+            {
+                "revision": revision.id,
+                "at": iso_seconds(revision.created_at),
+                "ref": f"{row.name}/{row.key}",
+                "change": row.change,
+                "attributes": [a for a in row.attributes if a in cleared],
+                "actor": revision.author,
+                "origin": revision.origin.get("type"),
+                "message": revision.message,
+            }
+        )
+    return out
+
+
+async def _lineage(
+    txn: Txn, domain: Domain, seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """Per seed, its values grouped by the Revision behind them, newest first."""
+    entries = []
+    for (kind, key), (provenance, shown) in seeds.items():
+        by_revision: dict[str, dict[str, Any]] = {}
+        exact: dict[str, str] = {}
+        for name, entry in (await lineage_of(txn, domain, provenance, shown)).items():
+            exact[entry["revision"]] = entry["at"]
+            group = by_revision.setdefault(
+                entry["revision"],
+                {
+                    "ref": f"{kind}/{key}",
+                    "attributes": [],
+                    "origin": entry["origin"].get("type"),
+                    "actor": entry["actor"],
+                    "at": entry["at"][:19] + "Z",
+                    "revision": entry["revision"],
+                },
+            )
+            group["attributes"].append(name)
+        entries += sorted(by_revision.values(), key=lambda e: exact[e["revision"]], reverse=True)
+    return entries
+
+
+__all__ = ["assemble", "recent_changes", "recent_changes_max"]

@@ -1,0 +1,7 @@
+"""Domains by name: the Domain a request works on (its row, parsed schema and effective settings),
+cached per process, and the grammar of branch names. Below authorization and the Runtime: it needs
+nothing else of keeper."""
+
+from lorebase_keeper.domains.registry import Domain, Domains, check_branch_name
+
+__all__ = ["Domain", "Domains", "check_branch_name"]

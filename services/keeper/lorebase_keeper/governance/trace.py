@@ -1,0 +1,191 @@
+"""The agent trace: a call made with a session id (the `Lorebase-Session` header, carried to keeper
+as `lorebase-session` metadata) becomes a step of that session: the call, its request, status,
+latency, counts and the Records and Links it touched. Agents attach notes; a session is read back
+by the principal that made it (the admin reads any), in order, for the web app to replay.
+
+A session is one principal's: the principal of its first entry. Only that principal and the admin
+add to it. A note from anyone else is refused with 403 (not 404: a session id that nobody uses yet
+is free to take, so whether one is taken cannot be hidden from a caller who tries it, and 403 says
+what to change: use a session id of your own). A step of another principal's call naming the
+session is not kept (the call itself is answered as usual).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import orjson
+from google.protobuf.json_format import MessageToDict
+
+from lorebase import names
+from lorebase.ids import iso, utc_now
+from lorebase.problems import Problem
+from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import Txn
+
+logger = logging.getLogger("lorebase.keeper.trace")
+
+MAX_TOUCHED = 200
+
+
+def check_session(session: str) -> str:
+    problem = names.SESSION.problem(session)
+    if problem is not None:
+        raise Problem(400, "invalid-session", problem)
+    return session
+
+
+def _touched(document: Any) -> list[str]:
+    found: list[str] = []
+    stack = [document]
+    while stack and len(found) < MAX_TOUCHED:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for name in ("ref", "from", "to"):
+                value = node.get(name)
+                if isinstance(value, str) and "/" in value and value not in found:
+                    found.append(value)
+            stack.extend(v for v in node.values() if isinstance(v, dict | list))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, dict | list))
+    return sorted(found)[:MAX_TOUCHED]
+
+
+def _request(message: Any) -> dict[str, Any]:
+    summary = MessageToDict(message, preserving_proto_field_name=True)
+    body = getattr(message, "body", None)
+    if isinstance(body, bytes) and body:
+        summary.pop("body", None)
+        if len(body) <= 16384:
+            try:
+                summary["body"] = orjson.loads(body)
+            except orjson.JSONDecodeError:
+                summary["body"] = {"bytes": len(body)}
+        else:
+            summary["body"] = {"bytes": len(body)}
+    return summary
+
+
+async def record_step(
+    rt: Runtime,
+    *,
+    session: str,
+    principal: Principal,
+    call: str,
+    request: Any,
+    status: int,
+    latency_ms: float,
+    reply_body: bytes | None,
+) -> None:
+    """Keep one step; a failure to keep it is logged, never passed on to the call."""
+    try:
+        document = None
+        if reply_body and len(reply_body) <= 1_048_576 and reply_body[:1] in (b"{", b"["):
+            document = orjson.loads(reply_body)
+        touched = _touched(document) if document is not None else []
+        counts: dict[str, int] = {"touched": len(touched)}
+        details: dict[str, Any] = {"request": _request(request), "touched": touched, "counts": counts}
+        if isinstance(document, dict):
+            for name in ("records", "results", "candidates", "changes", "links", "neighbors", "seeds"):
+                if isinstance(document.get(name), list):
+                    counts[name] = len(document[name])
+            if document.get("revision"):
+                details["revision"] = document["revision"]
+
+        async def keep(txn: Txn) -> bool:
+            if not await txn.claim_trace_session(session, principal.id, admin=ADMIN_PRINCIPAL):
+                return False
+            await txn.add_trace_entry(
+                session_id=session,
+                principal=principal.id,
+                domain=getattr(request, "domain", None) or None,
+                kind="step",
+                call=call,
+                status=status,
+                latency_ms=round(latency_ms, 3),
+                details=details,
+                at=utc_now(),
+            )
+            return True
+
+        if not await rt.db.run_interaction("trace_step", keep):
+            logger.info("a call of %s named session %r of another principal: not kept", principal.id, session)
+    except Exception:
+        logger.exception("could not keep a step of session %s", session)
+
+
+async def add_note(rt: Runtime, principal: Principal, session: str, body: dict[str, Any]) -> dict[str, Any]:
+    check_session(session)
+    text = body.get("text")
+    if not isinstance(text, str) or not text.strip() or len(text) > 8000:
+        raise Problem(
+            422,
+            "validation-failed",
+            "text is the note: 1 to 8000 characters",
+            issues=[{"path": "text", "rule": "required", "message": "a note needs text"}],
+        )
+    extra = sorted(set(body) - {"text", "domain"})
+    if extra:
+        raise Problem(
+            422, "validation-failed", f"unknown member(s) {', '.join(extra)}; a note takes text and domain"
+        )
+    at = utc_now()
+
+    async def keep(txn: Txn) -> int | None:
+        if not await txn.claim_trace_session(session, principal.id, admin=ADMIN_PRINCIPAL):
+            return None
+        return await txn.add_trace_entry(
+            session_id=session,
+            principal=principal.id,
+            domain=body.get("domain"),
+            kind="note",
+            call=None,
+            status=None,
+            latency_ms=None,
+            details={"text": text},
+            at=at,
+        )
+
+    entry_id = await rt.db.run_interaction("trace_note", keep)
+    if entry_id is None:
+        raise Problem(
+            403,
+            "forbidden",
+            f"session {session!r} is another principal's: only its principal and the admin add notes "
+            "to it; use a session id of your own",
+        )
+    return {"session": session, "id": entry_id, "kind": "note", "text": text, "at": iso(at)}
+
+
+async def get_session(rt: Runtime, principal: Principal, session: str) -> dict[str, Any]:
+    check_session(session)
+    limit = int(rt.settings.get("agents.trace.max_entries", 10000))
+    rows = await rt.db.read(
+        "trace_of",
+        lambda txn: txn.trace_of(session, None if principal.is_admin else principal.id, limit=limit),
+    )
+    if not rows:
+        raise Problem(404, "not-found", f"no session {session!r} of yours")
+    entries = []
+    for row in rows:
+        entry: dict[str, Any] = {
+            "id": row["id"],
+            "kind": row["kind"],
+            "at": iso(row["at"]),
+            "principal": row["principal"],
+        }
+        if row["domain"]:
+            entry["domain"] = row["domain"]
+        if row["kind"] == "step":
+            entry.update(
+                call=row["call"], status=row["status"], latency_ms=row["latency_ms"], **row["details"]
+            )
+        else:
+            entry["text"] = row["details"]["text"]
+        entries.append(entry)
+    return {"session": session, "entries": entries, "steps": sum(1 for e in entries if e["kind"] == "step")}
+
+
+__all__ = ["add_note", "check_session", "get_session", "record_step"]

@@ -1,0 +1,326 @@
+"""Loads: Records and Links written in one Revision, validated like Operations.
+
+Two writes load data: an import (origin import, ref its `source` text) and a source sync (origin
+source_sync, ref the Source's name; sources.py). Both take the same body and run through `load`; a
+`Load` says what differs: the origin, the Kinds records may have, and what the write adds to its
+commit and its answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from lorebase.ids import iso, utc_now
+from lorebase.problems import Problem, invalid
+from lorebase.schema import record_key, validate_values
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
+from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.writes import (
+    BranchView,
+    ChangeSet,
+    Head,
+    Origin,
+    Outcome,
+    plan_commit,
+    planner_statistics,
+    replay,
+    request_digest,
+)
+from lorebase_store import BranchRow, CommitRows
+
+# The members every load takes, with their type and what they must be.
+LOAD_MEMBERS: dict[str, tuple[type, str]] = {
+    "records": (list, "an array of records"),
+    "links": (list, "an array of links"),
+    "message": (str, "a string"),
+    "branch": (str, "a branch name"),
+    "expected_head": (str, "a Revision id"),
+    "idempotency_key": (str, "a string of 1 to 255 characters"),
+}
+IMPORT_MEMBERS = {**LOAD_MEMBERS, "source": (str, "a string naming where the data came from")}
+
+# A load's finishing step, inside the commit transaction: (view, rows, records, answer, at) ->
+# members to add to the answer.
+Finish = Callable[[BranchView, CommitRows, list[Any], dict[str, Any], datetime], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Load:
+    """What one kind of load is: its name (audit action), origin and rules."""
+
+    action: str  # import | source_sync
+    origin: str  # the origin type of its Revision
+    ref: str  # the origin ref: the import's source, the Source's name
+    members: dict[str, tuple[type, str]]
+    declared: tuple[str, ...] | None = None  # the Kinds its records may have (None: any)
+    finish: Finish | None = None
+    digest: dict[str, Any] = field(default_factory=dict)  # what else tells two requests apart
+
+
+def check_members(body: dict[str, Any], members: dict[str, tuple[type, str]], what: str) -> None:
+    """422 for an unknown member or a member of the wrong type, naming what to send."""
+    unknown = sorted(set(body) - set(members))
+    if unknown:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; {what} takes {', '.join(sorted(members))}",
+        )
+    for member, (kind, described) in members.items():
+        if body.get(member) is not None and not isinstance(body[member], kind):
+            raise Problem(
+                422,
+                "validation-failed",
+                f"{member} must be {described}",
+                issues=[{"path": member, "rule": "type", "message": f"{member} must be {described}"}],
+            )
+
+
+def _prepare(
+    domain: Domain, body: dict[str, Any], readable: set[str], load: Load
+) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+    """Canonical records and links, or every issue found, by path."""
+    issues: list[dict[str, Any]] = []
+    records_in = body.get("records") or []
+    links_in = body.get("links") or []
+    if not isinstance(records_in, list) or not isinstance(links_in, list):
+        raise Problem(422, "validation-failed", "records and links must be arrays")
+    records: list[tuple[Any, str, dict[str, Any], str]] = []
+    for index, item in enumerate(records_in):
+        path = f"records[{index}]"
+        if not isinstance(item, dict) or set(item) - {"kind", "values"}:
+            issues.append(
+                {
+                    "path": path,
+                    "rule": "import.shape",
+                    "message": 'a record is {"kind": ..., "values": {...}}',
+                }
+            )
+            continue
+        kind = domain.schema.kinds.get(str(item.get("kind"))) if isinstance(item.get("kind"), str) else None
+        if kind is None or kind.name not in readable:
+            issues.append(
+                {
+                    "path": f"{path}.kind",
+                    "rule": "kind.unknown",
+                    "message": f"unknown Kind {item.get('kind')!r}",
+                }
+            )
+            continue
+        if load.declared is not None and kind.name not in load.declared:
+            issues.append(
+                {
+                    "path": f"{path}.kind",
+                    "rule": "source.kind",
+                    "message": f"Source {load.ref} does not declare Kind {kind.name} "
+                    f"(it declares {', '.join(load.declared)}); declare it in the schema's sources",
+                }
+            )
+            continue
+        raw = item.get("values")
+        if not isinstance(raw, dict):
+            issues.append(
+                {"path": f"{path}.values", "rule": "import.shape", "message": "values must be an object"}
+            )
+            continue
+        values, value_issues = validate_values(kind.attributes, raw, path=f"{path}.values", partial=True)
+        issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        missing = [k for k in kind.key if values.get(k) in (None, "")]
+        if missing:
+            issues.append(
+                {
+                    "path": f"{path}.values.{missing[0]}",
+                    "rule": "record.key",
+                    "message": f"{missing[0]} is the key of {kind.name}; give it a value",
+                }
+            )
+            continue
+        if not value_issues:
+            records.append((kind, record_key(kind, values), values, path))
+    links: list[tuple[Any, str, str, dict[str, Any], str]] = []
+    for index, item in enumerate(links_in):
+        path = f"links[{index}]"
+        if not isinstance(item, dict) or set(item) - {"relation", "from", "to", "values"}:
+            issues.append(
+                {
+                    "path": path,
+                    "rule": "import.shape",
+                    "message": 'a link is {"relation": ..., "from": key, "to": key, "values": {...}}',
+                }
+            )
+            continue
+        named = (
+            domain.schema.relations.get(str(item.get("relation")))
+            if isinstance(item.get("relation"), str)
+            else None
+        )
+        if named is None or named.from_kind not in readable or named.to_kind not in readable:
+            issues.append(
+                {
+                    "path": f"{path}.relation",
+                    "rule": "relation.unknown",
+                    "message": f"unknown Relation {item.get('relation')!r}",
+                }
+            )
+            continue
+        ends = (item.get("from"), item.get("to"))
+        if not all(isinstance(e, str) and e for e in ends):
+            issues.append(
+                {"path": path, "rule": "import.shape", "message": "from and to are Record keys (strings)"}
+            )
+            continue
+        raw_values = item.get("values") or {}
+        if not isinstance(raw_values, dict):
+            issues.append(
+                {"path": f"{path}.values", "rule": "import.shape", "message": "values must be an object"}
+            )
+            continue
+        values, value_issues = validate_values(
+            named.attributes, raw_values, path=f"{path}.values", partial=True
+        )
+        issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        if not value_issues:
+            links.append((named, str(ends[0]), str(ends[1]), values, path))
+    return records, links, issues
+
+
+async def run_import(
+    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str
+) -> Outcome:
+    source = body.get("source") or "api"  # its type is checked by load, before it is used
+    return await load(rt, access, domain, body, header_key, Load("import", "import", source, IMPORT_MEMBERS))
+
+
+async def load(
+    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str, spec: Load
+) -> Outcome:
+    """Validate and commit a load: everything is checked before anything is written."""
+    check_members(body, spec.members, "an import" if spec.action == "import" else "a source sync")
+    branch = check_branch_name(body.get("branch") or domain.default_branch)
+    access.require("domain.settings", branch)
+    total = len(body.get("records") or []) + len(body.get("links") or [])
+    limit = int(domain.settings.get("keeper.imports.max_items", 200000))
+    if total > limit:
+        raise Problem(
+            413,
+            "too-large",
+            f"an import holds at most {limit} records and links (keeper.imports.max_items); split it",
+        )
+    readable = set(readable_view(access, domain, branch).kinds)
+    records, links, issues = _prepare(domain, body, readable, spec)
+    if issues:
+        raise invalid(issues)
+    key = body.get("idempotency_key")
+    key = header_key or None if key is None else key
+    if key is not None and not 1 <= len(key) <= 255:
+        raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
+    digest = request_digest({spec.action: body, **spec.digest})
+    principal = access.principal
+    source = spec.ref
+    message = body.get("message") or (
+        f"Import from {source}" if spec.action == "import" else f"Sync of Source {source}"
+    )
+    at = utc_now()
+    origin = Origin(spec.origin, source, principal.id)
+    expected = body.get("expected_head")
+
+    async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
+        if key is not None:
+            receipt = await view.get_receipt(principal.id, key)
+            if receipt is not None:
+                return replay(receipt, digest, key), head, None
+        if expected is not None and expected != head.revision:
+            raise Problem(
+                409,
+                "stale-head",
+                f"branch {branch!r} moved: its head is {head.revision}, not the expected {expected}; "
+                "read again and retry with the new head",
+                branch=branch,
+                head=head.revision,
+                expected_head=expected,
+            )
+        changes = ChangeSet(view, domain.schema)
+        by_kind: dict[str, list[str]] = {}
+        for kind, rkey, _, _ in records:
+            by_kind.setdefault(kind.name, []).append(rkey)
+        for kind_name, keys in by_kind.items():
+            await changes.preload_records(kind_name, keys)
+        by_relation: dict[str, list[tuple[str, str]]] = {}
+        for relation, from_key, to_key, _, _ in links:
+            by_relation.setdefault(relation.name, []).append((from_key, to_key))
+        for relation_name, pairs in by_relation.items():
+            await changes.preload_links(relation_name, pairs)
+        for kind, rkey, values, path in records:
+            await changes.upsert_record(kind, rkey, values, path)
+        for relation, from_key, to_key, values, path in links:
+            await changes.upsert_link(relation, from_key, to_key, values, path)
+        change_list = await changes.finish()
+        if changes.issues:
+            raise invalid(changes.issues)
+        revision_id = None
+        new_head = head
+        rows = CommitRows(domain.id, branch)
+        if change_list:
+            committed = plan_commit(
+                rows,
+                domain=domain.name,
+                head=head,
+                changes=change_list,
+                author=principal.id,
+                message=message,
+                origin=origin,
+                at=at,
+                stored=changes.stored(),
+                changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
+            )
+            revision_id = committed.revision.id
+            new_head = Head(revision_id, committed.revision.generation)
+        counts = {
+            "records": sum(1 for c in change_list if c.entity == "record"),
+            "links": sum(1 for c in change_list if c.entity == "link"),
+        }
+        document: dict[str, Any] = {
+            "status": "committed",
+            "branch": branch,
+            "source": source,
+            "revision": revision_id,
+            "head": new_head.revision,
+            "received": {"records": len(records), "links": len(links)},
+            "changed": counts,
+            "replayed": False,
+        }
+        if spec.finish is not None:
+            document.update(await spec.finish(view, rows, records, document, at))
+        stamp = iso(at)
+        if key is not None:
+            rows.receipt(
+                principal=principal.id,
+                key=key,
+                request_digest=digest,
+                status=200,
+                response=document,
+                revision=revision_id,
+                at=stamp,
+            )
+        rows.audit(
+            principal=principal.id,
+            action=spec.action,
+            domain=domain.name,
+            target=source,
+            details={"branch": branch, "revision": revision_id, **counts},
+            at=stamp,
+        )
+        return Outcome(200, document, revision_id, {}), new_head, rows
+
+    outcome = await rt.committer.run(domain.id, branch, work, bulk=True)
+    if len(records) + len(links) >= planner_statistics.ANALYZE_AFTER and outcome.revision and rt.statistics:
+        rt.statistics.refresh_soon()
+    return outcome
+
+
+__all__ = ["IMPORT_MEMBERS", "LOAD_MEMBERS", "Load", "check_members", "load", "run_import"]

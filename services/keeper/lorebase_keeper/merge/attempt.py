@@ -1,0 +1,94 @@
+"""A merge attempt: what it is asked (`MergeRequest`), the Conflicts it finds (`Found`), what it
+answers (`MergeResult`), and the agent task events it writes when it merges.
+
+A Conflict's fingerprint names it across attempts: a resolution stored under it (proposals/conflicts.py)
+applies when the next attempt finds the same Conflict again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from lorebase.canonical import canonical_json, sha256_hex
+from lorebase.ids import iso
+from lorebase_keeper.domains import Domain
+from lorebase_store import CommitRows
+
+
+@dataclass
+class Found:
+    """A Conflict found by a merge attempt."""
+
+    code: str
+    entity: str
+    name: str
+    key: str
+    attribute: str | None
+    ours: Any
+    theirs: Any
+    base: Any = None
+
+    @property
+    def fingerprint(self) -> str:
+        return sha256_hex(
+            canonical_json(
+                [self.code, self.entity, self.name, self.key, self.attribute, self.ours, self.theirs]
+            )
+        )[:32]
+
+    def row(self, conflict_id: str) -> dict[str, Any]:
+        return {
+            "id": conflict_id,
+            "fingerprint": self.fingerprint,
+            "code": self.code,
+            "entity": self.entity,
+            "name": self.name,
+            "key": self.key,
+            "attribute": self.attribute,
+            "details": {"base": self.base, "ours": self.ours, "theirs": self.theirs},
+        }
+
+
+@dataclass
+class MergeResult:
+    result: str  # fast_forward | merge | conflicts
+    head: str | None  # the target's head after the attempt
+    generation: int
+    conflicts: list[Found]
+    resolved: int
+    changes: int
+
+
+@dataclass(frozen=True)
+class MergeRequest:
+    domain: Domain
+    source: str
+    target: str
+    author: str
+    message: str
+    proposal: str | None
+    at: datetime
+    # The resolutions of Conflicts resolved earlier, by fingerprint.
+    resolutions: dict[str, dict[str, Any]]
+    # Events to write in the merge transaction (an agent task's deferred operation events).
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def add_task_events(rows: CommitRows, request: MergeRequest, head: str | None, generation: int) -> None:
+    """An agent task's operation events, written once, when its Proposal merges."""
+    for doc in request.events:
+        event = {
+            **doc,
+            "branch": request.target,
+            "head": head,
+            "source_branch": request.source,
+            "proposal": request.proposal,
+        }
+        rows.events.append(
+            {"type": doc["type"], "revision": head, "event": event, "created_at": iso(request.at)}
+        )
+
+
+__all__ = ["Found", "MergeRequest", "MergeResult", "add_task_events"]

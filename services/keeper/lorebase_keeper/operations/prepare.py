@@ -1,0 +1,264 @@
+"""An Operation execution checked before it runs: the request's members, the Operation, the caller's
+grants and clearances, the parameters and the values of the rendered edits (`prepare`); and the
+`operation.<side effect>` events it will emit, sensitive values masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from lorebase.ids import iso, new_id, utc_now
+from lorebase.problems import Problem, invalid
+from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
+from lorebase_keeper.access import Access, Principal, Readable
+from lorebase_keeper.access import readable as readable_view
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.writes import request_digest
+
+EXECUTE_MEMBERS = {
+    "parameters",
+    "dry_run",
+    "expected_head",
+    "message",
+    "branch",
+    "idempotency_key",
+    "task",
+    "intent",
+    "auto_propose",
+    "auto_merge",
+}
+
+
+def _member(body: dict[str, Any], name: str, kind: type | tuple[type, ...], what: str) -> Any:
+    value = body.get(name)
+    if value is not None and not isinstance(value, kind):
+        raise Problem(
+            422,
+            "validation-failed",
+            f"{name} must be {what}",
+            issues=[{"path": name, "rule": "type", "message": f"{name} must be {what}"}],
+        )
+    return value
+
+
+def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
+    unknown = sorted(set(body) - EXECUTE_MEMBERS)
+    if unknown:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; an execution takes {', '.join(sorted(EXECUTE_MEMBERS))}",
+            issues=[
+                {"path": u, "rule": "unknown_member", "message": "not a member of an execution"}
+                for u in unknown
+            ],
+        )
+    parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
+    key = _member(body, "idempotency_key", str, "a string")
+    key = header_key or None if key is None else key
+    if key is not None and not (1 <= len(key) <= 255):
+        raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
+    for member in ("auto_merge", "intent"):
+        if body.get(member) not in (None, False) and not body.get("task"):
+            raise Problem(
+                422,
+                "validation-failed",
+                f"{member} goes with a task: name the piece of work (e.g. q4-audit)",
+                issues=[{"path": member, "rule": "needs_task", "message": f"{member} needs a task"}],
+            )
+    return {
+        "parameters": parameters,
+        "dry_run": bool(_member(body, "dry_run", bool, "true or false")),
+        "expected_head": _member(body, "expected_head", str, "a Revision id"),
+        "message": _member(body, "message", str, "a string"),
+        "branch": _member(body, "branch", str, "a branch name"),
+        "idempotency_key": key,
+        "task": _member(body, "task", str, "a string"),
+        "intent": _member(body, "intent", str, "a string"),
+        "auto_propose": _member(body, "auto_propose", bool, "true or false"),
+        "auto_merge": _member(body, "auto_merge", bool, "true or false"),
+    }
+
+
+def _check_readable(operation: Operation, domain: Domain, readable: set[str]) -> None:
+    """An Operation editing a Kind the caller cannot see answers like an unknown one."""
+    for edit in operation.edits:
+        kinds = [edit.kind] if edit.kind else []
+        if edit.relation:
+            relation = domain.schema.relations[edit.relation]
+            kinds += [relation.from_kind, relation.to_kind]
+        if any(k not in readable for k in kinds):
+            raise Problem(404, "not-found", f"unknown Operation {operation.name!r}")
+
+
+@dataclass
+class Prepared:
+    """An execution checked against the schema, its edits rendered: what every step of it runs."""
+
+    domain: Domain
+    operation: Operation
+    principal: Principal
+    parameters: dict[str, Any]
+    request: dict[str, Any]
+    key: str | None
+    digest: str
+    edits: list[tuple[Any, dict[str, Any], str]]
+    edit_docs: list[dict[str, Any]]
+    issues: list[dict[str, Any]]
+    invocation_id: str
+    at: datetime
+    policy_review: bool  # the Operation's review policy holds for these parameters
+    readable: Readable  # what the principal may read on the branch (its answer names nothing else)
+
+    @property
+    def name(self) -> str:
+        return self.operation.name
+
+    def events(self, branch: str) -> list[tuple[str, dict[str, Any]]]:
+        return [
+            (
+                f"operation.{effect}",
+                _side_effect_event(
+                    self.domain,
+                    self.operation,
+                    effect,
+                    branch,
+                    self.invocation_id,
+                    self.principal.id,
+                    self.parameters,
+                    self.edit_docs,
+                ),
+            )
+            for effect in self.operation.side_effects
+        ]
+
+    def prefetch(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for edit, _, _ in self.edits:
+            if edit.kind and edit.key:
+                found.setdefault(edit.kind, []).append(edit.key)
+        return found
+
+
+def prepare(access: Access, domain: Domain, name: str, request: dict[str, Any], branch: str) -> Prepared:
+    """Check an execution (Operation, grants, parameters, values) and render its edits."""
+    operation = domain.schema.operations.get(name)
+    if operation is None:
+        raise Problem(404, "not-found", f"unknown Operation {name!r}; GET /schema lists the Operations")
+    principal = access.principal
+    view = readable_view(access, domain, branch)
+    _check_readable(operation, domain, set(view.kinds))
+    access.require("data.read", branch)
+    for permission in operation.permissions or ("operation.execute",):
+        access.require(permission, branch)
+
+    parameters, issues = validate_parameters(operation, request["parameters"])
+    if issues:
+        raise invalid([{"path": i.path, "rule": i.rule, "message": i.message} for i in issues])
+    digest_of: dict[str, Any] = {
+        "operation": name,
+        "branch": branch,
+        "parameters": parameters,
+        "message": request["message"],
+        "expected_head": request["expected_head"],
+    }
+    if request.get("task"):
+        digest_of["task"] = request["task"]
+    invocation_id = new_id("inv")
+    at = utc_now()
+    try:
+        edits = render_edits(
+            operation, parameters, invocation_id=invocation_id, principal=principal.id, now=iso(at)
+        )
+    except ValueError as exc:
+        raise Problem(422, "validation-failed", str(exc)) from exc
+    prepared = []
+    issues_out: list[dict[str, Any]] = []
+    for index, edit in enumerate(edits):
+        path = f"edits[{index}]"
+        attrs = (
+            domain.schema.kinds[edit.kind].attributes
+            if edit.kind
+            else domain.schema.relations[edit.relation or ""].attributes
+        )
+        values, value_issues = validate_values(attrs, edit.values, path=f"{path}.values", partial=True)
+        issues_out += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        prepared.append((edit, values, path))
+    return Prepared(
+        domain=domain,
+        operation=operation,
+        principal=principal,
+        parameters=parameters,
+        request=request,
+        key=request["idempotency_key"],
+        digest=request_digest(digest_of),
+        edits=prepared,
+        edit_docs=[_edit_document(edit, values) for edit, values, _ in prepared],
+        issues=issues_out,
+        invocation_id=invocation_id,
+        at=at,
+        policy_review=operation.review_policy is not None and operation.review_policy.evaluate(parameters),
+        readable=view,
+    )
+
+
+def _edit_document(edit: Any, values: dict[str, Any]) -> dict[str, Any]:
+    doc: dict[str, Any] = {"op": edit.op}
+    if edit.kind:
+        doc.update(kind=edit.kind, key=edit.key)
+    else:
+        doc.update({"relation": edit.relation, "from": edit.from_key, "to": edit.to_key})
+    if edit.op not in ("delete_record", "delete_link"):
+        doc["values"] = values
+    return doc
+
+
+def _side_effect_event(
+    domain: Domain,
+    operation: Operation,
+    effect: str,
+    branch: str,
+    invocation_id: str,
+    principal: str,
+    parameters: dict[str, Any],
+    edits: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The operation.<side effect> event; values of sensitive parameters and Attributes masked."""
+    max_edits = int(domain.settings.get("keeper.operations.side_effect_max_edits", 50))
+    masked_params = {
+        k: ("***" if operation.parameters.get(k) is not None and operation.parameters[k].sensitivity else v)
+        for k, v in parameters.items()
+    }
+    masked_edits = []
+    for edit in edits[:max_edits]:
+        attrs = (
+            domain.schema.kinds[edit["kind"]].attributes
+            if "kind" in edit
+            else domain.schema.relations[edit["relation"]].attributes
+        )
+        doc = dict(edit)
+        if "values" in doc:
+            doc["values"] = {
+                k: ("***" if attrs.get(k) is not None and attrs[k].sensitivity else v)
+                for k, v in doc["values"].items()
+            }
+        masked_edits.append(doc)
+    return {
+        "type": f"operation.{effect}",
+        "side_effect": effect,
+        "domain": domain.name,
+        "branch": branch,
+        "operation": operation.name,
+        "operation_id": f"opr_{operation.name}",
+        "invocation_id": invocation_id,
+        "principal": principal,
+        "parameters": masked_params,
+        "edit_count": len(edits),
+        "edits": masked_edits,
+        "edits_truncated": len(edits) > max_edits,
+    }
+
+
+__all__ = ["EXECUTE_MEMBERS", "Prepared", "parse_execute", "prepare"]

@@ -1,0 +1,136 @@
+"""Merge attempts of a Proposal.
+
+Every merge attempt is recorded: it runs the merge inside a savepoint, keeps it when the Proposal may
+merge (approvals in, no open Conflict) and rolls it back otherwise, so `attempt.result` always says
+what a merge would do (fast_forward, merge or conflicts) and Conflicts are found before anyone asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from lorebase.ids import new_id, utc_now
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.merge import MergeRequest, MergeResult, merge
+from lorebase_keeper.proposals.lifecycle import cleanup
+from lorebase_keeper.proposals.state import (
+    Approval,
+    approval_of,
+    blockers,
+    find_proposal,
+    proposal_document,
+    require_open,
+)
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import AttemptRow, ProposalRow, Txn
+
+
+@dataclass
+class Attempt:
+    result: MergeResult
+    attempt: AttemptRow
+    performed: bool
+    blockers: list[str]
+    approval: Approval
+    branch_deleted: bool
+
+
+async def attempt_merge(
+    txn: Txn, domain: Domain, proposal: ProposalRow, *, by: str, perform: bool, at: datetime
+) -> Attempt:
+    """Try the merge of an open Proposal (locked by the caller): kept when `perform` and nothing
+    blocks it, rolled back otherwise; the attempt and any Conflicts found are recorded."""
+    target = await txn.get_branch(domain.id, proposal.target_ref)
+    approval = await approval_of(txn, proposal, target)
+    stored = await txn.conflicts_of(proposal.id)
+    resolutions = {c.fingerprint: c.resolution or {} for c in stored if c.status == "resolved"}
+    events = [event for execution in proposal.executions for event in execution.get("events", [])]
+    request = MergeRequest(
+        domain=domain,
+        source=proposal.source_ref,
+        target=proposal.target_ref,
+        author=by,
+        message=f"Merge {proposal.id}: {proposal.title}",
+        proposal=proposal.id,
+        at=at,
+        resolutions=resolutions,
+        events=events,
+    )
+    savepoint = await txn.conn.begin_nested()
+    result = await merge(txn, request)
+    blocked = blockers(proposal, approval, len(result.conflicts))
+    performed = perform and not blocked and result.result != "conflicts"
+    if performed:
+        await savepoint.commit()
+    else:
+        await savepoint.rollback()
+    fingerprints = [c.fingerprint for c in result.conflicts]
+    await txn.drop_open_conflicts(proposal.id, fingerprints)
+    await txn.add_conflicts(proposal.id, [c.row(new_id("cnf")) for c in result.conflicts], at)
+    counts: dict[str, int] = {}
+    for conflict in result.conflicts:
+        counts[conflict.code] = counts.get(conflict.code, 0) + 1
+    attempt = AttemptRow(
+        id=new_id("mat"),
+        result=result.result,
+        counts=counts,
+        open_conflicts=len(result.conflicts),
+        resolved_conflicts=result.resolved,
+        revision=result.head if performed else None,
+        by=by,
+        created_at=at,
+    )
+    await txn.insert_attempt(proposal.id, attempt)
+    deleted = False
+    if performed:
+        await txn.update_proposal(
+            proposal.id,
+            status="merged",
+            merged_revision=result.head,
+            merged_by=by,
+            merged_at=at,
+            updated_at=at,
+        )
+        await txn.audit(
+            by,
+            "proposal.merge",
+            at,
+            domain=domain.name,
+            target=proposal.id,
+            details={"revision": result.head, "result": result.result},
+        )
+        deleted = await cleanup(txn, domain, proposal, by, at)
+    return Attempt(result, attempt, performed, blocked, approval, deleted)
+
+
+async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_id: str) -> dict[str, Any]:
+    at = utc_now()
+
+    async def txn_fn(txn: Txn) -> dict[str, Any]:
+        proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
+        access.require("proposal.merge", proposal.target_ref)
+        require_open(proposal, "merge")
+        outcome = await attempt_merge(txn, domain, proposal, by=access.principal.id, perform=True, at=at)
+        if outcome.blockers and outcome.result.result != "conflicts":
+            raise Problem(
+                409,
+                "merge-blocked",
+                f"Proposal {proposal.id} cannot merge yet: {', '.join(outcome.blockers)}",
+                proposal=proposal.id,
+                blockers=outcome.blockers,
+                approval=outcome.approval.document(),
+            )
+        row = await txn.get_proposal(domain.id, proposal.id)
+        assert row is not None
+        document = await proposal_document(txn, domain, row)
+        document["branch_deleted"] = outcome.branch_deleted
+        return document
+
+    return await rt.db.run_interaction("merge_proposal", txn_fn)
+
+
+__all__ = ["Attempt", "attempt_merge", "merge_proposal"]

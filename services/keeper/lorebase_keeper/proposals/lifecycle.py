@@ -1,0 +1,276 @@
+"""Proposals: a request to merge a source branch into a target, opened, listed, reviewed, and merged
+(attempts.py) or closed. A task branch whose Proposal merged or closed is deleted, unless another
+open Proposal uses it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from lorebase.ids import new_id, utc_now
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access
+from lorebase_keeper.branches import remove_branch
+from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.merge import touched_kinds
+from lorebase_keeper.proposals.state import find_proposal, proposal_document, require_open, visible
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import BranchRow, ProposalRow, Txn
+
+CREATE_MEMBERS = {"source", "target", "title", "description"}
+DECISIONS = ("approve", "request_changes")
+MAX_TITLE = 200
+MAX_DESCRIPTION = 20000
+
+
+def _text(body: dict[str, Any], member: str, limit: int, *, required: bool = False) -> str | None:
+    value = body.get(member)
+    if value is None:
+        if required:
+            raise Problem(422, "validation-failed", f"{member} is required (a string)")
+        return None
+    if not isinstance(value, str) or len(value) > limit or (required and not value.strip()):
+        raise Problem(
+            422,
+            "validation-failed",
+            f"{member} must be a non-empty string of at most {limit} characters",
+            issues=[{"path": member, "rule": "type", "message": f"a string of at most {limit} characters"}],
+        )
+    return value
+
+
+async def open_proposal(
+    txn: Txn,
+    domain: Domain,
+    *,
+    source: BranchRow,
+    target: str,
+    title: str,
+    description: str,
+    author: str,
+    at: datetime,
+    task: str | None = None,
+    intent: str | None = None,
+    review_policy: bool = False,
+    executions: list[dict[str, Any]] | None = None,
+) -> ProposalRow | None:
+    """Open a Proposal (None: one is open for this source and target already)."""
+    target_row = await txn.get_branch(domain.id, target)
+    if target_row is None:
+        raise Problem(404, "not-found", f"unknown target branch {target!r}")
+    proposal_id = new_id("prp")
+    created = await txn.insert_proposal(
+        id=proposal_id,
+        domain_id=domain.id,
+        source_ref=source.name,
+        target_ref=target,
+        title=title,
+        description=description,
+        intent=intent,
+        task=task,
+        author=author,
+        review_policy=review_policy,
+        executions=executions or [],
+        kinds=await touched_kinds(txn, domain, source, target_row),
+        at=at,
+    )
+    if not created:
+        return None
+    await txn.audit(
+        author,
+        "proposal.create",
+        at,
+        domain=domain.name,
+        target=proposal_id,
+        details={"source": source.name, "target": target},
+    )
+    return await txn.get_proposal(domain.id, proposal_id)
+
+
+async def create_proposal(
+    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]
+) -> dict[str, Any]:
+    unknown = sorted(set(body) - CREATE_MEMBERS)
+    if unknown:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(unknown)}; a Proposal takes {', '.join(sorted(CREATE_MEMBERS))}",
+        )
+    if not isinstance(body.get("source"), str):
+        raise Problem(422, "validation-failed", "source is required: the branch to merge")
+    source = check_branch_name(body["source"], member="source")
+    target = check_branch_name(body.get("target") or domain.default_branch, member="target")
+    if source == target:
+        raise Problem(422, "validation-failed", "source and target are the same branch; name two branches")
+    title = _text(body, "title", MAX_TITLE, required=True) or ""
+    description = _text(body, "description", MAX_DESCRIPTION) or ""
+    access.require("proposal.create", source)
+    access.require("data.read", target)
+    at = utc_now()
+
+    async def txn_fn(txn: Txn) -> dict[str, Any]:
+        row = await txn.get_branch(domain.id, source)
+        if row is None:
+            raise Problem(404, "not-found", f"unknown source branch {source!r}")
+        proposal = await open_proposal(
+            txn,
+            domain,
+            source=row,
+            target=target,
+            title=title,
+            description=description,
+            author=access.principal.id,
+            at=at,
+        )
+        if proposal is None:
+            existing = await txn.open_proposal(domain.id, source, target)
+            raise Problem(
+                409,
+                "already-exists",
+                f"a Proposal from {source!r} into {target!r} is open already",
+                proposal=existing.id if existing else None,
+            )
+        return await proposal_document(txn, domain, proposal)
+
+    return await rt.db.run_interaction("create_proposal", txn_fn)
+
+
+async def list_proposals(
+    rt: Runtime, access: Access, domain: Domain, *, status: str, assigned: str, limit: int, cursor: str
+) -> dict[str, Any]:
+    if status not in ("", "open", "merged", "closed", "all"):
+        raise Problem(400, "invalid-parameter", f"status is open, merged, closed or all, not {status!r}")
+    if assigned not in ("", "me"):
+        raise Problem(400, "invalid-parameter", f"assigned takes me, not {assigned!r}")
+    if limit < 0 or limit > 200:
+        raise Problem(400, "invalid-parameter", "limit is 1 to 200")
+    limit = limit or 50
+    wanted = None if status == "all" else (status or "open")
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        found: list[dict[str, Any]] = []
+        after = cursor or None
+        more = False
+        while len(found) < limit:
+            rows = await txn.list_proposals(domain.id, status=wanted, after=after, limit=limit * 2)
+            for row in rows:
+                after = row.id
+                if not visible(access, domain, row):
+                    continue
+                if assigned == "me":
+                    stewards = {
+                        s
+                        for k in row.kinds
+                        if k in domain.schema.kinds
+                        for s in domain.schema.kinds[k].stewards
+                    }
+                    if access.principal.id not in stewards:
+                        continue
+                if len(found) == limit:
+                    more = True
+                    break
+                found.append(await proposal_document(txn, domain, row))
+            if more or len(rows) < limit * 2:
+                break
+        return {
+            "domain": domain.name,
+            "proposals": found,
+            "next_cursor": found[-1]["id"] if more and found else None,
+        }
+
+    return await rt.db.read("list_proposals", read)
+
+
+async def get_proposal(rt: Runtime, access: Access, domain: Domain, proposal_id: str) -> dict[str, Any]:
+    async def read(txn: Txn) -> dict[str, Any]:
+        return await proposal_document(txn, domain, await find_proposal(txn, access, domain, proposal_id))
+
+    return await rt.db.read("get_proposal", read)
+
+
+async def review_proposal(
+    rt: Runtime, access: Access, domain: Domain, proposal_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    unknown = sorted(set(body) - {"decision", "comment"})
+    decision = body.get("decision")
+    if unknown or decision not in DECISIONS:
+        raise Problem(
+            422,
+            "validation-failed",
+            'a review is {"decision": "approve" | "request_changes", "comment": text}',
+            issues=[{"path": "decision", "rule": "enum", "message": "approve or request_changes"}],
+        )
+    comment = _text(body, "comment", MAX_DESCRIPTION)
+    at = utc_now()
+
+    async def txn_fn(txn: Txn) -> dict[str, Any]:
+        proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
+        access.require("proposal.review", proposal.target_ref)
+        require_open(proposal, "be reviewed")
+        if decision == "approve" and proposal.author == access.principal.id:
+            raise Problem(
+                403, "own-proposal", "an author cannot approve their own Proposal; ask another reviewer"
+            )
+        await txn.add_review(proposal.id, access.principal.id, str(decision), comment, at)
+        await txn.update_proposal(proposal.id, updated_at=at)
+        await txn.audit(
+            access.principal.id,
+            "proposal.review",
+            at,
+            domain=domain.name,
+            target=proposal.id,
+            details={"decision": decision},
+        )
+        row = await txn.get_proposal(domain.id, proposal.id)
+        assert row is not None
+        return await proposal_document(txn, domain, row)
+
+    return await rt.db.run_interaction("review_proposal", txn_fn)
+
+
+async def cleanup(txn: Txn, domain: Domain, proposal: ProposalRow, by: str, at: datetime) -> bool:
+    """Delete a task branch whose Proposal merged or closed, unless another open Proposal uses it."""
+    if proposal.task is None or not domain.settings.get("keeper.agent_writes.delete_branch_on_merge", True):
+        return False
+    others = [p for p in await txn.proposals_from(domain.id, proposal.source_ref) if p.id != proposal.id]
+    if others or await txn.get_branch(domain.id, proposal.source_ref) is None:
+        return False
+    await remove_branch(txn, domain, proposal.source_ref, by, at)
+    return True
+
+
+async def close_proposal(rt: Runtime, access: Access, domain: Domain, proposal_id: str) -> dict[str, Any]:
+    at = utc_now()
+
+    async def txn_fn(txn: Txn) -> dict[str, Any]:
+        proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
+        if proposal.author != access.principal.id:
+            access.require("proposal.merge", proposal.target_ref)
+        require_open(proposal, "be closed")
+        await txn.update_proposal(
+            proposal.id, status="closed", closed_by=access.principal.id, closed_at=at, updated_at=at
+        )
+        await txn.audit(
+            access.principal.id, "proposal.close", at, domain=domain.name, target=proposal.id, details={}
+        )
+        deleted = await cleanup(txn, domain, proposal, access.principal.id, at)
+        row = await txn.get_proposal(domain.id, proposal.id)
+        assert row is not None
+        document = await proposal_document(txn, domain, row)
+        document["branch_deleted"] = deleted
+        return document
+
+    return await rt.db.run_interaction("close_proposal", txn_fn)
+
+
+__all__ = [
+    "cleanup",
+    "close_proposal",
+    "create_proposal",
+    "get_proposal",
+    "list_proposals",
+    "open_proposal",
+    "review_proposal",
+]

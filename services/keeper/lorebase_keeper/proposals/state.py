@@ -1,0 +1,215 @@
+"""What a Proposal stands at: its approval (the reviews against what the target requires), what
+blocks its merge, the calls that move it on, and the document every Proposal call answers.
+
+A Proposal is visible to the readers of its target who may read every Kind it touches; to anyone
+else it answers like an unknown one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lorebase.ids import iso
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
+from lorebase_keeper.domains import Domain
+from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
+
+
+@dataclass(frozen=True)
+class Approval:
+    required: int
+    approvals: int
+    changes_requested: bool
+
+    @property
+    def satisfied(self) -> bool:
+        return self.approvals >= self.required
+
+    def document(self) -> dict[str, Any]:
+        return {"required": self.required, "approvals": self.approvals, "satisfied": self.satisfied}
+
+
+def _href(domain: Domain, proposal_id: str, tail: str = "") -> str:
+    return f"/api/v1/domains/{domain.name}/proposals/{proposal_id}{tail}"
+
+
+async def approval_of(txn: Txn, proposal: ProposalRow, target: BranchRow | None) -> Approval:
+    required = target.required_approvals if target is not None and target.protected else 0
+    if proposal.review_policy:
+        required = max(required, 1)
+    latest: dict[str, str] = {}
+    for review in await txn.reviews(proposal.id):
+        if review.reviewer != proposal.author:
+            latest[review.reviewer] = review.decision
+    approvals = sum(1 for d in latest.values() if d == "approve")
+    return Approval(required, approvals, any(d == "request_changes" for d in latest.values()))
+
+
+def blockers(proposal: ProposalRow, approval: Approval, open_conflicts: int) -> list[str]:
+    found = []
+    if approval.approvals < approval.required:
+        found.append("approvals-pending")
+    if proposal.review_policy and approval.approvals == 0:
+        found.append("review-policy-needs-approval")
+    if approval.changes_requested:
+        found.append("changes-requested")
+    if open_conflicts:
+        found.append("open-conflicts")
+    return found
+
+
+def next_steps(
+    domain: Domain, proposal: ProposalRow, approval: Approval, blocked: list[str]
+) -> list[dict[str, Any]]:
+    if proposal.status != "open":
+        return []
+    steps = []
+    if "approvals-pending" in blocked or "review-policy-needs-approval" in blocked:
+        steps.append(
+            {
+                "action": "await_review",
+                "detail": f"Waiting for approval ({approval.approvals} of {max(approval.required, 1)} required).",
+                "method": "POST",
+                "href": _href(domain, proposal.id, "/reviews"),
+                "permission": "proposal.review",
+            }
+        )
+    if "open-conflicts" in blocked:
+        steps.append(
+            {
+                "action": "resolve_conflicts",
+                "detail": "Resolve the open Conflicts with the target (ours, theirs or a value).",
+                "method": "GET",
+                "href": _href(domain, proposal.id, "/conflicts"),
+                "permission": "proposal.create",
+            }
+        )
+    if not blocked:
+        steps.append(
+            {
+                "action": "merge",
+                "detail": "Merge the Proposal into its target.",
+                "method": "POST",
+                "href": _href(domain, proposal.id, "/merge"),
+                "permission": "proposal.merge",
+            }
+        )
+    steps.append(
+        {
+            "action": "get_proposal",
+            "detail": "Read the state of the Proposal.",
+            "method": "GET",
+            "href": _href(domain, proposal.id),
+        }
+    )
+    return steps
+
+
+def attempt_document(attempt: AttemptRow | None) -> dict[str, Any] | None:
+    if attempt is None:
+        return None
+    return {
+        "id": attempt.id,
+        "result": attempt.result,
+        "open_conflicts": attempt.open_conflicts,
+        "resolved_conflicts": attempt.resolved_conflicts,
+        "counts": attempt.counts,
+        "revision": attempt.revision,
+        "at": iso(attempt.created_at),
+    }
+
+
+async def proposal_document(txn: Txn, domain: Domain, proposal: ProposalRow) -> dict[str, Any]:
+    target = await txn.get_branch(domain.id, proposal.target_ref)
+    approval = await approval_of(txn, proposal, target)
+    conflicts = await txn.conflicts_of(proposal.id)
+    open_conflicts = sum(1 for c in conflicts if c.status == "open")
+    blocked = blockers(proposal, approval, open_conflicts) if proposal.status == "open" else []
+    reviews = await txn.reviews(proposal.id)
+    stewards = sorted(
+        {
+            s
+            for kind in proposal.kinds
+            if kind in domain.schema.kinds
+            for s in domain.schema.kinds[kind].stewards
+        }
+    )
+    return {
+        "id": proposal.id,
+        "domain": domain.name,
+        "title": proposal.title,
+        "description": proposal.description,
+        "status": proposal.status,
+        "author": proposal.author,
+        "source_ref": proposal.source_ref,
+        "target_ref": proposal.target_ref,
+        "task": proposal.task,
+        "intent": proposal.intent,
+        "kinds": proposal.kinds,
+        "stewards": stewards,
+        "executions": [
+            {k: e.get(k) for k in ("invocation_id", "operation", "revision", "principal", "at")}
+            for e in proposal.executions
+        ],
+        "approval": approval.document(),
+        "reviews": [
+            {"reviewer": r.reviewer, "decision": r.decision, "comment": r.comment, "at": iso(r.created_at)}
+            for r in reviews
+        ],
+        "conflicts": {"open": open_conflicts, "resolved": len(conflicts) - open_conflicts},
+        "attempt": attempt_document(await txn.latest_attempt(proposal.id)),
+        "merge": {"mergeable": proposal.status == "open" and not blocked, "blockers": blocked},
+        "merged_revision": proposal.merged_revision,
+        "merged_by": proposal.merged_by,
+        "merged_at": iso(proposal.merged_at) if proposal.merged_at else None,
+        "closed_by": proposal.closed_by,
+        "closed_at": iso(proposal.closed_at) if proposal.closed_at else None,
+        "created_at": iso(proposal.created_at),
+        "updated_at": iso(proposal.updated_at),
+        "url": _href(domain, proposal.id),
+        "next": next_steps(domain, proposal, approval, blocked),
+    }
+
+
+def visible(access: Access, domain: Domain, proposal: ProposalRow) -> bool:
+    """Readers of the target who may read every Kind the Proposal touches (a lens is not a grant)."""
+    if not access.can("data.read", proposal.target_ref):
+        return False
+    readable = set(readable_view(access, domain, proposal.target_ref).kinds)
+    return all(kind in readable for kind in proposal.kinds if kind in domain.schema.kinds)
+
+
+async def find_proposal(
+    txn: Txn, access: Access, domain: Domain, proposal_id: str, *, lock: bool = False
+) -> ProposalRow:
+    row = await txn.get_proposal(domain.id, proposal_id, for_update=lock)
+    if row is None or not visible(access, domain, row):
+        raise Problem(404, "not-found", f"unknown Proposal {proposal_id!r}; GET /proposals lists them")
+    return row
+
+
+def require_open(proposal: ProposalRow, what: str) -> None:
+    if proposal.status != "open":
+        raise Problem(
+            409,
+            "proposal-not-open",
+            f"Proposal {proposal.id} is {proposal.status}; only an open Proposal can {what}",
+            proposal=proposal.id,
+            proposal_status=proposal.status,
+        )
+
+
+__all__ = [
+    "Approval",
+    "approval_of",
+    "attempt_document",
+    "blockers",
+    "find_proposal",
+    "next_steps",
+    "proposal_document",
+    "require_open",
+    "visible",
+]

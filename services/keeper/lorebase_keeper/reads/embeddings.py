@@ -1,0 +1,98 @@
+"""Embeddings of Records: clients compute a vector for a Record (with the model of their choice) and
+PUT it; POST /search ranks by it and POST /resolve falls back to it (docs/rest.md, "Embeddings").
+
+An embedding belongs to a Record on a branch and names the Revision it was set at; it is derived
+data, not a versioned value, so setting one commits no Revision.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from lorebase.ids import iso, utc_now
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access, readable_kind
+from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import Txn
+
+MAX_DIMENSIONS = 4096
+
+
+def check_vector(value: Any, path: str = "vector") -> list[float]:
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= MAX_DIMENSIONS
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+    ):
+        raise Problem(
+            422,
+            "validation-failed",
+            f"{path} is a list of 1 to {MAX_DIMENSIONS} finite numbers",
+            issues=[{"path": path, "rule": "vector", "message": "a list of finite numbers"}],
+        )
+    if not any(value):
+        raise Problem(
+            422,
+            "validation-failed",
+            f"{path} cannot be all zeros (it has no direction)",
+            issues=[{"path": path, "rule": "vector", "message": "all zeros"}],
+        )
+    return [float(v) for v in value]
+
+
+async def set_embedding(
+    rt: Runtime, access: Access, domain: Domain, kind_name: str, key: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    extra = sorted(set(body) - {"vector", "model", "branch"})
+    if extra:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"unknown member(s) {', '.join(extra)}; an embedding takes vector, model and branch",
+        )
+    vector = check_vector(body.get("vector"))
+    model = body.get("model")
+    if not isinstance(model, str) or not 1 <= len(model) <= 200:
+        raise Problem(
+            422,
+            "validation-failed",
+            "model names the embedding model (1 to 200 characters)",
+            issues=[{"path": "model", "rule": "required", "message": "name the model"}],
+        )
+    branch = check_branch_name(body.get("branch") or domain.default_branch)
+    kind = readable_kind(access, domain, branch, kind_name)
+    access.require("operation.execute", branch)
+    at = utc_now()
+
+    async def write(txn: Txn) -> str | None:
+        head, exists, row = await txn.record_at_head(domain.id, branch, kind.name, key)
+        if not exists:
+            raise Problem(404, "not-found", f"unknown branch {branch!r}")
+        if row is None:
+            raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {branch!r}")
+        await txn.set_embedding(domain.id, branch, kind.name, key, vector, model, head, at)
+        await txn.audit(
+            access.principal.id,
+            "embedding.set",
+            at,
+            domain=domain.name,
+            target=f"{kind.name}/{key}",
+            details={"branch": branch, "model": model, "dimensions": len(vector)},
+        )
+        return head
+
+    revision = await rt.db.run_interaction("set_embedding", write)
+    return {
+        "domain": domain.name,
+        "branch": branch,
+        "ref": f"{kind.name}/{key}",
+        "model": model,
+        "dimensions": len(vector),
+        "revision": revision,
+        "updated_at": iso(at),
+    }
+
+
+__all__ = ["check_vector", "set_embedding"]

@@ -1,0 +1,167 @@
+"""Explain a Record (seed section 3): why it exists and why its values are what they are.
+
+The Revision that created it with its origin, per Attribute the provenance and Revision of its last
+change, its Links with the Revision that made each, the number of changes on the branch, and the
+merged Proposals that changed it; as JSON, or as the seed's Markdown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.ids import iso_seconds
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access, readable, readable_kind
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.lineage import lineage_of
+from lorebase_keeper.reads.records import links_along, load_record, title_of
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import Txn
+
+
+async def explain(
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    at: str | None,
+) -> dict[str, Any]:
+    cap = int(domain.settings.get("read.history.lineage_count_max", 1000))
+    max_links = int(domain.settings.get("agents.explain.max_links", 50))
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        loaded = await load_record(txn, domain, point, kind, key)
+        if loaded is None:
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
+            )
+        values, provenance, _ = loaded
+        shown, redacted = readable(access, domain, point.branch.name).values(kind.name, values)
+        lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
+        created_row = await txn.entity_created(domain.id, point.chain, point.at, "record", kind.name, key)
+        created = None
+        if created_row is not None:
+            revision = (await txn.get_revisions(domain.id, [created_row.revision]))[created_row.revision]
+            created = {
+                "revision": revision.id,
+                "at": iso_seconds(revision.created_at),
+                "author": revision.author,
+                "origin": revision.origin,
+                "message": revision.message,
+            }
+        count = await txn.count_entity_history(
+            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
+        )
+        links, truncated = await _record_links(txn, access, domain, point, kind.name, key, max_links)
+        doc: dict[str, Any] = {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "title": title_of(kind, shown),
+            "changes": min(count, cap),
+            "changes_truncated": count > cap,
+            "created": created,
+            "attributes": [
+                {"name": name, "value": shown[name], **lineage[name]} for name in shown if name in lineage
+            ],
+            "links": links,
+            "links_truncated": truncated,
+            "proposals": sorted(
+                {
+                    entry["proposal"]["id"]: entry["proposal"]
+                    for entry in lineage.values()
+                    if entry.get("proposal")
+                }.values(),
+                key=lambda p: p["id"],
+            ),
+        }
+        if redacted:
+            doc["redacted"] = redacted
+        return doc
+
+    return await rt.db.read("explain", read)
+
+
+async def _record_links(
+    txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: str, key: str, cap: int
+) -> tuple[list[dict[str, Any]], bool]:
+    relations = readable(access, domain, point.branch.name).relations
+    found: list[dict[str, Any]] = []
+    for name in relations:
+        relation = domain.schema.relations[name]
+        for direction, end in (("forward", relation.from_kind), ("inverse", relation.to_kind)):
+            if end != kind:
+                continue
+            for row in await links_along(
+                txn, domain, point, relation.name, direction, key, limit=cap + 1 - len(found)
+            ):
+                found.append(
+                    {
+                        "relation": relation.name,
+                        "from": f"{relation.from_kind}/{row.from_key}",
+                        "to": f"{relation.to_kind}/{row.to_key}",
+                        "revision": row.revision,
+                    }
+                )
+            if len(found) > cap:
+                return found[:cap], True
+    return found, False
+
+
+def _cell(value: Any) -> str:
+    text = "true" if value is True else "false" if value is False else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _origin(origin: dict[str, Any], entry: dict[str, Any] | None = None) -> str:
+    if origin.get("type") == "operation" and entry is not None and entry.get("operation"):
+        return f"operation {entry['operation']['name']}"
+    return f"{origin.get('type')} {origin.get('ref')}".strip()
+
+
+def explain_markdown(doc: dict[str, Any]) -> str:
+    """The seed's Markdown layout; Revisions inside sections are shortened to 12 hex digits."""
+    title = f"{doc['ref']}: {doc['title']}" if doc.get("title") else doc["ref"]
+    changes = f"{doc['changes']}{'+' if doc['changes_truncated'] else ''}"
+    lines = [
+        f"# Explain: {title}",
+        f"{doc['domain']}/{doc['branch']} at revision {doc['revision']}; {changes} changes on this branch",
+        "",
+    ]
+    created = doc.get("created")
+    if created:
+        lines += [
+            "## Created",
+            f"In {created['revision'][:12]} at {created['at']} by {created['author']} "
+            f"({_origin(created['origin'])}): {created['message']}",
+            "",
+        ]
+    lines += [
+        "## Attributes",
+        "| attribute | value | last change | at | by | origin | message |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for attr in doc["attributes"]:
+        lines.append(
+            f"| {attr['name']} | {_cell(attr['value'])} | {attr['revision'][:12]} | {attr['at'][:19]}Z | "
+            f"{attr['actor']} | {attr['origin'].get('type')} | {_cell(attr['message'])} |"
+        )
+    if doc["links"]:
+        lines += ["", "## Links", "| relation | from | to | since |", "| --- | --- | --- | --- |"]
+        for link in doc["links"]:
+            lines.append(f"| {link['relation']} | {link['from']} | {link['to']} | {link['revision'][:12]} |")
+        if doc["links_truncated"]:
+            lines.append("- (more Links: agents.explain.max_links)")
+    if doc["proposals"]:
+        lines += ["", "## Proposals"] + [f"- {p['id']}: {p['title']}" for p in doc["proposals"]]
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["explain", "explain_markdown"]

@@ -1,0 +1,224 @@
+"""Walking the graph: the neighbourhood of some Records, and paths of Relations (POST /neighborhood,
+POST /traverse; the base of context packs).
+
+A walk goes hop by hop from its seeds along readable Relations (forward or inverse names), one
+statement per Relation and direction per hop. It stops at the depth asked for, and caps say where it
+was cut: read.traverse.max_fanout bounds the Links followed from one Record per hop, max_records
+and max_links the whole walk; `capped` reports any cut. Kinds and Relations the caller may not read
+are never followed, so they never show up, not even in counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access
+from lorebase_keeper.access import readable as readable_view
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.snapshots import ReadPoint
+from lorebase_store import LinkRow, Txn
+
+Ref = tuple[str, str]  # (Kind, key)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A Relation followed in one direction: from its `from` Kind (forward) or its `to` Kind (inverse)."""
+
+    relation: str
+    direction: str  # forward | inverse
+    anchor: str  # the Kind walked from
+    other: str  # the Kind walked to
+
+    @property
+    def name(self) -> str:
+        return self.relation if self.direction == "forward" else f"~{self.relation}"
+
+
+@dataclass
+class Walk:
+    depth_of: dict[Ref, int] = field(default_factory=dict)
+    links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
+    capped: bool = False
+
+
+@dataclass(frozen=True)
+class Caps:
+    max_records: int
+    max_links: int
+    max_fanout: int
+
+    @classmethod
+    def of(cls, domain: Domain, *, max_records: int | None = None, max_links: int | None = None) -> Caps:
+        s = domain.settings
+        return cls(
+            max_records=max_records or int(s.get("read.traverse.max_records", 1000)),
+            max_links=max_links or int(s.get("read.traverse.max_links", 2000)),
+            max_fanout=int(s.get("read.traverse.max_fanout", 100)),
+        )
+
+
+def parse_ref(value: Any, path: str) -> Ref:
+    if not isinstance(value, str) or value.count("/") < 1:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"{path} is a Record reference Kind/key, like Supplier/S-1001",
+            issues=[{"path": path, "rule": "ref", "message": "expected Kind/key"}],
+        )
+    kind, _, key = value.partition("/")
+    return kind, key
+
+
+def steps_for(
+    access: Access, domain: Domain, branch: str, names: list[str] | None, *, path: str = "relations"
+) -> list[Step]:
+    """The readable Relations to follow (every one in both directions when `names` is None)."""
+    readable = readable_view(access, domain, branch).relations
+    steps: list[Step] = []
+    if names is None:
+        for name in readable:
+            r = domain.schema.relations[name]
+            steps += [
+                Step(name, "forward", r.from_kind, r.to_kind),
+                Step(name, "inverse", r.to_kind, r.from_kind),
+            ]
+        return steps
+    for index, name in enumerate(names):
+        named = domain.schema.relation_named(name) if isinstance(name, str) else None
+        if named is None or named[0].name not in readable:
+            raise Problem(
+                422,
+                "validation-failed",
+                f"unknown Relation {name!r}; GET /schema lists them",
+                issues=[
+                    {
+                        "path": f"{path}[{index}]",
+                        "rule": "relation.unknown",
+                        "message": f"unknown Relation {name!r}",
+                    }
+                ],
+            )
+        relation, direction = named
+        if direction == "forward":
+            steps.append(Step(relation.name, "forward", relation.from_kind, relation.to_kind))
+        else:
+            steps.append(Step(relation.name, "inverse", relation.to_kind, relation.from_kind))
+    return steps
+
+
+def _capped(rows: list[LinkRow], step: Step, fanout: int) -> tuple[list[LinkRow], bool]:
+    """At most `fanout` Links per Record walked from, in key order; and whether any was cut."""
+    per_anchor: dict[str, int] = {}
+    kept: list[LinkRow] = []
+    cut = False
+    for row in sorted(rows, key=lambda r: (r.from_key, r.to_key)):
+        anchor = row.from_key if step.direction == "forward" else row.to_key
+        per_anchor[anchor] = per_anchor.get(anchor, 0) + 1
+        if per_anchor[anchor] > fanout:
+            cut = True
+            continue
+        kept.append(row)
+    return kept, cut
+
+
+async def _snapshot_links(
+    txn: Txn, domain: Domain, point: ReadPoint, at: tuple[str, int], step: Step, keys: list[str]
+) -> list[LinkRow]:
+    """The Links of `step` from these Records as of a Revision's position `at`."""
+    wanted = set(keys)
+    rows = []
+    for change in await txn.snapshot_entities(domain.id, point.chain, at, "link", step.relation):
+        from_key, _, to_key = change.key.partition("->")
+        if (from_key if step.direction == "forward" else to_key) in wanted:
+            revision = str(change.provenance.get("$link", ""))
+            rows.append(
+                LinkRow(step.relation, from_key, to_key, change.after or {}, change.provenance, revision)
+            )
+    return rows
+
+
+async def _links_from(
+    txn: Txn, domain: Domain, point: ReadPoint, keys_of: dict[Step, list[str]]
+) -> dict[Step, list[LinkRow]]:
+    """The Links of each step from its Records: at a branch head, every step in one statement."""
+    if point.at is not None:
+        at = point.at
+        return {
+            step: await _snapshot_links(txn, domain, point, at, step, keys) for step, keys in keys_of.items()
+        }
+    found: dict[tuple[str, str], list[LinkRow]] = {}
+    for direction, row in await txn.links_of_keys(
+        domain.id,
+        point.branch.name,
+        forward=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "forward" for k in keys],
+        inverse=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "inverse" for k in keys],
+    ):
+        found.setdefault((row.relation, direction), []).append(row)
+    return {step: found.get((step.relation, step.direction), []) for step in keys_of}
+
+
+async def walk(
+    txn: Txn,
+    domain: Domain,
+    point: ReadPoint,
+    seeds: list[Ref],
+    *,
+    depth: int,
+    steps: list[Step],
+    caps: Caps,
+    kinds: set[str] | None = None,
+) -> Walk:
+    """Breadth-first from `seeds` along `steps` up to `depth` hops; `kinds` limits the neighbours.
+    Each hop reads the Links of all its steps in one statement."""
+    result = Walk(depth_of={ref: 0 for ref in seeds})
+    frontier = list(dict.fromkeys(seeds))
+    for hop in range(1, depth + 1):
+        found: list[Ref] = []
+        keys_of: dict[Step, list[str]] = {}
+        for step in steps:
+            keys = sorted({key for kind, key in frontier if kind == step.anchor})
+            if keys and (kinds is None or step.other in kinds):
+                keys_of[step] = keys
+        links_of = await _links_from(txn, domain, point, keys_of) if keys_of else {}
+        for step in keys_of:
+            rows, cut = _capped(links_of[step], step, caps.max_fanout)
+            result.capped |= cut
+            for row in rows:
+                if len(result.links) >= caps.max_links:
+                    result.capped = True
+                    break
+                other = (step.other, row.to_key if step.direction == "forward" else row.from_key)
+                if other not in result.depth_of:
+                    if len(result.depth_of) >= caps.max_records:
+                        result.capped = True
+                        continue
+                    result.depth_of[other] = hop
+                    found.append(other)
+                result.links[(row.relation, row.from_key, row.to_key)] = row
+        frontier = found
+        if not frontier:
+            break
+    return result
+
+
+async def load_records(
+    txn: Txn, domain: Domain, point: ReadPoint, refs: list[Ref]
+) -> dict[Ref, dict[str, Any]]:
+    """The values of these Records at the read point (missing ones left out): at a branch head, in
+    one statement."""
+    if point.at is None:
+        return await txn.values_of(domain.id, point.branch.name, refs)
+    by_kind: dict[str, list[str]] = {}
+    for kind, key in refs:
+        by_kind.setdefault(kind, []).append(key)
+    out: dict[Ref, dict[str, Any]] = {}
+    for kind, keys in by_kind.items():
+        for change in await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind, keys):
+            out[(kind, change.key)] = change.after or {}
+    return out
+
+
+__all__ = ["Caps", "Ref", "Step", "Walk", "load_records", "parse_ref", "steps_for", "walk"]

@@ -1,0 +1,136 @@
+"""History and lineage of one Record (seed section 3).
+
+History lists the Revisions that changed the Record on the branch, newest first; lineage answers,
+per Attribute holding a value, where that value came from. Both read one index range per Record,
+so their cost follows the Record's number of changes, not the length of the branch, and both take
+`at` (the answer as of an earlier Revision, read along its first-parent chain).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.cursors import decode_cursor, encode_cursor, pair_of
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access, readable_kind
+from lorebase_keeper.access import readable as readable_view
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.lineage import lineage_of, revision_summary
+from lorebase_keeper.reads.records import load_record
+from lorebase_keeper.reads.snapshots import read_point
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import HistoryRow, Txn
+
+
+def _cursor(row: HistoryRow) -> str:
+    return encode_cursor([row.generation, row.seq])
+
+
+async def get_history(
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    at: str | None,
+    values: bool,
+    limit: int,
+    cursor: str | None,
+) -> dict[str, Any]:
+    max_limit = int(domain.settings.get("read.history.max_limit", 500))
+    limit = limit or int(domain.settings.get("read.history.default_limit", 50))
+    if not 1 <= limit <= max_limit:
+        raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.history.max_limit)")
+    before = tuple(decode_cursor(cursor, pair_of(int))) if cursor else None
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        rows = await txn.entity_history(
+            domain.id, point.chain, point.at, "record", kind.name, key, limit=limit + 1, before=before
+        )
+        if not rows and before is None:
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} was ever on branch {point.branch.name!r}"
+            )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
+        readable = readable_view(access, domain, point.branch.name).cleared(kind.name)
+
+        def only_readable(side: dict[str, Any] | None) -> dict[str, Any] | None:
+            return None if side is None else {a: v for a, v in side.items() if a in readable}
+
+        changes = []
+        for row in rows:
+            revision = revisions[row.revision]
+            attributes = [a for a in row.attributes if a in readable]
+            entry: dict[str, Any] = {
+                **revision_summary(revision),
+                "change": row.change,
+                "attributes": attributes,
+                "provenance": {a: {"revision": revision.id, **revision.origin} for a in attributes},
+            }
+            if values:
+                entry["before"] = only_readable(row.before)
+                entry["after"] = only_readable(row.after)
+            changes.append(entry)
+        return {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "changes": changes,
+            "next_cursor": _cursor(rows[-1]) if more and rows else None,
+        }
+
+    return await rt.db.read("get_history", read)
+
+
+async def get_lineage(
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    at: str | None,
+) -> dict[str, Any]:
+    cap = int(domain.settings.get("read.history.lineage_count_max", 1000))
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        loaded = await load_record(txn, domain, point, kind, key)
+        if loaded is None:
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
+            )
+        values, provenance, _ = loaded
+        shown, redacted = readable_view(access, domain, point.branch.name).values(kind.name, values)
+        lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
+        count = await txn.count_entity_history(
+            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
+        )
+        doc: dict[str, Any] = {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "attributes": {
+                name: {"value": shown[name], **lineage[name]} for name in shown if name in lineage
+            },
+            "changes": min(count, cap),
+            "changes_truncated": count > cap,
+        }
+        if redacted:
+            doc["redacted"] = redacted
+        return doc
+
+    return await rt.db.read("get_lineage", read)
+
+
+__all__ = ["get_history", "get_lineage"]

@@ -1,0 +1,249 @@
+"""Record reads: one Record (with Link counts and lineage) and the Links of a Record along a Relation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.cursors import decode_cursor, encode_cursor, pair_of
+from lorebase.problems import Problem
+from lorebase.schema import Kind
+from lorebase_keeper.access import Access, readable, readable_kind
+from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.reads.lineage import lineage_of
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import LinkRow, Txn
+
+
+def title_of(kind: Kind, shown: dict[str, Any]) -> str | None:
+    """The title of a Record from the values the caller may see (a redacted title stays hidden)."""
+    return None if kind.title is None or shown.get(kind.title) is None else str(shown[kind.title])
+
+
+async def load_record(
+    txn: Txn, domain: Domain, point: ReadPoint, kind: Kind, key: str
+) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """(values, provenance, last-changing Revision) of a Record at the read point, or None."""
+    if point.at is None:
+        rows = await txn.get_records(domain.id, point.branch.name, kind.name, [key])
+        row = rows.get(key)
+        return None if row is None else (row.values, row.provenance, row.updated_revision)
+    snap = await txn.snapshot_entities(domain.id, point.chain, point.at, "record", kind.name, [key])
+    return None if not snap else (snap[0].after or {}, snap[0].provenance, snap[0].revision)
+
+
+async def get_record(
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    at: str | None,
+    links: bool,
+    lineage: bool,
+) -> dict[str, Any]:
+    if not at and not links:
+        found = await _head_record(rt, access, domain, branch, kind_name, key, lineage)
+        if found is not None:
+            return found
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        loaded = await load_record(txn, domain, point, kind, key)
+        if loaded is None:
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
+            )
+        values, provenance, updated = loaded
+        doc = _record_document(access, domain, point.branch.name, point.revision, kind, key, values)
+        doc["updated_revision"] = updated
+        if lineage:
+            doc["lineage"] = await lineage_of(txn, domain, provenance, doc["values"], branch=doc["branch"])
+        if links:
+            doc["links"] = await _link_counts(txn, access, domain, point, kind, key)
+        return doc
+
+    return await rt.db.read("get_record", read)
+
+
+async def _head_record(
+    rt: Runtime, access: Access, domain: Domain, branch: str | None, kind_name: str, key: str, lineage: bool
+) -> dict[str, Any] | None:
+    """The common read, a Record at the head of a branch, in one statement (None: not materialised
+    there; an overlay branch or a missing Record is read the long way)."""
+    name = check_branch_name(branch or domain.default_branch)
+    kind = readable_kind(access, domain, name, kind_name)
+    head, exists, row = await rt.db.read_one(
+        "get_record_head", lambda txn: txn.record_at_head(domain.id, name, kind.name, key)
+    )
+    if not exists:
+        raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
+    if row is None:
+        return None
+    doc = _record_document(access, domain, name, head, kind, key, row.values)
+    doc["updated_revision"] = row.updated_revision
+    if lineage:
+        provenance = row.provenance
+        doc["lineage"] = await rt.db.read_one(
+            "lineage", lambda txn: lineage_of(txn, domain, provenance, doc["values"], branch=doc["branch"])
+        )
+    return doc
+
+
+def _record_document(
+    access: Access,
+    domain: Domain,
+    branch: str,
+    revision: str | None,
+    kind: Kind,
+    key: str,
+    values: dict[str, Any],
+) -> dict[str, Any]:
+    shown, redacted = readable(access, domain, branch).values(kind.name, values)
+    doc: dict[str, Any] = {
+        "domain": domain.name,
+        "branch": branch,
+        "revision": revision,
+        "ref": f"{kind.name}/{key}",
+        "kind": kind.name,
+        "key": key,
+        "title": title_of(kind, shown),
+        "values": shown,
+    }
+    if redacted:
+        doc["redacted"] = redacted
+    return doc
+
+
+async def _link_counts(
+    txn: Txn, access: Access, domain: Domain, point: ReadPoint, kind: Kind, key: str
+) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for name in readable(access, domain, point.branch.name).relations:
+        relation = domain.schema.relations[name]
+        for direction, end_kind in (("forward", relation.from_kind), ("inverse", relation.to_kind)):
+            if end_kind != kind.name:
+                continue
+            name = relation.name if direction == "forward" else (relation.inverse or f"~{relation.name}")
+            if point.at is None:
+                end = {"from_key": key} if direction == "forward" else {"to_key": key}
+                counts[name] = await txn.link_counts(domain.id, point.branch.name, relation.name, **end)
+            else:
+                counts[name] = len(
+                    await links_along(
+                        txn, domain, point, relation.name, direction, key, limit=None, after=None
+                    )
+                )
+    return counts
+
+
+async def links_along(
+    txn: Txn,
+    domain: Domain,
+    point: ReadPoint,
+    relation: str,
+    direction: str,
+    key: str,
+    *,
+    limit: int | None,
+    after: tuple[str, str] | None = None,
+) -> list[LinkRow]:
+    if point.at is None:
+        return await txn.links_of(
+            domain.id,
+            point.branch.name,
+            relation,
+            from_keys=[key] if direction == "forward" else None,
+            to_keys=[key] if direction == "inverse" else None,
+            limit=limit,
+            after=after,
+        )
+    rows = []
+    changes = await txn.snapshot_entities(domain.id, point.chain, point.at, "link", relation)
+    for change in sorted(changes, key=lambda c: tuple(c.key.partition("->")[::2])):
+        from_key, _, to_key = change.key.partition("->")
+        if (from_key if direction == "forward" else to_key) != key:
+            continue
+        if after is not None and (from_key, to_key) <= after:
+            continue
+        revision = str(change.provenance.get("$link", ""))
+        rows.append(LinkRow(relation, from_key, to_key, change.after or {}, change.provenance, revision))
+    return rows[:limit] if limit is not None else rows
+
+
+async def get_links(
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    *,
+    branch: str | None,
+    kind_name: str,
+    key: str,
+    relation_name: str,
+    at: str | None,
+    limit: int,
+    cursor: str | None,
+) -> dict[str, Any]:
+    max_limit = int(domain.settings.get("read.links.max_limit", 1000))
+    if limit <= 0:
+        limit = int(domain.settings.get("read.links.default_limit", 100))
+    if limit > max_limit:
+        raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.links.max_limit)")
+    after = tuple(decode_cursor(cursor, pair_of(str))) if cursor else None
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, branch, at)
+        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        view = readable(access, domain, point.branch.name)
+        named = view.relation(relation_name)
+        if named is None:
+            raise Problem(
+                404, "not-found", f"unknown Relation {relation_name!r}; GET /schema lists the Relations"
+            )
+        relation, direction = named
+        anchor = relation.from_kind if direction == "forward" else relation.to_kind
+        if anchor != kind.name:
+            raise Problem(
+                404,
+                "not-found",
+                f"Relation {relation_name!r} does not start at {kind.name} (it goes {relation.from_kind} -> {relation.to_kind})",
+            )
+        if await load_record(txn, domain, point, kind, key) is None:
+            raise Problem(
+                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
+            )
+        rows = await links_along(
+            txn, domain, point, relation.name, direction, key, limit=limit + 1, after=after
+        )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        other = relation.to_kind if direction == "forward" else relation.from_kind
+        doc = {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "ref": f"{kind.name}/{key}",
+            "relation": relation.name,
+            "name": relation_name,
+            "direction": direction,
+            "links": [
+                {
+                    "from": f"{relation.from_kind}/{row.from_key}",
+                    "to": f"{relation.to_kind}/{row.to_key}",
+                    "values": view.link_values(relation.name, row.values),
+                    "revision": row.revision,
+                }
+                for row in rows
+            ],
+            "other_kind": other,
+            "next_cursor": encode_cursor([rows[-1].from_key, rows[-1].to_key]) if more and rows else None,
+        }
+        return doc
+
+    return await rt.db.read("get_links", read)
+
+
+__all__ = ["get_links", "get_record", "links_along", "load_record", "title_of"]

@@ -1,0 +1,160 @@
+"""POST /search: Records by text, by Kind, Trait or lens (seed section 2).
+
+Lexical: substring, PostgreSQL full-text ('simple' configuration) and trigram word similarity over
+the values of each Kind's readable, non-sensitive string, text and enum Attributes, ranked by the
+better of the full-text rank and the similarity, then Kind and key, so the order is stable.
+A Trait stands for the Kinds implementing it that the caller may read; kinds and traits together
+search the union; a lens supplies the Kinds only when the request names neither.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.problems import Problem
+from lorebase_keeper.access import Access, readable, readable_kind
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.embeddings import check_vector
+from lorebase_keeper.reads.graph import Ref, load_records
+from lorebase_keeper.reads.records import title_of
+from lorebase_keeper.reads.snapshots import ReadPoint, read_point
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import Txn
+
+MEMBERS = {"text", "kinds", "traits", "lens", "limit", "values", "branch", "query_vector"}
+TEXTUAL = {"string", "text", "enum"}
+
+
+def _problem(path: str, message: str, status: int = 422, code: str = "validation-failed") -> Problem:
+    return Problem(status, code, message, issues=[{"path": path, "rule": code, "message": message}])
+
+
+def search_kinds(
+    access: Access,
+    domain: Domain,
+    branch: str,
+    kinds: list[str] | None,
+    traits: list[str] | None,
+    lens: str | None,
+) -> list[str]:
+    """The readable Kinds a search covers (kinds and traits together; else the lens's; else all)."""
+    readable_kinds = readable(access, domain, branch).kinds
+    chosen: set[str] = set()
+    for kind in kinds or []:
+        chosen.add(readable_kind(access, domain, branch, kind).name)
+    for index, trait in enumerate(traits or []):
+        implementing = (
+            [k for k in domain.schema.kinds_implementing(trait) if k in readable_kinds]
+            if trait in domain.schema.traits
+            else []
+        )
+        if not implementing:
+            raise _problem(f"traits[{index}]", f"unknown Trait {trait!r}; GET /schema lists the Traits")
+        chosen.update(implementing)
+    if not kinds and not traits and lens is not None:
+        found = domain.schema.lenses.get(lens)
+        lens_kinds = set()
+        if found is not None:
+            lens_kinds = {k for k in found.kinds if k in readable_kinds}
+            for trait in found.traits:
+                lens_kinds |= {k for k in domain.schema.kinds_implementing(trait) if k in readable_kinds}
+        if not lens_kinds:
+            raise Problem(
+                422, "lens_unknown", f"unknown lens {lens!r}; GET /schema lists the lenses", lens=lens
+            )
+        chosen = lens_kinds
+    if not kinds and not traits and lens is None:
+        chosen = set(readable_kinds)
+    return [k for k in domain.schema.kinds if k in chosen]
+
+
+async def search_refs(
+    txn: Txn, access: Access, domain: Domain, point: ReadPoint, text_: str, kinds: list[str], limit: int
+) -> list[tuple[Ref, float]]:
+    view = readable(access, domain, point.branch.name)
+    fields = {
+        kind: [
+            name
+            for name, attr in view.attributes(kind).items()
+            if attr.type in TEXTUAL and not attr.sensitivity
+        ]
+        for kind in kinds
+    }
+    found = await txn.search_records(
+        domain.id, point.branch.name, fields, text_, limit=limit, snapshot=point.snapshot
+    )
+    return [((kind, key), score) for kind, key, score in found]
+
+
+async def search(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(body) - MEMBERS)
+    if unknown:
+        raise _problem(
+            unknown[0], f"unknown member(s) {', '.join(unknown)}; a search takes {', '.join(sorted(MEMBERS))}"
+        )
+    text_ = body.get("text")
+    vector = (
+        check_vector(body["query_vector"], "query_vector") if body.get("query_vector") is not None else None
+    )
+    if text_ is not None and not isinstance(text_, str):
+        raise _problem("text", "text is a string")
+    if vector is None and (not isinstance(text_, str) or not text_.strip()):
+        raise _problem("text", "text is required (or a query_vector): the words to look for")
+    for name in ("kinds", "traits"):
+        value = body.get(name)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise _problem(name, f"{name} is a list of names")
+    max_limit = int(domain.settings.get("read.search.max_limit", 100))
+    limit = body.get("limit", domain.settings.get("read.search.default_limit", 20))
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+        raise _problem("limit", f"limit is a whole number from 1 to {max_limit} (read.search.max_limit)")
+    if not isinstance(body.get("values", True), bool):
+        raise _problem("values", "values is true or false")
+
+    async def read(txn: Txn) -> dict[str, Any]:
+        point = await read_point(txn, domain, body.get("branch"), None)
+        access.require("data.read", point.branch.name)
+        kinds = search_kinds(
+            access, domain, point.branch.name, body.get("kinds"), body.get("traits"), body.get("lens")
+        )
+        if vector is None:
+            found = await search_refs(txn, access, domain, point, (text_ or "").strip(), kinds, limit)
+        else:
+            # nearest first; with text too, only the nearest that also match the text
+            wide = limit * 20 if text_ else limit
+            nearest = await txn.nearest(domain.id, point.branch.name, kinds, vector, limit=wide)
+            found = [((kind, key), round(1 - distance, 6)) for kind, key, distance in nearest]
+            if text_ and text_.strip():
+                lexical = await search_refs(txn, access, domain, point, text_.strip(), kinds, wide)
+                matching = {ref for ref, _ in lexical}
+                found = [item for item in found if item[0] in matching][:limit]
+        values = await load_records(txn, domain, point, [ref for ref, _ in found])
+        view = readable(access, domain, point.branch.name)
+        results = []
+        for (kind_name, key), score in found:
+            kind = domain.schema.kinds[kind_name]
+            shown, _ = view.values(kind_name, values.get((kind_name, key), {}))
+            entry: dict[str, Any] = {
+                "ref": f"{kind_name}/{key}",
+                "kind": kind_name,
+                "key": key,
+                "title": title_of(kind, shown),
+                "score": score,
+            }
+            if body.get("values", True):
+                entry["values"] = shown
+            results.append(entry)
+        return {
+            "domain": domain.name,
+            "branch": point.branch.name,
+            "revision": point.revision,
+            "text": text_,
+            "kinds": kinds,
+            "results": results,
+            "count": len(results),
+        }
+
+    return await rt.db.read("search", read)
+
+
+__all__ = ["search", "search_kinds", "search_refs"]

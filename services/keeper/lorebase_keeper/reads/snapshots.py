@@ -1,0 +1,70 @@
+"""Where a read stands: the head of a branch or an earlier Revision on its first-parent history."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lorebase.problems import Problem
+from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_store import BranchChain, BranchRow, Txn
+from lorebase_store.chains import branch_chain
+
+REVISION = re.compile(r"[0-9a-f]{12,64}")
+
+
+@dataclass(frozen=True)
+class ReadPoint:
+    """A branch read at its head (`at` None) or as of a Revision (then from a snapshot of history)."""
+
+    branch: BranchRow
+    chain: BranchChain
+    revision: str | None
+    at: tuple[str, int] | None  # (branch segment, generation) of the Revision read as of
+
+    @property
+    def snapshot(self) -> tuple[BranchChain, tuple[str, int]] | None:
+        return None if self.at is None else (self.chain, self.at)
+
+
+async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str | None) -> ReadPoint:
+    name = check_branch_name(branch_name or domain.default_branch)
+    branch = await txn.get_branch(domain.id, name)
+    if branch is None:
+        raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
+    chain = await branch_chain(txn, domain.id, branch)
+    if not at:
+        if branch.mode == "overlay":  # no materialised rows: read the snapshot of its head
+            return ReadPoint(branch, chain, branch.head, (branch.name, branch.generation))
+        return ReadPoint(branch, chain, branch.head, None)
+    at = at.strip().lower()
+    if not REVISION.fullmatch(at):
+        raise Problem(
+            400, "invalid-at", f"at must be a Revision id (64 hex digits, or at least 12 of them), not {at!r}"
+        )
+    if len(at) == 64:
+        revision = await txn.get_revision(domain.id, at)
+    else:
+        matches = [
+            r
+            for r in await txn.revisions_with_prefix(domain.id, at, limit=50)
+            if _on_chain(chain, r.branch, r.generation)
+        ]
+        if len(matches) > 1:
+            raise Problem(400, "invalid-at", f"at {at!r} names more than one Revision; send more hex digits")
+        revision = matches[0] if matches else None
+    if revision is None or not _on_chain(chain, revision.branch, revision.generation):
+        raise Problem(
+            404,
+            "revision-not-found",
+            f"Revision {at} is not on the first-parent history of branch {name!r}; "
+            "read the branch (GET /branches/{branch}) for its head",
+        )
+    return ReadPoint(branch, chain, revision.id, (revision.branch, revision.generation))
+
+
+def _on_chain(chain: BranchChain, branch: str, generation: int) -> bool:
+    return chain.holds(branch, generation)
+
+
+__all__ = ["ReadPoint", "read_point"]

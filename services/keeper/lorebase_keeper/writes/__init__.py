@@ -1,0 +1,55 @@
+"""The write path under every Revision: change sets and their checks, derived values, the state of
+a branch inside a commit group, commits grouped per branch, and what a write answers.
+
+Operations, imports, source syncs and merges build their changes here and commit through the
+process's `Committer`; memory commands share its group queue and its `Outcome`. Nothing here needs
+the Runtime: the Runtime holds the committer."""
+
+from lorebase_keeper.writes.changes import Change, ChangeSet, diff_change, link_key
+from lorebase_keeper.writes.commit import (
+    Committed,
+    Committer,
+    Head,
+    Origin,
+    changes_digest,
+    plan_commit,
+    remember,
+    revision_id,
+)
+from lorebase_keeper.writes.derive import materialize
+from lorebase_keeper.writes.group_queue import GroupQueue, Queued
+from lorebase_keeper.writes.outcome import Outcome, replay, request_digest
+from lorebase_keeper.writes.planner_statistics import ANALYZE_AFTER, PlannerStatistics
+from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
+from lorebase_keeper.writes.view import BranchView, OverlayView, link_of, open_view, record_of
+
+__all__ = [
+    "ANALYZE_AFTER",
+    "BranchView",
+    "Change",
+    "ChangeSet",
+    "ChangeState",
+    "Committed",
+    "Committer",
+    "GroupQueue",
+    "Head",
+    "LinkState",
+    "Origin",
+    "Outcome",
+    "OverlayView",
+    "PlannerStatistics",
+    "Queued",
+    "RecordState",
+    "changes_digest",
+    "diff_change",
+    "link_key",
+    "link_of",
+    "materialize",
+    "open_view",
+    "plan_commit",
+    "record_of",
+    "remember",
+    "replay",
+    "request_digest",
+    "revision_id",
+]

@@ -1,0 +1,406 @@
+"""Commits: a Revision with its materialised rows, history, provenance and outbox event, written in
+one statement of one transaction; concurrent commits on one branch grouped into one transaction.
+
+A branch is a serial chain of Revisions, so commits on it serialize on its row lock. Rather than
+one transaction (and one WAL flush) per commit, the `Committer` of a keeper process queues the
+commits of a branch and runs a batch of them in one transaction, each with its own Revision chained
+on the previous one; one refused commit (a Problem) leaves the others intact, and a transaction that
+fails as a whole is retried one commit at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from lorebase.canonical import canonical_json, sha256_hex
+from lorebase.ids import iso
+from lorebase.metrics import COMMITS
+from lorebase.problems import Problem
+from lorebase_keeper.writes.changes import Change
+from lorebase_keeper.writes.group_queue import GroupQueue
+from lorebase_keeper.writes.view import BranchView, open_view
+from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
+
+logger = logging.getLogger("lorebase.keeper.commit")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Head:
+    """Where a branch stands inside a commit transaction."""
+
+    revision: str | None
+    generation: int
+
+
+@dataclass(frozen=True)
+class Origin:
+    type: str  # operation | import | source_sync | merge
+    ref: str  # invocation id, import source, Source name, ...
+    actor: str
+
+    def document(self) -> dict[str, str]:
+        return {"type": self.type, "ref": self.ref}
+
+
+@dataclass(frozen=True)
+class Committed:
+    revision: RevisionRow
+    changes: list[Change]
+
+
+Work = Callable[[BranchView, BranchRow, Head], Awaitable[tuple[T, Head, CommitRows | None]]]
+
+
+@dataclass
+class _Pending(Generic[T]):
+    work: Work[T]
+    prefetch: dict[str, list[str]]
+    bulk: bool = False
+    future: asyncio.Future[T] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    revisions: int = 0  # Revisions its work wrote (the commits metric)
+
+
+def revision_id(
+    *,
+    domain: str,
+    branch: str,
+    parents: list[str],
+    changes_digest: str,
+    author: str,
+    message: str,
+    origin: dict[str, str],
+    created_at: str,
+) -> str:
+    """SHA-256 hex of the canonical serialisation of a Revision's content."""
+    content = {
+        "domain": domain,
+        "branch": branch,
+        "parents": parents,
+        "changes": changes_digest,
+        "author": author,
+        "message": message,
+        "origin": origin,
+        "created_at": created_at,
+    }
+    return sha256_hex(canonical_json(content))
+
+
+def changes_digest(changes: list[Change]) -> str:
+    return sha256_hex(canonical_json([[c.entity, c.name, c.key, c.change, c.after] for c in changes]))
+
+
+def plan_commit(
+    rows: CommitRows,
+    *,
+    domain: str,
+    head: Head,
+    changes: list[Change],
+    author: str,
+    message: str,
+    origin: Origin,
+    at: datetime,
+    stored: tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]],
+    changed_keys_max: int,
+    extra_events: list[tuple[str, dict[str, Any]]] | None = None,
+    parents: list[str] | None = None,
+    provenance_of: Callable[[Change, dict[str, Any], str], dict[str, Any]] | None = None,
+) -> Committed:
+    """Add one Revision to `rows`: the revision row, Records, Links, history and outbox events."""
+    branch = rows.branch
+    current, current_links = stored
+    digest = changes_digest(changes)
+    if parents is None:
+        parents = [head.revision] if head.revision else []
+    created_at = iso(at)
+    rev_id = revision_id(
+        domain=domain,
+        branch=branch,
+        parents=parents,
+        changes_digest=digest,
+        author=author,
+        message=message,
+        origin=origin.document(),
+        created_at=created_at,
+    )
+    generation = head.generation + 1
+    # Provenance names the Revision behind each value; its origin, author and time are the Revision's.
+    stamp = rev_id
+    kinds: dict[str, int] = {}
+    relations: dict[str, int] = {}
+    keys: dict[str, list[str]] = {}
+    for change in changes:
+        if change.entity == "record":
+            kinds[change.name] = kinds.get(change.name, 0) + 1
+            keys.setdefault(change.name, []).append(change.key)
+            before = current.get((change.name, change.key))
+            provenance = {} if before is None or change.change == "created" else dict(before.provenance)
+            _stamp(provenance, change, stamp)
+            if provenance_of is not None:
+                provenance = provenance_of(change, provenance, rev_id)
+            if change.after is None:
+                rows.deleted_records.append({"kind": change.name, "key": change.key, "seq": generation})
+            else:
+                rows.records.append(
+                    {
+                        "kind": change.name,
+                        "key": change.key,
+                        "values": change.after,
+                        "provenance": provenance,
+                        "created_revision": rev_id if before is None else before.created_revision,
+                        "updated_revision": rev_id,
+                        "new": before is None,
+                        "seq": generation,
+                    }
+                )
+        else:
+            relations[change.name] = relations.get(change.name, 0) + 1
+            from_key, _, to_key = change.key.partition("->")
+            before_link = current_links.get((change.name, from_key, to_key))
+            provenance = (
+                {} if before_link is None or change.change == "created" else dict(before_link.provenance)
+            )
+            provenance["$link"] = stamp
+            _stamp(provenance, change, stamp)
+            if provenance_of is not None:
+                provenance = provenance_of(change, provenance, rev_id)
+            if change.after is None:
+                rows.deleted_links.append(
+                    {"relation": change.name, "from_key": from_key, "to_key": to_key, "seq": generation}
+                )
+            else:
+                rows.links.append(
+                    {
+                        "relation": change.name,
+                        "from_key": from_key,
+                        "to_key": to_key,
+                        "values": change.after,
+                        "provenance": provenance,
+                        "revision": rev_id,
+                        "new": before_link is None,
+                        "seq": generation,
+                    }
+                )
+        rows.history.append(
+            {
+                "generation": generation,
+                "revision": rev_id,
+                "entity": change.entity,
+                "name": change.name,
+                "key": change.key,
+                "change": change.change,
+                "attributes": change.attributes,
+                "before": change.before,
+                "after": change.after,
+                "provenance": provenance,
+            }
+        )
+    stats = {"partitions_changed": len(kinds) + len(relations), "changes": len(changes)}
+    revision = RevisionRow(
+        id=rev_id,
+        branch=branch,
+        generation=generation,
+        parents=parents,
+        author=author,
+        message=message,
+        origin=origin.document(),
+        stats=stats,
+        created_at=at,
+    )
+    rows.revisions.append(
+        {
+            "id": rev_id,
+            "branch": branch,
+            "generation": generation,
+            "parents": parents,
+            "author": author,
+            "message": message,
+            "origin": origin.document(),
+            "changes_digest": digest,
+            "stats": stats,
+            "created_at": created_at,
+        }
+    )
+    truncated = sum(len(v) for v in keys.values()) > changed_keys_max
+    if truncated:
+        budget = changed_keys_max
+        capped: dict[str, list[str]] = {}
+        for kind, kind_keys in keys.items():
+            capped[kind] = kind_keys[: max(budget, 0)]
+            budget -= len(capped[kind])
+        keys = {k: v for k, v in capped.items() if v}
+    event = {
+        "type": "revision.committed",
+        "domain": domain,
+        "branch": branch,
+        "revision": rev_id,
+        "parents": parents,
+        "generation": generation,
+        "author": author,
+        "message": message,
+        "origin": origin.document(),
+        "stats": stats,
+        "created_at": created_at,
+        "kinds": kinds,
+        "relations": relations,
+        "schema_changed": False,
+        "keys": keys,
+        "keys_truncated": truncated,
+    }
+    rows.events.append(
+        {"type": "revision.committed", "revision": rev_id, "event": event, "created_at": created_at}
+    )
+    for type_, doc in extra_events or []:
+        rows.events.append(
+            {
+                "type": type_,
+                "revision": rev_id,
+                "event": {**doc, "head": rev_id, "revisions": [rev_id]},
+                "created_at": created_at,
+            }
+        )
+    return Committed(revision, changes)
+
+
+def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
+    via = dict(provenance.get("$via") or {})
+    for name in change.attributes:
+        via.pop(name, None)
+        if change.after is not None and name in change.after:
+            provenance[name] = stamp
+        else:
+            provenance.pop(name, None)
+    if via:
+        provenance["$via"] = via
+    else:
+        provenance.pop("$via", None)
+
+
+def remember(view: BranchView, rows: CommitRows) -> None:
+    """Tell the view what a planned (not yet written) commit changed."""
+    records: dict[tuple[str, str], RecordRow | None] = {}
+    for doc in rows.records:
+        records[(doc["kind"], doc["key"])] = RecordRow(
+            doc["kind"],
+            doc["key"],
+            doc["values"],
+            doc["provenance"],
+            doc["created_revision"],
+            doc["updated_revision"],
+        )
+    for doc in rows.deleted_records:
+        records[(doc["kind"], doc["key"])] = None
+    links: dict[tuple[str, str, str], LinkRow | None] = {}
+    for doc in rows.links:
+        links[(doc["relation"], doc["from_key"], doc["to_key"])] = LinkRow(
+            doc["relation"], doc["from_key"], doc["to_key"], doc["values"], doc["provenance"], doc["revision"]
+        )
+    for doc in rows.deleted_links:
+        links[(doc["relation"], doc["from_key"], doc["to_key"])] = None
+    view.apply(records, links)
+    for sync in rows.source_syncs:
+        view.source_syncs[sync["source"]] = sync["number"]
+    for doc in rows.receipts:
+        view.receipts[(doc["principal"], doc["key"])] = Receipt(
+            doc["request_digest"], doc["status"], doc["response"], doc["revision"]
+        )
+
+
+class Committer:
+    """Groups the commits of each branch into shared transactions (keeper.commit.max_group)."""
+
+    def __init__(self, db: Database, *, max_group: int, bulk_statement_timeout_s: float = 600) -> None:
+        self.db = db
+        self.bulk_statement_timeout_s = bulk_statement_timeout_s
+        self._groups: GroupQueue[tuple[int, str], _Pending[Any]] = GroupQueue(
+            "commit", self._commit, max_group=max_group, logger=logger
+        )
+
+    async def run(
+        self,
+        domain_id: int,
+        branch: str,
+        work: Work[T],
+        *,
+        prefetch: dict[str, list[str]] | None = None,
+        bulk: bool = False,
+    ) -> T:
+        """Run `work(view, branch_row, head)` in a commit transaction of `branch`.
+
+        The work checks what it needs through the view and returns (result, new head, rows to write);
+        `prefetch` names Records it will read, so the group reads them all in one statement.
+        """
+        pending: _Pending[T] = _Pending(work, prefetch or {}, bulk)
+        self._groups.put((domain_id, branch), pending)
+        return await pending.future
+
+    async def _commit(
+        self, key: tuple[int, str], batch: list[_Pending[Any]]
+    ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
+        timeout = self.bulk_statement_timeout_s if any(p.bulk for p in batch) else None
+        outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
+        COMMITS.inc(sum(pending.revisions for pending, _, error in outcomes if error is None))
+        return outcomes
+
+
+async def _commit_group(
+    txn: Txn, key: tuple[int, str], batch: list[_Pending[Any]], statement_timeout_s: float | None = None
+) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
+    domain_id, branch_name = key
+    if statement_timeout_s is not None:  # an import's statements may run longer than a write's
+        await txn.bulk(statement_timeout_s)
+    wanted = sorted({(kind, k) for pending in batch for kind, keys in pending.prefetch.items() for k in keys})
+    branch, found = await txn.lock_branch(domain_id, branch_name, wanted)
+    if branch is None:
+        problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
+        return [(pending, None, problem) for pending in batch]
+    view = await open_view(txn, branch)
+    if found is not None and branch.mode != "overlay":
+        view.stored_records.update({ref: found.get(ref) for ref in wanted})
+    else:  # the lock waited for another commit: read what it wrote
+        for kind in sorted({kind for kind, _ in wanted}):
+            await view.prefetch(kind, [k for other, k in wanted if other == kind])
+    head = Head(branch.head, branch.generation)
+    merged = CommitRows(domain_id, branch_name)
+    outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
+    for pending in batch:
+        # A work reads and checks through the view and only plans its writes: a Problem it raises
+        # leaves nothing behind, and the group writes every planned commit in one statement.
+        pending.revisions = 0
+        try:
+            result, new_head, rows = await pending.work(
+                view, replace(branch, head=head.revision, generation=head.generation), head
+            )
+        except Problem as problem:
+            outcomes.append((pending, None, problem))
+            continue
+        if rows is not None:
+            merged.extend(rows)
+            remember(view, rows)
+            pending.revisions = len(rows.revisions)
+        head = new_head
+        outcomes.append((pending, result, None))
+    if head.revision != branch.head:
+        merged.heads.append({"head": head.revision, "generation": head.generation})
+    if branch.mode == "overlay":  # an overlay branch keeps its history only (view.OverlayView)
+        merged.records, merged.deleted_records, merged.links, merged.deleted_links = [], [], [], []
+    await txn.write_commit_rows(merged)
+    return outcomes
+
+
+__all__ = [
+    "Committed",
+    "Committer",
+    "Head",
+    "Origin",
+    "changes_digest",
+    "plan_commit",
+    "remember",
+    "revision_id",
+]
