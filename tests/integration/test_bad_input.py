@@ -191,12 +191,12 @@ CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
     ("POST", D + "/branches", {"name": "new", "from": "ghost"}, {}, 404, "not-found"),
     ("POST", D + "/branches", {"name": 5}, {}, 422, "validation-failed"),
     # The name grammar (lorebase.names), checked with fullmatch: no final newline gets through.
-    ("POST", D + "/branches", {"name": "nlbr\n"}, {}, 400, "invalid-branch"),
-    ("POST", D + "/branches", {"name": "x//y"}, {}, 400, "invalid-branch"),
-    ("POST", D + "/branches", {"name": "a..b"}, {}, 400, "invalid-branch"),
-    ("POST", D + "/branches", {"name": "work.lock"}, {}, 400, "invalid-branch"),
-    ("POST", D + "/branches", {"name": "work/"}, {}, 400, "invalid-branch"),
-    ("POST", D + "/branches", {"name": "a/.hidden"}, {}, 400, "invalid-branch"),
+    ("POST", D + "/branches", {"name": "nlbr\n"}, {}, 422, "validation-failed"),
+    ("POST", D + "/branches", {"name": "x//y"}, {}, 422, "validation-failed"),
+    ("POST", D + "/branches", {"name": "a..b"}, {}, 422, "validation-failed"),
+    ("POST", D + "/branches", {"name": "work.lock"}, {}, 422, "validation-failed"),
+    ("POST", D + "/branches", {"name": "work/"}, {}, 422, "validation-failed"),
+    ("POST", D + "/branches", {"name": "a/.hidden"}, {}, 422, "validation-failed"),
     ("POST", D + "/branches", {"name": "new", "from": "main\n"}, {}, 400, "invalid-branch"),
     (
         "POST",

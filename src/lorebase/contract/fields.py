@@ -15,6 +15,9 @@ from msgspec import Meta
 from lorebase import names
 
 _NO_NUL = r"^[^\x00]*$"
+# The end of the string, in Python's regular expressions (msgspec's) and in ECMA's (JSON Schema's)
+# alike: Python's `$` also matches before a final newline, which would let "main\n" through.
+_END = r"(?![\s\S])"
 
 
 def bounded(max_length: int, description: str = "", *, min_length: int = 0) -> Meta:
@@ -28,7 +31,7 @@ def bounded(max_length: int, description: str = "", *, min_length: int = 0) -> M
 def grammar(rule: names.NameRule, description: str) -> Meta:
     """The constraints of a name following its grammar (lorebase.names), as a JSON Schema pattern."""
     extra = r"(?!.*\.\.)(?!.*\.lock$)" if rule.path else ""
-    pattern = f"^{extra}(?:{rule.pattern.pattern})$"
+    pattern = f"^{extra}(?:{rule.pattern.pattern}){_END}"
     return Meta(min_length=1, max_length=rule.max_length, pattern=pattern, description=description)
 
 
@@ -59,7 +62,10 @@ Limit = Annotated[int, Meta(ge=0, le=2_147_483_647, description="Page size; 0: t
 Count = Annotated[int, Meta(ge=0, le=2_147_483_647)]
 Format = Annotated[str, Meta(max_length=16, pattern=_NO_NUL, description="json (default) or markdown")]
 IdempotencyKey = Annotated[
-    str, Meta(max_length=255, pattern=r"^[\x21-\x7e]*$", description="Retries with the same key commit once")
+    str,
+    Meta(
+        max_length=255, pattern=r"^[\x21-\x7e]*" + _END, description="Retries with the same key commit once"
+    ),
 ]
 Names = Annotated[list[Name], Meta(max_length=1000)]
 Document = dict[str, Any]  # a JSON object whose shape the schema document decides

@@ -1,0 +1,229 @@
+"""Decoding a request into its endpoint's types: parameters and JSON body, with every bound the
+declarations state (lorebase.contract). The gateway decodes at the edge (lorebase_gateway.edge);
+a service decodes the same bytes with the same models (a gRPC caller skips the gateway), so a body
+has one definition and one set of rules, and a problem reads the same wherever it is found.
+
+A body must be a JSON object that fits its model: unknown members, wrong types, strings with NUL
+or past their length and numbers out of range answer the endpoint's `invalid_status` (422; 400 for
+memory) with one issue per member; free-form documents (a query filter, parameter values, a schema
+document) may nest at most MAX_DEPTH levels (400). Parameters that do not convert answer 400
+naming the parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal, get_args, get_origin
+
+import msgspec
+
+from lorebase.contract.endpoint import Endpoint
+from lorebase.problems import Problem
+
+# How deep a free-form document in a body may nest (a filter of filters, a value of values).
+MAX_DEPTH = 64
+_AT = re.compile(r" - at `\$([^`]*)`$")
+_UNKNOWN = re.compile(r"unknown field `([^`]*)`")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    params: type[msgspec.Struct]
+    aliases: dict[str, str]  # field -> its name in the path, query or header
+    query: frozenset[str]  # the query parameters it declares
+    decoder: msgspec.json.Decoder[Any] | None
+    free_form: bool  # the body model holds documents of any depth
+
+
+def _free_form(kind: Any, seen: frozenset[Any] = frozenset()) -> bool:
+    """Whether a type admits values of any depth (Any, or a dict/list of them)."""
+    if kind is Any:
+        return True
+    if kind in seen:
+        return False
+    origin = get_origin(kind)
+    if origin is not None:
+        return any(_free_form(arg, seen | {kind}) for arg in get_args(kind) if arg is not Ellipsis)
+    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+        hints = msgspec.structs.fields(kind)
+        return any(_free_form(f.type, seen | {kind}) for f in hints)
+    return False
+
+
+@cache
+def _plan(endpoint: Endpoint) -> _Plan:
+    defaults = {f.name: f for f in msgspec.structs.fields(endpoint.request)}
+    fields: list[tuple[Any, ...]] = []
+    for parameter in endpoint.parameters:
+        info = defaults[parameter.name]
+        if info.required:
+            fields.append((parameter.name, parameter.type))
+        else:
+            fields.append((parameter.name, parameter.type, info.default))
+    params = msgspec.defstruct(f"{endpoint.name}_parameters", fields, kw_only=True)
+    decoder = msgspec.json.Decoder(endpoint.body) if endpoint.body is not None else None
+    return _Plan(
+        params,
+        {p.name: p.alias for p in endpoint.parameters},
+        frozenset(p.alias for p in endpoint.parameters if p.where == "query"),
+        decoder,
+        endpoint.body is not None and _free_form(endpoint.body),
+    )
+
+
+def _where(message: str) -> tuple[str, str]:
+    """The member path a msgspec error names (`a.b[0]`), and the message without it."""
+    found = _AT.search(message)
+    if found is None:
+        return "", message
+    return found.group(1).lstrip("."), message[: found.start()]
+
+
+def convert_parameters(endpoint: Endpoint, raw: dict[str, Any]) -> dict[str, Any]:
+    """The endpoint's parameters from their text (`raw`: field -> value as sent), typed and bounded;
+    400 invalid-parameter naming the one that is wrong."""
+    plan = _plan(endpoint)
+    try:
+        converted = msgspec.convert(raw, plan.params, strict=False)
+    except msgspec.ValidationError as exc:
+        path, message = _where(str(exc))
+        name = plan.aliases.get(path.split(".")[0].split("[")[0], path)
+        raise Problem(
+            400, "invalid-parameter", f"{name}: {message}; see /openapi.json for its type", parameter=name
+        ) from None
+    return msgspec.structs.asdict(converted)
+
+
+def unknown_query(endpoint: Endpoint, names: Any) -> None:
+    """400 for a query parameter a strict endpoint does not declare."""
+    unknown = sorted(set(names) - _plan(endpoint).query)
+    if unknown:
+        raise Problem(
+            400,
+            "invalid-parameter",
+            f"{unknown[0]} is not a parameter of {endpoint.method} {endpoint.openapi_path}",
+            parameter=unknown[0],
+        )
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+        elif isinstance(item, msgspec.Struct):
+            stack.extend((getattr(item, f), depth + 1) for f in item.__struct_fields__)
+    return False
+
+
+def _issue(prefix: str, error: str) -> dict[str, str]:
+    path, message = _where(error)
+    unknown = _UNKNOWN.search(message)
+    if unknown is not None:
+        path = ".".join(p for p in (path, unknown.group(1)) if p)
+        message = f"{unknown.group(1)} is not a member here; /openapi.json lists the members"
+    if prefix:
+        path = prefix + (path if path.startswith("[") or not path else "." + path)
+    return {"path": path, "rule": "unknown_member" if unknown else "invalid", "message": message}
+
+
+def _choices(kind: Any) -> tuple[Any, ...]:
+    """The values a Literal (or an optional Literal) allows."""
+    if get_origin(kind) is Literal:
+        return get_args(kind)
+    return next((found for arg in get_args(kind) if (found := _choices(arg))), ())
+
+
+def _description(kind: Any) -> str:
+    """The description a type's constraints carry (what a valid value looks like), if any."""
+    for arg in get_args(kind):
+        if isinstance(arg, msgspec.Meta) and arg.description:
+            return arg.description
+        found = _description(arg)
+        if found:
+            return found
+    return ""
+
+
+def _issues(model: Any, data: bytes) -> list[dict[str, str]]:
+    """Every member of a body that does not fit its model (msgspec stops at the first): one issue
+    per top-level member, in declaration order, then the unknown ones. Only on the error path."""
+    if not (isinstance(model, type) and issubclass(model, msgspec.Struct)):
+        return []
+    try:
+        document = msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return []
+    if not isinstance(document, dict):
+        return []
+    fields = {f.encode_name: f for f in msgspec.structs.fields(model)}
+    issues = []
+    for name, info in fields.items():
+        if name not in document:
+            if info.required:
+                issues.append({"path": name, "rule": "required", "message": f"{name} is required"})
+            continue
+        try:
+            msgspec.convert(document[name], info.type, strict=True)
+        except msgspec.ValidationError as exc:
+            issue = _issue(name, str(exc))
+            if issue["path"] == name:
+                choices = _choices(info.type)
+                if choices:
+                    issue["message"] += f"; one of {', '.join(map(str, choices))}"
+                described = _description(info.type)
+                if "matching regex" in issue["message"] and described:
+                    issue["message"] = f"not valid here: {described}"
+            issues.append(issue)
+    for name in document:
+        if name not in fields:
+            issues.append(
+                {
+                    "path": name,
+                    "rule": "unknown_member",
+                    "message": f"{name} is not a member here; /openapi.json lists the members",
+                }
+            )
+    return issues
+
+
+def decode_body(endpoint: Endpoint, data: bytes) -> Any:
+    """The body decoded into its model (see the module docstring); an empty optional body is {}."""
+    plan = _plan(endpoint)
+    assert plan.decoder is not None
+    if not data.strip():
+        if endpoint.body_optional:
+            data = b"{}"
+        else:
+            raise Problem(400, "malformed-json", "the request needs a JSON object body")
+    if data.lstrip()[:1] != b"{":
+        raise Problem(400, "malformed-json", "the body must be a JSON object")
+    try:
+        decoded = plan.decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        issues = _issues(endpoint.body, data) or [_issue("", str(exc))]
+        first = issues[0]
+        raise Problem(
+            endpoint.invalid_status,
+            "validation-failed",
+            f"{first['path'] or 'the body'}: {first['message']}"
+            + (f" (and {len(issues) - 1} more issues)" if len(issues) > 1 else ""),
+            issues=issues,
+        ) from None
+    except msgspec.DecodeError as exc:
+        raise Problem(400, "malformed-json", f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise Problem(400, "malformed-json", f"the body nests deeper than {MAX_DEPTH} levels") from None
+    if plan.free_form and _too_deep(decoded, MAX_DEPTH):
+        raise Problem(400, "malformed-json", f"the body nests deeper than {MAX_DEPTH} levels")
+    return decoded
+
+
+__all__ = ["MAX_DEPTH", "convert_parameters", "decode_body", "unknown_query"]
