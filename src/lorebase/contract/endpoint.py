@@ -79,9 +79,10 @@ def _parameters(model: type[Request]) -> tuple[tuple[Parameter, ...], Any]:
     return tuple(params), body
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Endpoint:
-    """One REST endpoint (see the module docstring)."""
+    """One REST endpoint (see the module docstring). Compared and hashed by identity: each is
+    declared once, and the caches keyed by it (its RPC, its decoding plan) stay valid."""
 
     name: str  # the operationId, the REST client method and the CLI/Herald parity name
     method: str

@@ -147,6 +147,12 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         if status == 304:
             responses["304"] = {"description": _REASONS[304]}
             continue
+        if endpoint.name == "health":  # not a problem: the same document, naming what is down
+            responses[str(status)] = {
+                "description": "A service is down (named in `services`)",
+                "content": {"application/json": {"schema": {"type": "object"}}},
+            }
+            continue
         responses[str(status)] = {
             "description": _REASONS.get(status, "A problem"),
             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
