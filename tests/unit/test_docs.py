@@ -144,8 +144,11 @@ def test_rest_md_names_the_declared_members_and_parameters() -> None:
                 wrong.append(f"rest.md:{number}: ?{name}= is not a parameter of {endpoint.name}")
         answers = set(document()["paths"][endpoint.openapi_path][endpoint.method.lower()]["responses"])
         for status in re.findall(r"\*\*(\d{3})\b", "\n".join(body)):
-            if status not in answers and (endpoint.name, status) not in UNDECLARED_ANSWERS:
+            excused = (endpoint.name, status) in UNDECLARED_ANSWERS
+            if status not in answers and not excused:
                 wrong.append(f"rest.md:{number}: {endpoint.name} answers {status}, not in its declaration")
+            elif status in answers and excused:
+                wrong.append(f"{endpoint.name} declares {status} now: remove it from UNDECLARED_ANSWERS")
         members = _members(endpoint)
         in_table = False
         for line in body:
