@@ -175,29 +175,32 @@ def _body(operation: dict[str, Any], schemas: dict[str, Any], limit: str) -> lis
     return lines + members_table(schemas[name])
 
 
+def _models(schema: dict[str, Any]) -> list[str]:
+    """The models an answer's schema names: itself (`$ref`), or each of its `anyOf` / `oneOf`."""
+    if "$ref" in schema:
+        return [_ref_name(schema)]
+    options = schema.get("anyOf") or schema.get("oneOf") or []
+    return [name for option in options for name in _models(option)]
+
+
 def _answers(operation: dict[str, Any], models: set[str]) -> list[str]:
     lines = []
     for status, response in operation["responses"].items():
-        content = response.get("content", {})
-        if status.startswith("2"):
-            kinds = []
-            for media, entry in content.items():
-                schema = entry.get("schema", {})
-                if "$ref" in schema:
-                    models.add(_ref_name(schema))
-                    kinds.append(f"`{media}` ([`{_ref_name(schema)}`](#{_ref_name(schema).lower()}))")
-                else:
-                    kinds.append(f"`{media}`")
-            headers = ", ".join(f"`{h}`" for h in response.get("headers", {}))
-            lines.append(
-                f"**Answers** `{status}` "
-                + ", ".join(kinds)
-                + (f"; headers {headers}" if headers else "")
-                + "."
+        if not status.startswith("2"):
+            continue
+        kinds = []
+        for media, entry in response.get("content", {}).items():
+            names = _models(entry.get("schema", {}))
+            models.update(names)
+            linked = ", ".join(f"[`{name}`](#{name.lower()})" for name in names)
+            kinds.append(
+                f"`{media}`" + (f" ({'one of ' if len(names) > 1 else ''}{linked})" if names else "")
             )
+        headers = ", ".join(f"`{h}`" for h in response.get("headers", {}))
+        text = f"**Answers** `{status}` " + ", ".join(kinds) + (f"; headers {headers}" if headers else "")
+        lines += [text.rstrip() + ".", ""]
     problems = [s for s in operation["responses"] if not s.startswith("2")]
-    lines += ["", "**Problems** " + ", ".join(f"`{s}`" for s in problems) + "."]
-    return lines
+    return [*lines, "**Problems** " + ", ".join(f"`{s}`" for s in problems) + "."]
 
 
 def endpoint_section(

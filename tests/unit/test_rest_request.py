@@ -74,9 +74,8 @@ def test_optional_bodies_are_sent_only_when_given() -> None:
     deleted = build(BY_NAME["delete_memory"], {"record_id": "mem_1"})
     assert deleted.content is None
     assert _body(build(BY_NAME["delete_memory"], {"record_id": "mem_1", "body": {}})) == {}
-    assert _body(build(BY_NAME["create_proposal"], {"domain": "supply", "source": "work-1"})) == {
-        "source": "work-1"
-    }
+    proposal = build(BY_NAME["create_proposal"], {"domain": "supply", "source": "work-1", "title": "T"})
+    assert _body(proposal) == {"source": "work-1", "title": "T"}
 
 
 def test_a_misspelt_or_missing_keyword_fails_at_once() -> None:
