@@ -40,6 +40,39 @@ CASES: list[tuple[str, str, dict[str, Any], str, str, Any]] = [
         {"principal": "usr_editor", "role": ["admin"], "kinds": [], "extra": 1},
     ),
     ("admin", "add_session_note", {"session": "s-1"}, "POST", "/api/v1/sessions/s-1/notes", {"text": ""}),
+    (
+        "branches",
+        "create_branch",
+        {"domain": "supply"},
+        "POST",
+        D + "/branches",
+        {"name": "a..b", "mode": "fork", "required_approvals": 11},
+    ),
+    (
+        "branches",
+        "update_branch",
+        {"domain": "supply", "branch": "main"},
+        "PATCH",
+        D + "/branches/main",
+        {"protected": "yes"},
+    ),
+    ("proposals", "create_proposal", {"domain": "supply"}, "POST", D + "/proposals", {"source": "main"}),
+    (
+        "proposals",
+        "review_proposal",
+        {"domain": "supply", "proposal": "prp_x"},
+        "POST",
+        D + "/proposals/prp_x/reviews",
+        {"decision": "maybe", "comment": "x" * 20001},
+    ),
+    (
+        "proposals",
+        "resolve_conflict",
+        {"domain": "supply", "proposal": "prp_x", "conflict": "cfl_x"},
+        "POST",
+        D + "/proposals/prp_x/conflicts/cfl_x/resolve",
+        {"resolution": "mine"},
+    ),
 ]
 
 
