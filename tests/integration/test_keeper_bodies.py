@@ -66,6 +66,38 @@ CASES: list[tuple[str, str, dict[str, Any], str, str, Any]] = [
         {"decision": "maybe", "comment": "x" * 20001},
     ),
     (
+        "writes",
+        "execute_operation",
+        {"domain": "supply", "operation": "update_supplier"},
+        "POST",
+        D + "/operations/update_supplier/execute",
+        {"parameters": "S-1001", "dry_run": "yes", "idempotency_key": "", "intent": "x" * 4001},
+    ),
+    (
+        "writes",
+        "import_data",
+        {"domain": "supply"},
+        "POST",
+        D + "/imports",
+        {"records": [{"kind": "Supplier"}], "links": [{"relation": "supplies", "from": ""}]},
+    ),
+    (
+        "writes",
+        "sync_source",
+        {"domain": "supply", "source": "erp"},
+        "POST",
+        D + "/sources/erp/sync",
+        {"mode": "partial", "records": [{"kind": "Supplier", "values": {}, "extra": 1}]},
+    ),
+    (
+        "writes",
+        "set_embedding",
+        {"domain": "supply", "kind": "Supplier", "key": "S-1001"},
+        "PUT",
+        D + "/kinds/Supplier/records/S-1001/embedding",
+        b'{"vector": [1, 1e400], "model": ""}',  # a number past a double's range
+    ),
+    (
         "proposals",
         "resolve_conflict",
         {"domain": "supply", "proposal": "prp_x", "conflict": "cfl_x"},
@@ -97,3 +129,23 @@ async def test_a_grpc_caller_gets_the_problem_a_rest_caller_gets(
         await supply.keeper.invoke(BY_NAME[endpoint], values, data, credential=f"Bearer {ADMIN_KEY}")
     assert raised.value.status == response.status_code
     assert raised.value.document() == response.json()
+
+
+async def test_a_grpc_callers_idempotency_key_is_bounded_too(supply: Stack) -> None:
+    """The Idempotency-Key header is checked at the edge; a gRPC caller's key, in its own field,
+    is checked by keeper (1 to 255 characters), and a refused write moves no head."""
+    head = (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"]
+    body = orjson.dumps({"parameters": {"key": "S-1001", "risk_score": 5}})
+    for endpoint, values in (
+        ("execute_operation", {"domain": "supply", "operation": "update_supplier"}),
+        ("import_data", {"domain": "supply"}),
+    ):
+        with pytest.raises(Problem) as raised:
+            await supply.keeper.invoke(
+                BY_NAME[endpoint],
+                {**values, "idempotency_key": "k" * 256},
+                body if endpoint == "execute_operation" else b"{}",
+                credential=f"Bearer {ADMIN_KEY}",
+            )
+        assert (raised.value.status, raised.value.code) == (422, "validation-failed"), endpoint
+    assert (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"] == head

@@ -21,6 +21,7 @@ from lorebase.contract.fields import (
     Names,
     RevisionRef,
     ShortText,
+    Vector,
 )
 
 MARKDOWN = ("application/json", "text/markdown")
@@ -91,7 +92,6 @@ class KindHealth(Health, frozen=True, kw_only=True):
 Tokens = Annotated[int, Meta(ge=0, le=10_000_000)]
 Depth = Annotated[int, Meta(ge=0, le=100)]
 Refs = Annotated[list[Name], Meta(max_length=1000, description="Record references: Kind/key")]
-Vector = Annotated[list[float], Meta(max_length=16384)]
 
 
 class ContextBody(Body, frozen=True, kw_only=True):
