@@ -98,6 +98,33 @@ CASES: list[tuple[str, str, dict[str, Any], str, str, Any]] = [
         b'{"vector": [1, 1e400], "model": ""}',  # a number past a double's range
     ),
     (
+        "reads",
+        "context",
+        {"domain": "supply"},
+        "POST",
+        D + "/context",
+        {"refs": [], "query": {"kind": 5, "extra": 1}, "format": "html"},
+    ),
+    (
+        "reads",
+        "neighborhood",
+        {"domain": "supply"},
+        "POST",
+        D + "/neighborhood",
+        {"refs": ["Supplier/S-1001"], "values": "yes", "depth": -1},
+    ),
+    ("reads", "traverse", {"domain": "supply"}, "POST", D + "/traverse", {"from": ["Supplier/S-1001"]}),
+    ("reads", "search", {"domain": "supply"}, "POST", D + "/search", {"limit": 0, "query_vector": []}),
+    ("reads", "resolve", {"domain": "supply"}, "POST", D + "/resolve", {"text": 5, "coverage": "no"}),
+    (
+        "reads",
+        "query",
+        {"domain": "supply"},
+        "POST",
+        D + "/query",
+        {"kind": "Supplier", "aggregate": {"sum": True}, "limit": True, "where": {"attr": "x"}},
+    ),
+    (
         "proposals",
         "resolve_conflict",
         {"domain": "supply", "proposal": "prp_x", "conflict": "cfl_x"},

@@ -185,15 +185,3 @@ __all__ = [
     "rpc",
     "wants_markdown",
 ]
-
-
-def json_body(body: bytes, what: str = "request body") -> dict[str, Any]:  # TEMPORARY
-    if not body:
-        return {}
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise Problem(400, "malformed-json", f"the {what} is not valid JSON: {exc}") from exc
-    if not isinstance(value, dict):
-        raise Problem(400, "malformed-json", f"the {what} must be a JSON object")
-    return value
