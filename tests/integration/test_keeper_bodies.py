@@ -39,7 +39,14 @@ CASES: list[tuple[str, str, dict[str, Any], str, str, Any]] = [
         D + "/grants",
         {"principal": "usr_editor", "role": ["admin"], "kinds": [], "extra": 1},
     ),
-    ("governance", "add_session_note", {"session": "s-1"}, "POST", "/api/v1/sessions/s-1/notes", {"text": ""}),
+    (
+        "governance",
+        "add_session_note",
+        {"session": "s-1"},
+        "POST",
+        "/api/v1/sessions/s-1/notes",
+        {"text": ""},
+    ),
     (
         "branches",
         "create_branch",
