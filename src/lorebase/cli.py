@@ -39,7 +39,7 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("migrate", "migrate the database at database.url (LOREBASE_DATABASE_URL) to the newest schema")
 def _migrate(args: argparse.Namespace, settings: Settings) -> int:
-    url = str(settings.get("database.url") or "")
+    url = settings.model.database.url
     if not url:
         print("lorebase migrate: set database.url (LOREBASE_DATABASE_URL)", file=sys.stderr)
         return 2
@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     entry = COMMANDS[args.command]
-    settings = Settings({})
+    settings = Settings()
     if entry.needs_settings:
         try:
             settings = load_settings()

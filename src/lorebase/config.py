@@ -12,14 +12,20 @@ with a message naming the key's path and where it came from (the file or the var
 environment variable is read as a YAML scalar and converted to its setting's type (a text setting
 keeps the text as given: `LOREBASE_ADMIN_KEY=123` is the string "123").
 
-`Settings.get("a.b.c")` reads the checked tree; `Settings.model` is the same values as typed
-attributes. Overrides (a Domain's settings) go through the same model: `check_overrides` says which
-of them are unknown, mistyped or out of range, and `Settings.overlay` refuses an invalid result.
+Code reads a setting as a typed attribute, `settings.model.agents.feed.heartbeat_s`, never by a
+path with a default of its own: the YAML file is the one place of the defaults, and a misspelt
+attribute fails the type check rather than answering a default when the line runs (a test keeps
+services/ and src/ free of look-ups by path). `Settings.get(path)` remains for the places that name
+a setting by its path: tests, and the messages of `check_overrides`. Overrides (a Domain's settings)
+go through the same model: `check_overrides` says which of them are unknown, mistyped or out of
+range, and `Settings.overlay` refuses an invalid result, so a Domain's effective settings are typed
+too.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import re
 import typing
@@ -213,34 +219,43 @@ def _checked(
         raise SettingsError(f"{source}: {path or 'the settings'}: {message}") from None
 
 
+def defaults() -> dict[str, Any]:
+    """The documented defaults as a tree (config/lorebase.example.yaml)."""
+    return dict(_load_yaml(_DEFAULTS_FILE) or {})
+
+
+@functools.cache
+def default_model() -> LorebaseSettings:
+    """The documented defaults, typed and checked (read once per process)."""
+    return _checked(defaults(), DEFAULTS_NAME)
+
+
 @dataclass(frozen=True)
 class Settings:
-    """A read-only tree of settings, read by dotted path: `settings.get("agents.feed.heartbeat_s")`.
+    """The typed settings of a process or of a Domain: `settings.model.agents.feed.heartbeat_s`.
 
-    `model` is the same values, typed and range-checked (None only for a tree built by hand)."""
+    `Settings()` holds the documented defaults; `load_settings` adds the file and the environment,
+    `overlay` a Domain's overrides. `get("a.b.c")` reads one value by its path (tests, messages)."""
 
-    tree: Mapping[str, Any] = field(default_factory=dict)
-    model: LorebaseSettings | None = None
+    model: LorebaseSettings = field(default_factory=default_model)
 
-    @classmethod
-    def of(cls, model: LorebaseSettings) -> Settings:
-        return cls(msgspec.to_builtins(model), model)
+    @functools.cached_property
+    def tree(self) -> dict[str, Any]:
+        """The same values as plain data (dicts and lists), for merging overrides and reading by path."""
+        return typing.cast(dict[str, Any], msgspec.to_builtins(self.model))
 
-    def get(self, dotted: str, default: Any = None) -> Any:
+    def get(self, dotted: str) -> Any:
+        """The value or section (as plain data) at a dotted path; KeyError names a path that is none."""
         node: Any = self.tree
         for part in dotted.split("."):
             if not isinstance(node, Mapping) or part not in node:
-                return default
+                raise KeyError(f"{dotted} is not a setting ({DEFAULTS_NAME} lists them)")
             node = node[part]
         return node
 
-    def section(self, dotted: str) -> dict[str, Any]:
-        value = self.get(dotted, {})
-        return copy.deepcopy(dict(value)) if isinstance(value, Mapping) else {}
-
     def overlay(self, overrides: Mapping[str, Any]) -> Settings:
         """These settings with overrides applied on top; SettingsError when the result is invalid."""
-        return Settings.of(_checked(_merge(copy.deepcopy(dict(self.tree)), overrides), "the overrides"))
+        return Settings(_checked(_merge(copy.deepcopy(self.tree), overrides), "the overrides"))
 
     def overlay_valid(self, overrides: Mapping[str, Any]) -> tuple[Settings, list[dict[str, str]]]:
         """These settings with the valid part of the overrides (a Domain's, stored before its values
@@ -250,11 +265,8 @@ class Settings:
 
     @property
     def data_dir(self) -> Path:
-        return Path(str(self.get("data_dir") or "./.lorebase")).expanduser().resolve()
-
-
-def defaults() -> dict[str, Any]:
-    return dict(_load_yaml(_DEFAULTS_FILE) or {})
+        """`data_dir` as an absolute path; an empty one (LOREBASE_DATA_DIR=) is the documented default."""
+        return Path(self.model.data_dir or default_model().data_dir).expanduser().resolve()
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
@@ -276,7 +288,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         _checked(tree, str(path))
     overrides, sources = _env_overrides(environ)
     _merge(tree, overrides)
-    return Settings.of(_checked(tree, "the environment", sources))
+    return Settings(_checked(tree, "the environment", sources))
 
 
 # -- overrides (a Domain's settings) -----------------------------------------------------------------
@@ -336,7 +348,7 @@ def check_overrides(
     # the overrides of the section that the whole model refuses, until it accepts the rest.
     while tree:
         try:
-            validate(_merge(copy.deepcopy(dict(base.tree)), tree))
+            validate(_merge(copy.deepcopy(base.tree), tree))
             break
         except msgspec.ValidationError as exc:
             path, message = _located(exc)
@@ -368,6 +380,7 @@ __all__ = [
     "Settings",
     "SettingsError",
     "check_overrides",
+    "default_model",
     "defaults",
     "load_settings",
     "setting_type",

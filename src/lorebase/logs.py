@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from lorebase.config import Settings
+
 REQUEST_ID: ContextVar[str | None] = ContextVar("lorebase_request_id", default=None)
 REQUEST_ID_HEADER = "x-request-id"
 REQUEST_ID_METADATA = "lorebase-request-id"
@@ -121,13 +123,9 @@ def configure_logging(service: str, *, format: str = "auto", level: str = "INFO"
         raise SystemExit(f"logging.level is DEBUG, INFO, WARNING or ERROR, not {level!r}") from None
 
 
-def configure_service_logging(service: str, settings: Any) -> None:
+def configure_service_logging(service: str, settings: Settings) -> None:
     """configure_logging from the `logging` settings section."""
-    configure_logging(
-        service,
-        format=str(settings.get("logging.format", "auto")),
-        level=str(settings.get("logging.level", "INFO")),
-    )
+    configure_logging(service, format=settings.model.logging.format, level=settings.model.logging.level)
 
 
 # Installed on import: whatever handlers a process has (a test's caplog too), its records carry the id.

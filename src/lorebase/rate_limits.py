@@ -23,8 +23,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lorebase.config import Settings
 from lorebase.problems import Problem
+from lorebase.settings_model import RateLimits
 
 CLASSES = ("reads", "writes")
 TRACKED = 100_000  # buckets kept per process; the least recently seen are forgotten
@@ -58,17 +58,17 @@ class RateLimiter:
         self._buckets: OrderedDict[tuple[str, str], _Bucket] = OrderedDict()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> RateLimiter | None:
-        """The per-principal limits of `keeper.rate_limits` (None when disabled)."""
-        if not settings.get("keeper.rate_limits.enabled", True):
+    def of(cls, rate_limits: RateLimits) -> RateLimiter | None:
+        """The per-principal limits of the `keeper.rate_limits` settings (None when disabled)."""
+        if not rate_limits.enabled:
             return None
-        limits = {}
-        for name in CLASSES:
-            setting = f"keeper.rate_limits.{name}"
-            per_second = float(settings.get(f"{setting}.per_second"))
-            burst = float(settings.get(f"{setting}.burst"))
-            limits[name] = Limit(per_second, max(burst, 1.0), setting)
-        return cls(limits)
+        buckets = dict(zip(CLASSES, (rate_limits.reads, rate_limits.writes), strict=True))
+        return cls(
+            {
+                name: Limit(bucket.per_second, max(bucket.burst, 1.0), f"keeper.rate_limits.{name}")
+                for name, bucket in buckets.items()
+            }
+        )
 
     def charge(self, who: str, kind: str) -> None:
         """Take one token of `kind` for `who`, or refuse with 429 and when to retry."""

@@ -59,12 +59,12 @@ class RestartPolicy:
     @classmethod
     def from_settings(cls, settings: Settings) -> RestartPolicy:
         """The `supervisor` settings (their ranges are checked when the settings load)."""
-        section = settings.section("supervisor")
+        supervisor = settings.model.supervisor
         return cls(
-            backoff_initial_s=float(section.get("backoff_initial_s", cls.backoff_initial_s)),
-            backoff_max_s=float(section.get("backoff_max_s", cls.backoff_max_s)),
-            max_restarts=int(section.get("max_restarts", cls.max_restarts)),
-            window_s=float(section.get("window_s", cls.window_s)),
+            backoff_initial_s=supervisor.backoff_initial_s,
+            backoff_max_s=supervisor.backoff_max_s,
+            max_restarts=supervisor.max_restarts,
+            window_s=supervisor.window_s,
         )
 
     def delay(self, consecutive: int) -> float:

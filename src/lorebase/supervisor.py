@@ -114,7 +114,7 @@ def _client_host(host: str) -> str:
 
 def _admin_key(settings: Settings, data_dir: Path) -> str:
     """The configured key; else the one kept in <data_dir>/admin.key; else a new one, shown once."""
-    configured = str(settings.get("admin.key") or "")
+    configured = settings.model.admin.key
     if configured:
         return configured
     path = data_dir / ADMIN_KEY_FILE
@@ -127,14 +127,14 @@ def _admin_key(settings: Settings, data_dir: Path) -> str:
 def _start_servers(stack: _Stack, data_dir: Path) -> tuple[str, str]:
     """The database and NATS URLs, starting the embedded servers for the ones not configured. The
     services reach the embedded PostgreSQL as the application role, the embedded NATS with its token."""
-    db_url = str(stack.settings.get("database.url") or "")
+    db_url = stack.settings.model.database.url
     if not db_url:
         say(f"starting the embedded PostgreSQL in {data_dir / 'postgres'}")
         postgres = EmbeddedPostgres(data_dir)
         stack.supervisor.add(ServerProcess("PostgreSQL", postgres))
         password, _ = kept_secret(data_dir / POSTGRES_APP_FILE)
         db_url = asyncio.run(prepare_app_database(postgres.url, DATABASE, role=APP_ROLE, password=password))
-    nats_url = str(stack.settings.get("nats.url") or "")
+    nats_url = stack.settings.model.nats.url
     if not nats_url:
         say(f"starting the embedded NATS in {data_dir / 'nats'}")
         nats = EmbeddedNats(data_dir)
@@ -162,14 +162,14 @@ def _service_env(
         LOREBASE_DATABASE_URL=db_url,
         LOREBASE_NATS_URL=nats_url,
         LOREBASE_ADMIN_KEY=admin_key,
-        LOREBASE_HTTP_HOST=str(settings.get("http.host")),
-        LOREBASE_HTTP_PORT=str(settings.get("http.port")),
+        LOREBASE_HTTP_HOST=settings.model.http.host,
+        LOREBASE_HTTP_PORT=str(settings.model.http.port),
     )
-    if not settings.get("webhooks.encryption_key"):
+    if not settings.model.webhooks.encryption_key:
         path = data_dir / WEBHOOK_KEY_FILE
         kept_secret(path, prefix="whk_")
         env["LOREBASE_WEBHOOKS__ENCRYPTION_KEY"] = f"secret://file/{path}"
-    if str(settings.get("logging.format", "auto")) == "auto":
+    if settings.model.logging.format == "auto":
         # The services write into a pipe of ours: decide "auto" by our own stderr.
         env["LOREBASE_LOGGING__FORMAT"] = "text" if sys.stderr.isatty() else "json"
     for name, port in zip(GRPC_SERVICES, sorted(ports), strict=True):
@@ -180,15 +180,14 @@ def _service_env(
 
 def _start_services(stack: _Stack, env: dict[str, str]) -> None:
     for name in SERVICES:
-        grace = stack.settings.get(
-            "http.shutdown_grace_s" if name == "gateway" else "services.shutdown_grace_s"
-        )
+        model = stack.settings.model
+        grace = model.http.shutdown_grace_s if name == "gateway" else model.services.shutdown_grace_s
         service = ServiceProcess(
             name,
             [sys.executable, "-m", "lorebase", name],
             env,
             lambda: owned_child(signal.SIGTERM),
-            stop_timeout_s=float(grace or 0) + CHILD_STOP_TIMEOUT_S,
+            stop_timeout_s=grace + CHILD_STOP_TIMEOUT_S,
         )
         stack.supervisor.add(service)
 
@@ -249,7 +248,7 @@ def _check_http_port_free(host: str, port: int) -> None:
 
 def _run(stack: _Stack, example: str | None) -> int:
     settings = stack.settings
-    host, port = str(settings.get("http.host") or ""), int(settings.get("http.port"))
+    host, port = settings.model.http.host, settings.model.http.port
     _check_http_port_free(host, port)
     data_dir = settings.data_dir
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lorebase.settings_model import ResolveLimits
+
 __all__ = ["indexed", "similarity", "trigrams"]
 
 
@@ -25,15 +27,16 @@ def similarity(a: str, b: str) -> float:
     return len(left & right) / len(left | right)
 
 
-def indexed(attr: Any, distinct: list[tuple[str, int]], settings: Any) -> bool:
+def indexed(attr: Any, distinct: list[tuple[str, int]], limits: ResolveLimits) -> bool:
     """Whether resolve indexes the values of `attr`, given its distinct (value, Records) pairs:
-    enums always, short strings with few distinct values, `resolvable` forcing it, sensitive never."""
+    enums always, short strings with few distinct values (`read.resolve`), `resolvable` forcing it,
+    sensitive never."""
     if attr.sensitivity or attr.resolvable is False:
         return False
     if attr.resolvable is True or attr.type == "enum":
         return True
     if attr.type != "string":
         return False
-    max_values = int(settings.get("read.resolve.max_indexed_values", 50))
-    max_chars = int(settings.get("read.resolve.max_value_chars", 40))
-    return len(distinct) <= max_values and all(len(v) <= max_chars for v, _ in distinct)
+    return len(distinct) <= limits.max_indexed_values and all(
+        len(v) <= limits.max_value_chars for v, _ in distinct
+    )

@@ -24,6 +24,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from lorebase.problems import Problem
+from lorebase.settings_model import Webhooks
 
 MIN_KEY_CHARS = 32
 
@@ -87,6 +88,16 @@ class Sealer:
             value = resolve_reference(reference, f"webhooks.previous_encryption_keys[{n}]", environ)
             previous[_key_id(value)] = hashlib.sha256(value.encode()).digest()
         return cls(current, previous, allow_unsealed_keys)
+
+    @classmethod
+    def of(cls, webhooks: Webhooks, environ: Mapping[str, str] | None = None) -> Sealer:
+        """The sealer of the `webhooks` settings (SecretKeyError names a key that cannot be used)."""
+        return cls.from_settings(
+            encryption_key=webhooks.encryption_key,
+            previous_encryption_keys=webhooks.previous_encryption_keys,
+            allow_unsealed_keys=webhooks.allow_unsealed_keys,
+            environ=environ,
+        )
 
     def seal(self, digest: bytes) -> str:
         if self.current is None:

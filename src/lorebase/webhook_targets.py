@@ -35,10 +35,11 @@ import asyncio
 import ipaddress
 import re
 import socket
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from lorebase.settings_model import Webhooks
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -178,11 +179,11 @@ class TargetPolicy:
     allow_private_targets: bool = False
 
     @classmethod
-    def from_section(cls, section: Mapping[str, Any]) -> TargetPolicy:
-        """From the `webhooks` settings section."""
+    def of(cls, webhooks: Webhooks) -> TargetPolicy:
+        """The policy of the `webhooks` settings."""
         return cls(
-            allowed_schemes=tuple(section.get("allowed_schemes") or ("https",)),
-            allow_private_targets=bool(section.get("allow_private_targets", False)),
+            allowed_schemes=tuple(webhooks.allowed_schemes),
+            allow_private_targets=webhooks.allow_private_targets,
         )
 
     def parse(self, url: str) -> Target:

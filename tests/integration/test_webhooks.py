@@ -340,7 +340,7 @@ async def test_old_delivered_and_dead_deliveries_are_deleted(supply: Stack, feed
             ),
             {"id": f"dlv_{kinds.index('old pending')}"},
         )
-    settings = DeliverySettings.from_section(load_settings({}).section("webhooks"))
+    settings = DeliverySettings.of(load_settings({}).model.webhooks)
     assert settings.retention_days == 14  # the documented default
     async with httpx.AsyncClient(trust_env=False) as client:
         sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import msgspec
 import pytest
 import yaml
 
 from lorebase.config import SettingsError, defaults, load_settings
+from lorebase.settings_model import LorebaseSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,3 +70,39 @@ def test_a_missing_or_broken_settings_file_names_itself(tmp_path: Path) -> None:
     broken.write_text("- a list\n")
     with pytest.raises(SettingsError, match="mapping"):
         load_settings({"LOREBASE_CONFIG": str(broken)})
+
+
+def _look_ups_by_path() -> re.Pattern[str]:
+    """`settings.get(...)`, `domain.settings.section(...)`, or a dotted setting path given to any
+    `.get` (`s.get("read.traverse.max_links", 2000)`, `s.get(f"keeper.agent_writes.{name}")`)."""
+    sections = "|".join(field.name for field in msgspec.structs.fields(LorebaseSettings))
+    return re.compile(rf"\bsettings\.(get|section)\(|\.get\(f?[\"'](?:{sections})\.")
+
+
+def test_code_reads_settings_as_typed_attributes_not_by_path() -> None:
+    """services/ and src/ read `settings.model.a.b.c`: a path with a default of its own could
+    disagree with config/lorebase.example.yaml and hides a misspelt key until the line runs."""
+    pattern = _look_ups_by_path()
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for folder in ("services", "src")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if not path.name.endswith(("_pb2.py", "_pb2_grpc.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == [], "read these as settings.model attributes:\n" + "\n".join(found)
+
+
+def test_the_look_up_check_finds_each_form() -> None:
+    pattern = _look_ups_by_path()
+    for line in (
+        'heartbeat = float(settings.get("agents.feed.heartbeat_s", 15))',
+        'limit = int(domain.settings.get("read.query.max_limit", 1000))',
+        'section = settings.section("webhooks")',
+        's.get("read.traverse.max_links", 2000)',
+        'value = domain.settings.get(f"keeper.agent_writes.{name}")',
+    ):
+        assert pattern.search(line), line
+    for line in ('a.get("webhooks", [])', "settings.model.agents.feed.heartbeat_s", 'row.get("read")'):
+        assert not pattern.search(line), line

@@ -220,8 +220,11 @@ def test_overlay_refuses_an_invalid_result_and_overlay_valid_leaves_it_out() -> 
     assert [i["path"] for i in issues] == ["agents.context.chars_per_token"]
 
 
-def test_a_hand_built_tree_is_not_checked_until_overlaid() -> None:
-    assert Settings({"a": 1}).get("a") == 1 and Settings({}).model is None
+def test_settings_without_a_source_are_the_documented_defaults() -> None:
+    assert Settings().model == validate(defaults()) == load_settings({}).model
+    assert Settings().get("agents.feed") == defaults()["agents"]["feed"]
+    with pytest.raises(KeyError, match=r"agents\.nope is not a setting"):
+        Settings().get("agents.nope")
     assert setting_type("agents.feed") is not None
     with pytest.raises(KeyError):
         setting_type("agents.nope")
@@ -231,4 +234,4 @@ def test_the_helm_production_example_config_is_valid() -> None:
     production = yaml.safe_load((ROOT / "deploy" / "helm" / "examples" / "production.yaml").read_text())
     config = production.get("config") or {}
     assert isinstance(config, dict)
-    Settings.of(validate(defaults())).overlay(config)
+    Settings().overlay(config)

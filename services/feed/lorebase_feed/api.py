@@ -15,6 +15,8 @@ from lorebase.config import Settings
 from lorebase.grpc_problems import problem_rpc, problems_as_status
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
+from lorebase.settings_model import Feed
+from lorebase.settings_model import Webhooks as WebhookSettings
 from lorebase.v1 import feed_pb2 as pb
 from lorebase.v1 import feed_pb2_grpc
 from lorebase.webhook_secrets import Sealer, SecretKeyError
@@ -40,42 +42,31 @@ def _credential(context: grpc.aio.ServicerContext) -> str:
     return str(dict(context.invocation_metadata() or ()).get("authorization", ""))
 
 
-def stream_limits(settings: Settings) -> StreamLimits:
+def stream_limits(feed: Feed) -> StreamLimits:
+    """The event streams' limits of the `agents.feed` settings."""
     return StreamLimits(
-        heartbeat_s=float(settings.get("agents.feed.heartbeat_s", 15)),
-        max_connection_s=float(settings.get("agents.feed.max_connection_s", 3600)),
-        reauthorize_interval_s=float(settings.get("agents.feed.reauthorize_interval_s", 30)),
-        poll_interval_s=float(settings.get("agents.feed.poll_interval_s", 1)),
+        heartbeat_s=feed.heartbeat_s,
+        max_connection_s=feed.max_connection_s,
+        reauthorize_interval_s=feed.reauthorize_interval_s,
+        poll_interval_s=feed.poll_interval_s,
     )
 
 
-def changes_limits(settings: Settings) -> ChangesLimits:
-    return ChangesLimits(
-        page_size=int(settings.get("agents.feed.page_size", 100)),
-        max_scan=int(settings.get("agents.feed.max_scan", 10000)),
-    )
+def changes_limits(feed: Feed) -> ChangesLimits:
+    """The polling changes' limits of the `agents.feed` settings."""
+    return ChangesLimits(page_size=feed.page_size, max_scan=feed.max_scan)
 
 
-def webhook_registry(db: Database, keeper: KeeperClient, settings: Settings) -> Registry:
-    section = settings.section("webhooks")
+def webhook_registry(db: Database, keeper: KeeperClient, webhooks: WebhookSettings) -> Registry:
+    """The webhook registry of the `webhooks` settings; with a key that cannot be used, creating a
+    webhook answers why (the error) rather than the process refusing to start."""
     sealer: Sealer | None = None
     error: str | None = None
     try:
-        sealer = Sealer.from_settings(
-            encryption_key=str(section.get("encryption_key") or ""),
-            previous_encryption_keys=list(section.get("previous_encryption_keys") or []),
-            allow_unsealed_keys=bool(section.get("allow_unsealed_keys", False)),
-        )
+        sealer = Sealer.of(webhooks)
     except SecretKeyError as exc:
         error = str(exc)
-    return Registry(
-        db,
-        keeper,
-        sealer,
-        error,
-        TargetPolicy.from_section(section),
-        lookup_s=float(section.get("timeout_s", 10)),
-    )
+    return Registry(db, keeper, sealer, error, TargetPolicy.of(webhooks), lookup_s=webhooks.timeout_s)
 
 
 async def _publication_state(txn: Txn, fence: int) -> tuple[int, int, int, datetime | None]:
@@ -92,10 +83,11 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
         self.keeper = keeper
         self.hub = hub
         self.fence = fence  # advanced by the relay
-        self.stream_limits = stream_limits(settings)
-        self.changes_limits = changes_limits(settings)
-        self.webhooks = Webhooks(webhook_registry(db, keeper, settings))
-        self.degraded_after_s = float(settings.get("nats.relay.degraded_after_s", 30))
+        model = settings.model
+        self.stream_limits = stream_limits(model.agents.feed)
+        self.changes_limits = changes_limits(model.agents.feed)
+        self.webhooks = Webhooks(webhook_registry(db, keeper, model.webhooks))
+        self.degraded_after_s = model.nats.relay.degraded_after_s
 
     async def _webhook_call(
         self, context: grpc.aio.ServicerContext, name: str, *args: Any

@@ -61,30 +61,23 @@ def register(
 
 
 async def run(settings: Settings) -> int:
-    url, nats_url = settings.get("database.url"), settings.get("nats.url")
+    model = settings.model
+    url, nats_url = model.database.url, model.nats.url
     if not url or not nats_url:
         raise SystemExit("feed needs database.url and nats.url (LOREBASE_DATABASE_URL, LOREBASE_NATS_URL)")
     db = Database.connect(url, pool_size=4)
     await db.check_schema()
     nc = await connect_nats(nats_url)
     js = nc.jetstream()
-    stream, prefix = str(settings.get("nats.stream")), str(settings.get("nats.subject_prefix"))
-    await ensure_stream(js, stream, prefix, replicas=int(settings.get("nats.stream_replicas", 1)))
+    stream, prefix = model.nats.stream, model.nats.subject_prefix
+    await ensure_stream(js, stream, prefix, replicas=model.nats.stream_replicas)
     relay = Relay(
-        db,
-        js,
-        prefix=prefix,
-        stream=stream,
-        park_after_attempts=int(settings.get("nats.relay.park_after_attempts", 5)),
+        db, js, prefix=prefix, stream=stream, park_after_attempts=model.nats.relay.park_after_attempts
     )
     hub = Hub()
     await hub.start(js, stream=stream, prefix=prefix)
-    keeper = KeeperClient(
-        ClientSettings(
-            address=str(settings.get("services.keeper.address")),
-            deadline_s=float(settings.get("services.deadline_s", 30)),
-        )
-    )
+    services = model.services
+    keeper = KeeperClient(ClientSettings(address=services.keeper.address, deadline_s=services.deadline_s))
     servicer = FeedServicer(db, stream=stream, keeper=keeper, hub=hub, fence=relay.fence, settings=settings)
     stop = asyncio.Event()
     task = asyncio.create_task(relay.run(stop))
@@ -103,11 +96,11 @@ async def run(settings: Settings) -> int:
 
     return await serve(
         "feed",
-        str(settings.get("services.feed.listen")),
-        lambda server: register(db, servicer, server, RateLimiter.from_settings(settings)),
+        services.feed.listen,
+        lambda server: register(db, servicer, server, RateLimiter.of(model.keeper.rate_limits)),
         on_stop=on_stop,
-        grace_s=float(settings.get("services.shutdown_grace_s", 10)),
-        metrics_listen=str(settings.get("services.feed.metrics_listen") or ""),
+        grace_s=services.shutdown_grace_s,
+        metrics_listen=services.feed.metrics_listen,
         metrics_refresh=publication_metrics(db, relay),
     )
 

@@ -52,21 +52,16 @@ class Gateway:
     @classmethod
     def from_settings(cls, settings: Settings) -> Gateway:
         """The gateway's limits from `http`, `memory` and `agents.feed` (config/lorebase.example.yaml)."""
-        unauthenticated = settings.section("http.unauthenticated_rate_limit")
+        http, feed = settings.model.http, settings.model.agents.feed
+        unauthenticated = http.unauthenticated_rate_limit
         return cls(
-            max_body_bytes=int(settings.get("http.max_body_bytes", 1048576)),
-            max_import_body_bytes=int(settings.get("http.max_import_body_bytes", 268435456)),
-            max_memory_body_bytes=int(settings.get("memory.max_body_bytes", 65536)),
-            heartbeat_s=float(settings.get("agents.feed.heartbeat_s", 15)),
-            stream_caps=StreamCaps(
-                per_principal=int(settings.get("agents.feed.max_streams_per_principal", 20)),
-                total=int(settings.get("agents.feed.max_streams", 2000)),
-            ),
-            address_limits=AddressLimits(
-                per_second=float(unauthenticated.get("per_second", 5)),
-                burst=float(unauthenticated.get("burst", 50)),
-            )
-            if unauthenticated.get("enabled", True)
+            max_body_bytes=http.max_body_bytes,
+            max_import_body_bytes=http.max_import_body_bytes,
+            max_memory_body_bytes=settings.model.memory.max_body_bytes,
+            heartbeat_s=feed.heartbeat_s,
+            stream_caps=StreamCaps(per_principal=feed.max_streams_per_principal, total=feed.max_streams),
+            address_limits=AddressLimits(per_second=unauthenticated.per_second, burst=unauthenticated.burst)
+            if unauthenticated.enabled
             else None,
         )
 

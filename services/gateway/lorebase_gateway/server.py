@@ -31,6 +31,7 @@ from lorebase.clients import (
 from lorebase.config import Settings
 from lorebase.logs import configure_service_logging
 from lorebase.metrics import MetricsListener
+from lorebase.settings_model import Http, ServiceAddress
 from lorebase_gateway.app import create_app
 from lorebase_gateway.gateway import Gateway
 from lorebase_gateway.http_protocol import ReadLimits, timed_protocol
@@ -70,28 +71,26 @@ class _Server(uvicorn.Server):
 
 def build_app(settings: Settings) -> FastAPI:
     """The app; its gRPC clients are made on startup, inside the server's event loop."""
-    deadline = float(settings.get("services.deadline_s", 30))
-    bulk_deadline = float(settings.get("services.bulk_deadline_s", 600))
+    services = settings.model.services
 
-    def client_settings(name: str) -> ClientSettings:
+    def client_settings(service: ServiceAddress) -> ClientSettings:
         return ClientSettings(
-            address=str(settings.get(f"services.{name}.address")),
-            deadline_s=deadline,
-            bulk_deadline_s=bulk_deadline,
+            address=service.address, deadline_s=services.deadline_s, bulk_deadline_s=services.bulk_deadline_s
         )
 
     gateway = Gateway.from_settings(settings)
-    app = create_app(gateway, metrics=bool(settings.get("http.metrics_on_api_port", False)))
+    app = create_app(gateway, metrics=settings.model.http.metrics_on_api_port)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         gateway.connect(
-            KeeperClient(client_settings("keeper")),
-            FeedClient(client_settings("feed")),
-            ScribeClient(client_settings("scribe")),
+            KeeperClient(client_settings(services.keeper)),
+            FeedClient(client_settings(services.feed)),
+            ScribeClient(client_settings(services.scribe)),
         )
         gateway.connect_memory(
-            MemoryStoreClient(client_settings("keeper")), MemoryJournalClient(client_settings("feed"))
+            MemoryStoreClient(client_settings(services.keeper)),
+            MemoryJournalClient(client_settings(services.feed)),
         )
         event_loop.settled()
         yield
@@ -101,38 +100,37 @@ def build_app(settings: Settings) -> FastAPI:
     return app
 
 
-def read_limits(settings: Settings) -> ReadLimits:
+def read_limits(http: Http) -> ReadLimits:
     """The deadlines and the header cap of reading a request (`http.*`)."""
     return ReadLimits(
-        header_timeout_s=float(settings.get("http.header_timeout_s", 10)),
-        body_timeout_s=float(settings.get("http.body_timeout_s", 10)),
-        body_min_bytes_per_s=float(settings.get("http.body_min_bytes_per_s", 8192)),
-        max_header_bytes=int(settings.get("http.max_header_bytes", 65536)),
+        header_timeout_s=http.header_timeout_s,
+        body_timeout_s=http.body_timeout_s,
+        body_min_bytes_per_s=http.body_min_bytes_per_s,
+        max_header_bytes=http.max_header_bytes,
     )
 
 
 def server_for(app: FastAPI, settings: Settings, **config: object) -> _Server:
     """The gateway's uvicorn server for `app` as `lorebase gateway` runs it (`config`: overrides of
     uvicorn.Config's arguments, e.g. a port)."""
-    trusted = [str(proxy) for proxy in settings.get("http.trusted_proxies") or ()]
+    http = settings.model.http
+    trusted = list(http.trusted_proxies)
     options: dict[str, object] = {
-        "host": str(settings.get("http.host")),
-        "port": int(settings.get("http.port")),
+        "host": http.host,
+        "port": http.port,
         "log_config": None,  # uvicorn's records go through the service's handler (JSON or text)
         "log_level": "warning",
         "access_log": False,
         "loop": "uvloop",
-        "http": timed_protocol(read_limits(settings)),
+        "http": timed_protocol(read_limits(http)),
         # X-Forwarded-For and -Proto count only from the trusted proxies; by default from no one.
         "proxy_headers": bool(trusted),
         "forwarded_allow_ips": trusted,
-        "timeout_graceful_shutdown": int(settings.get("http.shutdown_grace_s", 10)),
+        "timeout_graceful_shutdown": int(http.shutdown_grace_s),
         **config,
     }
     uvicorn_config = uvicorn.Config(app, **options)  # type: ignore[arg-type]
-    return _Server(
-        uvicorn_config, app.state.gateway, metrics_listen=str(settings.get("http.metrics_listen") or "")
-    )
+    return _Server(uvicorn_config, app.state.gateway, metrics_listen=http.metrics_listen)
 
 
 def main(settings: Settings) -> int:

@@ -27,18 +27,19 @@ class Runtime:
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:
+        model = settings.model
         return cls(
             db=db,
             settings=settings,
             domains=Domains(db, settings),
-            auth=Authenticator(db, ttl_s=float(settings.get("keeper.auth.authz.grants_cache_ttl_s", 5))),
+            auth=Authenticator(db, ttl_s=model.keeper.auth.authz.grants_cache_ttl_s),
             committer=Committer(
                 db,
-                max_group=int(settings.get("keeper.commit.max_group", 64)),
-                bulk_statement_timeout_s=float(settings.get("services.bulk_deadline_s", 600)),
+                max_group=model.keeper.commit.max_group,
+                bulk_statement_timeout_s=model.services.bulk_deadline_s,
             ),
-            memory=MemoryCommitter(db, max_group=int(settings.get("memory.commit.max_group", 64))),
-            limits=RateLimiter.from_settings(settings),
+            memory=MemoryCommitter(db, max_group=model.memory.commit.max_group),
+            limits=RateLimiter.of(model.keeper.rate_limits),
             statistics=PlannerStatistics(db),
         )
 

@@ -21,19 +21,17 @@ logger = logging.getLogger("lorebase.keeper")
 
 async def build_runtime(settings: Settings) -> Runtime:
     """Connect, refuse a database this code does not know, and make the admin key usable."""
-    url = settings.get("database.url")
-    if not url:
+    database = settings.model.database
+    if not database.url:
         raise SystemExit("keeper needs database.url (LOREBASE_DATABASE_URL)")
     db = Database.connect(
-        url,
-        pool_size=int(settings.get("database.pool_size", 10)),
-        statement_timeout_s=float(settings.get("database.statement_timeout_s", 30)),
+        database.url, pool_size=database.pool_size, statement_timeout_s=database.statement_timeout_s
     )
     await db.check_schema()
     rt = Runtime.create(db, settings)
-    admin_key = settings.get("admin.key")
+    admin_key = settings.model.admin.key
     if admin_key:
-        await bootstrap_admin(rt, str(admin_key))
+        await bootstrap_admin(rt, admin_key)
     return rt
 
 
@@ -45,14 +43,14 @@ def register(rt: Runtime, server: grpc.aio.Server) -> None:
 
 async def run(settings: Settings) -> int:
     rt = await build_runtime(settings)
-    listen = str(settings.get("services.keeper.listen"))
+    services = settings.model.services
     return await serve(
         "keeper",
-        listen,
+        services.keeper.listen,
         lambda server: register(rt, server),
         on_stop=rt.db.close,
-        grace_s=float(settings.get("services.shutdown_grace_s", 10)),
-        metrics_listen=str(settings.get("services.keeper.metrics_listen") or ""),
+        grace_s=services.shutdown_grace_s,
+        metrics_listen=services.keeper.metrics_listen,
     )
 
 

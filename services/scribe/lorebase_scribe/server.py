@@ -86,7 +86,7 @@ class ScribeServicer(scribe_pb2_grpc.ScribeServicer):
 
 
 async def run(settings: Settings) -> int:
-    url = settings.get("database.url")
+    url = settings.model.database.url
     if not url:
         raise SystemExit("scribe needs database.url (LOREBASE_DATABASE_URL)")
     db = Database.connect(url, pool_size=4)
@@ -105,15 +105,14 @@ async def run(settings: Settings) -> int:
     client = httpx.AsyncClient(trust_env=False, follow_redirects=False)
 
     async def webhook_delivery() -> None:
-        count_deliveries(await delivery_pass(db, client, settings.section("webhooks")))
+        count_deliveries(await delivery_pass(db, client, settings.model.webhooks))
 
+    every = settings.model.scribe
     jobs = [
         Job("database_check", 30.0, database_check),
-        Job(
-            "statistics_recount", float(settings.get("scribe.statistics.interval_s", 300)), statistics_recount
-        ),
-        Job("suggestions", float(settings.get("scribe.suggestions.interval_s", 600)), suggestions),
-        Job("webhook_delivery", float(settings.get("scribe.webhooks.interval_s", 5)), webhook_delivery),
+        Job("statistics_recount", every.statistics.interval_s, statistics_recount),
+        Job("suggestions", every.suggestions.interval_s, suggestions),
+        Job("webhook_delivery", every.webhooks.interval_s, webhook_delivery),
     ]
     stop = asyncio.Event()
     task = asyncio.create_task(run_jobs(jobs, stop))
@@ -124,13 +123,14 @@ async def run(settings: Settings) -> int:
         await client.aclose()
         await db.close()
 
+    services = settings.model.services
     return await serve(
         "scribe",
-        str(settings.get("services.scribe.listen")),
+        services.scribe.listen,
         lambda server: scribe_pb2_grpc.add_ScribeServicer_to_server(ScribeServicer(jobs), server),
         on_stop=on_stop,
-        grace_s=float(settings.get("services.shutdown_grace_s", 10)),
-        metrics_listen=str(settings.get("services.scribe.metrics_listen") or ""),
+        grace_s=services.shutdown_grace_s,
+        metrics_listen=services.scribe.metrics_listen,
     )
 
 

@@ -44,7 +44,7 @@ async def suggest(db: Database, settings: Settings) -> int:
 
 async def _terms(txn: Txn, domain: DomainRow, schema: DomainSchema, settings: Settings) -> list[Term]:
     terms: list[Term] = []
-    limit = int(settings.get("read.resolve.max_indexed_values", 50))
+    limits = settings.model.read.resolve
     for kind in schema.kinds.values():
         for word in (kind.name, *kind.aliases):
             terms.append(Term(word, "alias", {"kind": kind.name}))
@@ -57,9 +57,11 @@ async def _terms(txn: Txn, domain: DomainRow, schema: DomainSchema, settings: Se
             distinct = (
                 [(value, 0) for value in attr.values]
                 if attr.type == "enum"
-                else await txn.value_counts(domain.id, domain.default_branch, kind.name, name, limit=limit)
+                else await txn.value_counts(
+                    domain.id, domain.default_branch, kind.name, name, limit=limits.max_indexed_values
+                )
             )
-            if not indexed(attr, distinct, settings):
+            if not indexed(attr, distinct, limits):
                 continue
             for value, _ in distinct:
                 terms.append(Term(value, "value_alias", {**target, "value": value}))
@@ -100,21 +102,18 @@ def propose(phrase: str, terms: list[Term], threshold: float) -> tuple[str, dict
 
 async def _suggest_domain(txn: Txn, domain: DomainRow, settings: Settings) -> int:
     now = utc_now()
-    retention = float(settings.get("agents.resolve.miss_retention_days", 30))
-    await txn.purge_misses(domain.id, now - timedelta(days=retention))
+    resolve = settings.model.agents.resolve
+    await txn.purge_misses(domain.id, now - timedelta(days=resolve.miss_retention_days))
     misses = await txn.misses(
-        domain.id,
-        limit=int(settings.get("agents.resolve.suggest_max_phrases", 100)),
-        min_count=int(settings.get("agents.resolve.suggest_min_count", 3)),
+        domain.id, limit=resolve.suggest_max_phrases, min_count=resolve.suggest_min_count
     )
     if not misses:
         return 0
     schema = load_schema(domain.schema)
     terms = await _terms(txn, domain, schema, settings)
-    threshold = float(settings.get("agents.resolve.suggest_similarity", 0.3))
     made = 0
     for phrase, count in misses:
-        proposed = propose(phrase, terms, threshold)
+        proposed = propose(phrase, terms, resolve.suggest_similarity)
         if proposed is None:
             continue
         type_, target, score = proposed

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from lorebase.settings_model import Webhooks
 from lorebase.webhook_secrets import Sealer, SecretKeyError, signature
 from lorebase_store.outbox import OutboxEvent
 from lorebase_store.webhooks import DeliveryRow, WebhookRow
@@ -43,15 +44,16 @@ class DeliverySettings:
     retention_days: float = 14
 
     @classmethod
-    def from_section(cls, section: dict[str, Any]) -> DeliverySettings:
+    def of(cls, webhooks: Webhooks) -> DeliverySettings:
+        """The delivery part of the `webhooks` settings."""
         return cls(
-            max_attempts=int(section.get("max_attempts", 8)),
-            backoff_initial_s=float(section.get("backoff_initial_s", 5)),
-            backoff_max_s=float(section.get("backoff_max_s", 3600)),
-            concurrency=int(section.get("concurrency", 8)),
-            pass_timeout_s=float(section.get("pass_timeout_s", 60)),
-            batch=int(section.get("batch", 100)),
-            retention_days=float(section.get("retention_days", 14)),
+            max_attempts=webhooks.max_attempts,
+            backoff_initial_s=webhooks.backoff_initial_s,
+            backoff_max_s=webhooks.backoff_max_s,
+            concurrency=webhooks.concurrency,
+            pass_timeout_s=webhooks.pass_timeout_s,
+            batch=webhooks.batch,
+            retention_days=webhooks.retention_days,
         )
 
     def backoff(self, attempts: int) -> float:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from lorebase.settings_model import Webhooks
 from lorebase.webhook_secrets import Sealer
 from lorebase.webhook_targets import Resolver, TargetPolicy, TargetRefused, refusal, system_resolver
 from lorebase_scribe.webhook_attempts import DeliverySettings, SendResult
@@ -106,25 +106,21 @@ class HttpxSender:
         return SendResult(None, "; ".join(errors) or "no address answered")
 
 
-def sender_from_settings(client: httpx.AsyncClient, section: dict[str, Any]) -> HttpxSender:
+def sender_from_settings(client: httpx.AsyncClient, webhooks: Webhooks) -> HttpxSender:
+    """The sender of the `webhooks` settings: its schemes, private targets and timeouts."""
     return HttpxSender(
         client,
-        allowed_schemes=tuple(section.get("allowed_schemes") or ("https",)),
-        allow_private_targets=bool(section.get("allow_private_targets", False)),
-        timeout_s=float(section.get("timeout_s", 10)),
-        connect_timeout_s=float(section.get("connect_timeout_s", 5)),
+        allowed_schemes=tuple(webhooks.allowed_schemes),
+        allow_private_targets=webhooks.allow_private_targets,
+        timeout_s=webhooks.timeout_s,
+        connect_timeout_s=webhooks.connect_timeout_s,
     )
 
 
-async def delivery_pass(db: Database, client: httpx.AsyncClient, section: dict[str, Any]) -> PassResult:
+async def delivery_pass(db: Database, client: httpx.AsyncClient, webhooks: Webhooks) -> PassResult:
     """One webhook_delivery job: lorebase_scribe.webhook_delivery.deliver_pending with this sender."""
-    sealer = Sealer.from_settings(
-        encryption_key=str(section.get("encryption_key") or ""),
-        previous_encryption_keys=list(section.get("previous_encryption_keys") or []),
-        allow_unsealed_keys=bool(section.get("allow_unsealed_keys", False)),
-    )
     return await deliver_pending(
-        db, sender_from_settings(client, section), sealer, DeliverySettings.from_section(section)
+        db, sender_from_settings(client, webhooks), Sealer.of(webhooks), DeliverySettings.of(webhooks)
     )
 
 

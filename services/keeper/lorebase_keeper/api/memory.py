@@ -24,7 +24,7 @@ memory_rpc = problem_rpc("keeper")
 class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
-        self.max_content_bytes = int(rt.settings.get("memory.max_content_bytes", 32768))
+        self.max_content_bytes = rt.settings.model.memory.max_content_bytes
 
     async def _caller(self, context: grpc.aio.ServicerContext, kind: str) -> MemoryCaller:
         caller = await authenticate(self.rt.db, credential(context))

@@ -63,7 +63,7 @@ async def context_pack(rt: Runtime, access: Access, domain: Domain, request: Con
 
 
 async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request: ContextBody) -> Pack:
-    s = domain.settings
+    context = domain.settings.model.agents.context
     point = await read_point(txn, domain, request.branch, None)
     branch = point.branch.name
     access.require("data.read", branch)
@@ -116,16 +116,16 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
             return asked
         return lens_value if lens_value is not None else default
 
-    depth = setting("depth", lens.depth if lens else None, int(s.get("agents.context.default_depth", 1)))
-    max_depth = int(s.get("agents.context.max_depth", 3))
+    depth = setting("depth", lens.depth if lens else None, context.default_depth)
+    max_depth = context.max_depth
     if depth > max_depth:
         depth, capped = max_depth, True
     limit = setting(
         "budget_tokens",
         lens.budget_tokens if lens else None,
-        int(s.get("agents.context.default_budget_tokens", 4000)),
+        context.default_budget_tokens,
     )
-    max_budget = int(s.get("agents.context.max_budget_tokens", 32000))
+    max_budget = context.max_budget_tokens
     if limit > max_budget:
         limit, capped = max_budget, True
     lens_includes = (
@@ -150,13 +150,11 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
     else:
         steps = steps_for(access, domain, branch, None)
 
-    seeds = await _seeds(
-        txn, access, domain, point, request, kinds_filter, int(s.get("agents.context.max_seeds", 50))
-    )
+    seeds = await _seeds(txn, access, domain, point, request, kinds_filter, context.max_seeds)
     caps = Caps.of(
         domain,
-        max_records=len(seeds) + int(s.get("agents.context.max_neighbors", 200)),
-        max_links=int(s.get("agents.context.max_links", 500)),
+        max_records=len(seeds) + context.max_neighbors,
+        max_links=context.max_links,
     )
     result = await walk(txn, domain, point, seeds, depth=depth, steps=steps, caps=caps, kinds=kinds_filter)
     capped |= result.capped
@@ -176,8 +174,8 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
         steps,
         lineage="lineage" in names,
     )
-    budget = Budget(limit, float(s.get("agents.context.chars_per_token", 4.0)), format_, capped=capped)
-    trim_order = list(s.get("agents.context.trim_order") or [])
+    budget = Budget(limit, context.chars_per_token, format_, capped=capped)
+    trim_order: list[str] = list(context.trim_order)
     pack["recent_changes"] = []
     omitted: dict[str, int] = {}
     if "recent_changes" in names:

@@ -114,7 +114,7 @@ def _schema(domain: Domain, view: Readable, kinds: set[str], relations: set[str]
 
 
 def recent_changes_max(domain: Domain) -> int:
-    return int(domain.settings.get("agents.context.recent_changes_max", 20))
+    return domain.settings.model.agents.context.recent_changes_max
 
 
 async def recent_changes(

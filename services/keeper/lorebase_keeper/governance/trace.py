@@ -158,7 +158,7 @@ async def add_note(rt: Runtime, principal: Principal, session: str, note: Note) 
 
 async def get_session(rt: Runtime, principal: Principal, session: str) -> dict[str, Any]:
     check_session(session)
-    limit = int(rt.settings.get("agents.trace.max_entries", 10000))
+    limit = rt.settings.model.agents.trace.max_entries
     rows = await rt.db.read(
         "trace_of",
         lambda txn: txn.trace_of(session, None if principal.is_admin else principal.id, limit=limit),

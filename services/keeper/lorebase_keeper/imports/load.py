@@ -133,7 +133,7 @@ async def load(
     branch = check_branch_name(batch.branch or domain.default_branch)
     access.require("domain.settings", branch)
     total = len(batch.records or ()) + len(batch.links or ())
-    limit = int(domain.settings.get("keeper.imports.max_items", 200000))
+    limit = domain.settings.model.keeper.imports.max_items
     if total > limit:
         raise Problem(
             413,
@@ -202,7 +202,7 @@ async def load(
                 origin=origin,
                 at=at,
                 stored=changes.stored(),
-                changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
+                changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
             )
             revision_id = committed.revision.id
             new_head = Head(revision_id, committed.revision.generation)

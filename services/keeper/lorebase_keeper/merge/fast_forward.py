@@ -101,7 +101,7 @@ def _revision_event(domain: Domain, branch: str, revision: Any, changes: list[Hi
             keys.setdefault(row.name, []).append(row.key)
         else:
             relations[row.name] = relations.get(row.name, 0) + 1
-    limit = int(domain.settings.get("agents.feed.changed_keys_max", 100))
+    limit = domain.settings.model.agents.feed.changed_keys_max
     truncated = sum(len(v) for v in keys.values()) > limit
     if truncated:
         budget = limit

@@ -132,7 +132,7 @@ async def three_way_merge(
         origin=Origin("merge", request.proposal or request.source, request.author),
         at=request.at,
         stored=stored,
-        changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
+        changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
         parents=[p for p in (target.head, source.head) if p],
         provenance_of=provenance_of,
     )

@@ -22,6 +22,7 @@ from typing import Any
 from lorebase.contract.writes import Execution
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
+from lorebase.settings_model import AgentWrites
 from lorebase_keeper.access import Access
 from lorebase_keeper.branches import fork_branch
 from lorebase_keeper.domains import Domain, check_branch_name
@@ -37,15 +38,15 @@ from lorebase_store import BranchRow, ProposalRow, Txn
 _NOT_SLUG = re.compile(r"[^a-z0-9._-]+")
 
 
-def setting(domain: Domain, name: str, default: Any) -> Any:
-    value = domain.settings.get(f"keeper.agent_writes.{name}")
-    return default if value is None else value
+def agent_writes(domain: Domain) -> AgentWrites:
+    """The Domain's `keeper.agent_writes` settings (its overrides applied)."""
+    return domain.settings.model.keeper.agent_writes
 
 
 def normalise_task(domain: Domain, task: str) -> str:
     """`Audit Q4` -> `audit-q4`: lower case, runs of other characters as one '-'."""
     slug = _NOT_SLUG.sub("-", task.strip().lower()).strip("-.")
-    limit = int(setting(domain, "max_task_length", 48))
+    limit = agent_writes(domain).max_task_length
     if not slug:
         raise Problem(
             422,
@@ -65,8 +66,8 @@ def normalise_task(domain: Domain, task: str) -> str:
 
 def _summary(domain: Domain, p: Prepared) -> str:
     """One line of a Proposal description: `- op(k="v", ...) [inv_...]`."""
-    chars = int(setting(domain, "summary_value_chars", 80))
-    if setting(domain, "summary_parameter_values", True):
+    chars = agent_writes(domain).summary_value_chars
+    if agent_writes(domain).summary_parameter_values:
         parts = []
         for name, value in sorted(p.parameters.items()):
             spec = p.operation.parameters.get(name)
@@ -81,7 +82,7 @@ def _summary(domain: Domain, p: Prepared) -> str:
 
 
 def _description(domain: Domain, intent: str | None, executions: list[dict[str, Any]]) -> str:
-    limit = int(setting(domain, "max_summary_operations", 50))
+    limit = agent_writes(domain).max_summary_operations
     lines = [e["summary"] for e in executions[:limit]]
     if len(executions) > limit:
         lines.append(f"- … and {len(executions) - limit} more")
@@ -94,11 +95,11 @@ async def execute_task(
 ) -> Outcome:
     """Execute on `target`, or, when the write needs review, on the task branch with a Proposal."""
     principal = access.principal
-    agent_types = setting(domain, "principal_types", ["service"])
-    is_agent = principal.type in agent_types
+    writes = agent_writes(domain)
+    is_agent = principal.type in writes.principal_types
     auto_propose = request.auto_propose
     if auto_propose is None:
-        auto_propose = bool(setting(domain, "auto_propose", True)) and is_agent
+        auto_propose = writes.auto_propose and is_agent
     if request.auto_propose and not request.task:
         raise Problem(
             422,
@@ -119,11 +120,9 @@ async def execute_task(
         if request.dry_run:
             return await dry_run(rt, work, domain.id, target)
         return await rt.committer.run(domain.id, target, work, prefetch=p.prefetch())
-    if not auto_propose or task is None or not setting(domain, "enabled", True):
+    if not auto_propose or task is None or not writes.enabled:
         raise review_required(domain, name, target, reason)
-    task_branch = check_branch_name(
-        f"{setting(domain, 'branch_prefix', 'agent/')}{principal.id.lower()}/{task}"
-    )
+    task_branch = check_branch_name(f"{writes.branch_prefix}{principal.id.lower()}/{task}")
     access.require("branch.create", task_branch)
     access.require("proposal.create", task_branch)
     at = utc_now()
@@ -235,9 +234,10 @@ async def _task_branch(
         return row, False
     if retry:
         return None
-    prefix = f"{setting(domain, 'branch_prefix', 'agent/')}{principal.id.lower()}/"
+    writes = agent_writes(domain)
+    prefix = f"{writes.branch_prefix}{principal.id.lower()}/"
     mine = await txn.count_branches_like(domain.id, prefix, principal.id)
-    limit = int(setting(domain, "max_open_branches_per_principal", 10))
+    limit = writes.max_open_branches_per_principal
     if len(mine) >= limit:
         raise Problem(
             409,
@@ -246,9 +246,7 @@ async def _task_branch(
             "reuse one as the task, or merge or close their Proposals",
             branches=mine,
         )
-    created = await fork_branch(
-        txn, domain, base, name, mode=str(setting(domain, "branch_mode", "overlay")), by=principal.id, at=at
-    )
+    created = await fork_branch(txn, domain, base, name, mode=writes.branch_mode, by=principal.id, at=at)
     if created is None:  # a concurrent first attempt made it
         raise Problem(409, "already-exists", f"branch {name!r} was just created; retry", branch=name)
     return created, True
@@ -299,9 +297,7 @@ async def _propose_and_merge(
         for _ in range(3):
             existing = await txn.open_proposal(domain.id, task_branch, target)
             if existing is None:
-                title = str(setting(domain, "title_template", "Agent {principal}: {task}")).format(
-                    principal=principal.id, task=task
-                )
+                title = agent_writes(domain).title_template.format(principal=principal.id, task=task)
                 opened = await open_proposal(
                     txn,
                     domain,
@@ -360,8 +356,8 @@ async def _propose_and_merge(
 
     auto_merge = request.auto_merge
     if auto_merge is None:
-        auto_merge = bool(setting(domain, "auto_merge", False))
-    allowed_roles = set(setting(domain, "allowed_roles_for_auto_merge", []) or [])
+        auto_merge = agent_writes(domain).auto_merge
+    allowed_roles = set(agent_writes(domain).allowed_roles_for_auto_merge)
     allowed = bool(allowed_roles & set(access.roles(task_branch)))
     attempt = None
     performed = False

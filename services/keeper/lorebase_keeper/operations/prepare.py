@@ -180,7 +180,7 @@ def _side_effect_event(
     edits: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The operation.<side effect> event; values of sensitive parameters and Attributes masked."""
-    max_edits = int(domain.settings.get("keeper.operations.side_effect_max_edits", 50))
+    max_edits = domain.settings.model.keeper.operations.side_effect_max_edits
     masked_params = {
         k: ("***" if operation.parameters.get(k) is not None and operation.parameters[k].sensitivity else v)
         for k, v in parameters.items()

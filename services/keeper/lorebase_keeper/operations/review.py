@@ -60,7 +60,7 @@ def needs_review(p: Prepared, target: BranchRow | None) -> str | None:
     """Why a write on `target` needs a review (protected-branch, review-policy), or None."""
     if p.policy_review:
         return "review-policy"
-    agent_types = p.domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
+    agent_types = p.domain.settings.model.keeper.agent_writes.principal_types
     if target is not None and target.protected and p.principal.type in agent_types:
         return "protected-branch"
     return None

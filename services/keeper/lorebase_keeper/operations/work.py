@@ -41,7 +41,7 @@ def make_work(
     Proposal merges).
     """
     domain, principal, name, key, request = p.domain, p.principal, p.name, p.key, p.request
-    agent_types = domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
+    agent_types = domain.settings.model.keeper.agent_writes.principal_types
     message = request.message or f"{name} by {principal.id}"
     origin = Origin("operation", p.invocation_id, principal.id)
     expected = request.expected_head if review else None
@@ -115,7 +115,7 @@ def make_work(
                 origin=origin,
                 at=p.at,
                 stored=changes.stored(),
-                changed_keys_max=int(domain.settings.get("agents.feed.changed_keys_max", 100)),
+                changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
                 extra_events=events,
             )
             revision_id = committed.revision.id

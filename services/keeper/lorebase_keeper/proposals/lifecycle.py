@@ -200,7 +200,7 @@ async def review_proposal(
 
 async def cleanup(txn: Txn, domain: Domain, proposal: ProposalRow, by: str, at: datetime) -> bool:
     """Delete a task branch whose Proposal merged or closed, unless another open Proposal uses it."""
-    if proposal.task is None or not domain.settings.get("keeper.agent_writes.delete_branch_on_merge", True):
+    if proposal.task is None or not domain.settings.model.keeper.agent_writes.delete_branch_on_merge:
         return False
     others = [p for p in await txn.proposals_from(domain.id, proposal.source_ref) if p.id != proposal.id]
     if others or await txn.get_branch(domain.id, proposal.source_ref) is None:

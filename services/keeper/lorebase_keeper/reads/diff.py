@@ -30,7 +30,7 @@ async def diff(
         raise Problem(
             400, "invalid-parameter", "from and to are both required: two Revision ids of the branch"
         )
-    max_entities = int(domain.settings.get("read.diff.max_changes", 10000))
+    max_entities = domain.settings.model.read.diff.max_changes
 
     async def read(txn: Txn) -> dict[str, Any]:
         start = await read_point(txn, domain, branch, older)

@@ -30,8 +30,8 @@ async def explain(
     key: str,
     at: str | None,
 ) -> dict[str, Any]:
-    cap = int(domain.settings.get("read.history.lineage_count_max", 1000))
-    max_links = int(domain.settings.get("agents.explain.max_links", 50))
+    cap = domain.settings.model.read.history.lineage_count_max
+    max_links = domain.settings.model.agents.explain.max_links
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)

@@ -52,11 +52,11 @@ class Caps:
 
     @classmethod
     def of(cls, domain: Domain, *, max_records: int | None = None, max_links: int | None = None) -> Caps:
-        s = domain.settings
+        traverse = domain.settings.model.read.traverse
         return cls(
-            max_records=max_records or int(s.get("read.traverse.max_records", 1000)),
-            max_links=max_links or int(s.get("read.traverse.max_links", 2000)),
-            max_fanout=int(s.get("read.traverse.max_fanout", 100)),
+            max_records=max_records or traverse.max_records,
+            max_links=max_links or traverse.max_links,
+            max_fanout=traverse.max_fanout,
         )
 
 

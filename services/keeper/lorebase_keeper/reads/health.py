@@ -137,11 +137,11 @@ async def _links(txn: Txn, domain: Domain, point: ReadPoint, relation: str) -> l
 async def data_health(
     rt: Runtime, access: Access, domain: Domain, *, branch: str | None, at: str | None, kind_name: str | None
 ) -> dict[str, Any]:
-    settings = domain.settings
-    max_validated = int(settings.get("read.health.max_records_validated", 10000))
-    examples = int(settings.get("read.health.examples", 3))
-    max_groups = int(settings.get("read.health.duplicate_groups_max", 20))
-    max_listed = int(settings.get("read.health.orphans_max", 20))
+    limits = domain.settings.model.read.health
+    max_validated = limits.max_records_validated
+    examples = limits.examples
+    max_groups = limits.duplicate_groups_max
+    max_listed = limits.orphans_max
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)

@@ -39,10 +39,10 @@ async def get_history(
     limit: int,
     cursor: str | None,
 ) -> dict[str, Any]:
-    max_limit = int(domain.settings.get("read.history.max_limit", 500))
-    limit = limit or int(domain.settings.get("read.history.default_limit", 50))
-    if not 1 <= limit <= max_limit:
-        raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.history.max_limit)")
+    page = domain.settings.model.read.history
+    limit = limit or page.default_limit
+    if not 1 <= limit <= page.max_limit:
+        raise Problem(400, "invalid-limit", f"limit is at most {page.max_limit} (read.history.max_limit)")
     before = tuple(decode_cursor(cursor, pair_of(int))) if cursor else None
 
     async def read(txn: Txn) -> dict[str, Any]:
@@ -99,7 +99,7 @@ async def get_lineage(
     key: str,
     at: str | None,
 ) -> dict[str, Any]:
-    cap = int(domain.settings.get("read.history.lineage_count_max", 1000))
+    cap = domain.settings.model.read.history.lineage_count_max
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)

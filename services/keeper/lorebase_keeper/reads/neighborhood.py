@@ -84,8 +84,8 @@ async def neighborhood(
     """The graph around `refs`, `depth` Relations deep (capped at read.traverse.max_depth)."""
     depth = request.depth
     if depth is None:
-        depth = int(domain.settings.get("agents.context.default_depth", 1))
-    max_depth = int(domain.settings.get("read.traverse.max_depth", 5))
+        depth = domain.settings.model.agents.context.default_depth
+    max_depth = domain.settings.model.read.traverse.max_depth
     relations = request.relations
 
     async def read(txn: Txn) -> dict[str, Any]:

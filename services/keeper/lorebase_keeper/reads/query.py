@@ -178,15 +178,13 @@ async def query_in(txn: Txn, access: Access, domain: Domain, query: QueryBody) -
     if aggregate is not None and aggregate.group_by is not None:
         attr = checker.attribute(aggregate.group_by, "aggregate.group_by")
         group_by = attr.name if attr else None
-    max_limit = int(domain.settings.get("read.query.max_limit", 1000))
-    limit = (
-        query.limit if query.limit is not None else int(domain.settings.get("read.query.default_limit", 100))
-    )
-    if not 1 <= limit <= max_limit:
+    page = domain.settings.model.read.query
+    limit = page.default_limit if query.limit is None else query.limit
+    if not 1 <= limit <= page.max_limit:
         checker.problem(
             "limit",
             "query.limit",
-            f"limit is a whole number from 1 to {max_limit} (read.query.max_limit)",
+            f"limit is a whole number from 1 to {page.max_limit} (read.query.max_limit)",
         )
     if checker.issues:
         raise invalid(checker.issues)

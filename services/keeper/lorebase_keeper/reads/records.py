@@ -187,11 +187,11 @@ async def get_links(
     limit: int,
     cursor: str | None,
 ) -> dict[str, Any]:
-    max_limit = int(domain.settings.get("read.links.max_limit", 1000))
+    page = domain.settings.model.read.links
     if limit <= 0:
-        limit = int(domain.settings.get("read.links.default_limit", 100))
-    if limit > max_limit:
-        raise Problem(400, "invalid-limit", f"limit is at most {max_limit} (read.links.max_limit)")
+        limit = page.default_limit
+    if limit > page.max_limit:
+        raise Problem(400, "invalid-limit", f"limit is at most {page.max_limit} (read.links.max_limit)")
     after = tuple(decode_cursor(cursor, pair_of(str))) if cursor else None
 
     async def read(txn: Txn) -> dict[str, Any]:

@@ -99,7 +99,7 @@ async def _build_vocabulary(
 ) -> Vocabulary:
     vocab = Vocabulary()
     view = readable_view(access, domain, branch)
-    limit = int(domain.settings.get("read.resolve.max_indexed_values", 50))
+    limit = domain.settings.model.read.resolve.max_indexed_values
     for kind_name in kinds:
         kind = domain.schema.kinds[kind_name]
         readable_names = view.cleared(kind_name)
@@ -134,7 +134,7 @@ async def _build_vocabulary(
                 distinct = await txn.value_counts(
                     domain.id, branch, kind.name, name, limit=wanted[name], snapshot=snapshot
                 )
-            if not indexed(attr, distinct, domain.settings):
+            if not indexed(attr, distinct, domain.settings.model.read.resolve):
                 continue
             counts = dict(distinct)
             for value, records in distinct:
@@ -226,7 +226,7 @@ async def _nearest_values(
     txn: Txn, access: Access, domain: Domain, branch: str, kinds: list[str], vector: list[float], matched: str
 ) -> list[dict[str, Any]]:
     """The embedding level: the indexed values of the Records nearest to the query vector."""
-    limit = int(domain.settings.get("read.resolve.nearest_records", 5))
+    limit = domain.settings.model.read.resolve.nearest_records
     nearest = await txn.nearest(domain.id, branch, kinds, vector, limit=limit)
     if not nearest:
         return []
@@ -265,7 +265,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
         )
     vector = request.query_vector
     words = [w.casefold() for w in WORD.findall(text_)][:64]
-    threshold = float(domain.settings.get("read.resolve.similarity_threshold", 0.45))
+    threshold = domain.settings.model.read.resolve.similarity_threshold
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, request.branch, request.at)

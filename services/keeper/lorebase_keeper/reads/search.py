@@ -92,12 +92,10 @@ async def search(rt: Runtime, access: Access, domain: Domain, request: SearchBod
     vector = check_vector(request.query_vector, "query_vector") if request.query_vector is not None else None
     if vector is None and (text_ is None or not text_.strip()):
         raise _problem("text", "text is required (or a query_vector): the words to look for")
-    max_limit = int(domain.settings.get("read.search.max_limit", 100))
-    limit = request.limit
-    if limit is None:
-        limit = int(domain.settings.get("read.search.default_limit", 20))
-    if not 1 <= limit <= max_limit:
-        raise _problem("limit", f"limit is a whole number from 1 to {max_limit} (read.search.max_limit)")
+    page = domain.settings.model.read.search
+    limit = page.default_limit if request.limit is None else request.limit
+    if not 1 <= limit <= page.max_limit:
+        raise _problem("limit", f"limit is a whole number from 1 to {page.max_limit} (read.search.max_limit)")
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, request.branch, None)
