@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase.contract import answers
 from lorebase.contract._base import API, DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Request
 from lorebase.contract.fields import (
@@ -112,6 +113,7 @@ ENDPOINTS = [
         permission="the admin principal",
         success=201,
         problems=(409,),
+        response=answers.admin.Principal,
     ),
     Endpoint(
         "create_key",
@@ -125,6 +127,7 @@ ENDPOINTS = [
         permission="the admin principal",
         success=201,
         body_optional=True,
+        response=answers.admin.NewKey,
     ),
     Endpoint(
         "revoke_key",
@@ -136,6 +139,7 @@ ENDPOINTS = [
         "Revoke a key",
         "admin",
         permission="the admin principal",
+        response=answers.admin.RevokedKey,
     ),
     Endpoint(
         "add_session_note",
@@ -148,6 +152,7 @@ ENDPOINTS = [
         "trace",
         permission="the session's principal or the admin",
         success=201,
+        response=answers.admin.NewSessionNote,
     ),
     Endpoint(
         "get_session",
@@ -158,6 +163,7 @@ ENDPOINTS = [
         GetSession,
         "An agent session: its steps and notes",
         "trace",
+        response=answers.admin.Session,
     ),
     Endpoint(
         "list_domains",
@@ -168,6 +174,7 @@ ENDPOINTS = [
         ListDomains,
         "The Domains the caller holds a grant in",
         "admin",
+        response=answers.admin.DomainList,
     ),
     Endpoint(
         "create_domain",
@@ -181,6 +188,7 @@ ENDPOINTS = [
         permission="the admin principal",
         success=201,
         problems=(409,),
+        response=answers.admin.CreatedDomain,
     ),
     Endpoint(
         "get_domain",
@@ -192,6 +200,7 @@ ENDPOINTS = [
         "A Domain",
         "admin",
         permission="data.read",
+        response=answers.admin.DomainView,
     ),
     Endpoint(
         "create_grant",
@@ -204,6 +213,7 @@ ENDPOINTS = [
         "admin",
         permission="domain.settings",
         success=201,
+        response=answers.admin.Grant,
     ),
     Endpoint(
         "delete_grant",
@@ -215,5 +225,6 @@ ENDPOINTS = [
         "Withdraw a grant",
         "admin",
         permission="domain.settings",
+        response=answers.admin.Deleted,
     ),
 ]

@@ -17,31 +17,14 @@ import msgspec
 
 from lorebase import __version__
 from lorebase.contract import ENDPOINTS, Endpoint
+from lorebase.contract.answers.feed import RevisionEvent
+from lorebase.contract.documents import Problem
 
-PROBLEM = {
-    "type": "object",
-    "description": "RFC 9457 problem details; `type` ends in `code`, `detail` says what to change",
-    "properties": {
-        "type": {"type": "string"},
-        "title": {"type": "string"},
-        "status": {"type": "integer"},
-        "detail": {"type": "string"},
-        "code": {"type": "string"},
-        "issues": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "rule": {"type": "string"},
-                    "message": {"type": "string"},
-                },
-            },
-        },
-    },
-    "required": ["type", "title", "status", "detail", "code"],
-}
+# RFC 9457 problem details, with the issues of a bad input (lorebase.contract.documents).
+(_,), _PROBLEM_SCHEMAS = msgspec.json.schema_components([Problem], ref_template="#/components/schemas/{name}")
+PROBLEM = _PROBLEM_SCHEMAS["Problem"]
 _REASONS = {
+    202: "Accepted: an agent task write ran on its task branch; its Proposal waits for review or has Conflicts",
     304: "Not modified: the ETag sent in If-None-Match is still current",
     400: "A parameter or the body is malformed",
     401: "No credential, or one that is unknown or revoked",
@@ -57,14 +40,35 @@ _REASONS = {
     503: "A service did not answer, or the gateway is stopping: retry shortly",
 }
 _NO_KEY = {"health"}
+# Endpoints outside keeper whose answer names a Revision in Lorebase-Revision.
+_REVISION_HEADER = {"changes"}
 _SSE_EVENT = {
     "type": "object",
     "properties": {
         "id": {"type": "string", "description": "The event sequence (send it back as Last-Event-ID)"},
         "event": {"type": "string", "enum": ["revision"]},
-        "data": {"type": "string", "description": "The event document, JSON (docs/feed.md)"},
+        "data": {
+            "type": "string",
+            "description": "The event document, JSON (docs/feed.md)",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/RevisionEvent"},
+        },
     },
 }
+_REVISION = {
+    "description": "The Revision the answer describes or created (absent when there is none)",
+    "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+}
+
+
+def _schema(model: Any, schemas: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of a model, its Structs added to `schemas` by name (two different Structs of
+    one name would make one of them wrong in the document: refused)."""
+    (schema,), found = msgspec.json.schema_components([model], ref_template="#/components/schemas/{name}")
+    for name, component in found.items():
+        if schemas.setdefault(name, component) != component:
+            raise TypeError(f"two different schemas are named {name!r}: rename one of the Structs")
+    return schema
 
 
 def _problems(endpoint: Endpoint) -> list[int]:
@@ -78,34 +82,31 @@ def _problems(endpoint: Endpoint) -> list[int]:
     return sorted(statuses)
 
 
+def _json(model: Any, example: Any, schemas: dict[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"schema": {"type": "object"} if model is None else _schema(model, schemas)}
+    if example is not None:
+        entry["example"] = example
+    return entry
+
+
 def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     content: dict[str, Any] = {}
     for media in endpoint.media_types:
-        if media == "application/json":
-            schema: dict[str, Any] = {"type": "object"}
-            if endpoint.response is not None:
-                (schema,), found = msgspec.json.schema_components(
-                    [endpoint.response], ref_template="#/components/schemas/{name}"
-                )
-                schemas.update(found)
-            entry: dict[str, Any] = {"schema": schema}
-            if endpoint.example is not None:
-                entry["example"] = endpoint.example
-            content[media] = entry
+        if media == "application/json":  # the Markdown form of a read describes the same document
+            content[media] = _json(endpoint.response, endpoint.example, schemas)
         elif media == "text/event-stream":  # each event: its id (the sequence), name and JSON document
+            _schema(RevisionEvent, schemas)
             content[media] = {"schema": _SSE_EVENT}
         else:
             content[media] = {"schema": {"type": "string"}}
     answer: dict[str, Any] = {"description": endpoint.summary, "content": content}
-    if endpoint.service == "keeper" or endpoint.etag:
-        answer["headers"] = {
-            "Lorebase-Revision": {
-                "description": "The Revision the answer describes or created",
+    if endpoint.service == "keeper" or endpoint.etag or endpoint.name in _REVISION_HEADER:
+        answer["headers"] = {"Lorebase-Revision": _REVISION}
+        if endpoint.etag:
+            answer["headers"]["ETag"] = {
+                "description": "Send it back in If-None-Match: 304 while the answer is unchanged",
                 "schema": {"type": "string"},
             }
-        }
-        if endpoint.etag:
-            answer["headers"]["ETag"] = {"schema": {"type": "string"}}
     return answer
 
 
@@ -134,16 +135,22 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     if parameters:
         operation["parameters"] = parameters
     if endpoint.body is not None:
-        (schema,), found = msgspec.json.schema_components(
-            [endpoint.body], ref_template="#/components/schemas/{name}"
-        )
-        schemas.update(found)
         operation["requestBody"] = {
             "required": not endpoint.body_optional,
-            "content": {"application/json": {"schema": schema}},
+            "content": {"application/json": {"schema": _schema(endpoint.body, schemas)}},
         }
     responses: dict[str, Any] = {str(endpoint.success): _success(endpoint, schemas)}
+    for status, model in endpoint.answers:
+        other = {
+            "description": _REASONS.get(status, endpoint.summary),
+            "content": {"application/json": _json(model, None, schemas)},
+        }
+        if status < 300 and "headers" in responses[str(endpoint.success)]:
+            other["headers"] = responses[str(endpoint.success)]["headers"]
+        responses[str(status)] = other
     for status in _problems(endpoint):
+        if str(status) in responses:
+            continue
         if status == 304:
             responses["304"] = {"description": _REASONS[304]}
             continue
@@ -159,7 +166,7 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
 @cache
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document of every declared endpoint."""
-    schemas: dict[str, Any] = {"Problem": PROBLEM}
+    schemas: dict[str, Any] = dict(_PROBLEM_SCHEMAS)
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in ENDPOINTS:
         paths.setdefault(endpoint.openapi_path, {})[endpoint.method.lower()] = _operation(endpoint, schemas)

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta
 
+from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, PROPOSAL, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, Text, bounded
@@ -74,6 +75,7 @@ ENDPOINTS = [
         permission="proposal.create on the source, data.read on the target",
         success=201,
         problems=(409,),
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "list_proposals",
@@ -85,6 +87,7 @@ ENDPOINTS = [
         "Proposals, by status; assigned=me: those the caller stewards",
         "proposals",
         permission="data.read",
+        response=answers.proposals.ProposalList,
     ),
     Endpoint(
         "get_proposal",
@@ -96,6 +99,7 @@ ENDPOINTS = [
         "A Proposal: its diff summary, reviews, blockers and next steps",
         "proposals",
         permission="data.read",
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "review_proposal",
@@ -108,6 +112,7 @@ ENDPOINTS = [
         "proposals",
         permission="proposal.review on the target",
         problems=(409,),
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "merge_proposal",
@@ -121,6 +126,7 @@ ENDPOINTS = [
         permission="proposal.merge on the target",
         problems=(409,),
         body_optional=True,
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "close_proposal",
@@ -134,6 +140,7 @@ ENDPOINTS = [
         permission="its author, or proposal.merge",
         problems=(409,),
         body_optional=True,
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "list_conflicts",
@@ -145,6 +152,7 @@ ENDPOINTS = [
         "The Conflicts of a Proposal with its target",
         "proposals",
         permission="data.read",
+        response=answers.proposals.ConflictList,
     ),
     Endpoint(
         "resolve_conflict",
@@ -157,5 +165,6 @@ ENDPOINTS = [
         "proposals",
         permission="the author (proposal.create) or proposal.merge",
         problems=(409,),
+        response=answers.proposals.Conflict,
     ),
 ]

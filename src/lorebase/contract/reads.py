@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import (
@@ -205,6 +206,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.RecordView,
     ),
     Endpoint(
         "get_links",
@@ -217,6 +219,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.LinksPage,
     ),
     Endpoint(
         "get_history",
@@ -229,6 +232,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.HistoryPage,
     ),
     Endpoint(
         "get_lineage",
@@ -241,6 +245,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.LineageView,
     ),
     Endpoint(
         "explain",
@@ -254,6 +259,7 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.records.Explanation,
     ),
     Endpoint(
         "diff",
@@ -266,6 +272,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.DiffResult,
     ),
     Endpoint(
         "get_health",
@@ -279,6 +286,7 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.records.DataHealth,
     ),
     Endpoint(
         "get_kind_health",
@@ -292,6 +300,7 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.records.DataHealth,
     ),
     Endpoint(
         "context",
@@ -305,6 +314,7 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.graph.ContextPack,
     ),
     Endpoint(
         "neighborhood",
@@ -316,6 +326,7 @@ ENDPOINTS = [
         "The graph around some Records",
         "reads",
         permission="data.read",
+        response=answers.graph.Neighborhood,
     ),
     Endpoint(
         "traverse",
@@ -327,6 +338,7 @@ ENDPOINTS = [
         "Follow a path of Relations",
         "reads",
         permission="data.read",
+        response=answers.graph.Traversal,
     ),
     Endpoint(
         "search",
@@ -338,6 +350,7 @@ ENDPOINTS = [
         "Records by text or vector, by Kind, Trait or lens",
         "agents",
         permission="data.read",
+        response=answers.graph.SearchResults,
     ),
     Endpoint(
         "resolve",
@@ -349,6 +362,7 @@ ENDPOINTS = [
         "Which Kinds, Attributes and stored values the words of a question mean",
         "agents",
         permission="data.read",
+        response=answers.graph.ResolveResult,
     ),
     Endpoint(
         "query",
@@ -360,6 +374,7 @@ ENDPOINTS = [
         "Records matching a filter, or counts per value, with coverage",
         "reads",
         permission="data.read",
+        response=answers.graph.QueryResult,
     ),
 ]
 

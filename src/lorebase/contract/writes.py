@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
 from lorebase.contract.fields import (
@@ -103,6 +104,7 @@ ENDPOINTS = [
         "writes",
         permission="operation.execute (or the Operation's own) and data.read on the branch",
         problems=(409,),
+        response=answers.writes.Execution,
     ),
     Endpoint(
         "import_data",
@@ -117,6 +119,7 @@ ENDPOINTS = [
         problems=(409, 413),
         body_limit=IMPORT_LIMIT,
         bulk=True,
+        response=answers.writes.Imported,
     ),
     Endpoint(
         "sync_source",
@@ -131,6 +134,7 @@ ENDPOINTS = [
         problems=(409, 413),
         body_limit=IMPORT_LIMIT,
         bulk=True,
+        response=answers.writes.Synced,
     ),
     Endpoint(
         "set_embedding",
@@ -142,6 +146,7 @@ ENDPOINTS = [
         "Attach an embedding to a Record",
         "writes",
         permission="operation.execute",
+        response=answers.writes.EmbeddingSet,
     ),
 ]
 
