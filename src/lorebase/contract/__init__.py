@@ -31,6 +31,7 @@ GATEWAY = [
         "503 naming the services that are down.",
         problems=(503,),
         response=answers.admin.GatewayHealth,
+        other_answers=((503, answers.admin.GatewayDown),),
     ),
 ]
 

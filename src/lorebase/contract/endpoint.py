@@ -107,7 +107,7 @@ class Endpoint:
     example: Any = None  # an example response document (the seed's, where it gives one)
     # Other answers it documents beside `success` and the problems: (status, model), e.g. the 202 of
     # an agent task write or the 503 of /health (which is not problem details).
-    answers: tuple[tuple[int, Any], ...] = ()
+    other_answers: tuple[tuple[int, Any], ...] = ()
     parameters: tuple[Parameter, ...] = field(init=False)
     body: Any = field(init=False)
 

@@ -140,7 +140,7 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
             "content": {"application/json": {"schema": _schema(endpoint.body, schemas)}},
         }
     responses: dict[str, Any] = {str(endpoint.success): _success(endpoint, schemas)}
-    for status, model in endpoint.answers:
+    for status, model in endpoint.other_answers:
         other = {
             "description": _REASONS.get(status, endpoint.summary),
             "content": {"application/json": _json(model, None, schemas)},

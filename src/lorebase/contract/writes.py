@@ -105,6 +105,7 @@ ENDPOINTS = [
         permission="operation.execute (or the Operation's own) and data.read on the branch",
         problems=(409,),
         response=answers.writes.Execution,
+        other_answers=((202, answers.writes.Accepted),),
     ),
     Endpoint(
         "import_data",

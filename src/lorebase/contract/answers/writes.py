@@ -115,6 +115,7 @@ class MergedWrite(_TaskWrite, tag="merged", kw_only=True):
 
 
 Execution = DryRun | Committed | ProposedWrite | ConflictingWrite | MergedWrite
+Accepted = ProposedWrite | ConflictingWrite  # the 202 of a task write
 
 
 class Counts(Answer, kw_only=True):
@@ -208,6 +209,7 @@ class Decided(Answer, kw_only=True):
 
 
 __all__ = [
+    "Accepted",
     "Committed",
     "ConflictingWrite",
     "Decided",
