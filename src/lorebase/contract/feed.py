@@ -6,7 +6,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from lorebase.contract import answers
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef, bounded
@@ -86,6 +86,7 @@ ENDPOINTS = [
         permission="data.read on the branch, a grant not narrowed to Kinds",
         problems=(409,),
         response=answers.feed.ChangesPage,
+        example=examples.CHANGES,
     ),
     Endpoint(
         "events",

@@ -16,8 +16,8 @@ from typing import Any
 import msgspec
 
 from lorebase import __version__
-from lorebase.contract import ENDPOINTS, Endpoint
-from lorebase.contract.answers.feed import RevisionEvent
+from lorebase.contract import ENDPOINTS, Endpoint, examples
+from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
 from lorebase.contract.documents import Problem
 
 # RFC 9457 problem details, with the issues of a bad input (lorebase.contract.documents).
@@ -163,6 +163,58 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     return operation
 
 
+_DELIVERY_HEADERS = [
+    ("Lorebase-Event", "The event's type (revision.committed, operation.<side effect>)"),
+    ("Lorebase-Delivery", "The delivery id"),
+    ("Idempotency-Key", "evt_<sequence>, the same on every attempt of an event: drop repeats by it"),
+    (
+        "Lorebase-Signature",
+        "t=<unix seconds>,v1=<hex>: HMAC-SHA256 over `<t>.` + body, keyed with the SHA-256 of the secret",
+    ),
+]
+
+
+def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The deliveries a webhook receives (OpenAPI 3.1 `webhooks`): a signed POST of the event
+    document, at least once, unordered (order by `sequence`), retried with backoff until a 2xx."""
+
+    def delivery(summary: str, model: Any, example: Any) -> dict[str, Any]:
+        return {
+            "post": {
+                "summary": summary,
+                "description": "Each delivery is signed (Lorebase-Signature) and made at least once: "
+                "answer 2xx quickly (the body is never read); other answers and timeouts are retried "
+                "with backoff up to webhooks.max_attempts (docs/feed.md).",
+                "parameters": [
+                    {
+                        "name": name,
+                        "in": "header",
+                        "required": True,
+                        "description": text,
+                        "schema": {"type": "string"},
+                    }
+                    for name, text in _DELIVERY_HEADERS
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": _json(model, example, schemas)},
+                },
+                "responses": {"2XX": {"description": "Acknowledged"}},
+            }
+        }
+
+    return {
+        "revision.committed": delivery(
+            "A Revision committed on a branch the webhook follows", RevisionEvent, examples.REVISION_EVENT
+        ),
+        "operation.{side_effect}": delivery(
+            "A committed execution of an Operation declaring the side effect",
+            OperationEvent,
+            examples.OPERATION_EVENT,
+        ),
+    }
+
+
 @cache
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document of every declared endpoint."""
@@ -181,6 +233,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "paths": paths,
+        "webhooks": _webhooks(schemas),
         "components": {
             "schemas": schemas,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "An API key"}},

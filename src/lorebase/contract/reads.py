@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from lorebase.contract import answers
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import (
@@ -315,6 +315,7 @@ ENDPOINTS = [
         etag=True,
         media_types=MARKDOWN,
         response=answers.graph.ContextPack,
+        example=examples.CONTEXT_PACK,
     ),
     Endpoint(
         "neighborhood",
@@ -363,6 +364,7 @@ ENDPOINTS = [
         "agents",
         permission="data.read",
         response=answers.graph.ResolveResult,
+        example=examples.RESOLVE,
     ),
     Endpoint(
         "query",
