@@ -104,7 +104,8 @@ class Endpoint:
     strict_query: bool = False  # a query parameter it does not declare answers 400 (else it is ignored)
     media_types: tuple[str, ...] = ("application/json",)  # what it may answer with on success
     response: Any = None  # the response model of the success document (lorebase.contract.answers)
-    example: Any = None  # an example response document (the seed's, where it gives one)
+    # An example response document (the seed's, where it gives one); a dict: not part of the hash.
+    example: Any = field(default=None, compare=False)
     # Other answers it documents beside `success` and the problems: (status, model), e.g. the 202 of
     # an agent task write or the 503 of /health (which is not problem details).
     other_answers: tuple[tuple[int, Any], ...] = ()
