@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import orjson
 import pytest
 from openapi_spec_validator import validate
 
 from lorebase.contract import ENDPOINTS, examples
 from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
 from lorebase.contract.answers.records import RecordView
+from lorebase.contract.decode import decode_body
 from lorebase.contract.openapi import _schema, document
 
 
@@ -119,3 +121,12 @@ def test_the_revision_header_is_documented_with_its_form() -> None:
     changes = paths["/api/v1/domains/{domain}/branches/{branch}/changes"]["get"]["responses"]["200"]
     for answer in (record, changes):
         assert answer["headers"]["Lorebase-Revision"]["schema"]["pattern"] == "^[0-9a-f]{64}$"
+
+
+@pytest.mark.parametrize(
+    "endpoint", [e for e in ENDPOINTS if e.request_example is not None], ids=lambda e: e.name
+)
+def test_request_examples_are_requests_the_edge_takes(endpoint: Any) -> None:
+    decode_body(endpoint, orjson.dumps(endpoint.request_example))
+    body = document()["paths"][endpoint.openapi_path][endpoint.method.lower()]["requestBody"]
+    assert body["content"]["application/json"]["example"] == endpoint.request_example

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from lorebase.contract import answers
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, NewBranchName
@@ -84,6 +84,7 @@ ENDPOINTS = [
         success=201,
         problems=(409,),
         response=answers.schema.Branch,
+        request_example=examples.bodies.BRANCH,
     ),
     Endpoint(
         "list_branches",

@@ -106,6 +106,7 @@ class Endpoint:
     response: Any = None  # the response model of the success document (lorebase.contract.answers)
     # An example response document (the seed's, where it gives one); a dict: not part of the hash.
     example: Any = field(default=None, compare=False)
+    request_example: Any = field(default=None, compare=False)  # a body (the seed's, where it gives one)
     # Other answers it documents beside `success` and the problems: (status, model), e.g. the 202 of
     # an agent task write or the 503 of /health (which is not problem details).
     other_answers: tuple[tuple[int, Any], ...] = ()

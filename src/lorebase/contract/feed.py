@@ -116,6 +116,7 @@ ENDPOINTS = [
         success=201,
         problems=(409,),
         response=answers.feed.CreatedWebhook,
+        request_example=examples.bodies.WEBHOOK,
     ),
     Endpoint(
         "list_webhooks",

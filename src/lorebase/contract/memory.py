@@ -9,7 +9,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from lorebase.contract import answers
+from lorebase.contract import answers, examples
 from lorebase.contract._base import MEMORY
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
 from lorebase.contract.fields import Document, IdempotencyKey, Name
@@ -216,6 +216,7 @@ ENDPOINTS = [
         "memory_read",
         problems=(409,),
         response=answers.memory.ChangePage,
+        request_example=examples.bodies.MEMORY_CHANGES,
     ),
     _memory(
         "save_memory_checkpoint",

@@ -137,7 +137,7 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     if endpoint.body is not None:
         operation["requestBody"] = {
             "required": not endpoint.body_optional,
-            "content": {"application/json": {"schema": _schema(endpoint.body, schemas)}},
+            "content": {"application/json": _json(endpoint.body, endpoint.request_example, schemas)},
         }
     responses: dict[str, Any] = {str(endpoint.success): _success(endpoint, schemas)}
     for status, model in endpoint.other_answers:

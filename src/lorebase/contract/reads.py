@@ -316,6 +316,7 @@ ENDPOINTS = [
         media_types=MARKDOWN,
         response=answers.graph.ContextPack,
         example=examples.CONTEXT_PACK,
+        request_example=examples.bodies.CONTEXT,
     ),
     Endpoint(
         "neighborhood",
@@ -328,6 +329,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         response=answers.graph.Neighborhood,
+        request_example=examples.bodies.NEIGHBORHOOD,
     ),
     Endpoint(
         "traverse",
@@ -340,6 +342,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         response=answers.graph.Traversal,
+        request_example=examples.bodies.TRAVERSE,
     ),
     Endpoint(
         "search",
@@ -352,6 +355,7 @@ ENDPOINTS = [
         "agents",
         permission="data.read",
         response=answers.graph.SearchResults,
+        request_example=examples.bodies.SEARCH,
     ),
     Endpoint(
         "resolve",
@@ -365,6 +369,7 @@ ENDPOINTS = [
         permission="data.read",
         response=answers.graph.ResolveResult,
         example=examples.RESOLVE,
+        request_example=examples.bodies.RESOLVE,
     ),
     Endpoint(
         "query",
@@ -377,6 +382,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         response=answers.graph.QueryResult,
+        request_example=examples.bodies.QUERY,
     ),
 ]
 

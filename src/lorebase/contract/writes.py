@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from lorebase.contract import answers
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
 from lorebase.contract.fields import (
@@ -106,6 +106,7 @@ ENDPOINTS = [
         problems=(409,),
         response=answers.writes.Execution,
         other_answers=((202, answers.writes.Accepted),),
+        request_example=examples.bodies.EXECUTE,
     ),
     Endpoint(
         "import_data",
