@@ -130,3 +130,12 @@ def test_request_examples_are_requests_the_edge_takes(endpoint: Any) -> None:
     decode_body(endpoint, orjson.dumps(endpoint.request_example))
     body = document()["paths"][endpoint.openapi_path][endpoint.method.lower()]["requestBody"]
     assert body["content"]["application/json"]["example"] == endpoint.request_example
+
+
+def test_replays_and_memory_answers_document_their_headers() -> None:
+    paths = document()["paths"]
+    execute = paths["/api/v1/domains/{domain}/operations/{operation}/execute"]["post"]["responses"]
+    assert {"Lorebase-Revision", "Idempotent-Replayed"} <= set(execute["200"]["headers"])
+    assert set(execute["202"]["headers"]) == set(execute["200"]["headers"])
+    memory = paths["/api/v1/memory/records"]["post"]["responses"]["201"]["headers"]
+    assert memory["Cache-Control"]["schema"]["enum"] == ["no-store"] and "Lorebase-Revision" not in memory

@@ -99,14 +99,24 @@ def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
             content[media] = {"schema": _SSE_EVENT}
         else:
             content[media] = {"schema": {"type": "string"}}
-    answer: dict[str, Any] = {"description": endpoint.summary, "content": content}
+    headers: dict[str, Any] = {}
     if endpoint.service == "keeper" or endpoint.etag or endpoint.name in _REVISION_HEADER:
-        answer["headers"] = {"Lorebase-Revision": _REVISION}
-        if endpoint.etag:
-            answer["headers"]["ETag"] = {
-                "description": "Send it back in If-None-Match: 304 while the answer is unchanged",
-                "schema": {"type": "string"},
-            }
+        headers["Lorebase-Revision"] = _REVISION
+    if endpoint.etag:
+        headers["ETag"] = {
+            "description": "Send it back in If-None-Match: 304 while the answer is unchanged",
+            "schema": {"type": "string"},
+        }
+    if any(parameter.alias == "Idempotency-Key" for parameter in endpoint.parameters):
+        headers["Idempotent-Replayed"] = {
+            "description": "The original answer of a request retried under its idempotency key",
+            "schema": {"type": "string", "enum": ["true"]},
+        }
+    if endpoint.no_store:
+        headers["Cache-Control"] = {"schema": {"type": "string", "enum": ["no-store"]}}
+    answer: dict[str, Any] = {"description": endpoint.summary, "content": content}
+    if headers:
+        answer["headers"] = headers
     return answer
 
 
