@@ -19,10 +19,6 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-# A member that is absent, rather than null, when it does not apply.
-Maybe = UnsetType
-__all__ = ["UNSET", "Maybe"]
-
 RevisionId = Annotated[
     str, Meta(pattern="^[0-9a-f]{64}$", description="A Revision id: the SHA-256 hex of its content")
 ]
@@ -45,7 +41,9 @@ Count = Annotated[int, Meta(ge=0)]
 
 
 class Answer(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Base of the response models: every member declared, an undeclared one is refused."""
+    """Base of the response models: every member declared, an undeclared one is refused. (Each
+    subclass says kw_only=True again: msgspec applies it per class, and it lets a required member
+    follow an optional one, in the order the answer has them.)"""
 
 
 class Issue(Answer, kw_only=True):
@@ -180,7 +178,7 @@ class SourceCoverage(Answer, kw_only=True):
     unseen_records: Count
 
 
-__all__ += [
+__all__ = [
     "Answer",
     "Approval",
     "Attempt",

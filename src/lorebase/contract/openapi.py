@@ -2,10 +2,12 @@
 page at `/docs` that renders it in the browser without fetching anything from elsewhere.
 
 Every declared endpoint is a path operation: its parameters with their JSON Schemas (msgspec's, so
-the bounds the edge enforces are the ones published), its request body, its success answer and
-every problem it may answer, as `application/problem+json` (RFC 9457). The problems common to all
-endpoints are added by kind: every call with a credential may answer 401, 403, 404, 429 and 503,
-every call with parameters 400, every call with a body 413, 415 and its `invalid_status`.
+the bounds the edge enforces are the ones published), its request body (with the seed's example),
+its success answer with its response model (lorebase.contract.answers), example and headers, the
+other answers it declares, and every problem it may answer, as `application/problem+json`
+(RFC 9457). The problems common to all endpoints are added by kind: every call with a credential
+may answer 401, 403, 404, 429 and 503, every call with parameters 400, every call with a body 413,
+415 and its `invalid_status`. The webhook deliveries are OpenAPI 3.1 `webhooks`.
 """
 
 from __future__ import annotations
