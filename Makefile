@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint protos bench clean
+.PHONY: run test lint protos docs bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,6 +25,9 @@ lint: $(STAMP)
 
 protos: $(STAMP)
 	$(BIN)/python scripts/gen_protos.py
+
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_rest_docs.py
 
 bench: $(STAMP)
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)

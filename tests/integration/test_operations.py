@@ -395,6 +395,7 @@ async def test_two_keepers_writing_one_branch_see_each_others_commits(supply: St
     from lorebase_keeper.runtime import Runtime
 
     from lorebase.config import load_settings
+    from lorebase.contract.writes import Execution
     from lorebase_store import Database
 
     other_db = Database.connect(supply.database_url, pool_size=4)
@@ -414,7 +415,7 @@ async def test_two_keepers_writing_one_branch_see_each_others_commits(supply: St
                 access[side],
                 domain[side],
                 "update_supplier",
-                {"parameters": {"key": "S-1003", "risk_score": i}},
+                Execution(parameters={"key": "S-1003", "risk_score": i}),
                 "",
             )
 

@@ -191,6 +191,10 @@ async def test_conflicts_are_stored_resolved_and_merged(supply: Stack) -> None:
     url = f"{API}/proposals/{proposal['id']}/conflicts/{conflict['id']}/resolve"
     bad = await supply.http.post(url, json={"resolution": "value", "value": 500}, headers=supply.admin)
     assert bad.status_code == 422, bad.text
+    # A value goes with resolution value only: even a null one (absent and null differ).
+    for body in ({"resolution": "ours", "value": None}, {"resolution": "theirs", "value": 11}):
+        refused = await supply.http.post(url, json=body, headers=supply.admin)
+        assert refused.status_code == 422 and "value goes with" in refused.json()["detail"], refused.text
     resolved = await supply.http.post(url, json={"resolution": "value", "value": 33}, headers=supply.admin)
     assert resolved.status_code == 200, resolved.text
     assert resolved.json()["status"] == "resolved"

@@ -1,6 +1,7 @@
-"""Parity of the REST surface with the CLI and Herald: every gateway route has a REST client method
-(and the other way round), and every client method is used by a CLI command and by a Herald tool,
-or is on that surface's written exclusion list with a reason."""
+"""Parity of the REST surface with the CLI and Herald, from the endpoint declarations
+(lorebase.contract): the gateway serves exactly the declared endpoints, the REST client has a method
+for each, and every endpoint is called by a CLI command and by a Herald tool, or is on that
+surface's written exclusion list with a reason."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from lorebase_gateway.app import create_app
 from lorebase_gateway.gateway import Gateway
 from starlette.routing import Route
 
-from lorebase.clients.rest import ROUTES
+from lorebase.clients.rest import RestClient
 from lorebase.commands import NOT_IN_CLI
+from lorebase.contract import BY_NAME, ENDPOINTS
 from lorebase.herald.tools import NOT_IN_HERALD
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "lorebase"
-CALL = re.compile(r"\bclient\.(\w+)\(")
+# `client.get_record(` or `client.call("get_record"`
+CALL = re.compile(r"\bclient\.(?:call\(\s*\"(\w+)\"|(\w+)\()")
 
 
 def _gateway_routes() -> set[tuple[str, str]]:
@@ -31,37 +34,43 @@ def _gateway_routes() -> set[tuple[str, str]]:
 
 
 def _used(*files: Path) -> set[str]:
-    return {name for path in files for name in CALL.findall(path.read_text()) if name in ROUTES}
+    return {
+        called or method
+        for path in files
+        for called, method in CALL.findall(path.read_text())
+        if (called or method) in BY_NAME
+    }
 
 
-def test_every_gateway_route_has_one_client_method() -> None:
-    client = [(r.method, r.path) for r in ROUTES.values()]
-    assert len(client) == len(set(client)), "two client methods for one route"
+def test_the_gateway_serves_the_declared_endpoints_and_the_client_calls_each() -> None:
+    declared = [(e.method, e.openapi_path) for e in ENDPOINTS]
+    assert len(declared) == len(set(declared)), "two endpoints declared for one route"
     gateway = _gateway_routes()
-    assert gateway - set(client) == set(), "routes without a REST client method (lorebase.clients.rest)"
-    assert set(client) - gateway == set(), "client methods for routes the gateway does not serve"
+    assert gateway - set(declared) == set(), "gateway routes with no declaration (lorebase.contract)"
+    assert set(declared) - gateway == set(), "declared endpoints the gateway does not serve"
+    assert all(callable(getattr(RestClient, e.name, None)) for e in ENDPOINTS)
 
 
 def test_every_route_has_a_cli_command_or_a_reason() -> None:
     used = _used(*(SRC / "commands").glob("*.py"))
-    missing = set(ROUTES) - used - set(NOT_IN_CLI)
+    missing = set(BY_NAME) - used - set(NOT_IN_CLI)
     assert not missing, (
-        f"REST routes with no CLI command: add one, or a reason to NOT_IN_CLI: {sorted(missing)}"
+        f"REST endpoints with no CLI command: add one, or a reason to NOT_IN_CLI: {sorted(missing)}"
     )
     stale = used & set(NOT_IN_CLI)
     assert not stale, f"on NOT_IN_CLI but used by a command: {sorted(stale)}"
-    assert set(NOT_IN_CLI) <= set(ROUTES) and all(NOT_IN_CLI.values())
+    assert set(NOT_IN_CLI) <= set(BY_NAME) and all(NOT_IN_CLI.values())
 
 
 def test_every_route_has_a_herald_tool_or_a_reason() -> None:
     used = _used(SRC / "herald" / "tools.py")
-    missing = set(ROUTES) - used - set(NOT_IN_HERALD)
+    missing = set(BY_NAME) - used - set(NOT_IN_HERALD)
     assert not missing, (
-        f"REST routes with no MCP tool: add one, or a reason to NOT_IN_HERALD: {sorted(missing)}"
+        f"REST endpoints with no MCP tool: add one, or a reason to NOT_IN_HERALD: {sorted(missing)}"
     )
     stale = used & set(NOT_IN_HERALD)
     assert not stale, f"on NOT_IN_HERALD but used by a tool: {sorted(stale)}"
-    assert set(NOT_IN_HERALD) <= set(ROUTES) and all(NOT_IN_HERALD.values())
+    assert set(NOT_IN_HERALD) <= set(BY_NAME) and all(NOT_IN_HERALD.values())
 
 
 def test_the_seed_tools_are_there() -> None:

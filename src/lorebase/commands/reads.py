@@ -292,7 +292,7 @@ async def _record(client: RestClient, args: argparse.Namespace) -> int:
     elif args.json:
         emit(args, await client.explain(**common), str)
     else:
-        print(await client.explain(**common, markdown=True))
+        print(await client.explain(**common, format="markdown"))
     return 0
 
 
@@ -391,10 +391,11 @@ def _health_human(report: Any) -> str:
 async def _health(client: RestClient, args: argparse.Namespace) -> int:
     common = {"domain": args.domain, "branch": args.branch, "at": args.at}
     markdown = args.markdown and not args.json
+    common["format"] = "markdown" if markdown else ""
     if args.kind:
-        answer = await client.get_kind_health(**common, kind=args.kind, markdown=markdown)
+        answer = await client.get_kind_health(**common, kind=args.kind)
     else:
-        answer = await client.get_health(**common, markdown=markdown)
+        answer = await client.get_health(**common)
     if markdown:
         print(answer)
     else:

@@ -42,7 +42,7 @@ async def _branches(client: RestClient, args: argparse.Namespace) -> int:
         answer = await client.create_branch(
             domain=args.domain,
             name=args.name,
-            from_branch=args.from_branch,
+            from_=args.from_branch,
             mode=args.mode or "",
             protected=args.protected,
             required_approvals=args.required_approvals,

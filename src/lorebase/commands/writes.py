@@ -106,9 +106,9 @@ async def _exec(client: RestClient, args: argparse.Namespace) -> int:
     ):
         if value not in (None, ""):
             body[member] = value
-    reply = await client.execute(domain=args.domain, operation=args.operation, body=body)
-    emit(args, reply.body, _exec_human)
-    if isinstance(reply.body, dict) and reply.body.get("status") == "dry_run" and not reply.body.get("valid"):
+    answer = await client.execute_operation(domain=args.domain, operation=args.operation, body=body)
+    emit(args, answer, _exec_human)
+    if isinstance(answer, dict) and answer.get("status") == "dry_run" and not answer.get("valid"):
         return REFUSED
     return 0
 

@@ -15,12 +15,9 @@ from lorebase.contract.fields import (
     Document,
     DomainName,
     Name,
-    Names,
     NewDomainName,
     PrincipalId,
-    ShortText,
     Tenant,
-    Text,
     bounded,
 )
 
@@ -31,7 +28,7 @@ BranchPattern = Annotated[str, bounded(255, "A branch name or pattern (agent/*)"
 class NewPrincipal(Body, frozen=True, kw_only=True):
     id: PrincipalId
     type: Literal["service", "user"]
-    name: ShortText = ""
+    name: Annotated[str, bounded(200, "A display name; empty: the id")] = ""
     tenant: Tenant | Literal[""] = ""
 
 
@@ -50,7 +47,7 @@ class RevokeKey(Request, frozen=True, kw_only=True):
 
 class NewDomain(Body, frozen=True, kw_only=True):
     name: NewDomainName
-    schema: Document | None = None
+    schema: Annotated[Document, Meta(description="The schema document (docs/schema.md)")]
     settings: Document | None = None
     default_branch: BranchRef | None = None
 
@@ -73,7 +70,7 @@ class NewGrant(Body, frozen=True, kw_only=True):
     branches: Annotated[list[BranchPattern], Meta(min_length=1, max_length=100)] = msgspec.field(
         default_factory=lambda: ["*"]
     )
-    kinds: Names | None = None
+    kinds: Annotated[list[Name], Meta(min_length=1, max_length=1000)] | None = None
 
 
 class CreateGrant(Request, frozen=True, kw_only=True):
@@ -87,7 +84,7 @@ class DeleteGrant(Request, frozen=True, kw_only=True):
 
 
 class Note(Body, frozen=True, kw_only=True):
-    text: Text
+    text: Annotated[str, bounded(8000, "The note", min_length=1)]
     domain: DomainName | None = None
 
 

@@ -12,7 +12,7 @@ from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, NewBranchName
 
-Approvals = Annotated[int, Meta(ge=0, le=100)]
+Approvals = Annotated[int, Meta(ge=0, le=10, description="Approvals a merge into the branch needs")]
 
 
 class GetSchema(Request, frozen=True, kw_only=True):

@@ -79,9 +79,10 @@ def _parameters(model: type[Request]) -> tuple[tuple[Parameter, ...], Any]:
     return tuple(params), body
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Endpoint:
-    """One REST endpoint (see the module docstring)."""
+    """One REST endpoint (see the module docstring). Compared and hashed by identity: each is
+    declared once, and the caches keyed by it (its RPC, its decoding plan) stay valid."""
 
     name: str  # the operationId, the REST client method and the CLI/Herald parity name
     method: str
@@ -104,9 +105,8 @@ class Endpoint:
     strict_query: bool = False  # a query parameter it does not declare answers 400 (else it is ignored)
     media_types: tuple[str, ...] = ("application/json",)  # what it may answer with on success
     response: Any = None  # the response model of the success document (lorebase.contract.answers)
-    # An example response document (the seed's, where it gives one); a dict: not part of the hash.
-    example: Any = field(default=None, compare=False)
-    request_example: Any = field(default=None, compare=False)  # a body (the seed's, where it gives one)
+    example: Any = None  # an example response document (the seed's, where it gives one)
+    request_example: Any = None  # an example body (the seed's, where it gives one)
     # Other answers it documents beside `success` and the problems: (status, model), e.g. the 202 of
     # an agent task write or the 503 of /health (which is not problem details).
     other_answers: tuple[tuple[int, Any], ...] = ()

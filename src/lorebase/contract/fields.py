@@ -68,6 +68,8 @@ IdempotencyKey = Annotated[
     ),
 ]
 Names = Annotated[list[Name], Meta(max_length=1000)]
+# An embedding or a query vector: finite numbers (JSON has no others; msgspec refuses overflows).
+Vector = Annotated[list[float], Meta(min_length=1, max_length=4096, description="1 to 4096 numbers")]
 Document = dict[str, Any]  # a JSON object whose shape the schema document decides
 
 __all__ = [
@@ -91,4 +93,5 @@ __all__ = [
     "RevisionRef",
     "ShortText",
     "Text",
+    "Vector",
 ]

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import msgspec
 from msgspec import Meta
 
 from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, PROPOSAL, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
-from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, Text, bounded
+from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, bounded
 
-Title = Annotated[str, bounded(200)]
+Title = Annotated[str, bounded(200, "What the Proposal changes", min_length=1)]
+Description = Annotated[str, bounded(20000)]
 
 
 class NewProposal(Body, frozen=True, kw_only=True):
     source: BranchRef
     target: BranchRef | None = None
-    title: Title | None = None
-    description: Text | None = None
+    title: Title
+    description: Description | None = None
 
 
 class CreateProposal(Request, frozen=True, kw_only=True):
@@ -41,7 +43,7 @@ class ProposalCall(Request, frozen=True, kw_only=True):
 
 class Review(Body, frozen=True, kw_only=True):
     decision: Literal["approve", "request_changes"]
-    comment: Text | None = None
+    comment: Description | None = None
 
 
 class ReviewProposal(Request, frozen=True, kw_only=True):
@@ -51,8 +53,11 @@ class ReviewProposal(Request, frozen=True, kw_only=True):
 
 
 class Resolution(Body, frozen=True, kw_only=True):
+    """A resolution of a Conflict. `value` goes with `"resolution": "value"` only, and there even a
+    null is a value: absent and null differ, so its default is UNSET, not None."""
+
     resolution: Literal["ours", "theirs", "value"]
-    value: Any = None
+    value: Any | msgspec.UnsetType = msgspec.UNSET
 
 
 class ResolveConflict(Request, frozen=True, kw_only=True):

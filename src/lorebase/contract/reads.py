@@ -22,6 +22,7 @@ from lorebase.contract.fields import (
     Names,
     RevisionRef,
     ShortText,
+    Vector,
 )
 
 MARKDOWN = ("application/json", "text/markdown")
@@ -91,13 +92,43 @@ class KindHealth(Health, frozen=True, kw_only=True):
 
 Tokens = Annotated[int, Meta(ge=0, le=10_000_000)]
 Depth = Annotated[int, Meta(ge=0, le=100)]
-Refs = Annotated[list[Name], Meta(max_length=1000, description="Record references: Kind/key")]
-Vector = Annotated[list[float], Meta(max_length=16384)]
+Refs = Annotated[list[Name], Meta(min_length=1, max_length=1000, description="Record references: Kind/key")]
+RelationPath = Annotated[
+    list[Name], Meta(min_length=1, max_length=1000, description="Relation names (forward or inverse)")
+]
+
+
+class Aggregate(Body, frozen=True, kw_only=True):
+    """Counts instead of Records: `{"count": true}`, or per value of an Attribute with `group_by`."""
+
+    count: bool | None = None
+    group_by: Name | None = None
+
+
+class QueryBody(Body, frozen=True, kw_only=True):
+    """A query (docs/query.md): exactly one of kind or trait; `where` is the filter DSL, checked
+    against the schema by keeper; `limit` and `branch` left out take the settings and the default
+    branch."""
+
+    kind: Name | None = None
+    trait: Name | None = None
+    where: Document | None = None
+    select: Names | None = None
+    order_by: Names | Name | None = None
+    limit: Annotated[int, Meta(ge=1, le=1_000_000)] | None = None
+    cursor: Cursor | None = None
+    aggregate: Aggregate | None = None
+    branch: BranchRef | None = None
+    at: RevisionRef | None = None
+    coverage: bool = True
 
 
 class ContextBody(Body, frozen=True, kw_only=True):
+    """A context pack: exactly one seed selector (refs, query or search); the members left out take
+    the lens's values, then the settings (agents.context)."""
+
     refs: Refs | None = None
-    query: Document | None = None
+    query: QueryBody | None = None
     search: ShortText | None = None
     branch: BranchRef | None = None
     budget_tokens: Tokens | None = None
@@ -109,22 +140,22 @@ class ContextBody(Body, frozen=True, kw_only=True):
     include_recent_changes: bool | None = None
     include_lineage: bool | None = None
     since: RevisionRef | None = None
-    format: Literal["json", "markdown"] | None = None
+    format: Literal["json", "markdown"] = "json"
 
 
 class NeighborhoodBody(Body, frozen=True, kw_only=True):
-    refs: Refs | None = None
+    refs: Refs
     depth: Depth | None = None
     relations: Names | None = None
-    values: bool | None = None
+    values: bool = True
     branch: BranchRef | None = None
     at: RevisionRef | None = None
 
 
 class TraverseBody(Body, frozen=True, kw_only=True):
-    from_: Refs | None = msgspec.field(name="from", default=None)
-    path: Names | None = None
-    values: bool | None = None
+    from_: Refs = msgspec.field(name="from")
+    path: RelationPath
+    values: bool = True
     branch: BranchRef | None = None
     at: RevisionRef | None = None
 
@@ -134,8 +165,8 @@ class SearchBody(Body, frozen=True, kw_only=True):
     kinds: Names | None = None
     traits: Names | None = None
     lens: Name | None = None
-    limit: Annotated[int, Meta(ge=0, le=100_000)] | None = None
-    values: bool | None = None
+    limit: Annotated[int, Meta(ge=1, le=100_000)] | None = None
+    values: bool = True
     branch: BranchRef | None = None
     query_vector: Vector | None = None
 
@@ -146,22 +177,8 @@ class ResolveBody(Body, frozen=True, kw_only=True):
     branch: BranchRef | None = None
     at: RevisionRef | None = None
     query_vector: Vector | None = None
-    record_misses: bool | None = None
-    coverage: bool | None = None
-
-
-class QueryBody(Body, frozen=True, kw_only=True):
-    kind: Name | None = None
-    trait: Name | None = None
-    where: Document | None = None
-    select: Names | None = None
-    order_by: Names | Name | None = None
-    limit: Annotated[int, Meta(ge=0, le=1_000_000)] | None = None
-    cursor: Cursor | None = None
-    aggregate: Document | None = None
-    branch: BranchRef | None = None
-    at: RevisionRef | None = None
-    coverage: bool | None = None
+    record_misses: bool = True
+    coverage: bool = True
 
 
 class Context(Request, frozen=True, kw_only=True):

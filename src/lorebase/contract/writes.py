@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+import msgspec
 from msgspec import Meta
 
 from lorebase.contract import answers, examples
@@ -17,22 +18,28 @@ from lorebase.contract.fields import (
     Name,
     RevisionRef,
     ShortText,
-    Text,
+    Vector,
     bounded,
 )
 
 Message = Annotated[str, bounded(4096, "The Revision's message")]
+# A key sent in the body is not empty (the header's may be: an empty header is no key).
+BodyKey = Annotated[IdempotencyKey, Meta(min_length=1)]
 
 
 class Execution(Body, frozen=True, kw_only=True):
-    parameters: Document | None = None
-    dry_run: bool | None = None
+    """An Operation execution. `auto_propose` and `auto_merge` left out (null) take the Domain's
+    settings (keeper.agent_writes), so null and false differ there; `intent` and `auto_merge` go
+    with a `task`."""
+
+    parameters: Document = msgspec.field(default_factory=dict)
+    dry_run: bool = False
     expected_head: RevisionRef | None = None
     message: Message | None = None
     branch: BranchRef | None = None
-    idempotency_key: IdempotencyKey | None = None
+    idempotency_key: BodyKey | None = None
     task: ShortText | None = None
-    intent: Text | None = None
+    intent: Annotated[str, bounded(4000, "Why: a sentence or two for the Proposal")] | None = None
     auto_propose: bool | None = None
     auto_merge: bool | None = None
 
@@ -44,16 +51,29 @@ class ExecuteOperation(Request, frozen=True, kw_only=True):
     body: Execution
 
 
-Items = Annotated[list[Document], Meta(max_length=1_000_000)]
+class RecordItem(Body, frozen=True, kw_only=True):
+    """A Record to load: its Kind and its values (the key among them)."""
+
+    kind: Name
+    values: Document
+
+
+class LinkItem(Body, frozen=True, kw_only=True):
+    """A Link to load: its Relation, the keys of its ends and its values."""
+
+    relation: Name
+    from_: Name = msgspec.field(name="from")
+    to: Name
+    values: Document | None = None
 
 
 class Load(Body, frozen=True, kw_only=True):
-    records: Items | None = None
-    links: Items | None = None
+    records: Annotated[list[RecordItem], Meta(max_length=1_000_000)] | None = None
+    links: Annotated[list[LinkItem], Meta(max_length=1_000_000)] | None = None
     message: Message | None = None
     branch: BranchRef | None = None
     expected_head: RevisionRef | None = None
-    idempotency_key: IdempotencyKey | None = None
+    idempotency_key: BodyKey | None = None
 
 
 class ImportBatch(Load, frozen=True, kw_only=True):
@@ -78,8 +98,8 @@ class SyncSource(Request, frozen=True, kw_only=True):
 
 
 class Embedding(Body, frozen=True, kw_only=True):
-    vector: Annotated[list[float], Meta(max_length=16384)]
-    model: ShortText | None = None
+    vector: Vector
+    model: Annotated[str, bounded(200, "The embedding model that computed the vector", min_length=1)]
     branch: BranchRef | None = None
 
 

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lorebase.clients.rest import RestClient
+from lorebase.clients.rest import REST_ONLY, RestClient
 
 
 @dataclass(frozen=True)
@@ -296,7 +296,7 @@ async def _traverse(client: RestClient, domain: str, arguments: dict[str, Any]) 
 async def _explain(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     common = _members(arguments, "kind", "key", "branch", "at")
     if _markdown(arguments):
-        return Answer(await client.explain(domain=domain, **common, markdown=True))
+        return Answer(await client.explain(domain=domain, **common, format="markdown"))
     return _json(await client.explain(domain=domain, **common))
 
 
@@ -343,12 +343,11 @@ async def _lineage(client: RestClient, domain: str, arguments: dict[str, Any]) -
 async def _health(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     common = _members(arguments, "branch", "at")
     markdown = _markdown(arguments)
+    common["format"] = "markdown" if markdown else ""
     if arguments.get("kind"):
-        answer = await client.get_kind_health(
-            domain=domain, kind=arguments["kind"], **common, markdown=markdown
-        )
+        answer = await client.get_kind_health(domain=domain, kind=arguments["kind"], **common)
     else:
-        answer = await client.get_health(domain=domain, **common, markdown=markdown)
+        answer = await client.get_health(domain=domain, **common)
     return Answer(answer) if markdown else _json(answer)
 
 
@@ -461,8 +460,7 @@ async def _execute(client: RestClient, domain: str, arguments: dict[str, Any]) -
         body["auto_merge"] = bool(arguments["auto_merge"])
     if not dry_run:
         body["idempotency_key"] = arguments.get("idempotency_key") or idempotency_key(domain, arguments)
-    reply = await client.execute(domain=domain, operation=arguments["operation"], body=body)
-    return _json(reply.body)
+    return _json(await client.execute_operation(domain=domain, operation=arguments["operation"], body=body))
 
 
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
@@ -471,10 +469,9 @@ _ADMIN = "administration (admin key or domain.settings) is not an agent's job; t
 _REVIEW = "reviewing, merging and closing are a person's decision (lorebase proposals); agents propose"
 _BRANCHES = "agents get their task branch from lorebase_execute with a task; the CLI manages branches"
 _BULK = "bulk loads are not agent writes: agents write through Operations (lorebase_execute)"
-_MEMORY = "agent memory has its own consumer protocol (docs/memory.md), used over REST"
 
-# REST client methods (one per route) with no tool, each with the reason; the parity test
-# (tests/unit/test_parity.py) fails on a route that is neither used by a tool nor listed here.
+# REST endpoints with no tool, each with the reason; the parity test (tests/unit/test_parity.py)
+# fails on an endpoint that is neither called by a tool nor listed here.
 NOT_IN_HERALD: dict[str, str] = {
     "health": "the stack's liveness, not the data's: lorebase_health reports the data",
     "create_principal": _ADMIN,
@@ -509,26 +506,7 @@ NOT_IN_HERALD: dict[str, str] = {
     "list_webhooks": _ADMIN,
     "update_webhook": _ADMIN,
     "delete_webhook": _ADMIN,
-    **{
-        name: _MEMORY
-        for name in (
-            "create_memory",
-            "derive_memory",
-            "update_memory",
-            "delete_memory",
-            "attach_memory_embedding",
-            "review_memory",
-            "get_memory",
-            "query_memory",
-            "create_memory_grant",
-            "delete_memory_grant",
-            "read_memory_changes",
-            "save_memory_checkpoint",
-            "get_memory_checkpoint",
-            "list_memory_checkpoints",
-            "delete_memory_checkpoint",
-        )
-    },
+    **REST_ONLY,
 }
 
 __all__ = ["NOT_IN_HERALD", "TOOLS", "TOOLS_BY_NAME", "Answer", "HeraldTool", "idempotency_key"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase import names
 from lorebase.config import Settings, check_overrides
+from lorebase.contract.admin import NewDomain
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import SchemaError, load_schema
@@ -19,33 +19,15 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_store import DomainRow, Txn
 
 
-async def create_domain(rt: Runtime, principal: Principal, body: dict[str, Any]) -> dict[str, Any]:
+async def create_domain(rt: Runtime, principal: Principal, new: NewDomain) -> dict[str, Any]:
     """Create a Domain from its schema document (admin only): its default branch, protected, with no
-    Revision yet."""
+    Revision yet. Its name has been checked against the grammar of Domain names (lorebase.names) by
+    the model; the schema document and the settings are checked here."""
     if not principal.is_admin:
         raise Problem(403, "forbidden", "only the admin principal creates Domains")
-    allowed = {"name", "schema", "settings", "default_branch"}
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}",
-        )
-    name = body.get("name")
-    problem = names.DOMAIN.problem(name)
-    if problem is not None or not isinstance(name, str):
-        raise Problem(
-            422,
-            "validation-failed",
-            f"name: {problem}",
-            issues=[{"path": "name", "rule": "domain.name", "message": str(problem)}],
-        )
-    document = body.get("schema")
-    if document is None:
-        raise Problem(422, "validation-failed", "schema is required: a schema document (docs/schema.md)")
+    name = new.name
     try:
-        schema = load_schema(document)
+        schema = load_schema(new.schema)
     except SchemaError as exc:
         raise Problem(
             422,
@@ -55,8 +37,8 @@ async def create_domain(rt: Runtime, principal: Principal, body: dict[str, Any])
                 {"path": "schema." + p.split(":", 1)[0], "rule": "schema", "message": p} for p in exc.problems
             ],
         ) from exc
-    settings = domain_settings(body["settings"] if body.get("settings") is not None else {}, rt.settings)
-    default_branch = check_branch_name(body.get("default_branch") or "main", member="default_branch")
+    settings = domain_settings(new.settings or {}, rt.settings)
+    default_branch = check_branch_name(new.default_branch or "main", member="default_branch")
     at = utc_now()
 
     async def create_txn(txn: Txn) -> DomainRow | None:
@@ -97,16 +79,9 @@ async def create_domain(rt: Runtime, principal: Principal, body: dict[str, Any])
 _ALIASES = {"agent_writes": "keeper.agent_writes", "context": "agents.context", "feed": "agents.feed"}
 
 
-def domain_settings(overrides: Any, base: Settings) -> dict[str, Any]:
+def domain_settings(overrides: dict[str, Any], base: Settings) -> dict[str, Any]:
     """A Domain's setting overrides, checked by the typed settings model (names, types, ranges)
     on top of the process settings `base`; 422 with an issue at `settings.<path>` for each bad one."""
-    if not isinstance(overrides, dict):
-        raise Problem(
-            422,
-            "validation-failed",
-            "settings must be an object of setting overrides",
-            issues=[{"path": "settings", "rule": "type", "message": "settings must be an object"}],
-        )
     tree, issues = check_overrides(base, overrides, aliases=_ALIASES)
     if issues:
         raise Problem(

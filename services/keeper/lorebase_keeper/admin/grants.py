@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase import names
+from lorebase.contract.admin import NewGrant
 from lorebase.ids import new_id, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.access import ROLES, Access
+from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
@@ -22,53 +23,30 @@ def _require_settings(access: Access, domain: Domain) -> None:
         )
 
 
-async def create_grant(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
+async def create_grant(rt: Runtime, access: Access, domain: Domain, new: NewGrant) -> dict[str, Any]:
+    """Grant a role (domain.settings). The model has checked the members and their types; here each
+    branch pattern is checked against the branch grammar and each Kind against the schema."""
     caller = access.principal
     _require_settings(access, domain)
-    issues = []
-    unknown = sorted(set(body) - {"principal", "role", "branches", "kinds"})
-    for member in unknown:
-        issues.append(
-            {"path": member, "rule": "unknown_member", "message": f"{member} is not a member of a grant"}
-        )
-    principal_id = body.get("principal")
-    role = body.get("role")
-    branches = body.get("branches", ["*"])
-    kinds = body.get("kinds")
-    if not isinstance(principal_id, str):
-        issues.append(
-            {"path": "principal", "rule": "grant.principal", "message": "principal is the id of a principal"}
-        )
-    if role not in ROLES:
-        issues.append({"path": "role", "rule": "grant.role", "message": f"role is one of {', '.join(ROLES)}"})
-    if (
-        not isinstance(branches, list)
-        or not branches
-        or not all(names.branch_pattern_problem(b) is None for b in branches)
-    ):
-        issues.append(
-            {
-                "path": "branches",
-                "rule": "grant.branches",
-                "message": "branches is a non-empty list of branch names or patterns (main, agent/*)",
-            }
-        )
-    if kinds is not None:
-        if not isinstance(kinds, list) or not kinds or not all(isinstance(k, str) for k in kinds):
-            issues.append(
-                {"path": "kinds", "rule": "grant.kinds", "message": "kinds is a non-empty list of Kind names"}
-            )
-        else:
-            for i, kind in enumerate(kinds):
-                if kind not in domain.schema.kinds:
-                    issues.append(
-                        {"path": f"kinds[{i}]", "rule": "grant.kinds", "message": f"unknown Kind {kind!r}"}
-                    )
+    issues = [
+        {
+            "path": f"branches[{i}]",
+            "rule": "grant.branches",
+            "message": f"{problem}; a branch name or pattern (main, agent/*)",
+        }
+        for i, branch in enumerate(new.branches)
+        if (problem := names.branch_pattern_problem(branch)) is not None
+    ]
+    issues += [
+        {"path": f"kinds[{i}]", "rule": "grant.kinds", "message": f"unknown Kind {kind!r}"}
+        for i, kind in enumerate(new.kinds or ())
+        if kind not in domain.schema.kinds
+    ]
     if issues:
         raise Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
+    principal_id, role, branches, kinds = new.principal, new.role, list(new.branches), new.kinds
     grant_id = new_id("grt")
     at = utc_now()
-    assert isinstance(principal_id, str) and isinstance(role, str)
 
     async def txn_fn(txn: Txn) -> bool:
         if await txn.get_principal(principal_id) is None:

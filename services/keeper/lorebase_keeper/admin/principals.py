@@ -1,19 +1,19 @@
 """Principals and their keys, and the built-in admin principal (whose key `bootstrap_admin` makes
-usable at start). Only the admin principal creates principals and keys; keys are stored as digests."""
+usable at start). Only the admin principal creates principals and keys; keys are stored as digests.
+A new principal arrives as a `NewPrincipal` (lorebase.contract.admin): its id, type and tenant have
+been checked against their grammars already."""
 
 from __future__ import annotations
 
 import secrets
 from typing import Any
 
-from lorebase import names
+from lorebase.contract.admin import NewPrincipal
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal, key_digest
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
-
-PRINCIPAL_TYPES = ("service", "user")
 
 
 def _require_admin(principal: Principal, what: str) -> None:
@@ -32,29 +32,12 @@ async def bootstrap_admin(rt: Runtime, admin_key: str) -> None:
     await rt.db.run_interaction("bootstrap_admin", txn_fn)
 
 
-async def create_principal(
-    rt: Runtime, caller: Principal, principal_id: str, type_: str, name: str, tenant: str = ""
-) -> dict[str, Any]:
+async def create_principal(rt: Runtime, caller: Principal, new: NewPrincipal) -> dict[str, Any]:
+    """Create a principal (admin only); a blank name reads as its id, no tenant as `default`."""
     _require_admin(caller, "creates principals")
-    issues = []
-    problem = names.PRINCIPAL.problem(principal_id)
-    if problem is not None:
-        issues.append({"path": "id", "rule": "principal.id", "message": problem})
-    if type_ not in PRINCIPAL_TYPES:
-        issues.append({"path": "type", "rule": "principal.type", "message": "type is 'service' or 'user'"})
-    if not isinstance(name, str) or not name.strip() or len(name) > 200:
-        name = principal_id if isinstance(principal_id, str) else ""
-    tenant = tenant or "default"
-    if not names.TENANT.valid(tenant):
-        issues.append(
-            {
-                "path": "tenant",
-                "rule": "principal.tenant",
-                "message": "tenant is 1-64 letters, digits, '_' or '-', starting with a letter or digit",
-            }
-        )
-    if issues:
-        raise Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
+    principal_id, type_ = new.id, new.type
+    name = new.name if new.name.strip() else principal_id
+    tenant = new.tenant or "default"
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> bool:

@@ -1,12 +1,24 @@
-"""Keeper RPCs of administration: principals and their keys, Domains, grants."""
+"""Keeper RPCs of administration: principals and their keys, Domains, grants.
+
+A new principal travels as the fields of its message (not as a JSON body): they are checked by the
+same model as the body of POST /principals, so a gRPC caller gets the answer a REST caller gets."""
 
 from __future__ import annotations
 
 import grpc
+import orjson
 
+from lorebase.contract.admin import NewDomain, NewGrant, NewPrincipal
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import admin
-from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
+from lorebase_keeper.api.rpc import KeeperRpc, body_of, reply, rpc
+
+
+def _new_principal(request: pb.CreatePrincipalRequest) -> NewPrincipal:
+    """The message's fields as the body they came from (an empty field: a member not sent)."""
+    members = {"id": request.id, "type": request.type, "name": request.name, "tenant": request.tenant}
+    data = orjson.dumps({name: value for name, value in members.items() if value})
+    return body_of("create_principal", data, NewPrincipal)
 
 
 class AdminRpcs(KeeperRpc):
@@ -16,13 +28,9 @@ class AdminRpcs(KeeperRpc):
     async def CreatePrincipal(
         self, request: pb.CreatePrincipalRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        new = _new_principal(request)
         caller = await self._principal(context)
-        return reply(
-            await admin.create_principal(
-                self.rt, caller, request.id, request.type, request.name, request.tenant
-            ),
-            status=201,
-        )
+        return reply(await admin.create_principal(self.rt, caller, new), status=201)
 
     @rpc
     async def CreateKey(self, request: pb.CreateKeyRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
@@ -38,8 +46,9 @@ class AdminRpcs(KeeperRpc):
     async def CreateDomain(
         self, request: pb.CreateDomainRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        new = body_of("create_domain", request.body, NewDomain)
         caller = await self._principal(context)
-        return reply(await admin.create_domain(self.rt, caller, json_body(request.body)), status=201)
+        return reply(await admin.create_domain(self.rt, caller, new), status=201)
 
     @rpc
     async def ListDomains(
@@ -68,8 +77,9 @@ class AdminRpcs(KeeperRpc):
     async def CreateGrant(
         self, request: pb.CreateGrantRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        new = body_of("create_grant", request.body, NewGrant)
         domain, access = await self._domain(context, request.domain)
-        return reply(await admin.create_grant(self.rt, access, domain, json_body(request.body)), status=201)
+        return reply(await admin.create_grant(self.rt, access, domain, new), status=201)
 
     @rpc
     async def DeleteGrant(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.contract.branches import BranchUpdate, NewBranch
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import branches
-from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
+from lorebase_keeper.api.rpc import KeeperRpc, body_of, reply, rpc
 from lorebase_keeper.reads import visible_schema
 
 
@@ -27,10 +28,9 @@ class BranchRpcs(KeeperRpc):
     async def CreateBranch(
         self, request: pb.CreateBranchRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        new = body_of("create_branch", request.body, NewBranch)
         domain, access = await self._domain(context, request.domain)
-        return reply(
-            await branches.create_branch(self.rt, access, domain, json_body(request.body)), status=201
-        )
+        return reply(await branches.create_branch(self.rt, access, domain, new), status=201)
 
     @rpc
     async def ListBranches(self, request: pb.DomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
@@ -46,10 +46,9 @@ class BranchRpcs(KeeperRpc):
     async def UpdateBranch(
         self, request: pb.UpdateBranchRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        change = body_of("update_branch", request.body, BranchUpdate)
         domain, access = await self._domain(context, request.domain)
-        return reply(
-            await branches.update_branch(self.rt, access, domain, request.branch, json_body(request.body))
-        )
+        return reply(await branches.update_branch(self.rt, access, domain, request.branch, change))
 
     @rpc
     async def DeleteBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.contract.admin import Note
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase.v1 import keeper_pb2_grpc
 from lorebase_keeper.api.admin import AdminRpcs
 from lorebase_keeper.api.branches import BranchRpcs
 from lorebase_keeper.api.proposals import ProposalRpcs
 from lorebase_keeper.api.reads import ReadRpcs
-from lorebase_keeper.api.rpc import json_body, reply, rpc
+from lorebase_keeper.api.rpc import body_of, reply, rpc
 from lorebase_keeper.api.suggestions import SuggestionRpcs
 from lorebase_keeper.api.writes import WriteRpcs
 from lorebase_keeper.domains import check_branch_name
@@ -36,8 +37,9 @@ class KeeperServicer(
     async def AddSessionNote(
         self, request: pb.SessionNoteRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        note = body_of("add_session_note", request.body, Note)
         principal = await self._principal(context)
-        return reply(await add_note(self.rt, principal, request.session, json_body(request.body)), status=201)
+        return reply(await add_note(self.rt, principal, request.session, note), status=201)
 
     @rpc
     async def GetSession(self, request: pb.SessionRequest, context: grpc.aio.ServicerContext) -> pb.Reply:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.contract.proposals import NewProposal, Resolution, Review
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import proposals
-from lorebase_keeper.api.rpc import KeeperRpc, json_body, reply, rpc
+from lorebase_keeper.api.rpc import KeeperRpc, body_of, reply, rpc
 
 
 class ProposalRpcs(KeeperRpc):
@@ -16,8 +17,9 @@ class ProposalRpcs(KeeperRpc):
     async def CreateProposal(
         self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        new = body_of("create_proposal", request.body, NewProposal)
         domain, access = await self._domain(context, request.domain)
-        document = await proposals.create_proposal(self.rt, access, domain, json_body(request.body))
+        document = await proposals.create_proposal(self.rt, access, domain, new)
         return reply(document, status=201, revision="")
 
     @rpc
@@ -43,10 +45,9 @@ class ProposalRpcs(KeeperRpc):
     async def ReviewProposal(
         self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        review = body_of("review_proposal", request.body, Review)
         domain, access = await self._domain(context, request.domain)
-        document = await proposals.review_proposal(
-            self.rt, access, domain, request.proposal, json_body(request.body)
-        )
+        document = await proposals.review_proposal(self.rt, access, domain, request.proposal, review)
         return reply(document, revision="")
 
     @rpc
@@ -69,9 +70,10 @@ class ProposalRpcs(KeeperRpc):
     async def ResolveConflict(
         self, request: pb.ProposalRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
+        resolution = body_of("resolve_conflict", request.body, Resolution)
         domain, access = await self._domain(context, request.domain)
         document = await proposals.resolve_conflict(
-            self.rt, access, domain, request.proposal, request.conflict, json_body(request.body)
+            self.rt, access, domain, request.proposal, request.conflict, resolution
         )
         return reply(document, revision="")
 

@@ -6,9 +6,17 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.contract.reads import (
+    ContextBody,
+    NeighborhoodBody,
+    QueryBody,
+    ResolveBody,
+    SearchBody,
+    TraverseBody,
+)
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import reads
-from lorebase_keeper.api.rpc import KeeperRpc, json_body, markdown_reply, reply, rpc, wants_markdown
+from lorebase_keeper.api.rpc import KeeperRpc, body_of, markdown_reply, reply, rpc, wants_markdown
 from lorebase_keeper.context import context_pack
 
 
@@ -127,13 +135,15 @@ class ReadRpcs(KeeperRpc):
 
     @rpc
     async def Neighborhood(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        body = body_of("neighborhood", request.body, NeighborhoodBody)
         domain, access = await self._domain(context, request.domain)
-        return reply(await reads.neighborhood(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.neighborhood(self.rt, access, domain, body))
 
     @rpc
     async def Context(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        body = body_of("context", request.body, ContextBody)
         domain, access = await self._domain(context, request.domain)
-        pack = await context_pack(self.rt, access, domain, json_body(request.body))
+        pack = await context_pack(self.rt, access, domain, body)
         return pb.Reply(
             body=pack.body,
             revision=pack.revision,
@@ -144,23 +154,27 @@ class ReadRpcs(KeeperRpc):
 
     @rpc
     async def Resolve(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        body = body_of("resolve", request.body, ResolveBody)
         domain, access = await self._domain(context, request.domain)
-        return reply(await reads.resolve(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.resolve(self.rt, access, domain, body))
 
     @rpc
     async def Search(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        body = body_of("search", request.body, SearchBody)
         domain, access = await self._domain(context, request.domain)
-        return reply(await reads.search(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.search(self.rt, access, domain, body))
 
     @rpc
     async def Traverse(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        body = body_of("traverse", request.body, TraverseBody)
         domain, access = await self._domain(context, request.domain)
-        return reply(await reads.traverse(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.traverse(self.rt, access, domain, body))
 
     @rpc
     async def Query(self, request: pb.QueryRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        body = body_of("query", request.body, QueryBody)
         domain, access = await self._domain(context, request.domain)
-        return reply(await reads.run_query(self.rt, access, domain, json_body(request.body)))
+        return reply(await reads.run_query(self.rt, access, domain, body))
 
 
 __all__ = ["ReadRpcs"]

@@ -1,16 +1,22 @@
 """What every Keeper RPC shares: the `rpc` decorator (rate limits, the session trace, and Problems
-turned into gRPC statuses), the JSON body, replies, and the caller's principal and Domain."""
+turned into gRPC statuses), the typed body, replies, and the caller's principal and Domain.
+
+A body is decoded here into its endpoint's model (lorebase.contract), with the rules and problems
+the gateway applies at the edge (lorebase.contract.decode): a gRPC caller that skips the gateway
+gets the same answer, and the logic below takes the typed object, never a dict."""
 
 from __future__ import annotations
 
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import orjson
 
+from lorebase.contract import BY_NAME
+from lorebase.contract.decode import decode_body
 from lorebase.grpc_problems import problems_as_status
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
@@ -19,16 +25,18 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.governance import check_session, record_step
 from lorebase_keeper.runtime import Runtime
 
+B = TypeVar("B")
 
-def json_body(body: bytes, what: str = "request body") -> dict[str, Any]:
-    if not body:
-        return {}
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise Problem(400, "malformed-json", f"the {what} is not valid JSON: {exc}") from exc
-    if not isinstance(value, dict):
-        raise Problem(400, "malformed-json", f"the {what} must be a JSON object")
+
+def body_of(endpoint: str, data: bytes, model: type[B]) -> B:
+    """The JSON body of the endpoint named `endpoint`, decoded into its model `model` (the one its
+    declaration names): 400 for bytes that are not a JSON object, the endpoint's invalid status
+    (422) with an issue per member that does not fit."""
+    declared = BY_NAME[endpoint]
+    if declared.body is not model:
+        raise TypeError(f"{endpoint} takes a {declared.body}, not a {model.__name__}")
+    value = decode_body(declared, data)
+    assert isinstance(value, model)
     return value
 
 
@@ -171,7 +179,7 @@ __all__ = [
     "WRITES",
     "Handler",
     "KeeperRpc",
-    "json_body",
+    "body_of",
     "markdown_reply",
     "reply",
     "rpc",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from lorebase.contract.branches import BranchUpdate, NewBranch
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access
@@ -18,11 +19,6 @@ from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchRow, Txn
 from lorebase_store.chains import branch_chain
-
-MODES = ("copy", "overlay")
-CREATE_MEMBERS = {"name", "from", "mode", "protected", "required_approvals"}
-UPDATE_MEMBERS = {"protected", "required_approvals"}
-MAX_APPROVALS = 10
 
 
 def describe_branch(domain: Domain, row: BranchRow) -> dict[str, Any]:
@@ -38,23 +34,6 @@ def describe_branch(domain: Domain, row: BranchRow) -> dict[str, Any]:
         "created_by": row.created_by,
         "created_at": iso(row.created_at),
     }
-
-
-def _protection(body: dict[str, Any]) -> tuple[bool | None, int | None]:
-    protected = body.get("protected")
-    if protected is not None and not isinstance(protected, bool):
-        raise Problem(422, "validation-failed", "protected must be true or false")
-    approvals = body.get("required_approvals")
-    if approvals is not None and (
-        isinstance(approvals, bool) or not isinstance(approvals, int) or not 0 <= approvals <= MAX_APPROVALS
-    ):
-        raise Problem(
-            422,
-            "validation-failed",
-            f"required_approvals must be an integer from 0 to {MAX_APPROVALS}",
-            issues=[{"path": "required_approvals", "rule": "range", "message": f"0 to {MAX_APPROVALS}"}],
-        )
-    return protected, approvals
 
 
 async def fork_branch(
@@ -106,22 +85,13 @@ async def fork_branch(
     return await txn.get_branch(domain.id, name)
 
 
-async def create_branch(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(body) - CREATE_MEMBERS)
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; a branch takes {', '.join(sorted(CREATE_MEMBERS))}",
-        )
-    if not isinstance(body.get("name"), str):
-        raise Problem(422, "validation-failed", "name is required: the new branch's name")
-    name = check_branch_name(body["name"], member="name")
-    source = check_branch_name(body.get("from") or domain.default_branch, member="from")
-    mode = body.get("mode") or "copy"
-    if mode not in MODES:
-        raise Problem(422, "validation-failed", f"mode is copy or overlay, not {mode!r}")
-    protected, approvals = _protection(body)
+async def create_branch(rt: Runtime, access: Access, domain: Domain, new: NewBranch) -> dict[str, Any]:
+    """POST /branches: a branch at the head of another (the model has checked the new name against
+    the branch grammar, the mode and the protection)."""
+    name = new.name
+    source = check_branch_name(new.from_ or domain.default_branch, member="from")
+    mode = new.mode or "copy"
+    protected, approvals = new.protected, new.required_approvals
     access.require("branch.create", name)
     access.require("data.read", source)
     if protected is not None or approvals is not None:
@@ -167,19 +137,11 @@ async def get_branch(rt: Runtime, access: Access, domain: Domain, name: str) -> 
 
 
 async def update_branch(
-    rt: Runtime, access: Access, domain: Domain, name: str, body: dict[str, Any]
+    rt: Runtime, access: Access, domain: Domain, name: str, change: BranchUpdate
 ) -> dict[str, Any]:
     """PATCH /branches/{b}: protection and the approvals its Proposals need (domain.settings)."""
     name = check_branch_name(name)
-    unknown = sorted(set(body) - UPDATE_MEMBERS)
-    if unknown or not body:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"a branch update takes {', '.join(sorted(UPDATE_MEMBERS))}"
-            + (f"; unknown member(s) {', '.join(unknown)}" if unknown else ""),
-        )
-    protected, approvals = _protection(body)
+    protected, approvals = change.protected, change.required_approvals
     if protected is None and approvals is None:
         raise Problem(
             422,

@@ -13,9 +13,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import orjson
 
 from lorebase.canonical import canonical_json, sha256_hex
+from lorebase.contract.reads import ContextBody
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.context.budget import SECTIONS, Budget, fit, pack_markdown, trimmed_whole
@@ -24,7 +26,6 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads import (
     Caps,
     Ref,
-    check_query_members,
     load_records,
     parse_ref,
     query_in,
@@ -36,22 +37,6 @@ from lorebase_keeper.reads import (
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
-MEMBERS = {
-    "refs",
-    "query",
-    "search",
-    "branch",
-    "budget_tokens",
-    "depth",
-    "relations",
-    "traits",
-    "lens",
-    "include_schema",
-    "include_recent_changes",
-    "include_lineage",
-    "since",
-    "format",
-}
 OPTIONAL = ("include_schema", "include_recent_changes", "include_lineage")
 _CACHE: OrderedDict[str, tuple[str, bytes, str]] = OrderedDict()
 _CACHE_SIZE = 256
@@ -69,58 +54,29 @@ def _problem(path: str, message: str, *, code: str = "validation-failed", status
     return Problem(status, code, message, issues=[{"path": path, "rule": code, "message": message}])
 
 
-def _check(body: dict[str, Any]) -> None:
-    unknown = sorted(set(body) - MEMBERS)
-    if unknown:
-        raise _problem(
-            unknown[0],
-            f"unknown member(s) {', '.join(unknown)}; a context pack takes {', '.join(sorted(MEMBERS))}",
-        )
-    selectors = [s for s in ("refs", "query", "search") if body.get(s) is not None]
+async def context_pack(rt: Runtime, access: Access, domain: Domain, request: ContextBody) -> Pack:
+    """The pack `request` asks for (the model has checked its members): exactly one seed selector."""
+    selectors = [s for s in (request.refs, request.query, request.search) if s is not None]
     if len(selectors) != 1:
         raise _problem("refs", "give exactly one seed selector: refs, query or search")
-    for name in ("budget_tokens", "depth"):
-        value = body.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise _problem(name, f"{name} is a whole number from 0")
-    for name in OPTIONAL:
-        if body.get(name) is not None and not isinstance(body[name], bool):
-            raise _problem(name, f"{name} is true or false")
-    for name in ("relations", "traits"):
-        value = body.get(name)
-        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            raise _problem(name, f"{name} is a list of names")
-    for name in ("branch", "lens", "since", "search"):
-        if body.get(name) is not None and not isinstance(body[name], str):
-            raise _problem(name, f"{name} is a string")
-    if body.get("format", "json") not in ("json", "markdown"):
-        raise _problem("format", "format is json or markdown")
-    if body.get("query") is not None and not isinstance(body["query"], dict):
-        raise _problem("query", "query is a query document: {kind or trait, where, order_by}")
+    return await rt.db.read("context", _build, rt, access, domain, request)
 
 
-async def context_pack(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> Pack:
-    _check(body)
-    if body.get("query") is not None:
-        check_query_members(body["query"], "query.")
-    return await rt.db.read("context", _build, rt, access, domain, body)
-
-
-async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> Pack:
+async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request: ContextBody) -> Pack:
     s = domain.settings
-    point = await read_point(txn, domain, body.get("branch"), None)
+    point = await read_point(txn, domain, request.branch, None)
     branch = point.branch.name
     access.require("data.read", branch)
     view = readable(access, domain, branch)
     kinds_readable, relations_readable = view.kinds, view.relations
-    format_ = body.get("format", "json")
+    format_ = request.format
     # The pack depends on what the caller may read: its Kinds and its clearances.
     who = {
         "principal": access.principal.id,
         "kinds": list(kinds_readable),
         "permissions": sorted(view.permissions),
     }
-    digest = sha256_hex(canonical_json({"request": body, **who}))[:16]
+    digest = sha256_hex(canonical_json({"request": msgspec.to_builtins(request), **who}))[:16]
     etag = f'"{point.revision or "empty"}.{digest}"'
     cache_key = f"{domain.id}:{branch}:{etag}"
     if cache_key in _CACHE:
@@ -131,8 +87,8 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
     capped = False
     lens = None
     lens_kinds: set[str] | None = None
-    if body.get("lens") is not None:
-        lens = domain.schema.lenses.get(body["lens"])
+    if request.lens is not None:
+        lens = domain.schema.lenses.get(request.lens)
         if lens is not None:
             lens_kinds = {k for k in lens.kinds if k in kinds_readable}
             for trait in lens.traits:
@@ -141,13 +97,13 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
             raise Problem(
                 422,
                 "lens_unknown",
-                f"unknown lens {body['lens']!r}; GET /schema lists the lenses",
-                lens=body["lens"],
+                f"unknown lens {request.lens!r}; GET /schema lists the lenses",
+                lens=request.lens,
             )
     kinds_filter = lens_kinds
-    if body.get("traits") is not None:
+    if request.traits is not None:
         kinds_filter = set()
-        for index, trait in enumerate(body["traits"]):
+        for index, trait in enumerate(request.traits):
             if trait not in domain.schema.traits or not any(
                 k in kinds_readable for k in domain.schema.kinds_implementing(trait)
             ):
@@ -155,8 +111,9 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
             kinds_filter |= {k for k in domain.schema.kinds_implementing(trait) if k in kinds_readable}
 
     def setting(name: str, lens_value: Any, default: Any) -> Any:
-        if body.get(name) is not None:
-            return body[name]
+        asked = getattr(request, name)
+        if asked is not None:
+            return asked
         return lens_value if lens_value is not None else default
 
     depth = setting("depth", lens.depth if lens else None, int(s.get("agents.context.default_depth", 1)))
@@ -180,8 +137,8 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
         if setting(name, lens_value, True)
     ]
 
-    if body.get("relations") is not None:
-        steps = steps_for(access, domain, branch, body["relations"])
+    if request.relations is not None:
+        steps = steps_for(access, domain, branch, request.relations)
     elif lens is not None:
         # A lens Relation is followed in both directions; unreadable ones are dropped from the lens.
         wanted = set()
@@ -194,7 +151,7 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
         steps = steps_for(access, domain, branch, None)
 
     seeds = await _seeds(
-        txn, access, domain, point, body, kinds_filter, int(s.get("agents.context.max_seeds", 50))
+        txn, access, domain, point, request, kinds_filter, int(s.get("agents.context.max_seeds", 50))
     )
     caps = Caps.of(
         domain,
@@ -216,7 +173,6 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
         result.depth_of,
         result.links,
         values,
-        body,
         steps,
         lineage="lineage" in names,
     )
@@ -228,14 +184,14 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, body: di
         refs = list(result.depth_of)
         if (
             trimmed_whole(pack, budget, names, trim_order, "recent_changes")
-            and not body.get("since")
+            and not request.since
             and (len(refs) >= recent_changes_max(domain))
         ):
             # Every Record has at least its creation on the history: the section would hold
             # exactly recent_changes_max entries, all trimmed. Skip reading them.
             omitted["recent_changes"] = recent_changes_max(domain)
         else:
-            pack["recent_changes"] = await recent_changes(txn, domain, point, refs, body, access)
+            pack["recent_changes"] = await recent_changes(txn, domain, point, refs, request.since, access)
     fit(pack, budget, names, trim_order, omitted=omitted)
     if format_ == "markdown":
         text = pack_markdown(pack, names, budget).encode()
@@ -262,18 +218,18 @@ async def _seeds(
     access: Access,
     domain: Domain,
     point: Any,
-    body: dict[str, Any],
+    request: ContextBody,
     kinds_filter: set[str] | None,
     max_seeds: int,
 ) -> list[Ref]:
+    """The seed Records: the `refs`, or those a `query` or a `search` finds (at most max_seeds)."""
     branch = point.branch.name
-    if body.get("refs") is not None:
-        raw = body["refs"]
-        if not isinstance(raw, list) or not raw or len(raw) > max_seeds:
+    if request.refs is not None:
+        if len(request.refs) > max_seeds:
             raise _problem(
                 "refs", f"refs is a list of 1 to {max_seeds} Record references (agents.context.max_seeds)"
             )
-        refs = list(dict.fromkeys(parse_ref(v, f"refs[{i}]") for i, v in enumerate(raw)))
+        refs = list(dict.fromkeys(parse_ref(v, f"refs[{i}]") for i, v in enumerate(request.refs)))
         for kind, _ in refs:
             readable_kind(access, domain, branch, kind)
         found = await load_records(txn, domain, point, refs)
@@ -281,16 +237,17 @@ async def _seeds(
             if (kind, key) not in found:
                 raise Problem(404, "not-found", f"no {kind} with key {key!r} on branch {branch!r}")
         return refs  # refs seeds are kept whatever their Kind
-    if body.get("query") is not None:
-        query = {**body["query"], "limit": max_seeds, "branch": branch, "coverage": False}
-        query.pop("at", None)
+    if request.query is not None:
+        query = msgspec.structs.replace(
+            request.query, limit=max_seeds, branch=branch, at=None, coverage=False
+        )
         answer = await query_in(txn, access, domain, query)
         refs = [(r["kind"], r["key"]) for r in answer.get("records", [])]
     else:
         kinds = [
             k for k in readable(access, domain, branch).kinds if kinds_filter is None or k in kinds_filter
         ]
-        text_ = body["search"].strip()
+        text_ = (request.search or "").strip()
         if not text_:
             raise _problem("search", "search needs some text")
         refs = [ref for ref, _ in await search_refs(txn, access, domain, point, text_, kinds, max_seeds)]

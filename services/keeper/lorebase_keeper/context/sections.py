@@ -21,7 +21,6 @@ async def assemble(
     depth_of: dict[Ref, int],
     links: dict[tuple[str, str, str], Any],
     values: dict[Ref, dict[str, Any]],
-    body: dict[str, Any],
     steps: list[Step],
     *,
     lineage: bool,
@@ -119,13 +118,13 @@ def recent_changes_max(domain: Domain) -> int:
 
 
 async def recent_changes(
-    txn: Txn, domain: Domain, point: Any, refs: list[Ref], body: dict[str, Any], access: Access
+    txn: Txn, domain: Domain, point: Any, refs: list[Ref], since: str | None, access: Access
 ) -> list[dict[str, Any]]:
-    """The newest changes of the pack's Records, newest first (at most recent_changes_max)."""
+    """The newest changes of the pack's Records, newest first (at most recent_changes_max); with
+    `since`, only those after that Revision."""
     after = None
-    if body.get("since"):
-        since = await read_point(txn, domain, point.branch.name, body["since"])
-        after = since.at
+    if since:
+        after = (await read_point(txn, domain, point.branch.name, since)).at
     limit = recent_changes_max(domain)
     rows = await txn.recent_changes_of(domain.id, point.chain, refs, after=after, limit=limit)
     revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])

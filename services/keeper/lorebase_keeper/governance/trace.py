@@ -19,6 +19,7 @@ import orjson
 from google.protobuf.json_format import MessageToDict
 
 from lorebase import names
+from lorebase.contract.admin import Note
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal
@@ -116,20 +117,16 @@ async def record_step(
         logger.exception("could not keep a step of session %s", session)
 
 
-async def add_note(rt: Runtime, principal: Principal, session: str, body: dict[str, Any]) -> dict[str, Any]:
+async def add_note(rt: Runtime, principal: Principal, session: str, note: Note) -> dict[str, Any]:
+    """Attach a note to a session of the caller's (the model bounds its text; blank text is refused)."""
     check_session(session)
-    text = body.get("text")
-    if not isinstance(text, str) or not text.strip() or len(text) > 8000:
+    text = note.text
+    if not text.strip():
         raise Problem(
             422,
             "validation-failed",
-            "text is the note: 1 to 8000 characters",
+            "text is the note: 1 to 8000 characters, not only spaces",
             issues=[{"path": "text", "rule": "required", "message": "a note needs text"}],
-        )
-    extra = sorted(set(body) - {"text", "domain"})
-    if extra:
-        raise Problem(
-            422, "validation-failed", f"unknown member(s) {', '.join(extra)}; a note takes text and domain"
         )
     at = utc_now()
 
@@ -139,7 +136,7 @@ async def add_note(rt: Runtime, principal: Principal, session: str, body: dict[s
         return await txn.add_trace_entry(
             session_id=session,
             principal=principal.id,
-            domain=body.get("domain"),
+            domain=note.domain,
             kind="note",
             call=None,
             status=None,

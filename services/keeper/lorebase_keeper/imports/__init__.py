@@ -2,15 +2,11 @@
 like Operations; an import (origin import) or a Source's sync (origin source_sync, with the keys
 it listed, which coverage reads)."""
 
-from lorebase_keeper.imports.load import IMPORT_MEMBERS, LOAD_MEMBERS, Load, check_members, load, run_import
-from lorebase_keeper.imports.sources import MODES, sync_source, visible_source
+from lorebase_keeper.imports.load import Load, load, run_import
+from lorebase_keeper.imports.sources import sync_source, visible_source
 
 __all__ = [
-    "IMPORT_MEMBERS",
-    "LOAD_MEMBERS",
-    "MODES",
     "Load",
-    "check_members",
     "load",
     "run_import",
     "sync_source",

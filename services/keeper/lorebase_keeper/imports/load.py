@@ -1,9 +1,10 @@
 """Loads: Records and Links written in one Revision, validated like Operations.
 
 Two writes load data: an import (origin import, ref its `source` text) and a source sync (origin
-source_sync, ref the Source's name; sources.py). Both take the same body and run through `load`; a
+source_sync, ref the Source's name; sources.py). Both take the same body (lorebase.contract.writes:
+an `ImportBatch` or a `SyncBatch`, whose shapes the model has checked) and run through `load`; a
 `Load` says what differs: the origin, the Kinds records may have, and what the write adds to its
-commit and its answer.
+commit and its answer. Here each record and link is checked against the schema.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
+from lorebase.contract.writes import ImportBatch
+from lorebase.contract.writes import Load as Batch
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import record_key, validate_values
@@ -26,23 +31,13 @@ from lorebase_keeper.writes import (
     Head,
     Origin,
     Outcome,
+    idempotency_key,
     plan_commit,
     planner_statistics,
     replay,
     request_digest,
 )
 from lorebase_store import BranchRow, CommitRows
-
-# The members every load takes, with their type and what they must be.
-LOAD_MEMBERS: dict[str, tuple[type, str]] = {
-    "records": (list, "an array of records"),
-    "links": (list, "an array of links"),
-    "message": (str, "a string"),
-    "branch": (str, "a branch name"),
-    "expected_head": (str, "a Revision id"),
-    "idempotency_key": (str, "a string of 1 to 255 characters"),
-}
-IMPORT_MEMBERS = {**LOAD_MEMBERS, "source": (str, "a string naming where the data came from")}
 
 # A load's finishing step, inside the commit transaction: (view, rows, records, answer, at) ->
 # members to add to the answer.
@@ -56,60 +51,23 @@ class Load:
     action: str  # import | source_sync
     origin: str  # the origin type of its Revision
     ref: str  # the origin ref: the import's source, the Source's name
-    members: dict[str, tuple[type, str]]
     declared: tuple[str, ...] | None = None  # the Kinds its records may have (None: any)
     finish: Finish | None = None
     digest: dict[str, Any] = field(default_factory=dict)  # what else tells two requests apart
 
 
-def check_members(body: dict[str, Any], members: dict[str, tuple[type, str]], what: str) -> None:
-    """422 for an unknown member or a member of the wrong type, naming what to send."""
-    unknown = sorted(set(body) - set(members))
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; {what} takes {', '.join(sorted(members))}",
-        )
-    for member, (kind, described) in members.items():
-        if body.get(member) is not None and not isinstance(body[member], kind):
-            raise Problem(
-                422,
-                "validation-failed",
-                f"{member} must be {described}",
-                issues=[{"path": member, "rule": "type", "message": f"{member} must be {described}"}],
-            )
-
-
 def _prepare(
-    domain: Domain, body: dict[str, Any], readable: set[str], load: Load
+    domain: Domain, batch: Batch, readable: set[str], load: Load
 ) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
     """Canonical records and links, or every issue found, by path."""
     issues: list[dict[str, Any]] = []
-    records_in = body.get("records") or []
-    links_in = body.get("links") or []
-    if not isinstance(records_in, list) or not isinstance(links_in, list):
-        raise Problem(422, "validation-failed", "records and links must be arrays")
     records: list[tuple[Any, str, dict[str, Any], str]] = []
-    for index, item in enumerate(records_in):
+    for index, item in enumerate(batch.records or ()):
         path = f"records[{index}]"
-        if not isinstance(item, dict) or set(item) - {"kind", "values"}:
-            issues.append(
-                {
-                    "path": path,
-                    "rule": "import.shape",
-                    "message": 'a record is {"kind": ..., "values": {...}}',
-                }
-            )
-            continue
-        kind = domain.schema.kinds.get(str(item.get("kind"))) if isinstance(item.get("kind"), str) else None
+        kind = domain.schema.kinds.get(item.kind)
         if kind is None or kind.name not in readable:
             issues.append(
-                {
-                    "path": f"{path}.kind",
-                    "rule": "kind.unknown",
-                    "message": f"unknown Kind {item.get('kind')!r}",
-                }
+                {"path": f"{path}.kind", "rule": "kind.unknown", "message": f"unknown Kind {item.kind!r}"}
             )
             continue
         if load.declared is not None and kind.name not in load.declared:
@@ -122,13 +80,9 @@ def _prepare(
                 }
             )
             continue
-        raw = item.get("values")
-        if not isinstance(raw, dict):
-            issues.append(
-                {"path": f"{path}.values", "rule": "import.shape", "message": "values must be an object"}
-            )
-            continue
-        values, value_issues = validate_values(kind.attributes, raw, path=f"{path}.values", partial=True)
+        values, value_issues = validate_values(
+            kind.attributes, item.values, path=f"{path}.values", partial=True
+        )
         issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         missing = [k for k in kind.key if values.get(k) in (None, "")]
         if missing:
@@ -143,67 +97,42 @@ def _prepare(
         if not value_issues:
             records.append((kind, record_key(kind, values), values, path))
     links: list[tuple[Any, str, str, dict[str, Any], str]] = []
-    for index, item in enumerate(links_in):
+    for index, link in enumerate(batch.links or ()):
         path = f"links[{index}]"
-        if not isinstance(item, dict) or set(item) - {"relation", "from", "to", "values"}:
-            issues.append(
-                {
-                    "path": path,
-                    "rule": "import.shape",
-                    "message": 'a link is {"relation": ..., "from": key, "to": key, "values": {...}}',
-                }
-            )
-            continue
-        named = (
-            domain.schema.relations.get(str(item.get("relation")))
-            if isinstance(item.get("relation"), str)
-            else None
-        )
+        named = domain.schema.relations.get(link.relation)
         if named is None or named.from_kind not in readable or named.to_kind not in readable:
             issues.append(
                 {
                     "path": f"{path}.relation",
                     "rule": "relation.unknown",
-                    "message": f"unknown Relation {item.get('relation')!r}",
+                    "message": f"unknown Relation {link.relation!r}",
                 }
             )
             continue
-        ends = (item.get("from"), item.get("to"))
-        if not all(isinstance(e, str) and e for e in ends):
-            issues.append(
-                {"path": path, "rule": "import.shape", "message": "from and to are Record keys (strings)"}
-            )
-            continue
-        raw_values = item.get("values") or {}
-        if not isinstance(raw_values, dict):
-            issues.append(
-                {"path": f"{path}.values", "rule": "import.shape", "message": "values must be an object"}
-            )
-            continue
+        raw_values = link.values or {}
         values, value_issues = validate_values(
             named.attributes, raw_values, path=f"{path}.values", partial=True
         )
         issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         if not value_issues:
-            links.append((named, str(ends[0]), str(ends[1]), values, path))
+            links.append((named, link.from_, link.to, values, path))
     return records, links, issues
 
 
 async def run_import(
-    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str
+    rt: Runtime, access: Access, domain: Domain, batch: ImportBatch, header_key: str
 ) -> Outcome:
-    source = body.get("source") or "api"  # its type is checked by load, before it is used
-    return await load(rt, access, domain, body, header_key, Load("import", "import", source, IMPORT_MEMBERS))
+    """POST /imports: load Records and Links in one Revision of origin import (ref: its source)."""
+    return await load(rt, access, domain, batch, header_key, Load("import", "import", batch.source or "api"))
 
 
 async def load(
-    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any], header_key: str, spec: Load
+    rt: Runtime, access: Access, domain: Domain, batch: Batch, header_key: str, spec: Load
 ) -> Outcome:
     """Validate and commit a load: everything is checked before anything is written."""
-    check_members(body, spec.members, "an import" if spec.action == "import" else "a source sync")
-    branch = check_branch_name(body.get("branch") or domain.default_branch)
+    branch = check_branch_name(batch.branch or domain.default_branch)
     access.require("domain.settings", branch)
-    total = len(body.get("records") or []) + len(body.get("links") or [])
+    total = len(batch.records or ()) + len(batch.links or ())
     limit = int(domain.settings.get("keeper.imports.max_items", 200000))
     if total > limit:
         raise Problem(
@@ -212,22 +141,19 @@ async def load(
             f"an import holds at most {limit} records and links (keeper.imports.max_items); split it",
         )
     readable = set(readable_view(access, domain, branch).kinds)
-    records, links, issues = _prepare(domain, body, readable, spec)
+    records, links, issues = _prepare(domain, batch, readable, spec)
     if issues:
         raise invalid(issues)
-    key = body.get("idempotency_key")
-    key = header_key or None if key is None else key
-    if key is not None and not 1 <= len(key) <= 255:
-        raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
-    digest = request_digest({spec.action: body, **spec.digest})
+    key = idempotency_key(batch.idempotency_key, header_key)
+    digest = request_digest({spec.action: msgspec.to_builtins(batch), **spec.digest})
     principal = access.principal
     source = spec.ref
-    message = body.get("message") or (
+    message = batch.message or (
         f"Import from {source}" if spec.action == "import" else f"Sync of Source {source}"
     )
     at = utc_now()
     origin = Origin(spec.origin, source, principal.id)
-    expected = body.get("expected_head")
+    expected = batch.expected_head
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
         if key is not None:
@@ -323,4 +249,4 @@ async def load(
     return outcome
 
 
-__all__ = ["IMPORT_MEMBERS", "LOAD_MEMBERS", "Load", "check_members", "load", "run_import"]
+__all__ = ["Load", "load", "run_import"]

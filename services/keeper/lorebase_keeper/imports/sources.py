@@ -12,18 +12,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from lorebase.contract.writes import SyncBatch
 from lorebase.problems import Problem
 from lorebase.schema import Source
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.imports.load import LOAD_MEMBERS, Load, check_members, load
+from lorebase_keeper.imports.load import Load, load
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import BranchView, Outcome
 from lorebase_store import CommitRows
-
-MODES = ("full", "incremental")
-SYNC_MEMBERS = {**LOAD_MEMBERS, "mode": (str, "full or incremental")}
 
 
 def visible_source(access: Access, domain: Domain, branch: str, name: str) -> Source:
@@ -36,19 +34,13 @@ def visible_source(access: Access, domain: Domain, branch: str, name: str) -> So
 
 
 async def sync_source(
-    rt: Runtime, access: Access, domain: Domain, name: str, body: dict[str, Any], header_key: str
+    rt: Runtime, access: Access, domain: Domain, name: str, batch: SyncBatch, header_key: str
 ) -> Outcome:
-    check_members(body, SYNC_MEMBERS, "a source sync")
-    branch = check_branch_name(body.get("branch") or domain.default_branch)
+    """POST /sources/{name}/sync: load what the Source delivered and record the sync (full or
+    incremental, default full) with the keys it listed."""
+    branch = check_branch_name(batch.branch or domain.default_branch)
     source = visible_source(access, domain, branch, name)
-    mode = body.get("mode") or "full"
-    if mode not in MODES:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"mode is full (the listing is everything the Source has) or incremental, not {mode!r}",
-            issues=[{"path": "mode", "rule": "enum", "message": "full or incremental"}],
-        )
+    mode = batch.mode or "full"
 
     async def finish(
         view: BranchView, rows: CommitRows, records: list[Any], answer: dict[str, Any], at: datetime
@@ -72,12 +64,11 @@ async def sync_source(
         "source_sync",
         "source_sync",
         source.name,
-        SYNC_MEMBERS,
         declared=source.kinds,
         finish=finish,
         digest={"source": source.name},
     )
-    return await load(rt, access, domain, body, header_key, spec)
+    return await load(rt, access, domain, batch, header_key, spec)
 
 
-__all__ = ["MODES", "sync_source", "visible_source"]
+__all__ = ["sync_source", "visible_source"]

@@ -4,12 +4,11 @@ on a task branch with a Proposal (agent_tasks.py); `execute` chooses (execute.py
 
 from lorebase_keeper.operations.agent_tasks import execute_task, normalise_task
 from lorebase_keeper.operations.execute import execute
-from lorebase_keeper.operations.prepare import EXECUTE_MEMBERS, Prepared, parse_execute, prepare
+from lorebase_keeper.operations.prepare import Prepared, parse_execute, prepare
 from lorebase_keeper.operations.review import needs_review, review_required
 from lorebase_keeper.operations.work import dry_run, make_work
 
 __all__ = [
-    "EXECUTE_MEMBERS",
     "Prepared",
     "dry_run",
     "execute",

@@ -19,6 +19,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from lorebase.contract.writes import Execution
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase_keeper.access import Access
@@ -89,34 +90,33 @@ def _description(domain: Domain, intent: str | None, executions: list[dict[str, 
 
 
 async def execute_task(
-    rt: Runtime, access: Access, domain: Domain, name: str, request: dict[str, Any], target: str
+    rt: Runtime, access: Access, domain: Domain, name: str, request: Execution, target: str
 ) -> Outcome:
+    """Execute on `target`, or, when the write needs review, on the task branch with a Proposal."""
     principal = access.principal
     agent_types = setting(domain, "principal_types", ["service"])
     is_agent = principal.type in agent_types
-    auto_propose = request["auto_propose"]
+    auto_propose = request.auto_propose
     if auto_propose is None:
         auto_propose = bool(setting(domain, "auto_propose", True)) and is_agent
-    if request["auto_propose"] and not request["task"]:
+    if request.auto_propose and not request.task:
         raise Problem(
             422,
             "validation-failed",
             "auto_propose needs a task: name the piece of work (e.g. q4-audit)",
             issues=[{"path": "task", "rule": "required", "message": "auto_propose: true needs a task"}],
         )
-    task = normalise_task(domain, request["task"]) if request["task"] else None
-    if request["intent"] is not None and len(request["intent"]) > 4000:
-        raise Problem(422, "validation-failed", "intent is a sentence or two (at most 4000 characters)")
+    task = normalise_task(domain, request.task) if request.task else None
     p = prepare(access, domain, name, request, target)
-    if p.issues and not request["dry_run"]:
+    if p.issues and not request.dry_run:
         raise invalid(p.issues)
     target_row = await rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, target))
     if target_row is None:
         raise Problem(404, "not-found", f"unknown branch {target!r}")
     reason = needs_review(p, target_row)
     if reason is None:  # nothing to review: a direct write, as without a task
-        work = make_work(p, target, dry_run=request["dry_run"])
-        if request["dry_run"]:
+        work = make_work(p, target, dry_run=request.dry_run)
+        if request.dry_run:
             return await dry_run(rt, work, domain.id, target)
         return await rt.committer.run(domain.id, target, work, prefetch=p.prefetch())
     if not auto_propose or task is None or not setting(domain, "enabled", True):
@@ -137,7 +137,7 @@ async def execute_task(
     if receipt is None:
         # 1. The dry run on the target: the same checks as a direct write; nothing is created.
         check = await dry_run(rt, make_work(p, target, dry_run=True, review=False), domain.id, target)
-        expected = request["expected_head"]
+        expected = request.expected_head
         if expected is not None and expected != target_row.head:
             raise Problem(
                 409,
@@ -150,7 +150,7 @@ async def execute_task(
             )
         if check.document["violations"]:
             raise invalid(check.document["violations"])
-        if request["dry_run"]:
+        if request.dry_run:
             return Outcome(200, {**check.document, "task_branch": task_branch, "target": target}, None, {})
         if not check.document["changes"]:
             unchanged: dict[str, Any] = {
@@ -259,7 +259,7 @@ async def _propose_and_merge(
     domain: Domain,
     access: Access,
     p: Prepared,
-    request: dict[str, Any],
+    request: Execution,
     task: str,
     task_branch: str,
     target: str,
@@ -308,11 +308,11 @@ async def _propose_and_merge(
                     source=source,
                     target=target,
                     title=title,
-                    description=_description(domain, request["intent"], [execution]),
+                    description=_description(domain, request.intent, [execution]),
                     author=principal.id,
                     at=at,
                     task=task,
-                    intent=request["intent"],
+                    intent=request.intent,
                     review_policy=reason == "review-policy",
                     executions=[execution],
                 )
@@ -335,7 +335,7 @@ async def _propose_and_merge(
             if any(e.get("invocation_id") == invocation for e in existing.executions):
                 break
             executions = [*existing.executions, execution]
-            intent = request["intent"] if request["intent"] is not None else existing.intent
+            intent = request.intent if request.intent is not None else existing.intent
             await txn.update_proposal(
                 existing.id,
                 executions=executions,
@@ -358,7 +358,7 @@ async def _propose_and_merge(
             raise Problem(409, "conflict", "a Proposal for this task was opened concurrently; retry")
     proposal = await _reload(txn, domain, proposal.id, lock=True)
 
-    auto_merge = request["auto_merge"]
+    auto_merge = request.auto_merge
     if auto_merge is None:
         auto_merge = bool(setting(domain, "auto_merge", False))
     allowed_roles = set(setting(domain, "allowed_roles_for_auto_merge", []) or [])

@@ -4,8 +4,7 @@ request names a task or asks for a Proposal, as an agent task (agent_tasks.py).
 
 from __future__ import annotations
 
-from typing import Any
-
+from lorebase.contract.writes import Execution
 from lorebase.problems import invalid
 from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain, check_branch_name
@@ -18,19 +17,20 @@ from lorebase_keeper.writes import Outcome
 
 
 async def execute(
-    rt: Runtime, access: Access, domain: Domain, name: str, body: dict[str, Any], header_key: str
+    rt: Runtime, access: Access, domain: Domain, name: str, body: Execution, header_key: str
 ) -> Outcome:
+    """Execute Operation `name` as `body` asks; `header_key`: the Idempotency-Key header ("": none)."""
     request = parse_execute(body, header_key)
-    branch = check_branch_name(request["branch"] or domain.default_branch)
-    if request["task"] is not None or request["auto_propose"]:
+    branch = check_branch_name(request.branch or domain.default_branch)
+    if request.task is not None or request.auto_propose:
         return await execute_task(rt, access, domain, name, request, branch)
     p = prepare(access, domain, name, request, branch)
     if p.policy_review:
         raise review_required(domain, name, branch, "review-policy")
-    if p.issues and not request["dry_run"]:
+    if p.issues and not request.dry_run:
         raise invalid(p.issues)
-    work = make_work(p, branch, dry_run=request["dry_run"])
-    if request["dry_run"]:
+    work = make_work(p, branch, dry_run=request.dry_run)
+    if request.dry_run:
         return await dry_run(rt, work, domain.id, branch)
     return await rt.committer.run(domain.id, branch, work, prefetch=p.prefetch())
 

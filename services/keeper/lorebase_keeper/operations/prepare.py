@@ -1,5 +1,5 @@
-"""An Operation execution checked before it runs: the request's members, the Operation, the caller's
-grants and clearances, the parameters and the values of the rendered edits (`prepare`); and the
+"""An Operation execution checked before it runs: the request (typed: lorebase.contract.writes), the
+Operation, the caller's grants and clearances, the parameters and the values of the rendered edits (`prepare`); and the
 `operation.<side effect>` events it will emit, sensitive values masked.
 """
 
@@ -9,77 +9,31 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
+from lorebase.contract.writes import Execution
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Operation, render_edits, validate_parameters, validate_values
 from lorebase_keeper.access import Access, Principal, Readable
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.writes import request_digest
-
-EXECUTE_MEMBERS = {
-    "parameters",
-    "dry_run",
-    "expected_head",
-    "message",
-    "branch",
-    "idempotency_key",
-    "task",
-    "intent",
-    "auto_propose",
-    "auto_merge",
-}
+from lorebase_keeper.writes import idempotency_key, request_digest
 
 
-def _member(body: dict[str, Any], name: str, kind: type | tuple[type, ...], what: str) -> Any:
-    value = body.get(name)
-    if value is not None and not isinstance(value, kind):
-        raise Problem(
-            422,
-            "validation-failed",
-            f"{name} must be {what}",
-            issues=[{"path": name, "rule": "type", "message": f"{name} must be {what}"}],
-        )
-    return value
-
-
-def parse_execute(body: dict[str, Any], header_key: str) -> dict[str, Any]:
-    unknown = sorted(set(body) - EXECUTE_MEMBERS)
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; an execution takes {', '.join(sorted(EXECUTE_MEMBERS))}",
-            issues=[
-                {"path": u, "rule": "unknown_member", "message": "not a member of an execution"}
-                for u in unknown
-            ],
-        )
-    parameters = _member(body, "parameters", dict, "an object of parameter values") or {}
-    key = _member(body, "idempotency_key", str, "a string")
-    key = header_key or None if key is None else key
-    if key is not None and not (1 <= len(key) <= 255):
-        raise Problem(422, "validation-failed", "an idempotency key has 1 to 255 characters")
-    for member in ("auto_merge", "intent"):
-        if body.get(member) not in (None, False) and not body.get("task"):
+def parse_execute(body: Execution, header_key: str) -> Execution:
+    """The execution with its idempotency key (the body's, else the header's); 422 for `intent` or
+    `auto_merge` without a task. The model has checked the members and their types."""
+    for member, value in (("auto_merge", body.auto_merge), ("intent", body.intent)):
+        if value not in (None, False) and not body.task:
             raise Problem(
                 422,
                 "validation-failed",
                 f"{member} goes with a task: name the piece of work (e.g. q4-audit)",
                 issues=[{"path": member, "rule": "needs_task", "message": f"{member} needs a task"}],
             )
-    return {
-        "parameters": parameters,
-        "dry_run": bool(_member(body, "dry_run", bool, "true or false")),
-        "expected_head": _member(body, "expected_head", str, "a Revision id"),
-        "message": _member(body, "message", str, "a string"),
-        "branch": _member(body, "branch", str, "a branch name"),
-        "idempotency_key": key,
-        "task": _member(body, "task", str, "a string"),
-        "intent": _member(body, "intent", str, "a string"),
-        "auto_propose": _member(body, "auto_propose", bool, "true or false"),
-        "auto_merge": _member(body, "auto_merge", bool, "true or false"),
-    }
+    key = idempotency_key(body.idempotency_key, header_key)
+    return body if key == body.idempotency_key else msgspec.structs.replace(body, idempotency_key=key)
 
 
 def _check_readable(operation: Operation, domain: Domain, readable: set[str]) -> None:
@@ -101,7 +55,7 @@ class Prepared:
     operation: Operation
     principal: Principal
     parameters: dict[str, Any]
-    request: dict[str, Any]
+    request: Execution
     key: str | None
     digest: str
     edits: list[tuple[Any, dict[str, Any], str]]
@@ -142,7 +96,7 @@ class Prepared:
         return found
 
 
-def prepare(access: Access, domain: Domain, name: str, request: dict[str, Any], branch: str) -> Prepared:
+def prepare(access: Access, domain: Domain, name: str, request: Execution, branch: str) -> Prepared:
     """Check an execution (Operation, grants, parameters, values) and render its edits."""
     operation = domain.schema.operations.get(name)
     if operation is None:
@@ -154,18 +108,18 @@ def prepare(access: Access, domain: Domain, name: str, request: dict[str, Any], 
     for permission in operation.permissions or ("operation.execute",):
         access.require(permission, branch)
 
-    parameters, issues = validate_parameters(operation, request["parameters"])
+    parameters, issues = validate_parameters(operation, request.parameters)
     if issues:
         raise invalid([{"path": i.path, "rule": i.rule, "message": i.message} for i in issues])
     digest_of: dict[str, Any] = {
         "operation": name,
         "branch": branch,
         "parameters": parameters,
-        "message": request["message"],
-        "expected_head": request["expected_head"],
+        "message": request.message,
+        "expected_head": request.expected_head,
     }
-    if request.get("task"):
-        digest_of["task"] = request["task"]
+    if request.task:
+        digest_of["task"] = request.task
     invocation_id = new_id("inv")
     at = utc_now()
     try:
@@ -192,7 +146,7 @@ def prepare(access: Access, domain: Domain, name: str, request: dict[str, Any], 
         principal=principal,
         parameters=parameters,
         request=request,
-        key=request["idempotency_key"],
+        key=request.idempotency_key,
         digest=request_digest(digest_of),
         edits=prepared,
         edit_docs=[_edit_document(edit, values) for edit, values, _ in prepared],
@@ -261,4 +215,4 @@ def _side_effect_event(
     }
 
 
-__all__ = ["EXECUTE_MEMBERS", "Prepared", "parse_execute", "prepare"]
+__all__ = ["Prepared", "parse_execute", "prepare"]

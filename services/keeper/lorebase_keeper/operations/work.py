@@ -42,9 +42,9 @@ def make_work(
     """
     domain, principal, name, key, request = p.domain, p.principal, p.name, p.key, p.request
     agent_types = domain.settings.get("keeper.agent_writes.principal_types") or ["service"]
-    message = request["message"] or f"{name} by {principal.id}"
+    message = request.message or f"{name} by {principal.id}"
     origin = Origin("operation", p.invocation_id, principal.id)
-    expected = request["expected_head"] if review else None
+    expected = request.expected_head if review else None
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
         if key is not None and not dry_run:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from lorebase.contract.proposals import Resolution
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import validate_values
@@ -16,8 +19,6 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.proposals.state import find_proposal, require_open
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import ConflictRow, Txn
-
-CHOICES = ("ours", "theirs", "value")
 
 
 def _sides(row: ConflictRow, view: Readable) -> tuple[str | None, list[Any], bool]:
@@ -78,18 +79,12 @@ async def list_conflicts(rt: Runtime, access: Access, domain: Domain, proposal_i
     return await rt.db.read("list_conflicts", read)
 
 
-def _resolution(domain: Domain, conflict: ConflictRow, body: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(body) - {"resolution", "value"})
-    choice = body.get("resolution")
-    if unknown or choice not in CHOICES:
-        raise Problem(
-            422,
-            "validation-failed",
-            'a resolution is {"resolution": "ours" | "theirs" | "value", "value": ...}',
-            issues=[{"path": "resolution", "rule": "enum", "message": "ours, theirs or value"}],
-        )
+def _resolution(domain: Domain, conflict: ConflictRow, resolution: Resolution) -> dict[str, Any]:
+    """The resolution to store, checked against the Conflict and the schema: a value only with
+    `value` (and valid for its Attribute), `theirs` not where it would break a unique Attribute."""
+    choice = resolution.resolution
     if choice != "value":
-        if "value" in body:
+        if resolution.value is not msgspec.UNSET:
             raise Problem(422, "validation-failed", "value goes with resolution value only")
         if choice == "theirs" and conflict.code == "unique_taken":
             raise Problem(
@@ -113,7 +108,10 @@ def _resolution(domain: Domain, conflict: ConflictRow, body: dict[str, Any]) -> 
         else {}
     )
     values, issues = validate_values(
-        attributes, {conflict.attribute: body.get("value")}, path="value", partial=True
+        attributes,
+        {conflict.attribute: None if resolution.value is msgspec.UNSET else resolution.value},
+        path="value",
+        partial=True,
     )
     if issues:
         raise Problem(
@@ -126,8 +124,14 @@ def _resolution(domain: Domain, conflict: ConflictRow, body: dict[str, Any]) -> 
 
 
 async def resolve_conflict(
-    rt: Runtime, access: Access, domain: Domain, proposal_id: str, conflict_id: str, body: dict[str, Any]
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    proposal_id: str,
+    conflict_id: str,
+    resolution: Resolution,
 ) -> dict[str, Any]:
+    """POST .../conflicts/{id}/resolve: the author (or proposal.merge) resolves an open Conflict."""
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
@@ -147,8 +151,8 @@ async def resolve_conflict(
                 f"Conflict {conflict.id} is resolved already",
                 resolution=conflict.resolution,
             )
-        resolution = _resolution(domain, conflict, body)
-        await txn.resolve_conflict(conflict.id, resolution, access.principal.id, at)
+        chosen = _resolution(domain, conflict, resolution)
+        await txn.resolve_conflict(conflict.id, chosen, access.principal.id, at)
         await txn.update_proposal(proposal.id, updated_at=at)
         await txn.audit(
             access.principal.id,
@@ -156,7 +160,7 @@ async def resolve_conflict(
             at,
             domain=domain.name,
             target=proposal.id,
-            details={"conflict": conflict.id, "resolution": resolution["choice"]},
+            details={"conflict": conflict.id, "resolution": chosen["choice"]},
         )
         resolved = await txn.get_conflict(proposal.id, conflict.id)
         assert resolved is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from lorebase.contract.proposals import NewProposal, Review
 from lorebase.ids import new_id, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access
@@ -17,27 +18,6 @@ from lorebase_keeper.merge import touched_kinds
 from lorebase_keeper.proposals.state import find_proposal, proposal_document, require_open, visible
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchRow, ProposalRow, Txn
-
-CREATE_MEMBERS = {"source", "target", "title", "description"}
-DECISIONS = ("approve", "request_changes")
-MAX_TITLE = 200
-MAX_DESCRIPTION = 20000
-
-
-def _text(body: dict[str, Any], member: str, limit: int, *, required: bool = False) -> str | None:
-    value = body.get(member)
-    if value is None:
-        if required:
-            raise Problem(422, "validation-failed", f"{member} is required (a string)")
-        return None
-    if not isinstance(value, str) or len(value) > limit or (required and not value.strip()):
-        raise Problem(
-            422,
-            "validation-failed",
-            f"{member} must be a non-empty string of at most {limit} characters",
-            issues=[{"path": member, "rule": "type", "message": f"a string of at most {limit} characters"}],
-        )
-    return value
 
 
 async def open_proposal(
@@ -88,24 +68,20 @@ async def open_proposal(
     return await txn.get_proposal(domain.id, proposal_id)
 
 
-async def create_proposal(
-    rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]
-) -> dict[str, Any]:
-    unknown = sorted(set(body) - CREATE_MEMBERS)
-    if unknown:
+async def create_proposal(rt: Runtime, access: Access, domain: Domain, new: NewProposal) -> dict[str, Any]:
+    """POST /proposals: propose to merge `source` into `target` (default: the default branch)."""
+    source = check_branch_name(new.source, member="source")
+    target = check_branch_name(new.target or domain.default_branch, member="target")
+    if source == target:
+        raise Problem(422, "validation-failed", "source and target are the same branch; name two branches")
+    if not new.title.strip():
         raise Problem(
             422,
             "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; a Proposal takes {', '.join(sorted(CREATE_MEMBERS))}",
+            "title must not be blank: say what the Proposal changes",
+            issues=[{"path": "title", "rule": "required", "message": "a title that is not only spaces"}],
         )
-    if not isinstance(body.get("source"), str):
-        raise Problem(422, "validation-failed", "source is required: the branch to merge")
-    source = check_branch_name(body["source"], member="source")
-    target = check_branch_name(body.get("target") or domain.default_branch, member="target")
-    if source == target:
-        raise Problem(422, "validation-failed", "source and target are the same branch; name two branches")
-    title = _text(body, "title", MAX_TITLE, required=True) or ""
-    description = _text(body, "description", MAX_DESCRIPTION) or ""
+    title, description = new.title, new.description or ""
     access.require("proposal.create", source)
     access.require("data.read", target)
     at = utc_now()
@@ -191,18 +167,10 @@ async def get_proposal(rt: Runtime, access: Access, domain: Domain, proposal_id:
 
 
 async def review_proposal(
-    rt: Runtime, access: Access, domain: Domain, proposal_id: str, body: dict[str, Any]
+    rt: Runtime, access: Access, domain: Domain, proposal_id: str, review: Review
 ) -> dict[str, Any]:
-    unknown = sorted(set(body) - {"decision", "comment"})
-    decision = body.get("decision")
-    if unknown or decision not in DECISIONS:
-        raise Problem(
-            422,
-            "validation-failed",
-            'a review is {"decision": "approve" | "request_changes", "comment": text}',
-            issues=[{"path": "decision", "rule": "enum", "message": "approve or request_changes"}],
-        )
-    comment = _text(body, "comment", MAX_DESCRIPTION)
+    """POST /proposals/{id}/reviews: approve or request changes (not on one's own Proposal)."""
+    decision, comment = review.decision, review.comment
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
@@ -213,7 +181,7 @@ async def review_proposal(
             raise Problem(
                 403, "own-proposal", "an author cannot approve their own Proposal; ask another reviewer"
             )
-        await txn.add_review(proposal.id, access.principal.id, str(decision), comment, at)
+        await txn.add_review(proposal.id, access.principal.id, decision, comment, at)
         await txn.update_proposal(proposal.id, updated_at=at)
         await txn.audit(
             access.principal.id,

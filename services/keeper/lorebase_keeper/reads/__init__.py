@@ -15,7 +15,7 @@ from lorebase_keeper.reads.health import data_health, health_markdown
 from lorebase_keeper.reads.history import get_history, get_lineage
 from lorebase_keeper.reads.lineage import lineage_of, revision_summary
 from lorebase_keeper.reads.neighborhood import neighborhood, traverse
-from lorebase_keeper.reads.query import check_query_members, query_in, run_query
+from lorebase_keeper.reads.query import query_in, run_query
 from lorebase_keeper.reads.records import get_links, get_record, links_along, load_record, title_of
 from lorebase_keeper.reads.resolve import ground, resolve, vocabulary
 from lorebase_keeper.reads.schema_view import visible_schema
@@ -32,7 +32,6 @@ __all__ = [
     "ValueCounts",
     "Walk",
     "attributes_in",
-    "check_query_members",
     "check_vector",
     "coverage",
     "data_health",

@@ -7,9 +7,9 @@ data, not a versioned value, so setting one commits no Revision.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from lorebase.contract.writes import Embedding
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable_kind
@@ -17,21 +17,9 @@ from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
-MAX_DIMENSIONS = 4096
 
-
-def check_vector(value: Any, path: str = "vector") -> list[float]:
-    if (
-        not isinstance(value, list)
-        or not 1 <= len(value) <= MAX_DIMENSIONS
-        or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-    ):
-        raise Problem(
-            422,
-            "validation-failed",
-            f"{path} is a list of 1 to {MAX_DIMENSIONS} finite numbers",
-            issues=[{"path": path, "rule": "vector", "message": "a list of finite numbers"}],
-        )
+def check_vector(value: list[float], path: str = "vector") -> list[float]:
+    """A vector with a direction (the model has checked its length and its numbers)."""
     if not any(value):
         raise Problem(
             422,
@@ -39,29 +27,15 @@ def check_vector(value: Any, path: str = "vector") -> list[float]:
             f"{path} cannot be all zeros (it has no direction)",
             issues=[{"path": path, "rule": "vector", "message": "all zeros"}],
         )
-    return [float(v) for v in value]
+    return value
 
 
 async def set_embedding(
-    rt: Runtime, access: Access, domain: Domain, kind_name: str, key: str, body: dict[str, Any]
+    rt: Runtime, access: Access, domain: Domain, kind_name: str, key: str, embedding: Embedding
 ) -> dict[str, Any]:
-    extra = sorted(set(body) - {"vector", "model", "branch"})
-    if extra:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(extra)}; an embedding takes vector, model and branch",
-        )
-    vector = check_vector(body.get("vector"))
-    model = body.get("model")
-    if not isinstance(model, str) or not 1 <= len(model) <= 200:
-        raise Problem(
-            422,
-            "validation-failed",
-            "model names the embedding model (1 to 200 characters)",
-            issues=[{"path": "model", "rule": "required", "message": "name the model"}],
-        )
-    branch = check_branch_name(body.get("branch") or domain.default_branch)
+    """PUT .../embedding: the vector of a Record on a branch (operation.execute)."""
+    vector, model = check_vector(embedding.vector), embedding.model
+    branch = check_branch_name(embedding.branch or domain.default_branch)
     kind = readable_kind(access, domain, branch, kind_name)
     access.require("operation.execute", branch)
     at = utc_now()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lorebase.contract.reads import NeighborhoodBody, TraverseBody
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
@@ -13,35 +14,11 @@ from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
-NEIGHBORHOOD_MEMBERS = {"refs", "depth", "relations", "values", "branch", "at"}
-TRAVERSE_MEMBERS = {"from", "path", "values", "branch", "at"}
-
-
-def _check_members(body: dict[str, Any], allowed: set[str], what: str) -> None:
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; {what} takes {', '.join(sorted(allowed))}",
-            issues=[
-                {"path": u, "rule": "unknown_member", "message": f"not a member of {what}"} for u in unknown
-            ],
-        )
-    for member in ("branch", "at"):
-        if body.get(member) is not None and not isinstance(body[member], str):
-            raise Problem(422, "validation-failed", f"{member} must be a string")
-    if not isinstance(body.get("values", True), bool):
-        raise Problem(422, "validation-failed", "values is true or false")
-
 
 async def _seeds(
-    txn: Txn, access: Access, domain: Domain, point: ReadPoint, raw: Any, member: str
+    txn: Txn, access: Access, domain: Domain, point: ReadPoint, raw: list[str], member: str
 ) -> list[Ref]:
-    if not isinstance(raw, list) or not raw:
-        raise Problem(
-            422, "validation-failed", f"{member} is a non-empty list of Record references (Kind/key)"
-        )
+    """The Records a walk starts from: readable, and present on the branch (404 otherwise)."""
     refs = [parse_ref(value, f"{member}[{i}]") for i, value in enumerate(raw)]
     for kind, _ in refs:
         readable_kind(access, domain, point.branch.name, kind)
@@ -101,27 +78,20 @@ def _document(
     }
 
 
-async def neighborhood(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    _check_members(body, NEIGHBORHOOD_MEMBERS, "a neighborhood")
-    depth = body.get("depth", domain.settings.get("agents.context.default_depth", 1))
+async def neighborhood(
+    rt: Runtime, access: Access, domain: Domain, request: NeighborhoodBody
+) -> dict[str, Any]:
+    """The graph around `refs`, `depth` Relations deep (capped at read.traverse.max_depth)."""
+    depth = request.depth
+    if depth is None:
+        depth = int(domain.settings.get("agents.context.default_depth", 1))
     max_depth = int(domain.settings.get("read.traverse.max_depth", 5))
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise Problem(
-            422,
-            "validation-failed",
-            "depth is a whole number from 0",
-            issues=[{"path": "depth", "rule": "type", "message": "depth >= 0"}],
-        )
-    relations = body.get("relations")
-    if relations is not None and not (
-        isinstance(relations, list) and all(isinstance(r, str) for r in relations)
-    ):
-        raise Problem(422, "validation-failed", "relations is a list of Relation names (forward or inverse)")
+    relations = request.relations
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, body.get("branch"), body.get("at"))
+        point = await read_point(txn, domain, request.branch, request.at)
         access.require("data.read", point.branch.name)
-        seeds = await _seeds(txn, access, domain, point, body.get("refs"), "refs")
+        seeds = await _seeds(txn, access, domain, point, request.refs, "refs")
         steps = steps_for(access, domain, point.branch.name, relations)
         result = await walk(
             txn, domain, point, seeds, depth=min(depth, max_depth), steps=steps, caps=Caps.of(domain)
@@ -129,25 +99,19 @@ async def neighborhood(rt: Runtime, access: Access, domain: Domain, body: dict[s
         result.capped |= depth > max_depth
         refs = list(result.depth_of)
         values = await load_records(txn, domain, point, refs)
-        return _document(
-            access, domain, point, refs, result.depth_of, values, result, body.get("values", True)
-        )
+        return _document(access, domain, point, refs, result.depth_of, values, result, request.values)
 
     return await rt.db.read("neighborhood", read)
 
 
-async def traverse(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    _check_members(body, TRAVERSE_MEMBERS, "a traversal")
-    path = body.get("path")
-    if not isinstance(path, list) or not path or not all(isinstance(p, str) for p in path):
-        raise Problem(
-            422, "validation-failed", "path is a non-empty list of Relation names (forward or inverse)"
-        )
+async def traverse(rt: Runtime, access: Access, domain: Domain, request: TraverseBody) -> dict[str, Any]:
+    """Follow `path`, one Relation after the other, from the Records `from`."""
+    path = request.path
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, body.get("branch"), body.get("at"))
+        point = await read_point(txn, domain, request.branch, request.at)
         access.require("data.read", point.branch.name)
-        frontier = await _seeds(txn, access, domain, point, body.get("from"), "from")
+        frontier = await _seeds(txn, access, domain, point, request.from_, "from")
         steps = steps_for(access, domain, point.branch.name, path, path="path")
         caps = Caps.of(domain)
         total = Walk()
@@ -175,7 +139,7 @@ async def traverse(rt: Runtime, access: Access, domain: Domain, body: dict[str, 
             if not frontier:
                 break
         values = await load_records(txn, domain, point, frontier)
-        doc = _document(access, domain, point, frontier, {}, values, total, body.get("values", True))
+        doc = _document(access, domain, point, frontier, {}, values, total, request.values)
         doc["path"] = counts
         return doc
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.canonical import ValueProblem, canonical_value
+from lorebase.contract.reads import QueryBody
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.problems import Problem, invalid
 from lorebase.schema import Attribute
@@ -24,19 +25,6 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_store import OrderBy, QuerySpec, Txn
 
 OPS = {"eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "prefix", "is_null"}
-QUERY_MEMBERS = {
-    "kind",
-    "trait",
-    "where",
-    "select",
-    "order_by",
-    "limit",
-    "cursor",
-    "aggregate",
-    "branch",
-    "at",
-    "coverage",
-}
 NUMERIC = {"integer", "decimal"}
 MAX_OFFSET = 1_000_000_000  # a query cursor past it was not handed out by this API
 TEXTUAL = {"string", "text", "enum"}
@@ -153,83 +141,48 @@ def _cursor(offset: int) -> str:
     return encode_cursor({"o": offset})
 
 
-def _offset(cursor: Any) -> int:
+def _offset(cursor: str) -> int:
     value = decode_cursor(
-        str(cursor),
+        cursor,
         lambda v: isinstance(v, dict) and isinstance(v.get("o"), int) and 0 <= v["o"] <= MAX_OFFSET,
     )
     return int(value["o"])
 
 
-async def run_query(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    check_query_members(body)
-    return await rt.db.read("query", query_in, access, domain, body)
+async def run_query(rt: Runtime, access: Access, domain: Domain, query: QueryBody) -> dict[str, Any]:
+    """POST /query: the Records matching a query, or their counts, with coverage."""
+    return await rt.db.read("query", query_in, access, domain, query)
 
 
-def check_query_members(body: dict[str, Any], path: str = "") -> None:
-    unknown = sorted(set(body) - QUERY_MEMBERS)
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; a query takes {', '.join(sorted(QUERY_MEMBERS))}",
-            issues=[
-                {"path": f"{path}{u}", "rule": "unknown_member", "message": "not a member of a query"}
-                for u in unknown
-            ],
-        )
-    for member, kind in (("branch", str), ("at", str), ("kind", str), ("trait", str)):
-        if body.get(member) is not None and not isinstance(body[member], kind):
-            raise Problem(422, "validation-failed", f"{member} must be a string")
-    if body.get("coverage") is not None and not isinstance(body["coverage"], bool):
-        raise Problem(
-            422,
-            "validation-failed",
-            "coverage is true or false",
-            issues=[{"path": f"{path}coverage", "rule": "type", "message": "true or false"}],
-        )
-
-
-async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    """Run a checked query inside the caller's transaction (context packs seed from queries)."""
-    point = await read_point(txn, domain, body.get("branch"), body.get("at"))
+async def query_in(txn: Txn, access: Access, domain: Domain, query: QueryBody) -> dict[str, Any]:
+    """Run a query inside the caller's transaction (context packs seed from queries): its filter,
+    Attributes and limit checked against the schema and the settings first, every issue at once."""
+    point = await read_point(txn, domain, query.branch, query.at)
     branch = point.branch.name
     access.require("data.read", branch)
     view = readable(access, domain, branch)
-    kinds, attributes = _target(view, body)
+    kinds, attributes = _target(view, query)
     checker = _Checker(attributes)
-    where = checker.node(body["where"], "where") if body.get("where") is not None else None
-    select = body.get("select")
-    if select is not None:
-        if not isinstance(select, list) or not all(isinstance(s, str) for s in select):
-            checker.problem("select", "query.select", "select is a list of Attribute names")
-            select = None
-        else:
-            for i, name in enumerate(select):
-                checker.attribute(name, f"select[{i}]")
+    where = checker.node(query.where, "where") if query.where is not None else None
+    select = query.select
+    for i, name in enumerate(select or ()):
+        checker.attribute(name, f"select[{i}]")
     order: list[OrderBy] = []
-    order_by = body.get("order_by") or []
-    if not isinstance(order_by, list):
-        order_by = [order_by]
-    for i, item in enumerate(order_by):
-        name = item if isinstance(item, str) else None
-        descending = bool(name and name.startswith("-"))
-        attr = checker.attribute(name.lstrip("-") if name else item, f"order_by[{i}]")
+    order_by = [query.order_by] if isinstance(query.order_by, str) else query.order_by or []
+    for i, name in enumerate(order_by):
+        attr = checker.attribute(name.lstrip("-"), f"order_by[{i}]")
         if attr is not None:
-            order.append(OrderBy(attr.name, descending, attr.type in NUMERIC))
-    aggregate = body.get("aggregate")
+            order.append(OrderBy(attr.name, name.startswith("-"), attr.type in NUMERIC))
+    aggregate = query.aggregate
     group_by = None
-    if aggregate is not None:
-        if not isinstance(aggregate, dict) or set(aggregate) - {"count", "group_by"}:
-            checker.problem(
-                "aggregate", "query.aggregate", 'aggregate is {"count": true} or {"group_by": attr}'
-            )
-        elif aggregate.get("group_by") is not None:
-            attr = checker.attribute(aggregate["group_by"], "aggregate.group_by")
-            group_by = attr.name if attr else None
+    if aggregate is not None and aggregate.group_by is not None:
+        attr = checker.attribute(aggregate.group_by, "aggregate.group_by")
+        group_by = attr.name if attr else None
     max_limit = int(domain.settings.get("read.query.max_limit", 1000))
-    limit = body.get("limit", domain.settings.get("read.query.default_limit", 100))
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+    limit = (
+        query.limit if query.limit is not None else int(domain.settings.get("read.query.default_limit", 100))
+    )
+    if not 1 <= limit <= max_limit:
         checker.problem(
             "limit",
             "query.limit",
@@ -237,10 +190,10 @@ async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any
         )
     if checker.issues:
         raise invalid(checker.issues)
-    offset = _offset(body["cursor"]) if body.get("cursor") else 0
-    spec = QuerySpec(domain.id, branch, tuple(kinds), where, tuple(order), int(limit), offset, point.snapshot)
+    offset = _offset(query.cursor) if query.cursor else 0
+    spec = QuerySpec(domain.id, branch, tuple(kinds), where, tuple(order), limit, offset, point.snapshot)
     doc: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
-    doc["kind" if body.get("kind") else "trait"] = body.get("kind") or body.get("trait")
+    doc["kind" if query.kind else "trait"] = query.kind or query.trait
     if aggregate is not None:
         if group_by is not None:
             groups = await txn.group_counts(spec, group_by)
@@ -251,7 +204,7 @@ async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any
             }
         else:
             doc["aggregate"] = {"count": await txn.count_records_matching(spec)}
-        await _add_coverage(txn, access, domain, point, kinds, body, where, select, group_by, doc)
+        await _add_coverage(txn, access, domain, point, kinds, query, where, select, group_by, doc)
         return doc
     rows, _ = await txn.query_records(spec)
     more = len(rows) > spec.limit
@@ -274,7 +227,7 @@ async def query_in(txn: Txn, access: Access, domain: Domain, body: dict[str, Any
     doc["records"] = results
     doc["count"] = len(results)
     doc["next_cursor"] = _cursor(offset + spec.limit) if more else None
-    await _add_coverage(txn, access, domain, point, kinds, body, where, select, None, doc)
+    await _add_coverage(txn, access, domain, point, kinds, query, where, select, None, doc)
     return doc
 
 
@@ -284,13 +237,13 @@ async def _add_coverage(
     domain: Domain,
     point: Any,
     kinds: list[str],
-    body: dict[str, Any],
+    query: QueryBody,
     where: dict[str, Any] | None,
     select: list[str] | None,
     group_by: str | None,
     doc: dict[str, Any],
 ) -> None:
-    if body.get("coverage") is False:
+    if not query.coverage:
         return
     used = {
         "where": set(attributes_in(where)),
@@ -300,9 +253,9 @@ async def _add_coverage(
     doc["coverage"] = await coverage(txn, access, domain, point, kinds, used)
 
 
-def _target(view: Readable, body: dict[str, Any]) -> tuple[list[str], dict[str, Attribute]]:
+def _target(view: Readable, query: QueryBody) -> tuple[list[str], dict[str, Attribute]]:
     """The Kinds a query reads and the Attributes it may use on them."""
-    kind_name, trait_name = body.get("kind"), body.get("trait")
+    kind_name, trait_name = query.kind, query.trait
     if bool(kind_name) == bool(trait_name):
         raise Problem(
             422,
@@ -329,4 +282,4 @@ def _target(view: Readable, body: dict[str, Any]) -> tuple[list[str], dict[str, 
     return kinds, view.trait_attributes(trait_name, kinds)
 
 
-__all__ = ["check_query_members", "query_in", "run_query"]
+__all__ = ["query_in", "run_query"]

@@ -20,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from lorebase.contract.reads import ResolveBody
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
 from lorebase.vocabulary import indexed, similarity
@@ -32,7 +33,6 @@ from lorebase_keeper.reads.value_counts import ValueCounts
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchChain, Txn
 
-MEMBERS = {"text", "branch", "at", "kinds", "query_vector", "record_misses", "coverage"}
 WORD = re.compile(r"[\w][\w'-]*", re.UNICODE)
 LEVEL_SCORE = {"exact": 1.0, "synonym": 0.95}
 
@@ -252,50 +252,34 @@ async def _nearest_values(
     return [_candidate(term, "embedding", score, matched) for term, score in merged.values()]
 
 
-async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(body) - MEMBERS)
-    if unknown:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"unknown member(s) {', '.join(unknown)}; resolve takes {', '.join(sorted(MEMBERS))}",
-        )
-    text_ = body.get("text")
-    if not isinstance(text_, str) or not text_.strip():
+async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveBody) -> dict[str, Any]:
+    """Ground the words of `text` in the schema and the stored values; record the words nothing
+    matched (unless `record_misses` is false or the request reads an older Revision)."""
+    text_ = request.text
+    if not text_.strip():
         raise Problem(
             422,
             "validation-failed",
             "text is required: the words to ground",
             issues=[{"path": "text", "rule": "required", "message": "text is required"}],
         )
-    for name in ("record_misses", "coverage"):
-        if body.get(name) is not None and not isinstance(body[name], bool):
-            raise Problem(422, "validation-failed", f"{name} is true or false")
-    vector = body.get("query_vector")
-    if vector is not None and not (
-        isinstance(vector, list)
-        and vector
-        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in vector)
-    ):
-        raise Problem(422, "validation-failed", "query_vector is a non-empty list of numbers")
+    vector = request.query_vector
     words = [w.casefold() for w in WORD.findall(text_)][:64]
     threshold = float(domain.settings.get("read.resolve.similarity_threshold", 0.45))
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, body.get("branch"), body.get("at"))
+        point = await read_point(txn, domain, request.branch, request.at)
         branch = point.branch.name
         access.require("data.read", branch)
         readable = list(readable_view(access, domain, branch).kinds)
         kinds = readable
-        if body.get("kinds") is not None:
-            if not isinstance(body["kinds"], list) or not all(isinstance(k, str) for k in body["kinds"]):
-                raise Problem(422, "validation-failed", "kinds is a list of Kind names")
-            for k in body["kinds"]:
+        if request.kinds is not None:
+            for k in request.kinds:
                 if k not in readable:
                     raise Problem(
                         404, "not-found", f"unknown Kind {k!r}; GET /schema lists the Kinds you may read"
                     )
-            kinds = [k for k in readable if k in body["kinds"]]
+            kinds = [k for k in readable if k in request.kinds]
         head = None if point.snapshot is not None else (point.chain, point.branch.generation)
         vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision, point.snapshot, head)
         candidates, unmatched = ground(words, vocab, threshold)
@@ -316,7 +300,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
             "unmatched": unmatched,
             "skipped": skipped,
         }
-        if body.get("coverage") is not False:
+        if request.coverage:
             matched = [k for k in kinds if any(c["kind"] == k for c in candidates)]
             block: dict[str, Any] = {
                 "kinds": sorted(matched),
@@ -333,7 +317,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, body: dict[str, A
         return doc
 
     doc = await rt.db.read("resolve", read)
-    if doc["unmatched"] and body.get("record_misses", True) and not body.get("at"):
+    if doc["unmatched"] and request.record_misses and not request.at:
 
         async def keep(txn: Txn) -> None:
             await txn.record_misses(domain.id, sorted(set(doc["unmatched"])), utc_now())

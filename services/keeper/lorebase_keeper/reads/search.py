@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lorebase.contract.reads import SearchBody
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
@@ -21,7 +22,6 @@ from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
-MEMBERS = {"text", "kinds", "traits", "lens", "limit", "values", "branch", "query_vector"}
 TEXTUAL = {"string", "text", "enum"}
 
 
@@ -86,37 +86,23 @@ async def search_refs(
     return [((kind, key), score) for kind, key, score in found]
 
 
-async def search(rt: Runtime, access: Access, domain: Domain, body: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(body) - MEMBERS)
-    if unknown:
-        raise _problem(
-            unknown[0], f"unknown member(s) {', '.join(unknown)}; a search takes {', '.join(sorted(MEMBERS))}"
-        )
-    text_ = body.get("text")
-    vector = (
-        check_vector(body["query_vector"], "query_vector") if body.get("query_vector") is not None else None
-    )
-    if text_ is not None and not isinstance(text_, str):
-        raise _problem("text", "text is a string")
-    if vector is None and (not isinstance(text_, str) or not text_.strip()):
+async def search(rt: Runtime, access: Access, domain: Domain, request: SearchBody) -> dict[str, Any]:
+    """Records by text or by nearness to `query_vector` (with both: the nearest that match the text)."""
+    text_ = request.text
+    vector = check_vector(request.query_vector, "query_vector") if request.query_vector is not None else None
+    if vector is None and (text_ is None or not text_.strip()):
         raise _problem("text", "text is required (or a query_vector): the words to look for")
-    for name in ("kinds", "traits"):
-        value = body.get(name)
-        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            raise _problem(name, f"{name} is a list of names")
     max_limit = int(domain.settings.get("read.search.max_limit", 100))
-    limit = body.get("limit", domain.settings.get("read.search.default_limit", 20))
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+    limit = request.limit
+    if limit is None:
+        limit = int(domain.settings.get("read.search.default_limit", 20))
+    if not 1 <= limit <= max_limit:
         raise _problem("limit", f"limit is a whole number from 1 to {max_limit} (read.search.max_limit)")
-    if not isinstance(body.get("values", True), bool):
-        raise _problem("values", "values is true or false")
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, body.get("branch"), None)
+        point = await read_point(txn, domain, request.branch, None)
         access.require("data.read", point.branch.name)
-        kinds = search_kinds(
-            access, domain, point.branch.name, body.get("kinds"), body.get("traits"), body.get("lens")
-        )
+        kinds = search_kinds(access, domain, point.branch.name, request.kinds, request.traits, request.lens)
         if vector is None:
             found = await search_refs(txn, access, domain, point, (text_ or "").strip(), kinds, limit)
         else:
@@ -141,7 +127,7 @@ async def search(rt: Runtime, access: Access, domain: Domain, body: dict[str, An
                 "title": title_of(kind, shown),
                 "score": score,
             }
-            if body.get("values", True):
+            if request.values:
                 entry["values"] = shown
             results.append(entry)
         return {

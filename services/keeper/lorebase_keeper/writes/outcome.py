@@ -20,6 +20,21 @@ class Outcome:
     headers: dict[str, str]
 
 
+def idempotency_key(in_body: str | None, header: str) -> str | None:
+    """The idempotency key of a write: the body's (checked by its model), else the Idempotency-Key
+    header's (None: neither). The header is checked at the edge; a gRPC caller's is checked here."""
+    if in_body is not None:
+        return in_body
+    if len(header) > 255:
+        raise Problem(
+            422,
+            "validation-failed",
+            "an idempotency key has 1 to 255 characters",
+            issues=[{"path": "idempotency_key", "rule": "length", "message": "1 to 255 characters"}],
+        )
+    return header or None
+
+
 def request_digest(request: dict[str, Any]) -> str:
     """The digest an idempotency receipt keeps of the request it answered."""
     return sha256_hex(canonical_json(request))
@@ -39,4 +54,4 @@ def replay(receipt: Receipt, digest: str, key: str) -> Outcome:
     return Outcome(receipt.status, document, receipt.revision, {"Idempotent-Replayed": "true"})
 
 
-__all__ = ["Outcome", "replay", "request_digest"]
+__all__ = ["Outcome", "idempotency_key", "replay", "request_digest"]

@@ -1,5 +1,6 @@
-"""The REST client's connection to the gateway: its settings, sending one request of a route, and
-reading the answer (a `Reply`, or a `Problem` built from the problem document).
+"""The REST client's connection to the gateway: its settings, sending one request (built by
+lorebase.clients.rest.request), and reading the answer: a `Reply`, or a `Problem` built from the
+problem document. A gateway that does not answer is `Problem(503, "unreachable", ...)`.
 """
 
 from __future__ import annotations
@@ -8,12 +9,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Self
-from urllib.parse import quote
 
 import httpx
 import orjson
 
-from lorebase.clients.rest.routes import ROUTES
+from lorebase.clients.rest.request import HttpRequest
 from lorebase.problems import Problem
 
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -57,6 +57,7 @@ class Reply:
 
 
 def problem_from(response: httpx.Response) -> Problem:
+    """The problem an answer that is not a success carries (its document, or its status and text)."""
     try:
         doc = orjson.loads(response.content)
     except orjson.JSONDecodeError:
@@ -64,33 +65,11 @@ def problem_from(response: httpx.Response) -> Problem:
     if not isinstance(doc, dict):
         text = response.text.strip()[:300] or response.reason_phrase
         return Problem(response.status_code, "error", f"{response.status_code} {text}")
-    extra = {k: v for k, v in doc.items() if k not in ("type", "title", "status", "detail", "code")}
-    code = str(doc.get("code") or str(doc.get("type", "error")).rsplit("/", 1)[-1])
-    return Problem(
-        response.status_code,
-        code,
-        str(doc.get("detail", "")),
-        title=str(doc["title"]) if doc.get("title") else None,
-        **extra,
-    )
-
-
-def query_params(params: Mapping[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for name, value in params.items():
-        if value is None or value == "" or value is False or value == 0:
-            continue
-        out[name] = "true" if value is True else str(value)
-    return out
-
-
-def request_body(members: Mapping[str, Any]) -> dict[str, Any]:
-    """A request body without the members left at their defaults (None, empty)."""
-    return {k: v for k, v in members.items() if v is not None and v != "" and v != [] and v != {}}
+    return Problem.from_document({**doc, "status": response.status_code})
 
 
 class RestConnection:
-    """The HTTP client of one `RestClient` and the plumbing every route's method calls."""
+    """The HTTP client of one `RestClient`: its headers (credential, session) and `send`."""
 
     def __init__(self, settings: RestSettings, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.settings = settings
@@ -118,42 +97,25 @@ class RestConnection:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    @staticmethod
-    def path(name: str, **params: str) -> str:
-        template = ROUTES[name].path
-        for member, value in params.items():
-            if not value:
-                raise Problem(400, "invalid-parameter", f"{member} must not be empty", parameter=member)
-            safe = "/" if member == "branch" else ""
-            template = template.replace("{" + member + "}", quote(str(value), safe=safe))
-        return template
+    def _unreachable(self, exc: httpx.HTTPError) -> Problem:
+        if isinstance(exc, httpx.TimeoutException):
+            return Problem(503, "unreachable", f"{self.settings.url} did not answer in time ({exc})")
+        return Problem(
+            503, "unreachable", f"cannot reach Lorebase at {self.settings.url} ({exc}); set LOREBASE_URL"
+        )
 
-    async def _send(
-        self,
-        name: str,
-        *,
-        path: Mapping[str, str] | None = None,
-        query: Mapping[str, Any] | None = None,
-        body: Any = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> Reply:
-        route = ROUTES[name]
-        url = self.path(name, **(path or {}))
-        content = None
-        sent_headers = dict(headers or {})
-        if body is not None:
-            content = orjson.dumps(body)
-            sent_headers["Content-Type"] = "application/json"
+    async def send(self, request: HttpRequest) -> Reply:
+        """Send `request`; its answer as a `Reply`, or the `Problem` it carries."""
         try:
             response = await self._http.request(
-                route.method, url, params=query_params(query or {}), content=content, headers=sent_headers
+                request.method,
+                request.path,
+                params=request.query,
+                content=request.content,
+                headers=request.headers,
             )
-        except httpx.TimeoutException as exc:
-            raise Problem(503, "unreachable", f"{self.settings.url} did not answer in time ({exc})") from exc
         except httpx.HTTPError as exc:
-            raise Problem(
-                503, "unreachable", f"cannot reach Lorebase at {self.settings.url} ({exc}); set LOREBASE_URL"
-            ) from exc
+            raise self._unreachable(exc) from exc
         if response.status_code >= 400:
             raise problem_from(response)
         content_type = response.headers.get("content-type", "")
@@ -174,6 +136,4 @@ __all__ = [
     "RestConnection",
     "RestSettings",
     "problem_from",
-    "query_params",
-    "request_body",
 ]

@@ -304,7 +304,7 @@ class Group(Answer, kw_only=True):
     count: Count
 
 
-class Aggregate(Answer, kw_only=True):
+class AggregateCounts(Answer, kw_only=True):
     """Counts of the matching Records, in all or per value of `group_by`."""
 
     count: Count
@@ -324,7 +324,7 @@ class QueryResult(Answer, kw_only=True):
     records: list[RecordEntry] | UnsetType = UNSET
     count: Count | UnsetType = UNSET
     next_cursor: Cursor | UnsetType = UNSET
-    aggregate: Aggregate | UnsetType = UNSET
+    aggregate: AggregateCounts | UnsetType = UNSET
     coverage: QueryCoverage | UnsetType = UNSET
 
 

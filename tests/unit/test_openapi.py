@@ -1,0 +1,48 @@
+"""The OpenAPI document: valid OpenAPI 3.1, one operation per declared endpoint and no other, every
+problem answer described as problem details, and served as is at /openapi.json without a key."""
+
+from __future__ import annotations
+
+import httpx
+from lorebase_gateway.app import create_app
+from lorebase_gateway.gateway import Gateway
+from openapi_spec_validator import validate
+
+from lorebase.contract import ENDPOINTS
+from lorebase.contract.openapi import document
+
+
+def test_the_document_is_valid_openapi_3_1() -> None:
+    doc = document()
+    assert doc["openapi"].startswith("3.1")
+    validate(doc)
+
+
+def test_every_declared_endpoint_is_one_operation_and_nothing_else_is() -> None:
+    operations = {
+        (method.upper(), path, operation["operationId"])
+        for path, methods in document()["paths"].items()
+        for method, operation in methods.items()
+    }
+    assert operations == {(e.method, e.openapi_path, e.name) for e in ENDPOINTS}
+
+
+def test_every_operation_describes_its_problems_and_security() -> None:
+    for methods in document()["paths"].values():
+        for operation in methods.values():
+            for status, answer in operation["responses"].items():
+                if int(status) >= 400 and operation["operationId"] != "health":
+                    assert "application/problem+json" in answer["content"], (operation["operationId"], status)
+            assert 500 not in {int(s) for s in operation["responses"]}
+            if operation["operationId"] != "health":
+                assert operation["security"] == [{"bearer": []}]
+
+
+async def test_the_gateway_serves_the_document_and_a_page_without_a_key() -> None:
+    app = create_app(Gateway(max_body_bytes=1024))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+        served = await client.get("/openapi.json")
+        page = await client.get("/docs")
+    assert served.status_code == 200 and served.json() == document()
+    assert page.status_code == 200 and "/openapi.json" in page.text
+    assert "http://" not in page.text.replace("http://www.w3.org", "") and "https://" not in page.text
