@@ -8,7 +8,7 @@ The gateway's routes, the gRPC messages, the REST client's routes, the parity te
 
 from __future__ import annotations
 
-from lorebase.contract import admin, branches, feed, governance, memory, proposals, reads, writes
+from lorebase.contract import admin, answers, branches, feed, governance, memory, proposals, reads, writes
 from lorebase.contract.endpoint import Endpoint, Header, In, Parameter, Path, Query, Request
 
 
@@ -30,6 +30,8 @@ GATEWAY = [
         "pass their health checks (`degraded` names a service that works less well than it should); "
         "503 naming the services that are down.",
         problems=(503,),
+        response=answers.admin.GatewayHealth,
+        other_answers=((503, answers.admin.GatewayDown),),
     ),
 ]
 

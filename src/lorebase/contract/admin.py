@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase.contract import answers
 from lorebase.contract._base import API, DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Request
 from lorebase.contract.fields import (
@@ -109,6 +110,7 @@ ENDPOINTS = [
         permission="the admin principal",
         success=201,
         problems=(409,),
+        response=answers.admin.Principal,
     ),
     Endpoint(
         "create_key",
@@ -122,6 +124,7 @@ ENDPOINTS = [
         permission="the admin principal",
         success=201,
         body_optional=True,
+        response=answers.admin.NewKey,
     ),
     Endpoint(
         "revoke_key",
@@ -133,6 +136,7 @@ ENDPOINTS = [
         "Revoke a key",
         "admin",
         permission="the admin principal",
+        response=answers.admin.RevokedKey,
     ),
     Endpoint(
         "add_session_note",
@@ -145,6 +149,7 @@ ENDPOINTS = [
         "trace",
         permission="the session's principal or the admin",
         success=201,
+        response=answers.admin.NewSessionNote,
     ),
     Endpoint(
         "get_session",
@@ -155,6 +160,7 @@ ENDPOINTS = [
         GetSession,
         "An agent session: its steps and notes",
         "trace",
+        response=answers.admin.Session,
     ),
     Endpoint(
         "list_domains",
@@ -165,6 +171,7 @@ ENDPOINTS = [
         ListDomains,
         "The Domains the caller holds a grant in",
         "admin",
+        response=answers.admin.DomainList,
     ),
     Endpoint(
         "create_domain",
@@ -178,6 +185,7 @@ ENDPOINTS = [
         permission="the admin principal",
         success=201,
         problems=(409,),
+        response=answers.admin.CreatedDomain,
     ),
     Endpoint(
         "get_domain",
@@ -189,6 +197,7 @@ ENDPOINTS = [
         "A Domain",
         "admin",
         permission="data.read",
+        response=answers.admin.DomainView,
     ),
     Endpoint(
         "create_grant",
@@ -201,6 +210,7 @@ ENDPOINTS = [
         "admin",
         permission="domain.settings",
         success=201,
+        response=answers.admin.Grant,
     ),
     Endpoint(
         "delete_grant",
@@ -212,5 +222,6 @@ ENDPOINTS = [
         "Withdraw a grant",
         "admin",
         permission="domain.settings",
+        response=answers.admin.Deleted,
     ),
 ]

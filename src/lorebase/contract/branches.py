@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, NewBranchName
@@ -68,6 +69,7 @@ ENDPOINTS = [
         "schema",
         permission="data.read",
         etag=True,
+        response=answers.schema.SchemaView,
     ),
     Endpoint(
         "create_branch",
@@ -81,6 +83,8 @@ ENDPOINTS = [
         permission="branch.create",
         success=201,
         problems=(409,),
+        response=answers.schema.Branch,
+        request_example=examples.bodies.BRANCH,
     ),
     Endpoint(
         "list_branches",
@@ -92,6 +96,7 @@ ENDPOINTS = [
         "The branches of a Domain",
         "branches",
         permission="data.read",
+        response=answers.schema.BranchList,
     ),
     Endpoint(
         "get_branch",
@@ -103,6 +108,7 @@ ENDPOINTS = [
         "A branch and its head",
         "branches",
         permission="data.read",
+        response=answers.schema.BranchView,
     ),
     Endpoint(
         "update_branch",
@@ -114,6 +120,7 @@ ENDPOINTS = [
         "Protect a branch or set the approvals its merges need",
         "branches",
         permission="domain.settings",
+        response=answers.schema.BranchView,
     ),
     Endpoint(
         "delete_branch",
@@ -126,5 +133,6 @@ ENDPOINTS = [
         "branches",
         permission="its creator, or domain.settings",
         problems=(409,),
+        response=answers.schema.DeletedBranch,
     ),
 ]

@@ -104,8 +104,12 @@ class Endpoint:
     invalid_status: int = 422  # the status of a body that does not fit its model (memory: 400)
     strict_query: bool = False  # a query parameter it does not declare answers 400 (else it is ignored)
     media_types: tuple[str, ...] = ("application/json",)  # what it may answer with on success
-    response: Any = None  # the response model for the document (None: a JSON object)
+    response: Any = None  # the response model of the success document (lorebase.contract.answers)
     example: Any = None  # an example response document (the seed's, where it gives one)
+    request_example: Any = None  # an example body (the seed's, where it gives one)
+    # Other answers it documents beside `success` and the problems: (status, model), e.g. the 202 of
+    # an agent task write or the 503 of /health (which is not problem details).
+    other_answers: tuple[tuple[int, Any], ...] = ()
     parameters: tuple[Parameter, ...] = field(init=False)
     body: Any = field(init=False)
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef, bounded
@@ -84,6 +85,8 @@ ENDPOINTS = [
         "feed",
         permission="data.read on the branch, a grant not narrowed to Kinds",
         problems=(409,),
+        response=answers.feed.ChangesPage,
+        example=examples.CHANGES,
     ),
     Endpoint(
         "events",
@@ -112,6 +115,8 @@ ENDPOINTS = [
         permission="domain.settings",
         success=201,
         problems=(409,),
+        response=answers.feed.CreatedWebhook,
+        request_example=examples.bodies.WEBHOOK,
     ),
     Endpoint(
         "list_webhooks",
@@ -123,6 +128,7 @@ ENDPOINTS = [
         "The Domain's webhooks (never their secrets)",
         "feed",
         permission="domain.settings",
+        response=answers.feed.WebhookList,
     ),
     Endpoint(
         "delete_webhook",
@@ -134,6 +140,7 @@ ENDPOINTS = [
         "Remove a webhook and its pending deliveries",
         "feed",
         permission="domain.settings",
+        response=answers.admin.Deleted,
     ),
     Endpoint(
         "update_webhook",
@@ -145,6 +152,7 @@ ENDPOINTS = [
         "Change a webhook: its URL, events, branches or clearances",
         "feed",
         permission="domain.settings",
+        response=answers.feed.Webhook,
     ),
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import DomainName, Name
@@ -30,6 +31,7 @@ ENDPOINTS = [
         "Alias, value alias and description suggestions from resolve misses",
         "governance",
         permission="domain.settings",
+        response=answers.writes.SuggestionList,
     ),
     Endpoint(
         "accept_suggestion",
@@ -43,6 +45,7 @@ ENDPOINTS = [
         permission="domain.settings",
         problems=(409,),
         body_optional=True,
+        response=answers.writes.Decided,
     ),
     Endpoint(
         "dismiss_suggestion",
@@ -56,5 +59,6 @@ ENDPOINTS = [
         permission="domain.settings",
         problems=(409,),
         body_optional=True,
+        response=answers.writes.Decided,
     ),
 ]

@@ -9,6 +9,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
+from lorebase.contract import answers, examples
 from lorebase.contract._base import MEMORY
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
 from lorebase.contract.fields import Document, IdempotencyKey, Name
@@ -95,6 +96,7 @@ ENDPOINTS = [
         "memory_write",
         success=201,
         problems=(409,),
+        response=answers.memory.MemoryCommand,
     ),
     _memory(
         "derive_memory",
@@ -107,6 +109,7 @@ ENDPOINTS = [
         "memory_write, memory_read on the sources",
         success=201,
         problems=(409,),
+        response=answers.memory.MemoryCommand,
     ),
     _memory(
         "update_memory",
@@ -118,6 +121,7 @@ ENDPOINTS = [
         "Update a memory record (record_revision checked)",
         "memory_write",
         problems=(409,),
+        response=answers.memory.MemoryCommand,
     ),
     _memory(
         "delete_memory",
@@ -130,6 +134,7 @@ ENDPOINTS = [
         "memory_write",
         problems=(409,),
         body_optional=True,
+        response=answers.memory.MemoryCommand,
     ),
     _memory(
         "attach_memory_embedding",
@@ -141,6 +146,7 @@ ENDPOINTS = [
         "Bind an embedding to a memory revision",
         "memory_write",
         problems=(409,),
+        response=answers.memory.MemoryCommand,
     ),
     _memory(
         "review_memory",
@@ -152,6 +158,7 @@ ENDPOINTS = [
         "Record a review decision on a memory",
         "memory_write",
         problems=(409,),
+        response=answers.memory.MemoryCommand,
     ),
     _memory(
         "get_memory",
@@ -162,6 +169,7 @@ ENDPOINTS = [
         RecordRead,
         "One memory record",
         "memory_read",
+        response=answers.memory.MemoryRecord,
     ),
     _memory(
         "query_memory",
@@ -172,6 +180,7 @@ ENDPOINTS = [
         MemoryDocument,
         "Memory records of a scope",
         "memory_read",
+        response=answers.memory.MemoryPage,
     ),
     _memory(
         "create_memory_grant",
@@ -183,6 +192,7 @@ ENDPOINTS = [
         "Grant memory capabilities on a scope",
         "the admin principal",
         success=201,
+        response=answers.memory.NewMemoryGrant,
     ),
     _memory(
         "delete_memory_grant",
@@ -193,6 +203,7 @@ ENDPOINTS = [
         GrantCall,
         "Withdraw a memory grant",
         "the admin principal",
+        response=answers.memory.DeletedMemoryGrant,
     ),
     _memory(
         "read_memory_changes",
@@ -204,6 +215,8 @@ ENDPOINTS = [
         "A page of the memory change journal of a scope",
         "memory_read",
         problems=(409,),
+        response=answers.memory.ChangePage,
+        request_example=examples.bodies.MEMORY_CHANGES,
     ),
     _memory(
         "save_memory_checkpoint",
@@ -215,6 +228,7 @@ ENDPOINTS = [
         "Save a consumer's cursor (monotonic, revision-checked)",
         "memory_read, memory_checkpoint",
         problems=(409,),
+        response=answers.memory.Checkpoint,
     ),
     _memory(
         "get_memory_checkpoint",
@@ -225,6 +239,7 @@ ENDPOINTS = [
         CheckpointRead,
         "A consumer's saved cursor",
         "memory_read",
+        response=answers.memory.Checkpoint,
     ),
     _memory(
         "list_memory_checkpoints",
@@ -235,6 +250,7 @@ ENDPOINTS = [
         ListCheckpoints,
         "The caller's checkpoints",
         "memory_read, memory_checkpoint",
+        response=answers.memory.CheckpointList,
     ),
     _memory(
         "delete_memory_checkpoint",
@@ -247,5 +263,6 @@ ENDPOINTS = [
         "memory_read, memory_checkpoint",
         problems=(409,),
         body_optional=True,
+        response=answers.memory.DeletedCheckpoint,
     ),
 ]

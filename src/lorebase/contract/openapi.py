@@ -2,10 +2,12 @@
 page at `/docs` that renders it in the browser without fetching anything from elsewhere.
 
 Every declared endpoint is a path operation: its parameters with their JSON Schemas (msgspec's, so
-the bounds the edge enforces are the ones published), its request body, its success answer and
-every problem it may answer, as `application/problem+json` (RFC 9457). The problems common to all
-endpoints are added by kind: every call with a credential may answer 401, 403, 404, 429 and 503,
-every call with parameters 400, every call with a body 413, 415 and its `invalid_status`.
+the bounds the edge enforces are the ones published), its request body (with the seed's example),
+its success answer with its response model (lorebase.contract.answers), example and headers, the
+other answers it declares, and every problem it may answer, as `application/problem+json`
+(RFC 9457). The problems common to all endpoints are added by kind: every call with a credential
+may answer 401, 403, 404, 429 and 503, every call with parameters 400, every call with a body 413,
+415 and its `invalid_status`. The webhook deliveries are OpenAPI 3.1 `webhooks`.
 """
 
 from __future__ import annotations
@@ -16,32 +18,15 @@ from typing import Any
 import msgspec
 
 from lorebase import __version__
-from lorebase.contract import ENDPOINTS, Endpoint
+from lorebase.contract import ENDPOINTS, Endpoint, examples
+from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
+from lorebase.contract.documents import Problem
 
-PROBLEM = {
-    "type": "object",
-    "description": "RFC 9457 problem details; `type` ends in `code`, `detail` says what to change",
-    "properties": {
-        "type": {"type": "string"},
-        "title": {"type": "string"},
-        "status": {"type": "integer"},
-        "detail": {"type": "string"},
-        "code": {"type": "string"},
-        "issues": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "rule": {"type": "string"},
-                    "message": {"type": "string"},
-                },
-            },
-        },
-    },
-    "required": ["type", "title", "status", "detail", "code"],
-}
+# RFC 9457 problem details, with the issues of a bad input (lorebase.contract.documents).
+(_,), _PROBLEM_SCHEMAS = msgspec.json.schema_components([Problem], ref_template="#/components/schemas/{name}")
+PROBLEM = _PROBLEM_SCHEMAS["Problem"]
 _REASONS = {
+    202: "Accepted: an agent task write ran on its task branch; its Proposal waits for review or has Conflicts",
     304: "Not modified: the ETag sent in If-None-Match is still current",
     400: "A parameter or the body is malformed",
     401: "No credential, or one that is unknown or revoked",
@@ -57,14 +42,35 @@ _REASONS = {
     503: "A service did not answer, or the gateway is stopping: retry shortly",
 }
 _NO_KEY = {"health"}
+# Endpoints outside keeper whose answer names a Revision in Lorebase-Revision.
+_REVISION_HEADER = {"changes"}
 _SSE_EVENT = {
     "type": "object",
     "properties": {
         "id": {"type": "string", "description": "The event sequence (send it back as Last-Event-ID)"},
         "event": {"type": "string", "enum": ["revision"]},
-        "data": {"type": "string", "description": "The event document, JSON (docs/feed.md)"},
+        "data": {
+            "type": "string",
+            "description": "The event document, JSON (docs/feed.md)",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/RevisionEvent"},
+        },
     },
 }
+_REVISION = {
+    "description": "The Revision the answer describes or created (absent when there is none)",
+    "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+}
+
+
+def _schema(model: Any, schemas: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of a model, its Structs added to `schemas` by name (two different Structs of
+    one name would make one of them wrong in the document: refused)."""
+    (schema,), found = msgspec.json.schema_components([model], ref_template="#/components/schemas/{name}")
+    for name, component in found.items():
+        if schemas.setdefault(name, component) != component:
+            raise TypeError(f"two different schemas are named {name!r}: rename one of the Structs")
+    return schema
 
 
 def _problems(endpoint: Endpoint) -> list[int]:
@@ -78,34 +84,41 @@ def _problems(endpoint: Endpoint) -> list[int]:
     return sorted(statuses)
 
 
+def _json(model: Any, example: Any, schemas: dict[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"schema": {"type": "object"} if model is None else _schema(model, schemas)}
+    if example is not None:
+        entry["example"] = example
+    return entry
+
+
 def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     content: dict[str, Any] = {}
     for media in endpoint.media_types:
-        if media == "application/json":
-            schema: dict[str, Any] = {"type": "object"}
-            if endpoint.response is not None:
-                (schema,), found = msgspec.json.schema_components(
-                    [endpoint.response], ref_template="#/components/schemas/{name}"
-                )
-                schemas.update(found)
-            entry: dict[str, Any] = {"schema": schema}
-            if endpoint.example is not None:
-                entry["example"] = endpoint.example
-            content[media] = entry
+        if media == "application/json":  # the Markdown form of a read describes the same document
+            content[media] = _json(endpoint.response, endpoint.example, schemas)
         elif media == "text/event-stream":  # each event: its id (the sequence), name and JSON document
+            _schema(RevisionEvent, schemas)
             content[media] = {"schema": _SSE_EVENT}
         else:
             content[media] = {"schema": {"type": "string"}}
-    answer: dict[str, Any] = {"description": endpoint.summary, "content": content}
-    if endpoint.service == "keeper" or endpoint.etag:
-        answer["headers"] = {
-            "Lorebase-Revision": {
-                "description": "The Revision the answer describes or created",
-                "schema": {"type": "string"},
-            }
+    headers: dict[str, Any] = {}
+    if endpoint.service == "keeper" or endpoint.etag or endpoint.name in _REVISION_HEADER:
+        headers["Lorebase-Revision"] = _REVISION
+    if endpoint.etag:
+        headers["ETag"] = {
+            "description": "Send it back in If-None-Match: 304 while the answer is unchanged",
+            "schema": {"type": "string"},
         }
-        if endpoint.etag:
-            answer["headers"]["ETag"] = {"schema": {"type": "string"}}
+    if any(parameter.alias == "Idempotency-Key" for parameter in endpoint.parameters):
+        headers["Idempotent-Replayed"] = {
+            "description": "The original answer of a request retried under its idempotency key",
+            "schema": {"type": "string", "enum": ["true"]},
+        }
+    if endpoint.no_store:
+        headers["Cache-Control"] = {"schema": {"type": "string", "enum": ["no-store"]}}
+    answer: dict[str, Any] = {"description": endpoint.summary, "content": content}
+    if headers:
+        answer["headers"] = headers
     return answer
 
 
@@ -134,24 +147,24 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     if parameters:
         operation["parameters"] = parameters
     if endpoint.body is not None:
-        (schema,), found = msgspec.json.schema_components(
-            [endpoint.body], ref_template="#/components/schemas/{name}"
-        )
-        schemas.update(found)
         operation["requestBody"] = {
             "required": not endpoint.body_optional,
-            "content": {"application/json": {"schema": schema}},
+            "content": {"application/json": _json(endpoint.body, endpoint.request_example, schemas)},
         }
     responses: dict[str, Any] = {str(endpoint.success): _success(endpoint, schemas)}
+    for status, model in endpoint.other_answers:
+        other = {
+            "description": _REASONS.get(status, endpoint.summary),
+            "content": {"application/json": _json(model, None, schemas)},
+        }
+        if status < 300 and "headers" in responses[str(endpoint.success)]:
+            other["headers"] = responses[str(endpoint.success)]["headers"]
+        responses[str(status)] = other
     for status in _problems(endpoint):
+        if str(status) in responses:
+            continue
         if status == 304:
             responses["304"] = {"description": _REASONS[304]}
-            continue
-        if endpoint.name == "health":  # not a problem: the same document, naming what is down
-            responses[str(status)] = {
-                "description": "A service is down (named in `services`)",
-                "content": {"application/json": {"schema": {"type": "object"}}},
-            }
             continue
         responses[str(status)] = {
             "description": _REASONS.get(status, "A problem"),
@@ -162,10 +175,62 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     return operation
 
 
+_DELIVERY_HEADERS = [
+    ("Lorebase-Event", "The event's type (revision.committed, operation.<side effect>)"),
+    ("Lorebase-Delivery", "The delivery id"),
+    ("Idempotency-Key", "evt_<sequence>, the same on every attempt of an event: drop repeats by it"),
+    (
+        "Lorebase-Signature",
+        "t=<unix seconds>,v1=<hex>: HMAC-SHA256 over `<t>.` + body, keyed with the SHA-256 of the secret",
+    ),
+]
+
+
+def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The deliveries a webhook receives (OpenAPI 3.1 `webhooks`): a signed POST of the event
+    document, at least once, unordered (order by `sequence`), retried with backoff until a 2xx."""
+
+    def delivery(summary: str, model: Any, example: Any) -> dict[str, Any]:
+        return {
+            "post": {
+                "summary": summary,
+                "description": "Each delivery is signed (Lorebase-Signature) and made at least once: "
+                "answer 2xx quickly (the body is never read); other answers and timeouts are retried "
+                "with backoff up to webhooks.max_attempts (docs/feed.md).",
+                "parameters": [
+                    {
+                        "name": name,
+                        "in": "header",
+                        "required": True,
+                        "description": text,
+                        "schema": {"type": "string"},
+                    }
+                    for name, text in _DELIVERY_HEADERS
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": _json(model, example, schemas)},
+                },
+                "responses": {"2XX": {"description": "Acknowledged"}},
+            }
+        }
+
+    return {
+        "revision.committed": delivery(
+            "A Revision committed on a branch the webhook follows", RevisionEvent, examples.REVISION_EVENT
+        ),
+        "operation.{side_effect}": delivery(
+            "A committed execution of an Operation declaring the side effect",
+            OperationEvent,
+            examples.OPERATION_EVENT,
+        ),
+    }
+
+
 @cache
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document of every declared endpoint."""
-    schemas: dict[str, Any] = {"Problem": PROBLEM}
+    schemas: dict[str, Any] = dict(_PROBLEM_SCHEMAS)
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in ENDPOINTS:
         paths.setdefault(endpoint.openapi_path, {})[endpoint.method.lower()] = _operation(endpoint, schemas)
@@ -180,6 +245,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "paths": paths,
+        "webhooks": _webhooks(schemas),
         "components": {
             "schemas": schemas,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "An API key"}},

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, PROPOSAL, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, bounded
@@ -79,6 +80,7 @@ ENDPOINTS = [
         permission="proposal.create on the source, data.read on the target",
         success=201,
         problems=(409,),
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "list_proposals",
@@ -90,6 +92,7 @@ ENDPOINTS = [
         "Proposals, by status; assigned=me: those the caller stewards",
         "proposals",
         permission="data.read",
+        response=answers.proposals.ProposalList,
     ),
     Endpoint(
         "get_proposal",
@@ -101,6 +104,7 @@ ENDPOINTS = [
         "A Proposal: its diff summary, reviews, blockers and next steps",
         "proposals",
         permission="data.read",
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "review_proposal",
@@ -113,6 +117,7 @@ ENDPOINTS = [
         "proposals",
         permission="proposal.review on the target",
         problems=(409,),
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "merge_proposal",
@@ -126,6 +131,7 @@ ENDPOINTS = [
         permission="proposal.merge on the target",
         problems=(409,),
         body_optional=True,
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "close_proposal",
@@ -139,6 +145,7 @@ ENDPOINTS = [
         permission="its author, or proposal.merge",
         problems=(409,),
         body_optional=True,
+        response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
         "list_conflicts",
@@ -150,6 +157,7 @@ ENDPOINTS = [
         "The Conflicts of a Proposal with its target",
         "proposals",
         permission="data.read",
+        response=answers.proposals.ConflictList,
     ),
     Endpoint(
         "resolve_conflict",
@@ -162,5 +170,6 @@ ENDPOINTS = [
         "proposals",
         permission="the author (proposal.create) or proposal.merge",
         problems=(409,),
+        response=answers.proposals.Conflict,
     ),
 ]

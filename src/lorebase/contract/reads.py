@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import (
@@ -222,6 +223,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.RecordView,
     ),
     Endpoint(
         "get_links",
@@ -234,6 +236,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.LinksPage,
     ),
     Endpoint(
         "get_history",
@@ -246,6 +249,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.HistoryPage,
     ),
     Endpoint(
         "get_lineage",
@@ -258,6 +262,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.LineageView,
     ),
     Endpoint(
         "explain",
@@ -271,6 +276,7 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.records.Explanation,
     ),
     Endpoint(
         "diff",
@@ -283,6 +289,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        response=answers.records.DiffResult,
     ),
     Endpoint(
         "get_health",
@@ -296,6 +303,7 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.records.DataHealth,
     ),
     Endpoint(
         "get_kind_health",
@@ -309,6 +317,7 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.records.DataHealth,
     ),
     Endpoint(
         "context",
@@ -322,6 +331,9 @@ ENDPOINTS = [
         permission="data.read",
         etag=True,
         media_types=MARKDOWN,
+        response=answers.graph.ContextPack,
+        example=examples.CONTEXT_PACK,
+        request_example=examples.bodies.CONTEXT,
     ),
     Endpoint(
         "neighborhood",
@@ -333,6 +345,8 @@ ENDPOINTS = [
         "The graph around some Records",
         "reads",
         permission="data.read",
+        response=answers.graph.Neighborhood,
+        request_example=examples.bodies.NEIGHBORHOOD,
     ),
     Endpoint(
         "traverse",
@@ -344,6 +358,8 @@ ENDPOINTS = [
         "Follow a path of Relations",
         "reads",
         permission="data.read",
+        response=answers.graph.Traversal,
+        request_example=examples.bodies.TRAVERSE,
     ),
     Endpoint(
         "search",
@@ -355,6 +371,8 @@ ENDPOINTS = [
         "Records by text or vector, by Kind, Trait or lens",
         "agents",
         permission="data.read",
+        response=answers.graph.SearchResults,
+        request_example=examples.bodies.SEARCH,
     ),
     Endpoint(
         "resolve",
@@ -366,6 +384,9 @@ ENDPOINTS = [
         "Which Kinds, Attributes and stored values the words of a question mean",
         "agents",
         permission="data.read",
+        response=answers.graph.ResolveResult,
+        example=examples.RESOLVE,
+        request_example=examples.bodies.RESOLVE,
     ),
     Endpoint(
         "query",
@@ -377,6 +398,8 @@ ENDPOINTS = [
         "Records matching a filter, or counts per value, with coverage",
         "reads",
         permission="data.read",
+        response=answers.graph.QueryResult,
+        request_example=examples.bodies.QUERY,
     ),
 ]
 

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
 from lorebase.contract.fields import (
@@ -123,6 +124,9 @@ ENDPOINTS = [
         "writes",
         permission="operation.execute (or the Operation's own) and data.read on the branch",
         problems=(409,),
+        response=answers.writes.Execution,
+        other_answers=((202, answers.writes.Accepted),),
+        request_example=examples.bodies.EXECUTE,
     ),
     Endpoint(
         "import_data",
@@ -137,6 +141,7 @@ ENDPOINTS = [
         problems=(409, 413),
         body_limit=IMPORT_LIMIT,
         bulk=True,
+        response=answers.writes.Imported,
     ),
     Endpoint(
         "sync_source",
@@ -151,6 +156,7 @@ ENDPOINTS = [
         problems=(409, 413),
         body_limit=IMPORT_LIMIT,
         bulk=True,
+        response=answers.writes.Synced,
     ),
     Endpoint(
         "set_embedding",
@@ -162,6 +168,7 @@ ENDPOINTS = [
         "Attach an embedding to a Record",
         "writes",
         permission="operation.execute",
+        response=answers.writes.EmbeddingSet,
     ),
 ]
 

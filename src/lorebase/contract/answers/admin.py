@@ -1,0 +1,155 @@
+"""What the administration endpoints answer: the gateway's health, principals and keys, Domains,
+grants, and the agent trace's sessions (keeper's lorebase_keeper/admin and governance/trace.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from msgspec import UNSET, Meta, UnsetType
+
+from lorebase.contract.documents import Answer, RevisionId, Timestamp
+
+
+class GatewayHealth(Answer, kw_only=True):
+    """Every service answers its health check; `degraded` names those that work less well than they
+    should, with the reason (the feed when its relay has fallen behind)."""
+
+    status: Literal["ok", "degraded"]
+    version: str
+    degraded: dict[str, str] | UnsetType = UNSET
+
+
+class GatewayDown(Answer, kw_only=True):
+    """A service did not answer its health check (`lorebase up` restarts it meanwhile)."""
+
+    status: Literal["unavailable"]
+    version: str
+    services: Annotated[dict[str, bool], Meta(description="keeper, feed, scribe: whether each answered")]
+
+
+class Principal(Answer, kw_only=True):
+    """A principal (a user or a service) and the tenant of its memory namespaces."""
+
+    id: str
+    type: Literal["service", "user"]
+    name: str
+    tenant: str
+    created_at: Timestamp
+
+
+class NewKey(Answer, kw_only=True):
+    """A key of a principal; `key` is shown only in this answer (keeper keeps its digest)."""
+
+    id: str
+    principal: str
+    key: str
+    created_at: Timestamp
+
+
+class RevokedKey(Answer, kw_only=True):
+    """A revoked key."""
+
+    id: str
+    principal: str
+    revoked_at: Timestamp
+
+
+class DomainEntry(Answer, kw_only=True):
+    """A Domain and its default branch."""
+
+    name: str
+    default_branch: str
+
+
+class DomainList(Answer, kw_only=True):
+    """The Domains the caller holds a grant in (all of them for the admin)."""
+
+    domains: list[DomainEntry]
+
+
+class DomainView(DomainEntry, kw_only=True):
+    """A Domain: its default branch and the description of its schema."""
+
+    description: str
+
+
+class CreatedDomain(DomainView, kw_only=True):
+    """A Domain just created, its default branch protected and without a Revision yet."""
+
+    created_at: Timestamp
+
+
+class Grant(Answer, kw_only=True):
+    """A role on branches of a Domain, optionally narrowed to Kinds (null: every Kind)."""
+
+    id: str
+    principal: str
+    role: Literal["viewer", "editor", "reviewer", "admin"]
+    branches: list[str]
+    kinds: list[str] | None
+
+
+class Deleted(Answer, kw_only=True):
+    """What was deleted."""
+
+    id: str
+    deleted: Literal[True]
+
+
+class SessionNote(Answer, tag_field="kind", tag="note", kw_only=True):
+    """A note an agent attached to its session."""
+
+    id: int
+    at: Timestamp
+    principal: str
+    domain: str | UnsetType = UNSET
+    text: str
+
+
+class NewSessionNote(Answer, tag_field="kind", tag="note", kw_only=True):
+    """The note just attached."""
+
+    session: str
+    id: int
+    text: str
+    at: Timestamp
+
+
+class SessionStep(Answer, tag_field="kind", tag="step", kw_only=True):
+    """A call made with the session's id: its request, status, latency, counts and what it touched."""
+
+    id: int
+    at: Timestamp
+    principal: str
+    domain: str | UnsetType = UNSET
+    call: Annotated[str, Meta(description="The RPC the call made (GetRecord, Query...)")]
+    status: int
+    latency_ms: float
+    counts: dict[str, int]
+    request: dict[str, Any]
+    touched: Annotated[list[str], Meta(description="Records (Kind/key) and Links the answer named")]
+    revision: RevisionId | UnsetType = UNSET
+
+
+class Session(Answer, kw_only=True):
+    """An agent session: its entries in order, for a replay."""
+
+    session: str
+    entries: list[SessionNote | SessionStep]
+    steps: int
+
+
+__all__ = [
+    "Deleted",
+    "DomainList",
+    "DomainView",
+    "GatewayDown",
+    "GatewayHealth",
+    "Grant",
+    "CreatedDomain",
+    "NewKey",
+    "NewSessionNote",
+    "Principal",
+    "RevokedKey",
+    "Session",
+]

@@ -1,0 +1,175 @@
+"""What the schema and branch endpoints answer: the schema as the caller may read it (keeper's
+reads/schema_view.py over lorebase.schema's normalised document) and branches (branches/)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from lorebase.contract.documents import Answer, Count, RevisionId, Timestamp
+
+Bound = Annotated[int | str | None, Meta(description="A bound: an integer, or a decimal as a string")]
+
+
+class AttributeDoc(Answer, kw_only=True):
+    """An Attribute (or an Operation's parameter) as the normalised schema document spells it out:
+    every member, null when absent."""
+
+    type: Annotated[
+        str, Meta(description="string, text, integer, decimal(p,s), boolean, date, datetime, enum")
+    ]
+    required: bool
+    unique: bool
+    pattern: str | None
+    min: Bound
+    max: Bound
+    values: list[str] | UnsetType = UNSET  # enums
+    description: str
+    aliases: list[str]
+    value_aliases: dict[str, list[str]]
+    resolvable: bool | None
+    sensitivity: list[str]
+    default: Any = UNSET  # parameters
+    derived: str | None | UnsetType = UNSET  # Kinds' Attributes: the Derivation, or null
+
+
+class KindDoc(Answer, kw_only=True):
+    """A Kind (a derived Attribute over what the caller may not read is left out)."""
+
+    name: str
+    description: str
+    key: list[str]
+    title: str | None
+    aliases: list[str]
+    implements: list[str]
+    stewards: list[str]
+    attributes: dict[str, AttributeDoc]
+
+
+class RelationDoc(Answer, kw_only=True):
+    """A Relation between two Kinds."""
+
+    name: str
+    from_: str = msgspec.field(name="from")
+    to: str
+    inverse: str | None
+    cardinality: Literal["one_to_one", "one_to_many", "many_to_one", "many_to_many"]
+    description: str
+    required_from: bool
+    attributes: dict[str, AttributeDoc]
+
+
+class TraitDoc(Answer, kw_only=True):
+    """A Trait and the readable Kinds implementing it."""
+
+    name: str
+    description: str
+    attributes: dict[str, AttributeDoc]
+    kinds: list[str]
+
+
+class LensDoc(Answer, kw_only=True):
+    """A lens: a read preset (its unreadable Kinds, Traits and Relations left out)."""
+
+    name: str
+    description: str
+    kinds: list[str]
+    traits: list[str]
+    relations: list[str]
+    depth: int | None
+    budget_tokens: int | None
+    include_schema: bool | None
+    include_recent_changes: bool | None
+    include_lineage: bool | None
+
+
+class EditTemplate(Answer, kw_only=True):
+    """An edit an Operation makes, with `$parameter` templates in its key and values."""
+
+    op: str
+    kind: str | None | UnsetType = UNSET
+    key: Any = UNSET
+    relation: str | None | UnsetType = UNSET
+    from_: Any = msgspec.field(name="from", default=UNSET)
+    to: Any = UNSET
+    values: dict[str, Any]
+
+
+class OperationDoc(Answer, kw_only=True):
+    """An Operation the caller may see (every Kind it edits is readable)."""
+
+    name: str
+    description: str
+    parameters: dict[str, AttributeDoc]
+    edits: list[EditTemplate]
+    review_policy: Annotated[str | None, Meta(description="The policy's expression, or null")]
+    side_effects: list[str]
+    permissions: list[str]
+
+
+class SourceDoc(Answer, kw_only=True):
+    """A Source: an outside system that delivers Records of its Kinds (the readable ones)."""
+
+    name: str
+    description: str
+    kinds: list[str]
+    stale_after: str
+
+
+class SchemaView(Answer, kw_only=True):
+    """The schema of a Domain as the caller may read it, in declaration order; invisible Kinds are
+    left out with what needs them."""
+
+    domain: str
+    branch: str
+    description: str
+    kinds: list[KindDoc]
+    relations: list[RelationDoc]
+    traits: list[TraitDoc]
+    lenses: list[LensDoc]
+    operations: list[OperationDoc]
+    sources: list[SourceDoc]
+    revision: RevisionId | None
+
+
+class Branch(Answer, kw_only=True):
+    """A branch: its head, protection, and where it came from."""
+
+    name: str
+    head: RevisionId | None
+    generation: Count
+    default: bool
+    protected: bool
+    required_approvals: Count
+    from_: str | None = msgspec.field(name="from")
+    mode: Literal["copy", "overlay"]
+    created_by: str
+    created_at: Timestamp
+
+
+class BranchList(Answer, kw_only=True):
+    """The branches the caller may read, by name."""
+
+    domain: str
+    branches: list[Branch]
+
+
+class BranchView(Branch, kw_only=True):
+    """A branch of a Domain; `revision` is its head."""
+
+    domain: str
+    revision: RevisionId | None
+
+
+class DeletedBranch(Answer, kw_only=True):
+    """A deleted branch: its Revisions stay in the history under an archive name."""
+
+    domain: str
+    branch: str
+    deleted: Literal[True]
+    head: RevisionId | None
+
+
+__all__ = ["Branch", "BranchList", "BranchView", "DeletedBranch", "SchemaView"]
