@@ -9,9 +9,9 @@ holds all of them. Grants are read on every request, so a revoked grant or key s
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
+from lorebase.credentials import presented_digest, unknown_credential
 from lorebase.memory.scope import Scope
 from lorebase.problems import Problem
 from lorebase_store import Database, MemoryPrincipal, Txn
@@ -31,17 +31,7 @@ class MemoryCaller:
 
 async def authenticate(db: Database, authorization: str | None) -> MemoryCaller:
     """The caller of a credential, or 401."""
-    return await caller_of_digest(db, credential_digest(authorization))
-
-
-def credential_digest(authorization: str | None) -> str:
-    """The stored digest of an `Authorization: Bearer <key>` credential; 401 when there is none."""
-    if not authorization:
-        raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
-    scheme, _, key = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not key.strip():
-        raise Problem(401, "unauthenticated", "the Authorization header must be 'Bearer <key>'")
-    return hashlib.sha256(key.strip().encode("utf-8")).hexdigest()
+    return await caller_of_digest(db, presented_digest(authorization))
 
 
 async def caller_of_digest(db: Database, digest: str) -> MemoryCaller:
@@ -50,10 +40,6 @@ async def caller_of_digest(db: Database, digest: str) -> MemoryCaller:
     if row is None:
         raise unknown_credential()
     return MemoryCaller(row.id, row.tenant)
-
-
-def unknown_credential() -> Problem:
-    return Problem(401, "unauthenticated", "the credential is unknown or revoked; ask for a new key")
 
 
 async def _principal_for_digest(txn: Txn, digest: str) -> MemoryPrincipal | None:
@@ -94,8 +80,6 @@ __all__ = [
     "authenticate",
     "caller_of_digest",
     "capabilities",
-    "credential_digest",
     "forbidden",
     "require",
-    "unknown_credential",
 ]

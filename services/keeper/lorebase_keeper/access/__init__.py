@@ -2,7 +2,7 @@
 branch pattern (`Access`), and what one caller may read of a Domain on one branch (`Readable`, the
 one answer every read surface asks)."""
 
-from lorebase_keeper.access.auth import ADMIN_PRINCIPAL, ROLES, Access, Authenticator, Principal, key_digest
+from lorebase_keeper.access.auth import ADMIN_PRINCIPAL, ROLES, Access, Authenticator, Principal
 from lorebase_keeper.access.readable import Readable, readable, readable_kind
 
 __all__ = [
@@ -12,7 +12,6 @@ __all__ = [
     "Authenticator",
     "Principal",
     "Readable",
-    "key_digest",
     "readable",
     "readable_kind",
 ]

@@ -7,11 +7,11 @@ Every keeper call authenticates the credential of its `authorization` metadata a
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from lorebase.credentials import presented_digest, unknown_credential
 from lorebase.problems import Problem
 from lorebase_store import Database, GrantRow, PrincipalRow, Txn
 
@@ -29,11 +29,6 @@ ADMIN = REVIEWER | {
     "restricted.read",
 }
 ROLES: dict[str, frozenset[str]] = {"viewer": VIEWER, "editor": EDITOR, "reviewer": REVIEWER, "admin": ADMIN}
-
-
-def key_digest(key: str) -> str:
-    """What is stored of a credential: the SHA-256 hex digest of its text."""
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -122,12 +117,7 @@ class Authenticator:
         self._access.clear()
 
     async def authenticate(self, authorization: str | None) -> Principal:
-        if not authorization:
-            raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
-        scheme, _, key = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not key.strip():
-            raise Problem(401, "unauthenticated", "the Authorization header must be 'Bearer <key>'")
-        digest = key_digest(key.strip())
+        digest = presented_digest(authorization)
         now = time.monotonic()
         cached = self._principals.get(digest)
         if cached is None or cached[0] < now:
@@ -139,7 +129,7 @@ class Authenticator:
         else:
             principal = cached[1]
         if principal is None:
-            raise Problem(401, "unauthenticated", "the credential is unknown or revoked; ask for a new key")
+            raise unknown_credential()
         return principal
 
     async def access(self, principal: Principal, domain_id: int) -> Access:
@@ -166,4 +156,4 @@ async def _grants_of(txn: Txn, principal_id: str, domain_id: int) -> list[GrantR
     return await txn.grants_of(principal_id, domain_id)
 
 
-__all__ = ["ADMIN_PRINCIPAL", "ROLES", "Access", "Authenticator", "Principal", "key_digest"]
+__all__ = ["ADMIN_PRINCIPAL", "ROLES", "Access", "Authenticator", "Principal"]

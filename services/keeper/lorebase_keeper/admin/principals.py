@@ -9,9 +9,10 @@ import secrets
 from typing import Any
 
 from lorebase.contract.admin import NewPrincipal
+from lorebase.credentials import key_digest
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
-from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal, key_digest
+from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.credentials import presented_digest
 from lorebase.grpc_problems import problem_rpc
-from lorebase.memory.access import MemoryCaller, authenticate, caller_of_digest, credential_digest
+from lorebase.memory.access import MemoryCaller, authenticate, caller_of_digest
 from lorebase.memory.rpc import answer, credential, json_body
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as kpb
@@ -40,7 +41,7 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
     ) -> kpb.Reply:
         # The command's group checks the key again in its transaction (memory/commit.py): the caller
         # known here only routes the command to its journal.
-        digest = credential_digest(credential(context))
+        digest = presented_digest(credential(context))
         caller = await self.rt.memory.caller(digest)
         self._charge(caller, "writes")
         try:

@@ -13,9 +13,10 @@ import dataclasses
 from typing import Any
 
 from lorebase.canonical import canonical_json, sha256_hex
+from lorebase.credentials import unknown_credential
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.memory import CAPABILITIES, Namespace, Scope, chain_digest, cursor_document
-from lorebase.memory.access import MemoryCaller, forbidden, unknown_credential
+from lorebase.memory.access import MemoryCaller, forbidden
 from lorebase.problems import Problem
 from lorebase_keeper.memory.commands import Command, not_found, now_millis, visible
 from lorebase_keeper.memory.records import (
