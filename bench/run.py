@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import asyncpg
 import httpx
@@ -137,7 +138,7 @@ async def raw_writes(url: str) -> Measure:
     return Measure("", len(latencies) / elapsed, quantiles[49] * 1000, quantiles[98] * 1000)
 
 
-def raw_reads(host: str, port: int, database: str, domain_id: int) -> Measure:
+def raw_reads(host: str, port: int, database: str, domain_id: int, password: str = "") -> Measure:
     bin_dir = postgres_bin_dir()
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "select.sql"
@@ -177,6 +178,7 @@ def raw_reads(host: str, port: int, database: str, domain_id: int) -> Measure:
             capture_output=True,
             text=True,
             cwd=tmp,
+            env={**os.environ, "PGPASSWORD": password},  # the embedded server asks for one
         ).stdout
         rate = float(re.search(r"tps = ([\d.]+)", out).group(1))  # type: ignore[union-attr]
         latencies = []
@@ -274,7 +276,7 @@ def main() -> int:
                 read_pairs.append(
                     (
                         wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers),
-                        raw_reads("127.0.0.1", pg_port, "bench", domain_id),
+                        raw_reads("127.0.0.1", pg_port, "bench", domain_id, urlsplit(server).password or ""),
                     )
                 )
             rest_writes, raw_w = _median_pair(write_pairs)
