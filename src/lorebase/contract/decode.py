@@ -24,7 +24,7 @@ from lorebase.problems import Problem
 
 # How deep a free-form document in a body may nest (a filter of filters, a value of values).
 MAX_DEPTH = 64
-_AT = re.compile(r" - at `\$([^`]*)`$")
+_AT = re.compile(r" - at `\$([^`]*)`\Z")
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
 
 
