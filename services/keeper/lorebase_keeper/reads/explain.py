@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.ids import iso_seconds
-from lorebase.problems import Problem
-from lorebase_keeper.access import Access, readable, readable_kind
+from lorebase_keeper.access import Access, readable
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.lineage import lineage_of
-from lorebase_keeper.reads.records import links_along, load_record, title_of
-from lorebase_keeper.reads.snapshots import ReadPoint, read_point
+from lorebase_keeper.reads.records import links_along, read_record, title_of
+from lorebase_keeper.reads.snapshots import ReadPoint
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
@@ -34,16 +33,9 @@ async def explain(
     max_links = domain.settings.model.agents.explain.max_links
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, branch, at)
-        kind = readable_kind(access, domain, point.branch.name, kind_name)
-        loaded = await load_record(txn, domain, point, kind, key)
-        if loaded is None:
-            raise Problem(
-                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
-            )
-        values, provenance, _ = loaded
-        shown, redacted = readable(access, domain, point.branch.name).values(kind.name, values)
-        lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
+        found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
+        point, kind, shown, redacted = found.point, found.kind, found.shown, found.redacted
+        lineage = await lineage_of(txn, domain, found.provenance, shown, branch=point.branch.name)
         created_row = await txn.entity_created(domain.id, point.chain, point.at, "record", kind.name, key)
         created = None
         if created_row is not None:

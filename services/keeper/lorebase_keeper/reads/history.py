@@ -16,7 +16,7 @@ from lorebase_keeper.access import Access, readable_kind
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.lineage import lineage_of, revision_summary
-from lorebase_keeper.reads.records import load_record
+from lorebase_keeper.reads.records import read_record
 from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import HistoryRow, Txn
@@ -102,16 +102,9 @@ async def get_lineage(
     cap = domain.settings.model.read.history.lineage_count_max
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, branch, at)
-        kind = readable_kind(access, domain, point.branch.name, kind_name)
-        loaded = await load_record(txn, domain, point, kind, key)
-        if loaded is None:
-            raise Problem(
-                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
-            )
-        values, provenance, _ = loaded
-        shown, redacted = readable_view(access, domain, point.branch.name).values(kind.name, values)
-        lineage = await lineage_of(txn, domain, provenance, shown, branch=point.branch.name)
+        found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
+        point, kind, shown, redacted = found.point, found.kind, found.shown, found.redacted
+        lineage = await lineage_of(txn, domain, found.provenance, shown, branch=point.branch.name)
         count = await txn.count_entity_history(
             domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lorebase.cursors import decode_cursor, encode_cursor, pair_of
@@ -32,6 +33,34 @@ async def load_record(
     return None if not snap else (snap[0].after or {}, snap[0].provenance, snap[0].revision)
 
 
+@dataclass(frozen=True)
+class FoundRecord:
+    """One Record as a caller reads it: where it was read, its Kind, what the caller may see of its
+    values (and which it may not), their provenance and the Revision that last changed it."""
+
+    point: ReadPoint
+    kind: Kind
+    shown: dict[str, Any]
+    redacted: list[str]
+    provenance: dict[str, Any]
+    updated: str
+
+
+async def read_record(
+    txn: Txn, access: Access, domain: Domain, *, branch: str | None, at: str | None, kind_name: str, key: str
+) -> FoundRecord:
+    """The Record `kind_name/key` on the branch (as of `at`), as the caller may read it; 404 for a
+    Kind it may not read or a Record that is not there."""
+    point = await read_point(txn, domain, branch, at)
+    kind = readable_kind(access, domain, point.branch.name, kind_name)
+    loaded = await load_record(txn, domain, point, kind, key)
+    if loaded is None:
+        raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}")
+    values, provenance, updated = loaded
+    shown, redacted = readable(access, domain, point.branch.name).values(kind.name, values)
+    return FoundRecord(point, kind, shown, redacted, provenance, updated)
+
+
 async def get_record(
     rt: Runtime,
     access: Access,
@@ -50,20 +79,18 @@ async def get_record(
             return found
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, branch, at)
-        kind = readable_kind(access, domain, point.branch.name, kind_name)
-        loaded = await load_record(txn, domain, point, kind, key)
-        if loaded is None:
-            raise Problem(
-                404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}"
-            )
-        values, provenance, updated = loaded
-        doc = _record_document(access, domain, point.branch.name, point.revision, kind, key, values)
-        doc["updated_revision"] = updated
+        found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
+        point = found.point
+        doc = _record_document(
+            domain, point.branch.name, point.revision, found.kind, key, found.shown, found.redacted
+        )
+        doc["updated_revision"] = found.updated
         if lineage:
-            doc["lineage"] = await lineage_of(txn, domain, provenance, doc["values"], branch=doc["branch"])
+            doc["lineage"] = await lineage_of(
+                txn, domain, found.provenance, found.shown, branch=doc["branch"]
+            )
         if links:
-            doc["links"] = await _link_counts(txn, access, domain, point, kind, key)
+            doc["links"] = await _link_counts(txn, access, domain, point, found.kind, key)
         return doc
 
     return await rt.db.read("get_record", read)
@@ -83,7 +110,8 @@ async def _head_record(
         raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
     if row is None:
         return None
-    doc = _record_document(access, domain, name, head, kind, key, row.values)
+    shown, redacted = readable(access, domain, name).values(kind.name, row.values)
+    doc = _record_document(domain, name, head, kind, key, shown, redacted)
     doc["updated_revision"] = row.updated_revision
     if lineage:
         provenance = row.provenance
@@ -94,15 +122,14 @@ async def _head_record(
 
 
 def _record_document(
-    access: Access,
     domain: Domain,
     branch: str,
     revision: str | None,
     kind: Kind,
     key: str,
-    values: dict[str, Any],
+    shown: dict[str, Any],
+    redacted: list[str],
 ) -> dict[str, Any]:
-    shown, redacted = readable(access, domain, branch).values(kind.name, values)
     doc: dict[str, Any] = {
         "domain": domain.name,
         "branch": branch,
@@ -246,4 +273,4 @@ async def get_links(
     return await rt.db.read("get_links", read)
 
 
-__all__ = ["get_links", "get_record", "links_along", "load_record", "title_of"]
+__all__ = ["FoundRecord", "get_links", "get_record", "links_along", "load_record", "read_record", "title_of"]
