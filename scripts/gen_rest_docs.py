@@ -39,7 +39,8 @@ says what a request may hold.
 
 - Every string a request carries refuses NUL (`\\u0000`); the bounds below are checked at the edge
   (`400 invalid-parameter` naming the parameter, `422 validation-failed` with `issues` for a body;
-  memory endpoints answer `400`). A body member the table does not list is refused.
+  `400 validation-failed` for the memory query, change journal and checkpoints). A body member the
+  table does not list is refused.
 - A parameter or body member that is not required may be left out: the default applies (an empty
   query value is the default too).
 - Every endpoint but `/health` needs `Authorization: Bearer <key>`. The problem statuses listed

@@ -1,4 +1,5 @@
-"""The name grammar: Domains, branches, tags, principals, tenants, checkpoints and trace sessions.
+"""The name grammar: Domains, branches, tags, principals, tenants, checkpoints, trace sessions and the
+ids of a memory scope.
 
 Every name a caller creates is checked here, on create, with `fullmatch` (a `$` anchor would let a
 final newline through). Branch and tag names follow git's ref rules: components separated by `/`,
@@ -92,6 +93,13 @@ SESSION = NameRule(
     "letters, digits, '.', '_', ':' or '-'",
     128,
 )
+# project_id, mission_id and agent_id of a memory scope (docs/memory.md).
+MEMORY_SCOPE = NameRule(
+    "memory scope id",
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/-]*"),
+    "1-128 letters, digits, '.', '_', ':', '@', '/' or '-', starting with a letter or digit",
+    128,
+)
 
 # A grant's branch pattern: a branch name in which '*' and '?' may stand for characters.
 _PATTERN = re.compile(r"[A-Za-z0-9*?](?:[A-Za-z0-9._*?-]*)(?:/[A-Za-z0-9_*?-][A-Za-z0-9._*?-]*)*")
@@ -129,6 +137,7 @@ __all__ = [
     "BRANCH",
     "CHECKPOINT",
     "DOMAIN",
+    "MEMORY_SCOPE",
     "PRINCIPAL",
     "SESSION",
     "TAG",

@@ -64,7 +64,10 @@ async def test_journal_writes_count_in_the_writes_class(stack: Stack) -> None:
     )
     assert page.status_code == 200, page.text
     path = "/api/v1/memory/checkpoints/c-1"
-    body = {"contract_version": 1, "scope": SCOPE, "cursor": None, "revision": 0}
+    # A cursor of the right shape (a body that does not fit is refused at the edge, before feed
+    # charges anything); feed charges the save, then finds the journal is not this scope's (409).
+    cursor = {"journal_id": "jrn_" + "A" * 26, "sequence": 0}
+    body = {"contract_version": 1, "scope": SCOPE, "cursor": cursor, "revision": 0}
     first = await stack.http.put(path, json=body, headers=consumer)
     assert first.status_code != 429, first.text
     assert_limited(await stack.http.put(path, json=body, headers=consumer), "writes")

@@ -129,8 +129,11 @@ def test_bad_values_answer_the_gateways_problem_before_sending() -> None:
     }
 
     with pytest.raises(Problem) as deep:  # a document body nests at most MAX_DEPTH levels
-        build(BY_NAME["query_memory"], {"body": {"deep": _nested(80)}})
+        build(BY_NAME["create_memory"], {"body": {"scope": _SCOPE, "content": _nested(80)}})
     assert (deep.value.status, deep.value.code) == (400, "malformed-json")
+
+
+_SCOPE = {"project_id": "p", "mission_id": None, "agent_id": "a", "visibility": "shared"}
 
 
 def _nested(depth: int) -> Any:
@@ -148,7 +151,8 @@ def test_every_endpoint_builds_from_its_path_parameters() -> None:
         try:
             request = build(endpoint, arguments)
         except Problem as problem:
-            assert problem.status == 422 and problem.extra["issues"][0]["rule"] == "required", endpoint.name
+            assert problem.status == endpoint.invalid_status, endpoint.name
+            assert problem.extra["issues"][0]["rule"] == "required", endpoint.name
             continue
         assert "{" not in request.path and request.method == endpoint.method, endpoint.name
 

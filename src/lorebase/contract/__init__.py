@@ -8,7 +8,17 @@ The gateway's routes, the gRPC messages, the REST client's routes, the parity te
 
 from __future__ import annotations
 
-from lorebase.contract import admin, answers, branches, feed, governance, memory, proposals, reads, writes
+from lorebase.contract import (
+    admin,
+    answers,
+    branches,
+    feed,
+    governance,
+    memory,
+    proposals,
+    reads,
+    writes,
+)
 from lorebase.contract.endpoint import Endpoint, Header, In, Parameter, Path, Query, Request
 
 

@@ -15,12 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 import msgspec
 
+from lorebase.contract import BY_NAME
 from lorebase.contract.endpoint import Endpoint
 from lorebase.problems import Problem
+
+B = TypeVar("B")
 
 # How deep a free-form document in a body may nest (a filter of filters, a value of values).
 MAX_DEPTH = 64
@@ -226,4 +229,15 @@ def decode_body(endpoint: Endpoint, data: bytes) -> Any:
     return decoded
 
 
-__all__ = ["MAX_DEPTH", "convert_parameters", "decode_body", "unknown_query"]
+def body_of(endpoint: str, data: bytes, model: type[B]) -> B:
+    """The JSON body of the endpoint named `endpoint`, decoded into its model `model` (the one its
+    declaration names), as a service reads it: the same rules and problems as at the edge."""
+    declared = BY_NAME[endpoint]
+    if declared.body is not model:
+        raise TypeError(f"{endpoint} takes a {declared.body}, not a {model.__name__}")
+    value = decode_body(declared, data)
+    assert isinstance(value, model)
+    return value
+
+
+__all__ = ["MAX_DEPTH", "body_of", "convert_parameters", "decode_body", "unknown_query"]

@@ -28,6 +28,11 @@ def bounded(max_length: int, description: str = "", *, min_length: int = 0) -> M
     )
 
 
+def matching(pattern: str, description: str) -> Meta:
+    """The constraints of a string that `pattern` matches whole (an id of a known shape)."""
+    return Meta(pattern=f"^(?:{pattern}){_END}", description=description)
+
+
 def grammar(rule: names.NameRule, description: str) -> Meta:
     """The constraints of a name following its grammar (lorebase.names), as a JSON Schema pattern."""
     extra = r"(?!.*\.\.)(?!.*\.lock$)" if rule.path else ""
@@ -68,6 +73,8 @@ IdempotencyKey = Annotated[
     ),
 ]
 Names = Annotated[list[Name], Meta(max_length=1000)]
+# An idempotency key sent in the body is not empty (the header's may be: an empty header is no key).
+BodyKey = Annotated[IdempotencyKey, Meta(min_length=1)]
 # An embedding or a query vector: finite numbers (JSON has no others; msgspec refuses overflows).
 Vector = Annotated[list[float], Meta(min_length=1, max_length=4096, description="1 to 4096 numbers")]
 Document = dict[str, Any]  # a JSON object whose shape the schema document decides
@@ -79,6 +86,8 @@ __all__ = [
     "Tenant",
     "bounded",
     "grammar",
+    "matching",
+    "BodyKey",
     "BranchRef",
     "Count",
     "Cursor",

@@ -11,6 +11,7 @@ from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
 from lorebase.contract.fields import (
+    BodyKey,
     BranchRef,
     Document,
     DomainName,
@@ -23,8 +24,6 @@ from lorebase.contract.fields import (
 )
 
 Message = Annotated[str, bounded(4096, "The Revision's message")]
-# A key sent in the body is not empty (the header's may be: an empty header is no key).
-BodyKey = Annotated[IdempotencyKey, Meta(min_length=1)]
 
 
 class Execution(Body, frozen=True, kw_only=True):

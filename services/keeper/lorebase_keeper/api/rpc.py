@@ -10,13 +10,12 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 import orjson
 
-from lorebase.contract import BY_NAME
-from lorebase.contract.decode import decode_body
+from lorebase.contract.decode import body_of
 from lorebase.grpc_problems import problems_as_status
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
@@ -24,20 +23,6 @@ from lorebase_keeper.access import Access, Principal
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.governance import check_session, record_step
 from lorebase_keeper.runtime import Runtime
-
-B = TypeVar("B")
-
-
-def body_of(endpoint: str, data: bytes, model: type[B]) -> B:
-    """The JSON body of the endpoint named `endpoint`, decoded into its model `model` (the one its
-    declaration names): 400 for bytes that are not a JSON object, the endpoint's invalid status
-    (422) with an issue per member that does not fit."""
-    declared = BY_NAME[endpoint]
-    if declared.body is not model:
-        raise TypeError(f"{endpoint} takes a {declared.body}, not a {model.__name__}")
-    value = decode_body(declared, data)
-    assert isinstance(value, model)
-    return value
 
 
 def reply(
