@@ -133,9 +133,34 @@ async def test_conflicts_and_bad_input_do_not_advance_the_journal(stack: Stack) 
         json={"scope": {**SCOPE, "visibility": "team"}, "content": None},
         headers=writer,
     )
-    assert bad.status_code == 422
-    paths = {i["path"] for i in bad.json()["issues"]}
-    assert {"scope.visibility", "content", "idempotency_key"} <= paths
+    # The body's model is checked first (at the edge, and again in keeper): each member that does
+    # not fit is an issue; then keeper's rules across members and settings, after the credential.
+    assert bad.status_code == 422 and bad.json()["code"] == "validation-failed"
+    assert [i["path"] for i in bad.json()["issues"]] == ["scope.visibility"]
+    unkeyed = await stack.http.post(
+        "/api/v1/memory/records", json={"scope": SCOPE, "content": None}, headers=writer
+    )
+    assert unkeyed.status_code == 422 and unkeyed.json()["code"] == "validation-failed"
+    assert {i["path"] for i in unkeyed.json()["issues"]} == {"content", "idempotency_key"}
+    for body in (
+        {"scope": SCOPE, "content": 1, "idempotency_key": key(), "extra": 1},
+        {"scope": {**SCOPE, "project_id": "-x"}, "content": 1, "idempotency_key": key()},
+        {"scope": SCOPE, "content": 1, "idempotency_key": key(), "valid_until_millis": -1},
+        {"scope": SCOPE, "content": 1, "idempotency_key": key(), "valid_until_millis": 2**63},
+        {"scope": SCOPE, "content": 2**64, "idempotency_key": key()},  # no JSON column holds it
+    ):
+        refused = await stack.http.post("/api/v1/memory/records", json=body, headers=writer)
+        assert refused.status_code == 422, (body, refused.text)
+    duplicated = await stack.http.post(
+        "/api/v1/memory/derivations",
+        json={"scope": SCOPE, "content": 1, "derived_from": [rid, rid], "idempotency_key": key()},
+        headers=writer,
+    )
+    assert duplicated.status_code == 422 and duplicated.json()["issues"][0]["path"] == "derived_from"
+    unchanged = await stack.http.patch(
+        f"/api/v1/memory/records/{rid}", json={"record_revision": 1, "idempotency_key": key()}, headers=writer
+    )
+    assert unchanged.status_code == 422 and unchanged.json()["issues"][0]["path"] == "content"
     embed = await stack.http.put(
         f"/api/v1/memory/records/{rid}/embedding",
         json={"record_revision": 1, "model": "m", "vector": [], "idempotency_key": key()},

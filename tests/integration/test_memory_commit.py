@@ -8,8 +8,10 @@ import hashlib
 from typing import Any
 
 import httpx
+import msgspec
 from lorebase_keeper import memory
 
+from lorebase.contract.memory import NewMemory
 from lorebase.memory import Scope
 from lorebase.memory.access import MemoryCaller
 from tests.integration.conftest import ADMIN_KEY, Stack
@@ -49,8 +51,12 @@ async def test_commands_queued_together_commit_in_one_transaction(stack: Stack) 
     caller = MemoryCaller("usr_admin", "default")
     digest = hashlib.sha256(ADMIN_KEY.encode()).hexdigest()
     commands = [
-        memory.parse_command(
-            "create", {"scope": SCOPE, "content": i, "idempotency_key": key()}, None, "", 32768
+        memory.command_of(
+            "create",
+            msgspec.convert({"scope": SCOPE, "content": i, "idempotency_key": key()}, NewMemory),
+            None,
+            "",
+            32768,
         )
         for i in range(20)
     ]

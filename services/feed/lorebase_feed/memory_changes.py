@@ -12,21 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from lorebase.contract.memory.journal import ChangesBody
 from lorebase.memory import (
-    CONTRACT_VERSIONS,
     JournalCursor,
     Namespace,
+    Scope,
     chain_digest,
     cursor_document,
     genesis_digest,
     parse_cursor,
-    parse_scope,
 )
 from lorebase.memory.access import MemoryCaller, require
 from lorebase.problems import Problem
 from lorebase_store import Database, JournalEntryRow, JournalRow, Txn
 
-MAX_LIMIT = 256
 RECONCILE = (
     "reconcile: capture the current high_watermark, enumerate the scope with POST /api/v1/memory/query, "
     "then consume changes after the captured watermark (docs/memory.md)"
@@ -46,33 +45,13 @@ def _bad(message: str, parameter: str) -> Problem:
     return Problem(400, "invalid-parameter", message, parameter=parameter)
 
 
-def contract_version(body: dict[str, Any]) -> int:
-    version = body.get("contract_version")
-    if version not in CONTRACT_VERSIONS or isinstance(version, bool):
-        raise _bad("contract_version is 1 or 2", "contract_version")
-    return int(version)
-
-
-def parse_page(body: dict[str, Any], caller: MemoryCaller) -> PageRequest:
-    unknown = sorted(set(body) - {"contract_version", "scope", "query"})
-    if unknown:
-        raise _bad(f"{unknown[0]} is not a member of a changes request", unknown[0])
-    version = contract_version(body)
-    scope = parse_scope(body.get("scope"))
-    query = body.get("query", {})
-    if not isinstance(query, dict):
-        raise _bad("query is an object with after, through and limit", "query")
-    unknown = sorted(set(query) - {"after", "through", "limit"})
-    if unknown:
-        raise _bad(
-            f"query.{unknown[0]} is not a member of a query; use after, through and limit",
-            f"query.{unknown[0]}",
-        )
-    limit = query.get("limit", 100)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise _bad(f"query.limit is 1-{MAX_LIMIT}", "query.limit")
-    after = parse_cursor(query.get("after"), "query.after", version)
-    through = parse_cursor(query.get("through"), "query.through", version)
+def parse_page(body: ChangesBody, caller: MemoryCaller) -> PageRequest:
+    """The page a decoded request asks for (its model checked the shape and bounds): 400 for a
+    version 2 cursor without its prefix digest, for `after` and `through` of two journals, and for
+    `after` beyond `through` (the seed)."""
+    version, query = body.contract_version, body.query
+    after = parse_cursor(query.after, "query.after", version)
+    through = parse_cursor(query.through, "query.through", version)
     if after is not None and through is not None:
         if after.journal_id != through.journal_id:
             raise _bad(
@@ -84,7 +63,8 @@ def parse_page(body: dict[str, Any], caller: MemoryCaller) -> PageRequest:
                 f"query.after (sequence {after.sequence}) is beyond query.through (sequence {through.sequence})",
                 "query.after",
             )
-    return PageRequest(version, scope.namespace(caller.tenant, caller.id), after, through, limit)
+    namespace = Scope.of(body.scope).namespace(caller.tenant, caller.id)
+    return PageRequest(version, namespace, after, through, query.limit)
 
 
 def inconsistent(journal_id: str, what: str) -> Problem:
@@ -197,9 +177,9 @@ async def _page(txn: Txn, caller: MemoryCaller, request: PageRequest) -> dict[st
     }
 
 
-async def read_changes(db: Database, caller: MemoryCaller, body: dict[str, Any]) -> dict[str, Any]:
+async def read_changes(db: Database, caller: MemoryCaller, body: ChangesBody) -> dict[str, Any]:
     request = parse_page(body, caller)
     return await db.read("memory_changes", _page, caller, request)
 
 
-__all__ = ["MAX_LIMIT", "check_cursor", "contract_version", "entry_document", "read_changes"]
+__all__ = ["check_cursor", "entry_document", "read_changes"]

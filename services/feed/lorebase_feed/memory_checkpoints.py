@@ -3,31 +3,21 @@
 A checkpoint belongs to the principal that saves it (its tenant and id) and to one scope's journal.
 Saving needs memory_read and memory_checkpoint on that scope; `revision` is the revision the caller
 last read (0 to create). An older cursor than the saved one, or a revision that moved meanwhile
-(a concurrent update), is 409. Checkpoints create no journal entries.
+(a concurrent update), is 409. Checkpoints create no journal entries. Bodies and parameters arrive
+decoded and checked (lorebase.contract.memory.journal, by the servicer).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from lorebase import names
+from lorebase.contract.memory.journal import CheckpointDeletion, CheckpointSave
 from lorebase.ids import iso, utc_now
-from lorebase.memory import Scope, cursor_document, parse_cursor, parse_scope
+from lorebase.memory import Scope, cursor_document, parse_cursor
 from lorebase.memory.access import MemoryCaller, capabilities, require
 from lorebase.problems import Problem
-from lorebase_feed.memory_changes import check_cursor, contract_version
+from lorebase_feed.memory_changes import check_cursor
 from lorebase_store import CheckpointRow, Database, Txn
-
-
-def _consumer(consumer: str) -> str:
-    if not names.CHECKPOINT.valid(consumer):
-        raise Problem(
-            400,
-            "invalid-parameter",
-            "the consumer name is 1-128 letters, digits or ._:- (starting alphanumeric)",
-            parameter="consumer",
-        )
-    return consumer
 
 
 def _document(row: CheckpointRow) -> dict[str, Any]:
@@ -53,29 +43,11 @@ def _revision_mismatch(consumer: str, current: int, given: int) -> Problem:
 
 
 async def save_checkpoint(
-    db: Database, caller: MemoryCaller, consumer: str, body: dict[str, Any]
+    db: Database, caller: MemoryCaller, consumer: str, body: CheckpointSave
 ) -> dict[str, Any]:
-    _consumer(consumer)
-    unknown = sorted(set(body) - {"contract_version", "scope", "cursor", "revision"})
-    if unknown:
-        raise Problem(
-            400, "invalid-parameter", f"{unknown[0]} is not a member of a checkpoint", parameter=unknown[0]
-        )
-    version = contract_version(body)
-    scope = parse_scope(body.get("scope"))
-    cursor = parse_cursor(body.get("cursor"), "cursor", version)
-    if cursor is None:
-        raise Problem(
-            400, "invalid-cursor", "cursor is required: a cursor a changes page returned", parameter="cursor"
-        )
-    expected = body.get("revision")
-    if not isinstance(expected, int) or isinstance(expected, bool) or expected < 0:
-        raise Problem(
-            400,
-            "invalid-parameter",
-            "revision is the checkpoint revision you last read (0 to create it)",
-            parameter="revision",
-        )
+    version, scope, expected = body.contract_version, Scope.of(body.scope), body.revision
+    cursor = parse_cursor(body.cursor, "cursor", version)
+    assert cursor is not None  # the model requires it
     namespace = scope.namespace(caller.tenant, caller.id)
 
     async def txn_fn(txn: Txn) -> CheckpointRow:
@@ -132,8 +104,6 @@ def _missing(consumer: str) -> Problem:
 
 
 async def get_checkpoint(db: Database, caller: MemoryCaller, consumer: str) -> dict[str, Any]:
-    _consumer(consumer)
-
     async def read(txn: Txn) -> CheckpointRow:
         row = await txn.get_memory_checkpoint(caller.tenant, caller.id, consumer)
         if row is None:
@@ -144,32 +114,14 @@ async def get_checkpoint(db: Database, caller: MemoryCaller, consumer: str) -> d
     return _document(await db.read("memory_checkpoint_get", read))
 
 
-MAX_LIST = 256
-
-
-async def list_checkpoints(db: Database, caller: MemoryCaller, query: dict[str, Any]) -> dict[str, Any]:
+async def list_checkpoints(db: Database, caller: MemoryCaller, after: str, limit: int) -> dict[str, Any]:
     """The caller's checkpoints in consumer name order, a page of `limit` (1-256, 100) after the
-    consumer name `after`. Checkpoints of scopes where the caller no longer holds memory_read and
-    memory_checkpoint are left out (a page may hold fewer than `limit`); `next_after` is the name to
-    pass as `after` for the next page, null on the last one."""
-    unknown = sorted(set(query) - {"after", "limit"})
-    if unknown:
-        raise Problem(
-            400,
-            "invalid-parameter",
-            f"{unknown[0]} is not a parameter; use after and limit",
-            parameter=unknown[0],
-        )
-    raw_limit = query.get("limit", "100")
-    if not isinstance(raw_limit, str) or not raw_limit.isdigit() or not 1 <= int(raw_limit) <= MAX_LIST:
-        raise Problem(400, "invalid-parameter", f"limit is 1-{MAX_LIST}", parameter="limit")
-    limit = int(raw_limit)
-    after = query.get("after")
-    if after is not None and (not isinstance(after, str) or not names.CHECKPOINT.valid(after)):
-        raise Problem(400, "invalid-parameter", "after is a consumer name a page returned", parameter="after")
+    consumer name `after` ("": from the first). Checkpoints of scopes where the caller no longer
+    holds memory_read and memory_checkpoint are left out (a page may hold fewer than `limit`);
+    `next_after` is the name to pass as `after` for the next page, null on the last one."""
 
     async def read(txn: Txn) -> tuple[list[CheckpointRow], bool]:
-        rows = await txn.list_memory_checkpoints(caller.tenant, caller.id, after, limit)
+        rows = await txn.list_memory_checkpoints(caller.tenant, caller.id, after or None, limit)
         kept = []
         for row in rows:
             held = await capabilities(txn, caller, _scope(row))
@@ -178,29 +130,16 @@ async def list_checkpoints(db: Database, caller: MemoryCaller, query: dict[str, 
         return kept, len(rows) == limit
 
     kept, more = await db.read("memory_checkpoint_list", read)
-    last = kept[-1].consumer if kept else after
+    last = kept[-1].consumer if kept else after or None
     return {"checkpoints": [_document(row) for row in kept], "next_after": last if more else None}
 
 
 async def delete_checkpoint(
-    db: Database, caller: MemoryCaller, consumer: str, body: dict[str, Any]
+    db: Database, caller: MemoryCaller, consumer: str, body: CheckpointDeletion
 ) -> dict[str, Any]:
     """Delete one of the caller's checkpoints (memory_read and memory_checkpoint on its scope). With
     `revision`, only at that revision (409 checkpoint-revision-mismatch otherwise)."""
-    _consumer(consumer)
-    unknown = sorted(set(body) - {"revision"})
-    if unknown:
-        raise Problem(
-            400, "invalid-parameter", f"{unknown[0]} is not a member; only revision is", parameter=unknown[0]
-        )
-    expected = body.get("revision")
-    if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool) or expected < 1):
-        raise Problem(
-            400,
-            "invalid-parameter",
-            "revision is the checkpoint revision you last read",
-            parameter="revision",
-        )
+    expected = body.revision
 
     async def txn_fn(txn: Txn) -> CheckpointRow:
         current = await txn.get_memory_checkpoint(caller.tenant, caller.id, consumer, for_update=True)

@@ -9,7 +9,7 @@ from lorebase.memory.journal import (
     genesis_digest,
     parse_cursor,
 )
-from lorebase.memory.scope import CAPABILITIES, Namespace, Scope, parse_scope
+from lorebase.memory.scope import CAPABILITIES, Namespace, Scope
 
 __all__ = [
     "CAPABILITIES",
@@ -22,5 +22,4 @@ __all__ = [
     "cursor_document",
     "genesis_digest",
     "parse_cursor",
-    "parse_scope",
 ]

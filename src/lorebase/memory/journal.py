@@ -15,16 +15,16 @@ against the journal of the namespace the credential and scope name on every requ
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lorebase.problems import Problem
 
+if TYPE_CHECKING:
+    from lorebase.contract.memory.journal import JournalPosition
+
 CONTRACT_VERSIONS = (1, 2)
 MAX_SEQUENCE = 2**64 - 1  # the contract's unsigned 64-bit sequence
-JOURNAL_ID = re.compile(r"jrn_[A-Za-z0-9]{8,64}")
-DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -51,45 +51,23 @@ def cursor_document(
     return document
 
 
-def _bad(path: str, message: str) -> Problem:
-    return Problem(
-        400,
-        "invalid-cursor",
-        f"{path}: {message}; pass a cursor exactly as a page returned it, or null",
-        parameter=path,
-    )
-
-
-def parse_cursor(value: Any, path: str, contract_version: int) -> JournalCursor | None:
-    """A cursor of a request (null: the start of the journal), or 400 naming what is malformed."""
-    if value is None:
+def parse_cursor(position: JournalPosition | None, path: str, contract_version: int) -> JournalCursor | None:
+    """The cursor of a request (null: the start of the journal); its shape is checked by its model
+    (lorebase.contract.memory.journal), its version here: 400 for a version 2 request without
+    `prefix_digest`. A version 1 cursor is sequence-only (a prefix digest in it is not used)."""
+    if position is None:
         return None
-    if not isinstance(value, dict):
-        raise _bad(path, "a cursor is an object with journal_id and sequence")
-    allowed = {"journal_id", "sequence", "prefix_digest"}
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise _bad(path, f"{', '.join(unknown)} is not a member of a cursor")
-    journal_id = value.get("journal_id")
-    if not isinstance(journal_id, str) or not JOURNAL_ID.fullmatch(journal_id):
-        raise _bad(path, "journal_id is not one this service issued")
-    sequence = value.get("sequence")
-    if isinstance(sequence, str) and sequence.isdigit() and len(sequence) <= 20:
-        sequence = int(sequence)
-    if not isinstance(sequence, int) or isinstance(sequence, bool) or not 0 <= sequence <= MAX_SEQUENCE:
-        raise _bad(path, "sequence is an unsigned 64-bit integer")
-    digest = value.get("prefix_digest")
-    if digest is not None and (not isinstance(digest, str) or not DIGEST.fullmatch(digest)):
-        raise _bad(path, "prefix_digest is 64 lower-case hex digits")
-    if contract_version >= 2:
-        if digest is None:
-            raise _bad(
-                path,
-                "contract_version 2 needs a prefix-anchored cursor (with prefix_digest); "
-                "start with after: null or keep contract_version 1",
-            )
-        return JournalCursor(journal_id, sequence, digest)
-    return JournalCursor(journal_id, sequence, None)  # version 1 is sequence-only
+    if contract_version < 2:
+        return JournalCursor(position.journal_id, int(position.sequence), None)
+    if position.prefix_digest is None:
+        raise Problem(
+            400,
+            "invalid-cursor",
+            f"{path}: contract_version 2 needs a prefix-anchored cursor (with prefix_digest); "
+            "start with after: null or keep contract_version 1",
+            parameter=path,
+        )
+    return JournalCursor(position.journal_id, int(position.sequence), position.prefix_digest)
 
 
 __all__ = [

@@ -1,5 +1,6 @@
-"""What the memory servicers of keeper and feed share: JSON bodies, replies, the caller's credential.
-(Their failures are answered like every RPC's: lorebase.grpc_problems.problem_rpc.)"""
+"""What the memory servicers of keeper and feed share: replies and the caller's credential. (Their
+bodies are decoded like every RPC's, lorebase.contract.decode.body_of, and their failures answered
+like every RPC's, lorebase.grpc_problems.problem_rpc.)"""
 
 from __future__ import annotations
 
@@ -8,22 +9,9 @@ from typing import Any
 import grpc
 import orjson
 
-from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 
 NO_STORE = {"Cache-Control": "no-store"}
-
-
-def json_body(body: bytes) -> dict[str, Any]:
-    if not body:
-        return {}
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise Problem(400, "malformed-json", f"the request body is not valid JSON: {exc}") from exc
-    if not isinstance(value, dict):
-        raise Problem(400, "malformed-json", "the request body must be a JSON object")
-    return value
 
 
 def answer(document: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> pb.Reply:
@@ -39,4 +27,4 @@ def credential(context: grpc.aio.ServicerContext) -> str | None:
     return dict(context.invocation_metadata() or ()).get("authorization")
 
 
-__all__ = ["NO_STORE", "answer", "credential", "json_body"]
+__all__ = ["NO_STORE", "answer", "credential"]

@@ -1,16 +1,30 @@
 """The MemoryStore gRPC servicer: memory commands, record reads and memory grants.
 
-Each call counts against the caller's rate limits like a Domain call (keeper.rate_limits): record
-reads and queries in the reads class, commands and grant changes in the writes class."""
+Each body is decoded into its endpoint's model (lorebase.contract.memory) with the rules and
+problems of the gateway's edge, once the caller is known: a gRPC caller that skips the gateway gets
+the same answer, and the logic below takes the typed object. Each call counts against the caller's
+rate limits like a Domain call (keeper.rate_limits): record reads and queries in the reads class,
+commands and grant changes in the writes class."""
 
 from __future__ import annotations
 
 import grpc
 
+from lorebase.contract.decode import body_of
+from lorebase.contract.memory import (
+    DerivedMemory,
+    EmbeddingBinding,
+    MemoryDeletion,
+    MemoryGrantBody,
+    MemoryQueryBody,
+    MemoryUpdate,
+    NewMemory,
+    ReviewDecision,
+)
 from lorebase.credentials import presented_digest
 from lorebase.grpc_problems import problem_rpc
 from lorebase.memory.access import MemoryCaller, authenticate, caller_of_digest
-from lorebase.memory.rpc import answer, credential, json_body
+from lorebase.memory.rpc import answer, credential
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as kpb
 from lorebase.v1 import memory_pb2 as pb
@@ -20,6 +34,15 @@ from lorebase_keeper.runtime import Runtime
 
 # Failures answered like every RPC of keeper: a Problem as its status, anything else as a logged 500.
 memory_rpc = problem_rpc("keeper")
+# Each command: its endpoint and body model (lorebase.contract.memory).
+_COMMANDS: dict[str, tuple[str, type[memory.CommandBody]]] = {
+    "create": ("create_memory", NewMemory),
+    "derive": ("derive_memory", DerivedMemory),
+    "update": ("update_memory", MemoryUpdate),
+    "delete": ("delete_memory", MemoryDeletion),
+    "attach_embedding": ("attach_memory_embedding", EmbeddingBinding),
+    "review": ("review_memory", ReviewDecision),
+}
 
 
 class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
@@ -44,13 +67,11 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
         digest = presented_digest(credential(context))
         caller = await self.rt.memory.caller(digest)
         self._charge(caller, "writes")
+        endpoint, model = _COMMANDS[name]
         try:
-            command = memory.parse_command(
-                name,
-                json_body(request.body),
-                request.record_id or None,
-                request.idempotency_key,
-                self.max_content_bytes,
+            body = body_of(endpoint, request.body, model)
+            command = memory.command_of(
+                name, body, request.record_id or None, request.idempotency_key, self.max_content_bytes
             )
         except Problem:
             await caller_of_digest(self.rt.db, digest)  # a revoked key is 401 before a bad body is 422
@@ -92,14 +113,16 @@ class MemoryStoreServicer(memory_pb2_grpc.MemoryStoreServicer):
     @memory_rpc
     async def QueryMemory(self, request: pb.MemoryRequest, context: grpc.aio.ServicerContext) -> kpb.Reply:
         caller = await self._caller(context, "reads")
-        return answer(await memory.query_records(self.rt.db, caller, json_body(request.body)))
+        body = body_of("query_memory", request.body, MemoryQueryBody)
+        return answer(await memory.query_records(self.rt.db, caller, body))
 
     @memory_rpc
     async def CreateMemoryGrant(
         self, request: pb.MemoryGrantRequest, context: grpc.aio.ServicerContext
     ) -> kpb.Reply:
         caller = await self._caller(context, "writes")
-        return answer(await memory.create_grant(self.rt.db, caller, json_body(request.body)), status=201)
+        body = body_of("create_memory_grant", request.body, MemoryGrantBody)
+        return answer(await memory.create_grant(self.rt.db, caller, body), status=201)
 
     @memory_rpc
     async def DeleteMemoryGrant(

@@ -1,11 +1,14 @@
 """Memory commands: create, derive, update, delete, attach_embedding and review.
 
-A command is validated here, then runs in a group of the commands on its journal: one transaction
-(synchronous_commit on) that locks the idempotency keys and the journal row, checks each command
-in turn and writes the records, journal entries, integrity index entries and receipts of the
-accepted ones together (commit.py: MemoryCommitter.run, plan.py). A rejected or conflicted
-command raises before it plans anything, so it leaves no receipt, no record change and no journal
-entry.
+A command's body arrives decoded into its model (lorebase.contract.memory: members, types and
+bounds); `command_of` adds what the model cannot say (the idempotency key from the body or the
+header, content that is not null and fits memory.max_content_bytes, an update that changes
+something, distinct derived_from). The command then runs in a group of the commands on its
+journal: one transaction (synchronous_commit on) that locks the idempotency keys and the journal
+row, checks each command in turn and writes the records, journal entries, integrity index entries
+and receipts of the accepted ones together (commit.py: MemoryCommitter.run, plan.py). A rejected
+or conflicted command raises before it plans anything, so it leaves no receipt, no record change
+and no journal entry.
 """
 
 from __future__ import annotations
@@ -16,26 +19,27 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from msgspec import UNSET
+
 from lorebase.canonical import canonical_json, sha256_hex
-from lorebase.memory import parse_scope
+from lorebase.contract.memory import (
+    DerivedMemory,
+    EmbeddingBinding,
+    MemoryDeletion,
+    MemoryUpdate,
+    NewMemory,
+    ReviewDecision,
+)
+from lorebase.memory import Scope
 from lorebase.memory.access import MemoryCaller, capabilities
 from lorebase.problems import Problem
-from lorebase_keeper.memory.records import (
-    REVIEW_DECISIONS,
-    content_member,
-    embedding_member,
-    invalid,
-    issue,
-    record_scope,
-    revision_member,
-    unknown_members,
-    valid_until_member,
-)
+from lorebase_keeper.memory.records import content_digest, invalid, issue, record_scope
 from lorebase_store import MemoryRecordRow, Txn
 
+# The header's key (a gRPC caller's is not checked at the edge); the body's is its model's.
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
-MAX_DERIVED_FROM = 64
 COMMANDS = ("create", "derive", "update", "delete", "attach_embedding", "review")
+CommandBody = NewMemory | MemoryUpdate | MemoryDeletion | EmbeddingBinding | ReviewDecision
 
 
 def now_millis() -> int:
@@ -44,25 +48,65 @@ def now_millis() -> int:
 
 @dataclass(frozen=True)
 class Command:
+    """A checked command: its name, its record (None for create and derive), the idempotency key it
+    runs under, its typed body, and what keeper derives from the body: the scope of a new record
+    and the digest of the content it sets."""
+
     name: str
     record_id: str | None
-    spec: dict[str, Any]
     key: str
+    body: CommandBody
+    scope: Scope | None = None
+    content_digest: str | None = None
+
+    @property
+    def derived_from(self) -> list[str]:
+        return list(self.body.derived_from) if isinstance(self.body, DerivedMemory) else []
 
     @cached_property
     def digest(self) -> str:
+        """The request digest its receipt keeps; a retry under the key must match it."""
         return sha256_hex(
-            canonical_json({"command": self.name, "record_id": self.record_id, "spec": self.spec})
+            canonical_json({"command": self.name, "record_id": self.record_id, "spec": self._spec()})
         )
 
+    def _spec(self) -> dict[str, Any]:
+        """What the digest covers, member for member as before the bodies were typed (a retry of a
+        command accepted then still finds its receipt)."""
+        body = self.body
+        if isinstance(body, NewMemory):
+            assert self.scope is not None
+            spec = {
+                "scope": self.scope.document(),
+                "content": body.content,
+                "content_digest": self.content_digest,
+                "valid_until_millis": body.valid_until_millis,
+            }
+            if isinstance(body, DerivedMemory):
+                spec["derived_from"] = list(body.derived_from)
+            return spec
+        if isinstance(body, MemoryUpdate):
+            spec = {"record_revision": body.record_revision}
+            if body.content is not UNSET:
+                spec["content"], spec["content_digest"] = body.content, self.content_digest
+            if body.valid_until_millis is not UNSET:
+                spec["valid_until_millis"] = body.valid_until_millis
+            return spec
+        if isinstance(body, EmbeddingBinding):
+            return {"record_revision": body.record_revision, "model": body.model, "vector": list(body.vector)}
+        if isinstance(body, ReviewDecision):
+            return {"record_revision": body.record_revision, "decision": body.decision, "reason": body.reason}
+        return {"record_revision": body.record_revision}
 
-def parse_command(
-    name: str, body: dict[str, Any], record_id: str | None, header_key: str, max_content_bytes: int
+
+def command_of(
+    name: str, body: CommandBody, record_id: str | None, header_key: str, max_content_bytes: int
 ) -> Command:
-    """Validate a command body; 422 naming every member to change."""
+    """The command of a decoded body, checked for what its model cannot say; 422 naming every member
+    to change."""
     issues: list[dict[str, str]] = []
-    key = body.get("idempotency_key", header_key or None)
-    if not isinstance(key, str) or not IDEMPOTENCY_KEY.fullmatch(key):
+    key = body.idempotency_key if body.idempotency_key is not None else header_key
+    if not IDEMPOTENCY_KEY.fullmatch(key):
         issues.append(
             issue(
                 "idempotency_key",
@@ -70,70 +114,20 @@ def parse_command(
                 "idempotency_key (or the Idempotency-Key header) is required: 1-255 visible ASCII characters",
             )
         )
-    spec: dict[str, Any] = {}
-    common = {"idempotency_key"}
-    if name in ("create", "derive"):
-        allowed = (
-            common
-            | {"scope", "content", "valid_until_millis"}
-            | ({"derived_from"} if name == "derive" else set())
-        )
-        issues += unknown_members(body, allowed)
-        try:
-            spec["scope"] = parse_scope(body.get("scope"), status=422).document()
-        except Problem as problem:
-            issues += problem.extra.get("issues", [])
-        spec["content"], spec["content_digest"] = content_member(body, max_content_bytes, issues)
-        spec["valid_until_millis"] = valid_until_member(body, issues)
-        if name == "derive":
-            sources = body.get("derived_from")
-            if (
-                not isinstance(sources, list)
-                or not 1 <= len(sources) <= MAX_DERIVED_FROM
-                or not all(isinstance(s, str) and s for s in sources)
-                or len(set(sources)) != len(sources)
-            ):
-                issues.append(
-                    issue(
-                        "derived_from",
-                        "memory.derived_from",
-                        f"derived_from is 1-{MAX_DERIVED_FROM} distinct record ids",
-                    )
-                )
-            else:
-                spec["derived_from"] = list(sources)
-    elif name == "update":
-        issues += unknown_members(body, common | {"record_revision", "content", "valid_until_millis"})
-        spec["record_revision"] = revision_member(body, issues, required=True)
-        if "content" not in body and "valid_until_millis" not in body:
+    scope = digest = None
+    if isinstance(body, NewMemory):
+        scope = Scope.of(body.scope)
+        digest = content_digest(body.content, max_content_bytes, issues)
+        if isinstance(body, DerivedMemory) and len(set(body.derived_from)) != len(body.derived_from):
+            issues.append(issue("derived_from", "memory.derived_from", "derived_from names a record twice"))
+    elif isinstance(body, MemoryUpdate):
+        if body.content is UNSET and body.valid_until_millis is UNSET:
             issues.append(issue("content", "required", "an update sets content, valid_until_millis or both"))
-        if "content" in body:
-            spec["content"], spec["content_digest"] = content_member(body, max_content_bytes, issues)
-        if "valid_until_millis" in body:
-            spec["valid_until_millis"] = valid_until_member(body, issues)
-    elif name == "delete":
-        issues += unknown_members(body, common | {"record_revision"})
-        spec["record_revision"] = revision_member(body, issues, required=False)
-    elif name == "attach_embedding":
-        issues += unknown_members(body, common | {"record_revision", "model", "vector"})
-        spec["record_revision"] = revision_member(body, issues, required=True)
-        spec["model"], spec["vector"] = embedding_member(body, issues)
-    elif name == "review":
-        issues += unknown_members(body, common | {"record_revision", "decision", "reason"})
-        spec["record_revision"] = revision_member(body, issues, required=False)
-        decision, reason = body.get("decision"), body.get("reason")
-        if decision not in REVIEW_DECISIONS:
-            issues.append(
-                issue("decision", "memory.review", f"decision is one of {', '.join(REVIEW_DECISIONS)}")
-            )
-        if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
-            issues.append(issue("reason", "memory.review", "reason is 1-2000 characters saying why"))
-        spec["decision"], spec["reason"] = decision, reason
-    else:  # pragma: no cover - the servicer only passes COMMANDS
-        raise AssertionError(name)
+        if body.content is not UNSET:
+            digest = content_digest(body.content, max_content_bytes, issues)
     if issues:
         raise invalid(issues)
-    return Command(name, record_id, spec, str(key))
+    return Command(name, record_id, key, body, scope, digest)
 
 
 def not_found(record_id: str) -> Problem:
@@ -164,9 +158,10 @@ async def readable_record(txn: Txn, caller: MemoryCaller, record_id: str) -> Mem
 __all__ = [
     "COMMANDS",
     "Command",
+    "CommandBody",
+    "command_of",
     "not_found",
     "now_millis",
-    "parse_command",
     "readable_record",
     "visible",
 ]

@@ -79,9 +79,8 @@ class MemoryCommitter:
         """Run `command` in the next group of its journal; its answer, or the Problem it raised."""
         for attempt in (1, 2):
             if command.record_id is None:
-                namespace: Namespace | None = Scope(**command.spec["scope"]).namespace(
-                    caller.tenant, caller.id
-                )
+                assert command.scope is not None  # create and derive name their scope
+                namespace: Namespace | None = command.scope.namespace(caller.tenant, caller.id)
             else:
                 namespace = await self._namespace_of(command.record_id)
             pending = _Pending(caller, command, digest, namespace)
@@ -158,7 +157,7 @@ async def _group_txn(
         )
         created = journal.id == journal_id
     record_ids = [p.command.record_id for p in group if p.command.record_id is not None]
-    record_ids += [source for p in group for source in p.command.spec.get("derived_from", [])]
+    record_ids += [source for p in group for source in p.command.derived_from]
     state = await txn.memory_group_state(
         keys,
         sorted({p.digest for p in group}),

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from lorebase.contract.memory import MemoryGrantBody
 from lorebase.ids import iso, new_id, utc_now
-from lorebase.memory import CAPABILITIES, parse_scope
+from lorebase.memory import CAPABILITIES, Scope
 from lorebase.memory.access import ADMIN_PRINCIPAL, MemoryCaller
 from lorebase.problems import Problem
-from lorebase_keeper.memory.records import invalid, issue, unknown_members
+from lorebase_keeper.memory.records import invalid, issue
 from lorebase_store import Database, MemoryGrantRow, Txn
 
 
@@ -27,40 +28,19 @@ def _document(grant: MemoryGrantRow) -> dict[str, Any]:
     }
 
 
-async def create_grant(db: Database, caller: MemoryCaller, body: dict[str, Any]) -> dict[str, Any]:
+async def create_grant(db: Database, caller: MemoryCaller, body: MemoryGrantBody) -> dict[str, Any]:
+    """Grant `body.capabilities` on exactly `body.scope` to a principal (the admin only); 422 for a
+    capability named twice, 404 for an unknown principal."""
     _require_admin(caller)
-    issues = unknown_members(body, {"principal", "scope", "capabilities"})
-    principal_id = body.get("principal")
-    if not isinstance(principal_id, str) or not principal_id:
-        issues.append(issue("principal", "required", "principal is the id of a principal"))
-    scope = None
-    try:
-        scope = parse_scope(body.get("scope"), status=422, visibility=False)
-    except Problem as problem:
-        issues += problem.extra.get("issues", [])
-    held = body.get("capabilities")
-    if (
-        not isinstance(held, list)
-        or not held
-        or not all(c in CAPABILITIES for c in held)
-        or len(set(held)) != len(held)
-    ):
-        issues.append(
-            issue(
-                "capabilities",
-                "memory.capabilities",
-                f"capabilities is a non-empty list of {', '.join(CAPABILITIES)}",
-            )
-        )
-    if issues or scope is None:
-        raise invalid(issues)
-    chosen = list(held) if isinstance(held, list) else []
+    if len(set(body.capabilities)) != len(body.capabilities):
+        raise invalid([issue("capabilities", "memory.capabilities", "capabilities names a capability twice")])
+    scope = Scope.of(body.scope)
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> MemoryGrantRow:
-        principal = await txn.memory_principal(str(principal_id))
+        principal = await txn.memory_principal(body.principal)
         if principal is None:
-            raise Problem(404, "not-found", f"unknown principal {principal_id!r}")
+            raise Problem(404, "not-found", f"unknown principal {body.principal!r}")
         grant = MemoryGrantRow(
             new_id("mgr"),
             principal.tenant,
@@ -68,7 +48,7 @@ async def create_grant(db: Database, caller: MemoryCaller, body: dict[str, Any])
             scope.project_id,
             scope.mission_id,
             scope.agent_id,
-            tuple(c for c in CAPABILITIES if c in chosen),
+            tuple(c for c in CAPABILITIES if c in body.capabilities),
         )
         await txn.insert_memory_grant(grant, caller.id, at)
         await txn.audit(caller.id, "memory_grant.create", at, target=principal.id, details=_document(grant))

@@ -12,7 +12,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from msgspec import UNSET
+
 from lorebase.canonical import canonical_json, sha256_hex
+from lorebase.contract.memory import EmbeddingBinding, MemoryDeletion, MemoryUpdate, NewMemory
 from lorebase.credentials import unknown_credential
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.memory import CAPABILITIES, Namespace, Scope, chain_digest, cursor_document
@@ -134,10 +137,10 @@ class GroupPlan:
         return row
 
     def _new_record(self, caller: MemoryCaller, command: Command) -> MemoryRecordRow:
-        spec = command.spec
-        scope = Scope(**spec["scope"])
+        body, scope = command.body, command.scope
+        assert isinstance(body, NewMemory) and scope is not None
         self._require(caller, scope, "memory_write")
-        derived_from: list[str] = spec.get("derived_from", [])
+        derived_from = command.derived_from
         issues = []
         now = now_millis()
         for i, source_id in enumerate(derived_from):
@@ -170,10 +173,10 @@ class GroupPlan:
             subject=namespace.subject,
             record_revision=1,
             status="active",
-            content=spec["content"],
-            content_digest=spec["content_digest"],
+            content=body.content,
+            content_digest=command.content_digest,
             derived_from=derived_from,
-            valid_until_millis=spec["valid_until_millis"],
+            valid_until_millis=body.valid_until_millis,
             embedding=None,
             review=None,
             created_by=caller.id,
@@ -284,13 +287,13 @@ def _apply(
     row: MemoryRecordRow, caller: MemoryCaller, command: Command
 ) -> tuple[MemoryRecordRow, str | None]:
     """The record after a command on it, and the journal kind (None: nothing changed, no event)."""
-    spec, now = command.spec, now_millis()
-    if command.name == "delete":
+    body, now = command.body, now_millis()
+    if isinstance(body, MemoryDeletion):
         if row.status == "deleted":
             raise Problem(
                 409, "memory-deleted", f"memory record {row.id} is deleted already", record_id=row.id
             )
-        _expect(row, spec["record_revision"])
+        _expect(row, body.record_revision)
         changed = dataclasses.replace(
             row,
             record_revision=row.record_revision + 1,
@@ -302,41 +305,40 @@ def _apply(
             updated_at_millis=now,
         )
         return changed, "deleted"
+    assert not isinstance(body, NewMemory)
     _unavailable(row, now)
-    _expect(row, spec["record_revision"])
-    if command.name == "update":
+    _expect(row, body.record_revision)
+    if isinstance(body, MemoryUpdate):
         values: dict[str, Any] = {
             "record_revision": row.record_revision + 1,
             "updated_by": caller.id,
             "updated_at_millis": now,
         }
-        if "content" in spec:
-            values["content"], values["content_digest"] = spec["content"], spec["content_digest"]
-        if "valid_until_millis" in spec:
-            values["valid_until_millis"] = spec["valid_until_millis"]
+        if body.content is not UNSET:
+            values["content"], values["content_digest"] = body.content, command.content_digest
+        if body.valid_until_millis is not UNSET:
+            values["valid_until_millis"] = body.valid_until_millis
         return dataclasses.replace(row, **values), "updated"
-    if command.name == "attach_embedding":
-        digest = embedding_digest(spec["model"], spec["vector"], row.record_revision)
+    if isinstance(body, EmbeddingBinding):
+        digest = embedding_digest(body.model, body.vector, row.record_revision)
         if row.embedding is not None and row.embedding.get("digest") == digest:
             return row, None  # an identical binding: a receipt, no event
         embedding = {
-            "model": spec["model"],
-            "dimensions": len(spec["vector"]),
-            "vector": spec["vector"],
+            "model": body.model,
+            "dimensions": len(body.vector),
+            "vector": list(body.vector),
             "record_revision": row.record_revision,
             "digest": digest,
         }
         return dataclasses.replace(row, embedding=embedding), "embedding_attached"
-    if command.name == "review":
-        review = {
-            "decision": spec["decision"],
-            "reason": spec["reason"],
-            "reviewer": caller.id,
-            "record_revision": row.record_revision,
-            "reviewed_at_millis": now,
-        }
-        return dataclasses.replace(row, review=review), "reviewed"
-    raise AssertionError(command.name)
+    review = {
+        "decision": body.decision,
+        "reason": body.reason,
+        "reviewer": caller.id,
+        "record_revision": row.record_revision,
+        "reviewed_at_millis": now,
+    }
+    return dataclasses.replace(row, review=review), "reviewed"
 
 
 __all__ = ["GroupPlan", "Misrouted"]

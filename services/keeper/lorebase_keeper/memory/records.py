@@ -1,18 +1,16 @@
-"""Memory records as documents, their validation, and the digests the journal and integrity index keep."""
+"""Memory records as documents, the checks of their content, and the digests the journal and
+integrity index keep."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+import orjson
 
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.memory import Scope
 from lorebase.problems import Problem
 from lorebase_store import MemoryRecordRow
-
-MAX_VALID_UNTIL = 2**63 - 1
-MAX_VECTOR = 4096
-REVIEW_DECISIONS = ("approve", "reject", "request_changes")
 
 
 def issue(path: str, rule: str, message: str) -> dict[str, str]:
@@ -21,13 +19,6 @@ def issue(path: str, rule: str, message: str) -> dict[str, str]:
 
 def invalid(issues: list[dict[str, str]]) -> Problem:
     return Problem(422, "validation-failed", "; ".join(i["message"] for i in issues), issues=issues)
-
-
-def unknown_members(body: dict[str, Any], allowed: set[str]) -> list[dict[str, str]]:
-    return [
-        issue(m, "unknown_member", f"{m} is not a member of this command")
-        for m in sorted(set(body) - allowed)
-    ]
 
 
 def record_scope(row: MemoryRecordRow) -> Scope:
@@ -86,20 +77,21 @@ def state_digest(row: MemoryRecordRow) -> str:
     )
 
 
-def content_member(
-    body: dict[str, Any], max_bytes: int, issues: list[dict[str, str]]
-) -> tuple[Any, str | None]:
-    content = body.get("content")
+def content_digest(content: Any, max_bytes: int, issues: list[dict[str, str]]) -> str | None:
+    """The digest of a command's content (its model let any JSON value through): an issue for null,
+    for an integer no JSON column or answer can carry, and for content over `max_bytes`
+    (memory.max_content_bytes) as canonical JSON."""
     if content is None:
         issues.append(issue("content", "required", "content is required: any JSON value but null"))
-        return None, None
+        return None
     try:
-        encoded = canonical_json(content)
-    except ValueError:
+        orjson.dumps(content)  # what the store and the answers write
+    except TypeError:
         issues.append(
-            issue("content", "memory.content", "content holds a number JSON cannot carry (NaN, inf)")
+            issue("content", "memory.content", "content holds an integer beyond 64 bits; send it as a string")
         )
-        return None, None
+        return None
+    encoded = canonical_json(content)
     if len(encoded) > max_bytes:
         issues.append(
             issue(
@@ -108,65 +100,7 @@ def content_member(
                 f"content is {len(encoded)} bytes, over {max_bytes} (memory.max_content_bytes)",
             )
         )
-    return content, sha256_hex(encoded)
-
-
-def valid_until_member(body: dict[str, Any], issues: list[dict[str, str]]) -> int | None:
-    value = body.get("valid_until_millis")
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_VALID_UNTIL:
-        issues.append(
-            issue(
-                "valid_until_millis",
-                "memory.valid_until",
-                "valid_until_millis is null or milliseconds since 1970",
-            )
-        )
-        return None
-    return value
-
-
-def revision_member(body: dict[str, Any], issues: list[dict[str, str]], *, required: bool) -> int | None:
-    value = body.get("record_revision")
-    if value is None:
-        if required:
-            issues.append(
-                issue(
-                    "record_revision", "required", "record_revision (the revision you last read) is required"
-                )
-            )
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        issues.append(issue("record_revision", "memory.revision", "record_revision is a positive integer"))
-        return None
-    return value
-
-
-def _finite(x: float) -> bool:
-    try:
-        return math.isfinite(float(x))
-    except OverflowError:  # an integer too large for a float
-        return False
-
-
-def embedding_member(body: dict[str, Any], issues: list[dict[str, str]]) -> tuple[str, list[float]]:
-    model = body.get("model")
-    vector = body.get("vector")
-    if not isinstance(model, str) or not 1 <= len(model) <= 200:
-        issues.append(
-            issue("model", "memory.embedding", "model names the embedding model (1-200 characters)")
-        )
-        model = ""
-    ok = (
-        isinstance(vector, list)
-        and 1 <= len(vector) <= MAX_VECTOR
-        and all(isinstance(x, int | float) and not isinstance(x, bool) and _finite(x) for x in vector)
-    )
-    if not ok or not isinstance(vector, list):
-        issues.append(issue("vector", "memory.embedding", f"vector is 1-{MAX_VECTOR} finite numbers"))
-        return str(model), []
-    return str(model), [float(x) for x in vector]
+    return sha256_hex(encoded)
 
 
 def embedding_digest(model: str, vector: list[float], record_revision: int) -> str:
@@ -178,17 +112,12 @@ def embedding_digest(model: str, vector: list[float], record_revision: int) -> s
 
 
 __all__ = [
-    "REVIEW_DECISIONS",
     "availability",
-    "content_member",
+    "content_digest",
     "embedding_digest",
-    "embedding_member",
     "invalid",
     "issue",
     "record_document",
     "record_scope",
-    "revision_member",
     "state_digest",
-    "unknown_members",
-    "valid_until_member",
 ]
