@@ -20,7 +20,6 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
-
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -155,7 +154,7 @@ PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource"
 def _origin(scope: Scope) -> str:
     """The scheme and host the client used (behind a proxy: X-Forwarded-Proto and Host)."""
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-    scheme = headers.get("x-forwarded-proto", scope.get("scheme", "http")).split(",")[0].strip()
+    scheme = str(headers.get("x-forwarded-proto") or scope.get("scheme") or "http").split(",")[0].strip()
     host = headers.get("host") or "127.0.0.1"
     return f"{scheme}://{host}"
 
