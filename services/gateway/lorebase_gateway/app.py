@@ -24,6 +24,7 @@ from lorebase_gateway.gateway import Gateway
 from lorebase_gateway.observe import RequestObserver, metrics_endpoint
 from lorebase_gateway.responses import Route, problem_response
 from lorebase_gateway.routes import contract_routes, declared_routes
+from lorebase_gateway.web_session import SessionCookies
 
 
 class _App(FastAPI):
@@ -60,6 +61,7 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> FastAPI:
     metrics listener, http.metrics_listen, is the place for it)."""
     app = _App(title="Lorebase", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gateway = gateway
+    app.add_middleware(SessionCookies)  # inside the observer: its refusals are measured too
     app.add_middleware(RequestObserver)
     if metrics:
         add_route(app, "/metrics", "GET", metrics_endpoint)

@@ -39,6 +39,7 @@ class Gateway:
         heartbeat_s: float = 15,
         stream_caps: StreamCaps | None = None,
         address_limits: AddressLimits | None = None,
+        cookie_secure: str = "auto",
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
@@ -48,10 +49,12 @@ class Gateway:
         self.fanout = Fanout(heartbeat_s=heartbeat_s, caps=stream_caps)
         self.address_limits = address_limits  # None: requests without a valid credential are not limited
         self.draining = False
+        self.cookie_secure = cookie_secure  # web.cookie_secure: auto | always | never
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Gateway:
-        """The gateway's limits from `http`, `memory` and `agents.feed` (config/lorebase.example.yaml)."""
+        """The gateway's limits from `http`, `memory`, `agents.feed` and `web`
+        (config/lorebase.example.yaml)."""
         http, feed = settings.model.http, settings.model.agents.feed
         unauthenticated = http.unauthenticated_rate_limit
         return cls(
@@ -63,6 +66,7 @@ class Gateway:
             address_limits=AddressLimits(per_second=unauthenticated.per_second, burst=unauthenticated.burst)
             if unauthenticated.enabled
             else None,
+            cookie_secure=settings.model.web.cookie_secure,
         )
 
     @property
