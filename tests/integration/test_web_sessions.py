@@ -246,3 +246,24 @@ async def test_the_cookie_is_secure_over_tls_and_behind_a_trusted_proxy(supply: 
                 SESSION, json={"key": api_key}, headers={"X-Forwarded-Proto": "https"}
             )
             assert spoofed.status_code == 201 and "Secure" not in spoofed.headers["set-cookie"]
+
+
+async def test_an_open_event_stream_of_a_session_ends_when_its_key_is_revoked(
+    supply: Stack, feed: Feed
+) -> None:
+    await supply.principal("usr_follow")
+    made = (await supply.http.post("/api/v1/principals/usr_follow/keys", headers=supply.admin)).json()
+    await supply.grant("supply", "usr_follow", "viewer")
+    token, _, _ = await sign_in(supply, {"Authorization": f"Bearer {made['key']}"})
+    # What the gateway sends the feed for a request with the cookie: the session's token.
+    stream = feed.client.events(credential=f"Bearer {token}", domain="supply", branch="main")
+    await stream.first()
+    revoked = await supply.http.delete(
+        f"/api/v1/principals/usr_follow/keys/{made['id']}", headers=supply.admin
+    )
+    assert revoked.status_code == 200, revoked.text
+    async with asyncio.timeout(20):
+        items = [item async for item in stream]  # ends within agents.feed.reauthorize_interval_s
+    assert all(item.heartbeat for item in items)
+    events = "/api/v1/domains/supply/branches/main/events"
+    assert (await supply.http.get(events, headers=cookie(token))).status_code == 401
