@@ -205,6 +205,10 @@ async def test_revoking_the_key_ends_its_sessions_in_keeper_memory_and_the_journ
         await supply.http.post("/api/v1/memory/changes", json=changes, headers=writes(token))
     ).status_code == 401
     assert (await supply.http.get(SESSION, headers=cookie(token))).status_code == 401
+    # The revoked key signs nobody in again.
+    keys = await supply.count("api_keys")
+    again = await supply.http.post(SESSION, json={"key": headers["Authorization"].removeprefix("Bearer ")})
+    assert again.status_code == 401 and await supply.count("api_keys") == keys
 
 
 @pytest_asyncio.fixture
@@ -267,3 +271,17 @@ async def test_an_open_event_stream_of_a_session_ends_when_its_key_is_revoked(
     assert all(item.heartbeat for item in items)
     events = "/api/v1/domains/supply/branches/main/events"
     assert (await supply.http.get(events, headers=cookie(token))).status_code == 401
+
+
+async def test_the_secure_flag_can_be_forced_either_way(database_url: str) -> None:
+    for setting, secure in (("always", True), ("never", False)):
+        async with open_stack(database_url, LOREBASE_WEB__COOKIE_SECURE=setting) as stack:
+            api_key = stack.admin["Authorization"].removeprefix("Bearer ")
+            transport = httpx.ASGITransport(app=stack.http._transport.app)  # type: ignore[attr-defined]
+            for base in ("http://lorebase.test", "https://lorebase.test"):
+                async with httpx.AsyncClient(transport=transport, base_url=base) as client:
+                    response = await client.post(SESSION, json={"key": api_key})
+                    assert response.status_code == 201
+                    assert ("; Secure" in response.headers["set-cookie"]) is secure, (setting, base)
+                    ended = await client.delete(SESSION, headers={"Authorization": "Bearer x"})
+                    assert ("; Secure" in ended.headers["set-cookie"]) is secure, (setting, base)
