@@ -92,6 +92,16 @@ async def test_a_write_with_the_cookie_needs_the_csrf_token_and_its_own_origin(s
         BRANCHES, json={"name": "web-a"}, headers={**writes(token), "Origin": "http://lorebase.test"}
     )
     assert made.status_code == 201, made.text
+    # The same host over https (TLS ended by a proxy) is this site; another port or host is not.
+    tls = await supply.http.post(
+        BRANCHES, json={"name": "web-c"}, headers={**writes(token), "Origin": "https://lorebase.test"}
+    )
+    assert tls.status_code == 201, tls.text
+    for origin in ("http://lorebase.test:8081", "http://evil.lorebase.test", "null"):
+        refused = await supply.http.post(
+            BRANCHES, json={"name": "web-d"}, headers={**writes(token), "Origin": origin}
+        )
+        assert refused.status_code == 403, origin
     query = await supply.http.post(
         "/api/v1/domains/supply/query", json={"kind": "Supplier", "limit": 1}, headers=writes(token)
     )
