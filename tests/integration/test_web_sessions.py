@@ -11,9 +11,10 @@ from typing import Any
 
 import httpx
 import pytest_asyncio
+from sqlalchemy import text
 
 from lorebase.credentials import csrf_token
-from tests.integration.conftest import Stack, open_stack
+from tests.integration.conftest import ADMIN_KEY, Stack, open_stack
 from tests.integration.feed_stack import Feed, running_feed
 from tests.integration.gateway_server import serving
 from tests.integration.memory_helpers import SCOPE, agent, key
@@ -67,6 +68,12 @@ async def test_sign_in_answers_the_session_and_sets_an_http_only_cookie(supply: 
     assert (await supply.http.get(SESSION, headers=editor)).status_code == 401
     admin_token, admin_answer, _ = await sign_in(supply, supply.admin)
     assert admin_answer["admin"] is True and admin_answer["principal"] == "usr_admin"
+    # Sign-in calls are never steps of an agent session: their answers hold the CSRF token.
+    traced = {"Lorebase-Session": "s-web"}
+    await supply.http.post(SESSION, json={"key": ADMIN_KEY}, headers=traced)
+    await supply.http.get(SESSION, headers={**cookie(admin_token), **traced})
+    supply.http.cookies.clear()
+    assert (await supply.http.get("/api/v1/sessions/s-web", headers=supply.admin)).status_code == 404
 
 
 async def test_a_write_with_the_cookie_needs_the_csrf_token_and_its_own_origin(supply: Stack) -> None:
@@ -179,6 +186,13 @@ async def test_a_session_expires(database_url: str) -> None:
             await asyncio.sleep(0.05)
         assert status == 401
         assert (await stack.http.get(SESSION, headers=cookie(token))).status_code == 401
+        # Signing in again forgets the expired session's row.
+        await sign_in(stack, stack.admin)
+        async with stack.rt.db.engine.connect() as conn:
+            sessions = await conn.scalar(
+                text("select count(*) from api_keys where parent_key_id is not null")
+            )
+        assert sessions == 1
 
 
 async def test_revoking_the_key_ends_its_sessions_in_keeper_memory_and_the_journal(supply: Stack) -> None:
@@ -198,8 +212,6 @@ async def test_revoking_the_key_ends_its_sessions_in_keeper_memory_and_the_journ
     assert journal.status_code == 200, journal.text
     # The admin revokes the key the session was made from.
     async with supply.rt.db.engine.connect() as conn:
-        from sqlalchemy import text
-
         key_id = await conn.scalar(
             text("select id from api_keys where principal_id = 'agt_web' and parent_key_id is null")
         )
