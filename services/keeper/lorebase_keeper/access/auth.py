@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from lorebase.credentials import presented_digest, unknown_credential
+from lorebase.credentials import ADMIN_PRINCIPAL, presented_digest, unknown_credential
 from lorebase.problems import Problem
 from lorebase_store import CredentialRow, Database, GrantRow, Txn
-
-ADMIN_PRINCIPAL = "usr_admin"
 
 VIEWER = frozenset({"data.read"})
 EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create"}
