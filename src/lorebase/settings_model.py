@@ -243,7 +243,12 @@ class HistoryLimits(Page, frozen=True):
     lineage_count_max: AtLeastOne
 
 
-Language = Annotated[str, Meta(pattern=r"\A[a-z]{2,3}\Z")]
+class StopWords(Section, frozen=True):
+    """Function words per language: they never ground on their own and are never a miss."""
+
+    en: list[str]
+    de: list[str]
+    fr: list[str]
 
 
 class ResolveLimits(Section, frozen=True):
@@ -251,8 +256,8 @@ class ResolveLimits(Section, frozen=True):
     max_value_chars: AtLeastZero
     similarity_threshold: Fraction
     nearest_records: AtLeastZero
-    language: Language
-    stop_words: dict[Language, list[str]]
+    language: Literal["en", "de", "fr"]
+    stop_words: StopWords
     one_edit_min_letters: Annotated[int, Meta(ge=2, le=64)]
     two_edits_min_letters: Annotated[int, Meta(ge=3, le=64)]
     code_max_chars: Annotated[int, Meta(ge=0, le=16)]

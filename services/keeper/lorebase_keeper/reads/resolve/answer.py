@@ -101,6 +101,9 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
                 "where": {
                     c["predicate"]["attr"] for c in candidates if "predicate" in c and "relation" not in c
                 },
+                "select": {
+                    c["attribute"] for c in candidates if c["target"] == "attribute" and "relation" not in c
+                },
                 "group_by": {str(h["attribute"]) for h in hinted if h["hint"] == "group_by"},
             }
             block = await coverage(txn, access, domain, point, sorted(matched), used_in)

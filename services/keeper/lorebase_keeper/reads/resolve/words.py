@@ -40,7 +40,7 @@ def tokens(text: str) -> list[Word]:
 
 def stop_words(limits: ResolveLimits) -> frozenset[str]:
     """The function words of the Domain's language (empty for a language without a list)."""
-    return frozenset(w.casefold() for w in limits.stop_words.get(limits.language, ()))
+    return frozenset(w.casefold() for w in getattr(limits.stop_words, limits.language))
 
 
 def inflections(word: str) -> list[str]:
