@@ -67,8 +67,9 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
         used = [False] * len(words)
         candidates = await titles(txn, access, domain, point, words, used, vocab, limits, whole=True)
         spans = names(words, used, vocab)
-        candidates += [c for span in spans for c in merged(span)]
-        candidates += comparisons(words, used, spans, vocab, domain)
+        compared, units = comparisons(words, used, spans, vocab, domain)
+        spans = [span for span in spans if not units & set(range(span.start, span.end))]
+        candidates += [c for span in spans for c in merged(span)] + compared
         hinted = hints(words, used, spans, vocab)
         candidates += await keys(txn, domain, point, words, used, vocab)
         candidates += await titles(txn, access, domain, point, words, used, vocab, limits)

@@ -154,8 +154,10 @@ def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int
 
 def comparisons(
     words: list[Word], used: list[bool], spans: list[Span], vocab: Vocabulary, domain: Domain
-) -> list[dict[str, Any]]:
-    """Comparison candidates; the words they take are marked used."""
+) -> tuple[list[dict[str, Any]], set[int]]:
+    """Comparison candidates, and the words taken as units that earlier levels had grounded (their
+    spans no longer count: "EUR" after "more than 100" is a unit, not a currency filter). The words
+    they take are marked used."""
     named = {
         i: s
         for s in spans
@@ -164,6 +166,11 @@ def comparisons(
     }
     kinds = sorted({h.term.kind for s in spans for h in s.hits if h.term.target in ("kind", "value")})
     out: list[dict[str, Any]] = []
+    units: set[int] = set()
+    # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be
+    names_at = {
+        i for s in spans for i in range(s.start, s.end) if any(h.term.target != "value" for h in s.hits)
+    }
     index = 0
     while index < len(words):
         found = _operator(words, used, index)
@@ -195,7 +202,7 @@ def comparisons(
             index += 1
             continue
         shape, value = parts[0][1], parts[0][2]
-        unit = words[end] if end < len(words) and not used[end] and not is_number(words[end]) else None
+        unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
         terms, score, level = _near(named, anchor, end, shape, value, vocab, kinds, unit)
         if unit is not None and all(_unit(t, unit) is None for t in terms):
             unit = None
@@ -218,11 +225,13 @@ def comparisons(
                     out.append(entry)
                     made += 1
         if made:
+            if unit is not None and used[end]:
+                units.add(end)
             used[anchor:last] = [True] * (last - anchor)
             index = last
         else:
             index += 1
-    return out
+    return out, units
 
 
 def _near(

@@ -68,8 +68,7 @@ def names(words: list[Word], used: list[bool], vocab: Vocabulary) -> list[Span]:
             if any(used[start : start + size]):
                 continue
             window = words[start : start + size]
-            if size == 1 and window[0].key in vocab.stop:
-                continue
+            function_word = size == 1 and window[0].key in vocab.stop
             if window[0].key in vocab.stop and size > 1 and window[-1].key in vocab.stop:
                 continue
             key = " ".join(w.key for w in window)
@@ -82,6 +81,8 @@ def names(words: list[Word], used: list[bool], vocab: Vocabulary) -> list[Span]:
                     if found:
                         hits += [h for h in found if h.term not in [k.term for k in hits]]
                         break
+            if function_word:  # "in" is never a word of the Domain; "IN" may be a code
+                hits = [h for h in hits if h.term.code and h.term.written == window[0].raw]
             if any(h.level == "exact" and h.term.target != "relation" for h in hits):
                 hits = [h for h in hits if h.level != "partial"]  # a name written whole is that name
             if hits:
