@@ -103,9 +103,12 @@ def _match(run: list[str], titles: Titles, limits: ResolveLimits) -> tuple[list[
         return None
     words = [f[0] for f in fixed if f is not None]
     edits = sum(f[1] for f in fixed if f is not None)
-    holding = set.intersection(*(titles.words[w] for w in words))
+    sets = sorted((titles.words[w] for w in words), key=len)
+    holding = sets[0] if len(sets) == 1 else sets[0].intersection(*sets[1:])
     found: list[tuple[str, float]] = []
     for title in holding:
+        if len(found) > limits.max_record_candidates:
+            return None  # a common word: no name (whichever titles were seen first, the answer is None)
         parts = TITLE_WORD.findall(title.casefold())
         if parts == words:
             level, score = "exact", 1.0

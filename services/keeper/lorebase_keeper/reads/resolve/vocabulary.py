@@ -187,7 +187,8 @@ async def _build(
                     domain.id, branch, kind.name, name, limit=wanted[name], snapshot=snapshot
                 )
             if name == title and len(distinct) <= limits.max_title_values:
-                vocab.titles.append(_titles(kind.name, name, kind.key, distinct))
+                where = (domain.id, branch, kind.name, name, snapshot is None)
+                vocab.titles.append(_titles(where, kind.name, name, kind.key, distinct))
             if name == title and attr.resolvable is not True:
                 continue  # a title grounds to its Record (titles.py), not to a filter value
             if not indexed(attr, distinct[: limit + 1], limits):
@@ -250,12 +251,26 @@ async def _build(
     return vocab
 
 
-def _titles(kind: str, attribute: str, key: tuple[str, ...], distinct: list[tuple[str, int]]) -> Titles:
+_TITLES: OrderedDict[tuple[Any, ...], tuple[list[tuple[str, int]], Titles]] = OrderedDict()
+
+
+def _titles(
+    where: tuple[Any, ...], kind: str, attribute: str, key: tuple[str, ...], distinct: list[tuple[str, int]]
+) -> Titles:
+    """The titles of a Kind by word; kept per (Domain, branch, Kind) and reused while its titles
+    are the same, so a commit that changes no title costs a comparison, not a new index."""
+    cached = _TITLES.get(where)
+    if cached is not None and cached[0] == distinct:
+        _TITLES.move_to_end(where)
+        return cached[1]
     found = Titles(kind, attribute, key[0] if len(key) == 1 else None)
     for title, records in distinct:
         found.records[title] = records
         for word in TITLE_WORD.findall(title.casefold()):
             found.words.setdefault(word, set()).add(title)
+    _TITLES[where] = (distinct, found)
+    if len(_TITLES) > _CACHED:
+        _TITLES.popitem(last=False)
     return found
 
 
