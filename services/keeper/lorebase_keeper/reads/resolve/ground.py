@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.settings_model import ResolveLimits
-from lorebase.vocabulary import similarity
+from lorebase.vocabulary import trigrams
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
 from lorebase_keeper.reads.resolve.words import Word, edit_distance, edits_allowed, inflections, typo_score
 
@@ -99,10 +99,14 @@ def similar(words: list[Word], used: list[bool], vocab: Vocabulary, limits: Reso
         if used[index] or len(word.key) < 3 or word.key in vocab.stop or is_number(word):
             continue
         forms = [word.key, *inflections(word.key)]
+        grams = trigrams(word.key)
         best: dict[int, Hit] = {}
         for table, _ in tables:
             for term_word, terms in table.items():
-                score = similarity(word.key, term_word)
+                known = vocab.grams.get(term_word)
+                if known is None:
+                    known = vocab.grams[term_word] = trigrams(term_word)
+                score = len(grams & known) / len(grams | known) if grams and known else 0.0
                 level_score = min(score, 0.9) if score >= limits.similarity_threshold else 0.0
                 for form in forms:
                     allowed = edits_allowed(form, limits)
@@ -115,8 +119,8 @@ def similar(words: list[Word], used: list[bool], vocab: Vocabulary, limits: Reso
                 for term in terms:
                     if term.code:
                         continue
-                    known = best.get(id(term))
-                    if known is None or known.score < level_score:
+                    seen = best.get(id(term))
+                    if seen is None or seen.score < level_score:
                         best[id(term)] = Hit(term, "similar", level_score)
         if best:
             spans.append(Span(index, index + 1, word.key, list(best.values())))

@@ -28,6 +28,8 @@ from lorebase_keeper.reads.resolve.words import Word, edit_distance, edits_allow
 from lorebase_keeper.reads.snapshots import ReadPoint
 from lorebase_store import Txn
 
+TYPO_SCAN = 1000  # titles whose words a misspelt word of a name is compared with, at most
+
 
 def _record(
     kind: str, attribute: str, type_: str, values: list[str], keys: list[str], key_attr: str | None
@@ -80,15 +82,13 @@ async def keys(
     return out
 
 
-def _fix(word: str, titles: Titles, limits: ResolveLimits) -> tuple[str, int] | None:
-    """The title word `word` is, or is a typo of (with the edits), if any."""
-    if word in titles.words:
-        return word, 0
+def _fix(word: str, known_words: set[str], limits: ResolveLimits) -> tuple[str, int] | None:
+    """The word of `known_words` that `word` is a typo of (with the edits), if any."""
     allowed = edits_allowed(word, limits)
     if not allowed:
         return None
     best = None
-    for known in titles.words:
+    for known in sorted(known_words):
         if abs(len(known) - len(word)) > allowed:
             continue
         edits = edit_distance(word, known, allowed)
@@ -98,13 +98,26 @@ def _fix(word: str, titles: Titles, limits: ResolveLimits) -> tuple[str, int] | 
 
 
 def _match(run: list[str], titles: Titles, limits: ResolveLimits) -> tuple[list[str], str, float] | None:
-    fixed = [_fix(w, titles, limits) for w in run]
-    if any(f is None for f in fixed):
+    """The titles holding the words of `run` in order; a misspelt word is looked for among the
+    words of the titles holding the others (so one word at least must be spelled right)."""
+    spelled = [w for w in run if w in titles.words]
+    if not spelled:
         return None
-    words = [f[0] for f in fixed if f is not None]
-    edits = sum(f[1] for f in fixed if f is not None)
-    sets = sorted((titles.words[w] for w in words), key=len)
+    sets = sorted((titles.words[w] for w in spelled), key=len)
     holding = sets[0] if len(sets) == 1 else sets[0].intersection(*sets[1:])
+    words, edits = list(run), 0
+    if len(spelled) < len(run):
+        if len(holding) > TYPO_SCAN:
+            return None
+        near = {w for title in holding for w in TITLE_WORD.findall(title.casefold())}
+        for index, word in enumerate(run):
+            if word in titles.words:
+                continue
+            fixed = _fix(word, near, limits)
+            if fixed is None:
+                return None
+            words[index], edits = fixed[0], edits + fixed[1]
+            holding = holding & titles.words[fixed[0]]
     found: list[tuple[str, float]] = []
     for title in holding:
         if len(found) > limits.max_record_candidates:
@@ -124,8 +137,6 @@ def _match(run: list[str], titles: Titles, limits: ResolveLimits) -> tuple[list[
     best = max(score for _, score in found)
     level = {1.0: "exact", 0.9: "prefix", 0.85: "words"}[best]
     if edits:
-        if all(f is not None and f[1] for f in fixed):
-            return None  # every word a guess: no name
         level, best = "similar", min(best, typo_score(" ".join(run), edits))
     return sorted(title for title, _ in found), level, best
 

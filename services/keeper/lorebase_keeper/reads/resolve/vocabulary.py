@@ -75,6 +75,7 @@ class Vocabulary:
     titles: list[Titles] = field(default_factory=list)
     keys: list[tuple[str, str, re.Pattern[str] | None]] = field(default_factory=list)  # Kind, key, pattern
     stop: frozenset[str] = frozenset()
+    grams: dict[str, set[str]] = field(default_factory=dict)  # trigrams of the names, as first needed
 
     def add(self, table: dict[str, list[Term]], word: str, term: Term) -> None:
         table.setdefault(word.casefold().strip(), []).append(term)
