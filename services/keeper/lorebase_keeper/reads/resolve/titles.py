@@ -6,14 +6,16 @@ when the key has no pattern) and names a Record at the read point. Titles: a run
 earlier levels left, longest first, found in the titles of each Kind by whole words, in order:
 the whole title (exact, 1.0), its beginning (prefix, 0.9), or anywhere (words, 0.85); a word of
 `one_edit_min_letters` letters or more may be a typo of a title word (similar, below those). A
-run that fits more than `max_record_candidates` titles of a Kind names none of them: it is a common
-word, not a name. Titles are the title Attribute's distinct values, kept per Revision with the
+run that fits more than `max_record_candidates` titles of a Kind names none of them, nor does one
+whose words are together in more than TITLE_SCAN titles: they are common words, not a name. Titles are the title Attribute's distinct values, kept per Revision with the
 other indexed values (vocabulary.py), so a name costs no scan; the Records holding a title are
 found by the values index.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
 from lorebase.contract.reads import QueryBody
@@ -28,7 +30,7 @@ from lorebase_keeper.reads.resolve.words import Word, edit_distance, edits_allow
 from lorebase_keeper.reads.snapshots import ReadPoint
 from lorebase_store import Txn
 
-TYPO_SCAN = 1000  # titles whose words a misspelt word of a name is compared with, at most
+TITLE_SCAN = 1000  # titles holding every word of a run looked at, at most (more: not a name)
 
 
 def _record(
@@ -104,12 +106,14 @@ def _match(run: list[str], titles: Titles, limits: ResolveLimits) -> tuple[list[
     if not spelled:
         return None
     sets = sorted((titles.words[w] for w in spelled), key=len)
-    holding = sets[0] if len(sets) == 1 else sets[0].intersection(*sets[1:])
+    # the titles holding every word, the rarest word's first (no intersection of large sets is made)
+    holding: Iterable[str] = (t for t in sets[0] if all(t in other for other in sets[1:]))
     words, edits = list(run), 0
     if len(spelled) < len(run):
-        if len(holding) > TYPO_SCAN:
+        if len(sets[0]) > TITLE_SCAN:
             return None
-        near = {w for title in holding for w in TITLE_WORD.findall(title.casefold())}
+        kept = set(holding)
+        near = {w for title in kept for w in TITLE_WORD.findall(title.casefold())}
         for index, word in enumerate(run):
             if word in titles.words:
                 continue
@@ -117,11 +121,15 @@ def _match(run: list[str], titles: Titles, limits: ResolveLimits) -> tuple[list[
             if fixed is None:
                 return None
             words[index], edits = fixed[0], edits + fixed[1]
-            holding = holding & titles.words[fixed[0]]
+            kept &= titles.words[fixed[0]]
+        holding = kept
+    together = list(islice(holding, TITLE_SCAN + 1))
+    if len(together) > TITLE_SCAN:
+        return None  # words together in that many titles are common words, not a name
     found: list[tuple[str, float]] = []
-    for title in holding:
+    for title in together:
         if len(found) > limits.max_record_candidates:
-            return None  # a common word: no name (whichever titles were seen first, the answer is None)
+            return None  # more titles than a name may name: the answer is None in any order
         parts = TITLE_WORD.findall(title.casefold())
         if parts == words:
             level, score = "exact", 1.0
