@@ -146,10 +146,10 @@ async def _build(
         kind = domain.schema.kinds[kind_name]
         readable_names = view.cleared(kind_name)
         title = kind.title if kind.title in readable_names else None
-        if title is not None and (
-            kind.attributes[title].sensitivity or kind.attributes[title].type != "string"
-        ):
-            title = None
+        if title is not None:
+            shown = kind.attributes[title]
+            if shown.sensitivity or shown.type != "string" or shown.resolvable is False:
+                title = None  # resolvable: false keeps a title out of resolve altogether
         wanted = {
             name: max(limit, 1000 if attr.resolvable else limit)
             for name, attr in kind.attributes.items()
