@@ -262,3 +262,46 @@ async def test_no_sensitive_values_and_the_same_answer_twice(supply: Stack) -> N
     first = await supply.http.post(R, json={"text": words, "record_misses": False}, headers=supply.admin)
     second = await supply.http.post(R, json={"text": words, "record_misses": False}, headers=supply.admin)
     assert first.content == second.content
+
+
+async def test_record_names_at_a_revision_and_after_a_commit(stack: Stack) -> None:
+    schema = {
+        "kinds": {
+            "Firm": {
+                "key": ["code"],
+                "title": "name",
+                "attributes": {
+                    "code": {"type": "string", "pattern": "^F-[0-9]{3}$"},
+                    "name": {"type": "string"},
+                },
+            }
+        }
+    }
+    created = await stack.http.post(
+        "/api/v1/domains", json={"name": "firms", "schema": schema}, headers=stack.admin
+    )
+    assert created.status_code == 201, created.text
+    first = [{"kind": "Firm", "values": {"code": "F-001", "name": "Aldren Tooling Works"}}]
+    assert (
+        await stack.http.post("/api/v1/domains/firms/imports", json={"records": first}, headers=stack.admin)
+    ).status_code == 200
+    before = (await stack.http.get("/api/v1/domains/firms/branches/main", headers=stack.admin)).json()["head"]
+
+    async def records(words: str, **body: Any) -> list[list[str]]:
+        response = await stack.http.post(
+            "/api/v1/domains/firms/resolve",
+            json={"text": words, "record_misses": False, **body},
+            headers=stack.admin,
+        )
+        assert response.status_code == 200, response.text
+        return [c["refs"] for c in response.json()["candidates"] if c["target"] == "record"]
+
+    assert await records("Aldren Tooling") == [["Firm/F-001"]]
+    second = [{"kind": "Firm", "values": {"code": "F-002", "name": "Zephyr Casting"}}]
+    assert (
+        await stack.http.post("/api/v1/domains/firms/imports", json={"records": second}, headers=stack.admin)
+    ).status_code == 200
+    assert await records("Zephyr Casting") == [["Firm/F-002"]], "a new title after a commit"
+    assert await records("Zephyr Casting", at=before) == [], "not yet at that Revision"
+    assert await records("F-002", at=before) == []
+    assert await records("Aldren Tooling", at=before) == [["Firm/F-001"]]
