@@ -15,7 +15,11 @@ from tests.integration.conftest import Stack
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "examples" / "analyst" / "questions.json"
 # Questions the agent gets wrong, each explained in docs/resolve.md ("Remaining misses").
-KNOWN_MISSES: set[str] = set()
+KNOWN_MISSES = {
+    # "open flags" is the name of Supplier.open_flags, so the words are that Attribute, not RiskFlags
+    # whose status is open: no Kind is named, the agent reads nothing.
+    "How many open flags are there?",
+}
 
 
 async def load_fleet(stack: Stack) -> None:
