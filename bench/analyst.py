@@ -1,7 +1,7 @@
 """The analyst questions in `make bench` (issue 16): the model-free reference agent
 (examples/analyst/agent.py) answers every question of examples/analyst/questions.json through
-resolve -> query -> coverage -> explain, on the supply example `make bench` starts with and on the
-generated fleet Domain it loads here. Reports the share answered correctly and the median of the
+resolve -> query -> coverage -> explain, on the supply example `make bench` starts with (before
+its write measures change it) and on the generated fleet Domain it loads here. Reports the share answered correctly and the median of the
 response bytes the agent read per question (target: at least 95% right)."""
 
 from __future__ import annotations

@@ -262,6 +262,11 @@ def main() -> int:
             ):
                 break
             time.sleep(0.3)
+        # The analyst questions first, while supply is as `--example supply` left it (the write
+        # measures below change its risk scores).
+        analyst_lines = (
+            analyst.measure(base, headers) if os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0" else []
+        )
         script = work / "write.lua"
         script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
         domain_id = asyncio.run(_domain_id(url))
@@ -312,8 +317,7 @@ def main() -> int:
             if os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
             else []
         )
-        if os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0":
-            agent_lines = analyst.measure(base, headers) + agent_lines
+        agent_lines = analyst_lines + agent_lines
     finally:
         if stack is not None and stack.poll() is None:
             stack.send_signal(signal.SIGINT)
