@@ -1,6 +1,6 @@
 """What the reads whose request is a JSON document answer: context packs, graph walks, search,
 resolve and query with their coverage blocks (keeper's context/ and reads/neighborhood.py,
-search.py, resolve.py, query.py, coverage.py)."""
+search.py, resolve/, query.py, coverage.py)."""
 
 from __future__ import annotations
 
