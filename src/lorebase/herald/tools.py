@@ -172,9 +172,10 @@ async def _schema(client: RestClient, domain: str, arguments: dict[str, Any]) ->
 
 @tool(
     "lorebase_resolve",
-    "Ground the words of a question in the schema and the stored values: candidate Kinds, Attributes "
-    "and values, each with a ready query predicate. Resolve first, then write lorebase_query from the "
-    "predicates. Read coverage before concluding that nothing matches.",
+    "Ground the words of a question in the schema and the stored values: candidate Kinds, Attributes, "
+    "Relations, values, Records (by name or key) and comparisons, each with a ready query predicate, "
+    "and hints (count, group_by, order_by). Resolve first, then write lorebase_query from the "
+    "predicates and hints. Read coverage before concluding that nothing matches.",
     {
         "text": _string("the words of the question"),
         "kinds": _strings("only these Kinds"),
