@@ -689,6 +689,8 @@ def test_herald_serves_mcp_over_http_towards_the_gateway(herald_objects: list[di
     service = one(herald_objects, "Service", "herald")
     assert service["spec"]["ports"] == [{"name": "http", "port": 80, "targetPort": "http", "protocol": "TCP"}]
     assert service["spec"]["selector"]["app.kubernetes.io/component"] == "herald"
+    # An MCP session lives in the process that opened it: a caller stays on one pod.
+    assert service["spec"]["sessionAffinity"] == "ClientIP"
 
 
 def test_herald_holds_no_credential(herald_objects: list[dict[str, Any]]) -> None:
@@ -828,7 +830,10 @@ def test_ingress_example_serves_gateway_and_herald_over_tls(
     }
     tls_hosts = {host for entry in ingress["spec"]["tls"] for host in entry["hosts"]}
     assert tls_hosts == set(backends)
-    assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"
+    # Through the Service, whose ClientIP affinity keeps an MCP session on its pod.
+    assert annotations["nginx.ingress.kubernetes.io/service-upstream"] == "true"
     policies = {p["metadata"]["name"]: p["spec"] for p in find(objects, "NetworkPolicy")}
     for name in ("gateway", "herald"):
         assert policies[f"{RELEASE}-lorebase-{name}"]["ingress"][0]["from"] == [
