@@ -16,12 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import helm_python as helm
+import httpx
 import kubernetes_validate
 import pytest
 import yaml
 
 from lorebase.cli import COMMANDS, build_parser
+from lorebase.clients.rest import RestSettings
 from lorebase.config import defaults, load_settings
+from lorebase.herald.server import PROTECTED_RESOURCE_PATH, http_app
 from lorebase_store.migrate import engine_target
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -684,8 +687,21 @@ def test_herald_serves_mcp_over_http_towards_the_gateway(herald_objects: list[di
     )
     assert env["LOREBASE_DOMAIN"]["value"] == "supply"
     assert container["ports"] == [{"name": "http", "containerPort": 8765, "protocol": "TCP"}]
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-        assert container[probe]["tcpSocket"] == {"port": "http"}
+    for probe in ("startupProbe", "readinessProbe"):
+        assert container[probe]["httpGet"] == {"path": PROTECTED_RESOURCE_PATH, "port": "http"}
+    assert container["livenessProbe"]["tcpSocket"] == {"port": "http"}
+
+
+async def test_herald_answers_its_probe_without_a_credential(herald_objects: list[dict[str, Any]]) -> None:
+    """The probe's path, asked of Herald's real HTTP app with no Authorization header, is a 200."""
+    container = container_of(herald_objects, "Deployment", "herald")
+    path = container["readinessProbe"]["httpGet"]["path"]
+    app = http_app(RestSettings(url="http://127.0.0.1:9"), domain="supply", host="0.0.0.0")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://herald") as client:
+        answer = await client.get(path)
+        assert answer.status_code == 200
+        assert answer.json()["resource"] == "http://herald/mcp"
+        assert (await client.post("/mcp", json={})).status_code == 401  # MCP itself needs a key
     service = one(herald_objects, "Service", "herald")
     assert service["spec"]["ports"] == [{"name": "http", "port": 80, "targetPort": "http", "protocol": "TCP"}]
     assert service["spec"]["selector"]["app.kubernetes.io/component"] == "herald"
