@@ -18,6 +18,7 @@ from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
 from lorebase_store.suggestions import SuggestionRow
+from lorebase_store.tags import TagRow
 
 __all__ = [
     "AttemptRow",
@@ -54,6 +55,7 @@ __all__ = [
     "SourceState",
     "SourceSyncRow",
     "SuggestionRow",
+    "TagRow",
     "Txn",
     "upgrade",
 ]

@@ -18,6 +18,7 @@ from lorebase_store.revisions import RevisionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
 from lorebase_store.suggestions import SuggestionsTxn
+from lorebase_store.tags import TagsTxn
 from lorebase_store.trace import TraceTxn
 from lorebase_store.webhooks import WebhooksTxn
 
@@ -39,6 +40,7 @@ class Txn(
     SourcesTxn,
     StatisticsTxn,
     SuggestionsTxn,
+    TagsTxn,
     TraceTxn,
     WebhooksTxn,
 ):

@@ -53,6 +53,9 @@ ADMIN = {
     "get_branch",
     "update_branch",
     "delete_branch",
+    "create_tag",
+    "list_tags",
+    "get_tag",
 }
 READS = {
     "get_record",
@@ -89,7 +92,8 @@ WRITES = {
 }
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
-NOT_JSON = {"events"}  # a Server-Sent Events stream (tests/integration/test_feed_events.py)
+# A Server-Sent Events stream (tests/integration/test_feed_events.py); 204 No Content (test_tags.py).
+NOT_JSON = {"events", "delete_tag"}
 
 
 class Answers:
@@ -166,6 +170,10 @@ async def test_administration_answers(supply: Stack) -> None:
     await call("get_branch", D + "/branches/main")
     await call("update_branch", D + "/branches/lay", json={"required_approvals": 1})
     await call("delete_branch", D + "/branches/lay")
+    head = (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"]
+    await call("create_tag", D + "/tags", json={"name": "answers/v1", "revision": head})
+    await call("list_tags", D + "/tags")
+    await call("get_tag", D + "/tags/answers/v1")
     call.covered(ADMIN)
 
 

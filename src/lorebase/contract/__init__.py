@@ -17,6 +17,7 @@ from lorebase.contract import (
     memory,
     proposals,
     reads,
+    tags,
     writes,
 )
 from lorebase.contract.endpoint import Endpoint, Header, In, Parameter, Path, Query, Request
@@ -50,6 +51,7 @@ ENDPOINTS: list[Endpoint] = [
     *admin.ENDPOINTS,
     *feed.ENDPOINTS,
     *branches.ENDPOINTS,
+    *tags.ENDPOINTS,
     *proposals.ENDPOINTS,
     *writes.ENDPOINTS,
     *governance.ENDPOINTS,

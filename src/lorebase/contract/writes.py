@@ -15,9 +15,9 @@ from lorebase.contract.fields import (
     BranchRef,
     Document,
     DomainName,
+    HeadRef,
     IdempotencyKey,
     Name,
-    RevisionRef,
     ShortText,
     Vector,
     bounded,
@@ -33,7 +33,7 @@ class Execution(Body, frozen=True, kw_only=True):
 
     parameters: Document = msgspec.field(default_factory=dict)
     dry_run: bool = False
-    expected_head: RevisionRef | None = None
+    expected_head: HeadRef | None = None
     message: Message | None = None
     branch: BranchRef | None = None
     idempotency_key: BodyKey | None = None
@@ -71,7 +71,7 @@ class Load(Body, frozen=True, kw_only=True):
     links: Annotated[list[LinkItem], Meta(max_length=1_000_000)] | None = None
     message: Message | None = None
     branch: BranchRef | None = None
-    expected_head: RevisionRef | None = None
+    expected_head: HeadRef | None = None
     idempotency_key: BodyKey | None = None
 
 

@@ -472,6 +472,7 @@ _BULK = "bulk loads are not agent writes: agents write through Operations (loreb
 
 # REST endpoints with no tool, each with the reason; the parity test (tests/unit/test_parity.py)
 # fails on an endpoint that is neither called by a tool nor listed here.
+_TAGS = "tags are named by people for releases and audits; every tool taking at or since takes one"
 NOT_IN_HERALD: dict[str, str] = {
     "health": "the stack's liveness, not the data's: lorebase_health reports the data",
     "create_principal": _ADMIN,
@@ -489,6 +490,10 @@ NOT_IN_HERALD: dict[str, str] = {
     "get_branch": _BRANCHES,
     "update_branch": _BRANCHES,
     "delete_branch": _BRANCHES,
+    "create_tag": _TAGS,
+    "list_tags": _TAGS,
+    "get_tag": _TAGS,
+    "delete_tag": _TAGS,
     "create_proposal": "lorebase_execute with a task opens the Proposal of the task branch",
     "review_proposal": _REVIEW,
     "merge_proposal": _REVIEW,

@@ -18,10 +18,11 @@ from lorebase_store import Database, GrantRow, PrincipalRow, Txn
 ADMIN_PRINCIPAL = "usr_admin"
 
 VIEWER = frozenset({"data.read"})
-EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create"}
+EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create", "tag.create"}
 REVIEWER = EDITOR | {"proposal.review"}
 ADMIN = REVIEWER | {
     "proposal.merge",
+    "tag.delete",
     "domain.settings",
     "operation.execute_custom",
     "pii.read",

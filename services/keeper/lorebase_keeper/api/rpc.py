@@ -67,6 +67,8 @@ WRITES = frozenset(
         "CreateBranch",
         "UpdateBranch",
         "DeleteBranch",
+        "CreateTag",
+        "DeleteTag",
         "CreateProposal",
         "ReviewProposal",
         "MergeProposal",
