@@ -1,6 +1,9 @@
 """History and lineage of one Record (seed section 3).
 
-History lists the Revisions that changed the Record on the branch, newest first; lineage answers,
+History lists the Revisions that changed the Record on the branch, newest first (with values=true,
+`before` and `after` hold the same members: the changed Attributes the caller may read, null on
+the side where one had no value; a creation has `before` null and a deletion `after` null, and the
+whole Record at a Revision is a read with `at`); lineage answers,
 per Attribute holding a value, where that value came from. Both read one index range per Record,
 so their cost follows the Record's number of changes, not the length of the branch, and both take
 `at` (the answer as of an earlier Revision, read along its first-parent chain).
@@ -60,8 +63,9 @@ async def get_history(
         revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
         readable = readable_view(access, domain, point.branch.name).cleared(kind.name)
 
-        def only_readable(side: dict[str, Any] | None) -> dict[str, Any] | None:
-            return None if side is None else {a: v for a, v in side.items() if a in readable}
+        def changed(side: dict[str, Any] | None, attributes: list[str]) -> dict[str, Any] | None:
+            """One side of a change: the changed Attributes' values (null where there was none)."""
+            return None if side is None else {a: side.get(a) for a in attributes}
 
         changes = []
         for row in rows:
@@ -73,9 +77,9 @@ async def get_history(
                 "attributes": attributes,
                 "provenance": {a: {"revision": revision.id, **revision.origin} for a in attributes},
             }
-            if values:
-                entry["before"] = only_readable(row.before)
-                entry["after"] = only_readable(row.after)
+            if values:  # symmetric: both sides hold the changed Attributes, and only those
+                entry["before"] = changed(row.before, attributes)
+                entry["after"] = changed(row.after, attributes)
             changes.append(entry)
         return {
             "domain": domain.name,
