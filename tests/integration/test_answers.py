@@ -234,6 +234,13 @@ async def test_write_and_proposal_answers(supply: Stack) -> None:
         execute,
         json={"parameters": {"key": "S-9999", "risk_score": 5}, "dry_run": True},
     )
+    needs_review = await call(  # an agent's dry run on protected main: it runs, with `review`
+        "execute_operation",
+        execute,
+        json={"parameters": {"key": "S-1001", "risk_score": 75}, "dry_run": True},
+        headers=agent,
+    )
+    assert needs_review["review"]["reason"] == "protected-branch"
     await call("create_branch", D + "/branches", json={"name": "work"})
     change = {"parameters": {"key": "S-1002", "risk_score": 70}, "branch": "work", "idempotency_key": "a-1"}
     await call("execute_operation", execute, json=change)

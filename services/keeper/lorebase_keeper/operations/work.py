@@ -11,7 +11,7 @@ from lorebase.ids import iso
 from lorebase.problems import Problem, invalid
 from lorebase_keeper.access import Readable
 from lorebase_keeper.operations.prepare import Prepared
-from lorebase_keeper.operations.review import review_required
+from lorebase_keeper.operations.review import review_note, review_required
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import (
     BranchView,
@@ -36,7 +36,8 @@ def make_work(
 ) -> Any:
     """The commit work of an execution on `branch`.
 
-    `review`: refuse agents on a protected branch (a task branch is not reviewed: its Proposal is).
+    `review`: refuse agents on a protected branch and writes the review policy holds for (a task
+    branch is not reviewed: its Proposal is); a dry run is not refused but says so in `review`.
     `deferred`: collect the operation events instead of writing them (they are written when the
     Proposal merges).
     """
@@ -51,8 +52,13 @@ def make_work(
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
                 return replay(receipt, p.digest, key), head, None
-        if review and row.protected and principal.type in agent_types:
-            raise review_required(domain, name, branch, "protected-branch")
+        needs: str | None = None
+        if review and p.policy_review:
+            needs = "review-policy"
+        elif review and row.protected and principal.type in agent_types:
+            needs = "protected-branch"
+        if needs is not None and not dry_run:
+            raise review_required(domain, name, branch, needs)
         if expected is not None and expected != head.revision:
             raise Problem(
                 409,
@@ -94,6 +100,8 @@ def make_work(
                 "edit_count": len(p.edit_docs),
                 "revision": None,
             }
+            if needs is not None:
+                document["review"] = review_note(domain, name, branch, needs)
             return Outcome(200, document, head.revision, {}), head, None
         if changes.issues:
             raise invalid(changes.issues)
