@@ -48,7 +48,12 @@ async def attempt_merge(
     approval = await approval_of(txn, proposal, target)
     stored = await txn.conflicts_of(proposal.id)
     resolutions = {c.fingerprint: c.resolution or {} for c in stored if c.status == "resolved"}
-    events = [event for execution in proposal.executions for event in execution.get("events", [])]
+    # Each event remembers the Revision its execution committed on the task branch (add_task_events).
+    events = [
+        {**event, "revisions": [execution["revision"]] if execution.get("revision") else []}
+        for execution in proposal.executions
+        for event in execution.get("events", [])
+    ]
     request = MergeRequest(
         domain=domain,
         source=proposal.source_ref,
