@@ -356,6 +356,9 @@ merge_attempts = Table(
     Column("revision", Text),
     Column("by", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Migration 0013: the heads the attempt merged (null before it), to tell when it is out of date.
+    Column("source_head", Text),
+    Column("target_head", Text),
 )
 
 conflicts = Table(

@@ -128,7 +128,10 @@ class Approval(Answer, kw_only=True):
 
 
 class Attempt(Answer, kw_only=True):
-    """The latest merge attempt of a Proposal."""
+    """The latest merge attempt of a Proposal: made when it opened, again in the background when its
+    source or target head moves, and on a merge request. `source_head` and `target_head` are the
+    heads it merged (null for attempts from before they were recorded): when they are the branches'
+    heads, the attempt is current."""
 
     id: str
     result: Annotated[str, Meta(description="fast_forward | merge | conflicts")]
@@ -136,6 +139,8 @@ class Attempt(Answer, kw_only=True):
     resolved_conflicts: Count
     counts: dict[str, int]
     revision: RevisionId | None
+    source_head: RevisionId | None
+    target_head: RevisionId | None
     at: Timestamp
 
 

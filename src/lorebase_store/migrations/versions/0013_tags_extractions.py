@@ -1,4 +1,5 @@
-"""Tags (immutable names of Revisions) and extractions (the evidence behind extracted values).
+"""Tags (immutable names of Revisions), extractions (the evidence behind extracted values), and the
+heads each merge attempt saw.
 
 A tag names one Revision of its Domain, on any branch; `at`, `since`, `from` and `to` take its name
 where they take a Revision id (lorebase_store.refs). An extraction is stored once, under the digest
@@ -56,8 +57,13 @@ CREATE TABLE extractions (
     )
     # For "values supported only by extraction below a confidence" (docs/provenance.md).
     op.execute("CREATE INDEX extractions_confidence ON extractions (domain_id, confidence)")
+    # The heads a merge attempt saw: a Proposal is tried again when its source or target moves.
+    op.execute("ALTER TABLE merge_attempts ADD COLUMN source_head TEXT")
+    op.execute("ALTER TABLE merge_attempts ADD COLUMN target_head TEXT")
 
 
 def downgrade() -> None:
+    op.execute("ALTER TABLE merge_attempts DROP COLUMN target_head")
+    op.execute("ALTER TABLE merge_attempts DROP COLUMN source_head")
     op.execute("DROP TABLE extractions")
     op.execute("DROP TABLE tags")
