@@ -3,6 +3,7 @@
 from lorebase_store.commits import CommitRows
 from lorebase_store.db import Database
 from lorebase_store.domains import BranchRow, DomainRow
+from lorebase_store.extractions import ExtractionRow
 from lorebase_store.memory import MemoryGrantRow, MemoryPrincipal, MemoryReceipt, MemoryRecordRow
 from lorebase_store.memory_journal import CheckpointRow, JournalEntryRow, JournalRow
 from lorebase_store.memory_writes import MemoryGroupState, MemoryRows, ReceiptTaken
@@ -40,6 +41,7 @@ __all__ = [
     "Database",
     "DatabaseTooNew",
     "DomainRow",
+    "ExtractionRow",
     "GrantRow",
     "HistoryRow",
     "KindStatistics",

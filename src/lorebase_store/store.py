@@ -5,6 +5,7 @@ from __future__ import annotations
 from lorebase_store.commits import CommitsTxn
 from lorebase_store.domains import DomainsTxn
 from lorebase_store.embeddings import EmbeddingsTxn
+from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.memory import MemoryTxn
 from lorebase_store.memory_journal import MemoryJournalTxn
 from lorebase_store.memory_writes import MemoryWritesTxn
@@ -27,6 +28,7 @@ class Txn(
     CommitsTxn,
     DomainsTxn,
     EmbeddingsTxn,
+    ExtractionsTxn,
     MemoryTxn,
     MemoryJournalTxn,
     MemoryWritesTxn,

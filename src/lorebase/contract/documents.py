@@ -70,8 +70,30 @@ class Origin(Answer, kw_only=True):
     """What made a Revision: its type and what it names (an invocation id, an import source, a
     Source, a Proposal...)."""
 
-    type: Annotated[str, Meta(description="operation | import | source_sync | merge")]
+    type: Annotated[str, Meta(description="operation | import | extraction | source_sync | merge")]
     ref: str
+
+
+class SpanShown(Answer, kw_only=True):
+    """Where in the document an extracted value was read: offsets, a quote, or both."""
+
+    start: int | UnsetType = UNSET
+    end: int | UnsetType = UNSET
+    quote: str | UnsetType = UNSET
+
+
+class Extraction(Answer, kw_only=True):
+    """The evidence of an extracted value (docs/provenance.md): stored once under `id`, the SHA-256
+    of its canonical JSON."""
+
+    id: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    document: str
+    document_digest: str
+    span: SpanShown
+    model: str
+    prompt_version: str
+    extractor: str
+    confidence: float | None
 
 
 class RevisionSummary(Answer, kw_only=True):

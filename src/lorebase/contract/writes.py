@@ -10,6 +10,7 @@ from msgspec import Meta
 from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
+from lorebase.contract.evidence import Evidence
 from lorebase.contract.fields import (
     BodyKey,
     BranchRef,
@@ -51,10 +52,14 @@ class ExecuteOperation(Request, frozen=True, kw_only=True):
 
 
 class RecordItem(Body, frozen=True, kw_only=True):
-    """A Record to load: its Kind and its values (the key among them)."""
+    """A Record to load: its Kind and its values (the key among them). An extracted Record carries
+    its evidence (docs/provenance.md): `extraction` for all its values, `evidence` per Attribute
+    (which wins over `extraction` for that Attribute)."""
 
     kind: Name
     values: Document
+    extraction: Evidence | None = None
+    evidence: Annotated[dict[Name, Evidence], Meta(max_length=1000)] | None = None
 
 
 class LinkItem(Body, frozen=True, kw_only=True):
@@ -76,7 +81,11 @@ class Load(Body, frozen=True, kw_only=True):
 
 
 class ImportBatch(Load, frozen=True, kw_only=True):
+    """An import. With `extraction` (the evidence of every Record that gives none of its own) or
+    evidence on any Record, it is an extraction: its Revision's origin is `extraction`."""
+
     source: ShortText | None = None
+    extraction: Evidence | None = None
 
 
 class Import(Request, frozen=True, kw_only=True):

@@ -303,7 +303,8 @@ async def _explain(client: RestClient, domain: str, arguments: dict[str, Any]) -
 @tool(
     "lorebase_history",
     "Every change of one Record on a branch, newest first: author, time, message, origin and the "
-    "Attributes changed (values=true adds before and after).",
+    "Attributes changed, with the extraction evidence of extracted values (values=true adds the "
+    "changed values before and after).",
     {
         **RECORD,
         "values": {"type": "boolean"},
@@ -324,7 +325,8 @@ async def _history(client: RestClient, domain: str, arguments: dict[str, Any]) -
 @tool(
     "lorebase_lineage",
     "Where each current value of a Record came from: the Revision, actor, Operation, import or "
-    "Source, and the Proposal that brought it.",
+    "Source, the extraction evidence (document, span, model, prompt version, confidence) of an "
+    "extracted value, and the Proposal that brought it.",
     RECORD,
     required=("kind", "key"),
 )

@@ -18,11 +18,23 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable_kind
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.lineage import lineage_of, revision_summary
+from lorebase_keeper.reads.lineage import evidence_of, lineage_of, revision_summary
 from lorebase_keeper.reads.records import read_record
 from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import HistoryRow, Txn
+from lorebase_store import HistoryRow, RevisionRow, Txn
+
+
+def _provenance(
+    revision: RevisionRow, row: HistoryRow, name: str, evidence: dict[str, Any]
+) -> dict[str, Any]:
+    """The provenance of one changed value: the Revision and its origin, and the evidence of an
+    extracted value."""
+    entry: dict[str, Any] = {"revision": revision.id, **revision.origin}
+    held = (row.provenance.get("$evidence") or {}).get(name)
+    if held in evidence:
+        entry["extraction"] = evidence[held]
+    return entry
 
 
 def _cursor(row: HistoryRow) -> str:
@@ -61,6 +73,7 @@ async def get_history(
         more = len(rows) > limit
         rows = rows[:limit]
         revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
+        evidence = await evidence_of(txn, domain.id, [row.provenance for row in rows])
         readable = readable_view(access, domain, point.branch.name).cleared(kind.name)
 
         def changed(side: dict[str, Any] | None, attributes: list[str]) -> dict[str, Any] | None:
@@ -75,7 +88,7 @@ async def get_history(
                 **revision_summary(revision),
                 "change": row.change,
                 "attributes": attributes,
-                "provenance": {a: {"revision": revision.id, **revision.origin} for a in attributes},
+                "provenance": {a: _provenance(revision, row, a, evidence) for a in attributes},
             }
             if values:  # symmetric: both sides hold the changed Attributes, and only those
                 entry["before"] = changed(row.before, attributes)

@@ -270,17 +270,21 @@ def plan_commit(
 
 
 def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
-    via = dict(provenance.get("$via") or {})
+    """Name `stamp` as the Revision behind each changed value; what the provenance said of the old
+    values (`$via`: the merge that brought one; `$evidence`: its extraction) goes with them."""
+    notes = {note: dict(provenance.get(note) or {}) for note in ("$via", "$evidence")}
     for name in change.attributes:
-        via.pop(name, None)
+        for held in notes.values():
+            held.pop(name, None)
         if change.after is not None and name in change.after:
             provenance[name] = stamp
         else:
             provenance.pop(name, None)
-    if via:
-        provenance["$via"] = via
-    else:
-        provenance.pop("$via", None)
+    for note, held in notes.items():
+        if held:
+            provenance[note] = held
+        else:
+            provenance.pop(note, None)
 
 
 def remember(view: BranchView, rows: CommitRows) -> None:
