@@ -150,3 +150,19 @@ async def test_bad_evidence_is_422_saying_what_to_change_and_stores_nothing(supp
     issue = response.json()["issues"][0]
     assert issue["path"] == "records[0].evidence.risk_score" and "does not set" in issue["message"]
     assert (await supply.count("revisions"), await supply.count("extractions")) == (revisions, extractions)
+
+
+async def test_an_operation_may_carry_the_evidence_of_the_values_it_sets(supply: Stack) -> None:
+    execute = D + "/operations/update_supplier/execute"
+    body = {"parameters": {"key": "S-1001", "risk_score": 64}, "extraction": evidence("risk 64")}
+    done = await supply.http.post(execute, json=body, headers=supply.admin)
+    assert done.status_code == 200, done.text
+    lineage = (await supply.http.get(S1001 + "/lineage", headers=supply.admin)).json()["attributes"]
+    risk = lineage["risk_score"]
+    assert risk["origin"]["type"] == "operation" and risk["operation"]["name"] == "update_supplier"
+    assert risk["extraction"]["span"]["quote"] == "risk 64"
+    assert "extraction" not in lineage["city"]
+    bad = await supply.http.post(
+        execute, json={**body, "extraction": evidence("x", span={"quote": None})}, headers=supply.admin
+    )
+    assert bad.status_code == 422 and bad.json()["issues"][0]["path"] == "extraction.span", bad.text

@@ -42,6 +42,8 @@ class Execution(Body, frozen=True, kw_only=True):
     intent: Annotated[str, bounded(4000, "Why: a sentence or two for the Proposal")] | None = None
     auto_propose: bool | None = None
     auto_merge: bool | None = None
+    # The evidence of every value the execution sets, when they were extracted (docs/provenance.md).
+    extraction: Evidence | None = None
 
 
 class ExecuteOperation(Request, frozen=True, kw_only=True):

@@ -1,7 +1,8 @@
-"""Extraction evidence on a load: checked, named by digest, stamped into provenance.
+"""Extraction evidence on a write: checked, named by digest, stamped into provenance.
 
 An import's records may carry evidence (lorebase.contract.evidence): `extraction` on the batch (the
 default), `extraction` on a Record (all its values) or `evidence` per Attribute (wins for that one).
+An Operation execution may carry `extraction`: the evidence of every value it sets.
 Each distinct piece of evidence gets the id `SHA-256(canonical JSON)`, so the same passage read by
 the same model and prompt is one row of the `extractions` table however many values it supports
 (lorebase_store.extractions). The commit names the evidence of each value it changes in the
@@ -45,16 +46,28 @@ class Extracted:
     by_record: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     documents: dict[str, dict[str, Any]] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    everywhere: str | None = None  # the evidence of every value of every Record (an Operation's)
 
     def __bool__(self) -> bool:
-        return bool(self.by_record)
+        return bool(self.by_record) or self.everywhere is not None
+
+    @classmethod
+    def of_every_value(cls, evidence: Evidence) -> Extracted:
+        """The evidence of an Operation execution: it supports every value the execution sets."""
+        document = evidence_document(evidence)
+        found = extraction_id(document)
+        return cls(documents={found: document}, everywhere=found)
 
     def provenance_of(self) -> Callable[[Change, dict[str, Any], str], dict[str, Any]]:
         """plan_commit's hook: name the evidence of each extracted value the commit changes."""
 
         def provenance_of(change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
-            ids = self.by_record.get((change.name, change.key)) if change.entity == "record" else None
-            if not ids or change.after is None:
+            if change.entity != "record" or change.after is None:
+                return provenance
+            ids = self.by_record.get((change.name, change.key))
+            if ids is None and self.everywhere is not None:
+                ids = {name: self.everywhere for name in change.attributes}
+            if not ids:
                 return provenance
             held = dict(provenance.get("$evidence") or {})
             for name in change.attributes:

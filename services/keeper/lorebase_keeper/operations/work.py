@@ -10,6 +10,7 @@ from typing import Any
 from lorebase.ids import iso
 from lorebase.problems import Problem, invalid
 from lorebase_keeper.access import Readable
+from lorebase_keeper.imports.evidence import Extracted
 from lorebase_keeper.operations.prepare import Prepared
 from lorebase_keeper.operations.review import review_note, review_required
 from lorebase_keeper.runtime import Runtime
@@ -45,6 +46,8 @@ def make_work(
     agent_types = domain.settings.model.keeper.agent_writes.principal_types
     message = request.message or f"{name} by {principal.id}"
     origin = Origin("operation", p.invocation_id, principal.id)
+    # Extracted values: every value the execution sets carries the evidence (imports/evidence.py).
+    extracted = Extracted.of_every_value(request.extraction) if request.extraction is not None else None
     expected = request.expected_head if review else None
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
@@ -125,8 +128,11 @@ def make_work(
                 stored=changes.stored(),
                 changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
                 extra_events=events,
+                provenance_of=None if extracted is None else extracted.provenance_of(),
             )
             revision_id = committed.revision.id
+            if extracted is not None:
+                rows.extractions = extracted.rows(revision_id, principal.id, p.at)
             new_head = Head(revision_id, committed.revision.generation)
         stamp = iso(p.at)
         rows.invocations.append(
