@@ -25,6 +25,8 @@ FEATURES: dict[str, Any] = {
     "proposal_merge_check": True,
     # A dry run on a protected branch runs, and says the real execution needs review.
     "dry_run_on_protected": True,
+    # Imports and Operations carry extraction evidence; reads show it (docs/provenance.md).
+    "extraction_provenance": True,
 }
 
 

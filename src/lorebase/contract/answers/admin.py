@@ -26,6 +26,9 @@ class Features(msgspec.Struct, kw_only=True):
     dry_run_on_protected: Annotated[
         bool, Meta(description="a dry run on a protected branch runs and says the execution needs review")
     ]
+    extraction_provenance: Annotated[
+        bool, Meta(description="writes carry extraction evidence, and lineage, explain and history show it")
+    ]
 
 
 class GatewayHealth(Answer, kw_only=True):
