@@ -31,6 +31,12 @@ class ProposalChecks:
         self.rt = rt
 
     async def __call__(self, domain_id: int, branch: str) -> None:
+        # Most branches have no open Proposal: one indexed read, and nothing more.
+        proposals = await self.rt.db.read(
+            "open_proposals_on", lambda txn: txn.open_proposals_on(domain_id, branch)
+        )
+        if not proposals:
+            return
         name = await self.rt.db.read("domain_name", lambda txn: txn.domain_name(domain_id))
         if name is None:
             return
@@ -38,9 +44,6 @@ class ProposalChecks:
             domain = await self.rt.domains.get(name)
         except Problem:
             return
-        proposals = await self.rt.db.read(
-            "open_proposals_on", lambda txn: txn.open_proposals_on(domain_id, branch)
-        )
         for proposal in proposals:
             await self.rt.db.run_interaction("check_proposal", _check, domain, proposal.id)
 
