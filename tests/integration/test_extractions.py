@@ -166,3 +166,17 @@ async def test_an_operation_may_carry_the_evidence_of_the_values_it_sets(supply:
         execute, json={**body, "extraction": evidence("x", span={"quote": None})}, headers=supply.admin
     )
     assert bad.status_code == 422 and bad.json()["issues"][0]["path"] == "extraction.span", bad.text
+
+
+async def test_a_source_sync_may_carry_evidence_and_keeps_its_origin(stack: Stack) -> None:
+    from tests.integration.test_sources import shop, sync
+
+    await shop(stack)
+    record = {"kind": "Product", "values": {"sku": "P-1", "name": "Seal"}, "extraction": evidence("Seal")}
+    done = await sync(stack, {"records": [record]})
+    assert done.status_code == 200, done.text
+    lineage = (
+        await stack.http.get("/api/v1/domains/shop/kinds/Product/records/P-1/lineage", headers=stack.admin)
+    ).json()["attributes"]["name"]
+    assert lineage["origin"]["type"] == "source_sync" and lineage["source"]["name"] == "erp_products"
+    assert lineage["extraction"]["span"]["quote"] == "Seal"
