@@ -87,6 +87,9 @@ class Nats(Section, frozen=True):
     stream: StreamName
     subject_prefix: SubjectPrefix
     stream_replicas: Annotated[int, Meta(ge=1, le=5)]
+    max_age_s: Annotated[float, Meta(ge=0)]
+    max_bytes: Annotated[int, Meta(ge=0)]
+    max_msgs: Annotated[int, Meta(ge=0)]
     relay: Relay
 
 
@@ -243,11 +246,33 @@ class HistoryLimits(Page, frozen=True):
     lineage_count_max: AtLeastOne
 
 
+class StopWords(Section, frozen=True):
+    """Function words per language: they never ground on their own and are never a miss."""
+
+    en: list[str]
+    de: list[str]
+    fr: list[str]
+
+
 class ResolveLimits(Section, frozen=True):
     max_indexed_values: AtLeastZero
     max_value_chars: AtLeastZero
     similarity_threshold: Fraction
     nearest_records: AtLeastZero
+    language: Literal["en", "de", "fr"]
+    stop_words: StopWords
+    one_edit_min_letters: Annotated[int, Meta(ge=2, le=64)]
+    two_edits_min_letters: Annotated[int, Meta(ge=3, le=64)]
+    code_max_chars: Annotated[int, Meta(ge=0, le=16)]
+    max_title_values: AtLeastZero
+    max_record_candidates: AtLeastOne
+
+    def __post_init__(self) -> None:
+        if self.two_edits_min_letters <= self.one_edit_min_letters:
+            raise ValueError(
+                f"two_edits_min_letters ({self.two_edits_min_letters}) must be larger than "
+                f"one_edit_min_letters ({self.one_edit_min_letters})"
+            )
 
 
 class SearchLimits(Page, frozen=True):
@@ -378,6 +403,15 @@ class Memory(Section, frozen=True):
     commit: MemoryCommit
 
 
+# -- the web app ----------------------------------------------------------------------------------
+
+
+class Web(Section, frozen=True):
+    session_ttl_s: Annotated[float, Meta(gt=0, le=30 * 86400)]  # at most 30 days
+    cookie_secure: Literal["auto", "always", "never"]
+    root: str
+
+
 class LorebaseSettings(Section, frozen=True):
     """Every setting, by section (config/lorebase.example.yaml documents each one)."""
 
@@ -395,10 +429,13 @@ class LorebaseSettings(Section, frozen=True):
     scribe: Scribe
     webhooks: Webhooks
     memory: Memory
+    web: Web
 
 
 # Process-wide sections: a Domain's settings cannot override them.
-PROCESS_SECTIONS = frozenset({"data_dir", "database", "nats", "http", "services", "supervisor", "admin"})
+PROCESS_SECTIONS = frozenset(
+    {"data_dir", "database", "nats", "http", "services", "supervisor", "admin", "web"}
+)
 
 __all__ = [
     "PROCESS_SECTIONS",
@@ -443,5 +480,6 @@ __all__ = [
     "Trace",
     "TraverseLimits",
     "UnauthenticatedRateLimit",
+    "Web",
     "Webhooks",
 ]

@@ -19,7 +19,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 metadata = MetaData()
 
@@ -43,6 +43,10 @@ api_keys = Table(
     Column("digest", Text, nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("revoked_at", DateTime(timezone=True)),
+    # Migration 0012: a web session is a key derived from another (its parent), valid until expires_at.
+    Column("expires_at", DateTime(timezone=True)),
+    Column("parent_key_id", Text, ForeignKey("api_keys.id")),
+    Index("api_keys_parent", "parent_key_id", postgresql_where="parent_key_id IS NOT NULL"),
 )
 
 domains = Table(
@@ -306,6 +310,24 @@ trace_entries = Table(
     Index("trace_entries_session", "session_id", "principal", "id"),
 )
 
+# Migration 0012: per agent session and principal, what GET /sessions shows (written with each entry).
+trace_sessions = Table(
+    "trace_sessions",
+    metadata,
+    Column("session_id", Text, nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("first_entry_id", BigInteger, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("last_at", DateTime(timezone=True), nullable=False),
+    Column("steps", Integer, nullable=False),
+    Column("errors", Integer, nullable=False),
+    Column("notes", Integer, nullable=False),
+    Column("domains", ARRAY(Text), nullable=False),
+    PrimaryKeyConstraint("session_id", "principal"),
+    Index("trace_sessions_recent", "last_at", "session_id"),
+    Index("trace_sessions_principal", "principal", "last_at", "session_id"),
+)
+
 # Proposals (migration 0007): a request to merge one branch into another, with its reviews, merge
 # attempts and Conflicts; branch_merges keeps where the last merge of a source into a target stood.
 proposals = Table(
@@ -521,6 +543,7 @@ __all__ = [
     "suggestions",
     "tags",
     "trace_entries",
+    "trace_sessions",
     "webhook_deliveries",
     "webhooks",
 ]

@@ -26,7 +26,7 @@ from lorebase_scribe.webhooks import HttpxSender
 
 from lorebase.contract import BY_NAME, ENDPOINTS
 from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
-from tests.integration.conftest import Stack
+from tests.integration.conftest import ADMIN_KEY, Stack
 from tests.integration.feed_stack import Feed, running_feed
 from tests.integration.test_webhooks import KEY, Receiver, sealer, start_cursor
 
@@ -42,6 +42,9 @@ ADMIN = {
     "revoke_key",
     "add_session_note",
     "get_session",
+    "list_sessions",
+    "start_web_session",
+    "get_web_session",
     "list_domains",
     "create_domain",
     "get_domain",
@@ -92,8 +95,9 @@ WRITES = {
 }
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
-# A Server-Sent Events stream (tests/integration/test_feed_events.py); 204 No Content (test_tags.py).
-NOT_JSON = {"events", "delete_tag"}
+# A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
+# (tests/integration/test_web_sessions.py) and of deleting a tag (test_tags.py).
+NOT_JSON = {"events", "end_web_session", "delete_tag"}
 
 
 class Answers:
@@ -149,6 +153,11 @@ async def test_administration_answers(supply: Stack) -> None:
     await supply.http.get(S1001, headers={**supply.admin, "Lorebase-Session": "s-answers"})
     session = await call("get_session", "/api/v1/sessions/s-answers")
     assert [entry["kind"] for entry in session["entries"]] == ["note", "step"]
+    assert (await call("list_sessions", "/api/v1/sessions"))["sessions"][0]["session"] == "s-answers"
+    await call("start_web_session", "/api/v1/web/session", json={"key": ADMIN_KEY})
+    token = supply.http.cookies["lorebase_session"]
+    supply.http.cookies.clear()
+    await call("get_web_session", "/api/v1/web/session", headers={"Authorization": f"Bearer {token}"})
     await call("list_domains", "/api/v1/domains")
     await call(
         "create_domain",
@@ -310,10 +319,9 @@ async def test_write_and_proposal_answers(supply: Stack) -> None:
 
 async def _suggestions(stack: Stack) -> None:
     """Misses of resolve, three times each, and Scribe's pass that turns them into suggestions."""
+    # words too short for a guessed edit (a one-edit typo of a longer word is no miss: issue 16)
     for _ in range(3):
-        response = await stack.http.post(
-            D + "/resolve", json={"text": "vendr activ xyzzy"}, headers=stack.admin
-        )
+        response = await stack.http.post(D + "/resolve", json={"text": "vnd actv xyzzy"}, headers=stack.admin)
         assert response.status_code == 200, response.text
     assert await suggest(stack.rt.db, stack.rt.settings) >= 2
 

@@ -191,7 +191,15 @@ def _resolve_human(answer: Any) -> str:
         {**c, "predicate": c.get("predicate"), "target": f"{c.get('target')}"}
         for c in answer.get("candidates", [])
     ]
-    text = table(rows, ["target", "kind", "attribute", "level", "score", "matched", "predicate"])
+    text = table(
+        rows, ["target", "kind", "relation", "attribute", "refs", "level", "score", "matched", "predicate"]
+    )
+    if answer.get("hints"):
+        shown = [
+            f"{h['hint']} ({h['matched']}): {h.get('aggregate') or h.get('order_by')}"
+            for h in answer["hints"]
+        ]
+        text += "\n\nhints: " + "; ".join(shown)
     if answer.get("unmatched"):
         text += f"\n\nunmatched: {', '.join(answer['unmatched'])}"
     return text

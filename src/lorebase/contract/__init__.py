@@ -18,6 +18,7 @@ from lorebase.contract import (
     proposals,
     reads,
     tags,
+    web,
     writes,
 )
 from lorebase.contract.endpoint import Endpoint, Header, In, Parameter, Path, Query, Request
@@ -57,6 +58,7 @@ ENDPOINTS: list[Endpoint] = [
     *governance.ENDPOINTS,
     *reads.ENDPOINTS,
     *memory.ENDPOINTS,
+    *web.ENDPOINTS,
 ]
 BY_NAME: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in ENDPOINTS}
 if len(BY_NAME) != len(ENDPOINTS):

@@ -8,14 +8,13 @@ history and the materialised rows name it from their provenance (`$evidence`: At
 extraction id), so a thousand values extracted from one passage keep one row of evidence.
 
 Revision ID: 0013
-Revises: 0011 (0012 is the sessions migration of another branch: whichever merges second sets its
-down_revision to the other's number)
+Revises: 0012
 """
 
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
