@@ -19,10 +19,11 @@ from lorebase.problems import Problem
 from lorebase_store import CredentialRow, Database, GrantRow, Txn
 
 VIEWER = frozenset({"data.read"})
-EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create"}
+EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create", "tag.create"}
 REVIEWER = EDITOR | {"proposal.review"}
 ADMIN = REVIEWER | {
     "proposal.merge",
+    "tag.delete",
     "domain.settings",
     "operation.execute_custom",
     "pii.read",

@@ -13,6 +13,7 @@ from lorebase.contract.documents import (
     Answer,
     Count,
     Cursor,
+    Extraction,
     RecordEntry,
     RecordHeader,
     Ref,
@@ -99,7 +100,8 @@ class RecentChange(Answer, kw_only=True):
 
 
 class SeedLineage(Answer, kw_only=True):
-    """The values of a seed that one Revision set."""
+    """The values of a seed that one Revision set; `extractions` the evidence of those of them that
+    were extracted, by Attribute."""
 
     ref: Ref
     attributes: list[str]
@@ -107,6 +109,7 @@ class SeedLineage(Answer, kw_only=True):
     actor: str
     at: Timestamp
     revision: RevisionId
+    extractions: dict[str, Extraction] | UnsetType = UNSET
 
 
 class Budget(Answer, kw_only=True):
