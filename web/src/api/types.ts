@@ -20,7 +20,8 @@ export interface Branch {
   default: boolean;
   protected: boolean;
   required_approvals: number;
-  from: string;
+  /** The branch it was forked from (null for the default branch). */
+  from: string | null;
   mode: "copy" | "overlay";
   created_by: string;
   created_at: string;

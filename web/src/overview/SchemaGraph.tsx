@@ -23,10 +23,10 @@ const STYLE: cytoscape.StylesheetJson = [
       label: "data(label)",
       "text-wrap": "wrap",
       "text-valign": "center",
-      "font-size": 12,
+      "font-size": 14,
       color: "#1a1b1e",
-      width: 130,
-      height: 46,
+      width: 150,
+      height: 50,
     },
   },
   {
@@ -38,7 +38,7 @@ const STYLE: cytoscape.StylesheetJson = [
       "target-arrow-shape": "triangle",
       "curve-style": "bezier",
       label: "data(label)",
-      "font-size": 10,
+      "font-size": 12,
       color: "#495057",
       "text-background-color": "#ffffff",
       "text-background-opacity": 0.85,
@@ -60,8 +60,7 @@ export function SchemaGraph({ schema, counts, onKind, onReady }: Props) {
       style: STYLE,
       elements: [],
       minZoom: 0.3,
-      maxZoom: 2.5,
-      wheelSensitivity: 0.3,
+      maxZoom: 1.6,
     });
     cy.on("tap", "node", (event) => onKindRef.current(String(event.target.id()).replace(/^kind:/, "")));
     graph.current = cy;
@@ -78,7 +77,8 @@ export function SchemaGraph({ schema, counts, onKind, onReady }: Props) {
     if (!cy) return;
     cy.elements().remove();
     cy.add(schemaElements(schema, counts));
-    cy.layout({ name: "cose", animate: false, padding: 24, nodeRepulsion: () => 9000, idealEdgeLength: () => 140 }).run();
+    // A circle: deterministic (the same schema always looks the same) and never overlapping.
+    cy.layout({ name: "circle", animate: false, padding: 24, avoidOverlap: true, spacingFactor: 0.9 }).run();
     cy.fit(undefined, 24);
     onReady?.();
     // eslint-disable-next-line react-hooks/exhaustive-deps

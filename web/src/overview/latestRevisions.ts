@@ -8,8 +8,8 @@ import { getChanges } from "../api/domain";
 import type { RevisionEvent } from "../api/types";
 
 export const KEEP = 10;
-const PAGE = 500;
-const MAX_PAGES = 40;
+const PAGE = 100; // agents.feed.page_size caps a page (100 by default)
+const MAX_PAGES = 200;
 
 /** The newest `keep` events of a list, newest first. */
 export function newestFirst(events: RevisionEvent[], keep = KEEP): RevisionEvent[] {

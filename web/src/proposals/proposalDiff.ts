@@ -17,8 +17,8 @@ export interface DiffRange {
   to: string;
 }
 
-const PAGE = 500;
-const MAX_PAGES = 40;
+const PAGE = 100; // agents.feed.page_size caps a page (100 by default)
+const MAX_PAGES = 200;
 
 /** The range of a source branch's own Revisions among the feed's events (oldest first), or null. */
 export function ownRange(events: RevisionEvent[], source: string): DiffRange | null {

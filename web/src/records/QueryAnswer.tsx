@@ -63,7 +63,7 @@ export function QueryAnswer({ domain, point, answer, onNextPage }: Props) {
                   {records.map((r) => (
                     <Table.Tr key={r.ref}>
                       <Table.Td>
-                        <Anchor component={Link} to={recordPath(domain, r.kind, r.key, point)} ff="monospace" size="sm">
+                        <Anchor component={Link} to={recordPath(domain, r.kind, r.key, point)} ff="monospace" size="sm" style={{ whiteSpace: "nowrap" }}>
                           {r.ref}
                         </Anchor>
                       </Table.Td>
