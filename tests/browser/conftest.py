@@ -192,13 +192,15 @@ def choose(page: Page, field: Locator, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
-def change_risk(http: httpx.Client, key: str, message: str, branch: str = "") -> dict[str, Any]:
-    """Commit a new risk score for Supplier `key` (one that differs from its current one, so the
-    Operation makes a Revision) through update_supplier; returns the execution's answer."""
+def change_risk(
+    http: httpx.Client, key: str, message: str, branch: str = "", step: int = 7
+) -> dict[str, Any]:
+    """Commit a new risk score for Supplier `key` (its current one plus `step`, modulo 101: it
+    differs, so the Operation makes a Revision) through update_supplier; returns the answer."""
     query = {"branch": branch} if branch else {}
     record = http.get(f"/api/v1/domains/supply/kinds/Supplier/records/{key}", params=query)
     assert record.status_code == 200, record.text
-    score = (int(record.json()["values"]["risk_score"]) + 7) % 101
+    score = (int(record.json()["values"]["risk_score"]) + step) % 101
     body: dict[str, Any] = {"parameters": {"key": key, "risk_score": score}, "message": message}
     if branch:
         body["branch"] = branch
