@@ -6,6 +6,10 @@ what to run when it is missing. Chromium is /usr/bin/chromium (never `playwright
 without GPU or background network, with a fresh profile per test. Every test leaves a screenshot
 named after it under the pytest output folder (`<basetemp>/screenshots/`); `docs/images/web/` holds
 the ones the docs show (scripts/web_screenshots.py copies them there).
+
+The fixtures are package-scoped, so the stack stops and Playwright's sync driver (which runs an
+event loop in the main thread while it is open) closes once the browser tests are done: the tests
+collected after them call asyncio.run.
 """
 
 from __future__ import annotations
@@ -79,7 +83,7 @@ def make_principal(
     return str(response.json()["key"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
     if not (WEB_DIST / "index.html").is_file():
         pytest.fail(f"the web app is not built ({WEB_DIST} has no index.html): run `make web` first")
@@ -118,7 +122,7 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
         stop(process, data_dir)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: `apt-get install chromium` (make test installs it)")
@@ -126,7 +130,7 @@ def playwright() -> Iterator[Playwright]:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
     try:
@@ -135,7 +139,7 @@ def browser(playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) ->
         browser.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("screenshots", numbered=False)
 
