@@ -122,7 +122,7 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
         stop(process, data_dir)
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="package")  # Playwright's sync API holds an event loop: gone after tests/browser
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: `apt-get install chromium` (make test installs it)")
