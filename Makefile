@@ -4,7 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint protos docs bench clean
+.PHONY: run test lint protos docs bench clean web web-test
+
+# The web app (web/): npm ci when the lock changes, a build when a source changes (web/dist).
+WEB_SOURCES := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig.json web/package.json -type f 2>/dev/null)
+WEB_STAMP := web/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,10 +16,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+$(WEB_STAMP): web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $(WEB_STAMP)
+
+web/dist/index.html: $(WEB_STAMP) $(WEB_SOURCES)
+	cd web && npm run build
+	touch web/dist/index.html
+
+web: web/dist/index.html
+
+web-test: $(WEB_STAMP)
+	cd web && npm test
+
+run: $(STAMP) web
 	$(BIN)/lorebase up --example supply
 
-test: $(STAMP)
+test: $(STAMP) web web-test
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 lint: $(STAMP)
@@ -34,4 +52,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) .lorebase
+	rm -rf $(VENV) .lorebase web/node_modules web/dist

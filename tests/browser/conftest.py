@@ -1,0 +1,174 @@
+"""The web app's browser tests: one `lorebase up --example supply` serving the built app (web/dist),
+and Debian's chromium driven by Playwright.
+
+Nothing is built here: `make test` (or `make web`) builds web/dist, and the stack fixture fails with
+what to run when it is missing. Chromium is /usr/bin/chromium (never `playwright install`), headless,
+without GPU or background network, with a fresh profile per test. Every test leaves a screenshot
+named after it under the pytest output folder (`<basetemp>/screenshots/`); `docs/images/web/` holds
+the ones the docs show (scripts/web_screenshots.py copies them there).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from lorebase.embedded import free_port
+from tests.e2e.running import stop
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB_DIST = ROOT / "web" / "dist"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+ADMIN_KEY = "lbk_browser-admin-key-0123456789abcdef"
+UP_TIMEOUT_S = 120.0
+# Playwright's default wait for a selector or an assertion; generous for a loaded 2-core machine.
+WAIT_MS = 20_000
+
+
+@dataclass(frozen=True)
+class WebStack:
+    url: str
+    admin_key: str
+    editor_key: str  # usr_web: a user, editor on supply (signs in to the app)
+    reviewer_key: str  # usr_reviewer: a user, editor on supply (a second pair of eyes for reviews)
+    log: Path
+
+    def admin(self) -> httpx.Client:
+        """A REST client with the admin key (for setup a test does through the API)."""
+        return httpx.Client(
+            base_url=self.url,
+            timeout=30,
+            trust_env=False,
+            headers={"Authorization": f"Bearer {self.admin_key}"},
+        )
+
+
+def make_principal(
+    http: httpx.Client, principal: str, type: str, role: str, kinds: list[str] | None = None
+) -> str:
+    """A principal with a grant on supply (narrowed to `kinds` when given) and an API key for it."""
+    response = http.post("/api/v1/principals", json={"id": principal, "type": type})
+    assert response.status_code == 201, response.text
+    grant: dict[str, object] = {"principal": principal, "role": role}
+    if kinds:
+        grant["kinds"] = kinds
+    response = http.post("/api/v1/domains/supply/grants", json=grant)
+    assert response.status_code == 201, response.text
+    response = http.post(f"/api/v1/principals/{principal}/keys")
+    assert response.status_code == 201, response.text
+    return str(response.json()["key"])
+
+
+@pytest.fixture(scope="session")
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
+    if not (WEB_DIST / "index.html").is_file():
+        pytest.fail(f"the web app is not built ({WEB_DIST} has no index.html): run `make web` first")
+    directory = tmp_path_factory.mktemp("webstack")
+    data_dir, log = directory / "data", directory / "up.log"
+    port = free_port()
+    env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
+    env.update(
+        LOREBASE_DATA_DIR=str(data_dir),
+        LOREBASE_HTTP_PORT=str(port),
+        LOREBASE_ADMIN_KEY=ADMIN_KEY,
+        LOREBASE_WEB__ROOT=str(WEB_DIST),
+    )
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + UP_TIMEOUT_S
+        while "Lorebase is up" not in log.read_text(errors="replace"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"lorebase up did not come up:\n{log.read_text(errors='replace')[-4000:]}")
+            time.sleep(0.2)
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(
+            base_url=url, timeout=30, trust_env=False, headers={"Authorization": f"Bearer {ADMIN_KEY}"}
+        ) as http:
+            editor = make_principal(http, "usr_web", "user", "editor")
+            reviewer = make_principal(http, "usr_reviewer", "user", "editor")
+        yield WebStack(url, ADMIN_KEY, editor, reviewer, log)
+    finally:
+        stop(process, data_dir)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"{CHROMIUM} is missing: `apt-get install chromium` (make test installs it)")
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("screenshots", numbered=False)
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh browser profile (no cookies, no storage) per test."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(WAIT_MS)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext, screenshots: Path, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A page of the app; after the test, its screenshot is `screenshots/<test name>.png`."""
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        name = request.node.name.replace("/", "_")
+        try:
+            page.screenshot(path=str(screenshots / f"{name}.png"), full_page=True)
+            print(f"screenshot: {screenshots / f'{name}.png'}")
+        except Exception as exc:  # the page may be gone after a failure; the failure says why
+            print(f"no screenshot for {name}: {exc}")
+
+
+def sign_in(page: Page, stack: WebStack, key: str, domain: str = "supply") -> None:
+    """Sign in through the form and wait for the Domain's overview."""
+    page.goto(f"{stack.url}/app/")
+    page.get_by_test_id("key-input").fill(key)
+    page.get_by_test_id("domain-input").fill(domain)
+    page.get_by_test_id("signin-submit").click()
+    page.get_by_test_id("domain-title").wait_for()

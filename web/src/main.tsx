@@ -1,0 +1,27 @@
+/** Entry point: Mantine's theme, the router under the Vite base (/app/), and the app. */
+import "@mantine/core/styles.css";
+import { MantineProvider, createTheme } from "@mantine/core";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { BrowserRouter } from "react-router";
+import { App } from "./App";
+
+const theme = createTheme({
+  // System fonts only: nothing is fetched from outside the gateway (the CSP allows 'self').
+  fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif",
+  fontFamilyMonospace: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace",
+  primaryColor: "indigo",
+});
+
+const root = document.getElementById("root");
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <MantineProvider theme={theme} defaultColorScheme="light">
+        <BrowserRouter basename="/app">
+          <App />
+        </BrowserRouter>
+      </MantineProvider>
+    </StrictMode>,
+  );
+}

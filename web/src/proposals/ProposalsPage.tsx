@@ -1,0 +1,4 @@
+/** ProposalsPage: placeholder of the scaffold (filled in by the screen's own commit). */
+export function ProposalsPage() {
+  return <p>ProposalsPage</p>;
+}

@@ -1,0 +1,24 @@
+/// <reference types="vitest/config" />
+// Vite builds the app into web/dist for the gateway to serve under /app/ (hashed names in assets/).
+// Vitest runs the unit tests of the front-end logic (src/**/*.test.ts) in jsdom.
+import { defineConfig } from "vite";
+import react from "@vitejs/plugin-react";
+
+export default defineConfig({
+  base: "/app/",
+  plugins: [react()],
+  build: {
+    outDir: "dist",
+    assetsDir: "assets",
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 2000,
+  },
+  server: {
+    // `npm run dev` against a running `lorebase up`: the API and the event stream are proxied.
+    proxy: { "/api": "http://127.0.0.1:8080" },
+  },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
+  },
+});
