@@ -52,7 +52,7 @@ function ProblemBox({ problem }: { problem: CallProblem }) {
   );
 }
 
-function problemOf<T>(outcome: Outcome<T> | undefined): CallProblem | null {
+function problemOf(outcome: Outcome<unknown> | undefined): CallProblem | null {
   return outcome && !outcome.ok ? outcome.problem : null;
 }
 
