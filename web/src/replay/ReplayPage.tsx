@@ -7,7 +7,7 @@
  * (see asof.ts) for the side panel and the tooltips, and those that did not exist there are ringed.
  */
 
-import { ActionIcon, Anchor, Badge, Button, Grid, Group, Paper, Select, Slider, Stack, Text, Title } from "@mantine/core";
+import { ActionIcon, Anchor, Badge, Button, Grid, Group, NativeSelect, Paper, Slider, Stack, Text, Title } from "@mantine/core";
 import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { ProblemAlert } from "../shell/ProblemAlert";
@@ -200,14 +200,13 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
         <Text size="sm" w={120} ta="right" data-testid="step-counter">
           {step + 1} / {timeline.steps.length}
         </Text>
-        <Select
-          w={110}
+        <NativeSelect
+          w={120}
           size="xs"
           aria-label="Speed"
           data={SPEEDS.map((s) => ({ value: String(s), label: `${s} steps/s` }))}
           value={String(player?.speed ?? 2)}
-          onChange={(value) => value && engine?.setSpeed(Number(value))}
-          allowDeselect={false}
+          onChange={(event) => engine?.setSpeed(Number(event.currentTarget.value))}
         />
       </Group>
       <Grid>

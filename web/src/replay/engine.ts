@@ -8,7 +8,8 @@
  * slider need not follow 60 steps per second; the canvas does), and at once when paused.
  *
  * The canvas carries what the browser test reads: `data-step` (0-based), `data-layout`
- * (`running` | `done`), `data-draws` (frames drawn, as opposed to frames skipped).
+ * (`running` | `done`), `data-draws` (frames drawn, as opposed to frames skipped) and `data-draw-ms`
+ * (a moving mean of the time one draw takes).
  */
 
 import { runLayout, layoutKey, type LayoutRun } from "./layout";
@@ -33,6 +34,7 @@ export class ReplayEngine {
   private notified: PlayerState | null = null;
   private layoutRun: LayoutRun | null = null;
   private resizeObserver: ResizeObserver | null = null;
+  private drawMs = 0;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -90,7 +92,13 @@ export class ReplayEngine {
     const elapsed = this.last ? now - this.last : 0;
     this.last = now;
     this.apply(tick(this.state, elapsed), now);
-    if (this.renderer.render()) this.canvas.dataset.draws = String(this.renderer.draws);
+    const start = performance.now();
+    if (this.renderer.render()) {
+      // What the browser test reports: frames drawn, and the mean time a draw takes (ms).
+      this.drawMs = this.drawMs * 0.9 + (performance.now() - start) * 0.1;
+      this.canvas.dataset.draws = String(this.renderer.draws);
+      this.canvas.dataset.drawMs = this.drawMs.toFixed(2);
+    }
     this.frame = requestAnimationFrame(this.loop);
   };
 
