@@ -14,13 +14,13 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, sync_playwright
 
 from lorebase.embedded import free_port
 from tests.e2e.running import stop
@@ -48,17 +48,17 @@ WAIT_MS = 20_000
 class WebStack:
     url: str
     admin_key: str
-    editor_key: str  # usr_web: a user, editor on supply (signs in to the app)
-    reviewer_key: str  # usr_reviewer: a user, editor on supply (a second pair of eyes for reviews)
+    web_key: str  # usr_web: a user with the admin role on supply (signs in; reviews and merges)
+    author_key: str  # usr_author: a user, editor on supply (writes and opens Proposals through REST)
     log: Path
 
-    def admin(self) -> httpx.Client:
-        """A REST client with the admin key (for setup a test does through the API)."""
+    def rest(self, key: str | None = None) -> httpx.Client:
+        """A REST client with an API key (the admin's by default), for what a test sets up."""
         return httpx.Client(
             base_url=self.url,
             timeout=30,
             trust_env=False,
-            headers={"Authorization": f"Bearer {self.admin_key}"},
+            headers={"Authorization": f"Bearer {key or self.admin_key}"},
         )
 
 
@@ -110,9 +110,9 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
         with httpx.Client(
             base_url=url, timeout=30, trust_env=False, headers={"Authorization": f"Bearer {ADMIN_KEY}"}
         ) as http:
-            editor = make_principal(http, "usr_web", "user", "editor")
-            reviewer = make_principal(http, "usr_reviewer", "user", "editor")
-        yield WebStack(url, ADMIN_KEY, editor, reviewer, log)
+            web = make_principal(http, "usr_web", "user", "admin")
+            author = make_principal(http, "usr_author", "user", "editor")
+        yield WebStack(url, ADMIN_KEY, web, author, log)
     finally:
         stop(process, data_dir)
 
@@ -165,6 +165,17 @@ def page(context: BrowserContext, screenshots: Path, request: pytest.FixtureRequ
             print(f"no screenshot for {name}: {exc}")
 
 
+@pytest.fixture
+def snap(page: Page, screenshots: Path, request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """`snap("overview")` saves the page now as `screenshots/<test name>--overview.png`; the docs'
+    images (docs/images/web/overview.png...) are these, copied by scripts/web_screenshots.py."""
+
+    def take(label: str) -> None:
+        page.screenshot(path=str(screenshots / f"{request.node.name}--{label}.png"), full_page=True)
+
+    return take
+
+
 def sign_in(page: Page, stack: WebStack, key: str, domain: str = "supply") -> None:
     """Sign in through the form and wait for the Domain's overview."""
     page.goto(f"{stack.url}/app/")
@@ -172,3 +183,9 @@ def sign_in(page: Page, stack: WebStack, key: str, domain: str = "supply") -> No
     page.get_by_test_id("domain-input").fill(domain)
     page.get_by_test_id("signin-submit").click()
     page.get_by_test_id("domain-title").wait_for()
+
+
+def choose(page: Page, field: Locator, option: str) -> None:
+    """Pick `option` in a Mantine Select (a combobox: click, then the option by its exact name)."""
+    field.click()
+    page.get_by_role("option", name=option, exact=True).click()

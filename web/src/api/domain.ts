@@ -1,7 +1,18 @@
-/** A Domain's shape and state: branches (and, as the screens need them, schema, health, changes). */
+/** A Domain's shape and state: its schema, branches, health and the Revisions committed on a branch. */
 import { get, seg } from "./client";
-import type { BranchList } from "./types";
+import type { BranchList, ChangesPage, DataHealth, Schema } from "./types";
+import type { ReadPointQuery } from "./records";
 
 export const domainBase = (domain: string) => `/api/v1/domains/${seg(domain)}`;
 
 export const listBranches = (domain: string) => get<BranchList>(`${domainBase(domain)}/branches`);
+
+export const getSchema = (domain: string, branch: string) =>
+  get<Schema>(`${domainBase(domain)}/schema`, { branch });
+
+export const getHealth = (domain: string, point: ReadPointQuery) =>
+  get<DataHealth>(`${domainBase(domain)}/health`, { branch: point.branch, at: point.at });
+
+/** One page of Revisions on a (named) branch after `since`, oldest first. */
+export const getChanges = (domain: string, branch: string, since = "", limit = 0) =>
+  get<ChangesPage>(`${domainBase(domain)}/branches/${seg(branch)}/changes`, { since, limit });

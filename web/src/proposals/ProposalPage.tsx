@@ -1,4 +1,180 @@
-/** ProposalPage: placeholder of the scaffold (filled in by the screen's own commit). */
+/**
+ * One Proposal: what it is, where it stands (approvals, blockers and the API's `next` hints), what
+ * it changes Record by Record, its Conflicts with a resolution form, its reviews, and the actions
+ * (review, merge, close). Each action's answer replaces the Proposal shown; a refusal shows the
+ * API's problem (which names the blocker and what to do).
+ */
+import { Alert, Badge, Button, Grid, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
+import { useState } from "react";
+import { useParams } from "react-router";
+import { closeProposal, getProposal, listConflicts, mergeProposal, resolveConflict, reviewProposal, type Resolution } from "../api/proposals";
+import type { Conflict, Proposal } from "../api/types";
+import { ProblemAlert } from "../shell/ProblemAlert";
+import { formatTime, shortRevision } from "../shell/format";
+import { useReadPoint } from "../shell/readPoint";
+import { useApi } from "../shell/useApi";
+import { ConflictsPanel } from "./ConflictsPanel";
+import { ProposalDiffPanel } from "./ProposalDiffPanel";
+import { STATUS_COLORS } from "./ProposalsPage";
+import { ReviewForm } from "./ReviewForm";
+
 export function ProposalPage() {
-  return <p>ProposalPage</p>;
+  const { domain } = useReadPoint();
+  const { id = "" } = useParams();
+  const proposal = useApi(() => getProposal(domain, id), [domain, id]);
+  const conflicts = useApi(() => listConflicts(domain, id), [domain, id]);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  /** Run an action; on success show its answer, on refusal its problem. */
+  const act = async (name: string, call: () => Promise<Proposal | Conflict>): Promise<boolean> => {
+    setBusy(name);
+    setActionError(null);
+    try {
+      const answer = await call();
+      if ("approval" in answer) proposal.setData(() => answer);
+      else proposal.reload();
+      conflicts.reload();
+      return true;
+    } catch (problem) {
+      setActionError(problem);
+      proposal.reload();
+      conflicts.reload();
+      return false;
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const p = proposal.data;
+  return (
+    <Stack gap="md" data-testid="proposal-page">
+      <ProblemAlert error={proposal.error} />
+      {p && (
+        <>
+          <Paper withBorder p="md">
+            <Group justify="space-between" align="flex-start">
+              <div>
+                <Title order={3} data-testid="proposal-title">
+                  {p.title}
+                </Title>
+                <Text size="sm" c="dimmed">
+                  {p.id} · by {p.author} · {p.source_ref} → {p.target_ref} · opened {formatTime(p.created_at)}
+                </Text>
+              </div>
+              <Badge size="lg" color={STATUS_COLORS[p.status]} data-testid="proposal-status-badge">
+                {p.status}
+              </Badge>
+            </Group>
+            {p.description && <Text mt="sm">{p.description}</Text>}
+            {p.task && <Text size="sm" mt={4}>Task: {p.task}</Text>}
+            {p.intent && <Text size="sm">Intent: {p.intent}</Text>}
+            <Group gap="xs" mt="sm">
+              <Text size="sm">Kinds: {p.kinds.join(", ") || "none"}</Text>
+              <Text size="sm">· Stewards: {p.stewards.join(", ") || "none"}</Text>
+              <Text size="sm">
+                · Approvals: {p.approval.approvals} of {p.approval.required}
+              </Text>
+              <Text size="sm">
+                · Conflicts: {p.conflicts.open} open, {p.conflicts.resolved} resolved
+              </Text>
+            </Group>
+            {p.status === "merged" && (
+              <Text size="sm" mt={4} c="green">
+                Merged as {shortRevision(p.merged_revision)} by {p.merged_by} at {formatTime(p.merged_at)}
+              </Text>
+            )}
+            {p.status === "closed" && (
+              <Text size="sm" mt={4} c="dimmed">
+                Closed by {p.closed_by} at {formatTime(p.closed_at)}
+              </Text>
+            )}
+          </Paper>
+
+          {p.status === "open" && (
+            <Alert color={p.merge.mergeable ? "green" : "yellow"} title={p.merge.mergeable ? "Ready to merge" : "Not mergeable yet"} data-testid="blockers">
+              {p.merge.blockers.length > 0 && (
+                <Group gap={4} mb="xs">
+                  {p.merge.blockers.map((b) => (
+                    <Badge key={b} color="yellow" variant="light">
+                      {b}
+                    </Badge>
+                  ))}
+                </Group>
+              )}
+              <List size="sm" data-testid="next-steps">
+                {p.next.map((n, i) => (
+                  <List.Item key={i}>
+                    <b>{n.action}</b>: {n.detail}
+                    {n.permission ? ` (needs ${n.permission})` : ""}
+                  </List.Item>
+                ))}
+              </List>
+            </Alert>
+          )}
+
+          <ProblemAlert error={actionError} />
+
+          <Grid gap="md">
+            <Grid.Col span={{ base: 12, lg: 7 }}>
+              <Stack gap="md">
+                <ProposalDiffPanel domain={domain} proposal={p} />
+                <ProblemAlert error={conflicts.error} />
+                {conflicts.data && (
+                  <ConflictsPanel
+                    conflicts={conflicts.data.conflicts}
+                    readOnly={p.status !== "open"}
+                    onResolve={(c, r: Resolution) => act("resolve", () => resolveConflict(domain, p.id, c.id, r))}
+                  />
+                )}
+              </Stack>
+            </Grid.Col>
+            <Grid.Col span={{ base: 12, lg: 5 }}>
+              <Stack gap="md">
+                {p.status === "open" && (
+                  <>
+                    <ReviewForm disabled={busy !== null} onReview={(decision, comment) => act("review", () => reviewProposal(domain, p.id, decision, comment))} />
+                    <Paper withBorder p="sm">
+                      <Group>
+                        <Button onClick={() => act("merge", () => mergeProposal(domain, p.id))} loading={busy === "merge"} disabled={busy !== null} data-testid="merge">
+                          Merge
+                        </Button>
+                        <Button variant="default" color="red" onClick={() => act("close", () => closeProposal(domain, p.id))} loading={busy === "close"} disabled={busy !== null}>
+                          Close without merging
+                        </Button>
+                      </Group>
+                      <Text size="xs" c="dimmed" mt={4}>
+                        A merge with Conflicts records them here; resolve them and merge again.
+                      </Text>
+                    </Paper>
+                  </>
+                )}
+                <Paper withBorder p="sm" data-testid="reviews">
+                  <Title order={5} mb="xs">
+                    Reviews
+                  </Title>
+                  {p.reviews.length === 0 && <Text size="sm" c="dimmed">No reviews yet.</Text>}
+                  <Stack gap={6}>
+                    {p.reviews.map((r, i) => (
+                      <div key={i}>
+                        <Group gap="xs">
+                          <Badge size="sm" color={r.decision === "approve" ? "green" : "orange"}>
+                            {r.decision === "approve" ? "approved" : "changes requested"}
+                          </Badge>
+                          <Text size="sm">
+                            {r.reviewer}, {formatTime(r.at)}
+                          </Text>
+                        </Group>
+                        {r.comment && <Text size="sm">{r.comment}</Text>}
+                      </div>
+                    ))}
+                  </Stack>
+                </Paper>
+              </Stack>
+            </Grid.Col>
+          </Grid>
+        </>
+      )}
+    </Stack>
+  );
 }

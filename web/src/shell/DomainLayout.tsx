@@ -4,9 +4,10 @@
  * says when it does not know it).
  */
 import { Group, Select, Stack, Tabs, TextInput, Title } from "@mantine/core";
-import { useEffect, useState } from "react";
+import { createContext, useContext, useEffect, useState } from "react";
 import { Outlet, useLocation, useNavigate } from "react-router";
 import { listBranches } from "../api/domain";
+import type { Branch } from "../api/types";
 import { rememberDomain } from "./lastDomain";
 import { domainPath, useReadPoint } from "./readPoint";
 import { useApi } from "./useApi";
@@ -18,6 +19,20 @@ const TABS = [
   { value: "health", label: "Health" },
   { value: "lab", label: "Retrieval lab" },
 ];
+
+interface DomainInfo {
+  branches: Branch[];
+  /** The Domain's default branch ("" until the branches are read, or when they cannot be). */
+  defaultBranch: string;
+  /** The branch the page reads: the picked one, else the default. */
+  branchName: string;
+  reloadBranches: () => void;
+}
+
+const DomainContext = createContext<DomainInfo>({ branches: [], defaultBranch: "", branchName: "", reloadBranches: () => {} });
+
+/** The Domain's branches and the branch the page reads (inside a Domain page). */
+export const useDomain = (): DomainInfo => useContext(DomainContext);
 
 function currentTab(pathname: string, domain: string): string {
   const prefix = `/d/${encodeURIComponent(domain)}`;
@@ -82,7 +97,16 @@ export function DomainLayout() {
           ))}
         </Tabs.List>
       </Tabs>
-      <Outlet />
+      <DomainContext.Provider
+        value={{
+          branches: branches.data?.branches ?? [],
+          defaultBranch,
+          branchName: branch || defaultBranch,
+          reloadBranches: branches.reload,
+        }}
+      >
+        <Outlet />
+      </DomainContext.Provider>
     </Stack>
   );
 }

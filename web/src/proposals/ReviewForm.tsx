@@ -1,0 +1,52 @@
+/** Review a Proposal: approve or request changes, with a comment (the API records a comment only
+ * as part of a review decision). */
+import { Button, Group, Paper, Textarea, Title } from "@mantine/core";
+import { useState } from "react";
+
+interface Props {
+  onReview: (decision: "approve" | "request_changes", comment: string) => Promise<boolean>;
+  disabled: boolean;
+}
+
+export function ReviewForm({ onReview, disabled }: Props) {
+  const [comment, setComment] = useState("");
+  const [busy, setBusy] = useState<string | null>(null);
+  const send = async (decision: "approve" | "request_changes") => {
+    setBusy(decision);
+    try {
+      if (await onReview(decision, comment)) setComment("");
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <Paper withBorder p="sm" data-testid="review-form">
+      <Title order={5} mb="xs">
+        Review
+      </Title>
+      <Textarea
+        placeholder="Comment (optional)"
+        value={comment}
+        onChange={(e) => setComment(e.currentTarget.value)}
+        autosize
+        minRows={2}
+        data-testid="review-comment"
+      />
+      <Group mt="xs">
+        <Button color="green" onClick={() => send("approve")} loading={busy === "approve"} disabled={disabled} data-testid="review-approve">
+          Approve
+        </Button>
+        <Button
+          color="orange"
+          variant="light"
+          onClick={() => send("request_changes")}
+          loading={busy === "request_changes"}
+          disabled={disabled}
+          data-testid="review-request-changes"
+        >
+          Request changes
+        </Button>
+      </Group>
+    </Paper>
+  );
+}

@@ -1,0 +1,60 @@
+/**
+ * What a Proposal changes, Record by Record. The Proposal answer holds no diff, so it is read from
+ * the history:
+ * - an open Proposal: the source branch's own Revisions (the change feed of the source lists the
+ *   base's Revisions too, named after their branch); the diff runs on the source from the parent of
+ *   its first own Revision to its last;
+ * - a merged Proposal: the merge Revision on the target, from its first parent to itself.
+ * Both reads need a grant not narrowed to Kinds (the feed); the API's problem says so otherwise.
+ */
+import { getChanges } from "../api/domain";
+import { getDiff } from "../api/records";
+import type { DiffResult, Proposal, RevisionEvent } from "../api/types";
+
+export interface DiffRange {
+  branch: string;
+  from: string;
+  to: string;
+}
+
+const PAGE = 100; // agents.feed.page_size caps a page (100 by default)
+const MAX_PAGES = 200;
+
+/** The range of a source branch's own Revisions among the feed's events (oldest first), or null. */
+export function ownRange(events: RevisionEvent[], source: string): DiffRange | null {
+  const own = events.filter((e) => e.branch === source).sort((a, b) => a.sequence - b.sequence);
+  const first = own[0];
+  const last = own[own.length - 1];
+  if (!first || !last || !first.parents[0]) return null;
+  return { branch: source, from: first.parents[0], to: last.revision };
+}
+
+/** The range of a merge Revision: its first parent to itself, on the target. */
+export function mergeRange(events: RevisionEvent[], target: string, merged: string): DiffRange | null {
+  const event = events.find((e) => e.revision === merged);
+  if (!event || !event.parents[0]) return null;
+  return { branch: target, from: event.parents[0], to: merged };
+}
+
+async function allEvents(domain: string, branch: string): Promise<RevisionEvent[]> {
+  const events: RevisionEvent[] = [];
+  let since = "";
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const answer = await getChanges(domain, branch, since, PAGE);
+    events.push(...answer.events);
+    if (!answer.more || !answer.next_since) break;
+    since = answer.next_since;
+  }
+  return events;
+}
+
+/** The Proposal's diff, or null when there is nothing to show (no own Revision, branch gone). */
+export async function proposalDiff(domain: string, proposal: Proposal): Promise<DiffResult | null> {
+  let range: DiffRange | null = null;
+  if (proposal.status === "merged" && proposal.merged_revision) {
+    range = mergeRange(await allEvents(domain, proposal.target_ref), proposal.target_ref, proposal.merged_revision);
+  } else if (!proposal.branch_deleted) {
+    range = ownRange(await allEvents(domain, proposal.source_ref), proposal.source_ref);
+  }
+  return range ? getDiff(domain, range.branch, range.from, range.to) : null;
+}

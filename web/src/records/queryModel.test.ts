@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import {
+  conditionFromPredicate,
+  decodeQueryState,
+  emptyQuery,
+  encodeQueryState,
+  toQueryBody,
+  type QueryState,
+} from "./queryModel";
+
+const point = { branch: "", at: "" };
+
+describe("toQueryBody", () => {
+  it("sends only the Kind and a page size for an empty builder", () => {
+    expect(toQueryBody(emptyQuery("Supplier"), point)).toEqual({ kind: "Supplier", limit: 50 });
+  });
+
+  it("writes one condition as a bare predicate and several under and/or", () => {
+    const state: QueryState = {
+      ...emptyQuery("Supplier"),
+      conditions: [{ attr: "country", op: "eq", value: "PL", negate: false }],
+    };
+    expect(toQueryBody(state, point).where).toEqual({ attr: "country", op: "eq", value: "PL" });
+    state.conditions.push({ attr: "status", op: "eq", value: "blocked", negate: true });
+    expect(toQueryBody(state, point).where).toEqual({
+      and: [
+        { attr: "country", op: "eq", value: "PL" },
+        { not: { attr: "status", op: "eq", value: "blocked" } },
+      ],
+    });
+    expect(toQueryBody({ ...state, combine: "or" }, point).where).toHaveProperty("or");
+  });
+
+  it("splits `in` values and reads `is_null` as a boolean", () => {
+    const state: QueryState = {
+      ...emptyQuery("Part"),
+      combine: "and",
+      conditions: [
+        { attr: "category", op: "in", value: "seal, gasket,, ", negate: false },
+        { attr: "unit_cost", op: "is_null", value: "false", negate: false },
+      ],
+    };
+    expect(toQueryBody(state, point).where).toEqual({
+      and: [
+        { attr: "category", op: "in", value: ["seal", "gasket"] },
+        { attr: "unit_cost", op: "is_null", value: false },
+      ],
+    });
+  });
+
+  it("skips conditions without an Attribute", () => {
+    const state = { ...emptyQuery("Part"), conditions: [{ attr: "", op: "eq" as const, value: "x", negate: false }] };
+    expect(toQueryBody(state, point)).not.toHaveProperty("where");
+  });
+
+  it("keeps select, order and cursor for Records, and drops them for a group-by", () => {
+    const state: QueryState = { ...emptyQuery("Supplier"), select: ["legal_name"], orderBy: ["-risk_score"], limit: 20 };
+    expect(toQueryBody(state, point, "abc")).toEqual({
+      kind: "Supplier",
+      select: ["legal_name"],
+      order_by: ["-risk_score"],
+      limit: 20,
+      cursor: "abc",
+    });
+    expect(toQueryBody({ ...state, groupBy: "country" }, point, "abc")).toEqual({
+      kind: "Supplier",
+      aggregate: { group_by: "country" },
+    });
+  });
+
+  it("queries a Trait and carries the read point", () => {
+    const state: QueryState = { ...emptyQuery("Located"), target: "trait" };
+    expect(toQueryBody(state, { branch: "work", at: "d76baf4e84f6" })).toEqual({
+      trait: "Located",
+      limit: 50,
+      branch: "work",
+      at: "d76baf4e84f6",
+    });
+  });
+});
+
+describe("conditionFromPredicate", () => {
+  it("turns a resolve predicate into an editable condition", () => {
+    expect(conditionFromPredicate({ attr: "severity", op: "eq", value: "high" })).toEqual({
+      attr: "severity",
+      op: "eq",
+      value: "high",
+      negate: false,
+    });
+    expect(conditionFromPredicate({ attr: "status", op: "in", value: ["open", "new"] }).value).toBe("open, new");
+    expect(conditionFromPredicate({ attr: "x", op: "weird", value: null })).toMatchObject({ op: "eq", value: "" });
+  });
+});
+
+describe("query state in the URL", () => {
+  it("round-trips and refuses garbage", () => {
+    const state: QueryState = { ...emptyQuery("Supplier"), select: ["city"] };
+    expect(decodeQueryState(encodeQueryState(state))).toEqual(state);
+    expect(decodeQueryState("{not json")).toBeNull();
+    expect(decodeQueryState(JSON.stringify({ nope: 1 }))).toBeNull();
+    expect(decodeQueryState(null)).toBeNull();
+  });
+});
