@@ -378,6 +378,15 @@ class Memory(Section, frozen=True):
     commit: MemoryCommit
 
 
+# -- the web app ----------------------------------------------------------------------------------
+
+
+class Web(Section, frozen=True):
+    session_ttl_s: Annotated[float, Meta(gt=0, le=30 * 86400)]  # at most 30 days
+    cookie_secure: Literal["auto", "always", "never"]
+    root: str
+
+
 class LorebaseSettings(Section, frozen=True):
     """Every setting, by section (config/lorebase.example.yaml documents each one)."""
 
@@ -395,10 +404,13 @@ class LorebaseSettings(Section, frozen=True):
     scribe: Scribe
     webhooks: Webhooks
     memory: Memory
+    web: Web
 
 
 # Process-wide sections: a Domain's settings cannot override them.
-PROCESS_SECTIONS = frozenset({"data_dir", "database", "nats", "http", "services", "supervisor", "admin"})
+PROCESS_SECTIONS = frozenset(
+    {"data_dir", "database", "nats", "http", "services", "supervisor", "admin", "web"}
+)
 
 __all__ = [
     "PROCESS_SECTIONS",
@@ -443,5 +455,6 @@ __all__ = [
     "Trace",
     "TraverseLimits",
     "UnauthenticatedRateLimit",
+    "Web",
     "Webhooks",
 ]

@@ -8,7 +8,7 @@ from lorebase_store.memory_journal import CheckpointRow, JournalEntryRow, Journa
 from lorebase_store.memory_writes import MemoryGroupState, MemoryRows, ReceiptTaken
 from lorebase_store.migrate import DatabaseTooNew, upgrade
 from lorebase_store.outbox import OutboxEvent
-from lorebase_store.principals import GrantRow, PrincipalRow
+from lorebase_store.principals import CredentialRow, GrantRow, PrincipalRow
 from lorebase_store.proposals import AttemptRow, ConflictRow, ProposalRow, ReviewRow
 from lorebase_store.query import OrderBy, QuerySpec
 from lorebase_store.receipts import Receipt
@@ -18,6 +18,7 @@ from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
 from lorebase_store.suggestions import SuggestionRow
+from lorebase_store.trace import TraceSessionRow
 
 __all__ = [
     "AttemptRow",
@@ -46,6 +47,8 @@ __all__ = [
     "OrderBy",
     "OutboxEvent",
     "PrincipalRow",
+    "TraceSessionRow",
+    "CredentialRow",
     "QuerySpec",
     "Receipt",
     "ReceiptTaken",

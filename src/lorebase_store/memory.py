@@ -13,6 +13,7 @@ from lorebase_store.memory_tables import (
     memory_grants,
     memory_records,
 )
+from lorebase_store.principals import live_key
 from lorebase_store.tables import api_keys, principals
 from lorebase_store.txn import TxnBase
 
@@ -79,11 +80,11 @@ def _record(row: Any) -> MemoryRecordRow:
     return record_row(row._mapping)
 
 
-# The principal of an API key digest (not revoked); built once, it runs on every memory request.
+# The principal of an API key digest (live: not revoked, not expired); built once, it runs on every memory request.
 _PRINCIPAL_FOR_DIGEST = (
     select(principals.c.id, principals.c.type, principals.c.tenant)
     .join(api_keys, api_keys.c.principal_id == principals.c.id)
-    .where(api_keys.c.digest == bindparam("digest"), api_keys.c.revoked_at.is_(None))
+    .where(api_keys.c.digest == bindparam("digest"), live_key())
 )
 
 

@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from lorebase_store.memory import MemoryReceipt, MemoryRecordRow, record_row
 from lorebase_store.memory_journal import JournalRow
+from lorebase_store.principals import LIVE_KEY_SQL
 from lorebase_store.txn import TxnBase
 
 # The first statement of a group: SET LOCAL synchronous_commit = on (the commit waits for its WAL
@@ -41,7 +42,7 @@ SELECT set_config('synchronous_commit', 'on', true) AS durable,
 """
 )
 
-# The principals of the callers' API keys (those not revoked), the receipts of the group's
+# The principals of the callers' API keys (those live: not revoked, not expired), the receipts of the group's
 # idempotency keys, its records (and the sources of its derivations), and the grants its callers
 # hold on the journal's scope and on the scopes of those records.
 _GROUP_STATE = text(
@@ -57,7 +58,7 @@ s AS (
   UNION SELECT project_id, mission_id, agent_id FROM r
 )
 SELECT 'key' AS part, jsonb_build_object('digest', a.digest, 'principal', a.principal_id) AS row
-  FROM api_keys a WHERE a.digest = ANY(CAST(:digests AS text[])) AND a.revoked_at IS NULL
+  FROM api_keys a WHERE a.digest = ANY(CAST(:digests AS text[])) AND {live_key}
 UNION ALL
 SELECT 'receipt', to_jsonb(m)
   FROM memory_receipts m JOIN k ON m.tenant = k.tenant AND m.principal = k.principal AND m.key = k.key
@@ -71,7 +72,7 @@ SELECT 'grant', jsonb_build_object('principal_id', g.principal_id, 'project_id',
   JOIN c ON g.principal_id = c.principal AND g.tenant = c.tenant
   JOIN s ON g.project_id = s.project_id AND g.agent_id = s.agent_id
         AND g.mission_id IS NOT DISTINCT FROM s.mission_id
-"""
+""".replace("{live_key}", LIVE_KEY_SQL.format(a="a"))
 )
 
 _RECORD_COLUMNS = """id text, namespace_key text, tenant text, project_id text, mission_id text, agent_id text,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import api_keys, grants, principals
@@ -18,6 +18,30 @@ class PrincipalRow:
     id: str
     type: str
     name: str
+
+
+@dataclass(frozen=True)
+class CredentialRow:
+    """A live key (or web session) and its principal: `parent_key_id` names the key a web session
+    was made from (None: an API key); `expires_at` when it stops authenticating (None: never)."""
+
+    key_id: str
+    principal: PrincipalRow
+    parent_key_id: str | None
+    expires_at: datetime | None
+
+
+def live_key() -> ColumnElement[bool]:
+    """The keys that authenticate: not revoked and not expired. Every service that reads a key by its
+    digest (keeper, agent memory, the memory journal) asks this one condition."""
+    return and_(
+        api_keys.c.revoked_at.is_(None),
+        or_(api_keys.c.expires_at.is_(None), api_keys.c.expires_at > func.now()),
+    )
+
+
+# The same condition in SQL text, for the statements written as text (lorebase_store.memory_writes).
+LIVE_KEY_SQL = "{a}.revoked_at IS NULL AND ({a}.expires_at IS NULL OR {a}.expires_at > now())"
 
 
 @dataclass(frozen=True)
@@ -56,14 +80,29 @@ class PrincipalsTxn(TxnBase):
         result = await self.conn.execute(stmt)
         return bool(result.rowcount)
 
-    async def principal_for_digest(self, digest: str) -> PrincipalRow | None:
+    async def credential_for_digest(self, digest: str, *, lock: bool = False) -> CredentialRow | None:
+        """The live key of a digest and its principal; `lock`: hold the key's row (FOR SHARE) to the
+        end of the transaction, so that it cannot be revoked meanwhile (a web session made from it)."""
         stmt = (
-            select(principals)
+            select(
+                principals.c.id,
+                principals.c.type,
+                principals.c.name,
+                api_keys.c.id.label("key_id"),
+                api_keys.c.parent_key_id,
+                api_keys.c.expires_at,
+            )
             .join(api_keys, api_keys.c.principal_id == principals.c.id)
-            .where(api_keys.c.digest == digest, api_keys.c.revoked_at.is_(None))
+            .where(api_keys.c.digest == digest, live_key())
         )
+        if lock:
+            stmt = stmt.with_for_update(read=True, of=api_keys)
         row = (await self.conn.execute(stmt)).first()
-        return None if row is None else PrincipalRow(row.id, row.type, row.name)
+        if row is None:
+            return None
+        return CredentialRow(
+            row.key_id, PrincipalRow(row.id, row.type, row.name), row.parent_key_id, row.expires_at
+        )
 
     async def insert_key(self, key_id: str, principal_id: str, digest: str, at: datetime) -> None:
         await self.conn.execute(
@@ -72,12 +111,53 @@ class PrincipalsTxn(TxnBase):
             .on_conflict_do_nothing(index_elements=["digest"])
         )
 
+    async def insert_web_session(
+        self,
+        key_id: str,
+        parent_key_id: str,
+        principal_id: str,
+        digest: str,
+        at: datetime,
+        expires_at: datetime,
+    ) -> None:
+        """A key derived from `parent_key_id` (which the caller holds FOR SHARE), valid until `expires_at`."""
+        await self.conn.execute(
+            insert(api_keys).values(
+                id=key_id,
+                principal_id=principal_id,
+                digest=digest,
+                created_at=at,
+                expires_at=expires_at,
+                parent_key_id=parent_key_id,
+            )
+        )
+
     async def revoke_key(self, principal_id: str, key_id: str, at: datetime) -> bool:
+        """Revoke a key and the web sessions made from it (False: no such live key)."""
         result = await self.conn.execute(
             update(api_keys)
             .where(
                 api_keys.c.id == key_id,
                 api_keys.c.principal_id == principal_id,
+                api_keys.c.revoked_at.is_(None),
+            )
+            .values(revoked_at=at)
+        )
+        # A statement of its own, after the key's row lock: it sees a session committed meanwhile.
+        await self.conn.execute(
+            update(api_keys)
+            .where(api_keys.c.parent_key_id == key_id, api_keys.c.revoked_at.is_(None))
+            .values(revoked_at=at)
+        )
+        return bool(result.rowcount)
+
+    async def end_web_session(self, key_id: str, at: datetime) -> bool:
+        """Revoke a web session (a derived key); False when it was no live session."""
+        result = await self.conn.execute(
+            update(api_keys)
+            .where(
+                api_keys.c.id == key_id,
+                api_keys.c.parent_key_id.is_not(None),
                 api_keys.c.revoked_at.is_(None),
             )
             .values(revoked_at=at)
@@ -127,4 +207,4 @@ class PrincipalsTxn(TxnBase):
         return [_grant(row) for row in rows]
 
 
-__all__ = ["GrantRow", "PrincipalRow", "PrincipalsTxn"]
+__all__ = ["LIVE_KEY_SQL", "CredentialRow", "GrantRow", "PrincipalRow", "PrincipalsTxn", "live_key"]

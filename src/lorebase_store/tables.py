@@ -43,6 +43,10 @@ api_keys = Table(
     Column("digest", Text, nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("revoked_at", DateTime(timezone=True)),
+    # Migration 0012: a web session is a key derived from another (its parent), valid until expires_at.
+    Column("expires_at", DateTime(timezone=True)),
+    Column("parent_key_id", Text, ForeignKey("api_keys.id")),
+    Index("api_keys_parent", "parent_key_id", postgresql_where="parent_key_id IS NOT NULL"),
 )
 
 domains = Table(
@@ -304,6 +308,7 @@ trace_entries = Table(
     Column("details", JSONB, nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
     Index("trace_entries_session", "session_id", "principal", "id"),
+    Index("trace_entries_principal", "principal", "session_id"),  # migration 0012: GET /sessions
 )
 
 # Proposals (migration 0007): a request to merge one branch into another, with its reviews, merge

@@ -9,13 +9,29 @@ the same session.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, literal, select
+from sqlalchemy import func, insert, literal, select, tuple_
+from sqlalchemy.dialects.postgresql import aggregate_order_by, array_agg
 
 from lorebase_store.tables import trace_entries
 from lorebase_store.txn import TxnBase
+
+
+@dataclass(frozen=True)
+class TraceSessionRow:
+    """One session of the list: whose (the principal of its first entry), its Domains and counts."""
+
+    session_id: str
+    principal: str
+    domains: tuple[str, ...]
+    started_at: datetime
+    last_at: datetime
+    steps: int
+    errors: int
+    notes: int
 
 
 class TraceTxn(TxnBase):
@@ -88,5 +104,57 @@ class TraceTxn(TxnBase):
         rows = await self.conn.execute(stmt.order_by(trace_entries.c.id).limit(limit))
         return [dict(row._mapping) for row in rows]
 
+    async def trace_sessions(
+        self,
+        *,
+        viewer: str | None,
+        principal: str | None,
+        domain: str | None,
+        before: tuple[datetime, str] | None,
+        limit: int,
+    ) -> list[TraceSessionRow]:
+        """Sessions, the latest active first, made of the entries `viewer` may read (its own; None:
+        every entry), of `principal` and with an entry in `domain` when given, after the keyset
+        `before` (last active at, session id)."""
+        c = trace_entries.c
+        last_at = func.max(c.at)
+        owner = array_agg(aggregate_order_by(c.principal, c.id.asc()))[1]
+        stmt = select(
+            c.session_id,
+            owner.label("principal"),
+            func.array_remove(array_agg(aggregate_order_by(c.domain.distinct(), c.domain)), None).label(
+                "domains"
+            ),
+            func.min(c.at).label("started_at"),
+            last_at.label("last_at"),
+            func.count().filter(c.kind == "step").label("steps"),
+            func.count().filter(c.kind == "step", c.status >= 400).label("errors"),
+            func.count().filter(c.kind == "note").label("notes"),
+        ).group_by(c.session_id)
+        if viewer is not None:
+            stmt = stmt.where(c.principal == viewer)
+        if principal is not None:
+            # The sessions principal has entries in (through the index), then those it started.
+            mine = select(c.session_id).where(c.principal == principal).distinct()
+            stmt = stmt.where(c.session_id.in_(mine)).having(owner == principal)
+        if domain is not None:
+            stmt = stmt.having(func.bool_or(c.domain == domain))
+        if before is not None:
+            stmt = stmt.having(tuple_(last_at, c.session_id) < tuple_(literal(before[0]), literal(before[1])))
+        rows = await self.conn.execute(stmt.order_by(last_at.desc(), c.session_id.desc()).limit(limit))
+        return [
+            TraceSessionRow(
+                row.session_id,
+                row.principal,
+                tuple(row.domains or ()),
+                row.started_at,
+                row.last_at,
+                int(row.steps),
+                int(row.errors),
+                int(row.notes),
+            )
+            for row in rows
+        ]
 
-__all__ = ["TraceTxn"]
+
+__all__ = ["TraceSessionRow", "TraceTxn"]

@@ -233,6 +233,24 @@ def test_admin_commands(cli: Cli) -> None:
     assert code == 4
 
 
+def test_sessions_list_and_show(cli: Cli, running: Running) -> None:
+    import httpx
+
+    headers = {"Authorization": f"Bearer {running.agent_key}", "Lorebase-Session": "s-cli"}
+    with httpx.Client(base_url=running.url, trust_env=False) as http:
+        assert http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers).is_success
+    assert cli("sessions", "note", "s-cli", "looked at S-1001", key=running.agent_key)[0] == 0
+    code, out, _ = cli("sessions", "show", "s-cli", key=running.agent_key)
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["AT", "KIND", "CALL", "STATUS", "TEXT"]
+    assert lines[1].split()[1:4] == ["step", "GetRecord", "200"]  # the call, not "-"
+    listed = cli.json("sessions", "list", key=running.agent_key)
+    assert [s["session"] for s in listed["sessions"]] == ["s-cli"] and listed["sessions"][0]["steps"] == 1
+    code, out, _ = cli("sessions", "list", "--principal", "agt_e2e")
+    assert code == 0 and "s-cli" in out and out.splitlines()[0].split()[:2] == ["SESSION", "PRINCIPAL"]
+    assert cli("sessions", "show")[0] == 1  # show needs SESSION (USAGE)
+
+
 def test_the_entry_point_and_events_follow(running: Running) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "lorebase", "record", "get", "Supplier", "S-9999"],

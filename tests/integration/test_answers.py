@@ -26,7 +26,7 @@ from lorebase_scribe.webhooks import HttpxSender
 
 from lorebase.contract import BY_NAME, ENDPOINTS
 from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
-from tests.integration.conftest import Stack
+from tests.integration.conftest import ADMIN_KEY, Stack
 from tests.integration.feed_stack import Feed, running_feed
 from tests.integration.test_webhooks import KEY, Receiver, sealer, start_cursor
 
@@ -42,6 +42,9 @@ ADMIN = {
     "revoke_key",
     "add_session_note",
     "get_session",
+    "list_sessions",
+    "start_web_session",
+    "get_web_session",
     "list_domains",
     "create_domain",
     "get_domain",
@@ -89,7 +92,9 @@ WRITES = {
 }
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
-NOT_JSON = {"events"}  # a Server-Sent Events stream (tests/integration/test_feed_events.py)
+# A Server-Sent Events stream (tests/integration/test_feed_events.py) and sign-out's 204
+# (tests/integration/test_web_sessions.py).
+NOT_JSON = {"events", "end_web_session"}
 
 
 class Answers:
@@ -145,6 +150,11 @@ async def test_administration_answers(supply: Stack) -> None:
     await supply.http.get(S1001, headers={**supply.admin, "Lorebase-Session": "s-answers"})
     session = await call("get_session", "/api/v1/sessions/s-answers")
     assert [entry["kind"] for entry in session["entries"]] == ["note", "step"]
+    assert (await call("list_sessions", "/api/v1/sessions"))["sessions"][0]["session"] == "s-answers"
+    await call("start_web_session", "/api/v1/web/session", json={"key": ADMIN_KEY})
+    token = supply.http.cookies["lorebase_session"]
+    supply.http.cookies.clear()
+    await call("get_web_session", "/api/v1/web/session", headers={"Authorization": f"Bearer {token}"})
     await call("list_domains", "/api/v1/domains")
     await call(
         "create_domain",

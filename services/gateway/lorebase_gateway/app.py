@@ -5,7 +5,8 @@ credential, and sends the answer with `Lorebase-Revision` (and an ETag on reads)
 everything else (authorization included); its problems come back as they were raised. Before a
 route calls anyone, its client address must not have spent its allowance of requests without a
 valid credential (lorebase_gateway.address_limits). Slow requests are cut off below the app, by
-the HTTP protocol (lorebase_gateway.http_protocol).
+the HTTP protocol (lorebase_gateway.http_protocol). The web app's session cookie is read at the
+edge (lorebase_gateway.web_session), and its files are served under /app/ (lorebase_gateway.web_app).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from lorebase_gateway.gateway import Gateway
 from lorebase_gateway.observe import RequestObserver, metrics_endpoint
 from lorebase_gateway.responses import Route, problem_response
 from lorebase_gateway.routes import contract_routes, declared_routes
+from lorebase_gateway.web_app import app_routes
+from lorebase_gateway.web_session import SessionCookies
 
 
 class _App(FastAPI):
@@ -60,10 +63,15 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> FastAPI:
     metrics listener, http.metrics_listen, is the place for it)."""
     app = _App(title="Lorebase", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gateway = gateway
+    app.add_middleware(SessionCookies)  # inside the observer: its refusals are measured too
     app.add_middleware(RequestObserver)
     if metrics:
         add_route(app, "/metrics", "GET", metrics_endpoint)
-    for path, method, route in (*contract_routes(), *declared_routes(gateway)):
+    for path, method, route in (
+        *contract_routes(),
+        *declared_routes(gateway),
+        *app_routes(gateway.app_files),
+    ):
         add_route(app, path, method, route)
 
     @app.exception_handler(StarletteHTTPException)

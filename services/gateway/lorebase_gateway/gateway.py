@@ -1,8 +1,10 @@
-"""The gateway's shared state: its service clients, its limits and the event streams' fan-out."""
+"""The gateway's shared state: its service clients, its limits, the event streams' fan-out and the
+web app's files."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from lorebase.clients import (
     FeedClient,
@@ -16,6 +18,7 @@ from lorebase.config import Settings
 from lorebase_gateway.address_limits import AddressLimits
 from lorebase_gateway.fanout import Fanout, Follower
 from lorebase_gateway.stream_caps import StreamCaps
+from lorebase_gateway.web_app import AppFiles, web_root
 
 # GET /health asks every service's gRPC health check at once, each with this deadline.
 HEALTH_CHECK_TIMEOUT_S = 2.0
@@ -39,6 +42,8 @@ class Gateway:
         heartbeat_s: float = 15,
         stream_caps: StreamCaps | None = None,
         address_limits: AddressLimits | None = None,
+        cookie_secure: str = "auto",
+        web_root: Path | None = None,
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
@@ -48,10 +53,13 @@ class Gateway:
         self.fanout = Fanout(heartbeat_s=heartbeat_s, caps=stream_caps)
         self.address_limits = address_limits  # None: requests without a valid credential are not limited
         self.draining = False
+        self.cookie_secure = cookie_secure  # web.cookie_secure: auto | always | never
+        self.app_files = AppFiles(web_root)  # the built web app (web.root; None: not built)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Gateway:
-        """The gateway's limits from `http`, `memory` and `agents.feed` (config/lorebase.example.yaml)."""
+        """The gateway's limits from `http`, `memory`, `agents.feed` and `web`
+        (config/lorebase.example.yaml)."""
         http, feed = settings.model.http, settings.model.agents.feed
         unauthenticated = http.unauthenticated_rate_limit
         return cls(
@@ -63,6 +71,8 @@ class Gateway:
             address_limits=AddressLimits(per_second=unauthenticated.per_second, burst=unauthenticated.burst)
             if unauthenticated.enabled
             else None,
+            cookie_secure=settings.model.web.cookie_secure,
+            web_root=web_root(settings.model.web.root),
         )
 
     @property

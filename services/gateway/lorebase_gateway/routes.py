@@ -4,7 +4,8 @@ Every declared endpoint becomes one route: its parameters and body are parsed at
 (lorebase_gateway.edge), its service is called with the one generic call per RPC
 (lorebase.clients.calls), and the answer goes back with `Lorebase-Revision` and, on cacheable reads,
 an ETag. Three endpoints are the gateway's own and have a handler here: `GET /health`, the event
-stream (GET .../events, through the fan-out) and the contract itself (`/openapi.json`, `/docs`).
+stream (GET .../events, through the fan-out) and the contract itself (`/openapi.json`, `/docs`);
+the web app's sign-in and sign-out set its cookie (lorebase_gateway.web_session).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from lorebase_gateway.edge import check_body, credential, parameters, read_body
 from lorebase_gateway.fanout import EventStreamResponse
 from lorebase_gateway.gateway import HEALTH_CHECK_TIMEOUT_S, Gateway
 from lorebase_gateway.responses import Route, answer_response, handled
+from lorebase_gateway.web_session import WEB_ROUTES
 
 
 def _call(gw: Gateway, endpoint: Endpoint) -> Route:
@@ -82,7 +84,7 @@ def _health(gw: Gateway, endpoint: Endpoint) -> Route:
     return health
 
 
-_OWN = {"events": _events, "health": _health}
+_OWN = {"events": _events, "health": _health, **WEB_ROUTES}
 
 
 def declared_routes(gw: Gateway) -> list[tuple[str, str, Route]]:

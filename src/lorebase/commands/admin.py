@@ -129,20 +129,38 @@ async def _status(client: RestClient, args: argparse.Namespace) -> int:
 
 
 def _sessions_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=["show", "note"])
-    parser.add_argument("session", metavar="SESSION", help="the agent session id (Lorebase-Session)")
+    parser.add_argument("action", choices=["list", "show", "note"])
+    parser.add_argument(
+        "session", metavar="SESSION", nargs="?", help="show, note: the agent session id (Lorebase-Session)"
+    )
     parser.add_argument("text", nargs="?", help="note: the text of the note")
+    parser.add_argument("--domain", default="", help="list: only sessions with an entry in this Domain")
+    parser.add_argument("--principal", default="", help="list: only this principal's sessions (admin)")
+    parser.add_argument("--limit", type=int, default=0, help="list: at most this many (default 50)")
+    parser.add_argument("--before", default="", help="list: the `next` cursor of the previous page")
 
 
 @client_command(
-    "sessions", "an agent session's trace, or add a note to it", _sessions_arguments, domain=False
+    "sessions",
+    "agent sessions: list them, show one's trace, or add a note to one",
+    _sessions_arguments,
+    domain=False,
 )
 async def _sessions(client: RestClient, args: argparse.Namespace) -> int:
+    if args.action == "list":
+        answer = await client.list_sessions(
+            domain=args.domain, principal=args.principal, limit=args.limit, before=args.before
+        )
+        columns = ["session", "principal", "last_at", "steps", "errors", "notes"]
+        emit(args, answer, lambda a: table(a.get("sessions", []), columns))
+        return 0
+    if not args.session:
+        raise Usage(f"sessions {args.action} needs SESSION")
     if args.action == "note":
         if not args.text:
             raise Usage("sessions note needs SESSION TEXT")
         emit(args, await client.add_session_note(session=args.session, text=args.text), _one)
         return 0
     answer = await client.get_session(session=args.session)
-    emit(args, answer, lambda a: table(a.get("entries", []), ["at", "kind", "route", "status", "text"]))
+    emit(args, answer, lambda a: table(a.get("entries", []), ["at", "kind", "call", "status", "text"]))
     return 0

@@ -17,6 +17,7 @@ from lorebase.contract import (
     memory,
     proposals,
     reads,
+    web,
     writes,
 )
 from lorebase.contract.endpoint import Endpoint, Header, In, Parameter, Path, Query, Request
@@ -55,6 +56,7 @@ ENDPOINTS: list[Endpoint] = [
     *governance.ENDPOINTS,
     *reads.ENDPOINTS,
     *memory.ENDPOINTS,
+    *web.ENDPOINTS,
 ]
 BY_NAME: dict[str, Endpoint] = {endpoint.name: endpoint for endpoint in ENDPOINTS}
 if len(BY_NAME) != len(ENDPOINTS):

@@ -9,9 +9,10 @@ from msgspec import Meta
 
 from lorebase.contract import answers
 from lorebase.contract._base import API, DOMAIN, Body
-from lorebase.contract.endpoint import Endpoint, Path, Request
+from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import (
     BranchRef,
+    Cursor,
     Document,
     DomainName,
     Name,
@@ -97,6 +98,13 @@ class GetSession(Request, frozen=True, kw_only=True):
     session: Annotated[Name, Path]
 
 
+class ListSessions(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName | Literal[""], Query] = ""
+    principal: Annotated[Name | Literal[""], Query] = ""
+    limit: Annotated[Annotated[int, Meta(ge=0, le=200)], Query] = 0
+    before: Annotated[Cursor, Query] = ""
+
+
 ENDPOINTS = [
     Endpoint(
         "create_principal",
@@ -150,6 +158,23 @@ ENDPOINTS = [
         permission="the session's principal or the admin",
         success=201,
         response=answers.admin.NewSessionNote,
+    ),
+    Endpoint(
+        "list_sessions",
+        "GET",
+        API + "/sessions",
+        "keeper",
+        "ListSessions",
+        ListSessions,
+        "Agent sessions, the latest active first",
+        "trace",
+        permission="the caller's own sessions; the admin's: everyone's",
+        description="Each session with its principal, the Domains its entries name, when it started "
+        "and was last active, its steps, the steps that failed (status 400 or above) and its notes. "
+        "`domain` keeps the sessions with an entry in that Domain, `principal` those of that "
+        "principal; `limit` (default 50, at most 200) and `before` (the `next` of the previous "
+        "page) page through them.",
+        response=answers.admin.SessionList,
     ),
     Endpoint(
         "get_session",

@@ -484,6 +484,7 @@ NOT_IN_HERALD: dict[str, str] = {
     "get_domain": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",
     "add_session_note": "the agent trace is recorded from Lorebase-Session; notes are for the web app",
     "get_session": "the agent trace is replayed in the web app and the CLI (lorebase sessions)",
+    "list_sessions": "the agent trace is replayed in the web app and the CLI (lorebase sessions)",
     "create_branch": _BRANCHES,
     "list_branches": _BRANCHES,
     "get_branch": _BRANCHES,

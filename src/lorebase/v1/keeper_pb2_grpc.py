@@ -235,6 +235,26 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.SessionRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.ListSessions = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListSessions',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListSessionsRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.StartWebSession = channel.unary_unary(
+                '/lorebase.v1.Keeper/StartWebSession',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.GetWebSession = channel.unary_unary(
+                '/lorebase.v1.Keeper/GetWebSession',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.EndWebSession = channel.unary_unary(
+                '/lorebase.v1.Keeper/EndWebSession',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.Traverse = channel.unary_unary(
                 '/lorebase.v1.Keeper/Traverse',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GraphRequest.SerializeToString,
@@ -505,6 +525,30 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListSessions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartWebSession(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWebSession(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndWebSession(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Traverse(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -739,6 +783,26 @@ def add_KeeperServicer_to_server(servicer, server):
             'GetSession': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSession,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SessionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSessions,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListSessionsRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'StartWebSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartWebSession,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'GetWebSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebSession,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'EndWebSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndWebSession,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'Traverse': grpc.unary_unary_rpc_method_handler(
@@ -1846,6 +1910,114 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/GetSession',
             lorebase_dot_v1_dot_keeper__pb2.SessionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListSessions',
+            lorebase_dot_v1_dot_keeper__pb2.ListSessionsRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartWebSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/StartWebSession',
+            lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWebSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/GetWebSession',
+            lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndWebSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/EndWebSession',
+            lorebase_dot_v1_dot_keeper__pb2.WebSessionRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

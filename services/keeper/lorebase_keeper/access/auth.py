@@ -2,6 +2,8 @@
 
 Every keeper call authenticates the credential of its `authorization` metadata and asks an
 `Access` whether the principal holds a permission on a branch, and which Kinds it may read there.
+A credential is an API key or a web session made from one (lorebase_keeper.access.web_sessions):
+the same principal with the same grants, until it expires or is revoked.
 """
 
 from __future__ import annotations
@@ -9,11 +11,12 @@ from __future__ import annotations
 import fnmatch
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from lorebase.credentials import presented_digest, unknown_credential
 from lorebase.problems import Problem
-from lorebase_store import Database, GrantRow, PrincipalRow, Txn
+from lorebase_store import CredentialRow, Database, GrantRow, Txn
 
 ADMIN_PRINCIPAL = "usr_admin"
 
@@ -117,13 +120,21 @@ class Authenticator:
         self._access.clear()
 
     async def authenticate(self, authorization: str | None) -> Principal:
+        """The principal of a live credential, or 401. A credential is remembered for the cache time,
+        never past its expiry (a web session stops at `expires_at` even while cached); a revocation
+        in this process forgets every one at once (`forget`)."""
         digest = presented_digest(authorization)
         now = time.monotonic()
         cached = self._principals.get(digest)
         if cached is None or cached[0] < now:
-            row = await self.db.read("principal_for_digest", _principal_for_digest, digest)
-            principal = None if row is None else Principal(row.id, row.type, row.name)
-            self._principals[digest] = (now + self.ttl_s, principal)
+            row = await self.db.read("credential_for_digest", _credential_for_digest, digest)
+            principal = (
+                None if row is None else Principal(row.principal.id, row.principal.type, row.principal.name)
+            )
+            until = now + self.ttl_s
+            if row is not None and row.expires_at is not None:
+                until = min(until, now + (row.expires_at - datetime.now(UTC)).total_seconds())
+            self._principals[digest] = (until, principal)
             if len(self._principals) > 10000:
                 self._principals.clear()
         else:
@@ -148,8 +159,8 @@ class Authenticator:
         return access
 
 
-async def _principal_for_digest(txn: Txn, digest: str) -> PrincipalRow | None:
-    return await txn.principal_for_digest(digest)
+async def _credential_for_digest(txn: Txn, digest: str) -> CredentialRow | None:
+    return await txn.credential_for_digest(digest)
 
 
 async def _grants_of(txn: Txn, principal_id: str, domain_id: int) -> list[GrantRow]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import grpc
 
-from lorebase.contract.admin import Note
+from lorebase.contract import BY_NAME
+from lorebase.contract.admin import ListSessions, Note
+from lorebase.contract.decode import convert_parameters
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase.v1 import keeper_pb2_grpc
+from lorebase_keeper.access import web_sessions
 from lorebase_keeper.api.admin import AdminRpcs
 from lorebase_keeper.api.branches import BranchRpcs
 from lorebase_keeper.api.proposals import ProposalRpcs
@@ -15,7 +18,7 @@ from lorebase_keeper.api.rpc import body_of, reply, rpc
 from lorebase_keeper.api.suggestions import SuggestionRpcs
 from lorebase_keeper.api.writes import WriteRpcs
 from lorebase_keeper.domains import check_branch_name
-from lorebase_keeper.governance import add_note, get_session
+from lorebase_keeper.governance import add_note, get_session, list_sessions
 from lorebase_keeper.runtime import Runtime
 
 
@@ -28,7 +31,8 @@ class KeeperServicer(
     ReadRpcs,
     keeper_pb2_grpc.KeeperServicer,
 ):
-    """Every Keeper RPC: sessions and the feed's read check here, the others by area (api/*.py)."""
+    """Every Keeper RPC: agent sessions, web sessions and the feed's read check here, the others by
+    area (api/*.py)."""
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
@@ -45,6 +49,38 @@ class KeeperServicer(
     async def GetSession(self, request: pb.SessionRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         principal = await self._principal(context)
         return reply(await get_session(self.rt, principal, request.session))
+
+    @rpc
+    async def ListSessions(
+        self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        # The parameters under the rules the gateway applies at the edge (a gRPC caller skips it).
+        sent = {"domain": request.domain, "principal": request.principal, "before": request.before}
+        raw = {name: value for name, value in sent.items() if value} | {"limit": request.limit}
+        query = ListSessions(**convert_parameters(BY_NAME["list_sessions"], raw))
+        principal = await self._principal(context)
+        return reply(await list_sessions(self.rt, principal, query))
+
+    @rpc
+    async def StartWebSession(
+        self, request: pb.WebSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        """Sign in: the credential is the key; the token travels in a header, never in the body."""
+        answer, token = await web_sessions.start(self.rt, _authorization(context))
+        return reply(answer, status=201, headers={web_sessions.TOKEN_HEADER: token})
+
+    @rpc
+    async def GetWebSession(
+        self, request: pb.WebSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        return reply(await web_sessions.describe(self.rt, _authorization(context)))
+
+    @rpc
+    async def EndWebSession(
+        self, request: pb.WebSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        await web_sessions.end(self.rt, _authorization(context))
+        return pb.Reply(body=b"", content_type="application/json", status=204)
 
     @rpc
     async def AuthorizeRead(
@@ -65,6 +101,10 @@ class KeeperServicer(
                 "permissions": sorted(access.permissions(branch)),
             }
         )
+
+
+def _authorization(context: grpc.aio.ServicerContext) -> str | None:
+    return dict(context.invocation_metadata() or ()).get("authorization")
 
 
 __all__ = ["KeeperServicer"]

@@ -77,6 +77,8 @@ WRITES = frozenset(
         "SyncSource",
         "SetEmbedding",
         "AddSessionNote",
+        "StartWebSession",
+        "EndWebSession",
         "AcceptSuggestion",
         "DismissSuggestion",
     }

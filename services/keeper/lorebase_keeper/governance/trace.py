@@ -1,7 +1,9 @@
 """The agent trace: a call made with a session id (the `Lorebase-Session` header, carried to keeper
 as `lorebase-session` metadata) becomes a step of that session: the call, its request, status,
-latency, counts and the Records and Links it touched. Agents attach notes; a session is read back
-by the principal that made it (the admin reads any), in order, for the web app to replay.
+latency, counts and the Records (`touched`, Kind/key) and Links (`touched_links`: relation, from,
+to) its answer named. Agents attach notes; a session is read back by the principal that made it
+(the admin reads any), in order, for the web app to replay, through the reader's current grants
+(lorebase_keeper.governance.sessions.TouchedFilter).
 
 A session is one principal's: the principal of its first entry. Only that principal and the admin
 add to it. A note from anyone else is refused with 403 (not 404: a session id that nobody uses yet
@@ -23,6 +25,7 @@ from lorebase.contract.admin import Note
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal
+from lorebase_keeper.governance.sessions import TouchedFilter
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
@@ -52,6 +55,30 @@ def _touched(document: Any) -> list[str]:
         elif isinstance(node, list):
             stack.extend(v for v in node if isinstance(v, dict | list))
     return sorted(found)[:MAX_TOUCHED]
+
+
+def _touched_links(document: Any) -> list[dict[str, str]]:
+    """The Links an answer names: objects with `relation`, `from` and `to` (Kind/key), the entries
+    of a `links` list under an object naming the `relation` (GET .../links, neighborhood), and those
+    of a `links` object keyed by Relation (a context pack)."""
+    found: dict[tuple[str, str, str], None] = {}
+    stack: list[tuple[Any, str | None]] = [(document, None)]
+    while stack and len(found) < MAX_TOUCHED:
+        node, inherited = stack.pop()
+        if isinstance(node, dict):
+            relation = node.get("relation")
+            relation = relation if isinstance(relation, str) else inherited
+            start, end = node.get("from"), node.get("to")
+            if relation and isinstance(start, str) and isinstance(end, str) and "/" in start and "/" in end:
+                found[(relation, start, end)] = None
+            for name, value in node.items():
+                if name == "links" and isinstance(value, dict):  # a context pack's, by Relation
+                    stack.extend((links, str(r)) for r, links in value.items() if isinstance(links, list))
+                elif isinstance(value, dict | list):
+                    stack.append((value, relation if name == "links" else None))
+        elif isinstance(node, list):
+            stack.extend((value, inherited) for value in node if isinstance(value, dict | list))
+    return [{"relation": r, "from": f, "to": t} for r, f, t in sorted(found)[:MAX_TOUCHED]]
 
 
 def _request(message: Any) -> dict[str, Any]:
@@ -86,8 +113,14 @@ async def record_step(
         if reply_body and len(reply_body) <= 1_048_576 and reply_body[:1] in (b"{", b"["):
             document = orjson.loads(reply_body)
         touched = _touched(document) if document is not None else []
-        counts: dict[str, int] = {"touched": len(touched)}
-        details: dict[str, Any] = {"request": _request(request), "touched": touched, "counts": counts}
+        links = _touched_links(document) if document is not None else []
+        counts: dict[str, int] = {"touched": len(touched), "touched_links": len(links)}
+        details: dict[str, Any] = {
+            "request": _request(request),
+            "touched": touched,
+            "touched_links": links,
+            "counts": counts,
+        }
         if isinstance(document, dict):
             for name in ("records", "results", "candidates", "changes", "links", "neighbors", "seeds"):
                 if isinstance(document.get(name), list):
@@ -165,6 +198,7 @@ async def get_session(rt: Runtime, principal: Principal, session: str) -> dict[s
     )
     if not rows:
         raise Problem(404, "not-found", f"no session {session!r} of yours")
+    shown = TouchedFilter(rt, principal)
     entries = []
     for row in rows:
         entry: dict[str, Any] = {
@@ -179,6 +213,12 @@ async def get_session(rt: Runtime, principal: Principal, session: str) -> dict[s
             entry.update(
                 call=row["call"], status=row["status"], latency_ms=row["latency_ms"], **row["details"]
             )
+            await shown.step(entry)
+            entry["counts"] = {
+                **entry.get("counts", {}),
+                "touched": len(entry["touched"]),
+                "touched_links": len(entry["touched_links"]),
+            }
         else:
             entry["text"] = row["details"]["text"]
         entries.append(entry)

@@ -15,10 +15,15 @@ from lorebase.clients.rest.client import RestClient
 from lorebase.clients.rest.connection import DEFAULT_DOMAIN, DEFAULT_URL, Reply, RestSettings
 from lorebase.clients.rest.request import HttpRequest, build
 from lorebase.contract import memory as _memory
+from lorebase.contract import web as _web
 
 _MEMORY = "agent memory has its own consumer protocol (docs/memory.md), used by agents over REST"
+_WEB = "the web app's sign-in cookie (docs/security.md): the CLI and agents send their key itself"
 
-REST_ONLY: dict[str, str] = {endpoint.name: _MEMORY for endpoint in _memory.ENDPOINTS}
+REST_ONLY: dict[str, str] = {
+    **{endpoint.name: _MEMORY for endpoint in _memory.ENDPOINTS},
+    **{endpoint.name: _WEB for endpoint in _web.ENDPOINTS},
+}
 
 __all__ = [
     "DEFAULT_DOMAIN",

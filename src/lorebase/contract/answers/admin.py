@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from lorebase.contract.documents import Answer, RevisionId, Timestamp
@@ -115,6 +116,14 @@ class NewSessionNote(Answer, tag_field="kind", tag="note", kw_only=True):
     at: Timestamp
 
 
+class TouchedLink(Answer, kw_only=True):
+    """A Link a step's answer named: its Relation and its ends (Kind/key)."""
+
+    relation: str
+    from_: Annotated[str, Meta(description="Kind/key")] = msgspec.field(name="from")
+    to: Annotated[str, Meta(description="Kind/key")]
+
+
 class SessionStep(Answer, tag_field="kind", tag="step", kw_only=True):
     """A call made with the session's id: its request, status, latency, counts and what it touched."""
 
@@ -127,7 +136,10 @@ class SessionStep(Answer, tag_field="kind", tag="step", kw_only=True):
     latency_ms: float
     counts: dict[str, int]
     request: dict[str, Any]
-    touched: Annotated[list[str], Meta(description="Records (Kind/key) and Links the answer named")]
+    touched: Annotated[list[str], Meta(description="The Records (Kind/key) the answer named")]
+    touched_links: Annotated[
+        list[TouchedLink], Meta(description="The Links the answer named (steps kept before it: none)")
+    ] = []
     revision: RevisionId | UnsetType = UNSET
 
 
@@ -137,6 +149,26 @@ class Session(Answer, kw_only=True):
     session: str
     entries: list[SessionNote | SessionStep]
     steps: int
+
+
+class SessionSummary(Answer, kw_only=True):
+    """One agent session in the list: whose, where, when, and how many steps, failures and notes."""
+
+    session: str
+    principal: str
+    domains: Annotated[list[str], Meta(description="The Domains its entries name, sorted")]
+    started_at: Timestamp
+    last_at: Timestamp
+    steps: int
+    errors: Annotated[int, Meta(description="Steps answered with a status of 400 or above")]
+    notes: int
+
+
+class SessionList(Answer, kw_only=True):
+    """Agent sessions, the latest active first; `next` is the `before` of the next page (null: none)."""
+
+    sessions: list[SessionSummary]
+    next: str | None
 
 
 __all__ = [
@@ -152,4 +184,7 @@ __all__ = [
     "Principal",
     "RevokedKey",
     "Session",
+    "SessionList",
+    "SessionSummary",
+    "TouchedLink",
 ]
