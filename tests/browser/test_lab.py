@@ -11,7 +11,7 @@ from tests.browser.conftest import WebStack, sign_in
 
 
 def test_two_configurations_compared_and_restored(page: Page, web_stack: WebStack) -> None:
-    sign_in(page, web_stack, web_stack.editor_key)
+    sign_in(page, web_stack, web_stack.web_key)
     page.goto(f"{web_stack.url}/app/d/supply/lab")
     page.get_by_test_id("lab-question").fill("seal")
     # B: the same but one search result, labelled.

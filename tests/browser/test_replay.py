@@ -41,11 +41,11 @@ CANVAS_IMAGE = "() => document.querySelector('[data-testid=replay-canvas]').toDa
 
 @pytest.fixture(scope="module")
 def recorded(web_stack: WebStack) -> Iterator[str]:
-    """A session of the editor's, recorded by real calls: four reads and a note."""
+    """A session of usr_web's, recorded by real calls: four reads and a note."""
     session = f"web-replay-{uuid.uuid4().hex[:8]}"
     trace = {"Lorebase-Session": session}
     base = "/api/v1/domains/supply"
-    auth = {"Authorization": f"Bearer {web_stack.editor_key}"}
+    auth = {"Authorization": f"Bearer {web_stack.web_key}"}
     with httpx.Client(base_url=web_stack.url, timeout=30, trust_env=False, headers=auth) as http:
         calls = [
             http.get(f"{base}/kinds/Supplier/records/S-1001", headers=trace),
@@ -75,7 +75,7 @@ def wait_drawn(page: Page, step: int) -> None:
 
 
 def test_real_session_replayed(page: Page, web_stack: WebStack, recorded: str) -> None:
-    sign_in(page, web_stack, web_stack.editor_key)
+    sign_in(page, web_stack, web_stack.web_key)
     page.goto(f"{web_stack.url}/app/sessions")
     link = page.get_by_role("link", name=recorded)
     link.wait_for()
@@ -110,7 +110,7 @@ def test_real_session_replayed(page: Page, web_stack: WebStack, recorded: str) -
 
 
 def test_permalink_opens_the_step(page: Page, web_stack: WebStack, recorded: str) -> None:
-    sign_in(page, web_stack, web_stack.editor_key)
+    sign_in(page, web_stack, web_stack.web_key)
     page.goto(f"{web_stack.url}/app/sessions/{recorded}?step=3")
     counter = page.get_by_test_id("step-counter")
     counter.wait_for()
@@ -207,7 +207,7 @@ def test_synthetic_big_session_fps(page: Page, web_stack: WebStack) -> None:
         route.fulfill(status=200, content_type="application/json", body=body)
 
     page.route(f"**/api/v1/sessions/{session}", serve)
-    sign_in(page, web_stack, web_stack.editor_key)
+    sign_in(page, web_stack, web_stack.web_key)
     started = time.monotonic()
     # From step 1800 nearly all 5,000 Records are on the canvas: the heaviest frames of the session.
     page.goto(f"{web_stack.url}/app/sessions/{session}?step=1800")

@@ -280,10 +280,11 @@ export class ReplayRenderer {
     const ctx = this.ctx;
     const first = timeline.nodeFirstStep;
     const mark = this.currentMark;
-    const dim = 2.2 / scale;
+    // Dimmed squares: larger on a small graph, where they would otherwise be lost.
+    const dim = (first.length < 500 ? 3.5 : 2.2) / scale;
     const big = 5 / scale;
     // Dimmed: earlier steps' nodes, one fill per colour.
-    ctx.globalAlpha = 0.35;
+    ctx.globalAlpha = 0.45;
     for (let c = 0; c < KIND_COLOURS.length; c++) {
       const from = this.colourStart[c]!;
       const to = this.colourStart[c + 1]!;
