@@ -3,6 +3,7 @@ one finds and the other misses highlighted, and the URL restoring the whole comp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Page
@@ -10,7 +11,9 @@ from playwright.sync_api import Page
 from tests.browser.conftest import WebStack, sign_in
 
 
-def test_two_configurations_compared_and_restored(page: Page, web_stack: WebStack) -> None:
+def test_two_configurations_compared_and_restored(
+    page: Page, web_stack: WebStack, snap: Callable[[str], None]
+) -> None:
     sign_in(page, web_stack, web_stack.web_key)
     page.goto(f"{web_stack.url}/app/d/supply/lab")
     page.get_by_test_id("lab-question").fill("seal")
@@ -32,6 +35,7 @@ def test_two_configurations_compared_and_restored(page: Page, web_stack: WebStac
     tokens = page.get_by_test_id("lab-tokens")
     assert "seeds" in tokens.inner_text()
     assert page.get_by_test_id("lab-budget").count() == 2
+    snap("lab")
 
     url = page.url
     query = parse_qs(urlsplit(url).query)

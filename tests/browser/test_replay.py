@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -74,13 +74,16 @@ def wait_drawn(page: Page, step: int) -> None:
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-def test_real_session_replayed(page: Page, web_stack: WebStack, recorded: str) -> None:
+def test_real_session_replayed(
+    page: Page, web_stack: WebStack, recorded: str, snap: Callable[[str], None]
+) -> None:
     sign_in(page, web_stack, web_stack.web_key)
     page.goto(f"{web_stack.url}/app/sessions")
     link = page.get_by_role("link", name=recorded)
     link.wait_for()
     row = page.locator("tr", has=link)
     assert "usr_web" in row.inner_text()
+    snap("sessions")
     link.click()
 
     page.get_by_test_id("step-counter").wait_for()
@@ -103,6 +106,8 @@ def test_real_session_replayed(page: Page, web_stack: WebStack, recorded: str) -
     # The context pack touched the Supplier's neighbours: more on the canvas than on step 1.
     assert second_inked > first_inked
     page.wait_for_function("() => new URLSearchParams(location.search).get('step') === '2'")
+    records.get_by_text("Kavsen Alloys").first.wait_for()
+    snap("replay")
     # The note follows the last step (the query) and shows beside it.
     page.goto(f"{web_stack.url}/app/sessions/{recorded}?step=4")
     page.get_by_test_id("step-notes").get_by_text("found the supplier's parts").wait_for()
@@ -199,7 +204,7 @@ MEASURE_FPS = """async (windowMs) => {
 }"""
 
 
-def test_synthetic_big_session_fps(page: Page, web_stack: WebStack) -> None:
+def test_synthetic_big_session_fps(page: Page, web_stack: WebStack, snap: Callable[[str], None]) -> None:
     session = "synthetic-2000"
     body = json.dumps(synthetic_session(session, 2000, 5000))
 
@@ -222,6 +227,7 @@ def test_synthetic_big_session_fps(page: Page, web_stack: WebStack) -> None:
     page.get_by_role("button", name="Play").click()
     result = page.evaluate(MEASURE_FPS, FPS_WINDOW_MS)
     page.get_by_role("button", name="Pause").click()
+    snap("replay-big")
     print(
         f"replay of 2,000 steps / 5,000 Records: layout and first frames {layout_s:.1f} s; while playing at "
         f"60 steps/s: {result['fps']:.1f} frames/s (requestAnimationFrame), {result['drawsPerSecond']:.1f} "
