@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -189,3 +190,20 @@ def choose(page: Page, field: Locator, option: str) -> None:
     """Pick `option` in a Mantine Select (a combobox: click, then the option by its exact name)."""
     field.click()
     page.get_by_role("option", name=option, exact=True).click()
+
+
+def change_risk(http: httpx.Client, key: str, message: str, branch: str = "") -> dict[str, Any]:
+    """Commit a new risk score for Supplier `key` (one that differs from its current one, so the
+    Operation makes a Revision) through update_supplier; returns the execution's answer."""
+    query = {"branch": branch} if branch else {}
+    record = http.get(f"/api/v1/domains/supply/kinds/Supplier/records/{key}", params=query)
+    assert record.status_code == 200, record.text
+    score = (int(record.json()["values"]["risk_score"]) + 7) % 101
+    body: dict[str, Any] = {"parameters": {"key": key, "risk_score": score}, "message": message}
+    if branch:
+        body["branch"] = branch
+    response = http.post("/api/v1/domains/supply/operations/update_supplier/execute", json=body)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    assert answer["revision"], answer
+    return answer

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import WebStack, sign_in
+from tests.browser.conftest import WebStack, change_risk, sign_in
 
 
 def test_the_overview_draws_the_schema_and_measures_its_first_render(
@@ -39,12 +39,7 @@ def test_a_new_revision_appears_without_a_reload(page: Page, web_stack: WebStack
     expect(page.get_by_test_id("live-state")).to_have_text("live")
     page.evaluate("() => { window.__sameDocument = true; }")
     with web_stack.rest(web_stack.author_key) as http:
-        response = http.post(
-            "/api/v1/domains/supply/operations/update_supplier/execute",
-            json={"parameters": {"key": "S-1010", "risk_score": 61}, "message": "Live from the browser test"},
-        )
-        assert response.status_code == 200, response.text
-        revision = response.json()["revision"]
+        revision = change_risk(http, "S-1010", "Live from the browser test")["revision"]
     row = page.locator(f'[data-testid="revisions"] tr[data-revision="{revision}"]')
     expect(row).to_contain_text("Live from the browser test")
     assert page.evaluate("() => window.__sameDocument === true"), "the page was reloaded"

@@ -9,23 +9,15 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import WebStack, sign_in
+from tests.browser.conftest import WebStack, change_risk, sign_in
 
 
 def open_proposal(stack: WebStack, title: str) -> str:
-    """A branch with one change to Supplier S-1005, proposed into main by usr_author."""
+    """A branch with one change to Supplier S-1005's risk score, proposed into main by usr_author."""
     branch = f"web/review-{secrets.token_hex(3)}"
     with stack.rest(stack.author_key) as http:
         assert http.post("/api/v1/domains/supply/branches", json={"name": branch}).status_code == 201
-        response = http.post(
-            "/api/v1/domains/supply/operations/update_supplier/execute",
-            json={
-                "branch": branch,
-                "parameters": {"key": "S-1005", "tier": 2},
-                "message": "Move S-1005 to tier 2",
-            },
-        )
-        assert response.status_code == 200, response.text
+        change_risk(http, "S-1005", "A new risk score for S-1005", branch=branch)
         response = http.post("/api/v1/domains/supply/proposals", json={"source": branch, "title": title})
         assert response.status_code == 201, response.text
         return str(response.json()["id"])
@@ -34,7 +26,7 @@ def open_proposal(stack: WebStack, title: str) -> str:
 def test_a_proposal_is_reviewed_and_merged_from_the_page(
     page: Page, web_stack: WebStack, snap: Callable[[str], None]
 ) -> None:
-    title = f"Tier change {secrets.token_hex(2)}"
+    title = f"Risk change {secrets.token_hex(2)}"
     proposal = open_proposal(web_stack, title)
     sign_in(page, web_stack, web_stack.web_key)
     page.get_by_role("tab", name="Proposals").click()
@@ -45,21 +37,21 @@ def test_a_proposal_is_reviewed_and_merged_from_the_page(
     assert proposal in page.url
 
     diff = page.get_by_test_id("diff-record").filter(has_text="Supplier/S-1005")
-    expect(diff).to_contain_text("tier")
+    expect(diff).to_contain_text("risk_score")
     expect(page.get_by_test_id("blockers")).to_contain_text("approvals-pending")
     expect(page.get_by_test_id("next-steps")).to_contain_text("await_review")
     snap("proposal")
 
-    page.get_by_test_id("review-comment").fill("Tier 2 matches the audit.")
+    page.get_by_test_id("review-comment").fill("The new score matches the audit.")
     page.get_by_test_id("review-approve").click()
-    expect(page.get_by_test_id("reviews")).to_contain_text("Tier 2 matches the audit.")
+    expect(page.get_by_test_id("reviews")).to_contain_text("The new score matches the audit.")
     expect(page.get_by_test_id("reviews")).to_contain_text("approved")
 
     page.get_by_test_id("merge").click()
     expect(page.get_by_test_id("proposal-status-badge")).to_have_text("merged")
     with web_stack.rest() as http:
-        record = http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1005").json()
-    assert record["values"]["tier"] == "2"
+        merged = http.get(f"/api/v1/domains/supply/proposals/{proposal}").json()
+    assert merged["status"] == "merged" and merged["merged_revision"]
 
 
 def test_a_refused_action_shows_the_problem(page: Page, web_stack: WebStack) -> None:

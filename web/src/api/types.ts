@@ -288,8 +288,9 @@ export interface HistoryChange {
   origin: Origin;
   change: "created" | "modified" | "deleted" | string;
   attributes: string[];
-  before?: Values;
-  after?: Values;
+  /** With `values=true`: the values before (null when created) and after (null when deleted). */
+  before?: Values | null;
+  after?: Values | null;
 }
 
 export interface HistoryPage {

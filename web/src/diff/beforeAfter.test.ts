@@ -20,6 +20,11 @@ describe("before/after rows", () => {
     ]);
   });
 
+  it("reads a creation (no values before) and a deletion (none after)", () => {
+    expect(beforeAfterRows(["a"], null, { a: "1" })).toEqual([{ attribute: "a", before: null, after: "1", change: "added" }]);
+    expect(beforeAfterRows(["a"], { a: "1" }, null)).toEqual([{ attribute: "a", before: "1", after: null, change: "removed" }]);
+  });
+
   it("reads a history entry with values", () => {
     const rows = historyRows({
       revision: "r",

@@ -15,10 +15,12 @@ export interface BeforeAfterRow {
   change: RowChange;
 }
 
-const has = (values: Values | undefined, name: string) =>
-  values !== undefined && Object.prototype.hasOwnProperty.call(values, name) && values[name] !== null;
+type MaybeValues = Values | null | undefined;
 
-export function rowChange(before: Values | undefined, after: Values | undefined, name: string): RowChange {
+const has = (values: MaybeValues, name: string) =>
+  values !== undefined && values !== null && Object.prototype.hasOwnProperty.call(values, name) && values[name] !== null;
+
+export function rowChange(before: MaybeValues, after: MaybeValues, name: string): RowChange {
   const was = has(before, name);
   const is = has(after, name);
   if (!was && is) return "added";
@@ -30,8 +32,8 @@ export function rowChange(before: Values | undefined, after: Values | undefined,
 /** Rows for the Attributes a change names (in its order), else every Attribute either side holds. */
 export function beforeAfterRows(
   attributes: string[] | undefined,
-  before: Values | undefined,
-  after: Values | undefined,
+  before: MaybeValues,
+  after: MaybeValues,
 ): BeforeAfterRow[] {
   const names =
     attributes && attributes.length

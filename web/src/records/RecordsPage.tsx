@@ -91,7 +91,7 @@ export function RecordsPage() {
               {showDsl ? "Hide" : "Show"} the DSL
             </Button>
           </Group>
-          <Collapse expanded={showDsl}>
+          <Collapse expanded={showDsl} transitionDuration={0}>
             <Code block mt="sm" data-testid="query-dsl">
               {JSON.stringify(toQueryBody(state, point), null, 2)}
             </Code>

@@ -1,6 +1,7 @@
 /** The frame around every signed-in page: the header with who is signed in and sign-out. */
 import { AppShell, Anchor, Button, Group, Text, Title } from "@mantine/core";
-import { Link, Outlet, useNavigate } from "react-router";
+import { Link, Outlet, useLocation, useNavigate } from "react-router";
+import { ErrorBoundary } from "./ErrorBoundary";
 import { useAuth, useSession } from "./auth";
 import { lastDomain } from "./lastDomain";
 
@@ -8,6 +9,7 @@ export function Shell() {
   const session = useSession();
   const { signOut } = useAuth();
   const navigate = useNavigate();
+  const location = useLocation();
   const home = lastDomain();
   return (
     <AppShell header={{ height: 52 }} padding="md">
@@ -40,7 +42,9 @@ export function Shell() {
         </Group>
       </AppShell.Header>
       <AppShell.Main>
-        <Outlet />
+        <ErrorBoundary resetKey={location.pathname}>
+          <Outlet />
+        </ErrorBoundary>
       </AppShell.Main>
     </AppShell>
   );
