@@ -111,6 +111,15 @@ class PrincipalsTxn(TxnBase):
             .on_conflict_do_nothing(index_elements=["digest"])
         )
 
+    async def prune_web_sessions(self, parent_key_id: str) -> None:
+        """Forget the sessions of a key that can no longer authenticate (expired; ended ones expire
+        too), so that signing in again and again does not grow api_keys without end."""
+        await self.conn.execute(
+            delete(api_keys).where(
+                api_keys.c.parent_key_id == parent_key_id, api_keys.c.expires_at <= func.now()
+            )
+        )
+
     async def insert_web_session(
         self,
         key_id: str,

@@ -11,9 +11,10 @@ from typing import Any
 
 import httpx
 import pytest_asyncio
+from sqlalchemy import text
 
 from lorebase.credentials import csrf_token
-from tests.integration.conftest import Stack, open_stack
+from tests.integration.conftest import ADMIN_KEY, Stack, open_stack
 from tests.integration.feed_stack import Feed, running_feed
 from tests.integration.gateway_server import serving
 from tests.integration.memory_helpers import SCOPE, agent, key
@@ -67,6 +68,12 @@ async def test_sign_in_answers_the_session_and_sets_an_http_only_cookie(supply: 
     assert (await supply.http.get(SESSION, headers=editor)).status_code == 401
     admin_token, admin_answer, _ = await sign_in(supply, supply.admin)
     assert admin_answer["admin"] is True and admin_answer["principal"] == "usr_admin"
+    # Sign-in calls are never steps of an agent session: their answers hold the CSRF token.
+    traced = {"Lorebase-Session": "s-web"}
+    await supply.http.post(SESSION, json={"key": ADMIN_KEY}, headers=traced)
+    await supply.http.get(SESSION, headers={**cookie(admin_token), **traced})
+    supply.http.cookies.clear()
+    assert (await supply.http.get("/api/v1/sessions/s-web", headers=supply.admin)).status_code == 404
 
 
 async def test_a_write_with_the_cookie_needs_the_csrf_token_and_its_own_origin(supply: Stack) -> None:
@@ -92,6 +99,16 @@ async def test_a_write_with_the_cookie_needs_the_csrf_token_and_its_own_origin(s
         BRANCHES, json={"name": "web-a"}, headers={**writes(token), "Origin": "http://lorebase.test"}
     )
     assert made.status_code == 201, made.text
+    # The same host over https (TLS ended by a proxy) is this site; another port or host is not.
+    tls = await supply.http.post(
+        BRANCHES, json={"name": "web-c"}, headers={**writes(token), "Origin": "https://lorebase.test"}
+    )
+    assert tls.status_code == 201, tls.text
+    for origin in ("http://lorebase.test:8081", "http://evil.lorebase.test", "null"):
+        refused = await supply.http.post(
+            BRANCHES, json={"name": "web-d"}, headers={**writes(token), "Origin": origin}
+        )
+        assert refused.status_code == 403, origin
     query = await supply.http.post(
         "/api/v1/domains/supply/query", json={"kind": "Supplier", "limit": 1}, headers=writes(token)
     )
@@ -169,6 +186,13 @@ async def test_a_session_expires(database_url: str) -> None:
             await asyncio.sleep(0.05)
         assert status == 401
         assert (await stack.http.get(SESSION, headers=cookie(token))).status_code == 401
+        # Signing in again forgets the expired session's row.
+        await sign_in(stack, stack.admin)
+        async with stack.rt.db.engine.connect() as conn:
+            sessions = await conn.scalar(
+                text("select count(*) from api_keys where parent_key_id is not null")
+            )
+        assert sessions == 1
 
 
 async def test_revoking_the_key_ends_its_sessions_in_keeper_memory_and_the_journal(supply: Stack) -> None:
@@ -188,8 +212,6 @@ async def test_revoking_the_key_ends_its_sessions_in_keeper_memory_and_the_journ
     assert journal.status_code == 200, journal.text
     # The admin revokes the key the session was made from.
     async with supply.rt.db.engine.connect() as conn:
-        from sqlalchemy import text
-
         key_id = await conn.scalar(
             text("select id from api_keys where principal_id = 'agt_web' and parent_key_id is null")
         )
@@ -205,6 +227,10 @@ async def test_revoking_the_key_ends_its_sessions_in_keeper_memory_and_the_journ
         await supply.http.post("/api/v1/memory/changes", json=changes, headers=writes(token))
     ).status_code == 401
     assert (await supply.http.get(SESSION, headers=cookie(token))).status_code == 401
+    # The revoked key signs nobody in again.
+    keys = await supply.count("api_keys")
+    again = await supply.http.post(SESSION, json={"key": headers["Authorization"].removeprefix("Bearer ")})
+    assert again.status_code == 401 and await supply.count("api_keys") == keys
 
 
 @pytest_asyncio.fixture
@@ -246,3 +272,38 @@ async def test_the_cookie_is_secure_over_tls_and_behind_a_trusted_proxy(supply: 
                 SESSION, json={"key": api_key}, headers={"X-Forwarded-Proto": "https"}
             )
             assert spoofed.status_code == 201 and "Secure" not in spoofed.headers["set-cookie"]
+
+
+async def test_an_open_event_stream_of_a_session_ends_when_its_key_is_revoked(
+    supply: Stack, feed: Feed
+) -> None:
+    await supply.principal("usr_follow")
+    made = (await supply.http.post("/api/v1/principals/usr_follow/keys", headers=supply.admin)).json()
+    await supply.grant("supply", "usr_follow", "viewer")
+    token, _, _ = await sign_in(supply, {"Authorization": f"Bearer {made['key']}"})
+    # What the gateway sends the feed for a request with the cookie: the session's token.
+    stream = feed.client.events(credential=f"Bearer {token}", domain="supply", branch="main")
+    await stream.first()
+    revoked = await supply.http.delete(
+        f"/api/v1/principals/usr_follow/keys/{made['id']}", headers=supply.admin
+    )
+    assert revoked.status_code == 200, revoked.text
+    async with asyncio.timeout(20):
+        items = [item async for item in stream]  # ends within agents.feed.reauthorize_interval_s
+    assert all(item.heartbeat for item in items)
+    events = "/api/v1/domains/supply/branches/main/events"
+    assert (await supply.http.get(events, headers=cookie(token))).status_code == 401
+
+
+async def test_the_secure_flag_can_be_forced_either_way(database_url: str) -> None:
+    for setting, secure in (("always", True), ("never", False)):
+        async with open_stack(database_url, LOREBASE_WEB__COOKIE_SECURE=setting) as stack:
+            api_key = stack.admin["Authorization"].removeprefix("Bearer ")
+            transport = httpx.ASGITransport(app=stack.http._transport.app)  # type: ignore[attr-defined]
+            for base in ("http://lorebase.test", "https://lorebase.test"):
+                async with httpx.AsyncClient(transport=transport, base_url=base) as client:
+                    response = await client.post(SESSION, json={"key": api_key})
+                    assert response.status_code == 201
+                    assert ("; Secure" in response.headers["set-cookie"]) is secure, (setting, base)
+                    ended = await client.delete(SESSION, headers={"Authorization": "Bearer x"})
+                    assert ("; Secure" in ended.headers["set-cookie"]) is secure, (setting, base)

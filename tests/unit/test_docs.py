@@ -30,6 +30,8 @@ NOT_DECLARED = {
     "/docs": "the gateway: the contract's page",
     "/metrics": "every service's metrics listener",
     "/varz": "NATS's own monitoring port",
+    "/": "the gateway: redirects to the web app",
+    "/app/": "the gateway: the web app's files (lorebase_gateway.web_app)",
 }
 
 

@@ -16,7 +16,8 @@ request that presents it is authenticated by it, with CSRF checks on its writes.
   A sign-in from another origin is refused the same way (login CSRF).
 
 The request's own origin is its scheme (https behind a trusted proxy's X-Forwarded-Proto, which
-uvicorn applies from `http.trusted_proxies`) and its Host header.
+uvicorn applies from `http.trusted_proxies`) and its Host header; an https Origin of the same host
+is accepted for a request that arrived as http (TLS ended by a proxy that is not listed).
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ def _own_origin(scope: Scope, headers: Headers) -> str:
 
 def _foreign_origin(scope: Scope, headers: Headers) -> Problem | None:
     origin = headers.get("origin")
-    if origin is None or origin.lower() == _own_origin(scope, headers):
+    own = _own_origin(scope, headers)
+    # A page served over https by a TLS proxy the gateway does not trust reaches it as http: the
+    # same host over https is still this site (the other way round, an http page, is not).
+    upgraded = "https://" + own.removeprefix("http://") if own.startswith("http://") else own
+    if origin is None or origin.lower() in (own, upgraded):
         return None
     return Problem(
         403,

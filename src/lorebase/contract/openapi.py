@@ -42,6 +42,10 @@ _REASONS = {
     503: "A service did not answer, or the gateway is stopping: retry shortly",
 }
 _NO_KEY = {"health"}
+# Called without a credential, though it answers 401 for a bad key: the web app's sign-in.
+_NO_CREDENTIAL = _NO_KEY | {"start_web_session"}
+# Either credential authenticates every other call: the key, or the web app's session cookie.
+SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"session": []}]
 # Endpoints outside keeper whose answer names a Revision in Lorebase-Revision.
 _REVISION_HEADER = {"changes"}
 _SSE_EVENT = {
@@ -171,7 +175,7 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
     operation["responses"] = responses
-    operation["security"] = [] if endpoint.name in _NO_KEY else [{"bearer": []}]
+    operation["security"] = [] if endpoint.name in _NO_CREDENTIAL else SECURITY
     return operation
 
 
@@ -240,7 +244,8 @@ def document() -> dict[str, Any]:
             "title": "Lorebase",
             "version": __version__,
             "description": "Shared, versioned knowledge for AI agents: a typed graph with Revisions, "
-            "Operations and a change feed. Every call but /health needs `Authorization: Bearer <key>`. "
+            "Operations and a change feed. Every call but /health and the web app's sign-in needs "
+            "`Authorization: Bearer <key>` (or the web app's session cookie, with X-CSRF-Token on writes). "
             "Values travel in canonical form (integers and decimals as strings).",
         },
         "servers": [{"url": "/"}],
@@ -248,7 +253,16 @@ def document() -> dict[str, Any]:
         "webhooks": _webhooks(schemas),
         "components": {
             "schemas": schemas,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "An API key"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "An API key"},
+                "session": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "lorebase_session",
+                    "description": "The web app's session (POST /api/v1/web/session); writes also send "
+                    "X-CSRF-Token",
+                },
+            },
         },
     }
 

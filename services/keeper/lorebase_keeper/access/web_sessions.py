@@ -12,6 +12,9 @@ replaces the key it came from.
 
 The parent's row is held FOR SHARE while the session is written, so a concurrent revocation of the
 key either comes first (the sign-in answers 401) or waits and then revokes the new session too.
+Each sign-in forgets the key's sessions that have expired (their rows only: the audit log keeps
+`web_session.start` and `web_session.end`). These calls are never steps of an agent session
+(lorebase_keeper.api.rpc.UNTRACED): their answers carry the CSRF token.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ async def start(rt: Runtime, authorization: str | None) -> tuple[dict[str, Any],
         parent = await txn.credential_for_digest(digest, lock=True)
         if parent is None or parent.parent_key_id is not None:
             return parent
+        await txn.prune_web_sessions(parent.key_id)
         await txn.insert_web_session(
             session_id, parent.key_id, parent.principal.id, key_digest(token), at, expires_at
         )

@@ -55,6 +55,9 @@ def markdown_reply(text: str, revision: str | None) -> pb.Reply:
 
 Handler = Callable[..., Awaitable[pb.Reply]]
 
+# Calls never kept as steps of an agent session: the web app's sign-in answers carry its CSRF token.
+UNTRACED = frozenset({"StartWebSession", "GetWebSession", "EndWebSession"})
+
 # The calls counted in the writes class of the rate limits; every other call is a read.
 WRITES = frozenset(
     {
@@ -93,6 +96,8 @@ def rpc(method: Handler) -> Handler:
     async def wrapper(self: KeeperRpc, request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
         async with problems_as_status(context, "keeper", method.__name__):
             session = dict(context.invocation_metadata() or ()).get("lorebase-session")
+            if method.__name__ in UNTRACED:
+                session = None
             started = time.perf_counter()
             try:
                 if self.rt.limits is not None:
