@@ -145,6 +145,7 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
   }, [timeline, step, playing, hoverRef]);
 
   useCanvasPointer(canvasRef, engineRef, setHover);
+  useKeyboard(engineRef);
 
   const engine = engineRef.current;
   const currentStep = timeline.steps[step];
@@ -246,7 +247,7 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
             ))}
             <Text size="xs" c="dimmed">
               · current step ringed, earlier steps dimmed, red ring: did not exist at this step's Revision ·
-              wheel to zoom, drag to pan, double-click to fit
+              wheel to zoom, drag to pan, double-click to fit · space plays, ← → step
             </Text>
           </Group>
         </Grid.Col>
@@ -258,6 +259,32 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
       </Grid>
     </Stack>
   );
+}
+
+/** Space plays or pauses, ← and → step, Home and End go to the first and last step. */
+function useKeyboard(engineRef: RefObject<ReplayEngine | null>) {
+  useEffect(() => {
+    const key = (event: KeyboardEvent) => {
+      const engine = engineRef.current;
+      const target = event.target as HTMLElement | null;
+      if (!engine || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (target?.closest("input, textarea, select, button, [role=slider], [contenteditable=true]")) return;
+      const actions: Record<string, () => void> = {
+        " ": () => (engine.player.playing ? engine.pause() : engine.play()),
+        ArrowLeft: () => engine.stepBy(-1),
+        ArrowRight: () => engine.stepBy(1),
+        Home: () => engine.seek(0),
+        End: () => engine.seek(engine.timeline.steps.length - 1),
+      };
+      const action = actions[event.key];
+      if (action) {
+        event.preventDefault();
+        action();
+      }
+    };
+    window.addEventListener("keydown", key);
+    return () => window.removeEventListener("keydown", key);
+  }, [engineRef]);
 }
 
 /** Wheel to zoom, drag to pan, double-click to fit, hover for a tooltip. */
