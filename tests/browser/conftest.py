@@ -79,7 +79,7 @@ def make_principal(
     return str(response.json()["key"])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # stopped after tests/browser: no idle stack under the rest of the suite
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
     if not (WEB_DIST / "index.html").is_file():
         pytest.fail(f"the web app is not built ({WEB_DIST} has no index.html): run `make web` first")
