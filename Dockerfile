@@ -6,7 +6,7 @@
 # The Helm chart (deploy/helm/lorebase) runs it read-only, as uid 10001, with /tmp as an emptyDir.
 
 ARG PYTHON_VERSION=3.11
-ARG NODE_VERSION=20.20
+ARG NODE_VERSION=20
 
 # -- web: the web app (web/) built into static files, served by the gateway under /app/ -------------
 FROM node:${NODE_VERSION}-slim AS web

@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="lorebase",
         description="Shared, versioned knowledge for AI agents. docs/cli.md describes every command.",
+        epilog="Client commands read LOREBASE_URL (the gateway), LOREBASE_KEY (the API key) and "
+        "LOREBASE_DOMAIN from the environment.",
     )
     parser.add_argument("--version", action="version", version=f"lorebase {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)

@@ -1,4 +1,9 @@
-"""Running a service: a grpc.aio server with the standard health service, stopped cleanly on signals.
+"""Running a service: a grpc.aio server with the standard health and reflection services, stopped
+cleanly on signals.
+
+Reflection (grpc.reflection.v1alpha, which grpcurl, Postman and Evans ask) lists the service's own
+gRPC services and health, so a tool can call them without the .proto files. Health answers SERVING
+for "" and for each of the service's gRPC services by full name (`lorebase.v1.Keeper`).
 
 On SIGTERM or SIGINT the health service answers NOT_SERVING, the server refuses new RPCs and gives
 the running ones `services.shutdown_grace_s` to finish (then cancels them), and only then do the
@@ -10,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from types import ModuleType
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
 
 from lorebase import event_loop
 from lorebase.metrics import MetricsListener, Refresh, RpcMetricsInterceptor
@@ -23,6 +30,11 @@ logger = logging.getLogger("lorebase.serve")
 MAX_MESSAGE_BYTES = 320 * 1024 * 1024
 # Problems travel in trailing metadata: room for a problem document with its issues.
 MAX_METADATA_BYTES = 1024 * 1024
+
+
+def service_name(module: ModuleType, name: str) -> str:
+    """The full name of the gRPC service `name` that the generated `_pb2` module declares."""
+    return str(module.DESCRIPTOR.services_by_name[name].full_name)
 
 
 def new_server() -> grpc.aio.Server:
@@ -43,18 +55,21 @@ async def serve(
     listen: str,
     register: Callable[[grpc.aio.Server], None],
     *,
+    services: Sequence[str],
     on_stop: Callable[[], Awaitable[None]] | None = None,
     grace_s: float = 5.0,
     metrics_listen: str = "",
     metrics_refresh: Refresh | None = None,
     stop: asyncio.Event | None = None,
 ) -> int:
-    """Serve until SIGINT/SIGTERM (or `stop` is set): register the servicers, answer health checks
-    as SERVING, then stop gracefully. `metrics_listen` (host:port, empty: none) serves /metrics."""
+    """Serve until SIGINT/SIGTERM (or `stop` is set): register the servicers (`services`: their full
+    names, for health and reflection), answer health checks as SERVING, then stop gracefully.
+    `metrics_listen` (host:port, empty: none) serves /metrics."""
     server = new_server()
     register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     if server.add_insecure_port(listen) == 0:
         logger.error("%s cannot listen on %s", name, listen)
         return 2
@@ -67,7 +82,8 @@ async def serve(
             return 2
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    await health_servicer.set(f"lorebase.v1.{name.capitalize()}", health_pb2.HealthCheckResponse.SERVING)
+    for service in services:
+        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     event_loop.settled()
     logger.info("%s listening on %s%s", name, listen, f", metrics on {metrics_listen}" if metrics else "")
     if stop is None:
@@ -87,4 +103,4 @@ async def serve(
     return 0
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "MAX_METADATA_BYTES", "new_server", "serve"]
+__all__ = ["MAX_MESSAGE_BYTES", "MAX_METADATA_BYTES", "new_server", "serve", "service_name"]

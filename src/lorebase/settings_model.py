@@ -87,6 +87,9 @@ class Nats(Section, frozen=True):
     stream: StreamName
     subject_prefix: SubjectPrefix
     stream_replicas: Annotated[int, Meta(ge=1, le=5)]
+    max_age_s: Annotated[float, Meta(ge=0)]
+    max_bytes: Annotated[int, Meta(ge=0)]
+    max_msgs: Annotated[int, Meta(ge=0)]
     relay: Relay
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import psutil
@@ -255,14 +256,42 @@ def _run(stack: _Stack, example: str | None) -> int:
     db_url, nats_url = _start_servers(stack, data_dir)
     _migrate(db_url)
     admin_key = _admin_key(settings, data_dir)
-    _start_services(stack, _service_env(settings, data_dir, db_url, nats_url, admin_key))
+    env = _service_env(settings, data_dir, db_url, nats_url, admin_key)
+    _start_services(stack, env)
     base_url = f"http://{_client_host(host)}:{port}"
     _wait_healthy(stack, base_url)
     if example:
         _load_example(stack, example, base_url, admin_key)
     print(f"Lorebase is up: {base_url} (Ctrl-C stops it)", flush=True)
+    print(addresses(base_url, env, db_url, nats_url), flush=True)
     while True:
         stack.supervisor.watch(3600)
+
+
+def without_secret(url: str) -> str:
+    """`url` with the user part's secret left out (a NATS token, a PostgreSQL password)."""
+    parts = urlsplit(url)
+    if parts.password is None and parts.username is None:
+        return url
+    user = "" if parts.password is None else f"{parts.username}@"  # a lone user part is a token
+    host = parts.hostname or ""
+    netloc = f"{user}{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def addresses(base_url: str, env: dict[str, str], db_url: str, nats_url: str) -> str:
+    """Where each part of the stack answers, for the other clients (docs/running.md): the web app,
+    the gRPC services (with reflection), NATS and PostgreSQL, without their secrets."""
+    grpc = ", ".join(f"{name} {env[f'LOREBASE_SERVICES__{name.upper()}__ADDRESS']}" for name in GRPC_SERVICES)
+    return "\n".join(
+        (
+            f"  web app     {base_url}/app/",
+            f"  REST        {base_url}/api/v1 (OpenAPI: {base_url}/openapi.json)",
+            f"  gRPC        {grpc} (server reflection on)",
+            f"  NATS        {without_secret(nats_url)} (stream LOREBASE; docs/feed.md, 'Consume from NATS')",
+            f"  PostgreSQL  {without_secret(db_url)}",
+        )
+    )
 
 
 def _install_handlers(stopping: Callable[[], bool]) -> dict[int, object]:

@@ -137,9 +137,17 @@ class Sealer:
 
 
 def new_secret() -> tuple[str, bytes]:
-    """A webhook secret (shown once) and its digest (the HMAC key)."""
-    secret = "whsec_" + secrets.token_urlsafe(32)
+    """A webhook secret (shown once) and its digest (the HMAC key). Its prefix is Lorebase's own: a
+    `whsec_` secret is Standard Webhooks' form, which `standard_secret` gives."""
+    secret = "lbwh_" + secrets.token_urlsafe(32)
     return secret, hashlib.sha256(secret.encode()).digest()
+
+
+def standard_secret(digest: bytes) -> str:
+    """The Standard Webhooks secret of a webhook (`whsec_` + base64 of the HMAC key, which is the
+    digest of its secret): what a Standard Webhooks verifier is given to check `webhook-signature`.
+    Shown once with the secret; a client holding the secret can compute it too."""
+    return "whsec_" + base64.b64encode(digest).decode()
 
 
 def signature(digest: bytes, timestamp: int, body: bytes) -> str:
@@ -148,4 +156,22 @@ def signature(digest: bytes, timestamp: int, body: bytes) -> str:
     return f"t={timestamp},v1={mac}"
 
 
-__all__ = ["MIN_KEY_CHARS", "Sealer", "SecretKeyError", "new_secret", "resolve_reference", "signature"]
+def standard_headers(digest: bytes, message_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+    """The Standard Webhooks headers (standardwebhooks.com): `webhook-id` (the same on every attempt),
+    `webhook-timestamp`, and `webhook-signature`: `v1,` + base64 HMAC-SHA256 over
+    "<id>.<timestamp>." + body, keyed with the digest (the key of `standard_secret`)."""
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    mac = base64.b64encode(hmac.new(digest, signed, hashlib.sha256).digest()).decode()
+    return {"webhook-id": message_id, "webhook-timestamp": str(timestamp), "webhook-signature": f"v1,{mac}"}
+
+
+__all__ = [
+    "MIN_KEY_CHARS",
+    "Sealer",
+    "SecretKeyError",
+    "new_secret",
+    "resolve_reference",
+    "signature",
+    "standard_headers",
+    "standard_secret",
+]

@@ -19,7 +19,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 metadata = MetaData()
 
@@ -308,7 +308,24 @@ trace_entries = Table(
     Column("details", JSONB, nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
     Index("trace_entries_session", "session_id", "principal", "id"),
-    Index("trace_entries_principal", "principal", "session_id"),  # migration 0012: GET /sessions
+)
+
+# Migration 0012: per agent session and principal, what GET /sessions shows (written with each entry).
+trace_sessions = Table(
+    "trace_sessions",
+    metadata,
+    Column("session_id", Text, nullable=False),
+    Column("principal", Text, nullable=False),
+    Column("first_entry_id", BigInteger, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("last_at", DateTime(timezone=True), nullable=False),
+    Column("steps", Integer, nullable=False),
+    Column("errors", Integer, nullable=False),
+    Column("notes", Integer, nullable=False),
+    Column("domains", ARRAY(Text), nullable=False),
+    PrimaryKeyConstraint("session_id", "principal"),
+    Index("trace_sessions_recent", "last_at", "session_id"),
+    Index("trace_sessions_principal", "principal", "last_at", "session_id"),
 )
 
 # Proposals (migration 0007): a request to merge one branch into another, with its reviews, merge
@@ -486,6 +503,7 @@ __all__ = [
     "statistics",
     "suggestions",
     "trace_entries",
+    "trace_sessions",
     "webhook_deliveries",
     "webhooks",
 ]

@@ -1,8 +1,10 @@
-"""The agent trace: one row per traced call (a step) or note, in session order.
+"""The agent trace: one row per traced call (a step) or note, in session order, and per session and
+principal a summary (trace_sessions: first and last time, steps, failed steps, notes, Domains)
+written with each entry, which the sessions list reads.
 
 A session is one principal's: its first entry decides whose, and from then on only that principal
-and the admin add entries (`claim_trace_session`). No table records the owner: the session's
-entries say it, read through the (session_id, principal, id) index with a few bounded probes, and an
+and the admin add entries (`claim_trace_session`). Whether a principal may add is read from the
+session's entries, through the (session_id, principal, id) index with a few bounded probes, and an
 advisory lock per session id serialises the first entries so that two principals cannot both start
 the same session.
 """
@@ -13,10 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, literal, select, tuple_
+from sqlalchemy import any_, case, func, insert, literal, select, tuple_
 from sqlalchemy.dialects.postgresql import aggregate_order_by, array_agg
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from lorebase_store.tables import trace_entries
+from lorebase_store.tables import trace_entries, trace_sessions
 from lorebase_store.txn import TxnBase
 
 
@@ -48,7 +51,9 @@ class TraceTxn(TxnBase):
         details: dict[str, Any],
         at: datetime,
     ) -> int:
-        return int(
+        """Keep an entry (the caller holds the session's lock: claim_trace_session) and count it in
+        the session's summary of its principal (trace_sessions)."""
+        entry_id = int(
             await self.conn.scalar(
                 insert(trace_entries)
                 .values(
@@ -66,6 +71,36 @@ class TraceTxn(TxnBase):
             )
             or 0
         )
+        step = kind == "step"
+        new = pg_insert(trace_sessions).values(
+            session_id=session_id,
+            principal=principal,
+            first_entry_id=entry_id,
+            started_at=at,
+            last_at=at,
+            steps=int(step),
+            errors=int(step and status is not None and status >= 400),
+            notes=int(kind == "note"),
+            domains=[domain] if domain else [],
+        )
+        kept, sent = trace_sessions.c, new.excluded
+        await self.conn.execute(
+            new.on_conflict_do_update(
+                index_elements=["session_id", "principal"],
+                set_={
+                    "started_at": func.least(kept.started_at, sent.started_at),
+                    "last_at": func.greatest(kept.last_at, sent.last_at),
+                    "steps": kept.steps + sent.steps,
+                    "errors": kept.errors + sent.errors,
+                    "notes": kept.notes + sent.notes,
+                    "domains": case(
+                        (sent.domains.contained_by(kept.domains), kept.domains),
+                        else_=kept.domains.concat(sent.domains),
+                    ),
+                },
+            )
+        )
+        return entry_id
 
     async def claim_trace_session(self, session_id: str, principal: str, *, admin: str) -> bool:
         """Whether `principal` may add an entry to the session, holding the session's lock to the end
@@ -115,46 +150,57 @@ class TraceTxn(TxnBase):
     ) -> list[TraceSessionRow]:
         """Sessions, the latest active first, made of the entries `viewer` may read (its own; None:
         every entry), of `principal` and with an entry in `domain` when given, after the keyset
-        `before` (last active at, session id)."""
-        c = trace_entries.c
-        last_at = func.max(c.at)
-        owner = array_agg(aggregate_order_by(c.principal, c.id.asc()))[1]
-        stmt = select(
-            c.session_id,
-            owner.label("principal"),
-            func.array_remove(array_agg(aggregate_order_by(c.domain.distinct(), c.domain)), None).label(
-                "domains"
-            ),
-            func.min(c.at).label("started_at"),
-            last_at.label("last_at"),
-            func.count().filter(c.kind == "step").label("steps"),
-            func.count().filter(c.kind == "step", c.status >= 400).label("errors"),
-            func.count().filter(c.kind == "note").label("notes"),
-        ).group_by(c.session_id)
-        if viewer is not None:
-            stmt = stmt.where(c.principal == viewer)
+        `before` (last active at, session id). Read from the summaries (trace_sessions): a
+        principal's through its index; everyone's grouped per session (its principals: at most the
+        one that started it and the admin)."""
+        t = trace_sessions.c
+        if viewer is not None:  # a principal's entries are all in sessions it started
+            stmt = select(trace_sessions).where(t.principal == viewer)
+            if principal is not None:
+                stmt = stmt.where(t.principal == principal)
+            if domain is not None:
+                stmt = stmt.where(literal(domain) == any_(t.domains))
+            if before is not None:
+                stmt = stmt.where(
+                    tuple_(t.last_at, t.session_id) < tuple_(literal(before[0]), literal(before[1]))
+                )
+            rows = await self.conn.execute(stmt.order_by(t.last_at.desc(), t.session_id.desc()).limit(limit))
+            return [_summary([row]) for row in rows]
+        last_at = func.max(t.last_at)
+        page = select(t.session_id, last_at.label("last_at")).group_by(t.session_id)
         if principal is not None:
-            # The sessions principal has entries in (through the index), then those it started.
-            mine = select(c.session_id).where(c.principal == principal).distinct()
-            stmt = stmt.where(c.session_id.in_(mine)).having(owner == principal)
+            started = select(t.session_id).where(t.principal == principal)
+            owner = array_agg(aggregate_order_by(t.principal, t.first_entry_id.asc()))[1]
+            page = page.where(t.session_id.in_(started)).having(owner == principal)
         if domain is not None:
-            stmt = stmt.having(func.bool_or(c.domain == domain))
+            page = page.having(func.bool_or(literal(domain) == any_(t.domains)))
         if before is not None:
-            stmt = stmt.having(tuple_(last_at, c.session_id) < tuple_(literal(before[0]), literal(before[1])))
-        rows = await self.conn.execute(stmt.order_by(last_at.desc(), c.session_id.desc()).limit(limit))
-        return [
-            TraceSessionRow(
-                row.session_id,
-                row.principal,
-                tuple(row.domains or ()),
-                row.started_at,
-                row.last_at,
-                int(row.steps),
-                int(row.errors),
-                int(row.notes),
-            )
-            for row in rows
-        ]
+            page = page.having(tuple_(last_at, t.session_id) < tuple_(literal(before[0]), literal(before[1])))
+        chosen = page.order_by(last_at.desc(), t.session_id.desc()).limit(limit).subquery()
+        rows = await self.conn.execute(
+            select(trace_sessions, chosen.c.last_at.label("session_last_at"))
+            .join(chosen, chosen.c.session_id == t.session_id)
+            .order_by(chosen.c.last_at.desc(), t.session_id.desc(), t.first_entry_id)
+        )
+        by_session: dict[str, list[Any]] = {}
+        for row in rows:
+            by_session.setdefault(row.session_id, []).append(row)
+        return [_summary(parts) for parts in by_session.values()]
+
+
+def _summary(parts: list[Any]) -> TraceSessionRow:
+    """One session from its summaries (one per principal; the first started it)."""
+    first = min(parts, key=lambda row: row.first_entry_id)
+    return TraceSessionRow(
+        first.session_id,
+        first.principal,
+        tuple(sorted({d for row in parts for d in row.domains})),
+        min(row.started_at for row in parts),
+        max(row.last_at for row in parts),
+        sum(row.steps for row in parts),
+        sum(row.errors for row in parts),
+        sum(row.notes for row in parts),
+    )
 
 
 __all__ = ["TraceSessionRow", "TraceTxn"]

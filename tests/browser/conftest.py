@@ -6,6 +6,10 @@ what to run when it is missing. Chromium is /usr/bin/chromium (never `playwright
 without GPU or background network, with a fresh profile per test. Every test leaves a screenshot
 named after it under the pytest output folder (`<basetemp>/screenshots/`); `docs/images/web/` holds
 the ones the docs show (scripts/web_screenshots.py copies them there).
+
+The fixtures are package-scoped, so the stack stops and Playwright's sync driver (which runs an
+event loop in the main thread while it is open) closes once the browser tests are done: the tests
+collected after them call asyncio.run.
 """
 
 from __future__ import annotations
@@ -79,7 +83,7 @@ def make_principal(
     return str(response.json()["key"])
 
 
-@pytest.fixture(scope="package")  # stopped after tests/browser: no idle stack under the rest of the suite
+@pytest.fixture(scope="package")
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
     if not (WEB_DIST / "index.html").is_file():
         pytest.fail(f"the web app is not built ({WEB_DIST} has no index.html): run `make web` first")
@@ -135,7 +139,7 @@ def browser(playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) ->
         browser.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("screenshots", numbered=False)
 
@@ -192,13 +196,15 @@ def choose(page: Page, field: Locator, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
-def change_risk(http: httpx.Client, key: str, message: str, branch: str = "") -> dict[str, Any]:
-    """Commit a new risk score for Supplier `key` (one that differs from its current one, so the
-    Operation makes a Revision) through update_supplier; returns the execution's answer."""
+def change_risk(
+    http: httpx.Client, key: str, message: str, branch: str = "", step: int = 7
+) -> dict[str, Any]:
+    """Commit a new risk score for Supplier `key` (its current one plus `step`, modulo 101: it
+    differs, so the Operation makes a Revision) through update_supplier; returns the answer."""
     query = {"branch": branch} if branch else {}
     record = http.get(f"/api/v1/domains/supply/kinds/Supplier/records/{key}", params=query)
     assert record.status_code == 200, record.text
-    score = (int(record.json()["values"]["risk_score"]) + 7) % 101
+    score = (int(record.json()["values"]["risk_score"]) + step) % 101
     body: dict[str, Any] = {"parameters": {"key": key, "risk_score": score}, "message": message}
     if branch:
         body["branch"] = branch

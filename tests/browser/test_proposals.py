@@ -63,3 +63,45 @@ def test_a_refused_action_shows_the_problem(page: Page, web_stack: WebStack) -> 
     page.get_by_test_id("merge").click()  # no approval yet: the API refuses and says why
     alert = page.get_by_role("alert").filter(has_text="approv")
     expect(alert.first).to_be_visible()
+
+
+def test_a_conflict_is_resolved_from_the_page(page: Page, web_stack: WebStack) -> None:
+    """The source and the target both change S-1003's risk score: approved, the first merge
+    records a Conflict, resolved here with the source's value, and the next merge goes through."""
+    title = f"Conflicting {secrets.token_hex(2)}"
+    branch = f"web/conflict-{secrets.token_hex(3)}"
+    with web_stack.rest(web_stack.author_key) as http:
+        assert http.post("/api/v1/domains/supply/branches", json={"name": branch}).status_code == 201
+        change_risk(http, "S-1003", "The branch's score", branch=branch)
+        theirs_score = http.get(
+            "/api/v1/domains/supply/kinds/Supplier/records/S-1003", params={"branch": branch}
+        ).json()["values"]["risk_score"]
+        change_risk(http, "S-1003", "main's score", step=13)  # another value: a Conflict
+        response = http.post("/api/v1/domains/supply/proposals", json={"source": branch, "title": title})
+        assert response.status_code == 201, response.text
+    sign_in(page, web_stack, web_stack.web_key)
+    page.goto(f"{web_stack.url}/app/d/supply/proposals")
+    page.get_by_test_id("proposals").get_by_role("link", name=title).click()
+    page.get_by_test_id("review-approve").click()
+    expect(page.get_by_test_id("reviews")).to_contain_text("approved")
+    page.get_by_test_id("merge").click()  # the attempt records the Conflict
+    conflicts = page.get_by_test_id("conflicts")
+    expect(conflicts).to_contain_text("Supplier/S-1003.risk_score")
+    expect(page.get_by_test_id("blockers")).to_contain_text("open-conflicts")
+    conflicts.get_by_label("theirs (source)").check()
+    conflicts.get_by_role("button", name="Resolve").click()
+    expect(conflicts).to_contain_text("Resolved with theirs")
+    page.get_by_test_id("merge").click()
+    expect(page.get_by_test_id("proposal-status-badge")).to_have_text("merged")
+    with web_stack.rest() as http:
+        record = http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1003").json()
+    assert record["values"]["risk_score"] == str(theirs_score), "the source's value won"
+
+
+def test_assigned_to_me_asks_the_api_for_my_proposals(page: Page, web_stack: WebStack) -> None:
+    sign_in(page, web_stack, web_stack.web_key)
+    page.goto(f"{web_stack.url}/app/d/supply/proposals?status=all")
+    page.get_by_label("Assigned to me").check()
+    assert "assigned=me" in page.url
+    # usr_web stewards no Kind of supply: the API lists none for it
+    expect(page.get_by_text("No Proposals.")).to_be_visible()

@@ -86,3 +86,21 @@ def test_a_record_page_shows_lineage_history_explain_links_and_context(
     page.get_by_role("tab", name="Context pack").click()
     expect(page.get_by_test_id("context-pack")).to_contain_text("tokens")
     expect(page.get_by_test_id("context-pack")).to_contain_text("(seed)")
+
+
+def test_the_at_picker_reads_an_earlier_revision_and_shows_the_apis_answer(
+    page: Page, web_stack: WebStack
+) -> None:
+    with web_stack.rest() as http:
+        history = http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1001/history?values=true").json()
+    created = history["changes"][-1]  # the import: the first value of risk_score
+    sign_in(page, web_stack, web_stack.web_key)
+    page.goto(f"{web_stack.url}/app/d/supply/records/Supplier/S-1001")
+    at = page.get_by_test_id("at-picker")
+    at.fill(created["revision"][:12])
+    at.press("Enter")
+    expect(page.get_by_test_id("record-values")).to_contain_text(created["after"]["risk_score"])
+    assert f"at={created['revision'][:12]}" in page.url
+    at.fill("not-a-revision")
+    at.press("Enter")
+    expect(page.locator('[role="alert"][data-problem="invalid-at"]').first).to_contain_text("Revision")

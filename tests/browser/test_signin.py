@@ -46,7 +46,10 @@ def test_sign_in_keeps_the_key_out_of_the_browser_and_sign_out_ends_it(
 
 def test_a_401_anywhere_returns_to_sign_in(page: Page, web_stack: WebStack) -> None:
     sign_in(page, web_stack, web_stack.web_key)
+    page.goto(f"{web_stack.url}/app/d/supply/health")  # a page without an event stream: it goes quiet
+    expect(page.get_by_test_id("health-kinds")).to_be_visible()
+    page.wait_for_load_state("networkidle")
     page.context.clear_cookies()  # the session is gone: the next API call answers 401
-    page.get_by_role("tab", name="Health").click()
+    page.get_by_role("tab", name="Records").click()
     expect(page.get_by_test_id("signin-form")).to_be_visible()
     assert "next=" in page.url

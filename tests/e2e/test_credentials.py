@@ -83,5 +83,5 @@ def test_a_webhook_can_be_created_with_the_generated_encryption_key(running: Run
             "/api/v1/domains/supply/webhooks", json={"url": "https://hooks.example.com/lorebase"}
         )
         assert response.status_code == 201, response.text
-        assert response.json()["secret"].startswith("whsec_")
+        assert response.json()["secret"].startswith("lbwh_")
         assert http.delete(f"/api/v1/domains/supply/webhooks/{response.json()['id']}").status_code == 200

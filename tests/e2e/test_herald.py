@@ -16,6 +16,7 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from lorebase.embedded import free_port
 from tests.e2e.running import Running
@@ -57,7 +58,19 @@ async def test_tools_over_stdio_as_the_agent(running: Running) -> None:
         for tool in tools.values():
             assert tool.input_schema["type"] == "object" and tool.description
         assert tools["lorebase_execute"].input_schema["properties"]["dry_run"]["default"] is True
-        assert tools["lorebase_execute"].annotations.read_only_hint is False
+        execute = tools["lorebase_execute"].annotations
+        # Operations update and delete; a real execution carries an idempotency key (answered once).
+        assert (execute.read_only_hint, execute.destructive_hint, execute.idempotent_hint) == (
+            False,
+            True,
+            True,
+        )
+        reads = [t.annotations for name, t in tools.items() if name != "lorebase_execute"]
+        assert all(a.read_only_hint and not a.destructive_hint and a.idempotent_hint for a in reads)
+        # An unknown tool is a protocol error (-32602), not a tool's answer.
+        with pytest.raises(MCPError) as unknown:
+            await herald.call_tool("lorebase_nope", {})
+        assert unknown.value.code == -32602 and "lorebase_schema" in unknown.value.message
 
         pack = await herald.call_tool(
             "lorebase_context", {"refs": ["Supplier/S-1001"], "lens": "supplier_risk"}
@@ -90,6 +103,10 @@ async def test_tools_over_stdio_as_the_agent(running: Running) -> None:
         assert bad.is_error and "'key' is a required property" in _text(bad)
         missing = await herald.call_tool("lorebase_record", {"kind": "Supplier", "key": "S-9999"})
         assert missing.is_error and "Not found" in _text(missing)
+        # Problems name the tool to call, not a REST route.
+        unknown_kind = await herald.call_tool("lorebase_record", {"kind": "Nope", "key": "x"})
+        assert unknown_kind.is_error and "the tool lorebase_schema" in _text(unknown_kind).split("\n")[0]
+        assert "GET /schema" not in _text(unknown_kind).split("\n")[0]
 
         # Dry run by default: nothing is written.
         flag = {"supplier": "S-1025", "severity": "high", "reason": "Herald test"}

@@ -160,24 +160,31 @@ async def test_sse_through_the_gateway(supply: Stack, feed: Feed) -> None:
     assert response.headers["content-type"].startswith("text/event-stream")
     assert response.headers["cache-control"] == "no-cache" and response.headers["x-accel-buffering"] == "no"
     body = response.text
-    assert body.startswith("retry: 3000\n\n")
-    frames = [f for f in body.split("\n\n") if f.startswith("id:")]
+    # A comment opens the stream; the reconnection time rides on the first event (no empty event).
+    assert body.startswith(": keep-alive\n\nretry: 3000\nid: ")
+    frames = [f.removeprefix("retry: 3000\n") for f in body.split("\n\n")]
+    frames = [f for f in frames if f.startswith("id:")]
     sequence = (await branch_log(supply))[1]
     assert frames[0].startswith(f"id: {sequence}\nevent: revision\ndata: {{")
     assert orjson.loads(frames[0].split("data: ", 1)[1])["message"] == "Raise the risk of S-1001"
     query = await supply.http.get(
         "/api/v1/domains/supply/branches/main/events", params={"last_event_id": "0"}, headers=supply.admin
     )
-    assert len([f for f in query.text.split("\n\n") if f.startswith("id:")]) == 2
+    assert len([f for f in query.text.split("\n\n") if "id: " in f]) == 2
     for params, headers, status in (
         ({"last_event_id": "x"}, supply.admin, 400),
+        ({"last_event_id": "\u00b2"}, supply.admin, 400),  # a digit to str.isdigit, not a number
         ({"kinds": "Nope"}, supply.admin, 400),
         ({}, {}, 401),
+        ({"last_event_id": "99999999"}, supply.admin, 409),  # ahead of every event: resync, not silence
     ):
         refused = await supply.http.get(
             "/api/v1/domains/supply/branches/main/events", params=params, headers=headers
         )
         assert refused.status_code == status, refused.text
         assert refused.headers["content-type"] == "application/problem+json"
+        if status == 409:
+            assert refused.json()["reason"] == "ahead-of-stream"
+            assert refused.json()["type"].endswith("resync-required")
     missing = await supply.http.get("/api/v1/domains/supply/branches/nope/events", headers=supply.admin)
     assert missing.status_code == 404

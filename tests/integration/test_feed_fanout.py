@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import httpx
+import httpx_sse
 import orjson
 import pytest_asyncio
 import uvicorn
@@ -43,6 +44,7 @@ class Client:
                 buffer += text
                 *frames, buffer = buffer.split("\n\n")
                 for frame in frames:
+                    frame = frame.removeprefix("retry: 3000\n")  # on the first event
                     if frame.startswith(": keep-alive"):
                         self.heartbeats += 1
                     elif frame.startswith("id: "):
@@ -146,7 +148,8 @@ async def test_kinds_are_filtered_per_client(served: tuple[Gateway, Feed], suppl
     await raise_risk(supply, 74)  # changes a Supplier, no Part
     sequence = (await branch_log(supply))[-1]
     assert await suppliers.wait_for(1) == [sequence] and await everything.wait_for(1) == [sequence]
-    await parts.until(lambda: parts.heartbeats > 0)  # silence for the Part client: a keep-alive, no event
+    # The stream opens with a keep-alive; silence for the Part client then means a second one, no event.
+    await parts.until(lambda: parts.heartbeats > 1)
     assert parts.ids == []
     assert suppliers.documents[0]["kinds"] == {"Supplier": 1}
 
@@ -192,3 +195,20 @@ async def test_a_follower_that_falls_behind_is_ended() -> None:
     assert follower.ended.is_set() and not follower.frames
     follower.offer(QUEUE_LIMIT + 2, b"frame")
     assert not follower.frames
+
+
+async def test_httpx_sse_sees_only_real_events(served: tuple[Gateway, Feed], supply: Stack) -> None:
+    """httpx-sse yields a block without data as an empty event; the stream sends none, so a naive
+    `json.loads(event.data)` works from the first event on, and the reconnection time arrives."""
+    gateway, _ = served
+    async with httpx_sse.aconnect_sse(
+        gateway.http, "GET", gateway.url + EVENTS, headers=supply.admin
+    ) as source:
+        events = source.aiter_sse()
+        first = asyncio.ensure_future(anext(events))
+        await asyncio.sleep(0.3)  # the stream is open and has sent its opening keep-alive
+        await raise_risk(supply, 75)
+        async with asyncio.timeout(20):
+            event = await first
+    assert event.event == "revision" and event.retry == 3000
+    assert orjson.loads(event.data)["sequence"] == int(event.id) == (await branch_log(supply))[-1]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 import orjson
-from lorebase_feed.relay import Relay, connect_nats, ensure_stream, subject_for
+from lorebase_feed.relay import Relay, Retention, connect_nats, ensure_stream, subject_for
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from sqlalchemy import text
 
@@ -114,3 +115,32 @@ async def test_health_is_degraded_while_the_relay_is_behind(supply: Stack, nats_
             pass
         caught_up = (await supply.http.get("/health")).json()
         assert caught_up["status"] == "ok", caught_up
+
+
+async def test_stream_limits_are_applied_and_an_operators_settings_kept(nats_url: str) -> None:
+    """nats.max_age_s / max_bytes / max_msgs are applied on every start; what an operator changed on
+    the stream (here a description, a per-subject limit and a max age) survives a feed restart."""
+    nc = await connect_nats(nats_url)
+    try:
+        js = nc.jetstream()
+        stream = "T" + uuid.uuid4().hex[:10].upper()
+        prefix = "t" + uuid.uuid4().hex[:10]
+        await ensure_stream(js, stream, prefix)
+        created = (await js.stream_info(stream)).config
+        assert not created.max_age and created.max_msgs in (None, -1)  # unlimited unless a limit is set
+        operator = dataclasses.replace(
+            created, description="kept by ops", max_msgs_per_subject=1000, max_age=3600
+        )
+        await js.update_stream(operator)
+        await ensure_stream(js, stream, prefix)  # a feed restart with the limits left at 0
+        kept = (await js.stream_info(stream)).config
+        assert (kept.description, kept.max_msgs_per_subject, kept.max_age) == ("kept by ops", 1000, 3600)
+        await ensure_stream(js, stream, prefix, retention=Retention(max_msgs=2, max_bytes=10_000_000))
+        limited = (await js.stream_info(stream)).config
+        assert (limited.max_msgs, limited.max_bytes, limited.description) == (2, 10_000_000, "kept by ops")
+        for n in range(5):
+            await js.publish(f"{prefix}.supply.main", b'{"sequence": %d}' % n, stream=stream)
+        state = (await js.stream_info(stream)).state
+        assert (state.messages, state.first_seq) == (2, 4)  # the oldest were dropped
+    finally:
+        await nc.close()

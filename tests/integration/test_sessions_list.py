@@ -3,9 +3,10 @@ touched, shown through the reader's current grants."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from tests.integration.conftest import Stack
+from tests.integration.conftest import Stack, open_stack
 
 QUERY = "/api/v1/domains/supply/query"
 
@@ -102,3 +103,31 @@ async def test_steps_list_the_links_they_touched_that_the_reader_may_read(supply
     # The admin reads everything the steps kept.
     full = (await supply.http.get("/api/v1/sessions/links-1", headers=supply.admin)).json()
     assert full["entries"][0]["touched_links"] == by_links["touched_links"]
+
+
+async def test_migration_0012_summarises_the_sessions_kept_before_it(database_url: str) -> None:
+    """Down to 0011 (no summaries) and up again: the list is the one the entries make."""
+    from alembic import command
+
+    from lorebase_store.migrate import _config
+
+    async with open_stack(database_url) as stack:
+        await stack.supply()
+        alice = await stack.principal("agt_alice", type="service")
+        await stack.grant("supply", "agt_alice", "viewer")
+        await step(stack, alice, "m-1")
+        await step(stack, alice, "m-1", fail=True)
+        await stack.http.post("/api/v1/sessions/m-1/notes", json={"text": "admin"}, headers=stack.admin)
+        await step(stack, stack.admin, "m-2")
+        before = await listed(stack, stack.admin)
+        mine = await listed(stack, alice)
+    await asyncio.to_thread(command.downgrade, _config(database_url), "0011")
+    await asyncio.to_thread(command.upgrade, _config(database_url), "head")
+    async with open_stack(database_url) as stack:
+        assert await listed(stack, stack.admin) == before
+        assert [(s["session"], s["steps"], s["errors"], s["notes"]) for s in before["sessions"]] == [
+            ("m-2", 1, 0, 0),
+            ("m-1", 2, 1, 1),
+        ]
+        assert before["sessions"][1]["principal"] == "agt_alice"
+        assert await listed(stack, alice) == mine and mine["sessions"][0]["notes"] == 0  # its own entries

@@ -104,10 +104,11 @@ async def test_misbehaving_receivers_follow_the_schedule_then_dead(
             await asyncio.sleep(0.05)
             first = await run_pass(0)
         assert (first.queued, first.failed) == (1, 1)
-        # The schedule: attempt 2 is due 60 s after attempt 1, attempt 3 90 s (backoff_max_s) after 2.
-        assert (await run_pass(55)).failed == 0 and len(receiver.requests) == 1
+        # The schedule: attempt 2 is due 48-60 s after attempt 1 (60 s less up to 20 % jitter),
+        # attempt 3 72-90 s (backoff_max_s, jittered) after 2.
+        assert (await run_pass(45)).failed == 0 and len(receiver.requests) == 1
         assert (await run_pass(65)).failed == 1 and len(receiver.requests) == 2
-        assert (await run_pass(65 + 85)).failed == 0 and len(receiver.requests) == 2
+        assert (await run_pass(65 + 70)).failed == 0 and len(receiver.requests) == 2
         last = await run_pass(65 + 95)
         assert last.dead == 1 and len(receiver.requests) == 3
         assert (await run_pass(86400)).failed + (await run_pass(86400)).dead == 0  # dead: never again

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
+import hashlib
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,6 +19,7 @@ from lorebase_scribe.webhook_delivery import deliver_pending
 from lorebase_scribe.webhook_fan_out import CURSOR
 from lorebase_scribe.webhooks import HttpxSender
 from sqlalchemy import text
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from lorebase.config import load_settings
 from lorebase.ids import utc_now
@@ -117,7 +120,12 @@ async def test_webhook_registry(supply: Stack, feed: Feed) -> None:
     )
     assert created.status_code == 201, created.text
     hook = created.json()
-    assert hook["secret"].startswith("whsec_")
+    assert hook["secret"].startswith("lbwh_")
+    # The same HMAC key as a Standard Webhooks secret: whsec_ + base64 of SHA-256(secret).
+    assert (
+        hook["standard_webhooks_secret"]
+        == "whsec_" + base64.b64encode(hashlib.sha256(hook["secret"].encode()).digest()).decode()
+    )
     assert hook["events"] == ["revision.committed", "operation.*"] and hook["branches"] == ["main"]
     listed = (await supply.http.get(HOOKS, headers=supply.admin)).json()["webhooks"]
     assert [h["id"] for h in listed] == [hook["id"]] and "secret" not in listed[0]
@@ -242,8 +250,13 @@ async def test_delivery_retries_with_the_same_idempotency_key_then_succeeds(
     keys = {h["idempotency-key"] for h, _ in receiver.requests}
     deliveries = {h["lorebase-delivery"] for h, _ in receiver.requests}
     assert len(keys) == 1 and keys.pop().startswith("evt_") and len(deliveries) == 1
+    standard = Webhook(hook["standard_webhooks_secret"])  # the reference verifier of Standard Webhooks
     for headers, body in receiver.requests:
         assert verified(hook["secret"], headers["lorebase-signature"], body)
+        assert standard.verify(body, dict(headers))["revision"] == revision
+        assert headers["webhook-id"] == headers["idempotency-key"]  # the same on every attempt
+        with pytest.raises(WebhookVerificationError):
+            standard.verify(body + b" ", dict(headers))
         assert headers["lorebase-event"] == "revision.committed"
         assert orjson.loads(body)["revision"] == revision
         assert headers["host"] == url.split("/")[2]

@@ -50,6 +50,7 @@ class Running:
                 "scribe",
                 f"127.0.0.1:{self.port}",
                 lambda server: scribe_pb2_grpc.add_ScribeServicer_to_server(self.servicer, server),
+                services=("lorebase.v1.Scribe",),
                 grace_s=grace_s,
                 metrics_listen=f"127.0.0.1:{self.metrics_port}",
                 stop=self.stop,

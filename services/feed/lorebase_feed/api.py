@@ -28,6 +28,7 @@ from lorebase_feed.events import (
     HEARTBEAT,
     READY,
     StreamLimits,
+    check_not_ahead,
     control_stream,
     event_stream,
     parse_last_event_id,
@@ -170,6 +171,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             )
             if exists is None:
                 raise Problem(404, "not-found", f"unknown branch {access.branch!r}; GET /branches lists them")
+            await check_not_ahead(self.db, access, last_event_id)
 
             async def reauthorize() -> Any:
                 return await authorize(

@@ -87,7 +87,7 @@ def parse_last_event_id(value: str) -> int | None:
     value = value.strip()
     if not value:
         return None
-    if not value.isdigit() or len(value) > 19:
+    if not (value.isascii() and value.isdigit()) or len(value) > 19:
         raise Problem(
             400,
             "invalid-parameter",
@@ -95,6 +95,28 @@ def parse_last_event_id(value: str) -> int | None:
             parameter="last_event_id",
         )
     return int(value)
+
+
+async def check_not_ahead(db: Database, access: FeedAccess, last_event_id: int | None) -> None:
+    """409 resync-required for a Last-Event-ID that no event ever had: one beyond the last outbox
+    sequence handed out (a stream of another installation, or of a database restored from an older
+    backup). Without this the stream would wait, silent, for events that never come."""
+    if last_event_id is None:
+        return
+    taken = await db.read_one("outbox_sequence_taken", _sequence_taken)
+    if last_event_id > taken:
+        raise Problem(
+            409,
+            "resync-required",
+            f"Last-Event-ID {last_event_id} is ahead of every event of this server (the last is {taken}); "
+            "take a new context pack (POST /context) and follow from its revision without Last-Event-ID",
+            branch=access.branch,
+            reason="ahead-of-stream",
+        )
+
+
+async def _sequence_taken(txn: Txn) -> int:
+    return await txn.sequence_taken()
 
 
 async def _page(txn: Txn, access: FeedAccess, after: int, upto: int) -> list[OutboxEvent]:
@@ -234,5 +256,6 @@ __all__ = [
     "StreamLimits",
     "control_stream",
     "event_stream",
+    "check_not_ahead",
     "parse_last_event_id",
 ]

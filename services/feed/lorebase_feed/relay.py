@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -29,7 +31,7 @@ from nats.aio.client import Client as NATS
 from nats.errors import BadSubjectError, MaxPayloadError
 from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
-from nats.js.errors import BadRequestError
+from nats.js.errors import NotFoundError
 from sqlalchemy import text
 
 from lorebase import metrics
@@ -59,19 +61,49 @@ def message_id(sequence: int) -> str:
     return f"evt_{sequence}"
 
 
-async def ensure_stream(js: JetStreamContext, name: str, prefix: str, *, replicas: int = 1) -> None:
-    """Create the stream, or update it to this configuration (nats.stream_replicas copies)."""
-    config = StreamConfig(
-        name=name,
-        subjects=[f"{prefix}.>"],
-        storage=StorageType.FILE,
-        duplicate_window=600.0,
-        num_replicas=replicas,
-    )
+@dataclass(frozen=True)
+class Retention:
+    """The stream's retention limits (nats.max_age_s, max_bytes, max_msgs); 0 leaves the stream's own."""
+
+    max_age_s: float = 0
+    max_bytes: int = 0
+    max_msgs: int = 0
+
+    def applied(self, config: StreamConfig) -> StreamConfig:
+        """`config` with the limits that are set."""
+        changes: dict[str, Any] = {}
+        if self.max_age_s:
+            changes["max_age"] = self.max_age_s
+        if self.max_bytes:
+            changes["max_bytes"] = self.max_bytes
+        if self.max_msgs:
+            changes["max_msgs"] = self.max_msgs
+        return dataclasses.replace(config, **changes)
+
+
+async def ensure_stream(
+    js: JetStreamContext, name: str, prefix: str, *, replicas: int = 1, retention: Retention = Retention()
+) -> None:
+    """Create the stream, or bring the settings Lorebase owns up to date on the stream that exists:
+    its subjects, duplicate window, replicas (nats.stream_replicas) and the retention limits that are
+    set. Everything else an operator set on the stream (limits left at 0 here, description, consumer
+    limits, placement...) is kept: the update starts from the stream's own configuration."""
     try:
-        await js.add_stream(config)
-    except BadRequestError:
-        await js.update_stream(config)
+        info = await js.stream_info(name)
+    except NotFoundError:
+        config = StreamConfig(
+            name=name,
+            subjects=[f"{prefix}.>"],
+            storage=StorageType.FILE,
+            duplicate_window=600.0,
+            num_replicas=replicas,
+        )
+        await js.add_stream(retention.applied(config))
+        return
+    config = dataclasses.replace(
+        info.config, subjects=[f"{prefix}.>"], duplicate_window=600.0, num_replicas=replicas
+    )
+    await js.update_stream(retention.applied(config))
 
 
 # pg_advisory_xact_lock key of the relay: "lorebase" + "relay" folded into a bigint. Only the relay
@@ -302,4 +334,4 @@ async def connect_nats(url: str) -> NATS:
     return client
 
 
-__all__ = ["RELAY_LOCK", "Relay", "connect_nats", "ensure_stream", "message_id", "subject_for"]
+__all__ = ["RELAY_LOCK", "Relay", "Retention", "connect_nats", "ensure_stream", "message_id", "subject_for"]

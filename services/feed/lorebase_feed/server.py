@@ -13,15 +13,15 @@ import grpc
 from lorebase import event_loop, metrics
 from lorebase.clients import ClientSettings, KeeperClient
 from lorebase.config import Settings
-from lorebase.grpc_serve import serve
+from lorebase.grpc_serve import serve, service_name
 from lorebase.ids import utc_now
 from lorebase.logs import configure_service_logging
 from lorebase.rate_limits import RateLimiter
-from lorebase.v1 import feed_pb2_grpc, memory_pb2_grpc
+from lorebase.v1 import feed_pb2, feed_pb2_grpc, memory_pb2, memory_pb2_grpc
 from lorebase_feed.api import FeedServicer
 from lorebase_feed.hub import Hub
 from lorebase_feed.memory import MemoryJournalServicer
-from lorebase_feed.relay import Relay, connect_nats, ensure_stream
+from lorebase_feed.relay import Relay, Retention, connect_nats, ensure_stream
 from lorebase_store import Database, Txn
 
 
@@ -70,7 +70,9 @@ async def run(settings: Settings) -> int:
     nc = await connect_nats(nats_url)
     js = nc.jetstream()
     stream, prefix = model.nats.stream, model.nats.subject_prefix
-    await ensure_stream(js, stream, prefix, replicas=model.nats.stream_replicas)
+    nats = model.nats
+    retention = Retention(max_age_s=nats.max_age_s, max_bytes=nats.max_bytes, max_msgs=nats.max_msgs)
+    await ensure_stream(js, stream, prefix, replicas=nats.stream_replicas, retention=retention)
     relay = Relay(
         db, js, prefix=prefix, stream=stream, park_after_attempts=model.nats.relay.park_after_attempts
     )
@@ -98,6 +100,7 @@ async def run(settings: Settings) -> int:
         "feed",
         services.feed.listen,
         lambda server: register(db, servicer, server, RateLimiter.of(model.keeper.rate_limits)),
+        services=(service_name(feed_pb2, "Feed"), service_name(memory_pb2, "MemoryJournal")),
         on_stop=on_stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.feed.metrics_listen,

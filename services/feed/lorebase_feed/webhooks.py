@@ -16,7 +16,7 @@ import orjson
 from lorebase.clients import KeeperClient
 from lorebase.ids import utc_now
 from lorebase.problems import Problem
-from lorebase.webhook_secrets import Sealer, new_secret
+from lorebase.webhook_secrets import Sealer, new_secret, standard_secret
 from lorebase.webhook_targets import Resolver, TargetPolicy, TargetRefused, system_resolver
 from lorebase_store import Database, Txn
 from lorebase_store.webhooks import WebhookRow, start_position
@@ -188,7 +188,7 @@ class Webhooks:
             )
 
         await self.r.db.run_interaction("webhook_create", write)
-        return 201, {**document, "secret": secret}
+        return 201, {**document, "secret": secret, "standard_webhooks_secret": standard_secret(digest)}
 
     async def list(self, credential: str, domain: str) -> tuple[int, dict[str, Any]]:
         access = await self._access(credential, domain)

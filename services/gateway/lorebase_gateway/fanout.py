@@ -47,8 +47,10 @@ logger = logging.getLogger("lorebase.gateway.events")
 QUEUE_LIMIT = 256  # frames queued for one follower; beyond, it is ended and resumes
 REOPEN_DELAY_S = 1.0  # between rounds of reopening a shared stream that Feed refused
 STUCK_S = 5.0  # an ended follower whose client does not take its last bytes is cut off after this
-RETRY = b"retry: 3000\n\n"
-KEEP_ALIVE = b": keep-alive\n\n"
+# The reconnection time rides on the first event, never in a block of its own: a block with no data
+# is no event for EventSource, but some clients (httpx-sse) yield it as an empty one.
+RETRY = b"retry: 3000\n"
+KEEP_ALIVE = b": keep-alive\n\n"  # a comment: no client sees an event
 # Headers that keep proxies from buffering or caching the stream.
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -106,19 +108,26 @@ class Follower:
     async def write(self, send: Send, heartbeat_s: float) -> None:
         """Write the stream until it ends: missed events from the control stream, then the queue."""
 
+        retry = RETRY
+
         async def body(data: bytes) -> None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
             self.last_write = time.monotonic()
 
+        async def events(data: bytes) -> None:
+            nonlocal retry
+            await body(retry + data)
+            retry = b""
+
         assert self.control is not None
-        await body(RETRY)
+        await body(KEEP_ALIVE)  # the first bytes at once, so that clients and proxies see the stream open
         start = self.start
         async for item in self.control:  # the events missed after Last-Event-ID, up to joined_at
             if item.caught_up:
                 start = max(start, item.sequence)
                 break
             if not item.heartbeat:
-                await body(frame(item))
+                await events(frame(item))
                 start = max(start, item.sequence)
         else:
             return  # ended before it caught up (max_connection_s, re-authorization, the gateway stopping)
@@ -135,7 +144,7 @@ class Follower:
                     if sequence > start:
                         chunks.append(data)
                 if chunks:
-                    await body(b"".join(chunks))
+                    await events(b"".join(chunks))
                 elif time.monotonic() - self.last_write >= heartbeat_s:
                     await body(KEEP_ALIVE)
         finally:

@@ -8,9 +8,9 @@ import grpc
 
 from lorebase import event_loop
 from lorebase.config import Settings
-from lorebase.grpc_serve import serve
+from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
-from lorebase.v1 import keeper_pb2_grpc, memory_pb2_grpc
+from lorebase.v1 import keeper_pb2, keeper_pb2_grpc, memory_pb2, memory_pb2_grpc
 from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
 from lorebase_keeper.runtime import Runtime
@@ -48,6 +48,7 @@ async def run(settings: Settings) -> int:
         "keeper",
         services.keeper.listen,
         lambda server: register(rt, server),
+        services=(service_name(keeper_pb2, "Keeper"), service_name(memory_pb2, "MemoryStore")),
         on_stop=rt.db.close,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.keeper.metrics_listen,

@@ -15,7 +15,7 @@ import httpx
 from lorebase import event_loop
 from lorebase.config import Settings
 from lorebase.grpc_problems import problem_rpc
-from lorebase.grpc_serve import serve
+from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
 from lorebase.metrics import SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
 from lorebase.v1 import scribe_pb2 as pb
@@ -128,6 +128,7 @@ async def run(settings: Settings) -> int:
         "scribe",
         services.scribe.listen,
         lambda server: scribe_pb2_grpc.add_ScribeServicer_to_server(ScribeServicer(jobs), server),
+        services=(service_name(pb, "Scribe"),),
         on_stop=on_stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.scribe.metrics_listen,

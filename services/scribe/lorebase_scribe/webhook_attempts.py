@@ -13,8 +13,9 @@ from typing import Any, Protocol
 
 import orjson
 
+from lorebase.backoff import exponential, jittered
 from lorebase.settings_model import Webhooks
-from lorebase.webhook_secrets import Sealer, SecretKeyError, signature
+from lorebase.webhook_secrets import Sealer, SecretKeyError, signature, standard_headers
 from lorebase_store.outbox import OutboxEvent
 from lorebase_store.webhooks import DeliveryRow, WebhookRow
 
@@ -27,6 +28,9 @@ class SendResult:
     @property
     def ok(self) -> bool:
         return self.status is not None and 200 <= self.status < 300
+
+
+JITTER = 0.2  # a retry is due between 0.8 and 1 times its backoff (docs/feed.md)
 
 
 class Sender(Protocol):
@@ -57,7 +61,9 @@ class DeliverySettings:
         )
 
     def backoff(self, attempts: int) -> float:
-        return float(min(self.backoff_initial_s * 2 ** max(attempts - 1, 0), self.backoff_max_s))
+        """The wait after `attempts` failed ones: doubling from backoff_initial_s up to backoff_max_s,
+        less up to JITTER of it, so deliveries that failed in one pass spread out on their retries."""
+        return jittered(exponential(attempts - 1, self.backoff_initial_s, self.backoff_max_s), JITTER)
 
 
 async def send_attempt(
@@ -74,12 +80,15 @@ async def send_attempt(
         digest = sealer.unseal(hook.signing_key)
     except SecretKeyError as exc:
         return SendResult(None, str(exc))
+    now = int(time.time())
+    message_id = f"evt_{event.sequence}"
     headers = {
         "Content-Type": "application/json",
         "Lorebase-Event": event.type,
         "Lorebase-Delivery": delivery.id,
-        "Idempotency-Key": f"evt_{event.sequence}",
-        "Lorebase-Signature": signature(digest, int(time.time()), body),
+        "Idempotency-Key": message_id,
+        "Lorebase-Signature": signature(digest, now, body),
+        **standard_headers(digest, message_id, now, body),
     }
     try:
         return await sender.send(hook.url, body, headers)

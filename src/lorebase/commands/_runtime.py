@@ -53,7 +53,11 @@ ClientRun = Callable[[RestClient, argparse.Namespace], Awaitable[int | None]]
 
 
 def common_arguments(parser: argparse.ArgumentParser, *, domain: bool = True) -> None:
-    group = parser.add_argument_group("connection and output")
+    group = parser.add_argument_group(
+        "connection and output",
+        "The API key is read from the environment variable LOREBASE_KEY (never from an argument, so "
+        "that it stays out of shell history and process lists); LOREBASE_SESSION names an agent session.",
+    )
     group.add_argument("--url", help="the gateway (default: LOREBASE_URL, else http://127.0.0.1:8080)")
     if domain:
         group.add_argument(
@@ -113,7 +117,10 @@ def invoke(name: str, run: ClientRun, args: argparse.Namespace) -> int:
 
 
 def report_problem(problem: Problem, *, as_json: bool) -> None:
-    print(f"lorebase: {problem.title} ({problem.status} {problem.code}): {problem.detail}", file=sys.stderr)
+    detail = problem.detail
+    if problem.status == 401:  # the server's advice is about the HTTP header; a CLI user sets the env
+        detail = f"{detail} (the CLI sends the key in LOREBASE_KEY: export LOREBASE_KEY=<key>)"
+    print(f"lorebase: {problem.title} ({problem.status} {problem.code}): {detail}", file=sys.stderr)
     for issue in problem.extra.get("issues") or []:
         if isinstance(issue, dict):
             where = issue.get("path") or "-"

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from typing import Any
 
+from lorebase.backoff import exponential, jittered
 from lorebase.clients.rest import RestClient
 from lorebase.commands._runtime import Usage, client_command, emit, fields, json_object_argument, short, table
+from lorebase.problems import Problem
 
 
 def _event_line(event: dict[str, Any]) -> str:
@@ -33,23 +36,46 @@ def _events_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max", type=int, default=0, help="stop after this many events")
 
 
+RECONNECT_MAX_S = 30.0  # the longest wait between two reconnections of `events --follow`
+
+
+def _reconnect(problem: Problem) -> bool:
+    """Whether `events --follow` tries again after `problem`: the stream broke or the server is
+    busy (429, 503), not a refusal that the same request would get again (401, 403, 404, 409)."""
+    return problem.status in (429, 502, 503, 504)
+
+
 @client_command("events", "print the Revisions committed on a branch as they happen (SSE)", _events_arguments)
 async def _events(client: RestClient, args: argparse.Namespace) -> int:
+    """With --follow, as EventSource does: reconnect after the server closes or the stream breaks,
+    resuming after the last event seen (Last-Event-ID), waiting a jittered, doubling delay between
+    failed attempts."""
     seen = 0
     last = args.last_event_id
+    failures = 0
     while True:
-        async for frame in client.events(
-            domain=args.domain, branch=args.branch, kinds=args.kinds, last_event_id=last
-        ):
-            last = frame.get("id", last)
-            data = frame["data"]
-            if args.json:
-                print(json.dumps(data, ensure_ascii=False), flush=True)
-            else:
-                print(_event_line(data), flush=True)
-            seen += 1
-            if args.max and seen >= args.max:
-                return 0
+        try:
+            async for frame in client.events(
+                domain=args.domain, branch=args.branch, kinds=args.kinds, last_event_id=last
+            ):
+                failures = 0
+                last = frame.get("id", last)
+                data = frame["data"]
+                if args.json:
+                    print(json.dumps(data, ensure_ascii=False), flush=True)
+                else:
+                    print(_event_line(data), flush=True)
+                seen += 1
+                if args.max and seen >= args.max:
+                    return 0
+        except Problem as problem:
+            if not (args.follow and _reconnect(problem)):
+                raise
+            wait = jittered(exponential(failures, 0.5, RECONNECT_MAX_S), 0.5)
+            failures += 1
+            print(f"lorebase: {problem.detail}; reconnecting in {wait:.1f} s", file=sys.stderr, flush=True)
+            await asyncio.sleep(wait)
+            continue
         if not args.follow:
             return 0
 

@@ -98,9 +98,10 @@ ENDPOINTS = [
         "A Server-Sent Events stream of the Revisions committed on a branch",
         "feed",
         permission="data.read on the branch, a grant not narrowed to Kinds",
-        problems=(503,),
+        problems=(409, 503),
         media_types=("text/event-stream",),
-        description="Resume with Last-Event-ID (or ?last_event_id=). Keep-alive comments every "
+        description="Resume with Last-Event-ID (or ?last_event_id=); one ahead of every event of the "
+        "server answers 409 resync-required. Keep-alive comments every "
         "agents.feed.heartbeat_s; the server ends the stream after agents.feed.max_connection_s.",
     ),
     Endpoint(

@@ -18,10 +18,12 @@ import jsonschema
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from lorebase import __version__
 from lorebase.clients.rest import RestClient, RestSettings
-from lorebase.herald.tools import TOOLS, TOOLS_BY_NAME, HeraldTool
+from lorebase.herald.tools import TOOLS, TOOLS_BY_NAME, HeraldTool, for_agents
 from lorebase.problems import Problem
 
 INSTRUCTIONS = """\
@@ -45,8 +47,12 @@ def _text(text: str, *, error: bool = False, data: Any = None) -> types.CallTool
 
 
 def _problem_result(problem: Problem) -> types.CallToolResult:
+    """A problem as a tool error the model can act on: its detail names tools, not REST routes."""
     document = problem.document()
-    return _text(f"{problem.title}: {problem.detail}\n{json.dumps(document)}", error=True, data=document)
+    if isinstance(document.get("detail"), str):
+        document["detail"] = for_agents(document["detail"])
+    text = f"{problem.title}: {document.get('detail', problem.detail)}\n{json.dumps(document)}"
+    return _text(text, error=True, data=document)
 
 
 def _authorization(ctx: ServerRequestContext[Any, Any], *, http: bool) -> str | None:
@@ -84,7 +90,10 @@ def build_server(settings: RestSettings, *, domain: str, http: bool = False) -> 
                     description=t.description,
                     input_schema=t.input_schema,
                     annotations=types.ToolAnnotations(
-                        read_only_hint=t.read_only, destructive_hint=False, open_world_hint=False
+                        read_only_hint=t.read_only,
+                        destructive_hint=t.destructive,
+                        idempotent_hint=t.idempotent,
+                        open_world_hint=False,
                     ),
                 )
                 for t in TOOLS
@@ -95,9 +104,10 @@ def build_server(settings: RestSettings, *, domain: str, http: bool = False) -> 
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         tool = TOOLS_BY_NAME.get(params.name)
-        if tool is None:
-            return _text(
-                f"unknown tool {params.name!r}; the tools are {', '.join(TOOLS_BY_NAME)}", error=True
+        if tool is None:  # a protocol error (the MCP spec: unknown tools are -32602), not a tool's answer
+            raise MCPError(
+                INVALID_PARAMS,
+                f"unknown tool {params.name!r}; tools/list names them: {', '.join(TOOLS_BY_NAME)}",
             )
         arguments = dict(params.arguments or {})
         invalid = _invalid(tool, arguments)

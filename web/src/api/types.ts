@@ -447,7 +447,7 @@ export interface Conflict {
   theirs: unknown;
   redacted?: true;
   status: "open" | "resolved";
-  resolution: { resolution: string; value?: unknown } | null;
+  resolution: { choice: "ours" | "theirs" | "value"; value?: unknown } | null;
   resolved_by: string | null;
   resolved_at: string | null;
 }

@@ -68,7 +68,7 @@ export function OverviewPage() {
       close();
       window.clearTimeout(refresh.current);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The dependencies are listed on purpose (the callbacks change identity every render).
   }, [domain, branchName]);
 
   useEffect(() => {

@@ -81,7 +81,7 @@ export function SchemaGraph({ schema, counts, onKind, onReady }: Props) {
     cy.layout({ name: "circle", animate: false, padding: 24, avoidOverlap: true, spacingFactor: 0.9 }).run();
     cy.fit(undefined, 24);
     onReady?.();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Laid out again only when the shape changes (`shape`), not for new counts.
   }, [shape]);
 
   useEffect(() => {

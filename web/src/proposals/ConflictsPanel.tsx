@@ -98,8 +98,8 @@ export function ConflictsPanel({ conflicts, onResolve, readOnly }: Props) {
             )}
             {c.status === "resolved" && c.resolution && (
               <Text size="xs" mt={4}>
-                Resolved with {c.resolution.resolution}
-                {c.resolution.resolution === "value" ? ` ${formatValue(c.resolution.value)}` : ""} by {c.resolved_by}
+                Resolved with {c.resolution.choice}
+                {c.resolution.choice === "value" ? ` ${formatValue(c.resolution.value)}` : ""} by {c.resolved_by}
               </Text>
             )}
             {c.status === "open" && !readOnly && (

@@ -63,10 +63,10 @@ export function RecordsPage() {
   // Run once the Kind is known, and again when the read point changes.
   useEffect(() => {
     if (state.name) void run(state);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The dependencies are listed on purpose (the callbacks change identity every render).
   }, [domain, branch, at, state.name && schema.data ? state.name : ""]);
 
-  const useCandidate = (candidate: Candidate) => {
+  const applyCandidate = (candidate: Candidate) => {
     const kind = candidate.kind ?? state.name;
     const base: QueryState = state.target === "kind" && state.name === kind ? state : { ...emptyQuery(kind), limit: state.limit };
     const next = candidate.predicate
@@ -78,7 +78,7 @@ export function RecordsPage() {
 
   return (
     <Stack gap="md">
-      <ResolveBox domain={domain} point={point} onCandidate={useCandidate} />
+      <ResolveBox domain={domain} point={point} onCandidate={applyCandidate} />
       <ProblemAlert error={schema.error} />
       {schema.data && (
         <Paper withBorder p="sm">

@@ -41,7 +41,7 @@ export function useApi<T>(call: (() => Promise<T>) | null, deps: DependencyList)
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller names what the call depends on (`deps`); `call` itself is a new closure each render.
   }, [...deps, round]);
 
   const reload = useCallback(() => setRound((r) => r + 1), []);

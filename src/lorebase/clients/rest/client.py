@@ -41,8 +41,8 @@ class RestClient(RestConnection):
 
     async def health(self) -> Any:
         """`GET /health`: `{"status": "ok"|"degraded", ...}`, or `{"status": "unavailable", ...}`."""
-        try:
-            return (await self.call("health")).body
+        try:  # asked once: a 503 here is the answer (which service is down), not a refusal to wait out
+            return (await self.send(build(_endpoint("health"), {}), retries=0)).body
         except Problem as problem:
             if problem.status == 503 and problem.code != "unreachable":
                 return {"status": "unavailable", **problem.extra}

@@ -96,7 +96,11 @@ class Webhook(Answer, kw_only=True):
 class CreatedWebhook(Webhook, kw_only=True):
     """A webhook just registered, with its signing secret (shown only in this answer)."""
 
-    secret: str
+    secret: Annotated[str, Meta(description="Signs Lorebase-Signature: its SHA-256 is the HMAC key")]
+    standard_webhooks_secret: Annotated[
+        str,
+        Meta(description="The same key as a Standard Webhooks secret, for verifiers of webhook-signature"),
+    ]
 
 
 class WebhookList(Answer, kw_only=True):

@@ -1,0 +1,80 @@
+"""Consume Lorebase's committed events straight from NATS JetStream with nats-py (docs/feed.md,
+"Consume from NATS").
+
+    python examples/nats/consumer.py nats://<token>@127.0.0.1:<port> supply my-consumer
+
+A durable pull consumer on the stream (`nats.stream`, default LOREBASE) filtered to one Domain's
+subjects (`<nats.subject_prefix>.<domain>.>`): it survives restarts of the consumer process and
+resumes after the last message it acknowledged. Delivery is at least once, so events are dropped
+by their id (`Nats-Msg-Id: evt_<sequence>`, also the payload's `sequence`). A jump in `sequence`
+within a branch can mean a message the stream no longer keeps (retention: nats.max_age_s,
+max_bytes, max_msgs): resync that branch from `GET .../branches/{b}/changes?since=<last revision>`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import nats
+from nats.errors import TimeoutError as NatsTimeout
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+Handler = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+async def consume(
+    url: str,
+    domain: str,
+    durable: str,
+    handle: Handler,
+    *,
+    stream: str = "LOREBASE",
+    prefix: str = "lorebase.events",
+    stop_after: int | None = None,
+    idle_s: float = 5.0,
+) -> int:
+    """Fetch and handle the Domain's events (`handle(subject, event)`), acknowledging each after it
+    is handled; return after `stop_after` new events, or after `idle_s` with none when `stop_after`
+    is given. Repeats (by `Nats-Msg-Id`) are acknowledged and skipped. Returns the events handled."""
+    nc = await nats.connect(url)
+    try:
+        js = nc.jetstream()
+        subscription = await js.pull_subscribe(
+            f"{prefix}.{domain}.>",
+            durable=durable,
+            stream=stream,
+            config=ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL),
+        )
+        seen: set[str] = set()  # a real consumer keeps this (or the last sequence) with its own data
+        handled = 0
+        while stop_after is None or handled < stop_after:
+            try:
+                messages = await subscription.fetch(batch=64, timeout=idle_s)
+            except NatsTimeout:
+                if stop_after is not None:
+                    break
+                continue
+            for message in messages:
+                event_id = (message.headers or {}).get("Nats-Msg-Id", "")
+                if event_id not in seen:
+                    await handle(message.subject, json.loads(message.data))
+                    seen.add(event_id)
+                    handled += 1
+                await message.ack()
+        return handled
+    finally:
+        await nc.close()
+
+
+async def _print(subject: str, event: dict[str, Any]) -> None:
+    print(event["sequence"], subject, event["type"], event.get("revision", ""), event.get("message", ""))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        raise SystemExit("usage: consumer.py NATS_URL DOMAIN DURABLE_NAME")
+    asyncio.run(consume(sys.argv[1], sys.argv[2], sys.argv[3], _print))
