@@ -31,13 +31,14 @@ export function ConfigEditor(props: {
   index: number;
   config: LabConfig;
   names: SchemaNames | undefined;
-  onChange: (config: LabConfig) => void;
+  /** The members that changed (merged into the latest state by the page). */
+  onChange: (change: Partial<LabConfig>) => void;
   onRemove?: () => void;
 }) {
   const { index, config, names, onChange, onRemove } = props;
   const [vector, setVector] = useState(config.queryVector?.join(", ") ?? "");
   const parsed = parseVector(vector);
-  const set = (change: Partial<LabConfig>) => onChange({ ...config, ...change });
+  const set = onChange;
   const withCurrent = (options: string[] | undefined, chosen: string[]) => [...new Set([...(options ?? []), ...chosen])];
 
   return (

@@ -3,9 +3,11 @@
  * "Compare" runs each configuration's resolve, search and context pack and highlights what one finds
  * and another misses.
  *
- * The URL is the state (urlState.ts): every edit rewrites the query (replacing the history entry), so
- * the address bar is always a shareable link; opening a link with a question runs the comparison at
- * once. The branch is the shell's `?branch=` like on every Domain page.
+ * The comparison is restored from the URL when the page opens (urlState.ts), and every edit rewrites
+ * the query (replacing the history entry), so the address bar is always a shareable link; opening a
+ * link with a question runs the comparison at once. The branch is the shell's `?branch=` like on every
+ * Domain page. Edits go to React state first (queued updates, so two quick edits of different fields
+ * both stay: the router's `setSearchParams` would apply both to the same old query), then to the URL.
  */
 
 import { Alert, Button, Group, List, SimpleGrid, Stack, Text, TextInput, Title } from "@mantine/core";
@@ -25,17 +27,22 @@ import { decodeLabState, encodeLabState } from "./urlState";
 export function LabPage() {
   const { domain, branch } = useReadPoint();
   const [params, setParams] = useSearchParams();
-  const { state, warnings } = useMemo(() => decodeLabState(params), [params]);
+  const [{ state: restored, warnings }] = useState(() => decodeLabState(params));
+  const [state, setState] = useState<LabState>(restored);
   const names = useApi(() => schemaNames(domain, branch || undefined), [domain, branch]);
-  const [question, setQuestion] = useState(state.question);
   const [runs, setRuns] = useState<(LabRun | null)[]>([]);
   const [ranFor, setRanFor] = useState<LabState | null>(null);
   const [running, setRunning] = useState(false);
   const generation = useRef(0);
 
-  const write = (next: LabState) => setParams((current) => encodeLabState(next, current), { replace: true });
-  const setConfig = (i: number, config: LabConfig) =>
-    write({ ...state, configs: state.configs.map((c, j) => (j === i ? config : c)) });
+  // The address bar follows the state (and keeps the other members: branch, at).
+  useEffect(() => {
+    const next = encodeLabState(state, params);
+    if (next.toString() !== params.toString()) setParams(next, { replace: true });
+  }, [state, params, setParams]);
+
+  const setConfig = (i: number, change: Partial<LabConfig>) =>
+    setState((s) => ({ ...s, configs: s.configs.map((c, j) => (j === i ? { ...c, ...change } : c)) }));
 
   const compare = async (target: LabState) => {
     if (!target.question.trim()) return;
@@ -50,14 +57,17 @@ export function LabPage() {
     setRunning(false);
   };
 
-  // A shared link with a question restores the comparison: run it once on arrival.
+  // A shared link with a question restores the comparison: run it on arrival, and again on the
+  // new branch when the branch changes.
+  const latest = useRef(state);
+  latest.current = state;
   useEffect(() => {
-    if (state.question.trim()) void compare(state);
+    if (latest.current.question.trim()) void compare(latest.current);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [domain, branch]);
 
   const comparison = useMemo(() => compareRuns(runs), [runs]);
-  const stale = ranFor !== null && JSON.stringify(ranFor) !== JSON.stringify({ ...state, question });
+  const stale = ranFor !== null && JSON.stringify(ranFor) !== JSON.stringify(state);
 
   return (
     <Stack gap="sm">
@@ -79,9 +89,7 @@ export function LabPage() {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          const next = { ...state, question };
-          write(next);
-          void compare(next);
+          void compare(state);
         }}
       >
         <Group align="end">
@@ -89,18 +97,20 @@ export function LabPage() {
             style={{ flex: 1 }}
             label="Question"
             placeholder="words an agent or a person would use, e.g. seals from risky suppliers"
-            value={question}
-            onChange={(e) => setQuestion(e.currentTarget.value)}
-            onBlur={() => question !== state.question && write({ ...state, question })}
+            value={state.question}
+            onChange={(e) => {
+              const question = e.currentTarget.value;
+              setState((s) => ({ ...s, question }));
+            }}
             data-testid="lab-question"
           />
-          <Button type="submit" loading={running} disabled={!question.trim()}>
+          <Button type="submit" loading={running} disabled={!state.question.trim()}>
             Compare
           </Button>
           <Button
             variant="default"
             disabled={state.configs.length >= MAX_CONFIGS}
-            onClick={() => write({ ...state, question, configs: [...state.configs, emptyConfig()] })}
+            onClick={() => setState((s) => ({ ...s, configs: [...s.configs, emptyConfig()].slice(0, MAX_CONFIGS) }))}
           >
             Add configuration
           </Button>
@@ -113,10 +123,10 @@ export function LabPage() {
             index={i}
             config={config}
             names={names.data}
-            onChange={(c) => setConfig(i, c)}
+            onChange={(change) => setConfig(i, change)}
             onRemove={
               state.configs.length > MIN_CONFIGS
-                ? () => write({ ...state, question, configs: state.configs.filter((_, j) => j !== i) })
+                ? () => setState((s) => ({ ...s, configs: s.configs.filter((_, j) => j !== i) }))
                 : undefined
             }
           />
