@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image for every service: the command picks it.
-#   docker build -t lorebase:0.1.0 .
-#   docker run lorebase:0.1.0 keeper          # or feed, scribe, gateway, migrate
-#   docker run -p 8080:8080 lorebase:0.1.0    # `lorebase up`: the whole stack, embedded servers
+#   docker build -t lorebase:0.9.0 .
+#   docker run lorebase:0.9.0 keeper          # or feed, scribe, gateway, migrate
+#   docker run -p 8080:8080 lorebase:0.9.0    # `lorebase up`: the whole stack, embedded servers
 # The Helm chart (deploy/helm/lorebase) runs it read-only, as uid 10001, with /tmp as an emptyDir.
 
 ARG PYTHON_VERSION=3.11

@@ -15,11 +15,12 @@
    beside raw keyset pages (LOREBASE_BENCH_MEMORY=0 skips them).
 6. The change feed (bench/feed.py): commit → SSE delivery latency with 1,000 subscribers through
    the gateway beside raw NATS publish → subscribe, and webhook deliveries per second by Scribe.
-7. The agent reads (bench/agent_reads.py).
+7. The agent reads (bench/agent_reads.py), and the analyst questions answered by the reference
+   agent without a model (bench/analyst.py: share right, median response bytes per question).
 8. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
 
-LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_FEED=0 and LOREBASE_BENCH_AGENT_READS=0 skip steps 2-4, 5 and
-6. Targets: writes >= 0.5x, reads >= 0.15x (issue 2); SSE p99 <= 50 ms, webhooks >= 500/s (issue 5).
+LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_FEED=0, LOREBASE_BENCH_AGENT_READS=0 and
+LOREBASE_BENCH_ANALYST=0 skip steps 2-4, 5, 6 and the analyst questions. Targets: writes >= 0.5x, reads >= 0.15x (issue 2); SSE p99 <= 50 ms, webhooks >= 500/s (issue 5).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import asyncpg
 import httpx
 import orjson
 
-from bench import agent_reads, feed
+from bench import agent_reads, analyst, feed
 from bench import memory as memory_bench
 from lorebase.embedded import (
     EmbeddedNats,
@@ -261,6 +262,11 @@ def main() -> int:
             ):
                 break
             time.sleep(0.3)
+        # The analyst questions first, while supply is as `--example supply` left it (the write
+        # measures below change its risk scores).
+        analyst_lines = (
+            analyst.measure(base, headers) if os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0" else []
+        )
         script = work / "write.lua"
         script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
         domain_id = asyncio.run(_domain_id(url))
@@ -311,6 +317,7 @@ def main() -> int:
             if os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
             else []
         )
+        agent_lines = analyst_lines + agent_lines
     finally:
         if stack is not None and stack.poll() is None:
             stack.send_signal(signal.SIGINT)

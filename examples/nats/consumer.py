@@ -2,6 +2,7 @@
 "Consume from NATS").
 
     python examples/nats/consumer.py nats://<token>@127.0.0.1:<port> supply my-consumer
+    python examples/nats/consumer.py nats://supply-reader:<password>@nats:4222 supply supply-reader _INBOX_supply-reader
 
 A durable pull consumer on the stream (`nats.stream`, default LOREBASE) filtered to one Domain's
 subjects (`<nats.subject_prefix>.<domain>.>`): it survives restarts of the consumer process and
@@ -36,11 +37,14 @@ async def consume(
     prefix: str = "lorebase.events",
     stop_after: int | None = None,
     idle_s: float = 5.0,
+    inbox_prefix: str = "_INBOX",
 ) -> int:
     """Fetch and handle the Domain's events (`handle(subject, event)`), acknowledging each after it
     is handled; return after `stop_after` new events, or after `idle_s` with none when `stop_after`
-    is given. Repeats (by `Nats-Msg-Id`) are acknowledged and skipped. Returns the events handled."""
-    nc = await nats.connect(url)
+    is given. Repeats (by `Nats-Msg-Id`) are acknowledged and skipped. Returns the events handled.
+    `inbox_prefix`: where JetStream answers this client; a NATS user limited to its own inboxes
+    (deploy/helm/nats-values.yaml: `_INBOX_<user>`) must name them."""
+    nc = await nats.connect(url, inbox_prefix=inbox_prefix)
     try:
         js = nc.jetstream()
         subscription = await js.pull_subscribe(
@@ -75,6 +79,8 @@ async def _print(subject: str, event: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        raise SystemExit("usage: consumer.py NATS_URL DOMAIN DURABLE_NAME")
-    asyncio.run(consume(sys.argv[1], sys.argv[2], sys.argv[3], _print))
+    if len(sys.argv) not in (4, 5):
+        raise SystemExit("usage: consumer.py NATS_URL DOMAIN DURABLE_NAME [INBOX_PREFIX]")
+    asyncio.run(
+        consume(sys.argv[1], sys.argv[2], sys.argv[3], _print, inbox_prefix=(sys.argv[4:] or ["_INBOX"])[0])
+    )

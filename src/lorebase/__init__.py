@@ -1,10 +1,11 @@
-"""Lorebase: shared, versioned knowledge for AI agents (the shared core every service imports)."""
+"""Lorebase: shared, versioned knowledge for AI agents (the shared core every service imports).
 
-from importlib.metadata import PackageNotFoundError, version
+`__version__` is the release, written here and in pyproject.toml (a test keeps them equal), not
+read from the installed metadata: an editable install keeps the version it was installed with.
+0.9.0 is the first release with both memory feed contracts (seed 002: 0.8.0 brought version 1,
+0.9.0 version 2); `/health` reports it with the capabilities themselves (lorebase.features).
+"""
 
-try:
-    __version__ = version("lorebase")
-except PackageNotFoundError:  # running from a source tree that was not installed
-    __version__ = "0.0.0"
+__version__ = "0.9.0"
 
 __all__ = ["__version__"]

@@ -35,6 +35,9 @@ def presented_digest(authorization: str | None) -> str:
     return key_digest(key.strip())
 
 
+# The built-in admin principal: every permission in every Domain and memory scope.
+ADMIN_PRINCIPAL = "usr_admin"
+
 SESSION_COOKIE = "lorebase_session"
 SESSION_TOKEN_PREFIX = "lbs_"
 # The header of keeper's sign-in reply that carries the new session's token to the gateway.
@@ -53,6 +56,7 @@ def unknown_credential() -> Problem:
 
 
 __all__ = [
+    "ADMIN_PRINCIPAL",
     "SESSION_COOKIE",
     "SESSION_TOKEN_HEADER",
     "SESSION_TOKEN_PREFIX",

@@ -246,11 +246,33 @@ class HistoryLimits(Page, frozen=True):
     lineage_count_max: AtLeastOne
 
 
+class StopWords(Section, frozen=True):
+    """Function words per language: they never ground on their own and are never a miss."""
+
+    en: list[str]
+    de: list[str]
+    fr: list[str]
+
+
 class ResolveLimits(Section, frozen=True):
     max_indexed_values: AtLeastZero
     max_value_chars: AtLeastZero
     similarity_threshold: Fraction
     nearest_records: AtLeastZero
+    language: Literal["en", "de", "fr"]
+    stop_words: StopWords
+    one_edit_min_letters: Annotated[int, Meta(ge=2, le=64)]
+    two_edits_min_letters: Annotated[int, Meta(ge=3, le=64)]
+    code_max_chars: Annotated[int, Meta(ge=0, le=16)]
+    max_title_values: AtLeastZero
+    max_record_candidates: AtLeastOne
+
+    def __post_init__(self) -> None:
+        if self.two_edits_min_letters <= self.one_edit_min_letters:
+            raise ValueError(
+                f"two_edits_min_letters ({self.two_edits_min_letters}) must be larger than "
+                f"one_edit_min_letters ({self.one_edit_min_letters})"
+            )
 
 
 class SearchLimits(Page, frozen=True):

@@ -3,6 +3,7 @@
 from lorebase_store.commits import CommitRows
 from lorebase_store.db import Database
 from lorebase_store.domains import BranchRow, DomainRow
+from lorebase_store.extractions import ExtractionRow
 from lorebase_store.memory import MemoryGrantRow, MemoryPrincipal, MemoryReceipt, MemoryRecordRow
 from lorebase_store.memory_journal import CheckpointRow, JournalEntryRow, JournalRow
 from lorebase_store.memory_writes import MemoryGroupState, MemoryRows, ReceiptTaken
@@ -18,6 +19,7 @@ from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
 from lorebase_store.suggestions import SuggestionRow
+from lorebase_store.tags import TagRow
 from lorebase_store.trace import TraceSessionRow
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "Database",
     "DatabaseTooNew",
     "DomainRow",
+    "ExtractionRow",
     "GrantRow",
     "HistoryRow",
     "KindStatistics",
@@ -57,6 +60,7 @@ __all__ = [
     "SourceState",
     "SourceSyncRow",
     "SuggestionRow",
+    "TagRow",
     "Txn",
     "upgrade",
 ]

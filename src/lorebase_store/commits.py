@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from sqlalchemy import text
 
+from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.sources import SourcesTxn
 
 _COMMIT = text(
@@ -126,11 +127,14 @@ class CommitRows:
     heads: list[dict[str, Any]] = field(default_factory=list)
     # Source syncs, written after the commit statement (SourcesTxn.write_source_syncs).
     source_syncs: list[dict[str, Any]] = field(default_factory=list)
+    # Extraction evidence the commit's provenance names (ExtractionsTxn.write_extractions).
+    extractions: list[dict[str, Any]] = field(default_factory=list)
 
     def extend(self, other: CommitRows) -> None:
         for name in _LISTS:
             getattr(self, name).extend(getattr(other, name))
         self.source_syncs.extend(other.source_syncs)
+        self.extractions.extend(other.extractions)
 
     def compacted(self) -> CommitRows:
         """The rows with one final state per Record and Link.
@@ -260,12 +264,14 @@ def _json(value: Any) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
 
-class CommitsTxn(SourcesTxn):
+class CommitsTxn(ExtractionsTxn, SourcesTxn):
     async def write_commit_rows(self, rows: CommitRows) -> None:
         """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one,
-        then the source syncs of the group."""
+        then the source syncs and extractions of the group."""
         if rows.source_syncs:
             await self.write_source_syncs(rows.domain_id, rows.branch, rows.source_syncs)
+        if rows.extractions:
+            await self.write_extractions(rows.domain_id, rows.extractions)
         if not any(getattr(rows, name) for name in _LISTS):
             return
         rows = rows.compacted()

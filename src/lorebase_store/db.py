@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from lorebase_store.migrate import async_url, check_version
+from lorebase_store.migrate import check_version, engine_target
 from lorebase_store.store import Txn
 
 logger = logging.getLogger("lorebase.store")
@@ -44,18 +44,20 @@ class Database:
 
     @classmethod
     def connect(cls, url: str, *, pool_size: int = 10, statement_timeout_s: float = 30) -> Database:
+        target, tls = engine_target(url)
         engine = create_async_engine(
-            async_url(url),
+            target,
             json_serializer=lambda value: orjson.dumps(value).decode(),
             json_deserializer=orjson.loads,
             pool_size=pool_size,
             max_overflow=pool_size,
             pool_pre_ping=False,
             connect_args={
+                **tls,
                 "server_settings": {
                     "statement_timeout": str(int(statement_timeout_s * 1000)),
                     "application_name": "lorebase",
-                }
+                },
             },
         )
         return cls(engine)

@@ -100,6 +100,9 @@ class DomainsTxn(TxnBase):
         row = (await self.conn.execute(select(domains).where(domains.c.name == name))).first()
         return None if row is None else _domain(row)
 
+    async def domain_name(self, domain_id: int) -> str | None:
+        return await self.conn.scalar(select(domains.c.name).where(domains.c.id == domain_id))
+
     async def list_domains(self) -> list[DomainRow]:
         return [_domain(row) for row in await self.conn.execute(select(domains).order_by(domains.c.name))]
 

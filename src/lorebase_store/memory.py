@@ -7,14 +7,13 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, text, update
+from sqlalchemy import delete, insert, select, text, update
 
 from lorebase_store.memory_tables import (
     memory_grants,
     memory_records,
 )
-from lorebase_store.principals import live_key
-from lorebase_store.tables import api_keys, principals
+from lorebase_store.tables import principals
 from lorebase_store.txn import TxnBase
 
 
@@ -81,13 +80,6 @@ def _record(row: Any) -> MemoryRecordRow:
 
 
 # The principal of an API key digest (live: not revoked, not expired); built once, it runs on every memory request.
-_PRINCIPAL_FOR_DIGEST = (
-    select(principals.c.id, principals.c.type, principals.c.tenant)
-    .join(api_keys, api_keys.c.principal_id == principals.c.id)
-    .where(api_keys.c.digest == bindparam("digest"), live_key())
-)
-
-
 def _grant(row: Any) -> MemoryGrantRow:
     return MemoryGrantRow(
         row.id,
@@ -104,10 +96,6 @@ class MemoryTxn(TxnBase):
     async def synchronous_commit(self) -> None:
         """Make this transaction's commit wait for its WAL flush (whatever the server default)."""
         await self.conn.execute(text("SET LOCAL synchronous_commit = on"))
-
-    async def memory_principal_for_digest(self, digest: str) -> MemoryPrincipal | None:
-        row = (await self.conn.execute(_PRINCIPAL_FOR_DIGEST, {"digest": digest})).first()
-        return None if row is None else MemoryPrincipal(row.id, row.type, row.tenant)
 
     async def memory_principal(self, principal_id: str) -> MemoryPrincipal | None:
         stmt = select(principals.c.id, principals.c.type, principals.c.tenant).where(

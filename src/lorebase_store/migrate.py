@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from alembic import command
 from alembic.config import Config
@@ -22,6 +24,38 @@ def async_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+asyncpg://" + url[len(prefix) :]
     raise ValueError(f"not a PostgreSQL URL: {url!r}")
+
+
+# libpq's TLS parameters (`?sslmode=verify-full&sslrootcert=/etc/ca.crt`). SQLAlchemy hands every
+# URL query parameter to asyncpg.connect() as a keyword, and asyncpg takes none of these as keywords
+# (a TypeError at the first connection): it reads them from a DSN, with libpq's meanings and
+# defaults (sslrootcert falls back to PGSSLROOTCERT, then ~/.postgresql/root.crt).
+LIBPQ_TLS_PARAMETERS = frozenset(
+    {
+        "sslmode",
+        "sslrootcert",
+        "sslcert",
+        "sslkey",
+        "sslcrl",
+        "sslpassword",
+        "sslnegotiation",
+        "ssl_min_protocol_version",
+        "ssl_max_protocol_version",
+    }
+)
+
+
+def engine_target(url: str) -> tuple[str, dict[str, Any]]:
+    """The SQLAlchemy URL and the asyncpg connect arguments for a PostgreSQL URL: its libpq TLS
+    parameters go to asyncpg in a DSN of their own (asyncpg parses them as libpq does), the rest of
+    the URL goes to SQLAlchemy as before."""
+    parts = urlsplit(async_url(url))
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    tls = [(name, value) for name, value in query if name in LIBPQ_TLS_PARAMETERS]
+    if not tls:
+        return async_url(url), {}
+    rest = [(name, value) for name, value in query if name not in LIBPQ_TLS_PARAMETERS]
+    return urlunsplit(parts._replace(query=urlencode(rest))), {"dsn": "postgresql://?" + urlencode(tls)}
 
 
 def _config(url: str) -> Config:
@@ -57,4 +91,13 @@ def check_version(current: str | None) -> None:
         )
 
 
-__all__ = ["DatabaseTooNew", "async_url", "check_version", "head_revision", "known_revisions", "upgrade"]
+__all__ = [
+    "LIBPQ_TLS_PARAMETERS",
+    "DatabaseTooNew",
+    "async_url",
+    "check_version",
+    "engine_target",
+    "head_revision",
+    "known_revisions",
+    "upgrade",
+]

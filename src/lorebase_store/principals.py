@@ -18,6 +18,7 @@ class PrincipalRow:
     id: str
     type: str
     name: str
+    tenant: str = ""  # the agent-memory namespace of the principal (lorebase.memory.access)
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def _grant(row: Any) -> GrantRow:
 class PrincipalsTxn(TxnBase):
     async def get_principal(self, principal_id: str) -> PrincipalRow | None:
         row = (await self.conn.execute(select(principals).where(principals.c.id == principal_id))).first()
-        return None if row is None else PrincipalRow(row.id, row.type, row.name)
+        return None if row is None else PrincipalRow(row.id, row.type, row.name, row.tenant)
 
     async def insert_principal(self, principal_id: str, type_: str, name: str, at: datetime) -> bool:
         """Insert a principal; False when the id is taken."""
@@ -82,12 +83,15 @@ class PrincipalsTxn(TxnBase):
 
     async def credential_for_digest(self, digest: str, *, lock: bool = False) -> CredentialRow | None:
         """The live key of a digest and its principal; `lock`: hold the key's row (FOR SHARE) to the
-        end of the transaction, so that it cannot be revoked meanwhile (a web session made from it)."""
+        end of the transaction, so that it cannot be revoked meanwhile (a web session made from it).
+        The one lookup of a presented credential: keeper for Domain data and agent memory, and feed
+        for the memory journal, all authenticate through it."""
         stmt = (
             select(
                 principals.c.id,
                 principals.c.type,
                 principals.c.name,
+                principals.c.tenant,
                 api_keys.c.id.label("key_id"),
                 api_keys.c.parent_key_id,
                 api_keys.c.expires_at,
@@ -101,7 +105,10 @@ class PrincipalsTxn(TxnBase):
         if row is None:
             return None
         return CredentialRow(
-            row.key_id, PrincipalRow(row.id, row.type, row.name), row.parent_key_id, row.expires_at
+            row.key_id,
+            PrincipalRow(row.id, row.type, row.name, row.tenant),
+            row.parent_key_id,
+            row.expires_at,
         )
 
     async def insert_key(self, key_id: str, principal_id: str, digest: str, at: datetime) -> None:

@@ -56,6 +56,8 @@ class AttemptRow:
     revision: str | None
     by: str
     created_at: datetime
+    source_head: str | None = None  # the heads it merged (null for attempts before migration 0013)
+    target_head: str | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,19 @@ class ProposalsTxn(TxnBase):
         ).first()
         return None if row is None else _proposal(row)
 
+    async def open_proposals_on(self, domain_id: int, branch: str) -> list[ProposalRow]:
+        """The open Proposals whose source or target is `branch`."""
+        rows = await self.conn.execute(
+            select(proposals)
+            .where(
+                proposals.c.domain_id == domain_id,
+                proposals.c.status == "open",
+                (proposals.c.source_ref == branch) | (proposals.c.target_ref == branch),
+            )
+            .order_by(proposals.c.id)
+        )
+        return [_proposal(row) for row in rows]
+
     async def proposals_from(self, domain_id: int, source: str, *, status: str = "open") -> list[ProposalRow]:
         rows = await self.conn.execute(
             select(proposals)
@@ -257,6 +272,8 @@ class ProposalsTxn(TxnBase):
                 revision=attempt.revision,
                 by=attempt.by,
                 created_at=attempt.created_at,
+                source_head=attempt.source_head,
+                target_head=attempt.target_head,
             )
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lorebase_store.commits import CommitsTxn
 from lorebase_store.domains import DomainsTxn
 from lorebase_store.embeddings import EmbeddingsTxn
+from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.memory import MemoryTxn
 from lorebase_store.memory_journal import MemoryJournalTxn
 from lorebase_store.memory_writes import MemoryWritesTxn
@@ -18,6 +19,7 @@ from lorebase_store.revisions import RevisionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
 from lorebase_store.suggestions import SuggestionsTxn
+from lorebase_store.tags import TagsTxn
 from lorebase_store.trace import TraceTxn
 from lorebase_store.webhooks import WebhooksTxn
 
@@ -26,6 +28,7 @@ class Txn(
     CommitsTxn,
     DomainsTxn,
     EmbeddingsTxn,
+    ExtractionsTxn,
     MemoryTxn,
     MemoryJournalTxn,
     MemoryWritesTxn,
@@ -39,6 +42,7 @@ class Txn(
     SourcesTxn,
     StatisticsTxn,
     SuggestionsTxn,
+    TagsTxn,
     TraceTxn,
     WebhooksTxn,
 ):

@@ -378,6 +378,9 @@ merge_attempts = Table(
     Column("revision", Text),
     Column("by", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Migration 0013: the heads the attempt merged (null before it), to tell when it is out of date.
+    Column("source_head", Text),
+    Column("target_head", Text),
 )
 
 conflicts = Table(
@@ -469,6 +472,41 @@ webhook_deliveries = Table(
     ),
 )
 
+# Tags (migration 0013): immutable names of Revisions, newest first by seq.
+tags = Table(
+    "tags",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("revision", Text, nullable=False),
+    Column("seq", BigInteger, Identity(), nullable=False),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "name"),
+    Index("tags_seq", "domain_id", "seq"),
+)
+
+# Extractions (migration 0013): the evidence behind extracted values, once per digest of it;
+# provenance names it (`$evidence`: Attribute -> id).
+extractions = Table(
+    "extractions",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("id", Text, nullable=False),
+    Column("document", Text, nullable=False),
+    Column("document_digest", Text, nullable=False),
+    Column("span", JSONB, nullable=False),
+    Column("model", Text, nullable=False),
+    Column("prompt_version", Text, nullable=False),
+    Column("extractor", Text, nullable=False),
+    Column("confidence", Float),
+    Column("revision", Text, nullable=False),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "id"),
+    Index("extractions_confidence", "domain_id", "confidence"),
+)
+
 feed_cursors = Table(
     "feed_cursors",
     metadata,
@@ -483,6 +521,7 @@ __all__ = [
     "branches",
     "conflicts",
     "domains",
+    "extractions",
     "feed_cursors",
     "grants",
     "history",
@@ -502,6 +541,7 @@ __all__ = [
     "source_syncs",
     "statistics",
     "suggestions",
+    "tags",
     "trace_entries",
     "trace_sessions",
     "webhook_deliveries",

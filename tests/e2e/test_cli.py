@@ -233,6 +233,21 @@ def test_admin_commands(cli: Cli) -> None:
     assert code == 4
 
 
+def test_tags_name_revisions_for_reads(cli: Cli) -> None:
+    history = cli.json("record", "history", "Supplier", "S-1001")
+    first = history["changes"][-1]["revision"]
+    created = cli.json("tags", "create", "cli/imported", first[:12])
+    assert created["revision"] == first and created["name"] == "cli/imported"
+    assert "cli/imported" in [t["name"] for t in cli.json("tags", "list")["tags"]]
+    code, out, _ = cli("tags", "show", "cli/imported")
+    assert code == 0 and first in out
+    at_tag = cli.json("record", "lineage", "Supplier", "S-1001", "--at", "cli/imported")
+    assert at_tag == cli.json("record", "lineage", "Supplier", "S-1001", "--at", first)
+    assert cli.json("tags", "delete", "cli/imported")["deleted"] is True
+    code, _, err = cli("record", "lineage", "Supplier", "S-1001", "--at", "cli/imported")
+    assert code == 2 and "cli/imported" in err  # a deleted tag reads like an unknown Revision
+
+
 def test_sessions_list_and_show(cli: Cli, running: Running) -> None:
     import httpx
 

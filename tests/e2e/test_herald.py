@@ -171,8 +171,19 @@ async def test_http_forwards_the_callers_credential_and_never_widens(
     running: Running, herald_http: str
 ) -> None:
     record = {"kind": "Supplier", "key": "S-1001"}
-    anonymous = await _call(herald_http, None, "lorebase_record", record)
-    assert anonymous.is_error and "Authorization" in _text(anonymous)
+    # The MCP authorization spec: no credential is a 401 naming the Protected Resource Metadata.
+    async with httpx2.AsyncClient() as http:
+        anonymous = await http.post(herald_http, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert anonymous.status_code == 401
+        challenge = anonymous.headers["www-authenticate"]
+        assert challenge.startswith("Bearer resource_metadata=")
+        metadata_url = challenge.split('"')[1]
+        assert metadata_url == herald_http.removesuffix("/mcp") + "/.well-known/oauth-protected-resource/mcp"
+        metadata = (await http.get(metadata_url)).json()
+        assert metadata["resource"] == herald_http and metadata["bearer_methods_supported"] == ["header"]
+        assert (
+            await http.get(herald_http.removesuffix("/mcp") + "/.well-known/oauth-protected-resource")
+        ).json() == metadata
 
     admin = await _call(herald_http, running.admin_key, "lorebase_record", record)
     assert _json(admin)["values"]["city"] == "Poznan"

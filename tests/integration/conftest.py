@@ -147,6 +147,7 @@ async def open_stack(database_url: str, **overrides: str) -> AsyncIterator[Stack
     try:
         yield Stack(rt, http, keeper, database_url, gateway, address)
     finally:
+        await rt.moves.settled()
         await http.aclose()
         await gateway.close()
         await server.stop(None)

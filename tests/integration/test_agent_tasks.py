@@ -95,6 +95,8 @@ async def test_task_write_opens_a_proposal_and_a_retry_finds_it(supply: Stack) -
     [event] = await outbox(supply, "operation.risk_flag_raised")
     assert event["branch"] == "main" and event["source_branch"] == body["branch"]
     assert event["proposal"] == body["proposal"]["id"]
+    # A fast-forward: the execution's own Revision is now on main, and the event names it.
+    assert event["revisions"] == [body["revision"]] and event["head"] == merged.json()["merged_revision"]
     # A retry after the merge finds the merged Proposal, its branch gone.
     late = await supply.http.post(FLAG, json=flag(), headers=headers)
     assert late.status_code == 200, late.text
@@ -215,3 +217,25 @@ async def test_agent_branch_limit(supply: Stack) -> None:
         UPDATE, json={"parameters": {"key": "S-1001", "risk_score": 51}, "task": "t3"}, headers=headers
     )
     assert reuse.status_code == 202, reuse.text
+
+
+async def test_the_event_of_a_task_merged_by_a_merge_revision_names_it(supply: Stack) -> None:
+    """Issue 15 §5: the operation event of a merged task Proposal has `revisions`; when main moved
+    meanwhile, the merge Revision is what brought the execution there."""
+    headers = await agent(supply)
+    body = (await supply.http.post(FLAG, json=flag(), headers=headers)).json()
+    moved = await supply.http.post(
+        UPDATE, json={"parameters": {"key": "S-1002", "risk_score": 33}}, headers=supply.admin
+    )
+    assert moved.status_code == 200, moved.text
+    reviewer = await supply.principal("usr_reviewer")
+    await supply.grant("supply", "usr_reviewer", "reviewer")
+    await supply.http.post(
+        body["proposal"]["url"] + "/reviews", json={"decision": "approve"}, headers=reviewer
+    )
+    merged = await supply.http.post(body["proposal"]["url"] + "/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    merge_revision = merged.json()["merged_revision"]
+    assert merge_revision not in (body["revision"], moved.json()["revision"])
+    [event] = await outbox(supply, "operation.risk_flag_raised")
+    assert event["revisions"] == [merge_revision] and event["head"] == merge_revision

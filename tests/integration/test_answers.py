@@ -56,6 +56,9 @@ ADMIN = {
     "get_branch",
     "update_branch",
     "delete_branch",
+    "create_tag",
+    "list_tags",
+    "get_tag",
 }
 READS = {
     "get_record",
@@ -92,9 +95,9 @@ WRITES = {
 }
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
-# A Server-Sent Events stream (tests/integration/test_feed_events.py) and sign-out's 204
-# (tests/integration/test_web_sessions.py).
-NOT_JSON = {"events", "end_web_session"}
+# A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
+# (tests/integration/test_web_sessions.py) and of deleting a tag (test_tags.py).
+NOT_JSON = {"events", "end_web_session", "delete_tag"}
 
 
 class Answers:
@@ -176,6 +179,10 @@ async def test_administration_answers(supply: Stack) -> None:
     await call("get_branch", D + "/branches/main")
     await call("update_branch", D + "/branches/lay", json={"required_approvals": 1})
     await call("delete_branch", D + "/branches/lay")
+    head = (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"]
+    await call("create_tag", D + "/tags", json={"name": "answers/v1", "revision": head})
+    await call("list_tags", D + "/tags")
+    await call("get_tag", D + "/tags/answers/v1")
     call.covered(ADMIN)
 
 
@@ -236,6 +243,13 @@ async def test_write_and_proposal_answers(supply: Stack) -> None:
         execute,
         json={"parameters": {"key": "S-9999", "risk_score": 5}, "dry_run": True},
     )
+    needs_review = await call(  # an agent's dry run on protected main: it runs, with `review`
+        "execute_operation",
+        execute,
+        json={"parameters": {"key": "S-1001", "risk_score": 75}, "dry_run": True},
+        headers=agent,
+    )
+    assert needs_review["review"]["reason"] == "protected-branch"
     await call("create_branch", D + "/branches", json={"name": "work"})
     change = {"parameters": {"key": "S-1002", "risk_score": 70}, "branch": "work", "idempotency_key": "a-1"}
     await call("execute_operation", execute, json=change)
@@ -305,10 +319,9 @@ async def test_write_and_proposal_answers(supply: Stack) -> None:
 
 async def _suggestions(stack: Stack) -> None:
     """Misses of resolve, three times each, and Scribe's pass that turns them into suggestions."""
+    # words too short for a guessed edit (a one-edit typo of a longer word is no miss: issue 16)
     for _ in range(3):
-        response = await stack.http.post(
-            D + "/resolve", json={"text": "vendr activ xyzzy"}, headers=stack.admin
-        )
+        response = await stack.http.post(D + "/resolve", json={"text": "vnd actv xyzzy"}, headers=stack.admin)
         assert response.status_code == 200, response.text
     assert await suggest(stack.rt.db, stack.rt.settings) >= 2
 

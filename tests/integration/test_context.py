@@ -240,7 +240,8 @@ async def test_bad_context_requests(supply: Stack) -> None:
         ({"refs": ["Supplier/S-1001"], "budget_tokens": -5}, 422),
         ({"refs": ["Supplier/S-1001"], "depth": "deep"}, 422),
         ({"refs": ["Supplier/S-1001"], "format": "pdf"}, 422),
-        ({"refs": ["Supplier/S-1001"], "since": "nope"}, 400),
+        ({"refs": ["Supplier/S-1001"], "since": "no pe"}, 400),
+        ({"refs": ["Supplier/S-1001"], "since": "nope"}, 404),  # neither a Revision nor a tag
         ({"query": {"kind": "Supplier", "colour": 1}}, 422),
         ({"search": "   "}, 422),
     ):

@@ -122,7 +122,7 @@ async def test_changes_more_than_max_scan_behind_is_409(supply: Stack, feed: Fee
 
 async def test_changes_bad_input_and_grants(supply: Stack, feed: Feed) -> None:
     for query, parameter in (
-        ({"since": "nothex"}, "since"),
+        ({"since": "not hex"}, "since"),
         ({"kinds": "Supplier,Nope"}, "kinds"),
         ({"limit": "1000"}, "limit"),
         ({"limit": "-1"}, "limit"),
@@ -155,3 +155,18 @@ async def test_feed_calls_count_against_the_rate_limits(supply: Stack, feed: Fee
     assert refused.status_code == 429, refused.text
     assert refused.json()["code"] == "rate-limited" and int(refused.headers["Retry-After"]) >= 1
     assert (await get(supply)).status_code == 200  # the admin is not limited
+
+
+async def test_changes_since_a_tag_are_the_changes_since_its_revision(supply: Stack, feed: Feed) -> None:
+    first = (await get(supply)).json()["events"][0]["revision"]
+    await raise_risk(supply, 91)
+    created = await supply.http.post(
+        "/api/v1/domains/supply/tags", json={"name": "imported", "revision": first}, headers=supply.admin
+    )
+    assert created.status_code == 201, created.text
+    by_tag = await get(supply, since="imported")
+    assert by_tag.status_code == 200, by_tag.text
+    assert by_tag.content == (await get(supply, since=first)).content
+    assert len(by_tag.json()["events"]) == 2
+    untagged = await get(supply, since="no-such-tag")
+    assert untagged.status_code == (await get(supply, since="0" * 64)).status_code == 409

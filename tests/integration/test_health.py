@@ -1,4 +1,4 @@
-"""GET /health: 200 with the version once every service answers its gRPC health check, 503 before."""
+"""GET /health: 200 with the version and features once every service answers its gRPC health check, 503 before."""
 
 from __future__ import annotations
 
@@ -18,7 +18,11 @@ from tests.integration.conftest import Stack
 async def test_health_is_ok_when_every_service_answers(stack: Stack) -> None:
     response = await stack.http.get("/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "version": __version__}
+    body = response.json()
+    assert body == {"status": "ok", "version": __version__, "features": body["features"]}
+    # Seed 002: clients check for 0.8.0 (memory feed v1) and 0.9.0 (v2); both are served and said.
+    assert tuple(int(part) for part in body["version"].split(".")) >= (0, 9, 0)
+    assert body["features"]["memory_feed"] == [1, 2] and body["features"]["tags"] is True
 
 
 async def test_health_is_503_while_a_service_is_down(stack: Stack) -> None:

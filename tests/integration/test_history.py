@@ -35,7 +35,10 @@ async def test_history_newest_first_with_values_and_paging(supply: Stack) -> Non
     assert [c["revision"] for c in body["changes"]] == [third, second, first]
     newest, middle, oldest = body["changes"]
     assert newest["change"] == "modified" and newest["attributes"] == ["risk_score"]
-    assert newest["before"] == {"risk_score": "90"} and newest["after"]["risk_score"] == "95"
+    # before and after are symmetric: the changed Attributes, both sides (issue 15 §5).
+    assert newest["before"] == {"risk_score": "90"} and newest["after"] == {"risk_score": "95"}
+    assert oldest["before"] is None and set(oldest["after"]) == set(oldest["attributes"])
+    assert oldest["after"]["legal_name"] == "Kavsen Alloys Sp. z o.o."
     assert newest["author"] == "usr_admin" and newest["message"] == "Third look"
     assert middle["author"] == "usr_editor" and middle["origin"]["type"] == "operation"
     assert oldest["change"] == "created" and oldest["origin"] == {"type": "import", "ref": "examples/supply"}
@@ -202,9 +205,10 @@ async def test_bad_history_and_diff_requests(supply: Stack) -> None:
         (S1001 + "/history?cursor=@@", 400),
         (D + "/kinds/Supplier/records/S-0000/history", 404),
         (S1001 + "/explain?format=pdf", 400),
-        (S1001 + "/lineage?at=nope", 400),
+        (S1001 + "/lineage?at=no%20pe", 400),
+        (S1001 + "/lineage?at=nope", 404),  # a name, but neither a Revision nor a tag
         (D + f"/diff?from={first}", 400),
-        (D + "/diff?from=zz&to=zz", 400),
+        (D + "/diff?from=z%20z&to=z%20z", 400),
     ):
         response = await supply.http.get(path, headers=supply.admin)
         assert response.status_code == status, (path, response.text)

@@ -1,6 +1,11 @@
 """Property: random updates on two branches forked from main merge to what applying the
 non-conflicting changes by hand gives, and the Attributes both sides changed to different values are
-exactly the both_changed Conflicts. A fresh Domain per example, on one stack."""
+exactly the both_changed Conflicts. A fresh Domain per example, on one stack.
+
+"Changed" on the target counts both ways the merge sees it: a value other than the merge base's
+(the source where the last merge took it), and a value other than the target's own at that merge.
+So a target that set an Attribute back to the base's value after a merge, while the source changed
+it, is a Conflict, not a silent take of the source's value (git would take it)."""
 
 from __future__ import annotations
 
@@ -81,6 +86,9 @@ async def test_merge_applies_the_changes_of_each_side(
 
     state = {"work": {k: dict(v) for k, v in start.items()}, "main": {k: dict(v) for k, v in start.items()}}
     base = {k: dict(v) for k, v in start.items()}
+    # The target's values when the last merge committed (the fork before the first): an Attribute
+    # the target changed since then is its change too, even when it went back to the base's value.
+    merged_main = {k: dict(v) for k, v in start.items()}
     for updates in rounds:
         for branch, key, attribute, value in updates:
             await put(branch, key, **{attribute: value})
@@ -93,7 +101,7 @@ async def test_merge_applies_the_changes_of_each_side(
             for attribute in ATTRIBUTES:
                 s, t = state["work"][key][attribute], state["main"][key][attribute]
                 s_changed = s != base[key][attribute]
-                t_changed = t != base[key][attribute]
+                t_changed = t != base[key][attribute] or t != merged_main[key][attribute]
                 if s_changed and t_changed and s != t:
                     conflicts.add((key, attribute, str(t), str(s)))
                 expected[key][attribute] = s if s_changed and not t_changed else t
@@ -120,6 +128,7 @@ async def test_merge_applies_the_changes_of_each_side(
             values = response.json()["values"]
             assert {a: int(values[a]) for a in ATTRIBUTES} == expected[key], (key, rounds)
         state["main"] = expected
+        merged_main = {k: dict(v) for k, v in expected.items()}
         # The next merge base: the source where this merge took it (as in git: a change the target
         # made before, which the source never saw, still counts as the target's).
         base = {k: dict(v) for k, v in state["work"].items()}

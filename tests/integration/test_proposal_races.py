@@ -154,8 +154,10 @@ async def test_two_merges_of_one_proposal_merge_once(supply: Stack) -> None:
     refused = next(r for r in responses if r.status_code == 409)
     assert refused.json()["type"].endswith("proposal-not-open")
     assert await supply.count("revisions") == revisions + 1
-    attempts = await rows(supply, "select result from merge_attempts")
-    assert [a.result for a in attempts] == ["merge"]
+    attempts = await rows(supply, "select result, revision from merge_attempts order by id")
+    # The attempt made on open (nothing kept), then the one merge.
+    assert [a.result for a in attempts] == ["merge", "merge"]
+    assert attempts[0].revision is None and attempts[1].revision is not None
 
 
 async def test_a_merge_racing_a_close(supply: Stack) -> None:

@@ -170,7 +170,10 @@ async def test_conflicts_are_stored_resolved_and_merged(supply: Stack) -> None:
     await update(supply, "S-1001", "work", risk_score=11)
     await update(supply, "S-1001", "main", risk_score=55)
     proposal = await propose(supply, "work")
-    assert proposal["attempt"] is None
+    # Tried on open (issue 15 §5): the Conflict is known before anyone asks to merge.
+    assert proposal["attempt"]["result"] == "conflicts" and proposal["attempt"]["revision"] is None
+    assert proposal["merge"]["mergeable"] is False and "open-conflicts" in proposal["merge"]["blockers"]
+    assert proposal["conflicts"] == {"open": 1, "resolved": 0}
     await approve(supply, proposal["id"], await reviewer(supply))
     attempt = await merge(supply, proposal["id"])
     assert attempt["status"] == "open"
@@ -282,3 +285,36 @@ async def test_an_author_cannot_approve_their_own_proposal(supply: Stack) -> Non
     assert own.status_code == 403 and own.json()["code"] == "own-proposal", own.text
     other = await supply.http.post(url, json={"decision": "approve"}, headers=supply.admin)
     assert other.status_code == 200, other.text
+
+
+async def test_a_proposal_is_tried_on_open_and_again_when_a_head_moves(supply: Stack) -> None:
+    """Issue 15 §5: `mergeable`, Conflicts and blockers are known before a merge is asked: the
+    Proposal is tried when it opens, and again (in keeper's background, writes/moves.py) each time
+    its source or its target head moves."""
+    await branch(supply, "work")
+    await update(supply, "S-1001", "work", risk_score=11)
+    proposal = await propose(supply, "work")
+    url = f"{API}/proposals/{proposal['id']}"
+    work, main = (await head(supply, "work"))["head"], (await head(supply))["head"]
+    first = proposal["attempt"]
+    assert first["result"] == "fast_forward" and (first["source_head"], first["target_head"]) == (work, main)
+    assert proposal["conflicts"]["open"] == 0 and "open-conflicts" not in proposal["merge"]["blockers"]
+    # The target moves and now conflicts: found without a merge request.
+    await update(supply, "S-1001", "main", risk_score=55)
+    await supply.rt.moves.settled()
+    moved = (await supply.http.get(url, headers=supply.admin)).json()
+    assert moved["attempt"]["result"] == "conflicts"
+    assert moved["attempt"]["target_head"] == (await head(supply))["head"]
+    assert moved["merge"]["mergeable"] is False and "open-conflicts" in moved["merge"]["blockers"]
+    # The source moves back to agree with the target: the Conflict is gone again.
+    await update(supply, "S-1001", "work", risk_score=55)
+    await supply.rt.moves.settled()
+    agreed = (await supply.http.get(url, headers=supply.admin)).json()
+    assert agreed["attempt"]["source_head"] == (await head(supply, "work"))["head"]
+    assert agreed["attempt"]["result"] == "merge" and agreed["conflicts"]["open"] == 0
+    assert "open-conflicts" not in agreed["merge"]["blockers"]
+    # A head that did not move is not tried again.
+    attempts = await supply.count("merge_attempts")
+    supply.rt.moves.moved(1, "work")
+    await supply.rt.moves.settled()
+    assert await supply.count("merge_attempts") == attempts

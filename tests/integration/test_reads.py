@@ -53,9 +53,17 @@ async def test_read_at_an_earlier_revision_comes_from_history(supply: Stack) -> 
 
 
 async def test_bad_at_answers_4xx(supply: Stack) -> None:
-    bad = await supply.http.get(f"{DOMAIN}/kinds/Supplier/records/S-1001?at=yesterday", headers=supply.admin)
+    # Not a name at all: 400. A name that is neither a Revision nor a tag: 404, as an unknown Revision.
+    bad = await supply.http.get(
+        f"{DOMAIN}/kinds/Supplier/records/S-1001?at=last%20week", headers=supply.admin
+    )
     assert bad.status_code == 400
     assert bad.json()["type"].endswith("/invalid-at")
+    untagged = await supply.http.get(
+        f"{DOMAIN}/kinds/Supplier/records/S-1001?at=yesterday", headers=supply.admin
+    )
+    assert untagged.status_code == 404
+    assert untagged.json()["type"].endswith("/revision-not-found")
     unknown = await supply.http.get(
         f"{DOMAIN}/kinds/Supplier/records/S-1001?at={'0' * 64}", headers=supply.admin
     )

@@ -86,7 +86,16 @@ async def test_the_seed_example(stack: Stack) -> None:
     assert category["records"] == 6 and category["matched"] == "shoes"
     assert body["unmatched"] == ["average", "of"]
     assert body["skipped"] == [{"level": "embedding", "reason": "other levels matched"}]
-    assert body["coverage"]["unknown"] == ["average", "of"]
+    assert body["hints"] == []
+    # a function word is unmatched, yet no gap in the vocabulary: not in coverage.unknown (issue 16)
+    assert body["coverage"]["unknown"] == ["average"]
+    assert body["coverage"]["notes"][0] == "average: term unknown in this Domain"
+    assert body["coverage"]["kinds"][0]["kind"] == "Product" and body["coverage"]["kinds"][0]["records"] == 12
+    assert {(a["attribute"], tuple(a["used_in"])) for a in body["coverage"]["attributes"]} == {
+        ("category", ("where",)),
+        ("color", ("where",)),
+        ("price", ("select",)),
+    }
     # the predicates work as written
     query = await stack.http.post(
         "/api/v1/domains/retail/query",

@@ -228,3 +228,36 @@ async def test_open_conflicts_block_an_automatic_merge(stack: Stack) -> None:
     assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
     record = (await stack.http.get(API + "/kinds/Supplier/records/S-1001", headers=stack.admin)).json()
     assert (record["values"]["risk_score"], record["values"]["tier"]) == ("5", "2")
+
+
+async def test_a_dry_run_that_will_need_review_runs_and_says_so(supply: Stack) -> None:
+    """Issue 15 §5: "dry run first" holds on protected main without a task: the dry run answers 200
+    with what it would do, and `review` names the reason and next steps of the 409 the real
+    execution would get. Nothing is stored."""
+    headers = await agent(supply)
+    before = await counts(supply)
+    body = {"parameters": {"key": "S-1001", "risk_score": 5}, "dry_run": True}
+    dry = await supply.http.post(UPDATE, json=body, headers=headers)
+    assert dry.status_code == 200, dry.text
+    answer = dry.json()
+    assert answer["status"] == "dry_run" and answer["valid"] is True and answer["branch"] == "main"
+    assert [c["ref"] for c in answer["changes"]] == ["Supplier/S-1001"]
+    review = answer["review"]
+    assert review["required"] is True and review["reason"] == "protected-branch"
+    assert [n["action"] for n in review["next"]] == ["name_a_task", "create_branch"]
+    real = problem(
+        await supply.http.post(UPDATE, json={**body, "dry_run": False}, headers=headers),
+        409,
+        "review-required",
+    )
+    assert (real["reason"], real["next"]) == (review["reason"], review["next"])
+    # The review policy: the same, with its own reason.
+    policy = await supply.http.post(
+        FLAG, json={**flag("critical"), "task": None, "intent": None, "dry_run": True}, headers=supply.admin
+    )
+    assert policy.status_code == 200, policy.text
+    assert policy.json()["review"]["reason"] == "review-policy"
+    # A dry run that needs no review says nothing of it.
+    plain = await supply.http.post(UPDATE, json=body, headers=supply.admin)
+    assert plain.status_code == 200 and "review" not in plain.json()
+    assert await counts(supply) == before

@@ -21,32 +21,33 @@ async def miss(stack: Stack, words: str, times: int, **body: object) -> None:
 
 async def test_frequent_misses_become_suggestions_a_person_reviews(stack: Stack) -> None:
     await retail(stack)
-    await miss(stack, "colour bluish xyzzy", 3)
+    # "colr" is a miss (too short for a guessed edit, too far in trigrams), yet near color
+    await miss(stack, "colr bluish xyzzy", 3)
     await miss(stack, "acmecorp", 2)
     assert await suggest(stack.rt.db, stack.rt.settings) == 3
     listed = await stack.http.get(S, headers=stack.admin)
     assert listed.status_code == 200, listed.text
     found = {s["phrase"]: s for s in listed.json()["suggestions"]}
-    assert set(found) == {"colour", "bluish", "xyzzy"}, "acmecorp was missed twice only (suggest_min_count 3)"
-    assert found["colour"]["type"] == "alias"
-    assert found["colour"]["target"] == {"kind": "Product", "attribute": "color"}
-    assert found["colour"]["patch"] == {
+    assert set(found) == {"colr", "bluish", "xyzzy"}, "acmecorp was missed twice only (suggest_min_count 3)"
+    assert found["colr"]["type"] == "alias"
+    assert found["colr"]["target"] == {"kind": "Product", "attribute": "color"}
+    assert found["colr"]["patch"] == {
         "op": "add",
         "path": "kinds.Product.attributes.color.aliases",
-        "value": "colour",
+        "value": "colr",
     }
     assert found["bluish"]["type"] == "value_alias"
     assert found["bluish"]["target"] == {"kind": "Product", "attribute": "color", "value": "blue"}
     assert found["xyzzy"]["type"] == "description" and found["xyzzy"]["status"] == "open"
-    assert found["colour"]["misses"] == 3
+    assert found["colr"]["misses"] == 3
 
-    accepted = await stack.http.post(f"{S}/{found['colour']['id']}/accept", headers=stack.admin)
+    accepted = await stack.http.post(f"{S}/{found['colr']['id']}/accept", headers=stack.admin)
     assert accepted.status_code == 200, accepted.text
     assert accepted.json()["suggestion"]["status"] == "accepted"
-    assert accepted.json()["schema_patch"] == found["colour"]["patch"]
+    assert accepted.json()["schema_patch"] == found["colr"]["patch"]
     schema = (await stack.http.get("/api/v1/domains/retail/schema", headers=stack.admin)).json()
     color = schema["kinds"][0]["attributes"]["color"]
-    assert "colour" not in (color.get("aliases") or []), "accepting changes nothing in the schema"
+    assert "colr" not in (color.get("aliases") or []), "accepting changes nothing in the schema"
     dismissed = await stack.http.post(f"{S}/{found['xyzzy']['id']}/dismiss", headers=stack.admin)
     assert dismissed.status_code == 200 and dismissed.json()["suggestion"]["status"] == "dismissed"
     again = await stack.http.post(f"{S}/{found['xyzzy']['id']}/accept", headers=stack.admin)

@@ -40,7 +40,10 @@ def test_every_json_endpoint_declares_its_response_model() -> None:
 def test_the_document_is_valid_and_names_a_schema_for_every_success() -> None:
     validate(document())
     successes = _json_successes()
-    assert len(successes) >= len(ENDPOINTS) - 1  # every endpoint but the event stream, and the 202
+    # every endpoint but the event stream and the 204s (no body), and the 202
+    assert len(successes) >= len(ENDPOINTS) - sum(
+        1 for e in ENDPOINTS if "application/json" not in e.media_types
+    )
     placeholders = [
         (name, status) for name, status, entry in successes if entry["schema"] == {"type": "object"}
     ]

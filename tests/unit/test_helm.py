@@ -1,6 +1,8 @@
-"""The Helm chart: linted and rendered offline (helm-python-sdk, Helm 4 without a binary), every
-manifest validated strictly against pinned Kubernetes schemas (kubernetes-validate), values.schema.json
-refusing bad values, and the rendered objects keeping the contracts the services rely on."""
+"""The Helm chart: linted strictly and rendered offline (helm-python-sdk, Helm 4 without a binary),
+installed as a stock `helm install` does it (client dry run: schema, dependency check, render),
+every manifest validated strictly against pinned Kubernetes schemas (kubernetes-validate) for the
+defaults and each values example, values.schema.json refusing bad values, and the rendered objects
+keeping the contracts the services rely on (Herald included)."""
 
 from __future__ import annotations
 
@@ -14,16 +16,22 @@ from pathlib import Path
 from typing import Any
 
 import helm_python as helm
+import httpx
 import kubernetes_validate
 import pytest
 import yaml
 
-from lorebase.cli import COMMANDS
+from lorebase.cli import COMMANDS, build_parser
+from lorebase.clients.rest import RestSettings
 from lorebase.config import defaults, load_settings
+from lorebase.herald.server import PROTECTED_RESOURCE_PATH, http_app
+from lorebase_store.migrate import engine_target
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "deploy" / "helm" / "lorebase"
-PRODUCTION = ROOT / "deploy" / "helm" / "examples" / "production.yaml"
+EXAMPLES = ROOT / "deploy" / "helm" / "examples"
+PRODUCTION = EXAMPLES / "production.yaml"
+EXAMPLE_NAMES = sorted(path.stem for path in EXAMPLES.glob("*.yaml"))
 # The chart's minimum (Chart.yaml kubeVersion: native gRPC probes) and a current release.
 KUBERNETES_VERSIONS = ["1.27.0", "1.33.0"]
 RELEASE, NAMESPACE = "lb", "lorebase"
@@ -63,9 +71,18 @@ def render(chart: Any, values: Mapping[str, Any] | None) -> list[dict[str, Any]]
     return objects
 
 
-def production_values() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load(PRODUCTION.read_text())
+def example_values(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((EXAMPLES / f"{name}.yaml").read_text())
     return loaded
+
+
+def production_values() -> dict[str, Any]:
+    return example_values("production")
+
+
+def named_values(name: str) -> dict[str, Any]:
+    """`defaults` (the chart's defaults plus the two required URLs) or an example's values."""
+    return copy.deepcopy(REQUIRED) if name == "defaults" else example_values(name)
 
 
 @pytest.fixture(scope="module")
@@ -107,24 +124,68 @@ def secret_value(secret: dict[str, Any], key: str) -> str:
 # -- lint and Kubernetes schemas -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("values_name", ["defaults", "production"])
-def test_the_chart_lints_clean(values_name: str) -> None:
-    values = REQUIRED if values_name == "defaults" else production_values()
-    report = helm.lint(str(CHART), values, kube_version="v1.33.0")
-    problems = [m for m in report["messages"] if m["severity"] >= 2]
-    # The optional NATS chart is fetched by `helm dependency update`, not vendored: lint says so.
-    assert [m["error"] for m in problems] == ["chart directory is missing these dependencies: nats"]
+def test_the_examples_are_there() -> None:
+    assert EXAMPLE_NAMES == [
+        "external-nats",
+        "external-postgres-tls",
+        "ingress-tls",
+        "production",
+        "replicas-pdb",
+    ]
+
+
+@pytest.mark.parametrize("values_name", ["defaults", *EXAMPLE_NAMES])
+def test_the_chart_lints_clean_in_strict_mode(values_name: str) -> None:
+    report = helm.lint(str(CHART), named_values(values_name), strict=True, kube_version="v1.33.0")
+    # Strict: a warning fails as an error would. Only information (e.g. "icon is recommended") remains.
+    assert [m for m in report["messages"] if m["severity"] >= 2] == []
+    assert report["errors"] == []
+
+
+def test_the_chart_has_no_dependency_to_fetch() -> None:
+    """`helm install/upgrade/template` refuse a chart whose declared dependency is not vendored,
+    whatever its condition: the chart declares none (NATS is a release of its own)."""
+    assert helm.dependency_list(str(CHART)) == []
+    assert "dependencies" not in yaml.safe_load((CHART / "Chart.yaml").read_text())
+
+
+@pytest.mark.parametrize("values_name", ["defaults", *EXAMPLE_NAMES])
+def test_a_stock_install_accepts_the_chart(values_name: str) -> None:
+    """What `helm install --dry-run=client` runs: the schema, the dependency check and the render."""
+    with helm.Config(namespace=NAMESPACE, storage_driver="memory", kubeconfig_content=OFFLINE) as config:
+        release = config.install(
+            str(CHART), RELEASE, named_values(values_name), namespace=NAMESPACE, dry_run="client"
+        )
+    assert release["chart_name"] == "lorebase"
+    kinds = {doc["kind"] for doc in yaml.safe_load_all(release["manifest"]) if doc}
+    assert {"Deployment", "Service", "ConfigMap"} <= kinds
+
+
+# A kubeconfig naming a server nothing listens on: a client dry run must not need one.
+OFFLINE = yaml.safe_dump(
+    {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "none", "cluster": {"server": "https://127.0.0.1:9"}}],
+        "users": [{"name": "none", "user": {}}],
+        "contexts": [{"name": "none", "context": {"cluster": "none", "user": "none"}}],
+        "current-context": "none",
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def rendered(chart: Any) -> dict[str, list[dict[str, Any]]]:
+    """The objects of the defaults and of each example, rendered once."""
+    return {name: render(chart, named_values(name)) for name in ["defaults", *EXAMPLE_NAMES]}
 
 
 @pytest.mark.parametrize("version", KUBERNETES_VERSIONS)
-@pytest.mark.parametrize("values_name", ["defaults", "production"])
+@pytest.mark.parametrize("values_name", ["defaults", *EXAMPLE_NAMES])
 def test_every_manifest_is_valid_kubernetes(
-    values_name: str,
-    version: str,
-    default_objects: list[dict[str, Any]],
-    production_objects: list[dict[str, Any]],
+    values_name: str, version: str, rendered: dict[str, list[dict[str, Any]]]
 ) -> None:
-    objects = default_objects if values_name == "defaults" else production_objects
+    objects = rendered[values_name]
     assert len(objects) > 15
     for o in objects:
         # Strict: unknown fields fail; a kind without a schema raises SchemaNotFoundError and fails too.
@@ -206,6 +267,28 @@ BAD_VALUES = {
         "/keeper/podDisruptionBudget",
     ),
     "resources as text": (with_values(REQUIRED, gateway__resources="lots"), "/gateway/resources"),
+    "the removed NATS dependency": (with_values(REQUIRED, nats={"enabled": True}), "nats-values.yaml"),
+    "CA from a Secret and a ConfigMap": (
+        with_values(
+            REQUIRED,
+            database__caCertificate={"secretName": "a", "configMapName": "b", "key": "ca.crt"},
+        ),
+        "/database/caCertificate",
+    ),
+    "Herald port out of range": (with_values(REQUIRED, herald__port=0), "/herald/port"),
+    "Herald Domain not a Domain name": (
+        with_values(REQUIRED, herald__domain="Supply Chain"),
+        "/herald/domain",
+    ),
+    "ingress to an unknown component": (
+        with_values(
+            REQUIRED,
+            ingress__hosts=[
+                {"host": "x", "paths": [{"path": "/", "pathType": "Prefix", "component": "keeper"}]}
+            ],
+        ),
+        "component",
+    ),
 }
 
 
@@ -224,10 +307,9 @@ def test_the_schema_refuses_bad_values(chart: Any, case: str) -> None:
     [
         REQUIRED,
         production_values(),
-        {"database": REQUIRED["database"], "nats": {"enabled": True}},
         with_values(REQUIRED, keeper__podDisruptionBudget={"enabled": True, "minAvailable": "50%"}),
     ],
-    ids=["required", "production", "nats dependency", "percent PDB"],
+    ids=["required", "production", "percent PDB"],
 )
 def test_the_schema_accepts_good_values(chart: Any, values: dict[str, Any]) -> None:
     chart.validate_schema(values)
@@ -563,11 +645,6 @@ def test_a_disabled_component_renders_nothing(chart: Any, component: str) -> Non
     assert named == []
 
 
-def test_the_nats_dependency_supplies_the_nats_url(chart: Any) -> None:
-    objects = render(chart, {"database": REQUIRED["database"], "nats": {"enabled": True}})
-    assert secret_value(one(objects, "Secret", "secrets"), "nats-url") == f"nats://{RELEASE}-nats:4222"
-
-
 def test_the_image_runs_as_the_user_the_chart_expects() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     values = yaml.safe_load((CHART / "values.yaml").read_text())
@@ -577,3 +654,204 @@ def test_the_image_runs_as_the_user_the_chart_expects() -> None:
     chart_meta = yaml.safe_load((CHART / "Chart.yaml").read_text())
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert f'version = "{chart_meta["appVersion"]}"' in pyproject
+
+
+# -- Herald ------------------------------------------------------------------------------------------
+
+
+def container_of(objects: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    container: dict[str, Any] = one(objects, kind, name)["spec"]["template"]["spec"]["containers"][0]
+    return container
+
+
+def test_herald_is_off_by_default(default_objects: list[dict[str, Any]]) -> None:
+    assert [o for o in default_objects if o["metadata"]["name"].endswith("-herald")] == []
+
+
+@pytest.fixture(scope="module")
+def herald_objects(chart: Any) -> list[dict[str, Any]]:
+    return render(chart, with_values(REQUIRED, herald__enabled=True, herald__domain="supply"))
+
+
+def test_herald_serves_mcp_over_http_towards_the_gateway(herald_objects: list[dict[str, Any]]) -> None:
+    container = container_of(herald_objects, "Deployment", "herald")
+    # The command line is one the CLI accepts, with the flags it has.
+    args = build_parser().parse_args(container["args"])
+    assert (args.command, args.transport, args.host, args.port) == ("herald", "http", "0.0.0.0", 8765)
+    env = {e["name"]: e for e in container["env"]}
+    gateway = one(herald_objects, "Service", "gateway")
+    port = gateway["spec"]["ports"][0]["port"]
+    assert (
+        env["LOREBASE_URL"]["value"]
+        == f"http://{RELEASE}-lorebase-gateway.{NAMESPACE}.svc.cluster.local:{port}"
+    )
+    assert env["LOREBASE_DOMAIN"]["value"] == "supply"
+    assert container["ports"] == [{"name": "http", "containerPort": 8765, "protocol": "TCP"}]
+    for probe in ("startupProbe", "readinessProbe"):
+        assert container[probe]["httpGet"] == {"path": PROTECTED_RESOURCE_PATH, "port": "http"}
+    assert container["livenessProbe"]["tcpSocket"] == {"port": "http"}
+
+
+async def test_herald_answers_its_probe_without_a_credential(herald_objects: list[dict[str, Any]]) -> None:
+    """The probe's path, asked of Herald's real HTTP app with no Authorization header, is a 200."""
+    container = container_of(herald_objects, "Deployment", "herald")
+    path = container["readinessProbe"]["httpGet"]["path"]
+    app = http_app(RestSettings(url="http://127.0.0.1:9"), domain="supply", host="0.0.0.0")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://herald") as client:
+        answer = await client.get(path)
+        assert answer.status_code == 200
+        assert answer.json()["resource"] == "http://herald/mcp"
+        assert (await client.post("/mcp", json={})).status_code == 401  # MCP itself needs a key
+    service = one(herald_objects, "Service", "herald")
+    assert service["spec"]["ports"] == [{"name": "http", "port": 80, "targetPort": "http", "protocol": "TCP"}]
+    assert service["spec"]["selector"]["app.kubernetes.io/component"] == "herald"
+    # An MCP session lives in the process that opened it: a caller stays on one pod.
+    assert service["spec"]["sessionAffinity"] == "ClientIP"
+
+
+def test_herald_holds_no_credential(herald_objects: list[dict[str, Any]]) -> None:
+    """It forwards each caller's bearer: no key, no Secret, no settings file in its pod."""
+    deployment = one(herald_objects, "Deployment", "herald")
+    spec = deployment["spec"]["template"]["spec"]
+    names = {e["name"] for e in spec["containers"][0]["env"]}
+    assert "LOREBASE_KEY" not in names and "LOREBASE_ADMIN_KEY" not in names
+    assert "secretKeyRef" not in json.dumps(spec)
+    assert [v["name"] for v in spec["volumes"]] == ["tmp"]
+
+
+def test_herald_runs_locked_down_like_the_others(herald_objects: list[dict[str, Any]]) -> None:
+    spec = one(herald_objects, "Deployment", "herald")["spec"]["template"]["spec"]
+    keeper = one(herald_objects, "Deployment", "keeper")["spec"]["template"]["spec"]
+    assert spec["securityContext"] == keeper["securityContext"]
+    assert spec["containers"][0]["securityContext"] == keeper["containers"][0]["securityContext"]
+    assert spec["containers"][0]["securityContext"]["readOnlyRootFilesystem"] is True
+    assert spec["automountServiceAccountToken"] is False
+    assert one(herald_objects, "PodDisruptionBudget", "herald")["spec"]["maxUnavailable"] == 1
+
+
+def test_herald_has_a_network_policy_like_the_gateway(herald_objects: list[dict[str, Any]]) -> None:
+    policies = {p["metadata"]["name"]: p["spec"] for p in find(herald_objects, "NetworkPolicy")}
+    herald = policies[f"{RELEASE}-lorebase-herald"]
+    assert herald["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "herald"
+    assert herald["ingress"] == [{"ports": [{"port": "http", "protocol": "TCP"}]}]
+    # The release-wide policy selects Herald too: it reaches the gateway as a release pod.
+    release = policies[f"{RELEASE}-lorebase"]
+    labels = one(herald_objects, "Deployment", "herald")["spec"]["template"]["metadata"]["labels"]
+    assert release["podSelector"]["matchLabels"].items() <= labels.items()
+
+
+@pytest.mark.parametrize("version", KUBERNETES_VERSIONS)
+def test_herald_objects_are_valid_kubernetes(version: str, herald_objects: list[dict[str, Any]]) -> None:
+    for o in herald_objects:
+        if o["metadata"]["name"].endswith("-herald"):
+            kubernetes_validate.validate(o, version, strict=True)
+
+
+def test_herald_needs_the_gateway(chart: Any) -> None:
+    with pytest.raises(helm.HelmError, match="herald.enabled needs gateway.enabled"):
+        render(chart, with_values(REQUIRED, herald__enabled=True, gateway__enabled=False))
+
+
+def test_an_ingress_path_to_a_disabled_component_fails(chart: Any) -> None:
+    hosts = [
+        {"host": "mcp.example.com", "paths": [{"path": "/", "pathType": "Prefix", "component": "herald"}]}
+    ]
+    with pytest.raises(helm.HelmError, match="routes to herald, which is not enabled"):
+        render(chart, with_values(REQUIRED, ingress__enabled=True, ingress__hosts=hosts))
+
+
+# -- the values examples -----------------------------------------------------------------------------
+
+
+def test_postgres_tls_example_mounts_the_ca_where_asyncpg_reads_it(
+    rendered: dict[str, list[dict[str, Any]]],
+) -> None:
+    objects = rendered["external-postgres-tls"]
+    pods = [container_of(objects, "Deployment", name) for name in COMPONENTS]
+    pods.append(container_of(objects, "Job", "migrate"))
+    for container in pods:
+        env = {e["name"]: e for e in container["env"]}
+        assert env["PGSSLROOTCERT"]["value"] == "/etc/lorebase/postgres-ca/ca.crt"
+        assert env["LOREBASE_DATABASE_URL"]["valueFrom"]["secretKeyRef"] == {
+            "name": "lorebase-connections",
+            "key": "database-url",
+        }
+        assert {
+            "name": "postgres-ca",
+            "mountPath": "/etc/lorebase/postgres-ca",
+            "readOnly": True,
+        } in container["volumeMounts"]
+    spec = one(objects, "Deployment", "keeper")["spec"]["template"]["spec"]
+    volume = next(v for v in spec["volumes"] if v["name"] == "postgres-ca")
+    assert volume["secret"] == {
+        "secretName": "lorebase-postgres-ca",
+        "items": [{"key": "ca.crt", "path": "ca.crt"}],
+    }
+    # The URL the example's Secret holds: verify-full goes to asyncpg (tests/integration/test_database_tls.py).
+    header = (EXAMPLES / "external-postgres-tls.yaml").read_text()
+    url = header.split("database-url='")[1].split("'")[0]
+    assert engine_target(url)[1] == {"dsn": "postgresql://?sslmode=verify-full"}
+
+
+def test_a_ca_from_a_configmap_is_mounted_too(chart: Any) -> None:
+    values = with_values(
+        REQUIRED, database__caCertificate={"secretName": "", "configMapName": "pg-ca", "key": "root.pem"}
+    )
+    objects = render(chart, values)
+    volume = next(
+        v
+        for v in one(objects, "Job", "migrate")["spec"]["template"]["spec"]["volumes"]
+        if v["name"] == "postgres-ca"
+    )
+    assert volume["configMap"] == {"name": "pg-ca", "items": [{"key": "root.pem", "path": "ca.crt"}]}
+    assert "PGSSLROOTCERT" not in json.dumps(render(chart, REQUIRED))  # nothing without a CA
+
+
+def test_external_nats_example_replicates_the_stream(
+    rendered: dict[str, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    objects = rendered["external-nats"]
+    env = {e["name"]: e for e in container_of(objects, "Deployment", "feed")["env"]}
+    assert env["LOREBASE_NATS_URL"]["valueFrom"]["secretKeyRef"] == {
+        "name": "lorebase-nats",
+        "key": "nats-url",
+    }
+    path = tmp_path / "lorebase.yaml"
+    path.write_text(one(objects, "ConfigMap", "config")["data"]["lorebase.yaml"])
+    assert load_settings({"LOREBASE_CONFIG": str(path)}).get("nats.stream_replicas") == 3
+
+
+def test_replicas_example_runs_three_of_each_with_budgets(rendered: dict[str, list[dict[str, Any]]]) -> None:
+    objects = rendered["replicas-pdb"]
+    for name in ("gateway", "keeper", "feed", "herald"):
+        assert one(objects, "Deployment", name)["spec"]["replicas"] == 3
+        assert one(objects, "PodDisruptionBudget", name)["spec"]["minAvailable"] == 2
+    # scribe's jobs are not coordinated across processes yet (values.yaml): one replica, no budget.
+    assert one(objects, "Deployment", "scribe")["spec"]["replicas"] == 1
+    assert find(objects, "PodDisruptionBudget", "scribe") == []
+
+
+def test_ingress_example_serves_gateway_and_herald_over_tls(
+    rendered: dict[str, list[dict[str, Any]]],
+) -> None:
+    objects = rendered["ingress-tls"]
+    ingress = one(objects, "Ingress", "gateway")
+    backends = {
+        rule["host"]: rule["http"]["paths"][0]["backend"]["service"]["name"]
+        for rule in ingress["spec"]["rules"]
+    }
+    assert backends == {
+        "lorebase.example.com": f"{RELEASE}-lorebase-gateway",
+        "mcp.example.com": f"{RELEASE}-lorebase-herald",
+    }
+    tls_hosts = {host for entry in ingress["spec"]["tls"] for host in entry["hosts"]}
+    assert tls_hosts == set(backends)
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"
+    # Through the Service, whose ClientIP affinity keeps an MCP session on its pod.
+    assert annotations["nginx.ingress.kubernetes.io/service-upstream"] == "true"
+    policies = {p["metadata"]["name"]: p["spec"] for p in find(objects, "NetworkPolicy")}
+    for name in ("gateway", "herald"):
+        assert policies[f"{RELEASE}-lorebase-{name}"]["ingress"][0]["from"] == [
+            {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "ingress-nginx"}}}
+        ]

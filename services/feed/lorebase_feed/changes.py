@@ -1,13 +1,13 @@
 """The polling changes: the revision.committed events of the first-parent Revisions after `since`.
 
 GET /domains/{domain}/branches/{branch}/changes?since=&kinds=&limit= (docs/feed.md). The cursor is a
-Revision, not a sequence: a branch's history grows one generation at a time under its row lock, so
-one snapshot of it never skips a Revision that commits later.
+Revision (or a tag naming one: lorebase_store.refs), not a sequence: a branch's history grows one
+generation at a time under its row lock, so one snapshot of it never skips a Revision that commits
+later.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,8 +15,8 @@ from lorebase.problems import Problem
 from lorebase_feed.access import FeedAccess, matches
 from lorebase_store import Database, RevisionRow, Txn
 from lorebase_store.chains import branch_chain
+from lorebase_store.refs import revision_named
 
-REVISION = re.compile(r"[0-9a-f]{64}")
 _SCAN = 500  # Revisions read per statement while filtering by Kind
 
 
@@ -78,12 +78,22 @@ async def _changes(
     picked: list[RevisionRow] = []
     more = False
     if since:
-        start = await txn.get_revision(access.domain_id, since)
+        named = await revision_named(txn, access.domain_id, since, chain)
+        if named.malformed or named.ambiguous:
+            raise Problem(
+                400,
+                "invalid-parameter",
+                f"since is a Revision id (64 hex digits, or a unique prefix of 12 or more) or a tag name, "
+                f"not {since!r}",
+                parameter="since",
+            )
+        start = named.revision
         if start is None or not chain.holds(start.branch, start.generation):
             raise _resync(
                 access.branch,
                 "off-history",
-                f"since {since} is not on the first-parent history of branch {access.branch!r}",
+                f"since {since} is not a Revision or tag on the first-parent history of branch "
+                f"{access.branch!r}",
             )
         if head - start.generation > limits.max_scan:
             raise _resync(
@@ -144,14 +154,7 @@ async def _changes(
 async def changes(
     db: Database, access: FeedAccess, *, since: str, kinds: frozenset[str], limit: int, limits: ChangesLimits
 ) -> dict[str, Any]:
-    since = since.strip().lower()
-    if since and not REVISION.fullmatch(since):
-        raise Problem(
-            400,
-            "invalid-parameter",
-            f"since is a Revision id (64 hex digits), not {since!r}",
-            parameter="since",
-        )
+    since = since.strip()
     limit = check_limit(limit, limits)
     return await db.read("feed_changes", _changes, access, since, kinds, limit, limits)
 

@@ -48,6 +48,8 @@ def answer_response(request: Request, answer: Answer, *, etag: bool = False) -> 
         headers["ETag"] = tag
     if tag is not None and tag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
         return Response(status_code=304, headers=headers)
+    if answer.status == 204:  # No Content: no body, no media type
+        return Response(status_code=204, headers=headers)
     return Response(answer.body, status_code=answer.status, media_type=answer.content_type, headers=headers)
 
 

@@ -17,9 +17,9 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from lorebase import __version__
 from lorebase.contract import ENDPOINTS, Endpoint
 from lorebase.contract.openapi import docs_page, document
+from lorebase.features import health_document
 from lorebase.problems import Problem
 from lorebase_gateway.edge import check_body, credential, parameters, read_body
 from lorebase_gateway.fanout import EventStreamResponse
@@ -73,12 +73,12 @@ def _health(gw: Gateway, endpoint: Endpoint) -> Route:
         )
         checks = dict(zip(clients, answers, strict=True))
         if all(checks.values()):
-            body: dict[str, Any] = {"status": "ok", "version": __version__}
+            body: dict[str, Any] = health_document("ok")
             degraded = await gw.degraded()
             if degraded:
-                body = {"status": "degraded", "version": __version__, "degraded": degraded}
+                body = health_document("degraded", degraded=degraded)
             return Response(orjson.dumps(body), media_type="application/json")
-        body = {"status": "unavailable", "version": __version__, "services": checks}
+        body = health_document("unavailable", services=checks)
         return Response(orjson.dumps(body), status_code=503, media_type="application/json")
 
     return health

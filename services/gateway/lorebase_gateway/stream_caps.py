@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Protocol
 
+from lorebase.credentials import ADMIN_PRINCIPAL  # not capped per principal
 from lorebase.problems import Problem
 
-ADMIN_PRINCIPAL = "usr_admin"  # as lorebase_keeper.auth: not capped per principal
 RETRY_AFTER_S = 5
 
 

@@ -1,16 +1,17 @@
 """What every keeper handler works with: the database, settings, Domains, auth, the committers (of
-graph commits and of memory commands), rate limits and the planner statistics."""
+graph commits and of memory commands), rate limits, the planner statistics and the work that follows
+a branch's head moving (`moves`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lorebase.config import Settings
 from lorebase.rate_limits import RateLimiter
 from lorebase_keeper.access import Authenticator
 from lorebase_keeper.domains import Domains
 from lorebase_keeper.memory import MemoryCommitter
-from lorebase_keeper.writes import Committer, PlannerStatistics
+from lorebase_keeper.writes import BranchMoves, Committer, PlannerStatistics
 from lorebase_store import Database
 
 
@@ -24,10 +25,12 @@ class Runtime:
     memory: MemoryCommitter
     limits: RateLimiter | None = None
     statistics: PlannerStatistics | None = None  # refreshed after large imports
+    moves: BranchMoves = field(default_factory=BranchMoves)  # work after a head moved (writes/moves.py)
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:
         model = settings.model
+        moves = BranchMoves()
         return cls(
             db=db,
             settings=settings,
@@ -37,10 +40,12 @@ class Runtime:
                 db,
                 max_group=model.keeper.commit.max_group,
                 bulk_statement_timeout_s=model.services.bulk_deadline_s,
+                moves=moves,
             ),
             memory=MemoryCommitter(db, max_group=model.memory.commit.max_group),
             limits=RateLimiter.of(model.keeper.rate_limits),
             statistics=PlannerStatistics(db),
+            moves=moves,
         )
 
 

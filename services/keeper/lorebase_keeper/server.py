@@ -44,12 +44,17 @@ def register(rt: Runtime, server: grpc.aio.Server) -> None:
 async def run(settings: Settings) -> int:
     rt = await build_runtime(settings)
     services = settings.model.services
+
+    async def stop() -> None:
+        await rt.moves.settled()  # the checks after the last commits (writes/moves.py)
+        await rt.db.close()
+
     return await serve(
         "keeper",
         services.keeper.listen,
         lambda server: register(rt, server),
         services=(service_name(keeper_pb2, "Keeper"), service_name(memory_pb2, "MemoryStore")),
-        on_stop=rt.db.close,
+        on_stop=stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.keeper.metrics_listen,
     )

@@ -191,7 +191,15 @@ def _resolve_human(answer: Any) -> str:
         {**c, "predicate": c.get("predicate"), "target": f"{c.get('target')}"}
         for c in answer.get("candidates", [])
     ]
-    text = table(rows, ["target", "kind", "attribute", "level", "score", "matched", "predicate"])
+    text = table(
+        rows, ["target", "kind", "relation", "attribute", "refs", "level", "score", "matched", "predicate"]
+    )
+    if answer.get("hints"):
+        shown = [
+            f"{h['hint']} ({h['matched']}): {h.get('aggregate') or h.get('order_by')}"
+            for h in answer["hints"]
+        ]
+        text += "\n\nhints: " + "; ".join(shown)
     if answer.get("unmatched"):
         text += f"\n\nunmatched: {', '.join(answer['unmatched'])}"
     return text
@@ -257,9 +265,34 @@ def _record_human(answer: Any) -> str:
     return "\n".join(lines)
 
 
+def _evidence_lines(evidence: dict[str, dict[str, Any]]) -> list[str]:
+    """Extraction evidence by Attribute, one line each (docs/provenance.md)."""
+    lines = []
+    for name, e in evidence.items():
+        span = e.get("span") or {}
+        where = f"{span['start']}-{span['end']}" if span.get("start") is not None else ""
+        quote = f' "{span["quote"]}"' if span.get("quote") else ""
+        confidence = "" if e.get("confidence") is None else f" confidence {e['confidence']}"
+        lines.append(
+            f"  {name}: {e.get('document')} [{where}]{quote} model {e.get('model')} prompt "
+            f"{e.get('prompt_version')} extractor {e.get('extractor')}{confidence}"
+        )
+    return lines
+
+
 def _history_human(answer: Any) -> str:
     rows = [{**c, "revision": short(c.get("revision"))} for c in answer.get("changes", [])]
     text = table(rows, ["revision", "at", "author", "change", "attributes", "message"])
+    for change in answer.get("changes", []):
+        evidence = {
+            name: p["extraction"]
+            for name, p in (change.get("provenance") or {}).items()
+            if p.get("extraction")
+        }
+        if evidence:
+            text += f"\n\nextracted in {short(change.get('revision'))}:\n" + "\n".join(
+                _evidence_lines(evidence)
+            )
     if answer.get("next_cursor"):
         text += f"\n\nmore: --cursor {answer['next_cursor']}"
     return text
@@ -270,7 +303,15 @@ def _lineage_human(answer: Any) -> str:
         {"attribute": name, **entry, "revision": short(entry.get("revision")), "origin": _origin(entry)}
         for name, entry in (answer.get("attributes") or {}).items()
     ]
-    return table(rows, ["attribute", "value", "revision", "actor", "at", "origin"])
+    text = table(rows, ["attribute", "value", "revision", "actor", "at", "origin"])
+    evidence = {
+        name: entry["extraction"]
+        for name, entry in (answer.get("attributes") or {}).items()
+        if entry.get("extraction")
+    }
+    if evidence:
+        text += "\n\nextraction evidence:\n" + "\n".join(_evidence_lines(evidence))
+    return text
 
 
 def _origin(entry: dict[str, Any]) -> str:

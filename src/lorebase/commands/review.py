@@ -1,4 +1,4 @@
-"""Branch and review commands: branches, proposals (with their Conflicts) and schema suggestions
+"""Branch and review commands: branches, tags, proposals (with their Conflicts) and schema suggestions
 (docs/cli.md, docs/branches.md)."""
 
 from __future__ import annotations
@@ -59,6 +59,39 @@ async def _branches(client: RestClient, args: argparse.Namespace) -> int:
     else:
         answer = await client.delete_branch(domain=args.domain, branch=args.name)
     emit(args, answer, _branch_human)
+    return 0
+
+
+# -- tags --------------------------------------------------------------------------------------------
+
+
+def _tags_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["list", "show", "create", "delete"])
+    parser.add_argument("name", nargs="?", metavar="TAG")
+    parser.add_argument("revision", nargs="?", metavar="REVISION", help="create: the Revision to name")
+    parser.add_argument("--limit", type=int, default=0, help="list: a page of at most this many")
+    parser.add_argument("--cursor", default="", help="list: the next_cursor of the previous page")
+
+
+@client_command("tags", "list, show, create or delete tags (immutable names of Revisions)", _tags_arguments)
+async def _tags(client: RestClient, args: argparse.Namespace) -> int:
+    if args.action == "list":
+        answer = await client.list_tags(domain=args.domain, limit=args.limit, cursor=args.cursor)
+        rows = [{**t, "revision": short(t.get("revision"))} for t in answer.get("tags", [])]
+        emit(args, answer, lambda _: table(rows, ["name", "revision", "branch", "created_by", "created_at"]))
+        return 0
+    if not args.name:
+        raise Usage(f"tags {args.action} needs a TAG")
+    if args.action == "create":
+        if not args.revision:
+            raise Usage("tags create needs a TAG and a REVISION")
+        answer = await client.create_tag(domain=args.domain, name=args.name, revision=args.revision)
+    elif args.action == "show":
+        answer = await client.get_tag(domain=args.domain, tag=args.name)
+    else:
+        await client.delete_tag(domain=args.domain, tag=args.name)
+        answer = {"domain": args.domain, "tag": args.name, "deleted": True}
+    emit(args, answer, lambda a: fields(a.items()))
     return 0
 
 

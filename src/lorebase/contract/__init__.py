@@ -17,6 +17,7 @@ from lorebase.contract import (
     memory,
     proposals,
     reads,
+    tags,
     web,
     writes,
 )
@@ -51,6 +52,7 @@ ENDPOINTS: list[Endpoint] = [
     *admin.ENDPOINTS,
     *feed.ENDPOINTS,
     *branches.ENDPOINTS,
+    *tags.ENDPOINTS,
     *proposals.ENDPOINTS,
     *writes.ENDPOINTS,
     *governance.ENDPOINTS,

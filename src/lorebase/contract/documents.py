@@ -70,8 +70,30 @@ class Origin(Answer, kw_only=True):
     """What made a Revision: its type and what it names (an invocation id, an import source, a
     Source, a Proposal...)."""
 
-    type: Annotated[str, Meta(description="operation | import | source_sync | merge")]
+    type: Annotated[str, Meta(description="operation | import | extraction | source_sync | merge")]
     ref: str
+
+
+class SpanShown(Answer, kw_only=True):
+    """Where in the document an extracted value was read: offsets, a quote, or both."""
+
+    start: int | UnsetType = UNSET
+    end: int | UnsetType = UNSET
+    quote: str | UnsetType = UNSET
+
+
+class Extraction(Answer, kw_only=True):
+    """The evidence of an extracted value (docs/provenance.md): stored once under `id`, the SHA-256
+    of its canonical JSON."""
+
+    id: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    document: str
+    document_digest: str
+    span: SpanShown
+    model: str
+    prompt_version: str
+    extractor: str
+    confidence: float | None
 
 
 class RevisionSummary(Answer, kw_only=True):
@@ -128,7 +150,10 @@ class Approval(Answer, kw_only=True):
 
 
 class Attempt(Answer, kw_only=True):
-    """The latest merge attempt of a Proposal."""
+    """The latest merge attempt of a Proposal: made when it opened, again in the background when its
+    source or target head moves, and on a merge request. `source_head` and `target_head` are the
+    heads it merged (null for attempts from before they were recorded): when they are the branches'
+    heads, the attempt is current."""
 
     id: str
     result: Annotated[str, Meta(description="fast_forward | merge | conflicts")]
@@ -136,6 +161,8 @@ class Attempt(Answer, kw_only=True):
     resolved_conflicts: Count
     counts: dict[str, int]
     revision: RevisionId | None
+    source_head: RevisionId | None
+    target_head: RevisionId | None
     at: Timestamp
 
 

@@ -58,6 +58,15 @@ BranchRef = Annotated[
 ]
 RevisionRef = Annotated[
     str,
+    Meta(
+        max_length=128,
+        pattern=_NO_NUL,
+        description="A Revision id (or a unique prefix) or a tag; empty: the head",
+    ),
+]
+# expected_head: the head a write expects (a tag is a read's name for a Revision, not a head).
+HeadRef = Annotated[
+    str,
     Meta(max_length=128, pattern=_NO_NUL, description="A Revision id (or a unique prefix); empty: the head"),
 ]
 Cursor = Annotated[
@@ -94,6 +103,7 @@ __all__ = [
     "Document",
     "DomainName",
     "Format",
+    "HeadRef",
     "IdempotencyKey",
     "Limit",
     "Name",

@@ -120,7 +120,9 @@ def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         }
     if endpoint.no_store:
         headers["Cache-Control"] = {"schema": {"type": "string", "enum": ["no-store"]}}
-    answer: dict[str, Any] = {"description": endpoint.summary, "content": content}
+    answer: dict[str, Any] = {"description": endpoint.summary}
+    if endpoint.success != 204:  # No Content
+        answer["content"] = content
     if headers:
         answer["headers"] = headers
     return answer

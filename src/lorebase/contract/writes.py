@@ -10,14 +10,15 @@ from msgspec import Meta
 from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, RECORD, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
+from lorebase.contract.evidence import Evidence
 from lorebase.contract.fields import (
     BodyKey,
     BranchRef,
     Document,
     DomainName,
+    HeadRef,
     IdempotencyKey,
     Name,
-    RevisionRef,
     ShortText,
     Vector,
     bounded,
@@ -33,7 +34,7 @@ class Execution(Body, frozen=True, kw_only=True):
 
     parameters: Document = msgspec.field(default_factory=dict)
     dry_run: bool = False
-    expected_head: RevisionRef | None = None
+    expected_head: HeadRef | None = None
     message: Message | None = None
     branch: BranchRef | None = None
     idempotency_key: BodyKey | None = None
@@ -41,6 +42,8 @@ class Execution(Body, frozen=True, kw_only=True):
     intent: Annotated[str, bounded(4000, "Why: a sentence or two for the Proposal")] | None = None
     auto_propose: bool | None = None
     auto_merge: bool | None = None
+    # The evidence of every value the execution sets, when they were extracted (docs/provenance.md).
+    extraction: Evidence | None = None
 
 
 class ExecuteOperation(Request, frozen=True, kw_only=True):
@@ -51,10 +54,14 @@ class ExecuteOperation(Request, frozen=True, kw_only=True):
 
 
 class RecordItem(Body, frozen=True, kw_only=True):
-    """A Record to load: its Kind and its values (the key among them)."""
+    """A Record to load: its Kind and its values (the key among them). An extracted Record carries
+    its evidence (docs/provenance.md): `extraction` for all its values, `evidence` per Attribute
+    (which wins over `extraction` for that Attribute)."""
 
     kind: Name
     values: Document
+    extraction: Evidence | None = None
+    evidence: Annotated[dict[Name, Evidence], Meta(max_length=1000)] | None = None
 
 
 class LinkItem(Body, frozen=True, kw_only=True):
@@ -71,12 +78,16 @@ class Load(Body, frozen=True, kw_only=True):
     links: Annotated[list[LinkItem], Meta(max_length=1_000_000)] | None = None
     message: Message | None = None
     branch: BranchRef | None = None
-    expected_head: RevisionRef | None = None
+    expected_head: HeadRef | None = None
     idempotency_key: BodyKey | None = None
 
 
 class ImportBatch(Load, frozen=True, kw_only=True):
+    """An import. With `extraction` (the evidence of every Record that gives none of its own) or
+    evidence on any Record, it is an extraction: its Revision's origin is `extraction`."""
+
     source: ShortText | None = None
+    extraction: Evidence | None = None
 
 
 class Import(Request, frozen=True, kw_only=True):

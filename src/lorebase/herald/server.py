@@ -20,6 +20,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase import __version__
 from lorebase.clients.rest import RestClient, RestSettings
@@ -146,10 +148,67 @@ async def serve_stdio(settings: RestSettings, *, domain: str) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
+PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource"
+
+
+def _origin(scope: Scope) -> str:
+    """The scheme and host the client used (behind a proxy: X-Forwarded-Proto and Host)."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    scheme = str(headers.get("x-forwarded-proto") or scope.get("scheme") or "http").split(",")[0].strip()
+    host = headers.get("host") or "127.0.0.1"
+    return f"{scheme}://{host}"
+
+
+def protected_resource(origin: str) -> dict[str, Any]:
+    """The OAuth 2.0 Protected Resource Metadata (RFC 9728) of Herald's MCP endpoint: Lorebase is
+    the resource, and its bearer tokens are Lorebase API keys sent in the Authorization header.
+    There is no authorization server: a key comes from `lorebase keys create` (docs/herald.md)."""
+    return {
+        "resource": f"{origin}/mcp",
+        "resource_name": "Lorebase (Herald MCP server)",
+        "bearer_methods_supported": ["header"],
+        "resource_documentation": "https://github.com/lorebase/lorebase/blob/main/docs/herald.md",
+    }
+
+
+def with_authorization(app: ASGIApp) -> ASGIApp:
+    """The MCP authorization spec's side of a resource server: a request to /mcp without a credential
+    is answered 401 with `WWW-Authenticate: Bearer resource_metadata=...`, and the metadata document
+    is served at /.well-known/oauth-protected-resource (and .../mcp), so a stock MCP client learns
+    how to authenticate. A request with a credential goes to the MCP app, which forwards it."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if path in (PROTECTED_RESOURCE_PATH, PROTECTED_RESOURCE_PATH + "/mcp"):
+            await JSONResponse(protected_resource(_origin(scope)))(scope, receive, send)
+            return
+        has_credential = any(name.lower() == b"authorization" and value for name, value in scope["headers"])
+        if path.startswith("/mcp") and not has_credential:
+            metadata = _origin(scope) + PROTECTED_RESOURCE_PATH + "/mcp"
+            answer = JSONResponse(
+                {
+                    "error": "invalid_request",
+                    "error_description": "send a Lorebase API key as 'Authorization: Bearer <key>' "
+                    "(lorebase keys create makes one)",
+                },
+                status_code=401,
+                headers={"WWW-Authenticate": f'Bearer resource_metadata="{metadata}"'},
+            )
+            await answer(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def http_app(settings: RestSettings, *, domain: str, host: str = "127.0.0.1") -> Any:
-    """The streamable HTTP app (an ASGI app serving /mcp)."""
+    """The streamable HTTP app (an ASGI app serving /mcp), behind `with_authorization`."""
     server = build_server(settings, domain=domain, http=True)
-    return server.streamable_http_app(host=host, json_response=True)
+    mcp_app = server.streamable_http_app(host=host, json_response=True)
+    return with_authorization(mcp_app)  # lifespan events pass through to the MCP app
 
 
 async def serve_http(settings: RestSettings, *, domain: str, host: str, port: int) -> None:
@@ -160,4 +219,12 @@ async def serve_http(settings: RestSettings, *, domain: str, host: str, port: in
     await uvicorn.Server(config).serve()
 
 
-__all__ = ["INSTRUCTIONS", "build_server", "http_app", "serve_http", "serve_stdio"]
+__all__ = [
+    "INSTRUCTIONS",
+    "build_server",
+    "http_app",
+    "protected_resource",
+    "serve_http",
+    "serve_stdio",
+    "with_authorization",
+]

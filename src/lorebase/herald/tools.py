@@ -172,9 +172,10 @@ async def _schema(client: RestClient, domain: str, arguments: dict[str, Any]) ->
 
 @tool(
     "lorebase_resolve",
-    "Ground the words of a question in the schema and the stored values: candidate Kinds, Attributes "
-    "and values, each with a ready query predicate. Resolve first, then write lorebase_query from the "
-    "predicates. Read coverage before concluding that nothing matches.",
+    "Ground the words of a question in the schema and the stored values: candidate Kinds, Attributes, "
+    "Relations, values, Records (by name or key) and comparisons, each with a ready query predicate, "
+    "and hints (count, group_by, order_by). Resolve first, then write lorebase_query from the "
+    "predicates and hints. Read coverage before concluding that nothing matches.",
     {
         "text": _string("the words of the question"),
         "kinds": _strings("only these Kinds"),
@@ -314,7 +315,8 @@ async def _explain(client: RestClient, domain: str, arguments: dict[str, Any]) -
 @tool(
     "lorebase_history",
     "Every change of one Record on a branch, newest first: author, time, message, origin and the "
-    "Attributes changed (values=true adds before and after).",
+    "Attributes changed, with the extraction evidence of extracted values (values=true adds the "
+    "changed values before and after).",
     {
         **RECORD,
         "values": {"type": "boolean"},
@@ -335,7 +337,8 @@ async def _history(client: RestClient, domain: str, arguments: dict[str, Any]) -
 @tool(
     "lorebase_lineage",
     "Where each current value of a Record came from: the Revision, actor, Operation, import or "
-    "Source, and the Proposal that brought it.",
+    "Source, the extraction evidence (document, span, model, prompt version, confidence) of an "
+    "extracted value, and the Proposal that brought it.",
     RECORD,
     required=("kind", "key"),
 )
@@ -518,6 +521,7 @@ _BULK = "bulk loads are not agent writes: agents write through Operations (loreb
 
 # REST endpoints with no tool, each with the reason; the parity test (tests/unit/test_parity.py)
 # fails on an endpoint that is neither called by a tool nor listed here.
+_TAGS = "tags are named by people for releases and audits; every tool taking at or since takes one"
 NOT_IN_HERALD: dict[str, str] = {
     "health": "the stack's liveness, not the data's: lorebase_health reports the data",
     "create_principal": _ADMIN,
@@ -536,6 +540,10 @@ NOT_IN_HERALD: dict[str, str] = {
     "get_branch": _BRANCHES,
     "update_branch": _BRANCHES,
     "delete_branch": _BRANCHES,
+    "create_tag": _TAGS,
+    "list_tags": _TAGS,
+    "get_tag": _TAGS,
+    "delete_tag": _TAGS,
     "create_proposal": "lorebase_execute with a task opens the Proposal of the task branch",
     "review_proposal": _REVIEW,
     "merge_proposal": _REVIEW,

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lorebase.credentials import presented_digest, unknown_credential
+from lorebase.credentials import ADMIN_PRINCIPAL, presented_digest, unknown_credential
 from lorebase.memory.scope import Scope
 from lorebase.problems import Problem
-from lorebase_store import Database, MemoryPrincipal, Txn
-
-ADMIN_PRINCIPAL = "usr_admin"
+from lorebase_store import CredentialRow, Database, Txn
 
 
 @dataclass(frozen=True)
@@ -35,15 +33,15 @@ async def authenticate(db: Database, authorization: str | None) -> MemoryCaller:
 
 
 async def caller_of_digest(db: Database, digest: str) -> MemoryCaller:
-    """The principal of a key digest (not revoked), or 401."""
-    row = await db.read_one("memory_principal_for_digest", _principal_for_digest, digest)
+    """The principal of a live credential (the one lookup keeper's Domain calls use too), or 401."""
+    row = await db.read_one("credential_for_digest", _credential_for_digest, digest)
     if row is None:
         raise unknown_credential()
-    return MemoryCaller(row.id, row.tenant)
+    return MemoryCaller(row.principal.id, row.principal.tenant)
 
 
-async def _principal_for_digest(txn: Txn, digest: str) -> MemoryPrincipal | None:
-    return await txn.memory_principal_for_digest(digest)
+async def _credential_for_digest(txn: Txn, digest: str) -> CredentialRow | None:
+    return await txn.credential_for_digest(digest)
 
 
 async def capabilities(txn: Txn, caller: MemoryCaller, scope: Scope) -> set[str]:

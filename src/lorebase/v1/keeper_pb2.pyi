@@ -120,6 +120,32 @@ class UpdateBranchRequest(_message.Message):
     body: bytes
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
 
+class CreateTagRequest(_message.Message):
+    __slots__ = ("domain", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class ListTagsRequest(_message.Message):
+    __slots__ = ("domain", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class TagRequest(_message.Message):
+    __slots__ = ("domain", "tag")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    tag: str
+    def __init__(self, domain: _Optional[str] = ..., tag: _Optional[str] = ...) -> None: ...
+
 class ProposalRequest(_message.Message):
     __slots__ = ("domain", "proposal", "conflict", "body", "status", "assigned", "limit", "cursor")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

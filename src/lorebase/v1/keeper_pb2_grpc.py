@@ -105,6 +105,26 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetBranchRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.CreateTag = channel.unary_unary(
+                '/lorebase.v1.Keeper/CreateTag',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.CreateTagRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListTags = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListTags',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListTagsRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.GetTag = channel.unary_unary(
+                '/lorebase.v1.Keeper/GetTag',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.TagRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.DeleteTag = channel.unary_unary(
+                '/lorebase.v1.Keeper/DeleteTag',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.TagRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.CreateProposal = channel.unary_unary(
                 '/lorebase.v1.Keeper/CreateProposal',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.ProposalRequest.SerializeToString,
@@ -364,6 +384,30 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DeleteBranch(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateTag(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTags(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTag(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteTag(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -653,6 +697,26 @@ def add_KeeperServicer_to_server(servicer, server):
             'DeleteBranch': grpc.unary_unary_rpc_method_handler(
                     servicer.DeleteBranch,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GetBranchRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'CreateTag': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTag,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.CreateTagRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListTags': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTags,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListTagsRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'GetTag': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTag,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.TagRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'DeleteTag': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteTag,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.TagRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'CreateProposal': grpc.unary_unary_rpc_method_handler(
@@ -1208,6 +1272,114 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/DeleteBranch',
             lorebase_dot_v1_dot_keeper__pb2.GetBranchRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTag(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/CreateTag',
+            lorebase_dot_v1_dot_keeper__pb2.CreateTagRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTags(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListTags',
+            lorebase_dot_v1_dot_keeper__pb2.ListTagsRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTag(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/GetTag',
+            lorebase_dot_v1_dot_keeper__pb2.TagRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteTag(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/DeleteTag',
+            lorebase_dot_v1_dot_keeper__pb2.TagRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

@@ -7,6 +7,7 @@ import asyncio
 from alembic import context
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from lorebase_store.migrate import engine_target
 from lorebase_store.tables import metadata
 
 target_metadata = metadata
@@ -19,7 +20,8 @@ def _run(connection) -> None:  # type: ignore[no-untyped-def]
 
 
 async def _main() -> None:
-    engine = create_async_engine(context.config.get_main_option("sqlalchemy.url") or "")
+    target, tls = engine_target(context.config.get_main_option("sqlalchemy.url") or "")
+    engine = create_async_engine(target, connect_args=tls)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_run)

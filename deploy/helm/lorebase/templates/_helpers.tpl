@@ -82,23 +82,6 @@ URL and key from its Secret (the chart's, or the existingSecret named in values)
       {{- end }}
 {{- end }}
 
-{{- define "lorebase.natsUrl" -}}
-{{- if .Values.nats.enabled }}
-{{- $name := default "nats" .Values.nats.nameOverride }}
-{{- $full := .Values.nats.fullnameOverride | default (ternary .Release.Name (printf "%s-%s" .Release.Name $name) (contains $name .Release.Name)) }}
-{{- printf "nats://%s:4222" ($full | trunc 63 | trimSuffix "-") }}
-{{- else }}
-{{- .Values.externalNats.url }}
-{{- end }}
-{{- end }}
-
-{{/* The NATS URL's existingSecret, none when the NATS dependency is on (the chart's Secret has it). */}}
-{{- define "lorebase.natsExistingSecret" -}}
-{{- if not .Values.nats.enabled }}
-{{- toYaml .Values.externalNats.existingSecret }}
-{{- end }}
-{{- end }}
-
 {{/* Where the gateway reaches a gRPC service: its headless Service, one address per ready pod. */}}
 {{- define "lorebase.serviceAddress" -}}
 {{- $c := index .root.Values .name }}
@@ -113,7 +96,8 @@ URL and key from its Secret (the chart's, or the existingSecret named in values)
 - name: PYTHONUNBUFFERED
   value: "1"
 {{ include "lorebase.secretEnv" (dict "root" . "env" "LOREBASE_DATABASE_URL" "key" "database-url" "existing" .Values.database.existingSecret) }}
-{{ include "lorebase.secretEnv" (dict "root" . "env" "LOREBASE_NATS_URL" "key" "nats-url" "existing" (include "lorebase.natsExistingSecret" . | fromYaml)) }}
+{{- include "lorebase.databaseCaEnv" . }}
+{{ include "lorebase.secretEnv" (dict "root" . "env" "LOREBASE_NATS_URL" "key" "nats-url" "existing" .Values.externalNats.existingSecret) }}
 {{ include "lorebase.secretEnv" (dict "root" . "env" "LOREBASE_ADMIN_KEY" "key" "admin-key" "existing" .Values.admin.existingSecret) }}
 {{ include "lorebase.secretEnv" (dict "root" . "env" "LOREBASE_WEBHOOKS__ENCRYPTION_KEY" "key" "webhooks-encryption-key" "existing" .Values.webhooks.existingSecret) }}
 {{- with .Values.extraEnv }}
@@ -149,4 +133,35 @@ topologySpreadConstraints:
     {{- with .Values.tmpVolume.sizeLimit }}
     sizeLimit: {{ . }}
     {{- end }}
+{{- end }}
+
+{{/* The PostgreSQL CA (database.caCertificate): its volume, mount and PGSSLROOTCERT, or nothing. */}}
+{{- define "lorebase.databaseCaVolume" -}}
+{{- $ca := .Values.database.caCertificate }}
+{{- if $ca.secretName }}
+- name: postgres-ca
+  secret:
+    secretName: {{ $ca.secretName }}
+    items:
+      - {key: {{ $ca.key }}, path: ca.crt}
+{{- else if $ca.configMapName }}
+- name: postgres-ca
+  configMap:
+    name: {{ $ca.configMapName }}
+    items:
+      - {key: {{ $ca.key }}, path: ca.crt}
+{{- end }}
+{{- end }}
+
+{{- define "lorebase.databaseCaMount" -}}
+{{- if or .Values.database.caCertificate.secretName .Values.database.caCertificate.configMapName }}
+- {name: postgres-ca, mountPath: /etc/lorebase/postgres-ca, readOnly: true}
+{{- end }}
+{{- end }}
+
+{{- define "lorebase.databaseCaEnv" -}}
+{{- if or .Values.database.caCertificate.secretName .Values.database.caCertificate.configMapName }}
+- name: PGSSLROOTCERT
+  value: /etc/lorebase/postgres-ca/ca.crt
+{{- end }}
 {{- end }}

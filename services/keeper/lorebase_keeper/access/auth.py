@@ -14,17 +14,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from lorebase.credentials import presented_digest, unknown_credential
+from lorebase.credentials import ADMIN_PRINCIPAL, presented_digest, unknown_credential
 from lorebase.problems import Problem
 from lorebase_store import CredentialRow, Database, GrantRow, Txn
 
-ADMIN_PRINCIPAL = "usr_admin"
-
 VIEWER = frozenset({"data.read"})
-EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create"}
+EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create", "tag.create"}
 REVIEWER = EDITOR | {"proposal.review"}
 ADMIN = REVIEWER | {
     "proposal.merge",
+    "tag.delete",
     "domain.settings",
     "operation.execute_custom",
     "pii.read",

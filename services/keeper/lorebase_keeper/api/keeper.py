@@ -19,6 +19,7 @@ from lorebase_keeper.api.suggestions import SuggestionRpcs
 from lorebase_keeper.api.writes import WriteRpcs
 from lorebase_keeper.domains import check_branch_name
 from lorebase_keeper.governance import add_note, get_session, list_sessions
+from lorebase_keeper.proposals import ProposalChecks
 from lorebase_keeper.runtime import Runtime
 
 
@@ -36,6 +37,8 @@ class KeeperServicer(
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
+        # Open Proposals are tried again when their source or target moves (proposals/checks.py).
+        rt.moves.listen(ProposalChecks(rt))
 
     @rpc
     async def AddSessionNote(

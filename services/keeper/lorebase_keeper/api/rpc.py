@@ -70,6 +70,8 @@ WRITES = frozenset(
         "CreateBranch",
         "UpdateBranch",
         "DeleteBranch",
+        "CreateTag",
+        "DeleteTag",
         "CreateProposal",
         "ReviewProposal",
         "MergeProposal",

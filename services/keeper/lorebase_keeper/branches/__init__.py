@@ -1,5 +1,5 @@
 """Branches: create one from another's head (a copy or an overlay), list, read, protect and delete
-them (docs/branches.md). Their state inside a commit is writes/view.py; merging them is merge/."""
+them (docs/branches.md); tags, the immutable names of their Revisions (tags.py). Their state inside a commit is writes/view.py; merging them is merge/."""
 
 from lorebase_keeper.branches.branches import (
     create_branch,
@@ -11,8 +11,13 @@ from lorebase_keeper.branches.branches import (
     remove_branch,
     update_branch,
 )
+from lorebase_keeper.branches.tags import create_tag, delete_tag, get_tag, list_tags
 
 __all__ = [
+    "create_tag",
+    "delete_tag",
+    "get_tag",
+    "list_tags",
     "create_branch",
     "delete_branch",
     "describe_branch",

@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from lorebase_keeper.reads.explain import extraction_line
+
 SECTIONS = ("seeds", "neighbors", "links", "schema", "recent_changes", "lineage")
 TITLES = {
     "seeds": "Records",
@@ -89,6 +91,8 @@ def render_markdown_section(name: str, pack: dict[str, Any]) -> str:
             lines.append(
                 f"- {entry['ref']}: {', '.join(entry['attributes'])} from {entry['origin']} by {entry['actor']} at {entry['at']}"
             )
+            for attribute, evidence in (entry.get("extractions") or {}).items():
+                lines.append(f"  - {attribute} extracted from {extraction_line(evidence)}")
     return "\n".join(lines)
 
 

@@ -170,6 +170,8 @@ async def _lineage(
                 },
             )
             group["attributes"].append(name)
+            if "extraction" in entry:
+                group.setdefault("extractions", {})[name] = entry["extraction"]
         entries += sorted(by_revision.values(), key=lambda e: exact[e["revision"]], reverse=True)
     return entries
 

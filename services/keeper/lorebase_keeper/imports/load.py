@@ -1,7 +1,8 @@
 """Loads: Records and Links written in one Revision, validated like Operations.
 
-Two writes load data: an import (origin import, ref its `source` text) and a source sync (origin
-source_sync, ref the Source's name; sources.py). Both take the same body (lorebase.contract.writes:
+Two writes load data: an import (origin import, ref its `source` text; origin extraction when its
+records carry extraction evidence, evidence.py) and a source sync (origin source_sync, ref the
+Source's name; sources.py). Both take the same body (lorebase.contract.writes:
 an `ImportBatch` or a `SyncBatch`, whose shapes the model has checked) and run through `load`; a
 `Load` says what differs: the origin, the Kinds records may have, and what the write adds to its
 commit and its answer. Here each record and link is checked against the schema.
@@ -24,6 +25,7 @@ from lorebase.schema import record_key, validate_values
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
+from lorebase_keeper.imports.evidence import collect
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import (
     BranchView,
@@ -142,6 +144,9 @@ async def load(
         )
     readable = set(readable_view(access, domain, branch).kinds)
     records, links, issues = _prepare(domain, batch, readable, spec)
+    if not issues:
+        extracted, evidence_issues = collect(batch, records)
+        issues += evidence_issues
     if issues:
         raise invalid(issues)
     key = idempotency_key(batch.idempotency_key, header_key)
@@ -152,7 +157,10 @@ async def load(
         f"Import from {source}" if spec.action == "import" else f"Sync of Source {source}"
     )
     at = utc_now()
-    origin = Origin(spec.origin, source, principal.id)
+    # An import with extraction evidence is an extraction (the seed's fourth origin; evidence.py).
+    origin = Origin(
+        "extraction" if extracted and spec.action == "import" else spec.origin, source, principal.id
+    )
     expected = batch.expected_head
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
@@ -203,8 +211,10 @@ async def load(
                 at=at,
                 stored=changes.stored(),
                 changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
+                provenance_of=extracted.provenance_of() if extracted else None,
             )
             revision_id = committed.revision.id
+            rows.extractions = extracted.rows(revision_id, principal.id, at)
             new_head = Head(revision_id, committed.revision.generation)
         counts = {
             "records": sum(1 for c in change_list if c.entity == "record"),

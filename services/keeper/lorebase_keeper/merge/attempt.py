@@ -76,13 +76,20 @@ class MergeRequest:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def add_task_events(rows: CommitRows, request: MergeRequest, head: str | None, generation: int) -> None:
-    """An agent task's operation events, written once, when its Proposal merges."""
+def add_task_events(
+    rows: CommitRows, request: MergeRequest, head: str | None, generation: int, *, fast_forward: bool
+) -> None:
+    """An agent task's operation events, written once, when its Proposal merges. `revisions` names
+    the Revisions that brought the execution to the target, as a direct execution's names the one
+    it committed: after a fast-forward the execution's own Revision (now on the target's history),
+    after a merge the merge Revision."""
     for doc in request.events:
+        own = [r for r in doc.get("revisions") or [] if isinstance(r, str)]
         event = {
             **doc,
             "branch": request.target,
             "head": head,
+            "revisions": own if fast_forward else ([head] if head else []),
             "source_branch": request.source,
             "proposal": request.proposal,
         }

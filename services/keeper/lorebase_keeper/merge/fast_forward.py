@@ -80,7 +80,7 @@ async def fast_forward(
             }
         )
     head_generation = source.generation
-    add_task_events(rows, request, source.head, head_generation)
+    add_task_events(rows, request, source.head, head_generation, fast_forward=True)
     rows.heads.append({"head": source.head, "generation": head_generation})
     await txn.write_commit_rows(rows)
     chain = [[target.name, head_generation + 1, None], *s_chain.upto(head_generation).document()]

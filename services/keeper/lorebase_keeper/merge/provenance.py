@@ -1,4 +1,5 @@
-"""`$via`: how a value brought over by a merge names the merge that brought it.
+"""`$via`: how a value brought over by a merge names the merge that brought it (and keeps the
+`$evidence` of an extracted value).
 
 A value brought over keeps the Revision of the source that set it, and its provenance gains a `$via`
 entry for that Attribute: the merge Revision, the source branch, and the Proposal and resolution when
@@ -37,6 +38,8 @@ def via_provenance(
         if not notes:
             return provenance
         via = dict(provenance.get("$via") or {})
+        evidence = dict(provenance.get("$evidence") or {})
+        source_evidence = s_provenance.get(ref, {}).get("$evidence") or {}
         for attribute, note in notes.items():
             if change.after is None or attribute not in change.after:
                 continue
@@ -46,9 +49,13 @@ def via_provenance(
             original = s_provenance.get(ref, {}).get(attribute)
             if original is not None:
                 provenance[attribute] = original
+            if attribute in source_evidence:  # an extracted value keeps its evidence
+                evidence[attribute] = source_evidence[attribute]
             via[attribute] = {**note, "revision": revision}
         if via:
             provenance["$via"] = via
+        if evidence:
+            provenance["$evidence"] = evidence
         return provenance
 
     return provenance_of

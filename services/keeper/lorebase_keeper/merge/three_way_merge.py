@@ -137,7 +137,7 @@ async def three_way_merge(
         provenance_of=provenance_of,
     )
     new_generation = committed.revision.generation
-    add_task_events(rows, request, committed.revision.id, new_generation)
+    add_task_events(rows, request, committed.revision.id, new_generation, fast_forward=False)
     rows.heads.append({"head": committed.revision.id, "generation": new_generation})
     if target.mode == "overlay":
         rows.records, rows.deleted_records, rows.links, rows.deleted_links = [], [], [], []

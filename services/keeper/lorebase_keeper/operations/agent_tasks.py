@@ -204,6 +204,8 @@ async def execute_task(
         at,
     )
     document["replayed"] = replayed
+    if document["status"] == "merged" and not replayed:  # the target moved: try its other Proposals
+        rt.moves.moved(domain.id, target)
     headers = {"Idempotent-Replayed": "true"} if replayed else {}
     status = 200 if document["status"] == "merged" else 202
     revision = document.get("merged_revision") or document.get("revision")

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from lorebase.contract.evidence import span_problem
 from lorebase.contract.writes import Execution
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
@@ -32,6 +33,13 @@ def parse_execute(body: Execution, header_key: str) -> Execution:
                 f"{member} goes with a task: name the piece of work (e.g. q4-audit)",
                 issues=[{"path": member, "rule": "needs_task", "message": f"{member} needs a task"}],
             )
+    if body.extraction is not None and (problem := span_problem(body.extraction.span)) is not None:
+        raise Problem(
+            422,
+            "validation-failed",
+            f"extraction.span: {problem}",
+            issues=[{"path": "extraction.span", "rule": "evidence.span", "message": problem}],
+        )
     key = idempotency_key(body.idempotency_key, header_key)
     return body if key == body.idempotency_key else msgspec.structs.replace(body, idempotency_key=key)
 
@@ -120,6 +128,8 @@ def prepare(access: Access, domain: Domain, name: str, request: Execution, branc
     }
     if request.task:
         digest_of["task"] = request.task
+    if request.extraction is not None:
+        digest_of["extraction"] = msgspec.to_builtins(request.extraction)
     invocation_id = new_id("inv")
     at = utc_now()
     try:

@@ -1,5 +1,7 @@
 """Why a write needs a review (a protected branch and an agent principal, or the Operation's review
-policy), and the 409 review-required that names the calls that move it forward.
+policy), and the 409 review-required that names the calls that move it forward. A dry run is never
+refused for it (the seed's loop is "dry run first", and a dry run changes nothing): it runs, and its
+answer carries the same reason and next steps as `review` (review_note).
 """
 
 from __future__ import annotations
@@ -38,12 +40,28 @@ def _next_for_review(domain: Domain, operation: str, reason: str) -> list[dict[s
     return steps
 
 
-def review_required(domain: Domain, operation: str, branch: str, reason: str) -> Problem:
-    why = (
+def _why(operation: str, branch: str, reason: str) -> str:
+    return (
         f"branch {branch!r} is protected: agent principals write to it through a Proposal"
         if reason == "protected-branch"
         else f"the review policy of {operation} holds for these parameters: the write needs a review"
     )
+
+
+def review_note(domain: Domain, operation: str, branch: str, reason: str) -> dict[str, Any]:
+    """What a dry run says of a write that will need review: it ran (a dry run changes nothing), and
+    the real execution will be refused with 409 review-required unless it takes one of `next`."""
+    return {
+        "required": True,
+        "reason": reason,
+        "detail": _why(operation, branch, reason)
+        + "; this dry run changed nothing, and executing it for real will need one of the next steps",
+        "next": _next_for_review(domain, operation, reason),
+    }
+
+
+def review_required(domain: Domain, operation: str, branch: str, reason: str) -> Problem:
+    why = _why(operation, branch, reason)
     return Problem(
         409,
         "review-required",
@@ -66,4 +84,4 @@ def needs_review(p: Prepared, target: BranchRow | None) -> str | None:
     return None
 
 
-__all__ = ["needs_review", "review_required"]
+__all__ = ["needs_review", "review_note", "review_required"]

@@ -10,8 +10,9 @@ from typing import Any
 from lorebase.ids import iso
 from lorebase.problems import Problem, invalid
 from lorebase_keeper.access import Readable
+from lorebase_keeper.imports.evidence import Extracted
 from lorebase_keeper.operations.prepare import Prepared
-from lorebase_keeper.operations.review import review_required
+from lorebase_keeper.operations.review import review_note, review_required
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import (
     BranchView,
@@ -36,7 +37,8 @@ def make_work(
 ) -> Any:
     """The commit work of an execution on `branch`.
 
-    `review`: refuse agents on a protected branch (a task branch is not reviewed: its Proposal is).
+    `review`: refuse agents on a protected branch and writes the review policy holds for (a task
+    branch is not reviewed: its Proposal is); a dry run is not refused but says so in `review`.
     `deferred`: collect the operation events instead of writing them (they are written when the
     Proposal merges).
     """
@@ -44,6 +46,8 @@ def make_work(
     agent_types = domain.settings.model.keeper.agent_writes.principal_types
     message = request.message or f"{name} by {principal.id}"
     origin = Origin("operation", p.invocation_id, principal.id)
+    # Extracted values: every value the execution sets carries the evidence (imports/evidence.py).
+    extracted = Extracted.of_every_value(request.extraction) if request.extraction is not None else None
     expected = request.expected_head if review else None
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
@@ -51,8 +55,13 @@ def make_work(
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
                 return replay(receipt, p.digest, key), head, None
-        if review and row.protected and principal.type in agent_types:
-            raise review_required(domain, name, branch, "protected-branch")
+        needs: str | None = None
+        if review and p.policy_review:
+            needs = "review-policy"
+        elif review and row.protected and principal.type in agent_types:
+            needs = "protected-branch"
+        if needs is not None and not dry_run:
+            raise review_required(domain, name, branch, needs)
         if expected is not None and expected != head.revision:
             raise Problem(
                 409,
@@ -94,6 +103,8 @@ def make_work(
                 "edit_count": len(p.edit_docs),
                 "revision": None,
             }
+            if needs is not None:
+                document["review"] = review_note(domain, name, branch, needs)
             return Outcome(200, document, head.revision, {}), head, None
         if changes.issues:
             raise invalid(changes.issues)
@@ -117,8 +128,11 @@ def make_work(
                 stored=changes.stored(),
                 changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
                 extra_events=events,
+                provenance_of=None if extracted is None else extracted.provenance_of(),
             )
             revision_id = committed.revision.id
+            if extracted is not None:
+                rows.extractions = extracted.rows(revision_id, principal.id, p.at)
             new_head = Head(revision_id, committed.revision.generation)
         stamp = iso(p.at)
         rows.invocations.append(

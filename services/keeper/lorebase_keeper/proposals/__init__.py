@@ -2,7 +2,8 @@
 merged or closed; every merge attempt recorded with the Conflicts it found, which are resolved
 here (ours, theirs or a value) for the next attempt to apply."""
 
-from lorebase_keeper.proposals.attempts import Attempt, attempt_merge, merge_proposal
+from lorebase_keeper.proposals.attempts import Attempt, attempt_is_current, attempt_merge, merge_proposal
+from lorebase_keeper.proposals.checks import CHECKER, ProposalChecks
 from lorebase_keeper.proposals.conflicts import conflict_document, list_conflicts, resolve_conflict
 from lorebase_keeper.proposals.lifecycle import (
     cleanup,
@@ -26,8 +27,11 @@ from lorebase_keeper.proposals.state import (
 )
 
 __all__ = [
+    "CHECKER",
     "Approval",
     "Attempt",
+    "ProposalChecks",
+    "attempt_is_current",
     "approval_of",
     "attempt_document",
     "attempt_merge",

@@ -3,6 +3,8 @@
 Every merge attempt is recorded: it runs the merge inside a savepoint, keeps it when the Proposal may
 merge (approvals in, no open Conflict) and rolls it back otherwise, so `attempt.result` always says
 what a merge would do (fast_forward, merge or conflicts) and Conflicts are found before anyone asks.
+A Proposal is tried when it is opened (lifecycle.py) and again, in the background, whenever its
+source or target head moves (checks.py); each attempt records the two heads it merged.
 """
 
 from __future__ import annotations
@@ -45,10 +47,16 @@ async def attempt_merge(
     """Try the merge of an open Proposal (locked by the caller): kept when `perform` and nothing
     blocks it, rolled back otherwise; the attempt and any Conflicts found are recorded."""
     target = await txn.get_branch(domain.id, proposal.target_ref)
+    source = await txn.get_branch(domain.id, proposal.source_ref)
     approval = await approval_of(txn, proposal, target)
     stored = await txn.conflicts_of(proposal.id)
     resolutions = {c.fingerprint: c.resolution or {} for c in stored if c.status == "resolved"}
-    events = [event for execution in proposal.executions for event in execution.get("events", [])]
+    # Each event remembers the Revision its execution committed on the task branch (add_task_events).
+    events = [
+        {**event, "revisions": [execution["revision"]] if execution.get("revision") else []}
+        for execution in proposal.executions
+        for event in execution.get("events", [])
+    ]
     request = MergeRequest(
         domain=domain,
         source=proposal.source_ref,
@@ -83,6 +91,8 @@ async def attempt_merge(
         revision=result.head if performed else None,
         by=by,
         created_at=at,
+        source_head=source.head if source is not None else None,
+        target_head=target.head if target is not None else None,
     )
     await txn.insert_attempt(proposal.id, attempt)
     deleted = False
@@ -105,6 +115,17 @@ async def attempt_merge(
         )
         deleted = await cleanup(txn, domain, proposal, by, at)
     return Attempt(result, attempt, performed, blocked, approval, deleted)
+
+
+async def attempt_is_current(txn: Txn, domain: Domain, proposal: ProposalRow) -> bool:
+    """Whether the latest attempt merged the heads the source and target have now."""
+    latest = await txn.latest_attempt(proposal.id)
+    if latest is None:
+        return False
+    source = await txn.get_branch(domain.id, proposal.source_ref)
+    target = await txn.get_branch(domain.id, proposal.target_ref)
+    heads = (source.head if source else None, target.head if target else None)
+    return (latest.source_head, latest.target_head) == heads
 
 
 async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_id: str) -> dict[str, Any]:
@@ -130,7 +151,10 @@ async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
         document["branch_deleted"] = outcome.branch_deleted
         return document
 
-    return await rt.db.run_interaction("merge_proposal", txn_fn)
+    document = await rt.db.run_interaction("merge_proposal", txn_fn)
+    if document.get("status") == "merged":  # the target moved: its other Proposals are tried again
+        rt.moves.moved(domain.id, document["target_ref"])
+    return document
 
 
-__all__ = ["Attempt", "attempt_merge", "merge_proposal"]
+__all__ = ["Attempt", "attempt_is_current", "attempt_merge", "merge_proposal"]

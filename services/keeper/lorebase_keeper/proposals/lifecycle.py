@@ -81,6 +81,9 @@ async def create_proposal(rt: Runtime, access: Access, domain: Domain, new: NewP
             "title must not be blank: say what the Proposal changes",
             issues=[{"path": "title", "rule": "required", "message": "a title that is not only spaces"}],
         )
+    # attempts.py builds on this module (cleanup), so its merge attempt is imported here.
+    from lorebase_keeper.proposals.attempts import attempt_merge
+
     title, description = new.title, new.description or ""
     access.require("proposal.create", source)
     access.require("data.read", target)
@@ -108,6 +111,9 @@ async def create_proposal(rt: Runtime, access: Access, domain: Domain, new: NewP
                 f"a Proposal from {source!r} into {target!r} is open already",
                 proposal=existing.id if existing else None,
             )
+        # Tried at once, so the answer says whether it merges and what conflicts (checks.py keeps
+        # it current as the heads move).
+        await attempt_merge(txn, domain, proposal, by=access.principal.id, perform=False, at=at)
         return await proposal_document(txn, domain, proposal)
 
     return await rt.db.run_interaction("create_proposal", txn_fn)

@@ -118,6 +118,8 @@ def attempt_document(attempt: AttemptRow | None) -> dict[str, Any] | None:
         "resolved_conflicts": attempt.resolved_conflicts,
         "counts": attempt.counts,
         "revision": attempt.revision,
+        "source_head": attempt.source_head,
+        "target_head": attempt.target_head,
         "at": iso(attempt.created_at),
     }
 

@@ -17,7 +17,7 @@ from lorebase_keeper.reads.lineage import lineage_of, revision_summary
 from lorebase_keeper.reads.neighborhood import neighborhood, traverse
 from lorebase_keeper.reads.query import query_in, run_query
 from lorebase_keeper.reads.records import get_links, get_record, links_along, load_record, title_of
-from lorebase_keeper.reads.resolve import ground, resolve, vocabulary
+from lorebase_keeper.reads.resolve import resolve, vocabulary
 from lorebase_keeper.reads.schema_view import visible_schema
 from lorebase_keeper.reads.search import search, search_kinds, search_refs
 from lorebase_keeper.reads.snapshots import ReadPoint, read_point
@@ -42,7 +42,6 @@ __all__ = [
     "get_lineage",
     "get_links",
     "get_record",
-    "ground",
     "health_markdown",
     "lineage_of",
     "links_along",

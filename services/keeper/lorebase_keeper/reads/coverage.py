@@ -6,11 +6,12 @@ how many Records lack a value; per Kind read and Source declaring it, when it la
 whether that is older than its stale_after, and how many of its Records its last full sync left out
 (`unseen_records`); and human notes. Statistics and Sources describe the default branch head only:
 other branches and `at` get `omitted` with the reason. Scribe recounts the statistics
-(scribe.statistics.interval_s); a Kind never counted is counted on demand.
+(scribe.statistics.interval_s); a Kind never counted is counted on demand, once per head and process.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,8 +61,7 @@ async def coverage(
         counted = stats.get(kind)
         if counted is None:
             attributes = [a for a in domain.schema.kinds[kind].attributes if a in readable]
-            records, missing = await txn.count_kind(domain.id, point.branch.name, kind, attributes)
-            counted = KindStatistics(kind, point.revision, records, missing)
+            counted = await _count(txn, domain, point, kind, attributes)
         block["kinds"].append(
             {
                 "kind": kind,
@@ -93,6 +93,29 @@ async def coverage(
     block["sources"], notes = await source_coverage(txn, domain, point, kinds)
     block["notes"] += notes
     return block
+
+
+_COUNTED: OrderedDict[tuple[Any, ...], KindStatistics] = OrderedDict()
+_KEPT = 256
+
+
+async def _count(
+    txn: Txn, domain: Domain, point: ReadPoint, kind: str, attributes: list[str]
+) -> KindStatistics:
+    """A Kind Scribe has not counted yet, counted at this head once per process: the count of a
+    Revision never changes, and a large Kind takes a scan (resolve and query at one head repeat it)."""
+    key = (domain.id, point.branch.name, point.revision, kind, tuple(attributes))
+    known = _COUNTED.get(key)
+    if known is not None:
+        _COUNTED.move_to_end(key)
+        return known
+    records, missing = await txn.count_kind(domain.id, point.branch.name, kind, attributes)
+    counted = KindStatistics(kind, point.revision, records, missing)
+    if point.revision is not None:
+        _COUNTED[key] = counted
+        while len(_COUNTED) > _KEPT:
+            _COUNTED.popitem(last=False)
+    return counted
 
 
 async def source_coverage(

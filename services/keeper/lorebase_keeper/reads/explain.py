@@ -118,6 +118,23 @@ def _origin(origin: dict[str, Any], entry: dict[str, Any] | None = None) -> str:
     return f"{origin.get('type')} {origin.get('ref')}".strip()
 
 
+def extraction_line(evidence: dict[str, Any]) -> str:
+    """One line of extraction evidence: the document, the span, and what read it."""
+    span = evidence["span"]
+    where = []
+    if span.get("start") is not None:
+        where.append(f"characters {span['start']}-{span['end']}")
+    if span.get("quote"):
+        where.append(f'"{_cell(span["quote"])}"')
+    confidence = evidence.get("confidence")
+    return (
+        f"{_cell(evidence['document'])} ({evidence['document_digest'][:19]}), {', '.join(where)}; "
+        f"model {_cell(evidence['model'])}, prompt {_cell(evidence['prompt_version'])}, "
+        f"extractor {_cell(evidence['extractor'])}"
+        + ("" if confidence is None else f", confidence {confidence}")
+    )
+
+
 def explain_markdown(doc: dict[str, Any]) -> str:
     """The seed's Markdown layout; Revisions inside sections are shortened to 12 hex digits."""
     title = f"{doc['ref']}: {doc['title']}" if doc.get("title") else doc["ref"]
@@ -145,6 +162,10 @@ def explain_markdown(doc: dict[str, Any]) -> str:
             f"| {attr['name']} | {_cell(attr['value'])} | {attr['revision'][:12]} | {attr['at'][:19]}Z | "
             f"{attr['actor']} | {attr['origin'].get('type')} | {_cell(attr['message'])} |"
         )
+    extracted = [attr for attr in doc["attributes"] if attr.get("extraction")]
+    if extracted:
+        lines += ["", "## Extraction evidence"]
+        lines += [f"- {attr['name']}: {extraction_line(attr['extraction'])}" for attr in extracted]
     if doc["links"]:
         lines += ["", "## Links", "| relation | from | to | since |", "| --- | --- | --- | --- |"]
         for link in doc["links"]:
@@ -156,4 +177,4 @@ def explain_markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["explain", "explain_markdown"]
+__all__ = ["explain", "explain_markdown", "extraction_line"]

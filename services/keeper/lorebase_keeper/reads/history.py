@@ -1,6 +1,9 @@
 """History and lineage of one Record (seed section 3).
 
-History lists the Revisions that changed the Record on the branch, newest first; lineage answers,
+History lists the Revisions that changed the Record on the branch, newest first (with values=true,
+`before` and `after` hold the same members: the changed Attributes the caller may read, null on
+the side where one had no value; a creation has `before` null and a deletion `after` null, and the
+whole Record at a Revision is a read with `at`); lineage answers,
 per Attribute holding a value, where that value came from. Both read one index range per Record,
 so their cost follows the Record's number of changes, not the length of the branch, and both take
 `at` (the answer as of an earlier Revision, read along its first-parent chain).
@@ -15,11 +18,23 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable_kind
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.lineage import lineage_of, revision_summary
+from lorebase_keeper.reads.lineage import evidence_of, lineage_of, revision_summary
 from lorebase_keeper.reads.records import read_record
 from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import HistoryRow, Txn
+from lorebase_store import HistoryRow, RevisionRow, Txn
+
+
+def _provenance(
+    revision: RevisionRow, row: HistoryRow, name: str, evidence: dict[str, Any]
+) -> dict[str, Any]:
+    """The provenance of one changed value: the Revision and its origin, and the evidence of an
+    extracted value."""
+    entry: dict[str, Any] = {"revision": revision.id, **revision.origin}
+    held = (row.provenance.get("$evidence") or {}).get(name)
+    if held in evidence:
+        entry["extraction"] = evidence[held]
+    return entry
 
 
 def _cursor(row: HistoryRow) -> str:
@@ -58,10 +73,12 @@ async def get_history(
         more = len(rows) > limit
         rows = rows[:limit]
         revisions = await txn.get_revisions(domain.id, [row.revision for row in rows])
+        evidence = await evidence_of(txn, domain.id, [row.provenance for row in rows])
         readable = readable_view(access, domain, point.branch.name).cleared(kind.name)
 
-        def only_readable(side: dict[str, Any] | None) -> dict[str, Any] | None:
-            return None if side is None else {a: v for a, v in side.items() if a in readable}
+        def changed(side: dict[str, Any] | None, attributes: list[str]) -> dict[str, Any] | None:
+            """One side of a change: the changed Attributes' values (null where there was none)."""
+            return None if side is None else {a: side.get(a) for a in attributes}
 
         changes = []
         for row in rows:
@@ -71,11 +88,11 @@ async def get_history(
                 **revision_summary(revision),
                 "change": row.change,
                 "attributes": attributes,
-                "provenance": {a: {"revision": revision.id, **revision.origin} for a in attributes},
+                "provenance": {a: _provenance(revision, row, a, evidence) for a in attributes},
             }
-            if values:
-                entry["before"] = only_readable(row.before)
-                entry["after"] = only_readable(row.after)
+            if values:  # symmetric: both sides hold the changed Attributes, and only those
+                entry["before"] = changed(row.before, attributes)
+                entry["after"] = changed(row.after, attributes)
             changes.append(entry)
         return {
             "domain": domain.name,

@@ -1,8 +1,10 @@
 """Where values came from: provenance entries resolved to their Revisions and what those name.
 
 A materialised Record keeps, per Attribute, the id of the Revision behind its value; the Revision
-holds the origin (operation, import, source_sync, merge...), the author, the message and the time;
-an Operation's invocation names the Operation, a source sync names its Source. One lookup of the Revisions (and invocations) behind a
+holds the origin (operation, import, extraction, source_sync, merge...), the author, the message and
+the time; an Operation's invocation names the Operation, a source sync names its Source, and an
+extracted value's `$evidence` names its extraction (document, span, model, prompt version,
+extractor, confidence). One lookup of the Revisions (and invocations) behind a
 Record's values answers its lineage, however many changes came after them.
 """
 
@@ -12,7 +14,35 @@ from typing import Any
 
 from lorebase.ids import iso
 from lorebase_keeper.domains import Domain
-from lorebase_store import RevisionRow, Txn
+from lorebase_store import ExtractionRow, RevisionRow, Txn
+
+
+def extraction_summary(row: ExtractionRow) -> dict[str, Any]:
+    """The evidence of an extracted value, as every read shows it (docs/provenance.md)."""
+    return {
+        "id": row.id,
+        "document": row.document,
+        "document_digest": row.document_digest,
+        "span": row.span,
+        "model": row.model,
+        "prompt_version": row.prompt_version,
+        "extractor": row.extractor,
+        "confidence": row.confidence,
+    }
+
+
+async def evidence_of(
+    txn: Txn, domain_id: int, provenances: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The evidence (by extraction id) the `$evidence` of these provenance entries names."""
+    ids = [
+        i
+        for provenance in provenances
+        for i in (provenance.get("$evidence") or {}).values()
+        if isinstance(i, str)
+    ]
+    rows = await txn.get_extractions(domain_id, ids)
+    return {i: extraction_summary(row) for i, row in rows.items()}
 
 
 def revision_summary(revision: RevisionRow) -> dict[str, Any]:
@@ -55,6 +85,8 @@ async def lineage_of(
     titles = {
         pid: p.title for pid in proposal_ids if (p := await txn.get_proposal(domain.id, pid)) is not None
     }
+    evidence = await evidence_of(txn, domain.id, [provenance])
+    held: dict[str, Any] = provenance.get("$evidence") or {}
     lineage: dict[str, Any] = {}
     for name in shown:
         revision = revisions.get(provenance.get(name, ""))
@@ -70,7 +102,7 @@ async def lineage_of(
         origin_type, ref = revision.origin.get("type"), revision.origin.get("ref", "")
         if origin_type == "operation" and ref in invocations:
             entry["operation"] = {"name": invocations[ref]["operation"], "invocation_id": ref}
-        elif origin_type == "import":
+        elif origin_type in ("import", "extraction"):
             entry["import"] = {"source": ref}
         elif origin_type == "source_sync":
             sync = syncs.get(revision.id)
@@ -93,8 +125,10 @@ async def lineage_of(
             entry["proposal"] = {"id": proposal.id, "title": proposal.title}
         else:
             entry["proposal"] = None
+        if held.get(name) in evidence:
+            entry["extraction"] = evidence[held[name]]
         lineage[name] = entry
     return lineage
 
 
-__all__ = ["lineage_of", "revision_summary"]
+__all__ = ["evidence_of", "extraction_summary", "lineage_of", "revision_summary"]

@@ -1,16 +1,17 @@
-"""Where a read stands: the head of a branch or an earlier Revision on its first-parent history."""
+"""Where a read stands: the head of a branch or an earlier Revision on its first-parent history.
+
+`at` (and `since`, `from`, `to`, which come here too) is a Revision id, a unique prefix of one, or
+a tag: lorebase_store.refs reads it, here only."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from lorebase.problems import Problem
 from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_store import BranchChain, BranchRow, Txn
 from lorebase_store.chains import branch_chain
-
-REVISION = re.compile(r"[0-9a-f]{12,64}")
+from lorebase_store.refs import revision_named
 
 
 @dataclass(frozen=True)
@@ -37,28 +38,30 @@ async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str 
         if branch.mode == "overlay":  # no materialised rows: read the snapshot of its head
             return ReadPoint(branch, chain, branch.head, (branch.name, branch.generation))
         return ReadPoint(branch, chain, branch.head, None)
-    at = at.strip().lower()
-    if not REVISION.fullmatch(at):
+    named = await revision_named(txn, domain.id, at, chain)
+    if named.malformed:
         raise Problem(
-            400, "invalid-at", f"at must be a Revision id (64 hex digits, or at least 12 of them), not {at!r}"
+            400,
+            "invalid-at",
+            f"at must be a Revision id (64 hex digits, or at least 12 of them) or a tag name, not {at!r}",
         )
-    if len(at) == 64:
-        revision = await txn.get_revision(domain.id, at)
-    else:
-        matches = [
-            r
-            for r in await txn.revisions_with_prefix(domain.id, at, limit=50)
-            if _on_chain(chain, r.branch, r.generation)
-        ]
-        if len(matches) > 1:
-            raise Problem(400, "invalid-at", f"at {at!r} names more than one Revision; send more hex digits")
-        revision = matches[0] if matches else None
-    if revision is None or not _on_chain(chain, revision.branch, revision.generation):
+    if named.ambiguous:
+        raise Problem(400, "invalid-at", f"at {at!r} names more than one Revision; send more hex digits")
+    revision = named.revision
+    if revision is None:
         raise Problem(
             404,
             "revision-not-found",
-            f"Revision {at} is not on the first-parent history of branch {name!r}; "
-            "read the branch (GET /branches/{branch}) for its head",
+            f"{at} is neither a Revision on the first-parent history of branch {name!r} nor a tag; "
+            "read the branch (GET /branches/{branch}) for its head, GET /tags for the tags",
+        )
+    if not _on_chain(chain, revision.branch, revision.generation):
+        through = f"tag {named.tag!r} names Revision {revision.id}, which" if named.tag else f"Revision {at}"
+        raise Problem(
+            404,
+            "revision-not-found",
+            f"{through} is not on the first-parent history of branch {name!r}; "
+            f"read it with branch={revision.branch.split('~')[0]!r}, or read the branch's head",
         )
     return ReadPoint(branch, chain, revision.id, (revision.branch, revision.generation))
 

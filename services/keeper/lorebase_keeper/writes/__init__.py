@@ -18,6 +18,7 @@ from lorebase_keeper.writes.commit import (
 )
 from lorebase_keeper.writes.derive import materialize
 from lorebase_keeper.writes.group_queue import GroupQueue, Queued
+from lorebase_keeper.writes.moves import BranchMoves
 from lorebase_keeper.writes.outcome import Outcome, idempotency_key, replay, request_digest
 from lorebase_keeper.writes.planner_statistics import ANALYZE_AFTER, PlannerStatistics
 from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
@@ -25,6 +26,7 @@ from lorebase_keeper.writes.view import BranchView, OverlayView, link_of, open_v
 
 __all__ = [
     "ANALYZE_AFTER",
+    "BranchMoves",
     "BranchView",
     "Change",
     "ChangeSet",

@@ -23,6 +23,7 @@ from lorebase.metrics import COMMITS
 from lorebase.problems import Problem
 from lorebase_keeper.writes.changes import Change
 from lorebase_keeper.writes.group_queue import GroupQueue
+from lorebase_keeper.writes.moves import BranchMoves
 from lorebase_keeper.writes.view import BranchView, open_view
 from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
 
@@ -269,17 +270,21 @@ def plan_commit(
 
 
 def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
-    via = dict(provenance.get("$via") or {})
+    """Name `stamp` as the Revision behind each changed value; what the provenance said of the old
+    values (`$via`: the merge that brought one; `$evidence`: its extraction) goes with them."""
+    notes = {note: dict(provenance.get(note) or {}) for note in ("$via", "$evidence")}
     for name in change.attributes:
-        via.pop(name, None)
+        for held in notes.values():
+            held.pop(name, None)
         if change.after is not None and name in change.after:
             provenance[name] = stamp
         else:
             provenance.pop(name, None)
-    if via:
-        provenance["$via"] = via
-    else:
-        provenance.pop("$via", None)
+    for note, held in notes.items():
+        if held:
+            provenance[note] = held
+        else:
+            provenance.pop(note, None)
 
 
 def remember(view: BranchView, rows: CommitRows) -> None:
@@ -315,9 +320,17 @@ def remember(view: BranchView, rows: CommitRows) -> None:
 class Committer:
     """Groups the commits of each branch into shared transactions (keeper.commit.max_group)."""
 
-    def __init__(self, db: Database, *, max_group: int, bulk_statement_timeout_s: float = 600) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        max_group: int,
+        bulk_statement_timeout_s: float = 600,
+        moves: BranchMoves | None = None,
+    ) -> None:
         self.db = db
         self.bulk_statement_timeout_s = bulk_statement_timeout_s
+        self.moves = moves  # told of each branch a committed group moved
         self._groups: GroupQueue[tuple[int, str], _Pending[Any]] = GroupQueue(
             "commit", self._commit, max_group=max_group, logger=logger
         )
@@ -345,7 +358,10 @@ class Committer:
     ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
         timeout = self.bulk_statement_timeout_s if any(p.bulk for p in batch) else None
         outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
-        COMMITS.inc(sum(pending.revisions for pending, _, error in outcomes if error is None))
+        committed = sum(pending.revisions for pending, _, error in outcomes if error is None)
+        COMMITS.inc(committed)
+        if committed and self.moves is not None:
+            self.moves.moved(*key)
         return outcomes
 
 

@@ -11,12 +11,34 @@ from msgspec import UNSET, Meta, UnsetType
 from lorebase.contract.documents import Answer, RevisionId, Timestamp
 
 
+class Features(msgspec.Struct, kw_only=True):
+    """The capabilities a client may gate on (lorebase.features); more members come with later
+    releases, so a client reads those it knows and ignores the others."""
+
+    memory_feed: Annotated[list[int], Meta(description="POST /memory/changes contract versions served")]
+    tags: Annotated[bool, Meta(description="tags, accepted wherever a Revision is (at, since, from, to)")]
+    history_values: Annotated[
+        str, Meta(description="what before and after of history with values=true hold: changed")
+    ]
+    proposal_merge_check: Annotated[
+        bool, Meta(description="Proposals are tried on open and on each new head")
+    ]
+    dry_run_on_protected: Annotated[
+        bool, Meta(description="a dry run on a protected branch runs and says the execution needs review")
+    ]
+    extraction_provenance: Annotated[
+        bool, Meta(description="writes carry extraction evidence, and lineage, explain and history show it")
+    ]
+
+
 class GatewayHealth(Answer, kw_only=True):
     """Every service answers its health check; `degraded` names those that work less well than they
-    should, with the reason (the feed when its relay has fallen behind)."""
+    should, with the reason (the feed when its relay has fallen behind). `version` is the release
+    (0.9.0 and later serve both memory feed contracts, seed 002); `features` names the capabilities."""
 
     status: Literal["ok", "degraded"]
     version: str
+    features: Features
     degraded: dict[str, str] | UnsetType = UNSET
 
 
@@ -25,6 +47,7 @@ class GatewayDown(Answer, kw_only=True):
 
     status: Literal["unavailable"]
     version: str
+    features: Features
     services: Annotated[dict[str, bool], Meta(description="keeper, feed, scribe: whether each answered")]
 
 

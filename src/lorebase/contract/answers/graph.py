@@ -1,6 +1,6 @@
 """What the reads whose request is a JSON document answer: context packs, graph walks, search,
 resolve and query with their coverage blocks (keeper's context/ and reads/neighborhood.py,
-search.py, resolve.py, query.py, coverage.py)."""
+search.py, resolve/, query.py, coverage.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from lorebase.contract.documents import (
     Answer,
     Count,
     Cursor,
+    Extraction,
     RecordEntry,
     RecordHeader,
     Ref,
@@ -99,7 +100,8 @@ class RecentChange(Answer, kw_only=True):
 
 
 class SeedLineage(Answer, kw_only=True):
-    """The values of a seed that one Revision set."""
+    """The values of a seed that one Revision set; `extractions` the evidence of those of them that
+    were extracted, by Attribute."""
 
     ref: Ref
     attributes: list[str]
@@ -107,6 +109,7 @@ class SeedLineage(Answer, kw_only=True):
     actor: str
     at: Timestamp
     revision: RevisionId
+    extractions: dict[str, Extraction] | UnsetType = UNSET
 
 
 class Budget(Answer, kw_only=True):
@@ -215,26 +218,47 @@ class SearchResults(Answer, kw_only=True):
 
 
 class Predicate(Answer, kw_only=True):
-    """A ready filter for POST /query."""
+    """A ready filter for POST /query (on a Link Attribute when the candidate names a relation)."""
 
     attr: str
-    op: Literal["eq", "in"]
+    op: Literal["eq", "in", "gt", "ge", "lt", "le"]
     value: Any
 
 
 class Candidate(Answer, kw_only=True):
-    """What a phrase of the text may mean: a Kind, an Attribute or stored values of one."""
+    """What a phrase of the text may mean: a Kind, an Attribute (of a Kind, or of a Relation's
+    Links), a Relation, stored values of an Attribute, Records by key or title, or a comparison
+    on an Attribute (docs/resolve.md)."""
 
-    target: Literal["kind", "attribute", "value"]
-    kind: str
+    target: Literal["kind", "attribute", "relation", "value", "record", "comparison"]
+    kind: Annotated[str, Meta(description="The Kind; for a Relation and its Attributes, the from Kind")]
+    relation: str | UnsetType = UNSET
+    to: Annotated[str, Meta(description="The Kind at the other end of the Relation")] | UnsetType = UNSET
+    inverse: Annotated[str, Meta(description="The Relation's name read from its to end")] | UnsetType = UNSET
     attribute: str | UnsetType = UNSET
     type: str | UnsetType = UNSET
     values: list[Any] | UnsetType = UNSET
+    refs: list[str] | UnsetType = UNSET
     predicate: Predicate | UnsetType = UNSET
     score: float
-    level: Annotated[str, Meta(description="exact | synonym | similar | embedding")]
+    level: Annotated[
+        str,
+        Meta(description="exact | synonym | partial | prefix | words | inferred | similar | embedding"),
+    ]
     matched: str
     records: Count | UnsetType = UNSET
+    unit: Annotated[str, Meta(description="The unit the Attribute's description gives")] | UnsetType = UNSET
+
+
+class Hint(Answer, kw_only=True):
+    """What the question asks to do with the Records, as POST /query members."""
+
+    hint: Literal["count", "group_by", "order_by"]
+    matched: str
+    kind: str | UnsetType = UNSET
+    attribute: str | UnsetType = UNSET
+    aggregate: dict[str, Any] | UnsetType = UNSET
+    order_by: list[str] | UnsetType = UNSET
 
 
 class Skipped(Answer, kw_only=True):
@@ -245,10 +269,12 @@ class Skipped(Answer, kw_only=True):
 
 
 class ResolveCoverage(Answer, kw_only=True):
-    """The Kinds the candidates name, the words nothing matched, and the Sources of those Kinds
-    (default branch head only: `omitted` says why they are missing)."""
+    """The query's coverage of the Kinds the candidates name and the Attributes their predicates
+    use, and the words nothing matched that are real gaps (not function words or numbers).
+    Statistics and Sources describe the default branch head only (`omitted` says why)."""
 
-    kinds: list[str]
+    kinds: list[KindCoverage]
+    attributes: list[AttributeCoverage]
     unknown: list[str]
     sources: list[SourceCoverage]
     notes: list[str]
@@ -263,6 +289,7 @@ class ResolveResult(Answer, kw_only=True):
     revision: RevisionId | None
     candidates: list[Candidate]
     unmatched: list[str]
+    hints: list[Hint]
     skipped: list[Skipped]
     coverage: ResolveCoverage | UnsetType = UNSET
 

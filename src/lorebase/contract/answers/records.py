@@ -15,6 +15,7 @@ from lorebase.contract.documents import (
     ConflictResolution,
     Count,
     Cursor,
+    Extraction,
     Link,
     Origin,
     RecordEntry,
@@ -75,6 +76,7 @@ class Lineage(Answer, kw_only=True):
     brought_by: RevisionId | None | UnsetType = UNSET
     proposal: ProposalNamed | None
     merge_resolution: ConflictResolution | UnsetType = UNSET
+    extraction: Extraction | UnsetType = UNSET
 
 
 class RecordView(RecordEntry, kw_only=True):
@@ -108,11 +110,13 @@ class LinksPage(Answer, kw_only=True):
 
 
 class Provenance(Answer, kw_only=True):
-    """The provenance of one changed Attribute: the Revision and its origin."""
+    """The provenance of one changed Attribute: the Revision and its origin, and for an extracted
+    value its evidence."""
 
     revision: RevisionId
     type: str
     ref: str
+    extraction: Extraction | UnsetType = UNSET
 
 
 class HistoryChange(RevisionSummary, kw_only=True):

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from lorebase.contract.documents import Answer, Count, RevisionId, Timestamp
+from lorebase.contract.documents import Answer, Count, Cursor, RevisionId, Timestamp
 
 Bound = Annotated[int | str | None, Meta(description="A bound: an integer, or a decimal as a string")]
 
@@ -172,4 +172,24 @@ class DeletedBranch(Answer, kw_only=True):
     head: RevisionId | None
 
 
-__all__ = ["Branch", "BranchList", "BranchView", "DeletedBranch", "SchemaView"]
+class Tag(Answer, kw_only=True):
+    """A tag: the Revision it names, the branch that committed it (an archive name `name~ms` once
+    that branch was deleted), who made the tag and when."""
+
+    domain: str
+    name: str
+    revision: RevisionId
+    branch: str
+    created_by: str
+    created_at: Timestamp
+
+
+class TagList(Answer, kw_only=True):
+    """The tags of Revisions the caller may read, newest first."""
+
+    domain: str
+    tags: list[Tag]
+    next_cursor: Cursor
+
+
+__all__ = ["Branch", "BranchList", "BranchView", "DeletedBranch", "SchemaView", "Tag", "TagList"]

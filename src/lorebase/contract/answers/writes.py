@@ -27,6 +27,16 @@ from lorebase.contract.documents import (
 )
 
 
+class ReviewNote(Answer, kw_only=True):
+    """A dry run of a write that will need review: why, and the calls that take the real execution
+    forward (the `reason` and `next` of the 409 review-required it would get)."""
+
+    required: Literal[True]
+    reason: Literal["protected-branch", "review-policy"]
+    detail: str
+    next: list[Next]
+
+
 class DryRun(Answer, tag_field="status", tag="dry_run", kw_only=True):
     """What the execution would do, stored nowhere: its edits, the changes they make and the
     violations they break (`valid` is false when there are any; they do not fail the request). A
@@ -44,6 +54,7 @@ class DryRun(Answer, tag_field="status", tag="dry_run", kw_only=True):
     revision: None
     task_branch: str | UnsetType = UNSET
     target: str | UnsetType = UNSET
+    review: ReviewNote | UnsetType = UNSET
 
 
 class Committed(Answer, tag_field="status", tag="committed", kw_only=True):

@@ -335,12 +335,29 @@ RESOLVE: dict[str, Any] = {
         {"target": "kind", "kind": "Supplier", "score": 0.95, "level": "synonym", "matched": "vendors"},
     ],
     "unmatched": ["average", "of"],
+    "hints": [],
     "skipped": [{"level": "embedding", "reason": "other levels matched"}],
     "coverage": {
-        "kinds": ["Supplier"],
-        "unknown": ["average", "of"],
+        "kinds": [{"kind": "Supplier", "records": 30, "as_of": HEAD, "approximate": False}],
+        "attributes": [
+            {
+                "kind": "Supplier",
+                "attribute": "risk_score",
+                "missing": 0.0,
+                "missing_records": 0,
+                "used_in": ["select"],
+            },
+            {
+                "kind": "Supplier",
+                "attribute": "status",
+                "missing": 0.0,
+                "missing_records": 0,
+                "used_in": ["where"],
+            },
+        ],
+        "unknown": ["average"],
         "sources": [],
-        "notes": ["average: term unknown in this Domain", "of: term unknown in this Domain"],
+        "notes": ["average: term unknown in this Domain"],
     },
 }
 REVISION_EVENT: dict[str, Any] = CHANGES["events"][0]

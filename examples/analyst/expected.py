@@ -1,0 +1,349 @@
+"""The analyst questions and their expected answers, computed from the example data with plain
+Python, apart from Lorebase and from the reference agent (agent.py).
+
+    python -m examples.analyst.expected > examples/analyst/questions.json
+
+Each question names its Domain and the answer an analyst expects: a count, counts per value
+(groups), the keys of the matching Records (keys), or one value of one Record (value). A test
+(tests/integration/test_analyst.py) checks that questions.json is what this script writes, then
+has the agent answer every question against a running Keeper.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from examples.analyst import fleet
+
+ROOT = Path(__file__).resolve().parents[2]
+Rows = list[dict[str, Any]]
+
+
+def supply() -> dict[str, Rows]:
+    """The supply example as `lorebase up --example supply` leaves it: the import, then S-1001's
+    risk_score raised to 90; open_flags derived from the open RiskFlags."""
+    data = json.loads((ROOT / "examples" / "supply" / "data.json").read_text())
+    kinds: dict[str, Rows] = {}
+    for record in data["records"]:
+        kinds.setdefault(record["kind"], []).append(dict(record["values"]))
+    for supplier in kinds["Supplier"]:
+        if supplier["supplier_code"] == "S-1001":
+            supplier["risk_score"] = "90"
+    status = {f["flag_id"]: f.get("status") for f in kinds["RiskFlag"]}
+    opened = Counter(
+        link["to"] for link in data["links"] if link["relation"] == "flags" and status[link["from"]] == "open"
+    )
+    for supplier in kinds["Supplier"]:
+        supplier["open_flags"] = str(opened.get(supplier["supplier_code"], 0))
+    kinds["links"] = data["links"]
+    return kinds
+
+
+def fleet_data() -> dict[str, Rows]:
+    generated = fleet.data()
+    kinds: dict[str, Rows] = {}
+    for record in generated["records"]:
+        kinds.setdefault(record["kind"], []).append(dict(record["values"]))
+    kinds["links"] = generated["links"]
+    return kinds
+
+
+def num(value: Any) -> Decimal:
+    return Decimal(str(value))
+
+
+def count(rows: Rows, test: Callable[[dict[str, Any]], bool] = lambda r: True) -> dict[str, Any]:
+    return {"count": sum(1 for r in rows if test(r))}
+
+
+def groups(rows: Rows, attr: str) -> dict[str, Any]:
+    return {"groups": dict(sorted(Counter(str(r.get(attr)) for r in rows).items()))}
+
+
+def keys(rows: Rows, key: str, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    return {"keys": sorted(r[key] for r in rows if test(r))}
+
+
+def top(rows: Rows, key: str, attr: str, highest: bool) -> dict[str, Any]:
+    ranked = sorted((r for r in rows if r.get(attr) is not None), key=lambda r: num(r[attr]), reverse=highest)
+    assert num(ranked[0][attr]) != num(ranked[1][attr]), "a tie would make the question ambiguous"
+    return {"keys": [ranked[0][key]]}
+
+
+def value(rows: Rows, test: Callable[[dict[str, Any]], bool], attr: str) -> dict[str, Any]:
+    found = [r for r in rows if test(r)]
+    assert len(found) == 1
+    return {"value": found[0][attr]}
+
+
+def linked(data: dict[str, Rows], relation: str, key: str, forward: bool) -> dict[str, Any]:
+    ends = [
+        (link["from"] if not forward else link["to"])
+        for link in data["links"]
+        if link["relation"] == relation and (link["to"] if not forward else link["from"]) == key
+    ]
+    return {"keys": sorted(ends)}
+
+
+def questions() -> list[dict[str, Any]]:
+    s = supply()
+    sup, part, po, con, plant, flag = (
+        s[k] for k in ("Supplier", "Part", "PurchaseOrder", "Contract", "Plant", "RiskFlag")
+    )
+    f = fleet_data()
+    veh, dep, drv = f["Vehicle"], f["Depot"], f["Driver"]
+    kavsen = next(r["supplier_code"] for r in sup if r["legal_name"].startswith("Kavsen Alloys"))
+    anna = next(r for r in drv if r["full_name"].startswith("Anna"))
+    asked: list[tuple[str, str, dict[str, Any]]] = [
+        ("supply", "How many suppliers are there?", count(sup)),
+        ("supply", "How many suppliers are in Poland?", count(sup, lambda r: r["country"] == "PL")),
+        ("supply", "How many suppliers are in PL?", count(sup, lambda r: r["country"] == "PL")),
+        (
+            "supply",
+            "Which suppliers are blocked?",
+            keys(sup, "supplier_code", lambda r: r["status"] == "blocked"),
+        ),
+        ("supply", "How many suppliers are dormant?", count(sup, lambda r: r["status"] == "inactive")),
+        (
+            "supply",
+            "Which vendors have a risk score above 80?",
+            keys(sup, "supplier_code", lambda r: num(r["risk_score"]) > 80),
+        ),
+        (
+            "supply",
+            "How many suppliers have a risk score below 25?",
+            count(sup, lambda r: num(r["risk_score"]) < 25),
+        ),
+        (
+            "supply",
+            "Which suppliers have a risk above 60?",
+            keys(sup, "supplier_code", lambda r: num(r["risk_score"]) > 60),
+        ),
+        ("supply", "Which suppliers are tier 1?", keys(sup, "supplier_code", lambda r: r["tier"] == "1")),
+        ("supply", "How many suppliers per country?", groups(sup, "country")),
+        ("supply", "How many suppliers per tier?", groups(sup, "tier")),
+        (
+            "supply",
+            "Which supplier has the highest risk score?",
+            top(sup, "supplier_code", "risk_score", True),
+        ),
+        (
+            "supply",
+            "How many active suppliers are in Germany?",
+            count(sup, lambda r: r["status"] == "active" and r["country"] == "DE"),
+        ),
+        (
+            "supply",
+            "Which suppliers have at least 1 open flags?",
+            keys(sup, "supplier_code", lambda r: int(r["open_flags"]) >= 1),
+        ),
+        (
+            "supply",
+            "How many suppliers have a risk score of at least 70?",
+            count(sup, lambda r: num(r["risk_score"]) >= 70),
+        ),
+        (
+            "supply",
+            "What is the risk score of Kavsen Alloys?",
+            value(sup, lambda r: r["supplier_code"] == kavsen, "risk_score"),
+        ),
+        (
+            "supply",
+            "What is the tier of Lindqvist Lager?",
+            value(sup, lambda r: r["legal_name"].startswith("Lindqvist Lager"), "tier"),
+        ),
+        (
+            "supply",
+            "Which city is Brennecke Dichtungstechnik in?",
+            value(sup, lambda r: r["legal_name"].startswith("Brennecke"), "city"),
+        ),
+        (
+            "supply",
+            "What is the status of S-1030?",
+            value(sup, lambda r: r["supplier_code"] == "S-1030", "status"),
+        ),
+        (
+            "supply",
+            "Which suppliers are located in Japan?",
+            keys(sup, "supplier_code", lambda r: r["country"] == "JP"),
+        ),
+        ("supply", "How many parts per category?", groups(part, "category")),
+        ("supply", "How many bearings are there?", count(part, lambda r: r["category"] == "bearing")),
+        (
+            "supply",
+            "Which parts cost more than 100 EUR?",
+            keys(part, "part_number", lambda r: num(r["unit_cost"]) > 100),
+        ),
+        (
+            "supply",
+            "How many seals cost less than 10 EUR?",
+            count(part, lambda r: r["category"] == "seal" and num(r["unit_cost"]) < 10),
+        ),
+        ("supply", "Which part has the lowest unit cost?", top(part, "part_number", "unit_cost", False)),
+        ("supply", "How many components are valves?", count(part, lambda r: r["category"] == "valve")),
+        (
+            "supply",
+            "What is the unit cost of P-10028?",
+            value(part, lambda r: r["part_number"] == "P-10028", "unit_cost"),
+        ),
+        ("supply", "Which parts does Kavsen Alloys supply?", linked(s, "supplied_by", kavsen, False)),
+        ("supply", "How many open purchase orders are there?", count(po, lambda r: r["status"] == "open")),
+        ("supply", "How many orders per status?", groups(po, "status")),
+        (
+            "supply",
+            "How many orders were placed before May 2026?",
+            count(po, lambda r: r["ordered_on"] < "2026-05-01"),
+        ),
+        (
+            "supply",
+            "How many orders have a total of more than 5000 EUR?",
+            count(po, lambda r: num(r["total"]) > 5000),
+        ),
+        (
+            "supply",
+            "Which orders have a quantity of at least 500?",
+            keys(po, "po_number", lambda r: num(r["quantity"]) >= 500),
+        ),
+        ("supply", "How many contracts per currency?", groups(con, "currency")),
+        ("supply", "How many contracts are in euros?", count(con, lambda r: r["currency"] == "EUR")),
+        ("supply", "How many agreements are expired?", count(con, lambda r: r["status"] == "expired")),
+        (
+            "supply",
+            "How many contracts expire before 2027?",
+            count(con, lambda r: r["valid_to"] < "2027-01-01"),
+        ),
+        ("supply", "How many risk flags are open?", count(flag, lambda r: r["status"] == "open")),
+        ("supply", "How many high risks are there?", count(flag, lambda r: r["severity"] == "high")),
+        ("supply", "How many flags per severity?", groups(flag, "severity")),
+        (
+            "supply",
+            "How many flags were raised after June 2026?",
+            count(flag, lambda r: r["raised_on"] >= "2026-07-01"),
+        ),
+        ("supply", "Which plants are in Austria?", keys(plant, "plant_code", lambda r: r["country"] == "AT")),
+        ("supply", "How many sites are in Poland?", count(plant, lambda r: r["country"] == "PL")),
+        (
+            "supply",
+            "Which suppliers in Germany are active?",
+            keys(sup, "supplier_code", lambda r: r["country"] == "DE" and r["status"] == "active"),
+        ),
+        (
+            "supply",
+            "List the blocked vendors",
+            keys(sup, "supplier_code", lambda r: r["status"] == "blocked"),
+        ),
+        ("supply", "How many parts cost less than 5 EUR?", count(part, lambda r: num(r["unit_cost"]) < 5)),
+        (
+            "supply",
+            "Which orders were cancelled?",
+            keys(po, "po_number", lambda r: r["status"] == "cancelled"),
+        ),
+        (
+            "supply",
+            "Suppliers with risk score under 20",
+            keys(sup, "supplier_code", lambda r: int(r["risk_score"]) < 20),
+        ),
+        ("supply", "How many contracts are in USD?", count(con, lambda r: r["currency"] == "USD")),
+        ("supply", "How many plants per country?", groups(plant, "country")),
+        ("supply", "Which part has the highest unit cost?", top(part, "part_number", "unit_cost", True)),
+        (
+            "supply",
+            "How many suppliers in Poland are tier 1?",
+            count(sup, lambda r: r["country"] == "PL" and r["tier"] == "1"),
+        ),
+        (
+            "supply",
+            "What is the currency of C-3001?",
+            value(con, lambda r: r["contract_number"] == "C-3001", "currency"),
+        ),
+        ("supply", "How many open flags are there?", count(flag, lambda r: r["status"] == "open")),
+        (
+            "supply",
+            "How many suppliers does Corvane have in Sweden?",
+            count(sup, lambda r: r["country"] == "SE"),
+        ),
+        (
+            "supply",
+            "Which gaskets cost more than 2 EUR?",
+            keys(part, "part_number", lambda r: r["category"] == "gasket" and num(r["unit_cost"]) > 2),
+        ),
+        ("supply", "How many purchase orders are received?", count(po, lambda r: r["status"] == "received")),
+        ("supply", "Which supplier is in Pune?", keys(sup, "supplier_code", lambda r: r["city"] == "Pune")),
+        ("fleet", "Which drivers have a C licence?", keys(drv, "driver_id", lambda r: r["licence"] == "C")),
+        (
+            "fleet",
+            "How many vehicles were registered in 2020?",
+            count(veh, lambda r: r["registered_on"].startswith("2020")),
+        ),
+        ("fleet", "How many retired trucks?", count(veh, lambda r: r["status"] == "retired")),
+        (
+            "fleet",
+            "How many volvo trucks run on diesel?",
+            count(veh, lambda r: r["make"] == "volvo" and r["fuel"] == "diesel"),
+        ),
+        ("fleet", "Which truck has the lowest mileage?", top(veh, "plate", "mileage_km", False)),
+        ("fleet", "How many trucks are electric?", count(veh, lambda r: r["fuel"] == "electric")),
+        ("fleet", "How many vehicles per fuel?", groups(veh, "fuel")),
+        (
+            "fleet",
+            "Which vehicles have a mileage above 850000?",
+            keys(veh, "plate", lambda r: num(r["mileage_km"]) > 850000),
+        ),
+        ("fleet", "How many trucks are in maintenance?", count(veh, lambda r: r["status"] == "maintenance")),
+        ("fleet", "How many vehicles are operational?", count(veh, lambda r: r["status"] == "in_service")),
+        ("fleet", "How many drivers hold a CE licence?", count(drv, lambda r: r["licence"] == "CE")),
+        (
+            "fleet",
+            "How many drivers have more than 20 years of experience?",
+            count(drv, lambda r: int(r["years_experience"]) > 20),
+        ),
+        (
+            "fleet",
+            "Which driver has the most years of experience?",
+            top(drv, "driver_id", "years_experience", True),
+        ),
+        (
+            "fleet",
+            "How many vehicles were registered before 2018?",
+            count(veh, lambda r: r["registered_on"] < "2018-01-01"),
+        ),
+        ("fleet", "How many trucks per make?", groups(veh, "make")),
+        (
+            "fleet",
+            "What is the mileage of V-0007?",
+            value(veh, lambda r: r["plate"] == "V-0007", "mileage_km"),
+        ),
+        ("fleet", "How many depots are in Germany?", count(dep, lambda r: r["country"] == "DE")),
+        (
+            "fleet",
+            "How many Scania trucks have a payload of at least 20 tonnes?",
+            count(veh, lambda r: r["make"] == "scania" and num(r["capacity_t"]) >= 20),
+        ),
+        (
+            "fleet",
+            "How many loading bays does Depot Duisburg Logport have?",
+            value(dep, lambda r: r["name"] == "Depot Duisburg Logport", "bays"),
+        ),
+        (
+            "fleet",
+            f"Which trucks does {anna['full_name']} drive?",
+            linked(f, "drives", anna["driver_id"], True),
+        ),
+        (
+            "fleet",
+            "How many battery trucks are in service?",
+            count(veh, lambda r: r["fuel"] == "electric" and r["status"] == "in_service"),
+        ),
+    ]
+    return [{"domain": d, "question": q, "expected": e} for d, q, e in asked]
+
+
+if __name__ == "__main__":
+    json.dump(questions(), sys.stdout, indent=1, ensure_ascii=False)
+    sys.stdout.write("\n")

@@ -1,0 +1,15 @@
+"""POST /resolve: ground the words of a question in the schema and the stored values (seed
+section 2, issue 16; docs/resolve.md).
+
+It interprets nothing, runs no query and calls no model: the same request at the same Revision
+answers the same candidates. The levels, each taking only words the earlier ones left:
+names (exact, synonym, partial; ground.py), comparisons (comparisons.py), intent hints
+(hints.py), Record keys and titles (titles.py), similar spelling (ground.py), and the embedding
+level (embedding.py). The vocabulary holds only what the caller may read (vocabulary.py).
+"""
+
+from lorebase_keeper.reads.resolve.answer import resolve
+from lorebase_keeper.reads.resolve.ground import names, similar
+from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary, vocabulary
+
+__all__ = ["Term", "Vocabulary", "names", "resolve", "similar", "vocabulary"]

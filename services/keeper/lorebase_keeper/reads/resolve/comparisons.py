@@ -1,0 +1,269 @@
+"""Numbers, dates and comparisons: "above 80", "at least 3", "more than 100 EUR", "tier 1",
+"before March 2026", "in 2025" become predicates (`gt`, `ge`, `lt`, `le`, `eq`, and a pair for a
+date range) on the Attribute the nearby words ground to.
+
+Which Attribute: the nearest one the words before the comparison named (up to `REACH` words back,
+Attributes of Kinds and of Links alike), or right after the number; the type must fit (integer and
+decimal for numbers, date and datetime for dates; a bare year fits a date too). When no nearby word
+names one, the Attributes of the right type of the Kinds the question names are offered, narrowed
+by a unit written after the number that their description mentions ("EUR", "days"); one left is
+offered at 0.8 (level `inferred`), several at 0.6. The value is in the Attribute's canonical form;
+`unit` repeats the unit the description gives. English comparison words only, for now.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date
+from typing import Any
+
+from lorebase.canonical import ValueProblem, canonical_value
+from lorebase.schema.model import Attribute
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.resolve.ground import Span, is_number
+from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
+from lorebase_keeper.reads.resolve.words import Word
+
+REACH = 4
+OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
+    [
+        (("more", "than"), "gt"),
+        (("greater", "than"), "gt"),
+        (("higher", "than"), "gt"),
+        (("larger", "than"), "gt"),
+        (("above",), "gt"),
+        (("over",), "gt"),
+        (("exceeding",), "gt"),
+        ((">",), "gt"),
+        (("after",), "gt"),
+        (("less", "than"), "lt"),
+        (("fewer", "than"), "lt"),
+        (("lower", "than"), "lt"),
+        (("smaller", "than"), "lt"),
+        (("below",), "lt"),
+        (("under",), "lt"),
+        (("<",), "lt"),
+        (("before",), "lt"),
+        (("at", "least"), "ge"),
+        (("no", "less", "than"), "ge"),
+        (("minimum",), "ge"),
+        ((">=",), "ge"),
+        (("since",), "ge"),
+        (("from",), "ge"),
+        (("at", "most"), "le"),
+        (("no", "more", "than"), "le"),
+        (("up", "to"), "le"),
+        (("maximum",), "le"),
+        (("<=",), "le"),
+        (("until",), "le"),
+        (("exactly",), "eq"),
+        (("equal", "to"), "eq"),
+        (("=",), "eq"),
+        (("in",), "in"),
+        (("during",), "in"),
+    ],
+    key=lambda item: -len(item[0]),
+)
+MONTHS = {name.casefold(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS |= {name.casefold(): i for i, name in enumerate(calendar.month_abbr) if name}
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+NUMERIC = ("integer", "decimal")
+DATES = ("date", "datetime")
+
+
+def _operand(words: list[Word], at: int) -> tuple[int, str, Any] | None:
+    """(words used, "number" | "date", value) of the operand at `at`: a number, an ISO date, a
+    month with a year, or a year. A date value is (first day, first day after)."""
+    if at >= len(words):
+        return None
+    word = words[at]
+    if ISO_DATE.fullmatch(word.key):
+        try:
+            day = date.fromisoformat(word.key)
+        except ValueError:
+            return None
+        return 1, "date", (day, date.fromordinal(day.toordinal() + 1))
+    if word.key in MONTHS and at + 1 < len(words) and re.fullmatch(r"\d{4}", words[at + 1].key):
+        year, month = int(words[at + 1].key), MONTHS[word.key]
+        after = date(year + month // 12, month % 12 + 1, 1)
+        return 2, "date", (date(year, month, 1), after)
+    if is_number(word):
+        return 1, "number", word.key
+    return None
+
+
+def _fits(term: Term, shape: str, value: Any) -> bool:
+    base = str(term.type).split("(")[0]
+    if shape == "date":
+        return base in DATES
+    if base in NUMERIC:
+        return True
+    return base in DATES and re.fullmatch(r"(19|20)\d{2}", str(value)) is not None
+
+
+def _attribute(domain: Domain, term: Term) -> Attribute:
+    if term.relation is not None:
+        return domain.schema.relations[term.relation].attributes[str(term.attribute)]
+    return domain.schema.kinds[term.kind].attributes[str(term.attribute)]
+
+
+def _unit(term: Term, unit: Word | None) -> str | None:
+    """The unit the description gives, when the question wrote it (or none was written)."""
+    words = re.findall(r"\w+", term.description)
+    if unit is not None:
+        return next((w for w in words if w.casefold() in (unit.key, unit.key.rstrip("s"))), None)
+    for known in ("EUR", "USD", "days", "units", "percent"):
+        if known in words:
+            return known
+    return None
+
+
+def _predicates(domain: Domain, term: Term, op: str, shape: str, value: Any) -> list[tuple[str, Any]]:
+    attr = _attribute(domain, term)
+    if shape == "number" and attr.type in DATES:  # a bare year
+        year = int(value)
+        shape, value = "date", (date(year, 1, 1), date(year + 1, 1, 1))
+    if shape == "date":
+        first, after = value
+        pairs = {
+            "gt": [("ge", after)],
+            "ge": [("ge", first)],
+            "lt": [("lt", first)],
+            "le": [("lt", after)],
+            "eq": [("ge", first), ("lt", after)],
+            "in": [("ge", first), ("lt", after)],
+        }[op]
+        return [(o, v.isoformat()) for o, v in pairs]
+    if op == "in":
+        return []
+    try:
+        shown = canonical_value(Attribute(attr.name, attr.type, attr.precision, attr.scale), value)
+    except ValueProblem:
+        return []
+    return [(op, shown)]
+
+
+def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int] | None:
+    for phrase, name in OPERATORS:
+        window = tuple(w.key for w in words[index : index + len(phrase)])
+        if window == phrase and not any(used[index : index + len(phrase)]):
+            return name, len(phrase)
+    return None
+
+
+def comparisons(
+    words: list[Word], used: list[bool], spans: list[Span], vocab: Vocabulary, domain: Domain
+) -> tuple[list[dict[str, Any]], set[int]]:
+    """Comparison candidates, and the words taken as units that earlier levels had grounded (their
+    spans no longer count: "EUR" after "more than 100" is a unit, not a currency filter). The words
+    they take are marked used."""
+    named = {
+        i: s
+        for s in spans
+        for i in range(s.start, s.end)
+        if any(h.term.target == "attribute" for h in s.hits)
+    }
+    kinds = sorted({h.term.kind for s in spans for h in s.hits if h.term.target in ("kind", "value")})
+    out: list[dict[str, Any]] = []
+    units: set[int] = set()
+    # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be
+    names_at = {
+        i for s in spans for i in range(s.start, s.end) if any(h.term.target != "value" for h in s.hits)
+    }
+    index = 0
+    while index < len(words):
+        found = _operator(words, used, index)
+        parts: list[tuple[str, str, Any]] = []  # (op, shape, value)
+        anchor, end = index, index
+        if found is not None:
+            op, size = found
+            operand = _operand(words, index + size)
+            if operand is not None:
+                taken, shape, value = operand
+                end = index + size + taken
+                parts = [(op, shape, value)]
+                if op == "in" and not (shape == "date" or re.fullmatch(r"(19|20)\d{2}", str(value))):
+                    parts = []
+        elif words[index].key == "between":
+            first = _operand(words, index + 1)
+            if first is not None and index + 1 + first[0] < len(words):
+                middle = index + 1 + first[0]
+                second = _operand(words, middle + 1) if words[middle].key == "and" else None
+                if second is not None and second[1] == first[1]:
+                    end = middle + 1 + second[0]
+                    parts = [("ge", first[1], first[2]), ("le", second[1], second[2])]
+        elif index in named and named[index].end == index + 1 and not any(used[index + 1 : index + 2]):
+            operand = _operand(words, index + 1)  # "tier 1": the Attribute, then its value
+            if operand is not None and operand[1] == "number":
+                anchor, end = index + 1, index + 1 + operand[0]
+                parts = [("eq", operand[1], operand[2])]
+        if not parts:
+            index += 1
+            continue
+        shape, value = parts[0][1], parts[0][2]
+        unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
+        terms, score, level = _near(named, anchor, end, shape, value, vocab, kinds, unit)
+        if unit is not None and all(_unit(t, unit) is None for t in terms):
+            unit = None
+        last = end + (1 if unit is not None else 0)
+        begin = named[index].start if anchor != index else index
+        matched = " ".join(w.key for w in words[begin:last])
+        made = 0
+        for term in terms:
+            for op, part_shape, part_value in parts:
+                for pred_op, shown in _predicates(domain, term, op, part_shape, part_value):
+                    entry: dict[str, Any] = {"target": "comparison", "kind": term.kind}
+                    if term.relation is not None:
+                        entry.update(relation=term.relation, to=term.to)
+                    entry.update(attribute=term.attribute, type=term.type)
+                    entry["predicate"] = {"attr": term.attribute, "op": pred_op, "value": shown}
+                    entry.update(score=score, level=level, matched=matched)
+                    found_unit = _unit(term, unit)
+                    if found_unit is not None:
+                        entry["unit"] = found_unit
+                    out.append(entry)
+                    made += 1
+        if made:
+            if unit is not None and used[end]:
+                units.add(end)
+            used[anchor:last] = [True] * (last - anchor)
+            index = last
+        else:
+            index += 1
+    return out, units
+
+
+def _near(
+    named: dict[int, Span],
+    start: int,
+    end: int,
+    shape: str,
+    value: Any,
+    vocab: Vocabulary,
+    kinds: list[str],
+    unit: Word | None,
+) -> tuple[list[Term], float, str]:
+    """The Attributes a comparison at words start..end applies to, with the score and level."""
+    for position in [*range(start - 1, max(-1, start - 1 - REACH), -1), end]:
+        span = named.get(position)
+        if span is None:
+            continue
+        terms = [h.term for h in span.hits if h.term.target == "attribute" and _fits(h.term, shape, value)]
+        if terms:
+            best = max(h.score for h in span.hits if h.term in terms)
+            return terms, round(min(best, 1.0), 4), "exact" if best >= 1.0 else "partial"
+    fitting = [
+        t for t in vocab.attributes if t.kind in kinds and t.relation is None and _fits(t, shape, value)
+    ]
+    if unit is not None:
+        with_unit = [t for t in fitting if _unit(t, unit) is not None]
+        fitting = with_unit or fitting
+    if len(fitting) == 1:
+        return fitting, 0.8, "inferred"
+    if 1 < len(fitting) <= 3:
+        return fitting, 0.6, "inferred"
+    return [], 0.0, ""
+
+
+__all__ = ["comparisons"]

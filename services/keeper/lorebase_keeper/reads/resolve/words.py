@@ -1,0 +1,127 @@
+"""How resolve reads the words of a question: tokens, function words, inflections and typos.
+
+Tokens keep their spelling as typed (`raw`) beside the case-folded form matched against the
+vocabulary, because codes (`PL`, `IN`, `EUR`) match only as written: "in" is a word, "IN" a code.
+Numbers with a decimal point stay one token, and so do keys like `S-1001` and comparison signs.
+
+Function words (the stop words of the Domain's language, `read.resolve.stop_words`) never ground
+on their own: not to values, Kinds or Attributes; they may still be part of a longer name such as
+"supplied by". A word nothing matched that is a function word is left out of coverage's `unknown`
+and of the miss log, so what remains there is a real gap in the vocabulary.
+
+Typos: one edit for words of `one_edit_min_letters` letters or more, two from
+`two_edits_min_letters` (optimal string alignment distance: a swap of neighbours is one edit).
+Trigram similarity alone misses one wrong letter in a six-letter word (about 0.40).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lorebase.settings_model import ResolveLimits
+
+TOKEN = re.compile(r"[<>]=?|=|\d+(?:\.\d+)?(?![\w-])|[\w][\w'-]*", re.UNICODE)
+MAX_WORDS = 64
+
+
+@dataclass(frozen=True)
+class Word:
+    """A token of the question: as typed, and case-folded for matching."""
+
+    raw: str
+    key: str
+
+
+def tokens(text: str) -> list[Word]:
+    """The tokens of `text`, at most MAX_WORDS of them."""
+    return [Word(t, t.casefold()) for t in TOKEN.findall(text)][:MAX_WORDS]
+
+
+def stop_words(limits: ResolveLimits) -> frozenset[str]:
+    """The function words of the Domain's language (empty for a language without a list)."""
+    return frozenset(w.casefold() for w in getattr(limits.stop_words, limits.language))
+
+
+def inflections(word: str) -> list[str]:
+    """Base forms an English plural or verb form may come from, most likely first
+    ("suppliers" -> "supplier", "categories" -> "category", "costing" -> "cost")."""
+    out: list[str] = []
+    if len(word) > 4 and word.endswith("ies"):
+        out.append(word[:-3] + "y")
+    if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
+        out.append(word[:-2])
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        out.append(word[:-1])
+    if len(word) > 5 and word.endswith("ing"):
+        out += [word[:-3], word[:-3] + "e"]
+    if len(word) > 4 and word.endswith("ed"):
+        out += [word[:-2], word[:-1]]
+    return [w for w in dict.fromkeys(out) if w != word]
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance of a and b, or limit + 1 when it is larger than limit."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return previous[-1] if previous[-1] <= limit else limit + 1
+
+
+def edits_allowed(word: str, limits: ResolveLimits) -> int:
+    """How many edits a typo of `word` may have (0: too short to guess)."""
+    letters = len(word)
+    if letters >= limits.two_edits_min_letters:
+        return 2
+    if letters >= limits.one_edit_min_letters:
+        return 1
+    return 0
+
+
+def typo_score(word: str, edits: int) -> float:
+    """The score of a typo match: below exact (1.0) and alias (0.95) matches, lower per edit and for
+    shorter words, where one edit changes more of the word."""
+    return round(max(0.5, 0.9 - 0.1 * edits - 0.2 * edits / max(len(word), 1)), 4)
+
+
+def is_code(value: str, limits: ResolveLimits) -> bool:
+    """A stored value that is a code (`PL`, `EUR`, `IN`): short, upper-case letters and digits.
+    Codes match only when the question writes them the same way."""
+    return (
+        0 < len(value) <= limits.code_max_chars
+        and value.upper() == value
+        and any(c.isalpha() for c in value)
+        and value.isalnum()
+    )
+
+
+def split_name(name: str) -> list[str]:
+    """The words of a schema name: `lead_time_days` -> lead, time, days; `PurchaseOrder` ->
+    purchase, order."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
+    return [w.casefold() for w in spaced.split()]
+
+
+__all__ = [
+    "MAX_WORDS",
+    "Word",
+    "edit_distance",
+    "edits_allowed",
+    "inflections",
+    "is_code",
+    "split_name",
+    "stop_words",
+    "tokens",
+    "typo_score",
+]
