@@ -1,4 +1,2 @@
-/** The retrieval lab: placeholder of the scaffold (webreplay replaces it). */
-export function LabPage() {
-  return <p>Retrieval lab (coming)</p>;
-}
+/** The retrieval lab (issue 14, item 6). */
+export { LabPage } from "./LabPage";

@@ -1,8 +1,3 @@
-/** The agent sessions list and the replay: placeholders of the scaffold (webreplay replaces them). */
-export function SessionsPage() {
-  return <p>Agent sessions (coming)</p>;
-}
-
-export function ReplayPage() {
-  return <p>Session replay (coming)</p>;
-}
+/** The agent sessions list and the session replay on a canvas (issue 14, item 5). */
+export { ReplayPage } from "./ReplayPage";
+export { SessionsPage } from "./SessionsPage";

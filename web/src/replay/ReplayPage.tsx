@@ -1,0 +1,354 @@
+/**
+ * `/app/sessions/:session`: an agent session replayed on a canvas, step by step.
+ *
+ * Controls: play/pause, step back/forward, a scrub slider and the speed. `?step=N` (1-based, as shown)
+ * is a permalink: the page opens paused on that step and keeps the parameter up to date whenever the
+ * replay stops on a step. When paused, the step's touched Records are read as of the step's Revision
+ * (see asof.ts) for the side panel and the tooltips, and those that did not exist there are ringed.
+ */
+
+import { ActionIcon, Anchor, Badge, Button, Grid, Group, NativeSelect, Paper, Slider, Stack, Text, Title } from "@mantine/core";
+import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { Link, useParams, useSearchParams } from "react-router";
+import { ProblemAlert } from "../shell/ProblemAlert";
+import { useApi } from "../shell/useApi";
+import { fetchRecordAsOf, getSession } from "./api";
+import { AsOfCache, readPointOf, type AsOf } from "./asof";
+import { ReplayEngine } from "./engine";
+import { SPEEDS, type PlayerState } from "./player";
+import { AsOfLine, StepPanel } from "./StepPanel";
+import { buildTimeline, clampStep, type Timeline } from "./timeline";
+
+/** Records read as of a Revision, kept while the app is open (a Revision never changes). */
+const asOfCache = new AsOfCache(fetchRecordAsOf, 6);
+/** Records read per paused step (a step touches at most 200). */
+const READ_PER_STEP = 100;
+
+export function ReplayPage() {
+  const { session = "" } = useParams();
+  const [params] = useSearchParams();
+  const answer = useApi(() => getSession(session), [session]);
+  const timeline = useMemo(() => (answer.data ? buildTimeline(answer.data) : null), [answer.data]);
+  const initial = Number(params.get("step") ?? "1") - 1;
+  return (
+    <Stack gap="sm">
+      <Group justify="space-between">
+        <Title order={2}>
+          Session <Text span ff="monospace" inherit>{session}</Text>
+        </Title>
+        <Anchor component={Link} to="/sessions">
+          All sessions
+        </Anchor>
+      </Group>
+      <ProblemAlert error={answer.error} />
+      {answer.loading && !timeline && <Text c="dimmed">Loading the session…</Text>}
+      {timeline && <Replay key={session} timeline={timeline} initialStep={clampStep(timeline, initial)} />}
+    </Stack>
+  );
+}
+
+interface Hover {
+  node: number;
+  x: number;
+  y: number;
+}
+
+function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: number }) {
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const engineRef = useRef<ReplayEngine | null>(null);
+  const [, setParams] = useSearchParams();
+  const [player, setPlayer] = useState<PlayerState | null>(null);
+  const [layout, setLayout] = useState({ ticks: 0, done: false });
+  const [asOf, setAsOf] = useState<Map<string, AsOf>>(new Map());
+  const [hover, setHover] = useState<Hover | null>(null);
+  const errors = useMemo(() => timeline.steps.filter((s) => s.status >= 400).length, [timeline]);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    const engine = new ReplayEngine(canvas, timeline, {
+      step: initialStep,
+      onChange: setPlayer,
+      onLayout: (ticks, done) => setLayout({ ticks, done }),
+    });
+    engineRef.current = engine;
+    setPlayer(engine.player);
+    return () => {
+      engine.destroy();
+      engineRef.current = null;
+    };
+    // The engine lives as long as the timeline; the initial step only matters when it starts.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [timeline]);
+
+  const step = player?.step ?? initialStep;
+  const playing = player?.playing ?? false;
+
+  // The permalink follows the step the replay stops on.
+  useEffect(() => {
+    if (playing || !player) return;
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.set("step", String(step + 1));
+        return next;
+      },
+      { replace: true },
+    );
+  }, [step, playing, player, setParams]);
+
+  // Paused on a step: read its Records as of its Revision, and ring the absent ones.
+  useEffect(() => {
+    const current = timeline.steps[step];
+    const engine = engineRef.current;
+    if (playing || !current || !engine) return;
+    const point = readPointOf(current);
+    if (!point) {
+      setAsOf(new Map());
+      engine.renderer.setAbsent([]);
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      void asOfCache.load(point, current.touched.slice(0, READ_PER_STEP)).then((answers) => {
+        if (!live) return;
+        setAsOf(answers);
+        const absent: number[] = [];
+        answers.forEach((answer, ref) => {
+          const id = timeline.nodeIndex.get(ref);
+          if (answer.state === "absent" && id !== undefined) absent.push(id);
+        });
+        engine.renderer.setAbsent(absent);
+      });
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [timeline, step, playing]);
+
+  // Hovering an earlier node while paused: read it as of the current step's Revision too.
+  const hoverRef = hover ? timeline.nodes[hover.node] : undefined;
+  useEffect(() => {
+    const current = timeline.steps[step];
+    if (playing || !hoverRef || !current) return;
+    const point = readPointOf(current);
+    if (!point || asOfCache.peek(point, hoverRef)) return;
+    let live = true;
+    void asOfCache.load(point, [hoverRef]).then((answers) => {
+      if (!live) return;
+      setAsOf((known) => new Map([...known, ...answers]));
+    });
+    return () => {
+      live = false;
+    };
+  }, [timeline, step, playing, hoverRef]);
+
+  useCanvasPointer(canvasRef, engineRef, setHover);
+  useKeyboard(engineRef);
+
+  const engine = engineRef.current;
+  const currentStep = timeline.steps[step];
+  const point = currentStep ? readPointOf(currentStep) : null;
+  const hoverAsOf = hoverRef && point ? (asOf.get(hoverRef) ?? asOfCache.peek(point, hoverRef)) : undefined;
+  const kinds = useMemo(() => [...new Set(timeline.nodeKinds)].sort(), [timeline]);
+
+  return (
+    <Stack gap="sm">
+      <Group gap="xs">
+        <Badge variant="light">{timeline.steps.length} steps</Badge>
+        <Badge variant="light" color={errors ? "orange" : "gray"}>
+          {errors} errors
+        </Badge>
+        <Badge variant="light" color="gray">
+          {timeline.nodes.length} Records · {timeline.edgeRelations.length} Links
+        </Badge>
+        {!layout.done && (
+          <Badge variant="light" color="blue" data-testid="layout-progress">
+            laying out… {layout.ticks} ticks
+          </Badge>
+        )}
+      </Group>
+      <Group gap="xs" wrap="nowrap" data-testid="replay-controls">
+        <ActionIcon variant="default" aria-label="Step back" onClick={() => engine?.stepBy(-1)} disabled={step === 0}>
+          ‹
+        </ActionIcon>
+        <Button
+          size="xs"
+          w={80}
+          onClick={() => (playing ? engine?.pause() : engine?.play())}
+          aria-label={playing ? "Pause" : "Play"}
+        >
+          {playing ? "Pause" : "Play"}
+        </Button>
+        <ActionIcon
+          variant="default"
+          aria-label="Step forward"
+          onClick={() => engine?.stepBy(1)}
+          disabled={step >= timeline.steps.length - 1}
+        >
+          ›
+        </ActionIcon>
+        <Slider
+          style={{ flex: 1 }}
+          min={0}
+          max={Math.max(0, timeline.steps.length - 1)}
+          value={step}
+          onChange={(value) => engine?.seek(value)}
+          label={(value) => `step ${value + 1}`}
+          aria-label="Scrub"
+        />
+        <Text size="sm" w={120} ta="right" data-testid="step-counter">
+          {step + 1} / {timeline.steps.length}
+        </Text>
+        <NativeSelect
+          w={120}
+          size="xs"
+          aria-label="Speed"
+          data={SPEEDS.map((s) => ({ value: String(s), label: `${s} steps/s` }))}
+          value={String(player?.speed ?? 2)}
+          onChange={(event) => engine?.setSpeed(Number(event.currentTarget.value))}
+        />
+      </Group>
+      <Grid>
+        <Grid.Col span={{ base: 12, md: 8 }}>
+          <Paper withBorder style={{ position: "relative", height: 560, overflow: "hidden" }}>
+            <canvas
+              ref={canvasRef}
+              data-testid="replay-canvas"
+              style={{ width: "100%", height: "100%", display: "block", cursor: hover ? "pointer" : "grab" }}
+            />
+            {hover && hoverRef && (
+              <Paper
+                shadow="sm"
+                withBorder
+                p={6}
+                data-testid="replay-tooltip"
+                style={{ position: "absolute", left: hover.x + 12, top: hover.y + 12, maxWidth: 320, pointerEvents: "none" }}
+              >
+                <Text size="xs" ff="monospace">
+                  {hoverRef}
+                </Text>
+                <Text size="xs" c="dimmed">
+                  first touched at step {(timeline.nodeFirstStep[hover.node] ?? 0) + 1}
+                </Text>
+                <AsOfLine asOf={hoverAsOf} />
+              </Paper>
+            )}
+          </Paper>
+          <Group gap="xs" mt={4}>
+            {kinds.map((kind) => (
+              <Group key={kind} gap={4}>
+                <span
+                  style={{ width: 10, height: 10, borderRadius: 5, background: engine?.renderer.kindColour(kind) ?? "#999" }}
+                />
+                <Text size="xs">{kind}</Text>
+              </Group>
+            ))}
+            <Text size="xs" c="dimmed">
+              · current step ringed, earlier steps dimmed, red ring: did not exist at this step's Revision ·
+              wheel to zoom, drag to pan, double-click to fit · space plays, ← → step
+            </Text>
+          </Group>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 4 }}>
+          <Paper withBorder p="sm">
+            <StepPanel timeline={timeline} step={step} asOf={asOf} />
+          </Paper>
+        </Grid.Col>
+      </Grid>
+    </Stack>
+  );
+}
+
+/** Space plays or pauses, ← and → step, Home and End go to the first and last step. */
+function useKeyboard(engineRef: RefObject<ReplayEngine | null>) {
+  useEffect(() => {
+    const key = (event: KeyboardEvent) => {
+      const engine = engineRef.current;
+      const target = event.target as HTMLElement | null;
+      if (!engine || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (target?.closest("input, textarea, select, button, [role=slider], [contenteditable=true]")) return;
+      const actions: Record<string, () => void> = {
+        " ": () => (engine.player.playing ? engine.pause() : engine.play()),
+        ArrowLeft: () => engine.stepBy(-1),
+        ArrowRight: () => engine.stepBy(1),
+        Home: () => engine.seek(0),
+        End: () => engine.seek(engine.timeline.steps.length - 1),
+      };
+      const action = actions[event.key];
+      if (action) {
+        event.preventDefault();
+        action();
+      }
+    };
+    window.addEventListener("keydown", key);
+    return () => window.removeEventListener("keydown", key);
+  }, [engineRef]);
+}
+
+/** Wheel to zoom, drag to pan, double-click to fit, hover for a tooltip. */
+function useCanvasPointer(
+  canvasRef: RefObject<HTMLCanvasElement | null>,
+  engineRef: RefObject<ReplayEngine | null>,
+  setHover: (hover: Hover | null) => void,
+) {
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    let drag: { x: number; y: number } | null = null;
+    let hovered = -1;
+    const local = (event: MouseEvent) => {
+      const rect = canvas.getBoundingClientRect();
+      return { x: event.clientX - rect.left, y: event.clientY - rect.top };
+    };
+    const wheel = (event: WheelEvent) => {
+      event.preventDefault();
+      const { x, y } = local(event);
+      engineRef.current?.renderer.zoomAt(x, y, event.deltaY < 0 ? 1.15 : 1 / 1.15);
+    };
+    const down = (event: PointerEvent) => {
+      drag = local(event);
+    };
+    const up = () => {
+      drag = null;
+    };
+    const move = (event: PointerEvent) => {
+      const renderer = engineRef.current?.renderer;
+      if (!renderer) return;
+      const p = local(event);
+      if (drag) {
+        renderer.panBy(p.x - drag.x, p.y - drag.y);
+        drag = p;
+        return;
+      }
+      const node = renderer.nodeAt(p.x, p.y);
+      renderer.setHover(node);
+      if (node !== hovered) {
+        hovered = node;
+        setHover(node >= 0 ? { node, ...p } : null);
+      }
+    };
+    const leave = () => {
+      drag = null;
+      hovered = -1;
+      engineRef.current?.renderer.setHover(-1);
+      setHover(null);
+    };
+    const fit = () => engineRef.current?.renderer.fit();
+    canvas.addEventListener("wheel", wheel, { passive: false });
+    canvas.addEventListener("pointerdown", down);
+    window.addEventListener("pointerup", up);
+    canvas.addEventListener("pointermove", move);
+    canvas.addEventListener("pointerleave", leave);
+    canvas.addEventListener("dblclick", fit);
+    return () => {
+      canvas.removeEventListener("wheel", wheel);
+      canvas.removeEventListener("pointerdown", down);
+      window.removeEventListener("pointerup", up);
+      canvas.removeEventListener("pointermove", move);
+      canvas.removeEventListener("pointerleave", leave);
+      canvas.removeEventListener("dblclick", fit);
+    };
+  }, [canvasRef, engineRef, setHover]);
+}
