@@ -39,6 +39,9 @@ CASES: list[tuple[str, dict[str, Any], str, str, Any, int]] = [
     ),
     ("create_memory", {}, "POST", M + "/records", {"scope": SCOPE, "content": None}, 422),  # keeper's rules
     ("create_memory", {}, "POST", M + "/records", b"[1]", 400),
+    # NUL in a member name or a string of the free-form content (PostgreSQL refuses it in JSON).
+    ("create_memory", {}, "POST", M + "/records", {"scope": SCOPE, "content": {"a\u0000b": 1}}, 422),
+    ("create_memory", {}, "POST", M + "/records", {"scope": SCOPE, "content": {"a": ["x\u0000"]}}, 422),
     (
         "derive_memory",
         {},

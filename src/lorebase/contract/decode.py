@@ -6,7 +6,8 @@ has one definition and one set of rules, and a problem reads the same wherever i
 A body must be a JSON object that fits its model: unknown members, wrong types, strings with NUL
 or past their length and numbers out of range answer the endpoint's `invalid_status` (422; 400 for
 memory) with one issue per member; free-form documents (a query filter, parameter values, a schema
-document) may nest at most MAX_DEPTH levels (400). Parameters that do not convert answer 400
+document, a memory record's content) may nest at most MAX_DEPTH levels (400) and hold no NUL in a
+string or a member name (the endpoint's `invalid_status`). Parameters that do not convert answer 400
 naming the parameter.
 """
 
@@ -111,19 +112,30 @@ def unknown_query(endpoint: Endpoint, names: Any) -> None:
         )
 
 
-def _too_deep(value: Any, limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 0)]
+def _free_form_fault(value: Any, limit: int) -> tuple[str, str] | None:
+    """What a decoded body's free-form documents break, if anything: ("depth", "") when they nest
+    deeper than `limit`, or ("nul", path) for the first string or member name holding NUL, which
+    PostgreSQL refuses in text and JSON (typed strings are checked by their patterns already)."""
+    stack: list[tuple[Any, int, str]] = [(value, 0, "")]
     while stack:
-        item, depth = stack.pop()
+        item, depth, path = stack.pop()
         if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
+            return "depth", ""
+        if isinstance(item, str):
+            if "\x00" in item:
+                return "nul", path
+        elif isinstance(item, dict):
+            for name, child in item.items():
+                where = f"{path}.{name}" if path else str(name)
+                if isinstance(name, str) and "\x00" in name:
+                    return "nul", where
+                stack.append((child, depth + 1, where))
         elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
+            stack.extend((child, depth + 1, f"{path}[{i}]") for i, child in enumerate(item))
         elif isinstance(item, msgspec.Struct):
-            stack.extend((getattr(item, f), depth + 1) for f in item.__struct_fields__)
-    return False
+            for field in item.__struct_fields__:
+                stack.append((getattr(item, field), depth + 1, f"{path}.{field}" if path else field))
+    return None
 
 
 def _issue(prefix: str, error: str) -> dict[str, str]:
@@ -224,8 +236,18 @@ def decode_body(endpoint: Endpoint, data: bytes) -> Any:
         raise Problem(400, "malformed-json", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise Problem(400, "malformed-json", f"the body nests deeper than {MAX_DEPTH} levels") from None
-    if plan.free_form and _too_deep(decoded, MAX_DEPTH):
-        raise Problem(400, "malformed-json", f"the body nests deeper than {MAX_DEPTH} levels")
+    fault = _free_form_fault(decoded, MAX_DEPTH) if plan.free_form else None
+    if fault is not None:
+        kind, path = fault
+        if kind == "depth":
+            raise Problem(400, "malformed-json", f"the body nests deeper than {MAX_DEPTH} levels")
+        message = "text may not contain NUL (\\u0000): remove it"
+        raise Problem(
+            endpoint.invalid_status,
+            "validation-failed",
+            f"{path}: {message}",
+            issues=[{"path": path, "rule": "invalid", "message": message}],
+        )
     return decoded
 
 
