@@ -103,7 +103,9 @@ def test_the_at_picker_reads_an_earlier_revision_and_shows_the_apis_answer(
     assert f"at={created['revision'][:12]}" in page.url
     at.fill("not-a-revision")  # a valid tag name that names nothing: the API's 404, shown as it says
     at.press("Enter")
-    expect(page.locator('[role="alert"][data-problem="revision-not-found"]').first).to_contain_text("nor a tag")
+    expect(page.locator('[role="alert"][data-problem="revision-not-found"]').first).to_contain_text(
+        "nor a tag"
+    )
     at.fill("not a revision!")  # not even a name: the API's 400
     at.press("Enter")
     expect(page.locator('[role="alert"][data-problem="invalid-at"]').first).to_contain_text("Revision")
