@@ -25,7 +25,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase import __version__
 from lorebase.clients.rest import RestClient, RestSettings
-from lorebase.herald.tools import TOOLS, TOOLS_BY_NAME, HeraldTool, for_agents
+from lorebase.herald.problems import for_agents
+from lorebase.herald.tools import TOOLS, TOOLS_BY_NAME, HeraldTool
 from lorebase.problems import Problem
 
 INSTRUCTIONS = """\

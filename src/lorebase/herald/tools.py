@@ -8,15 +8,12 @@ health), else the JSON answer. Problems come back as tool errors carrying the pr
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from lorebase.clients.rest import REST_ONLY, RestClient
-from lorebase.contract import ENDPOINTS
 
 
 @dataclass(frozen=True)
@@ -481,39 +478,6 @@ async def _execute(client: RestClient, domain: str, arguments: dict[str, Any]) -
 
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 
-# `client.get_record(` or `client.call("get_record"` in a tool's code: the endpoints it calls.
-_CALL = re.compile(r"\bclient\.(?:call\(\s*\"(\w+)\"|(\w+)\()")
-# A REST route named in a problem's text: "GET /schema", "POST /context".
-_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/[\w/{}.-]*\w)")
-
-
-def _tool_of_endpoint() -> dict[str, str]:
-    found: dict[str, str] = {}
-    for herald_tool in TOOLS:
-        for called, method in _CALL.findall(inspect.getsource(herald_tool.run)):
-            found.setdefault(called or method, herald_tool.name)
-    return found
-
-
-TOOL_OF_ENDPOINT = _tool_of_endpoint()
-
-
-def for_agents(text: str) -> str:
-    """`text` (a problem's detail) with each REST route it names that a tool calls replaced by that
-    tool ("GET /schema lists them" → "lorebase_schema lists them"): an agent calls tools, not routes."""
-
-    def tool_for(match: re.Match[str]) -> str:
-        method, route = match.groups()
-        for endpoint in ENDPOINTS:
-            if endpoint.method == method and endpoint.openapi_path.endswith(route):
-                name = TOOL_OF_ENDPOINT.get(endpoint.name)
-                if name is not None:
-                    return f"the tool {name}"
-        return match.group(0)
-
-    return _ROUTE.sub(tool_for, text)
-
-
 _ADMIN = "administration (admin key or domain.settings) is not an agent's job; the CLI has it"
 _REVIEW = "reviewing, merging and closing are a person's decision (lorebase proposals); agents propose"
 _BRANCHES = "agents get their task branch from lorebase_execute with a task; the CLI manages branches"
@@ -568,9 +532,7 @@ __all__ = [
     "NOT_IN_HERALD",
     "TOOLS",
     "TOOLS_BY_NAME",
-    "TOOL_OF_ENDPOINT",
     "Answer",
     "HeraldTool",
-    "for_agents",
     "idempotency_key",
 ]
