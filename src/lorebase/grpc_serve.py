@@ -56,6 +56,7 @@ async def serve(
     register: Callable[[grpc.aio.Server], None],
     *,
     services: Sequence[str],
+    on_start: Callable[[], Awaitable[None]] | None = None,
     on_stop: Callable[[], Awaitable[None]] | None = None,
     grace_s: float = 5.0,
     metrics_listen: str = "",
@@ -63,7 +64,8 @@ async def serve(
     stop: asyncio.Event | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM (or `stop` is set): register the servicers (`services`: their full
-    names, for health and reflection), answer health checks as SERVING, then stop gracefully.
+    names, for health and reflection), run `on_start`, answer health checks as SERVING, then stop
+    gracefully and run `on_stop`.
     `metrics_listen` (host:port, empty: none) serves /metrics."""
     server = new_server()
     register(server)
@@ -81,6 +83,8 @@ async def serve(
             logger.error("%s cannot serve metrics on %s: %s", name, metrics_listen, exc)
             return 2
     await server.start()
+    if on_start is not None:
+        await on_start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     for service in services:
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)

@@ -162,6 +162,17 @@ class ProposalsTxn(TxnBase):
         ).first()
         return None if row is None else _proposal(row)
 
+    async def open_proposal_sources(self) -> list[tuple[int, str]]:
+        """(Domain id, source branch) of every open Proposal, each pair once: what a keeper that
+        starts re-checks, since checks reported before it stopped may not have run."""
+        rows = await self.conn.execute(
+            select(proposals.c.domain_id, proposals.c.source_ref)
+            .where(proposals.c.status == "open")
+            .distinct()
+            .order_by(proposals.c.domain_id, proposals.c.source_ref)
+        )
+        return [(row.domain_id, row.source_ref) for row in rows]
+
     async def open_proposals_on(self, domain_id: int, branch: str) -> list[ProposalRow]:
         """The open Proposals whose source or target is `branch`."""
         rows = await self.conn.execute(

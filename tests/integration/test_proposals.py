@@ -318,3 +318,29 @@ async def test_a_proposal_is_tried_on_open_and_again_when_a_head_moves(supply: S
     supply.rt.moves.moved(1, "work")
     await supply.rt.moves.settled()
     assert await supply.count("merge_attempts") == attempts
+
+
+async def test_a_keeper_that_starts_rechecks_the_open_proposals(supply: Stack) -> None:
+    """A keeper that stopped between a commit and its check left an attempt out of date; the next
+    keeper reports every open Proposal's source as moved when it starts (server.py → recheck_open)."""
+    from lorebase_keeper.proposals import recheck_open
+
+    await branch(supply, "late")
+    await update(supply, "S-1001", "late", risk_score=12)
+    proposal = await propose(supply, "late")
+    url = f"{API}/proposals/{proposal['id']}"
+    # The check of this commit is lost, as when keeper stops right after it.
+    listeners, supply.rt.moves._listeners = supply.rt.moves._listeners, []
+    try:
+        await update(supply, "S-1001", "main", risk_score=56)
+    finally:
+        supply.rt.moves._listeners = listeners
+    stale = (await supply.http.get(url, headers=supply.admin)).json()
+    assert stale["attempt"]["result"] == "fast_forward"
+    assert "open-conflicts" not in stale["merge"]["blockers"]
+    assert await recheck_open(supply.rt) >= 1
+    await supply.rt.moves.settled()
+    current = (await supply.http.get(url, headers=supply.admin)).json()
+    assert current["attempt"]["result"] == "conflicts"
+    assert current["attempt"]["target_head"] == (await head(supply))["head"]
+    assert current["merge"]["mergeable"] is False and "open-conflicts" in current["merge"]["blockers"]

@@ -13,6 +13,7 @@ from lorebase.logs import configure_service_logging
 from lorebase.v1 import keeper_pb2, keeper_pb2_grpc, memory_pb2, memory_pb2_grpc
 from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
+from lorebase_keeper.proposals import recheck_open
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Database
 
@@ -45,6 +46,12 @@ async def run(settings: Settings) -> int:
     rt = await build_runtime(settings)
     services = settings.model.services
 
+    async def start() -> None:
+        # Checks reported before the last stop may not have run (proposals/checks.py).
+        reported = await recheck_open(rt)
+        if reported:
+            logger.info("re-checking the open Proposals of %d source branches", reported)
+
     async def stop() -> None:
         await rt.moves.settled()  # the checks after the last commits (writes/moves.py)
         await rt.db.close()
@@ -54,6 +61,7 @@ async def run(settings: Settings) -> int:
         services.keeper.listen,
         lambda server: register(rt, server),
         services=(service_name(keeper_pb2, "Keeper"), service_name(memory_pb2, "MemoryStore")),
+        on_start=start,
         on_stop=stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.keeper.metrics_listen,

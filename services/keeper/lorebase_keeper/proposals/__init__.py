@@ -3,7 +3,7 @@ merged or closed; every merge attempt recorded with the Conflicts it found, whic
 here (ours, theirs or a value) for the next attempt to apply."""
 
 from lorebase_keeper.proposals.attempts import Attempt, attempt_is_current, attempt_merge, merge_proposal
-from lorebase_keeper.proposals.checks import CHECKER, ProposalChecks
+from lorebase_keeper.proposals.checks import CHECKER, ProposalChecks, recheck_open
 from lorebase_keeper.proposals.conflicts import conflict_document, list_conflicts, resolve_conflict
 from lorebase_keeper.proposals.lifecycle import (
     cleanup,
@@ -31,6 +31,7 @@ __all__ = [
     "Approval",
     "Attempt",
     "ProposalChecks",
+    "recheck_open",
     "attempt_is_current",
     "approval_of",
     "attempt_document",

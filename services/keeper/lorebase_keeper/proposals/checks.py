@@ -7,9 +7,11 @@ and the merges report the branch (writes/moves.py), and this listener, in keeper
 tries each open Proposal on that branch whose latest attempt merged other heads, one transaction
 each, with the Proposal's row locked, never keeping the merge (`perform=False`). Moves coalesce, so
 a busy branch costs one attempt per Proposal per round, not one per commit. The attempts are
-recorded as made by `CHECKER`. A keeper that stops between a commit and its check leaves the
-attempt out of date until the next move or merge request; `attempt.source_head` and
-`attempt.target_head` say which heads an attempt merged, so a client can tell.
+recorded as made by `CHECKER`. A keeper that stops between a commit and its check would leave the
+attempt out of date, so a keeper that starts reports every open Proposal's source as moved
+(`recheck_open`): attempts that are still current cost one read each. Until a check has run,
+`attempt.source_head` and `attempt.target_head` say which heads an attempt merged, so a client can
+tell.
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ class ProposalChecks:
             await self.rt.db.run_interaction("check_proposal", _check, domain, proposal.id)
 
 
+async def recheck_open(rt: Runtime) -> int:
+    """Report the source branch of every open Proposal as moved, so that `ProposalChecks` brings
+    each attempt up to date in the background; answers how many branches were reported."""
+    branches = await rt.db.read("open_proposal_sources", lambda txn: txn.open_proposal_sources())
+    for domain_id, branch in branches:
+        rt.moves.moved(domain_id, branch)
+    return len(branches)
+
+
 async def _check(txn: Txn, domain: Domain, proposal_id: str) -> None:
     proposal = await txn.get_proposal(domain.id, proposal_id, for_update=True)
     if proposal is None or proposal.status != "open" or await attempt_is_current(txn, domain, proposal):
@@ -55,4 +66,4 @@ async def _check(txn: Txn, domain: Domain, proposal_id: str) -> None:
     await attempt_merge(txn, domain, proposal, by=CHECKER, perform=False, at=utc_now())
 
 
-__all__ = ["CHECKER", "ProposalChecks"]
+__all__ = ["CHECKER", "ProposalChecks", "recheck_open"]
