@@ -47,6 +47,12 @@ async def _json_codecs(conn: asyncpg.Connection) -> None:
         )
 
 
+async def _keep(conn: asyncpg.Connection) -> None:
+    """What a connection needs before going back to the pool: nothing. asyncpg's default reset
+    (`pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`) is one more round trip per read,
+    for session state these single autocommit SELECTs never create."""
+
+
 class HotReads:
     """A small asyncpg pool and the statements it runs; `timed(name, started)` records each read
     under its name, like every named transaction (lorebase_store.db.Database)."""
@@ -82,6 +88,7 @@ class HotReads:
                     max_size=self._size,
                     server_settings=self._settings,
                     init=_json_codecs,
+                    reset=_keep,
                 )
         return self._pool
 
