@@ -115,6 +115,30 @@ def _request_id(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
+class LabelledPair:
+    """A counter and a histogram with the same labels, their children bound once per label values:
+    `labels()` locks, checks and looks up on every call, which a hot path pays twice per request."""
+
+    def __init__(self, counter: Counter, histogram: Histogram) -> None:
+        self.counter = counter
+        self.histogram = histogram
+        self._children: dict[tuple[str, ...], tuple[Any, Any]] = {}
+
+    def observe(self, labels: tuple[str, ...], seconds: float) -> None:
+        """Count one more under `labels` and observe `seconds`."""
+        children = self._children.get(labels)
+        if children is None:
+            children = (self.counter.labels(*labels), self.histogram.labels(*labels))
+            if len(self._children) < 10000:  # label values are bounded; this only guards memory
+                self._children[labels] = children
+        children[0].inc()
+        children[1].observe(seconds)
+
+
+RPC_OBSERVED = LabelledPair(RPC_HANDLED, RPC_DURATION)
+HTTP_OBSERVED = LabelledPair(HTTP_REQUESTS, HTTP_DURATION)
+
+
 class _Observed:
     """Counting, timing and request-id setting around one method's behaviour."""
 
@@ -124,8 +148,7 @@ class _Observed:
     def done(self, context: grpc.aio.ServicerContext, started: float, error: BaseException | None) -> None:
         code = _code(context, error)
         elapsed = time.perf_counter() - started
-        RPC_HANDLED.labels(self.service, self.method, code).inc()
-        RPC_DURATION.labels(self.service, self.method, code).observe(elapsed)
+        RPC_OBSERVED.observe((self.service, self.method, code), elapsed)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s/%s %s in %.1f ms", self.service, self.method, code, elapsed * 1000)
 
@@ -285,13 +308,16 @@ __all__ = [
     "HTTP_CUT_OFF",
     "HTTP_DURATION",
     "HTTP_IN_FLIGHT",
+    "HTTP_OBSERVED",
     "HTTP_REQUESTS",
     "LATENCY_BUCKETS",
+    "RPC_OBSERVED",
     "OUTBOX_BACKLOG",
     "RPC_DURATION",
     "RPC_HANDLED",
     "SCRIBE_JOB_RUNS",
     "WEBHOOK_DELIVERIES",
+    "LabelledPair",
     "MetricsListener",
     "RpcMetricsInterceptor",
 ]

@@ -225,8 +225,13 @@ class Imports(Section, frozen=True):
     max_items: AtLeastOne
 
 
+class ReadCache(Section, frozen=True):
+    max_entries: AtLeastZero
+
+
 class Keeper(Section, frozen=True):
     auth: Auth
+    read_cache: ReadCache
     agent_writes: AgentWrites
     operations: Operations
     rate_limits: RateLimits

@@ -18,6 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from lorebase_store.hot import HotReads
 from lorebase_store.migrate import check_version, engine_target
 from lorebase_store.store import Txn
 
@@ -38,9 +39,12 @@ def _sqlstate(exc: DBAPIError) -> str | None:
 class Database:
     """An AsyncEngine with named, retried transactions."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, hot: HotReads | None = None) -> None:
         self.engine = engine
         self.timings: dict[str, list[float]] = {}
+        # The hottest single-statement reads, on raw asyncpg (lorebase_store.hot); None: a Database
+        # made from a bare engine has none, and its callers read through SQLAlchemy.
+        self.hot = hot
 
     @classmethod
     def connect(cls, url: str, *, pool_size: int = 10, statement_timeout_s: float = 30) -> Database:
@@ -60,9 +64,18 @@ class Database:
                 },
             },
         )
-        return cls(engine)
+        database = cls(engine)
+        database.hot = HotReads(
+            url,
+            size=max(2, pool_size // 2),
+            statement_timeout_s=statement_timeout_s,
+            timed=database._record,
+        )
+        return database
 
     async def close(self) -> None:
+        if self.hot is not None:
+            await self.hot.close()
         await self.engine.dispose()
 
     async def analyze(self, tables: tuple[str, ...], *, statement_timeout_s: float = 600) -> None:

@@ -11,14 +11,14 @@ edge (lorebase_gateway.web_session), and its files are served under /app/ (loreb
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
+from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match
 from starlette.routing import Route as StarletteRoute
 from starlette.types import Receive, Scope, Send
 
-from lorebase import __version__
 from lorebase.problems import Problem
 from lorebase_gateway.fanout import SERVER_SEND
 from lorebase_gateway.gateway import Gateway
@@ -29,12 +29,17 @@ from lorebase_gateway.web_app import app_routes
 from lorebase_gateway.web_session import SessionCookies
 
 
-class _App(FastAPI):
-    """FastAPI, keeping the server's own `send` in the scope (SERVER_SEND).
+class _App(Starlette):
+    """Starlette, keeping the server's own `send` in the scope (SERVER_SEND).
 
     The event streams write their frames with it: every middleware only looks at the start of a
     response, and with 1,000 clients of a branch the four wrappers around `send` cost a tenth of the
-    gateway's time per commit (lorebase_gateway.fanout)."""
+    gateway's time per commit (lorebase_gateway.fanout).
+
+    Plain Starlette, not FastAPI: every route is declared in lorebase.contract and takes only the
+    Request, so FastAPI's layers (its telemetry and body-limit middlewares, the exit-stack
+    middleware, APIRouter) did nothing here but cost about 7% of the gateway's CPU per request
+    (docs/performance.md, Reads)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[SERVER_SEND] = send
@@ -42,8 +47,8 @@ class _App(FastAPI):
 
 
 class _Route(StarletteRoute):
-    """A Starlette route that names itself in the scope (`scope["route"]`, which FastAPI's router
-    sets only for its own routes): the metrics label requests by its path template."""
+    """A Starlette route that names itself in the scope (`scope["route"]`): the metrics label
+    requests by its path template."""
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         match, child = super().matches(scope)
@@ -52,16 +57,15 @@ class _Route(StarletteRoute):
         return match, child
 
 
-def add_route(app: FastAPI, path: str, method: str, endpoint: Route) -> None:
-    """Add a route to Starlette's router directly. The endpoints take only the Request, so FastAPI's
-    dependency machinery (APIRoute) would add nothing but about 100 µs per request."""
+def add_route(app: Starlette, path: str, method: str, endpoint: Route) -> None:
+    """Add a route to Starlette's router directly."""
     app.router.routes.append(_Route(path, endpoint, methods=[method]))
 
 
-def create_app(gateway: Gateway, *, metrics: bool = False) -> FastAPI:
+def create_app(gateway: Gateway, *, metrics: bool = False) -> Starlette:
     """The REST app; `metrics` adds `GET /metrics` on the API port (http.metrics_on_api_port; the
     metrics listener, http.metrics_listen, is the place for it)."""
-    app = _App(title="Lorebase", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
+    app = _App()
     app.state.gateway = gateway
     app.add_middleware(SessionCookies)  # inside the observer: its refusals are measured too
     app.add_middleware(RequestObserver)
@@ -74,8 +78,8 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> FastAPI:
     ):
         add_route(app, path, method, route)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
         if exc.status_code == 404:
             return problem_response(
                 Problem(404, "not-found", f"no such endpoint: {request.method} {request.url.path}; see /docs")
@@ -86,6 +90,7 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> FastAPI:
             )
         return problem_response(Problem(exc.status_code, "error", str(exc.detail)))
 
+    app.add_exception_handler(StarletteHTTPException, http_error)
     return app
 
 

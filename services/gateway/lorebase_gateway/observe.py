@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase.logs import REQUEST_ID, request_id_from
-from lorebase.metrics import HTTP_DURATION, HTTP_IN_FLIGHT, HTTP_REQUESTS
+from lorebase.metrics import HTTP_IN_FLIGHT, HTTP_OBSERVED
 
 _HEADER = b"x-request-id"
 logger = logging.getLogger("lorebase.gateway")
@@ -61,9 +61,7 @@ class RequestObserver:
         finally:
             elapsed = time.perf_counter() - started
             HTTP_IN_FLIGHT.dec()
-            route = _template(scope)
-            HTTP_REQUESTS.labels(scope["method"], route, str(status)).inc()
-            HTTP_DURATION.labels(scope["method"], route, str(status)).observe(elapsed)
+            HTTP_OBSERVED.observe((scope["method"], _template(scope), str(status)), elapsed)
             REQUEST_ID.reset(token)
 
 

@@ -17,7 +17,7 @@ import socket
 from collections.abc import AsyncIterator
 
 import uvicorn
-from fastapi import FastAPI
+from starlette.applications import Starlette
 
 from lorebase import event_loop
 from lorebase.clients import (
@@ -69,7 +69,7 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def build_app(settings: Settings) -> FastAPI:
+def build_app(settings: Settings) -> Starlette:
     """The app; its gRPC clients are made on startup, inside the server's event loop."""
     services = settings.model.services
 
@@ -82,7 +82,7 @@ def build_app(settings: Settings) -> FastAPI:
     app = create_app(gateway, metrics=settings.model.http.metrics_on_api_port)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
         gateway.connect(
             KeeperClient(client_settings(services.keeper)),
             FeedClient(client_settings(services.feed)),
@@ -110,7 +110,7 @@ def read_limits(http: Http) -> ReadLimits:
     )
 
 
-def server_for(app: FastAPI, settings: Settings, **config: object) -> _Server:
+def server_for(app: Starlette, settings: Settings, **config: object) -> _Server:
     """The gateway's uvicorn server for `app` as `lorebase gateway` runs it (`config`: overrides of
     uvicorn.Config's arguments, e.g. a port)."""
     http = settings.model.http

@@ -11,6 +11,7 @@ from lorebase.rate_limits import RateLimiter
 from lorebase_keeper.access import Authenticator
 from lorebase_keeper.domains import Domains
 from lorebase_keeper.memory import MemoryCommitter
+from lorebase_keeper.read_cache import ReadCache
 from lorebase_keeper.writes import BranchMoves, Committer, PlannerStatistics
 from lorebase_store import Database
 
@@ -26,6 +27,8 @@ class Runtime:
     limits: RateLimiter | None = None
     statistics: PlannerStatistics | None = None  # refreshed after large imports
     moves: BranchMoves = field(default_factory=BranchMoves)  # work after a head moved (writes/moves.py)
+    # Answers of repeated reads, checked against the head (read_cache.py); none by default here.
+    read_cache: ReadCache = field(default_factory=lambda: ReadCache(max_entries=0, ttl_s=0))
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:
@@ -46,6 +49,10 @@ class Runtime:
             limits=RateLimiter.of(model.keeper.rate_limits),
             statistics=PlannerStatistics(db),
             moves=moves,
+            read_cache=ReadCache(
+                max_entries=model.keeper.read_cache.max_entries,
+                ttl_s=model.keeper.auth.authz.grants_cache_ttl_s,
+            ),
         )
 
 

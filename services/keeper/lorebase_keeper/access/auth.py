@@ -9,9 +9,11 @@ the same principal with the same grants, until it expires or is revoked.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from lorebase.credentials import ADMIN_PRINCIPAL, presented_digest, unknown_credential
@@ -52,6 +54,20 @@ class Access:
     grants: tuple[GrantRow, ...]
     # What it may read per (Domain, branch), built on first use (lorebase_keeper.access.readable).
     views: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def grants_digest(self) -> str:
+        """What the grants allow, as a digest: the same for two principals whose grants allow the
+        same (role, branch patterns, Kinds), different otherwise. What a read shows depends on this
+        and on nothing else about the caller, so read caches key answers by it
+        (lorebase_keeper.read_cache)."""
+        if self.principal.is_admin:
+            return "admin"
+        allowed = sorted(
+            (g.role, tuple(g.branches), None if g.kinds is None else tuple(sorted(g.kinds)))
+            for g in self.grants
+        )
+        return hashlib.sha256(repr(allowed).encode()).hexdigest()
 
     def _matching(self, branch: str) -> list[GrantRow]:
         return [g for g in self.grants if any(fnmatch.fnmatchcase(branch, p) for p in g.branches)]

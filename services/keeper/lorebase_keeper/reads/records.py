@@ -77,6 +77,19 @@ async def get_record(
         found = await _head_record(rt, access, domain, branch, kind_name, key, lineage)
         if found is not None:
             return found
+    # A read with Link counts at the head is many statements: its answer is kept (read_cache.py)
+    # and served again while the branch's head, looked up now, is the Revision it describes.
+    cached = not at and not lineage and rt.read_cache.enabled and rt.db.hot is not None
+    if cached:
+        name = check_branch_name(branch or domain.default_branch)
+        readable_kind(access, domain, name, kind_name)  # refused as without the cache
+        assert rt.db.hot is not None
+        exists, head = await rt.db.hot.branch_head(domain.id, name)
+        if exists:
+            request = ("get_record", kind_name, key, links)
+            hit = rt.read_cache.get(rt.read_cache.key(domain, name, head, access, request), domain)
+            if hit is not None:
+                return dict(hit)
 
     async def read(txn: Txn) -> dict[str, Any]:
         found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
@@ -93,19 +106,29 @@ async def get_record(
             doc["links"] = await _link_counts(txn, access, domain, point, found.kind, key)
         return doc
 
-    return await rt.db.read("get_record", read)
+    doc = await rt.db.read("get_record", read)
+    if cached:
+        # Kept under the head this snapshot read (its rows and head agree), whatever was looked up above.
+        request = ("get_record", kind_name, key, links)
+        read_at = rt.read_cache.key(domain, doc["branch"], doc["revision"], access, request)
+        rt.read_cache.put(read_at, domain, dict(doc))
+    return doc
 
 
 async def _head_record(
     rt: Runtime, access: Access, domain: Domain, branch: str | None, kind_name: str, key: str, lineage: bool
 ) -> dict[str, Any] | None:
     """The common read, a Record at the head of a branch, in one statement (None: not materialised
-    there; an overlay branch or a missing Record is read the long way)."""
+    there; an overlay branch or a missing Record is read the long way). One indexed statement is
+    already the cheapest answer as fresh as the head: no cache can skip it (read_cache.py)."""
     name = check_branch_name(branch or domain.default_branch)
     kind = readable_kind(access, domain, name, kind_name)
-    head, exists, row = await rt.db.read_one(
-        "get_record_head", lambda txn: txn.record_at_head(domain.id, name, kind.name, key)
-    )
+    if rt.db.hot is not None:
+        head, exists, row = await rt.db.hot.record_at_head(domain.id, name, kind.name, key)
+    else:
+        head, exists, row = await rt.db.read_one(
+            "get_record_head", lambda txn: txn.record_at_head(domain.id, name, kind.name, key)
+        )
     if not exists:
         raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
     if row is None:
