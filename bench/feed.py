@@ -29,6 +29,8 @@ import httpx
 import uvloop
 from nats.aio.client import Client as NATS
 
+from bench import cpu
+
 SUBSCRIBERS = int(os.environ.get("LOREBASE_BENCH_SSE_SUBSCRIBERS", "1000"))
 SSE_COMMITS = int(os.environ.get("LOREBASE_BENCH_SSE_COMMITS", "100"))
 WEBHOOKS = int(os.environ.get("LOREBASE_BENCH_WEBHOOKS", "10"))
@@ -82,8 +84,10 @@ class SseFollower:
         head = await reader.readuntil(b"\r\n\r\n")
         if not head.startswith(b"HTTP/1.1 200"):
             raise RuntimeError(f"the event stream answered {head[:40]!r}")
+        # The stream opens with a comment (`: keep-alive`, once the follower is registered); the
+        # retry field rides on the first event (lorebase_gateway.fanout).
         buffer = b""
-        while b"retry:" not in buffer:
+        while b"\n\n" not in buffer:
             buffer += await reader.read(65536)
         self.task = asyncio.create_task(self._read(reader))
 
@@ -272,11 +276,26 @@ def _load() -> str:
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
 
 
-async def _measure(base: str, key: str, nats_url: str) -> list[str]:
+CpuRows = list[tuple[str, cpu.Usage | None, str]]
+
+
+async def _measure(base: str, key: str, nats_url: str) -> tuple[list[str], CpuRows]:
     raw = await _raw_nats(nats_url)
     load_before = _load()
+    before = cpu.begin()
     ours, connected = await _sse(base, key)
+    sse_cpu = cpu.end(before, SSE_COMMITS)
+    before = cpu.begin()
     rate, delivered, distinct, expected, elapsed = await _webhooks(base, key)
+    webhook_cpu = cpu.end(before, delivered)
+    rows: CpuRows = [
+        (
+            f"feed: commit + SSE fan-out to {connected} subscribers (per commit)",
+            sse_cpu,
+            f"p99 {ours.p99_ms:.1f} ms",
+        ),
+        ("feed: webhook deliveries by Scribe (per delivery, with the commits)", webhook_cpu, f"{rate:.0f}/s"),
+    ]
     met = "met" if ours.p99_ms <= 50 else "missed"
     met_rate = "met" if rate >= 500 else "missed"
     return [
@@ -290,10 +309,11 @@ async def _measure(base: str, key: str, nats_url: str) -> list[str]:
         f"({WEBHOOKS} webhooks x {expected // max(WEBHOOKS, 1)} Revisions) in {elapsed:.2f} s: {rate:.0f}/s "
         f"(target >= 500/s: {met_rate})",
         "",
-    ]
+    ], rows
 
 
-def measure(base: str, key: str, nats_url: str) -> list[str]:
+def measure(base: str, key: str, nats_url: str) -> tuple[list[str], CpuRows]:
+    """The feed's lines and its rows of the per-process CPU table."""
     return uvloop.run(_measure(base, key, nats_url))
 
 

@@ -31,6 +31,8 @@ from typing import Any
 import asyncpg
 import httpx
 
+from bench import cpu
+
 ENABLED = os.environ.get("LOREBASE_BENCH_MEMORY", "1") != "0"
 PRINCIPAL = "agt_bench"
 SCOPE = {"project_id": "bench", "mission_id": None, "agent_id": "bench", "visibility": "shared"}
@@ -127,6 +129,7 @@ def rest_catch_up(base: str, key: str, duration_s: float, measure: Callable[...,
     latencies: list[float] = []
     entries = 0
     with httpx.Client(base_url=base, timeout=60, headers=headers) as client:
+        before = cpu.begin()
         started = time.perf_counter()
         while time.perf_counter() - started < duration_s:
             after: Any = None
@@ -150,7 +153,8 @@ def rest_catch_up(base: str, key: str, duration_s: float, measure: Callable[...,
                 if page["complete"]:
                     break
         elapsed = time.perf_counter() - started
-    return _measure(measure, entries / elapsed, latencies)
+        usage = cpu.end(before, len(latencies))
+    return _measure(measure, entries / elapsed, latencies, usage)
 
 
 async def raw_catch_up(url: str, duration_s: float, measure: Callable[..., Any]) -> Any:
@@ -165,6 +169,7 @@ async def raw_catch_up(url: str, duration_s: float, measure: Callable[..., Any])
         )
         latencies: list[float] = []
         entries = 0
+        before = cpu.begin()
         started = time.perf_counter()
         while time.perf_counter() - started < duration_s:
             after = 0
@@ -175,14 +180,20 @@ async def raw_catch_up(url: str, duration_s: float, measure: Callable[..., Any])
                 entries += len(rows)
                 after = rows[-1]["sequence"]
         elapsed = time.perf_counter() - started
+        usage = cpu.end(before, len(latencies))
     finally:
         await conn.close()
-    return _measure(measure, entries / elapsed, latencies)
+    return _measure(measure, entries / elapsed, latencies, usage)
 
 
-def _measure(measure: Callable[..., Any], rate: float, latencies: list[float]) -> Any:
+def _measure(
+    measure: Callable[..., Any], rate: float, latencies: list[float], usage: cpu.Usage | None
+) -> Any:
+    """A Measure of `rate` with the p50/p99 of `latencies` (seconds) and the CPU per page."""
     quantiles = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [latencies[0]] * 99
-    return measure("", rate, quantiles[49] * 1000, quantiles[98] * 1000)
+    result = measure("", rate, quantiles[49] * 1000, quantiles[98] * 1000)
+    result.cpu = usage
+    return result
 
 
 async def journal_size(url: str) -> int:

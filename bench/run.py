@@ -1,26 +1,34 @@
 """`make bench`: Lorebase through REST beside raw PostgreSQL on the same machine, in one run.
 
 1. Starts an embedded PostgreSQL and NATS, then the stack with `lorebase up --example supply`
-   against them (the README's path, with the servers named by URL).
+   against them (the README's path, with the servers named by URL), and loads the generated Domain
+   `big` of LOREBASE_BENCH_BIG_RECORDS Records (1,000,000; bench/agent_reads.py) once for the cold
+   reads and the agent reads.
 2. Writes: Operation executes per second on one branch through REST, 8 concurrent clients (wrk),
    beside raw asyncpg single-row transactions (BEGIN; INSERT; COMMIT, synchronous_commit on) at
    1 connection on the same database: a branch is a serial chain of Revisions, so that is its limit.
-3. Reads: Record GETs per second through REST, 8 clients (wrk), beside raw point SELECTs of the
-   same row at 8 connections (pgbench, prepared statements: a C client that is not the bottleneck).
-4. Imports: 100,000 Records in one import through REST beside raw COPY of as many rows into a
-   table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count).
+3. Reads (bench/reads.py), 8 clients (wrk) beside pgbench point SELECTs at 8 connections: cold
+   (random keys over `big`, beside random keys over the same rows) and repeated (the same Record
+   and request, beside supply's 30 Suppliers).
+4. Imports (bench/imports.py): 100,000 Records in one import through REST beside raw COPY of as
+   many rows into a table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count).
 5. Agent memory (bench/memory.py): record creates, and record updates, per second through REST,
    8 clients, in one scope, beside the same raw single-row transactions at 1 connection (a scope's
    journal serialises its appends), and catch-up reads in entries per second with pages of 256
    beside raw keyset pages (LOREBASE_BENCH_MEMORY=0 skips them).
-6. The change feed (bench/feed.py): commit → SSE delivery latency with 1,000 subscribers through
+6. Scale-out (bench/scale.py): a second keeper and two gateways over both keepers, as the Helm
+   chart runs them; writes and reads again through the two gateways, beside one of each.
+7. The change feed (bench/feed.py): commit → SSE delivery latency with 1,000 subscribers through
    the gateway beside raw NATS publish → subscribe, and webhook deliveries per second by Scribe.
-7. The agent reads (bench/agent_reads.py), and the analyst questions answered by the reference
+8. The agent reads (bench/agent_reads.py), and the analyst questions answered by the reference
    agent without a model (bench/analyst.py: share right, median response bytes per question).
-8. Prints each as a ratio with p50/p99 latencies and appends the results to bench/RESULTS.md.
+9. Prints each as a ratio with p50/p99 latencies, and for each measure the CPU milliseconds per
+   request of every process (bench/cpu.py: gateway, keeper, feed, scribe, PostgreSQL, NATS, from
+   /proc), and appends the results to bench/RESULTS.md. docs/performance.md, "Harness".
 
-LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_FEED=0, LOREBASE_BENCH_AGENT_READS=0 and
-LOREBASE_BENCH_ANALYST=0 skip steps 2-4, 5, 6 and the analyst questions. Targets: writes >= 0.5x, reads >= 0.15x (issue 2); SSE p99 <= 50 ms, webhooks >= 500/s (issue 5).
+LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_SCALE=0, LOREBASE_BENCH_FEED=0, LOREBASE_BENCH_AGENT_READS=0
+and LOREBASE_BENCH_ANALYST=0 skip steps 2-4, 6, 7, 8 (agent reads) and the analyst questions;
+LOREBASE_BENCH_BIG_RECORDS=0 skips `big` with the cold reads and the agent reads. Targets: issue 17.
 """
 
 from __future__ import annotations
@@ -43,27 +51,26 @@ from urllib.parse import urlsplit
 
 import asyncpg
 import httpx
-import orjson
 
-from bench import agent_reads, analyst, feed
+from bench import agent_reads, analyst, cpu, feed, reads, scale
 from bench import memory as memory_bench
-from lorebase.embedded import (
-    EmbeddedNats,
-    EmbeddedPostgres,
-    create_database,
-    free_port,
-    postgres_bin_dir,
-)
+from bench.imports import IMPORT_RECORDS, raw_copy, rest_import
+from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "RESULTS.md"
+# LOREBASE_BENCH_RESULTS: another file to append to (an A/B run that should not land in RESULTS.md).
+RESULTS = Path(os.environ.get("LOREBASE_BENCH_RESULTS", ROOT / "bench" / "RESULTS.md"))
 ADMIN_KEY = "bench-admin-key-0123456789abcdef"
 DURATION_S = int(os.environ.get("LOREBASE_BENCH_SECONDS", "6"))
 ROUNDS = int(os.environ.get("LOREBASE_BENCH_ROUNDS", "3"))
-# LOREBASE_BENCH_CORE=0 skips writes, reads and imports; LOREBASE_BENCH_FEED=0 the change feed
-# (bench/feed.py); LOREBASE_BENCH_AGENT_READS=0 the agent reads (bench/agent_reads.py).
 CORE = os.environ.get("LOREBASE_BENCH_CORE", "1") != "0"
+SCALE = os.environ.get("LOREBASE_BENCH_SCALE", "1") != "0"
 FEED = os.environ.get("LOREBASE_BENCH_FEED", "1") != "0"
+AGENT_READS = os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
+ANALYST = os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0"
+# Issue 17: CPU per cold read summed over all processes.
+COLD_CPU_TARGET_MS = 0.40
+RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
 
 WRITE_LUA = """
 counter = 0
@@ -79,6 +86,8 @@ done = function(summary, latency, requests)
 end
 """
 
+Row = tuple[str, "Measure", str, "Measure", float | None]
+
 
 @dataclass
 class Measure:
@@ -87,6 +96,15 @@ class Measure:
     p50_ms: float
     p99_ms: float
     errors: int = 0
+    cpu: cpu.Usage | None = None
+
+
+def _latency(out: str, p: str) -> float:
+    match = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out)
+    if not match:
+        return float("nan")
+    value, unit = float(match.group(1)), match.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
 
 
 def wrk(
@@ -96,27 +114,34 @@ def wrk(
     headers: dict[str, str] | None = None,
     connections: int = 8,
     threads: int = 2,
+    urls: list[str] | None = None,
 ) -> Measure:
-    args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{DURATION_S}s", "--latency"]
+    """wrk for DURATION_S against `url` (or against each of `urls` at once, the clients split
+    between them), with the CPU per request of each process (bench/cpu.py)."""
+    targets = urls or [url]
+    args = ["wrk", f"-t{max(1, threads // len(targets))}", f"-c{max(1, connections // len(targets))}"]
+    args += [f"-d{DURATION_S}s", "--latency"]
     for name, value in (headers or {}).items():
         args += ["-H", f"{name}: {value}"]
     if script:
         args += ["-s", script]
-    out = subprocess.run([*args, url], check=True, capture_output=True, text=True).stdout
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
 
-    def pct(p: str) -> float:
-        match = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out)
-        if not match:
-            return float("nan")
-        value, unit = float(match.group(1)), match.group(2)
-        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+    def run() -> list[str]:
+        started = [subprocess.Popen([*args, target], stdout=subprocess.PIPE, text=True) for target in targets]
+        outs = [process.communicate()[0] for process in started]
+        for process in started:
+            if process.returncode:
+                raise subprocess.CalledProcessError(process.returncode, args)
+        return outs
 
-    errors = 0
-    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    if non2xx:
-        errors = int(non2xx.group(1))
-    return Measure("", rate, pct("50"), pct("99"), errors)
+    def total(pattern: str, outs: list[str]) -> float:
+        return sum(float(m.group(1)) for out in outs if (m := re.search(pattern, out)))
+
+    outs, usage = cpu.measured(run, lambda outs: int(total(r"(\d+) requests in", outs)))
+    rate = total(r"Requests/sec:\s+([\d.]+)", outs)
+    errors = int(total(r"Non-2xx or 3xx responses: (\d+)", outs))
+    p50 = statistics.mean(_latency(out, "50") for out in outs)
+    return Measure("", rate, p50, max(_latency(out, "99") for out in outs), errors, usage)
 
 
 async def raw_writes(url: str) -> Measure:
@@ -125,6 +150,7 @@ async def raw_writes(url: str) -> Measure:
         await conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, v text NOT NULL)")
         assert await conn.fetchval("SHOW synchronous_commit") == "on"
         latencies = []
+        before = cpu.begin()
         started = time.perf_counter()
         while time.perf_counter() - started < DURATION_S:
             t0 = time.perf_counter()
@@ -133,75 +159,23 @@ async def raw_writes(url: str) -> Measure:
             await conn.execute("COMMIT")
             latencies.append(time.perf_counter() - t0)
         elapsed = time.perf_counter() - started
+        usage = cpu.end(before, len(latencies))
     finally:
         await conn.close()
     quantiles = statistics.quantiles(latencies, n=100)
-    return Measure("", len(latencies) / elapsed, quantiles[49] * 1000, quantiles[98] * 1000)
-
-
-def raw_reads(host: str, port: int, database: str, domain_id: int, password: str = "") -> Measure:
-    bin_dir = postgres_bin_dir()
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "select.sql"
-        script.write_text(
-            "\\set n random(1001, 1030)\n"
-            f"SELECT \"values\" FROM records WHERE domain_id = {domain_id} AND branch = 'main' "
-            "AND kind = 'Supplier' AND key = 'S-' || :n;\n"
-        )
-        os.chmod(tmp, 0o755)
-        os.chmod(script, 0o644)
-        out = subprocess.run(
-            [
-                str(bin_dir / "pgbench"),
-                "-n",
-                "-M",
-                "prepared",
-                "-c",
-                "8",
-                "-j",
-                "2",
-                "-T",
-                str(DURATION_S),
-                "-f",
-                str(script),
-                "-h",
-                host,
-                "-p",
-                str(port),
-                "-U",
-                "postgres",
-                "--log",
-                "--log-prefix",
-                f"{tmp}/log",
-                database,
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=tmp,
-            env={**os.environ, "PGPASSWORD": password},  # the embedded server asks for one
-        ).stdout
-        rate = float(re.search(r"tps = ([\d.]+)", out).group(1))  # type: ignore[union-attr]
-        latencies = []
-        for log in Path(tmp).glob("log*"):
-            for line in log.read_text().splitlines():
-                parts = line.split()
-                if len(parts) >= 3:
-                    latencies.append(int(parts[2]) / 1000)
-    quantiles = statistics.quantiles(latencies, n=100) if len(latencies) > 100 else [float("nan")] * 99
-    return Measure("", rate, quantiles[49], quantiles[98])
+    return Measure("", len(latencies) / elapsed, quantiles[49] * 1000, quantiles[98] * 1000, cpu=usage)
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
+    cpu_name = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
+                cpu_name = line.split(":", 1)[1].strip()
                 break
     except OSError:
         pass
-    return f"{platform.node()} ({os.cpu_count()} cores, {cpu}, Python {platform.python_version()})"
+    return f"{platform.node()} ({os.cpu_count()} cores, {cpu_name}, Python {platform.python_version()})"
 
 
 def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float = 120) -> None:
@@ -218,6 +192,115 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float =
     raise SystemExit("the stack did not become healthy")
 
 
+@dataclass
+class Bench:
+    """What the steps share: the stack's URLs, the scripts, the generated Domain."""
+
+    base: str
+    headers: dict[str, str]
+    url: str
+    server: str
+    work: Path
+    big: agent_reads.Big | None = None
+    cold_script: Path | None = None
+
+    def pgbench(self, sql: str) -> Measure:
+        pg_port = int(self.server.rsplit(":", 1)[1].split("/")[0])
+        password = urlsplit(self.server).password or ""
+        return reads.pgbench(  # type: ignore[no-any-return]
+            sql,
+            host="127.0.0.1",
+            port=pg_port,
+            database="bench",
+            password=password,
+            duration_s=DURATION_S,
+            measure=Measure,
+        )
+
+
+def core(bench: Bench) -> tuple[list[Row], list[str]]:
+    """Writes, cold and repeated reads (ROUNDS back-to-back pairs each) and the import."""
+    write_script = bench.work / "write.lua"
+    write_script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
+    supply_id = asyncio.run(_domain_id(bench.url, "supply"))
+    writes, repeated, cold = [], [], []
+    cold_sql = None
+    if bench.big is not None:
+        cold_sql = reads.cold_sql(bench.big, asyncio.run(_domain_id(bench.url, "big")))
+    for _ in range(ROUNDS):
+        writes.append((wrk(bench.base, script=str(write_script)), asyncio.run(raw_writes(bench.url))))
+        if bench.cold_script is not None and cold_sql is not None:
+            cold.append((wrk(bench.base, script=str(bench.cold_script)), bench.pgbench(cold_sql)))
+        repeated.append(
+            (wrk(bench.base + RECORD, headers=bench.headers), bench.pgbench(reads.repeated_sql(supply_id)))
+        )
+    rows: list[Row] = [
+        (
+            "writes: Operation executes/s, REST, 8 clients, one branch",
+            *_pair(_median_pair(writes), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
+            0.5,
+        )
+    ]
+    if cold and bench.big is not None:
+        rows.append(
+            (
+                f"reads, cold: Record GETs/s of random keys over {bench.big.total} Records, REST, 8 clients",
+                *_pair(
+                    _median_pair(cold),
+                    "raw point SELECTs of random keys over the same rows at 8 connections (pgbench)",
+                ),
+                0.04,
+            )
+        )
+    rows.append(
+        (
+            "reads, repeated: GETs/s of one Record (same request, head not moving), REST, 8 clients",
+            *_pair(_median_pair(repeated), "raw point SELECTs of 30 keys at 8 connections (pgbench)"),
+            0.15,
+        )
+    )
+    import_rate, import_s, import_cpu = rest_import(bench.base, bench.headers, IMPORT_RECORDS)
+    copy_rate, copy_s, copy_cpu = asyncio.run(raw_copy(bench.url, IMPORT_RECORDS))
+    rows.append(
+        (
+            f"imports: Records/s, {IMPORT_RECORDS} in one import through REST ({import_s:.2f} s)",
+            Measure("", import_rate, float("nan"), float("nan"), cpu=import_cpu),
+            f"raw COPY of as many rows into a table shaped like records, same indexes ({copy_s:.2f} s)",
+            Measure("", copy_rate, float("nan"), float("nan"), cpu=copy_cpu),
+            0.5,
+        )
+    )
+    return rows, []
+
+
+def scale_out(bench: Bench, meter: cpu.Meter, one: list[Row]) -> list[Row]:
+    """Writes and reads through two gateways over two keepers, beside one of each (from `one`)."""
+    singles = {name.split(":")[0]: ours for name, ours, *_ in one}
+    write_script = bench.work / "write.lua"
+    rows: list[Row] = []
+    with scale.replicas(meter, bench.work, bench.headers) as out:
+        measures = [("writes", lambda: wrk("", script=str(write_script), urls=out.gateways))]
+        if bench.cold_script is not None:
+            cold = str(bench.cold_script)
+            measures.append(("reads, cold", lambda: wrk("", script=cold, urls=out.gateways)))
+        repeated = [gateway + RECORD for gateway in out.gateways]
+        measures.append(("reads, repeated", lambda: wrk("", headers=bench.headers, urls=repeated)))
+        for name, run in measures:
+            if name not in singles:
+                continue
+            runs = sorted((run() for _ in range(ROUNDS)), key=lambda m: m.per_s)
+            rows.append(
+                (
+                    f"scale-out {name}: 2 gateways over 2 keepers, 8 clients split between them",
+                    runs[len(runs) // 2],
+                    f"{name}: 1 gateway, 1 keeper (above)",
+                    singles[name],
+                    None,
+                )
+            )
+    return rows
+
+
 def main() -> int:
     global LOAD_AT_START
     LOAD_AT_START = os.getloadavg()
@@ -227,6 +310,9 @@ def main() -> int:
     pg = EmbeddedPostgres(work / "pg")
     nats = EmbeddedNats(work / "nats")
     stack: subprocess.Popen[bytes] | None = None
+    rows: list[Row] = []
+    lines: list[str] = []
+    cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
     try:
         server = pg.start()
         nats_url = nats.start()
@@ -251,47 +337,28 @@ def main() -> int:
         )
         base = f"http://127.0.0.1:{port}"
         wait_healthy(base, stack)
+        meter = cpu.Meter(stack_pid=stack.pid, postmaster_pid=pg.pid, nats_pid=nats.pid)
+        cpu.METER = meter
         # `up` loads the example after /health turns green: wait for the record.
         headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
         for _ in range(200):
-            if (
-                httpx.get(
-                    f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers
-                ).status_code
-                == 200
-            ):
+            if httpx.get(base + RECORD, headers=headers).status_code == 200:
                 break
             time.sleep(0.3)
         # The analyst questions first, while supply is as `--example supply` left it (the write
         # measures below change its risk scores).
-        analyst_lines = (
-            analyst.measure(base, headers) if os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0" else []
-        )
-        script = work / "write.lua"
-        script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
-        domain_id = asyncio.run(_domain_id(url))
-        pg_port = int(server.rsplit(":", 1)[1].split("/")[0])
+        analyst_lines = analyst.measure(base, headers) if ANALYST else []
+        bench = Bench(base, headers, url, server, work)
+        if (CORE or AGENT_READS) and agent_reads.BIG_RECORDS > 0:
+            bench.big = agent_reads.load(base, headers)
+            bench.cold_script = reads.cold_script(bench.big, work, ADMIN_KEY)
         # This machine's speed drifts from minute to minute: each pair (ours, raw) is measured back
         # to back, ROUNDS times, and the median pair by ratio is reported.
-        write_pairs, read_pairs = [], []
-        lines: list[str] = []
-        core: tuple[Measure, Measure, Measure, Measure, float, float, float, float] | None = None
         if CORE:
-            for _ in range(ROUNDS):
-                write_pairs.append((wrk(base, script=str(script)), asyncio.run(raw_writes(url))))
-                read_pairs.append(
-                    (
-                        wrk(f"{base}/api/v1/domains/supply/kinds/Supplier/records/S-1001", headers=headers),
-                        raw_reads("127.0.0.1", pg_port, "bench", domain_id, urlsplit(server).password or ""),
-                    )
-                )
-            rest_writes, raw_w = _median_pair(write_pairs)
-            rest_reads, raw_r = _median_pair(read_pairs)
-            import_rate, import_s = rest_import(base, headers, IMPORT_RECORDS)
-            copy_rate, copy_s = asyncio.run(raw_copy(url, IMPORT_RECORDS))
-            core = (rest_writes, raw_w, rest_reads, raw_r, import_rate, import_s, copy_rate, copy_s)
-        memory_rows, memory_lines = (
-            memory_bench.measure(
+            core_rows, _ = core(bench)
+            rows += core_rows
+        if memory_bench.ENABLED:
+            memory_rows, memory_lines = memory_bench.measure(
                 base,
                 headers,
                 url,
@@ -303,22 +370,25 @@ def main() -> int:
                 median_pair=_median_pair,
                 measure_type=Measure,
             )
-            if memory_bench.ENABLED
-            else ([], [])
-        )
-        if core is not None:
-            lines = core_lines(*core, extra_rows=memory_rows)
-        elif memory_rows:
-            lines = [*header_lines(), *table_lines(memory_rows), ""]
-        lines += memory_lines
-        feed_lines = feed.measure(base, ADMIN_KEY, nats_url) if FEED else []
-        agent_lines = (
-            agent_reads.measure(base, headers)
-            if os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
-            else []
-        )
+            rows += memory_rows
+            lines += memory_lines
+        scale_rows = scale_out(bench, meter, rows) if CORE and SCALE else []
+        cpu_rows += _cpu_rows(rows) + _cpu_rows(scale_rows)
+        table = [*header_lines(), *table_lines(rows), ""] if rows else []
+        if scale_rows:
+            table += [*table_lines(scale_rows, "two replicas / one"), ""]
+        lines = table + lines
+        feed_lines: list[str] = []
+        if FEED:
+            feed_lines, feed_cpu = feed.measure(base, ADMIN_KEY, nats_url)
+            cpu_rows += feed_cpu
+        agent_lines: list[str] = []
+        if AGENT_READS and bench.big is not None:
+            agent_lines, agent_cpu = agent_reads.measure(base, headers, bench.big)
+            cpu_rows += agent_cpu
         agent_lines = analyst_lines + agent_lines
     finally:
+        cpu.METER = None
         if stack is not None and stack.poll() is None:
             stack.send_signal(signal.SIGINT)
             try:
@@ -330,7 +400,7 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     lines = [f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}", "", *lines]
-    lines += feed_lines + agent_lines
+    lines += feed_lines + agent_lines + [""] + cpu.table(cpu_rows)
     text = "\n".join(lines) + "\n"
     print(text)
     if not RESULTS.exists():
@@ -340,42 +410,22 @@ def main() -> int:
     return 0
 
 
-def core_lines(
-    rest_writes: Measure,
-    raw_w: Measure,
-    rest_reads: Measure,
-    raw_r: Measure,
-    import_rate: float,
-    import_s: float,
-    copy_rate: float,
-    copy_s: float,
-    *,
-    extra_rows: list[tuple[str, Measure, str, Measure, float | None]] | None = None,
-) -> list[str]:
-    """The table of writes and reads beside their raw baselines, and the import line."""
-    import_line = (
-        f"imports: {IMPORT_RECORDS} Records in one import through REST: {import_s:.2f} s ({import_rate:.0f}/s) beside "
-        f"raw COPY of as many rows into a table shaped like records (same indexes): {copy_s:.2f} s ({copy_rate:.0f}/s): "
-        f"{import_rate / copy_rate:.3f}x"
-    )
-    rows: list[tuple[str, Measure, str, Measure, float | None]] = [
-        (
-            "writes: Operation executes/s, REST, 8 clients, one branch",
-            rest_writes,
-            "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection",
-            raw_w,
-            0.5,
-        ),
-        (
-            "reads: Record GETs/s, REST, 8 clients",
-            rest_reads,
-            "raw point SELECTs at 8 connections (pgbench)",
-            raw_r,
-            0.15,
-        ),
-        *(extra_rows or []),
-    ]
-    return [*header_lines(), *table_lines(rows), "", import_line, ""]
+def _cpu_rows(rows: list[Row]) -> list[tuple[str, cpu.Usage | None, str]]:
+    """Each measure's CPU row with its ratio, then its baseline's (where it has one)."""
+    out: list[tuple[str, cpu.Usage | None, str]] = []
+    for name, ours, base_name, raw, _target in rows:
+        ratio = f"{ours.per_s / raw.per_s:.3f}x"
+        if name.startswith("reads, cold") and ours.cpu is not None:
+            met = "met" if ours.cpu.total_s * 1000 <= COLD_CPU_TARGET_MS else "missed"
+            ratio += f"; target total <= {COLD_CPU_TARGET_MS:.2f} ms ({met})"
+        out.append((name, ours.cpu, ratio))
+        if not name.startswith("scale-out"):
+            out.append((f"baseline: {base_name}", raw.cpu, "-"))
+    return out
+
+
+def _pair(pair: tuple[Measure, Measure], base_name: str) -> tuple[Measure, str, Measure]:
+    return pair[0], base_name, pair[1]
 
 
 def header_lines() -> list[str]:
@@ -386,10 +436,10 @@ def header_lines() -> list[str]:
     ]
 
 
-def table_lines(rows: list[tuple[str, Measure, str, Measure, float | None]]) -> list[str]:
+def table_lines(rows: list[Row], ratio_name: str = "ratio") -> list[str]:
     """A table of measures beside their raw baselines, with the ratio and its target."""
     lines = [
-        "| measure | per s | p50 ms | p99 ms | baseline | per s | p50 ms | p99 ms | ratio | target |",
+        f"| measure | per s | p50 ms | p99 ms | baseline | per s | p50 ms | p99 ms | {ratio_name} | target |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, ours, base_name, raw, target in rows:
@@ -397,91 +447,17 @@ def table_lines(rows: list[tuple[str, Measure, str, Measure, float | None]]) -> 
         goal = "-" if target is None else f">= {target}x ({'met' if ratio >= target else 'missed'})"
         errors = f" ({ours.errors} non-2xx)" if ours.errors else ""
         lines.append(
-            f"| {name}{errors} | {ours.per_s:.0f} | {ours.p50_ms:.2f} | {ours.p99_ms:.2f} | {base_name} | "
-            f"{raw.per_s:.0f} | {raw.p50_ms:.2f} | {raw.p99_ms:.2f} | {ratio:.3f}x | {goal} |"
+            f"| {name}{errors} | {ours.per_s:.0f} | {_ms(ours.p50_ms)} | {_ms(ours.p99_ms)} | {base_name} | "
+            f"{raw.per_s:.0f} | {_ms(raw.p50_ms)} | {_ms(raw.p99_ms)} | {ratio:.3f}x | {goal} |"
         )
     return lines
 
 
+def _ms(value: float) -> str:
+    return "-" if value != value else f"{value:.2f}"  # NaN: a measure without latencies (an import)
+
+
 LOAD_AT_START = (0.0, 0.0, 0.0)
-IMPORT_RECORDS = int(os.environ.get("LOREBASE_BENCH_IMPORT_RECORDS", "100000"))
-ITEM_SCHEMA = {
-    "kinds": {
-        "Item": {
-            "key": ["sku"],
-            "title": "name",
-            "attributes": {
-                "sku": {"type": "string", "required": True},
-                "name": {"type": "string"},
-                "qty": {"type": "integer", "min": 0},
-                "price": {"type": "decimal(10,2)"},
-                "code": {"type": "string", "unique": True},
-            },
-        }
-    }
-}
-
-
-def _items(count: int) -> list[dict[str, object]]:
-    return [
-        {
-            "sku": f"SKU-{i:07d}",
-            "name": f"Item number {i}",
-            "qty": str(i % 1000),
-            "price": f"{i % 5000}.{i % 100:02d}",
-            "code": f"C{i}",
-        }
-        for i in range(count)
-    ]
-
-
-def rest_import(base: str, headers: dict[str, str], count: int) -> tuple[float, float]:
-    with httpx.Client(base_url=base, timeout=600) as client:
-        created = client.post(
-            "/api/v1/domains", json={"name": "bulk", "schema": ITEM_SCHEMA}, headers=headers
-        )
-        assert created.status_code == 201, created.text
-        body = orjson.dumps(
-            {"source": "bench", "records": [{"kind": "Item", "values": v} for v in _items(count)]}
-        )
-        started = time.perf_counter()
-        answer = client.post(
-            "/api/v1/domains/bulk/imports",
-            content=body,
-            headers={**headers, "Content-Type": "application/json"},
-        )
-        elapsed = time.perf_counter() - started
-        assert answer.status_code == 200, answer.text[:500]
-    return count / elapsed, elapsed
-
-
-async def raw_copy(url: str, count: int) -> tuple[float, float]:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute("CREATE TABLE bench_copy (LIKE records INCLUDING ALL)")
-        rows = [
-            (999, "main", "Item", v["sku"], orjson.dumps(v).decode(), "{}", "r", "r") for v in _items(count)
-        ]
-        started = time.perf_counter()
-        async with conn.transaction():
-            await conn.copy_records_to_table(
-                "bench_copy",
-                records=rows,
-                columns=[
-                    "domain_id",
-                    "branch",
-                    "kind",
-                    "key",
-                    "values",
-                    "provenance",
-                    "created_revision",
-                    "updated_revision",
-                ],
-            )
-        elapsed = time.perf_counter() - started
-    finally:
-        await conn.close()
-    return count / elapsed, elapsed
 
 
 def _median_pair(pairs: list[tuple[Measure, Measure]]) -> tuple[Measure, Measure]:
@@ -489,10 +465,10 @@ def _median_pair(pairs: list[tuple[Measure, Measure]]) -> tuple[Measure, Measure
     return ordered[len(ordered) // 2]
 
 
-async def _domain_id(url: str) -> int:
+async def _domain_id(url: str, name: str) -> int:
     conn = await asyncpg.connect(url)
     try:
-        return int(await conn.fetchval("SELECT id FROM domains WHERE name = 'supply'"))
+        return int(await conn.fetchval("SELECT id FROM domains WHERE name = $1", name))
     finally:
         await conn.close()
 

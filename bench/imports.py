@@ -1,0 +1,101 @@
+"""The import measure of `make bench`: LOREBASE_BENCH_IMPORT_RECORDS (100,000) Records in one import
+through REST, beside raw COPY of as many rows into a table shaped like `records` (same indexes),
+each with the CPU per Record of every process (bench/cpu.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import asyncpg
+import httpx
+import orjson
+
+from bench import cpu
+
+IMPORT_RECORDS = int(os.environ.get("LOREBASE_BENCH_IMPORT_RECORDS", "100000"))
+ITEM_SCHEMA = {
+    "kinds": {
+        "Item": {
+            "key": ["sku"],
+            "title": "name",
+            "attributes": {
+                "sku": {"type": "string", "required": True},
+                "name": {"type": "string"},
+                "qty": {"type": "integer", "min": 0},
+                "price": {"type": "decimal(10,2)"},
+                "code": {"type": "string", "unique": True},
+            },
+        }
+    }
+}
+
+
+def _items(count: int) -> list[dict[str, object]]:
+    return [
+        {
+            "sku": f"SKU-{i:07d}",
+            "name": f"Item number {i}",
+            "qty": str(i % 1000),
+            "price": f"{i % 5000}.{i % 100:02d}",
+            "code": f"C{i}",
+        }
+        for i in range(count)
+    ]
+
+
+def rest_import(base: str, headers: dict[str, str], count: int) -> tuple[float, float, cpu.Usage | None]:
+    """Records per second, seconds, and the CPU per Record, of one import of `count` Items."""
+    with httpx.Client(base_url=base, timeout=600) as client:
+        created = client.post(
+            "/api/v1/domains", json={"name": "bulk", "schema": ITEM_SCHEMA}, headers=headers
+        )
+        assert created.status_code == 201, created.text
+        body = orjson.dumps(
+            {"source": "bench", "records": [{"kind": "Item", "values": v} for v in _items(count)]}
+        )
+        before = cpu.begin()
+        started = time.perf_counter()
+        answer = client.post(
+            "/api/v1/domains/bulk/imports",
+            content=body,
+            headers={**headers, "Content-Type": "application/json"},
+        )
+        elapsed = time.perf_counter() - started
+        usage = cpu.end(before, count)
+        assert answer.status_code == 200, answer.text[:500]
+    return count / elapsed, elapsed, usage
+
+
+async def raw_copy(url: str, count: int) -> tuple[float, float, cpu.Usage | None]:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("CREATE TABLE bench_copy (LIKE records INCLUDING ALL)")
+        rows = [
+            (999, "main", "Item", v["sku"], orjson.dumps(v).decode(), "{}", "r", "r") for v in _items(count)
+        ]
+        before = cpu.begin()
+        started = time.perf_counter()
+        async with conn.transaction():
+            await conn.copy_records_to_table(
+                "bench_copy",
+                records=rows,
+                columns=[
+                    "domain_id",
+                    "branch",
+                    "kind",
+                    "key",
+                    "values",
+                    "provenance",
+                    "created_revision",
+                    "updated_revision",
+                ],
+            )
+        elapsed = time.perf_counter() - started
+        usage = cpu.end(before, count)
+    finally:
+        await conn.close()
+    return count / elapsed, elapsed, usage
+
+
+__all__ = ["IMPORT_RECORDS", "raw_copy", "rest_import"]
