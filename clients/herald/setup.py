@@ -15,7 +15,7 @@ PACKAGES: dict[str, set[str] | None] = {
     "lorebase.contract.answers": None,
     "lorebase.contract.examples": None,
     "lorebase.contract.memory": None,
-    "lorebase.herald": None,
+    "lorebase.herald": None,  # server, tools, problems, sdk, cli
     "lorebase.memory": {"__init__", "journal", "scope"},
 }
 
