@@ -26,7 +26,7 @@ from mcp import Client, StdioServerParameters
 from tests.integration.conftest import ADMIN_KEY, Stack
 from tests.integration.gateway_server import serving
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "clients" / "herald"
