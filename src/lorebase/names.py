@@ -133,6 +133,17 @@ def subject_token(name: str) -> str:
     return ".".join(_escape(component) for component in name.split("/"))
 
 
+def subject_level(text: str) -> str:
+    """One NATS subject level for any text ('/' escaped too): an event type's category or name."""
+    return _escape(text)
+
+
+def subject_prefixes_overlap(first: str, second: str) -> bool:
+    """Whether subjects under one dotted prefix can be under the other (equal, or a leading part)."""
+    a, b = first.split("."), second.split(".")
+    return a[: len(b)] == b[: len(a)]
+
+
 __all__ = [
     "BRANCH",
     "CHECKPOINT",
@@ -144,5 +155,7 @@ __all__ = [
     "TENANT",
     "NameRule",
     "branch_pattern_problem",
+    "subject_level",
+    "subject_prefixes_overlap",
     "subject_token",
 ]

@@ -85,12 +85,24 @@ class Relay(Section, frozen=True):
 class Nats(Section, frozen=True):
     url: str
     stream: StreamName
-    subject_prefix: SubjectPrefix
+    domain_subject_prefix: SubjectPrefix
+    subject_prefix: SubjectPrefix  # the deprecated layout's (docs/feed.md)
+    legacy_subjects: bool
     stream_replicas: Annotated[int, Meta(ge=1, le=5)]
     max_age_s: Annotated[float, Meta(ge=0)]
     max_bytes: Annotated[int, Meta(ge=0)]
     max_msgs: Annotated[int, Meta(ge=0)]
     relay: Relay
+
+    def __post_init__(self) -> None:
+        if self.legacy_subjects and names.subject_prefixes_overlap(
+            self.domain_subject_prefix, self.subject_prefix
+        ):
+            raise ValueError(
+                f"domain_subject_prefix ({self.domain_subject_prefix!r}) and subject_prefix "
+                f"({self.subject_prefix!r}) overlap, so a subscriber of one would get the other's "
+                "messages: make neither a leading part of the other, or set legacy_subjects to false"
+            )
 
 
 class UnauthenticatedRateLimit(Section, frozen=True):

@@ -1,5 +1,7 @@
 """The feed service in the integration stack: its servicer on a gRPC port with the relay and the
-hub on a fresh JetStream stream of the session's NATS, and the gateway's feed client pointed at it."""
+hub on a fresh JetStream stream of the session's NATS, and the gateway's feed client pointed at it.
+The relay publishes on typed subjects under `prefix` and, as by default, legacy ones under
+`legacy_prefix` (lorebase_feed.subjects)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from lorebase_feed.api import FeedServicer
 from lorebase_feed.hub import Hub
 from lorebase_feed.relay import Relay, connect_nats, ensure_stream
+from lorebase_feed.subjects import Subjects
 from nats.aio.client import Client as NATS
 
 from lorebase.clients import ClientSettings, FeedClient, KeeperClient
@@ -38,7 +41,16 @@ class Feed:
     client: FeedClient
     nc: NATS
     stream: str
-    prefix: str
+    subjects: Subjects
+
+    @property
+    def prefix(self) -> str:
+        """The typed subjects' prefix."""
+        return self.subjects.prefix
+
+    @property
+    def legacy_prefix(self) -> str:
+        return self.subjects.legacy_prefix
 
 
 @contextlib.asynccontextmanager
@@ -47,11 +59,12 @@ async def running_feed(
 ) -> AsyncIterator[Feed]:
     nc = await connect_nats(nats_url)
     js = nc.jetstream()
-    stream, prefix = "T" + uuid.uuid4().hex[:10].upper(), "t" + uuid.uuid4().hex[:10]
-    await ensure_stream(js, stream, prefix)
+    stream, suffix = "T" + uuid.uuid4().hex[:10].upper(), uuid.uuid4().hex[:10]
+    subjects = Subjects("t" + suffix, "u" + suffix)
+    await ensure_stream(js, stream, subjects)
     hub = Hub()
-    await hub.start(js, stream=stream, prefix=prefix)
-    the_relay = Relay(stack.rt.db, js, prefix=prefix, interval_s=0.05, stream=stream)
+    await hub.start(js, stream=stream, prefix=subjects.prefix)
+    the_relay = Relay(stack.rt.db, js, subjects=subjects, interval_s=0.05, stream=stream)
     keeper = KeeperClient(stack.keeper_address)
     loaded = load_settings({"LOREBASE_DATABASE_URL": stack.database_url, **FEED_SETTINGS, **(settings or {})})
     servicer = FeedServicer(
@@ -73,7 +86,7 @@ async def running_feed(
     stop = asyncio.Event()
     task = asyncio.create_task(the_relay.run(stop)) if relay else None
     try:
-        yield Feed(servicer, the_relay, hub, client, nc, stream, prefix)
+        yield Feed(servicer, the_relay, hub, client, nc, stream, subjects)
     finally:
         stack.gateway.feed = previous
         stop.set()

@@ -105,8 +105,9 @@ async def stream_log(js: JetStreamContext, stream: str) -> list[tuple[str, int]]
 
 
 def exactly_once_in_order(log: list[tuple[str, int]], expected: list[int]) -> None:
-    assert [sequence for _, sequence in log] == expected, "each event once, in sequence order"
-    assert [msg_id for msg_id, _ in log] == [f"evt_{s}" for s in expected]
+    """Each event once on each of its subjects, typed then legacy (lorebase_feed.subjects)."""
+    assert [sequence for _, sequence in log] == [s for s in expected for _ in "tl"], "in sequence order"
+    assert [msg_id for msg_id, _ in log] == [i for s in expected for i in (f"evt_{s}.typed", f"evt_{s}")]
 
 
 @pytest.mark.parametrize(("point", "at"), [("before_publish", 0), ("before_publish", 3), ("before_mark", 0)])
@@ -117,15 +118,15 @@ async def test_a_relay_that_dies_mid_pass_leaves_each_event_once(
         await raise_risk(supply, 30 + score)
     async with running_feed(supply, nats_url, relay=False) as feed:
         js = feed.nc.jetstream()
-        dying = CrashingRelay(supply.rt.db, js, prefix=feed.prefix, point=point, at=at)
+        dying = CrashingRelay(supply.rt.db, js, subjects=feed.subjects, point=point, at=at)
         await dies(dying)
         # Nothing is marked: the pass's transaction died with it (and released the relay lock).
         assert await unpublished(supply) == len(await outbox_sequences(supply)) == 6
         # The acknowledged events are on the stream already.
-        assert len(await stream_log(js, feed.stream)) == (at if point == "before_publish" else 6)
+        assert len(await stream_log(js, feed.stream)) == 2 * (at if point == "before_publish" else 6)
         # A fresh relay (a new process: its own fence) that does not resume from the stream
         # publishes everything again; JetStream drops the copies by Nats-Msg-Id.
-        fresh = CountingRelay(supply.rt.db, js, prefix=feed.prefix)
+        fresh = CountingRelay(supply.rt.db, js, subjects=feed.subjects)
         await drain(supply, fresh)
         assert fresh.sent == 6
         exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
@@ -133,7 +134,7 @@ async def test_a_relay_that_dies_mid_pass_leaves_each_event_once(
         # only what the stream lacks: no copy at all, so even after the duplicate window.
         async with supply.rt.db.engine.begin() as conn:
             await conn.execute(text("update outbox set published_at = null"))
-        resuming = CountingRelay(supply.rt.db, js, prefix=feed.prefix, stream=feed.stream)
+        resuming = CountingRelay(supply.rt.db, js, subjects=feed.subjects, stream=feed.stream)
         await drain(supply, resuming)
         assert resuming.sent == 0
         exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
@@ -147,11 +148,46 @@ async def test_a_relay_resumes_after_the_last_event_on_the_stream(
         await raise_risk(supply, 30 + score)
     async with running_feed(supply, nats_url, relay=False) as feed:
         js = feed.nc.jetstream()
-        dying = CrashingRelay(supply.rt.db, js, prefix=feed.prefix, point="before_publish", at=on_stream)
+        dying = CrashingRelay(supply.rt.db, js, subjects=feed.subjects, point="before_publish", at=on_stream)
         await dies(dying)
-        resuming = CountingRelay(supply.rt.db, js, prefix=feed.prefix, stream=feed.stream)
+        resuming = CountingRelay(supply.rt.db, js, subjects=feed.subjects, stream=feed.stream)
         await drain(supply, resuming)
         assert resuming.sent == 6 - on_stream
+        exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
+
+
+class HalfPublishingRelay(Relay):
+    """A relay that dies between the two copies of its `at`-th event: the typed copy is on the
+    stream, the legacy one is not."""
+
+    def __init__(self, *args: object, at: int, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.at, self.sent = at, 0
+
+    async def publish(self, event: OutboxEvent) -> None:
+        if self.sent == self.at:
+            subject, msg_id = self.subjects.copies(
+                str(event.event["domain"]), event.type, event.branch, event.sequence
+            )[0]
+            headers = {"Nats-Msg-Id": msg_id, "Lorebase-Event-Id": f"evt_{event.sequence}"}
+            await self.js.publish(subject, orjson.dumps(event.document()), headers=headers)
+            raise Crash("died between the typed and the legacy copy")
+        await super().publish(event)
+        self.sent += 1
+
+
+async def test_a_relay_that_dies_between_the_two_copies_of_an_event(supply: Stack, nats_url: str) -> None:
+    """The stream's last message is then a typed copy: the resuming relay publishes that event again
+    (JetStream drops its typed copy by Nats-Msg-Id, the legacy copy is stored) and the rest."""
+    for score in range(4):
+        await raise_risk(supply, 30 + score)
+    async with running_feed(supply, nats_url, relay=False) as feed:
+        js = feed.nc.jetstream()
+        await dies(HalfPublishingRelay(supply.rt.db, js, subjects=feed.subjects, at=2))
+        assert len(await stream_log(js, feed.stream)) == 2 * 2 + 1
+        resuming = CountingRelay(supply.rt.db, js, subjects=feed.subjects, stream=feed.stream)
+        await drain(supply, resuming)
+        assert resuming.sent == 6 - 2
         exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
 
 
@@ -240,7 +276,7 @@ async def test_one_relay_publishes_at_a_time(supply: Stack, nats_url: str) -> No
     writes going on still give each event once, in sequence order."""
     async with running_feed(supply, nats_url, relay=False) as feed:
         js = feed.nc.jetstream()
-        first, second = (Relay(supply.rt.db, js, prefix=feed.prefix, interval_s=0.01) for _ in range(2))
+        first, second = (Relay(supply.rt.db, js, subjects=feed.subjects, interval_s=0.01) for _ in range(2))
         async with supply.rt.db.engine.connect() as holder:
             await holder.begin()
             await holder.execute(text("select pg_advisory_xact_lock(:k)"), {"k": RELAY_LOCK})

@@ -54,7 +54,7 @@ async def test_the_documented_consumer_reads_each_event_once_and_resumes(
     sequences = [event["sequence"] for _, event in got]
     assert sequences == sorted(set(sequences)) and len(got) == 3
     subject, last = got[-1]
-    assert subject == f"{feed.prefix}.supply.main"
+    assert subject == f"{feed.prefix}.supply.revision.committed.main"
     assert (last["type"], last["revision"], last["domain"], last["branch"]) == (
         "revision.committed",
         revision,

@@ -1,8 +1,9 @@
 """The NATS users of deploy/helm/nats-values.yaml, on a real nats-server configured with the file's
 `authorization` block (rendered as the NATS chart renders `config.merge`: `<< $NAME >>` unquoted,
 the passwords from the environment): the feed does its whole job as `lorebase-feed` (stream create
-and update, relay publishes, the hub's ordered consumer), and the documented consumer
-(examples/nats/consumer.py) reads its Domain as `supply-reader` and nothing more."""
+and update, relay publishes on the typed and the legacy subjects, the hub's ordered consumer), and
+the documented consumer (examples/nats/consumer.py) reads its Domain as `supply-reader`, also one
+event type of it (a filter the server applies), and nothing more."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ import pytest
 import yaml
 from lorebase_feed.hub import Hub
 from lorebase_feed.relay import Relay, connect_nats, ensure_stream
+from lorebase_feed.subjects import Subjects
 from nats.js.api import AckPolicy, ConsumerConfig
+from sqlalchemy import text
 
 from lorebase.embedded._process import _stop_process, free_port, owned_child
 from lorebase.embedded.nats import nats_server_binary
@@ -36,7 +39,9 @@ from tests.integration.conftest import Stack
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = ROOT / "deploy" / "helm" / "nats-values.yaml"
 CONSUMER = ROOT / "examples" / "nats" / "consumer.py"
-STREAM, PREFIX = "LOREBASE", "lorebase.events"  # the names the file's permissions are written for
+# The names the file's permissions are written for: stream, typed and legacy subject prefixes.
+STREAM, PREFIX, LEGACY = "LOREBASE", "lorebase.domains", "lorebase.events"
+SUBJECTS = Subjects(PREFIX, LEGACY)
 
 
 def server_config(values: dict[str, Any], store: Path) -> str:
@@ -108,11 +113,11 @@ async def feed_as_its_user(stack: Stack, server: Server) -> AsyncIterator[Hub]:
     """The feed's NATS side as `lorebase-feed`: stream, hub, relay (publishing the stack's events)."""
     nc = await connect_nats(server.url("lorebase-feed"))
     js = nc.jetstream()
-    await ensure_stream(js, STREAM, PREFIX)
-    await ensure_stream(js, STREAM, PREFIX)  # a restart updates the stream: STREAM.UPDATE
+    await ensure_stream(js, STREAM, SUBJECTS)
+    await ensure_stream(js, STREAM, SUBJECTS)  # a restart updates the stream: STREAM.UPDATE
     hub = Hub()
     await hub.start(js, stream=STREAM, prefix=PREFIX)
-    relay = Relay(stack.rt.db, js, prefix=PREFIX, interval_s=0.05, stream=STREAM)
+    relay = Relay(stack.rt.db, js, subjects=SUBJECTS, interval_s=0.05, stream=STREAM)
     stop = asyncio.Event()
     task = asyncio.create_task(relay.run(stop))
     try:
@@ -149,8 +154,11 @@ async def test_the_feed_and_a_domain_reader_work_with_their_permissions_only(
             reader, "supply", "supply-reader", handle, stop_after=2, idle_s=10, inbox_prefix=inbox
         )
         assert handled == 2
-        assert {subject for subject, _ in got} == {f"{PREFIX}.supply.main"}
+        assert {subject for subject, _ in got} == {f"{PREFIX}.supply.revision.committed.main"}
         assert [event["type"] for _, event in got] == ["revision.committed"] * 2
+        # The relay published both copies of each event as lorebase-feed (a refused legacy
+        # publish would leave its event unpublished).
+        await wait_for_async(lambda: all_published(supply), "the relay to publish every event")
         # The hub's ordered consumer (the event streams) follows the stream as lorebase-feed.
         await hub_receives_a_publish(server, hub)
 
@@ -165,6 +173,33 @@ async def test_the_feed_and_a_domain_reader_work_with_their_permissions_only(
     nc = await nats.connect(reader, inbox_prefix=inbox, error_cb=on_error)
     js = nc.jetstream(timeout=2)
     try:
+        # Its consumer may be filtered to one event type of its Domain (the server filters), or to
+        # the Domain's deprecated subjects; not to a type of every Domain.
+        for allowed in (
+            f"{PREFIX}.supply.operation.*.>",
+            f"{PREFIX}.supply.revision.committed.>",
+            f"{LEGACY}.supply.>",
+        ):
+            created = await js.add_consumer(
+                STREAM,
+                config=ConsumerConfig(
+                    name="supply-reader",
+                    durable_name="supply-reader",
+                    filter_subject=allowed,
+                    ack_policy=AckPolicy.EXPLICIT,
+                ),
+            )
+            assert created.config.filter_subject == allowed
+        with pytest.raises(Exception):  # noqa: B017
+            await js.add_consumer(
+                STREAM,
+                config=ConsumerConfig(  # the CREATE that carries its filter, as nats-py sends it with a name
+                    name="supply-reader",
+                    durable_name="supply-reader",
+                    filter_subject=f"{PREFIX}.*.revision.committed.>",
+                    ack_policy=AckPolicy.EXPLICIT,
+                ),
+            )
         with pytest.raises(Exception):  # noqa: B017
             await js.add_consumer(
                 STREAM,
@@ -179,13 +214,32 @@ async def test_the_feed_and_a_domain_reader_work_with_their_permissions_only(
         with pytest.raises(Exception):  # noqa: B017
             await js.get_msg(STREAM, 1)
         with pytest.raises(Exception):  # noqa: B017
-            await js.publish(f"{PREFIX}.supply.main", b"{}", timeout=2)
+            await js.publish(f"{PREFIX}.supply.revision.committed.main", b"{}", timeout=2)
+        with pytest.raises(Exception):  # noqa: B017
+            await js.publish(f"{LEGACY}.supply.main", b"{}", timeout=2)
     finally:
         await nc.close()
+    assert (
+        'nats: permissions violation for publish to "lorebase.domains.supply.revision.committed.main"'
+        in errors
+    )
     assert 'nats: permissions violation for publish to "lorebase.events.supply.main"' in errors
     answer = raw_answer(server, "supply-reader", "SUB _INBOX.> 1")
     assert 'Permissions Violation for Subscription to "_INBOX.>"' in answer, answer
     assert "Permissions Violation" not in raw_answer(server, "supply-reader", "SUB _INBOX_supply-reader.x 1")
+
+
+async def all_published(stack: Stack) -> bool:
+    async with stack.rt.db.engine.connect() as conn:
+        return not await conn.scalar(text("select count(*) from outbox where published_at is null"))
+
+
+async def wait_for_async(condition: Any, what: str) -> None:
+    for _ in range(400):
+        if await condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 def raw_answer(server: Server, user: str, command: str) -> str:
@@ -210,7 +264,9 @@ async def hub_receives_a_publish(server: Server, hub: Hub) -> None:
         js = nc.jetstream()
         event = {"sequence": 10_000, "type": "revision.committed", "domain": "supply", "branch": "main"}
         await js.publish(
-            f"{PREFIX}.supply.main", json.dumps(event).encode(), headers={"Nats-Msg-Id": "evt_10000"}
+            SUBJECTS.typed("supply", "revision.committed", "main"),
+            json.dumps(event).encode(),
+            headers={"Nats-Msg-Id": "evt_10000.typed"},
         )
     finally:
         await nc.close()
@@ -223,5 +279,6 @@ def test_the_durable_config_of_the_example_is_the_one_the_permissions_allow() ->
     users = {u["user"]: u for u in values["config"]["merge"]["authorization"]["users"]}
     allowed = users["supply-reader"]["permissions"]["publish"]["allow"]
     assert f"$JS.API.CONSUMER.CREATE.{STREAM}.supply-reader.{PREFIX}.supply.>" in allowed
+    assert f"$JS.API.CONSUMER.CREATE.{STREAM}.supply-reader.{LEGACY}.supply.>" in allowed
     assert not any("DURABLE.CREATE" in subject for subject in allowed)
     assert users["supply-reader"]["permissions"]["subscribe"]["allow"] == ["_INBOX_supply-reader.>"]

@@ -120,7 +120,7 @@ async def test_cleared_webhooks_see_what_their_clearances_cover(stack: Stack, fe
         ]
     assert len(stored) == 1 and EMAIL not in orjson.dumps(stored[0]).decode()
     assert stored[0]["edits"][0]["values"] == values["none"]
-    relay = Relay(stack.rt.db, feed.nc.jetstream(), prefix=feed.prefix)
+    relay = Relay(stack.rt.db, feed.nc.jetstream(), subjects=feed.subjects)
     await drain(stack, relay)
     js = feed.nc.jetstream()
     info = await js.stream_info(feed.stream)

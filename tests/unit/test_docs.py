@@ -281,7 +281,7 @@ FOLDERS = ("src", "services", "tests", "deploy", "scripts", "docs", "config", "e
 PATH = re.compile(rf"`((?:{'|'.join(FOLDERS)})/[^`\s]*)`")
 DOTTED = re.compile(r"`(lorebase(?:_[a-z]+)?(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`")
 # Dotted names in the docs that are not Python: NATS subjects, logger names, gRPC services.
-NOT_PYTHON = re.compile(r"^lorebase\.(events\.|v1\.[A-Z]|(keeper|feed|scribe|gateway)(\.relay)?$)")
+NOT_PYTHON = re.compile(r"^lorebase\.((events|domains)\.|v1\.[A-Z]|(keeper|feed|scribe|gateway)(\.relay)?$)")
 
 
 def _resolves(name: str) -> bool:

@@ -62,6 +62,8 @@ class Hub:
         self._subscription: Any = None
 
     async def start(self, js: JetStreamContext, *, stream: str, prefix: str) -> None:
+        """Follow the typed subjects under `prefix` (nats.domain_subject_prefix): one copy of each
+        event, whether legacy copies are published or not."""
         self._subscription = await js.subscribe(
             f"{prefix}.>",
             stream=stream,

@@ -1,7 +1,7 @@
 """The outbox relay: committed outbox events to NATS JetStream, exactly once per sequence.
 
-Each unpublished event is published with `Nats-Msg-Id: evt_<sequence>` and then marked published.
-A crash between the two republishes it on the next pass and JetStream's duplicate window drops the
+Each unpublished event is published (to its typed subject and, for one more release, its legacy
+one: lorebase_feed.subjects, each copy with its own `Nats-Msg-Id`) and then marked published. A crash between the two republishes it on the next pass and JetStream's duplicate window drops the
 copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
 fence (lorebase_store.fence), so the stream holds the events in sequence order and a reader of the
 stream never sees a sequence before a lower one that can still commit. One relay publishes at a
@@ -41,6 +41,8 @@ from lorebase_store import Database, OutboxEvent, Txn
 from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.fence import Fence
 
+from .subjects import Subjects, message_id
+
 # The first wait before looking again when the fence could not pass a commit yet (doubles each time).
 PENDING_RETRY_S = 0.002
 
@@ -48,17 +50,13 @@ logger = logging.getLogger("lorebase.feed.relay")
 
 
 def subject_for(prefix: str, domain: str, branch: str) -> str:
-    """`<prefix>.<domain>.<branch>`: each '/' component of the branch is a subject level, and every
-    character outside [A-Za-z0-9_-] is escaped (lorebase.names.subject_token: total and injective)."""
+    """The deprecated subject `<prefix>.<domain>.<branch>` (Subjects.legacy_subject): each '/' component of
+    the branch is a level, escaped by lorebase.names.subject_token (total and injective)."""
     return f"{prefix}.{subject_token(domain)}.{subject_token(branch)}"
 
 
 # Errors NATS raises for an event itself, whatever the state of the server: parked at once.
 _EVENT_ERRORS = (BadSubjectError, MaxPayloadError)
-
-
-def message_id(sequence: int) -> str:
-    return f"evt_{sequence}"
 
 
 @dataclass(frozen=True)
@@ -82,26 +80,37 @@ class Retention:
 
 
 async def ensure_stream(
-    js: JetStreamContext, name: str, prefix: str, *, replicas: int = 1, retention: Retention = Retention()
+    js: JetStreamContext,
+    name: str,
+    subjects: Subjects,
+    *,
+    replicas: int = 1,
+    retention: Retention = Retention(),
 ) -> None:
     """Create the stream, or bring the settings Lorebase owns up to date on the stream that exists:
-    its subjects, duplicate window, replicas (nats.stream_replicas) and the retention limits that are
-    set. Everything else an operator set on the stream (limits left at 0 here, description, consumer
+    its subjects (the typed ones, and the legacy ones while they are published), duplicate window,
+    replicas (nats.stream_replicas) and the retention limits that are set. Everything else an
+    operator set on the stream (subjects of their own, limits left at 0 here, description, consumer
     limits, placement...) is kept: the update starts from the stream's own configuration."""
     try:
         info = await js.stream_info(name)
     except NotFoundError:
         config = StreamConfig(
             name=name,
-            subjects=[f"{prefix}.>"],
+            subjects=subjects.stream_subjects(),
             storage=StorageType.FILE,
             duplicate_window=600.0,
             num_replicas=replicas,
         )
         await js.add_stream(retention.applied(config))
         return
+    managed = subjects.managed()
+    kept = [subject for subject in info.config.subjects or [] if subject not in managed]
     config = dataclasses.replace(
-        info.config, subjects=[f"{prefix}.>"], duplicate_window=600.0, num_replicas=replicas
+        info.config,
+        subjects=subjects.stream_subjects() + kept,
+        duplicate_window=600.0,
+        num_replicas=replicas,
     )
     await js.update_stream(retention.applied(config))
 
@@ -118,7 +127,7 @@ class Relay:
         db: Database,
         js: JetStreamContext,
         *,
-        prefix: str,
+        subjects: Subjects,
         batch: int = 500,
         interval_s: float = 0.2,
         lock_key: int = RELAY_LOCK,
@@ -127,7 +136,7 @@ class Relay:
     ) -> None:
         self.db = db
         self.js = js
-        self.prefix = prefix
+        self.subjects = subjects
         self.batch = batch
         self.interval_s = interval_s
         self.lock_key = lock_key
@@ -220,10 +229,9 @@ class Relay:
         except Exception:  # no stream, or its last message is gone: publish as usual
             logger.warning("could not read the last message of stream %s; not resuming from it", self.stream)
             return True
-        msg_id = (last.headers or {}).get("Nats-Msg-Id", "")
-        if not msg_id.startswith("evt_") or not msg_id[4:].isdigit():
+        through = self.subjects.published_through((last.headers or {}).get("Nats-Msg-Id", ""))
+        if through is None:
             return True
-        through = int(msg_id[4:])
         if through > upto:
             return False
         result = await txn.conn.execute(
@@ -236,12 +244,17 @@ class Relay:
         return True
 
     async def publish(self, event: OutboxEvent) -> None:
-        """Publish one event and wait for JetStream's acknowledgement."""
-        await self.js.publish(
-            subject_for(self.prefix, str(event.event.get("domain", "")), event.branch),
-            orjson.dumps(event.document()),
-            headers={"Nats-Msg-Id": message_id(event.sequence), "Lorebase-Event": event.type},
-        )
+        """Publish one event to each of its subjects (typed, then legacy), waiting for JetStream's
+        acknowledgement of each; the copies differ only in subject and `Nats-Msg-Id`."""
+        data = orjson.dumps(event.document())
+        domain = str(event.event.get("domain", ""))
+        for subject, msg_id in self.subjects.copies(domain, event.type, event.branch, event.sequence):
+            headers = {
+                "Nats-Msg-Id": msg_id,
+                "Lorebase-Event-Id": message_id(event.sequence),
+                "Lorebase-Event": event.type,
+            }
+            await self.js.publish(subject, data, headers=headers)
 
     async def mark(self, txn: Txn, sequences: list[int]) -> None:
         """Mark acknowledged events published (committed with the pass, under the lock)."""
@@ -334,4 +347,13 @@ async def connect_nats(url: str) -> NATS:
     return client
 
 
-__all__ = ["RELAY_LOCK", "Relay", "Retention", "connect_nats", "ensure_stream", "message_id", "subject_for"]
+__all__ = [
+    "RELAY_LOCK",
+    "Relay",
+    "Retention",
+    "Subjects",
+    "connect_nats",
+    "ensure_stream",
+    "message_id",
+    "subject_for",
+]

@@ -22,6 +22,7 @@ from lorebase_feed.api import FeedServicer
 from lorebase_feed.hub import Hub
 from lorebase_feed.memory import MemoryJournalServicer
 from lorebase_feed.relay import Relay, Retention, connect_nats, ensure_stream
+from lorebase_feed.subjects import Subjects
 from lorebase_store import Database, Txn
 
 
@@ -69,15 +70,16 @@ async def run(settings: Settings) -> int:
     await db.check_schema()
     nc = await connect_nats(nats_url)
     js = nc.jetstream()
-    stream, prefix = model.nats.stream, model.nats.subject_prefix
     nats = model.nats
+    stream = nats.stream
+    subjects = Subjects(nats.domain_subject_prefix, nats.subject_prefix, nats.legacy_subjects)
     retention = Retention(max_age_s=nats.max_age_s, max_bytes=nats.max_bytes, max_msgs=nats.max_msgs)
-    await ensure_stream(js, stream, prefix, replicas=nats.stream_replicas, retention=retention)
+    await ensure_stream(js, stream, subjects, replicas=nats.stream_replicas, retention=retention)
     relay = Relay(
-        db, js, prefix=prefix, stream=stream, park_after_attempts=model.nats.relay.park_after_attempts
+        db, js, subjects=subjects, stream=stream, park_after_attempts=model.nats.relay.park_after_attempts
     )
     hub = Hub()
-    await hub.start(js, stream=stream, prefix=prefix)
+    await hub.start(js, stream=stream, prefix=subjects.prefix)
     services = model.services
     keeper = KeeperClient(ClientSettings(address=services.keeper.address, deadline_s=services.deadline_s))
     servicer = FeedServicer(db, stream=stream, keeper=keeper, hub=hub, fence=relay.fence, settings=settings)

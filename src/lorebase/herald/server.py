@@ -1,5 +1,6 @@
 """Herald, the MCP server (docs/herald.md): Lorebase's REST reads and Operation writes as MCP tools,
-over stdio or streamable HTTP, built on the official `mcp` SDK's low-level server.
+over stdio or streamable HTTP, built on the official `mcp` SDK's low-level server (2.x, or 1.x from
+1.10: lorebase.herald.sdk hides the difference).
 
 Herald holds no credential of its own. Over stdio it sends the LOREBASE_KEY of the process that
 started it (the agent's); over HTTP it forwards the `Authorization` header of each MCP request to
@@ -15,17 +16,14 @@ from dataclasses import replace
 from typing import Any
 
 import jsonschema
-import mcp_types as types
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase import __version__
 from lorebase.clients.rest import RestClient, RestSettings
+from lorebase.herald import sdk
 from lorebase.herald.problems import for_agents
+from lorebase.herald.sdk import InvalidParams, Result, ToolSpec, run_stdio, streamable_http_app
 from lorebase.herald.tools import TOOLS, TOOLS_BY_NAME, HeraldTool
 from lorebase.problems import Problem
 
@@ -41,15 +39,11 @@ Lorebase holds a typed, versioned knowledge graph. The loop:
 """
 
 
-def _text(text: str, *, error: bool = False, data: Any = None) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        structured_content=data if isinstance(data, dict) else None,
-        is_error=error,
-    )
+def _text(text: str, *, error: bool = False, data: Any = None) -> Result:
+    return Result(text, error=error, data=data)
 
 
-def _problem_result(problem: Problem) -> types.CallToolResult:
+def _problem_result(problem: Problem) -> Result:
     """A problem as a tool error the model can act on: its detail names tools, not REST routes."""
     document = problem.document()
     if isinstance(document.get("detail"), str):
@@ -58,11 +52,10 @@ def _problem_result(problem: Problem) -> types.CallToolResult:
     return _text(text, error=True, data=document)
 
 
-def _authorization(ctx: ServerRequestContext[Any, Any], *, http: bool) -> str | None:
+def _authorization(request: Any, *, http: bool) -> str | None:
     """The credential of this MCP request: its Authorization header over HTTP (None without one)."""
     if not http:
         return ""
-    request = ctx.request
     headers = getattr(request, "headers", None)
     value = headers.get("authorization") if headers is not None else None
     return value or None
@@ -78,45 +71,19 @@ def _invalid(tool: HeraldTool, arguments: dict[str, Any]) -> str | None:
     )
 
 
-def build_server(settings: RestSettings, *, domain: str, http: bool = False) -> Server[Any]:
+def build_server(settings: RestSettings, *, domain: str, http: bool = False) -> Any:
     """The MCP server: `settings` say where the gateway is (and, over stdio, the key)."""
     if http:
         settings = replace(settings, key="")  # over HTTP only the caller's header counts
 
-    async def list_tools(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(
-                    name=t.name,
-                    description=t.description,
-                    input_schema=t.input_schema,
-                    annotations=types.ToolAnnotations(
-                        read_only_hint=t.read_only,
-                        destructive_hint=t.destructive,
-                        idempotent_hint=t.idempotent,
-                        open_world_hint=False,
-                    ),
-                )
-                for t in TOOLS
-            ]
-        )
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        tool = TOOLS_BY_NAME.get(params.name)
+    async def call_tool(name: str, arguments: dict[str, Any], request: Any) -> Result:
+        tool = TOOLS_BY_NAME.get(name)
         if tool is None:  # a protocol error (the MCP spec: unknown tools are -32602), not a tool's answer
-            raise MCPError(
-                INVALID_PARAMS,
-                f"unknown tool {params.name!r}; tools/list names them: {', '.join(TOOLS_BY_NAME)}",
-            )
-        arguments = dict(params.arguments or {})
+            raise InvalidParams(f"unknown tool {name!r}; tools/list names them: {', '.join(TOOLS_BY_NAME)}")
         invalid = _invalid(tool, arguments)
         if invalid:
             return _text(f"invalid arguments for {tool.name}: {invalid}", error=True)
-        authorization = _authorization(ctx, http=http)
+        authorization = _authorization(request, http=http)
         if authorization is None:
             return _text(
                 "Herald forwards your credential to Lorebase: send 'Authorization: Bearer <key>' with the "
@@ -131,22 +98,22 @@ def build_server(settings: RestSettings, *, domain: str, http: bool = False) -> 
                 return _problem_result(problem)
         return _text(answer.text, data=answer.data)
 
-    return Server(
+    tools = [
+        ToolSpec(t.name, t.description, t.input_schema, t.read_only, t.destructive, t.idempotent)
+        for t in TOOLS
+    ]
+    return sdk.build_server(
         "lorebase-herald",
         version=__version__,
         title="Lorebase Herald",
         instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        tools=tools,
+        call=call_tool,
     )
 
 
 async def serve_stdio(settings: RestSettings, *, domain: str) -> None:
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(settings, domain=domain)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    await run_stdio(build_server(settings, domain=domain))
 
 
 PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource"
@@ -208,8 +175,7 @@ def with_authorization(app: ASGIApp) -> ASGIApp:
 def http_app(settings: RestSettings, *, domain: str, host: str = "127.0.0.1") -> Any:
     """The streamable HTTP app (an ASGI app serving /mcp), behind `with_authorization`."""
     server = build_server(settings, domain=domain, http=True)
-    mcp_app = server.streamable_http_app(host=host, json_response=True)
-    return with_authorization(mcp_app)  # lifespan events pass through to the MCP app
+    return with_authorization(streamable_http_app(server, host=host))  # lifespan passes through
 
 
 async def serve_http(settings: RestSettings, *, domain: str, host: str, port: int) -> None:
