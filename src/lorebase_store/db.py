@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+import asyncpg
 import orjson
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
@@ -30,7 +31,9 @@ _RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
 _MAX_ATTEMPTS = 5
 
 
-def _sqlstate(exc: DBAPIError) -> str | None:
+def _sqlstate(exc: DBAPIError | asyncpg.PostgresError) -> str | None:
+    if isinstance(exc, asyncpg.PostgresError):
+        return str(exc.sqlstate)
     orig = getattr(exc, "orig", None)
     return getattr(orig, "sqlstate", None) or getattr(getattr(orig, "__cause__", None), "sqlstate", None)
 
@@ -97,7 +100,7 @@ class Database:
                     result = await fn(Txn(conn), *args, **kwargs)
                 self._record(name, started)
                 return result
-            except DBAPIError as exc:
+            except (DBAPIError, asyncpg.PostgresError) as exc:  # the driver's own: TxnBase.driver
                 if _sqlstate(exc) in _RETRYABLE and attempt < _MAX_ATTEMPTS:
                     logger.info("transaction %s: retry %d after %s", name, attempt, _sqlstate(exc))
                     await asyncio.sleep(0.005 * attempt)
