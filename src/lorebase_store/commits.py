@@ -2,7 +2,8 @@
 
 A commit touches many tables (the Revision, Records, Links, history, outbox, invocation, receipt,
 audit). Sent as one statement of data-modifying CTEs over JSON arrays it costs one round trip,
-whatever its size: an Operation's commit and a 100,000-Record import take the same path.
+whatever its size: an Operation's commit and a 100,000-Record import take the same path. It goes
+through the asyncpg driver (TxnBase.driver), prepared once per connection.
 """
 
 from __future__ import annotations
@@ -278,7 +279,8 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
             # The outbox fence (lorebase_store.fence) needs this transaction to hold its xid before
             # it takes an outbox sequence: a reader that saw the sequence then sees the transaction
             # in progress. Inside the commit statement the order of the two is not defined. The
-            # same statement queues the relay's wake-up (sent on commit).
+            # same statement queues the relay's wake-up (sent on commit). A group commit's branch
+            # lock (DomainsTxn.lock_branch) did both already; merges written here come this way.
             await self.conn.execute(_TAKE_XID)
             self.outbox_xid_held = True
         if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
