@@ -17,6 +17,7 @@ class TxnBase:
         self.conn = conn
         # The outbox fence's xid is held and the relay's wake-up queued (lorebase_store.commits).
         self.outbox_xid_held = False
+        self._raw: Any = None  # the pooled DBAPI connection under `conn` (fixed while it is open)
 
     async def driver(self) -> Any:
         """The asyncpg connection under this transaction, for the statements of the commit path:
@@ -24,7 +25,9 @@ class TxnBase:
         statement there. Statements sent on it take `$n` parameters, run in the same transaction,
         and are prepared once per connection (asyncpg's statement cache); jsonb parameters are
         JSON text and jsonb results come back decoded (the engine's codecs, lorebase_store.db)."""
-        raw = await self.conn.get_raw_connection()
+        raw = self._raw
+        if raw is None:  # asking SQLAlchemy for it costs a greenlet hop: once per Txn
+            raw = self._raw = await self.conn.get_raw_connection()
         adapted: Any = raw.dbapi_connection
         # SQLAlchemy's adapter sends BEGIN lazily, with its first statement: when the first statement
         # of a transaction goes straight to the driver, begin it here, as the adapter would.
