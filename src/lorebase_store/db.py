@@ -17,7 +17,7 @@ import asyncpg
 import orjson
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from lorebase_store.migrate import check_version, engine_target
 from lorebase_store.store import Txn
@@ -97,7 +97,7 @@ class Database:
             started = time.perf_counter()
             try:
                 async with self.engine.begin() as conn:
-                    result = await fn(Txn(conn), *args, **kwargs)
+                    result = await _run(conn, fn, *args, **kwargs)
                 self._record(name, started)
                 return result
             except (DBAPIError, asyncpg.PostgresError) as exc:  # the driver's own: TxnBase.driver
@@ -119,7 +119,7 @@ class Database:
         started = time.perf_counter()
         async with self.engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
-            result = await fn(Txn(conn), *args, **kwargs)
+            result = await _run(conn, fn, *args, **kwargs)
             await conn.rollback()
         self._record(name, started)
         return result
@@ -135,7 +135,7 @@ class Database:
         started = time.perf_counter()
         async with self.engine.connect() as conn:
             await conn.begin()
-            result = await fn(Txn(conn), *args, **kwargs)
+            result = await _run(conn, fn, *args, **kwargs)
             await conn.rollback()
         self._record(name, started)
         return result
@@ -151,7 +151,7 @@ class Database:
         started = time.perf_counter()
         async with self.engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            result = await fn(Txn(conn), *args, **kwargs)
+            result = await _run(conn, fn, *args, **kwargs)
         self._record(name, started)
         return result
 
@@ -162,6 +162,24 @@ class Database:
             samples.append(elapsed)
         if elapsed > 1.0:
             logger.warning("transaction %s took %.3f s", name, elapsed)
+
+
+async def _run(conn: AsyncConnection, fn: Callable[..., Awaitable[R]], *args: Any, **kwargs: Any) -> R:
+    """`fn(Txn(conn), ...)`, dropping the connection when a statement found it closed.
+
+    A statement sent straight to the driver (TxnBase.driver) raises past SQLAlchemy, which then
+    never sees the disconnect and would hand the dead connection (and the others of the pool,
+    after a server restart) out again. Do what SQLAlchemy does on a disconnect: invalidate this
+    connection and every pooled connection made before it (they reconnect on their next checkout)."""
+    try:
+        return await fn(Txn(conn), *args, **kwargs)
+    except Exception as exc:
+        if not conn.invalidated:
+            raw = await conn.get_raw_connection()
+            if raw.driver_connection is None or raw.driver_connection.is_closed():
+                conn.sync_engine.pool._invalidate(raw, exc)
+                await conn.invalidate(exc)
+        raise
 
 
 def row_dict(row: Any) -> dict[str, Any]:

@@ -5,6 +5,8 @@ open Proposal costs its move report one EXISTS."""
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
 
@@ -63,3 +65,32 @@ async def test_any_open_proposal_names_its_source_and_its_target(supply: Stack) 
     )
     assert closed.status_code == 200, closed.text
     assert not await any_open("audit") and not await any_open("main")
+
+
+async def test_connections_the_driver_found_closed_are_not_handed_out_again(stack: Stack) -> None:
+    """After PostgreSQL dropped every connection (a restart), the first statement that finds its
+    connection closed through the driver fails; the next ones get new connections (SQLAlchemy
+    would have invalidated its pool on that disconnect: Database does it for the driver)."""
+    db = stack.rt.db
+
+    async def any_open() -> bool:
+        return await db.read_one("any", lambda txn: txn.any_open_proposal_on(1, "main"))
+
+    for _ in range(3):  # several pooled connections
+        await asyncio.gather(*(any_open() for _ in range(3)))
+    other = await asyncpg.connect(stack.database_url)
+    try:
+        await other.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await other.close()
+    failed = 0
+    for _ in range(3):
+        try:
+            assert await any_open() is False
+        except Exception:
+            failed += 1
+    assert failed <= 1
+    assert await any_open() is False
