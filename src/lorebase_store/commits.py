@@ -2,7 +2,8 @@
 
 A commit touches many tables (the Revision, Records, Links, history, outbox, invocation, receipt,
 audit). Sent as one statement of data-modifying CTEs over JSON arrays it costs one round trip,
-whatever its size: an Operation's commit and a 100,000-Record import take the same path.
+whatever its size: an Operation's commit and a 100,000-Record import take the same path. It goes
+through the asyncpg driver (TxnBase.driver), prepared once per connection.
 """
 
 from __future__ import annotations
@@ -16,22 +17,22 @@ from sqlalchemy import text
 from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.sources import SourcesTxn
 
-_COMMIT = text(
-    """
+# Parameters: $1 domain_id, $2 branch, then the JSON arrays of CommitRows in _LISTS order.
+_COMMIT = """
 WITH
 rev AS (
   INSERT INTO revisions (domain_id, id, branch, generation, parents, author, message, origin,
                          changes_digest, stats, created_at)
-  SELECT :domain_id, x.id, x.branch, x.generation, x.parents, x.author, x.message, x.origin,
+  SELECT $1, x.id, x.branch, x.generation, x.parents, x.author, x.message, x.origin,
          x.changes_digest, x.stats, x.created_at
-  FROM jsonb_to_recordset(CAST(:revisions AS jsonb)) AS x(id text, branch text, generation bigint,
+  FROM jsonb_to_recordset(CAST($3 AS jsonb)) AS x(id text, branch text, generation bigint,
        parents jsonb, author text, message text, origin jsonb, changes_digest text, stats jsonb,
        created_at timestamptz)
 ),
 rec AS (
   INSERT INTO records (domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision)
-  SELECT :domain_id, :branch, x.kind, x.key, x."values", x.provenance, x.created_revision, x.updated_revision
-  FROM jsonb_to_recordset(CAST(:records AS jsonb)) AS x(kind text, key text, "values" jsonb,
+  SELECT $1, $2, x.kind, x.key, x."values", x.provenance, x.created_revision, x.updated_revision
+  FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(kind text, key text, "values" jsonb,
        provenance jsonb, created_revision text, updated_revision text)
   ON CONFLICT (domain_id, branch, kind, key) DO UPDATE
     SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance,
@@ -39,29 +40,29 @@ rec AS (
 ),
 rdel AS (
   DELETE FROM records r
-  USING jsonb_to_recordset(CAST(:deleted_records AS jsonb)) AS x(kind text, key text)
-  WHERE r.domain_id = :domain_id AND r.branch = :branch AND r.kind = x.kind AND r.key = x.key
+  USING jsonb_to_recordset(CAST($5 AS jsonb)) AS x(kind text, key text)
+  WHERE r.domain_id = $1 AND r.branch = $2 AND r.kind = x.kind AND r.key = x.key
 ),
 lnk AS (
   INSERT INTO links (domain_id, branch, relation, from_key, to_key, "values", provenance, revision)
-  SELECT :domain_id, :branch, x.relation, x.from_key, x.to_key, x."values", x.provenance, x.revision
-  FROM jsonb_to_recordset(CAST(:links AS jsonb)) AS x(relation text, from_key text, to_key text,
+  SELECT $1, $2, x.relation, x.from_key, x.to_key, x."values", x.provenance, x.revision
+  FROM jsonb_to_recordset(CAST($6 AS jsonb)) AS x(relation text, from_key text, to_key text,
        "values" jsonb, provenance jsonb, revision text)
   ON CONFLICT (domain_id, branch, relation, from_key, to_key) DO UPDATE
     SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance, revision = EXCLUDED.revision
 ),
 ldel AS (
   DELETE FROM links l
-  USING jsonb_to_recordset(CAST(:deleted_links AS jsonb)) AS x(relation text, from_key text, to_key text)
-  WHERE l.domain_id = :domain_id AND l.branch = :branch AND l.relation = x.relation
+  USING jsonb_to_recordset(CAST($7 AS jsonb)) AS x(relation text, from_key text, to_key text)
+  WHERE l.domain_id = $1 AND l.branch = $2 AND l.relation = x.relation
     AND l.from_key = x.from_key AND l.to_key = x.to_key
 ),
 his AS (
   INSERT INTO history (domain_id, branch, generation, revision, entity, name, key, change, attributes,
                        before, after, provenance)
-  SELECT :domain_id, :branch, x.generation, x.revision, x.entity, x.name, x.key, x.change, x.attributes,
+  SELECT $1, $2, x.generation, x.revision, x.entity, x.name, x.key, x.change, x.attributes,
          x.before, x.after, x.provenance
-  FROM ROWS FROM (jsonb_to_recordset(CAST(:history AS jsonb)) AS (generation bigint, revision text,
+  FROM ROWS FROM (jsonb_to_recordset(CAST($8 AS jsonb)) AS (generation bigint, revision text,
        entity text, name text, key text, change text, attributes jsonb, before jsonb, after jsonb,
        provenance jsonb)) WITH ORDINALITY AS x(generation, revision, entity, name, key, change, attributes,
        before, after, provenance, n)
@@ -69,37 +70,36 @@ his AS (
 ),
 evt AS (
   INSERT INTO outbox (domain_id, branch, type, revision, event, created_at)
-  SELECT :domain_id, :branch, x.type, x.revision, x.event, x.created_at
-  FROM ROWS FROM (jsonb_to_recordset(CAST(:events AS jsonb)) AS (type text, revision text, event jsonb,
+  SELECT $1, $2, x.type, x.revision, x.event, x.created_at
+  FROM ROWS FROM (jsonb_to_recordset(CAST($9 AS jsonb)) AS (type text, revision text, event jsonb,
        created_at timestamptz)) WITH ORDINALITY AS x(type, revision, event, created_at, n)
   ORDER BY x.n
 ),
 inv AS (
   INSERT INTO invocations (id, domain_id, operation, principal, branch, parameters, revision, created_at)
-  SELECT x.id, :domain_id, x.operation, x.principal, :branch, x.parameters, x.revision, x.created_at
-  FROM jsonb_to_recordset(CAST(:invocations AS jsonb)) AS x(id text, operation text, principal text,
+  SELECT x.id, $1, x.operation, x.principal, $2, x.parameters, x.revision, x.created_at
+  FROM jsonb_to_recordset(CAST($10 AS jsonb)) AS x(id text, operation text, principal text,
        parameters jsonb, revision text, created_at timestamptz)
 ),
 rcp AS (
   INSERT INTO idempotency_receipts (domain_id, principal, key, request_digest, status, response, revision, created_at)
-  SELECT :domain_id, x.principal, x.key, x.request_digest, x.status, x.response, x.revision, x.created_at
-  FROM json_to_recordset(CAST(:receipts AS json)) AS x(principal text, key text, request_digest text,
+  SELECT $1, x.principal, x.key, x.request_digest, x.status, x.response, x.revision, x.created_at
+  FROM json_to_recordset(CAST($11 AS json)) AS x(principal text, key text, request_digest text,
        status integer, response json, revision text, created_at timestamptz)
 ),
 hd AS (
   UPDATE branches SET head = x.head, generation = x.generation
-  FROM jsonb_to_recordset(CAST(:heads AS jsonb)) AS x(head text, generation bigint)
-  WHERE branches.domain_id = :domain_id AND branches.name = :branch
+  FROM jsonb_to_recordset(CAST($13 AS jsonb)) AS x(head text, generation bigint)
+  WHERE branches.domain_id = $1 AND branches.name = $2
 ),
 aud AS (
   INSERT INTO audit_log (at, principal, action, domain, target, details)
   SELECT x.at, x.principal, x.action, x.domain, x.target, x.details
-  FROM jsonb_to_recordset(CAST(:audits AS jsonb)) AS x(at timestamptz, principal text, action text,
+  FROM jsonb_to_recordset(CAST($12 AS jsonb)) AS x(at timestamptz, principal text, action text,
        domain text, target text, details jsonb)
 )
 SELECT 1
 """
-)
 
 # The xid for the outbox fence, and a notification to the relay, which PostgreSQL delivers when
 # (and only if) the transaction commits: the relay publishes at once instead of at its next poll.
@@ -275,18 +275,23 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
         if not any(getattr(rows, name) for name in _LISTS):
             return
         rows = rows.compacted()
-        if rows.events:
+        if rows.events and not self.outbox_xid_held:
             # The outbox fence (lorebase_store.fence) needs this transaction to hold its xid before
             # it takes an outbox sequence: a reader that saw the sequence then sees the transaction
             # in progress. Inside the commit statement the order of the two is not defined. The
-            # same statement queues the relay's wake-up (sent on commit).
+            # same statement queues the relay's wake-up (sent on commit). A group commit's branch
+            # lock (DomainsTxn.lock_branch) did both already; merges written here come this way.
             await self.conn.execute(_TAKE_XID)
+            self.outbox_xid_held = True
         if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
             rows = await self._copy_bulk(rows)
-        params: dict[str, Any] = {"domain_id": rows.domain_id, "branch": rows.branch}
-        for name in _LISTS:
-            params[name] = orjson.dumps(getattr(rows, name)).decode()
-        await self.conn.execute(_COMMIT, params)
+        driver = await self.driver()
+        await driver.execute(
+            _COMMIT,
+            rows.domain_id,
+            rows.branch,
+            *(orjson.dumps(getattr(rows, name)).decode() for name in _LISTS),
+        )
 
     async def _copy_bulk(self, rows: CommitRows) -> CommitRows:
         """COPY the new Records, new Links and the history rows; what is left goes by statement."""

@@ -13,10 +13,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+import asyncpg
 import orjson
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from lorebase_store.hot import HotReads
 from lorebase_store.migrate import check_version, engine_target
@@ -31,7 +32,9 @@ _RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
 _MAX_ATTEMPTS = 5
 
 
-def _sqlstate(exc: DBAPIError) -> str | None:
+def _sqlstate(exc: DBAPIError | asyncpg.PostgresError) -> str | None:
+    if isinstance(exc, asyncpg.PostgresError):
+        return str(exc.sqlstate)
     orig = getattr(exc, "orig", None)
     return getattr(orig, "sqlstate", None) or getattr(getattr(orig, "__cause__", None), "sqlstate", None)
 
@@ -107,10 +110,10 @@ class Database:
             started = time.perf_counter()
             try:
                 async with self.engine.begin() as conn:
-                    result = await fn(Txn(conn), *args, **kwargs)
+                    result = await _run(conn, fn, *args, **kwargs)
                 self._record(name, started)
                 return result
-            except DBAPIError as exc:
+            except (DBAPIError, asyncpg.PostgresError) as exc:  # the driver's own: TxnBase.driver
                 if _sqlstate(exc) in _RETRYABLE and attempt < _MAX_ATTEMPTS:
                     logger.info("transaction %s: retry %d after %s", name, attempt, _sqlstate(exc))
                     await asyncio.sleep(0.005 * attempt)
@@ -129,7 +132,7 @@ class Database:
         started = time.perf_counter()
         async with self.engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
-            result = await fn(Txn(conn), *args, **kwargs)
+            result = await _run(conn, fn, *args, **kwargs)
             await conn.rollback()
         self._record(name, started)
         return result
@@ -145,7 +148,7 @@ class Database:
         started = time.perf_counter()
         async with self.engine.connect() as conn:
             await conn.begin()
-            result = await fn(Txn(conn), *args, **kwargs)
+            result = await _run(conn, fn, *args, **kwargs)
             await conn.rollback()
         self._record(name, started)
         return result
@@ -161,7 +164,7 @@ class Database:
         started = time.perf_counter()
         async with self.engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            result = await fn(Txn(conn), *args, **kwargs)
+            result = await _run(conn, fn, *args, **kwargs)
         self._record(name, started)
         return result
 
@@ -172,6 +175,24 @@ class Database:
             samples.append(elapsed)
         if elapsed > 1.0:
             logger.warning("transaction %s took %.3f s", name, elapsed)
+
+
+async def _run(conn: AsyncConnection, fn: Callable[..., Awaitable[R]], *args: Any, **kwargs: Any) -> R:
+    """`fn(Txn(conn), ...)`, dropping the connection when a statement found it closed.
+
+    A statement sent straight to the driver (TxnBase.driver) raises past SQLAlchemy, which then
+    never sees the disconnect and would hand the dead connection (and the others of the pool,
+    after a server restart) out again. Do what SQLAlchemy does on a disconnect: invalidate this
+    connection and every pooled connection made before it (they reconnect on their next checkout)."""
+    try:
+        return await fn(Txn(conn), *args, **kwargs)
+    except Exception as exc:
+        if not conn.invalidated:
+            raw = await conn.get_raw_connection()
+            if raw.driver_connection is None or raw.driver_connection.is_closed():
+                conn.sync_engine.pool._invalidate(raw, exc)
+                await conn.invalidate(exc)
+        raise
 
 
 def row_dict(row: Any) -> dict[str, Any]:

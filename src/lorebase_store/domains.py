@@ -10,6 +10,7 @@ from sqlalchemy import cast, delete, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.records import RecordRow
 from lorebase_store.tables import (
     branch_merges,
@@ -54,26 +55,32 @@ def _domain(row: Any) -> DomainRow:
     return DomainRow(row.id, row.name, row.default_branch, row.schema, row.settings, row.created_at)
 
 
-_LOCK_BRANCH = text(
+# Locks the branch row, reads the Records a group touches, takes the transaction's xid (the outbox
+# fence needs it held before the commit statement takes an outbox sequence; the row lock takes one
+# anyway) and queues the relay's wake-up (sent only if the transaction commits): one round trip.
+_LOCK_BRANCH = (
     """
 WITH locked AS (
-  SELECT * FROM branches WHERE domain_id = :domain_id AND name = :branch FOR UPDATE
+  SELECT * FROM branches WHERE domain_id = $1 AND name = $2 FOR UPDATE
 ), seen AS (
-  SELECT generation FROM branches WHERE domain_id = :domain_id AND name = :branch
+  SELECT generation FROM branches WHERE domain_id = $1 AND name = $2
 ), wanted AS (
-  SELECT * FROM unnest(CAST(:kinds AS text[]), CAST(:keys AS text[])) AS w(kind, key)
+  SELECT * FROM unnest(CAST($3 AS text[]), CAST($4 AS text[])) AS w(kind, key)
 )
 SELECT 'b' AS part, l.domain_id, l.name, l.head, l.generation, l.protected, l.required_approvals,
        l.from_branch, l.fork_generation, l.mode, l.created_by, l.created_at, l.chain,
        (SELECT generation FROM seen) AS seen_generation,
+       pg_current_xact_id()::text AS xid, pg_notify('"""
+    + OUTBOX_CHANNEL
+    + """', '') IS NULL AS notified,
        NULL::text AS kind, NULL::text AS key, NULL::jsonb AS "values", NULL::jsonb AS provenance,
        NULL::text AS created_revision, NULL::text AS updated_revision
 FROM locked l
 UNION ALL
-SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL,
+SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL,
        r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
 FROM records r JOIN wanted w ON r.kind = w.kind AND r.key = w.key
-WHERE r.domain_id = :domain_id AND r.branch = :branch
+WHERE r.domain_id = $1 AND r.branch = $2
 """
 )
 
@@ -93,6 +100,27 @@ def _branch(row: Any) -> BranchRow:
         created_at=row.created_at,
         chain=row.chain,
     )
+
+
+def _branch_record(row: Any) -> BranchRow:
+    """A branch from an asyncpg record (the commit path's lock)."""
+    return BranchRow(**{name: row[name] for name in _BRANCH_FIELDS})
+
+
+_BRANCH_FIELDS = (
+    "domain_id",
+    "name",
+    "head",
+    "generation",
+    "protected",
+    "required_approvals",
+    "from_branch",
+    "fork_generation",
+    "mode",
+    "created_by",
+    "created_at",
+    "chain",
+)
 
 
 class DomainsTxn(TxnBase):
@@ -148,22 +176,26 @@ class DomainsTxn(TxnBase):
         The Records come from the statement's snapshot; when the lock had to wait for another
         commit, that snapshot predates it, and None is returned for them (read them again).
         """
-        params = {
-            "domain_id": domain_id,
-            "branch": name,
-            "kinds": [kind for kind, _ in wanted],
-            "keys": [key for _, key in wanted],
-        }
+        driver = await self.driver()
+        rows = await driver.fetch(
+            _LOCK_BRANCH, domain_id, name, [kind for kind, _ in wanted], [key for _, key in wanted]
+        )
         branch: BranchRow | None = None
         fresh = False
         found: dict[tuple[str, str], RecordRow] = {}
-        for row in await self.conn.execute(_LOCK_BRANCH, params):
-            if row.part == "b":
-                branch = _branch(row)
-                fresh = row.seen_generation == row.generation
+        for row in rows:
+            if row["part"] == "b":
+                branch = _branch_record(row)
+                fresh = row["seen_generation"] == row["generation"]
+                self.outbox_xid_held = True
             else:
-                found[(row.kind, row.key)] = RecordRow(
-                    row.kind, row.key, row.values, row.provenance, row.created_revision, row.updated_revision
+                found[(row["kind"], row["key"])] = RecordRow(
+                    row["kind"],
+                    row["key"],
+                    row["values"],
+                    row["provenance"],
+                    row["created_revision"],
+                    row["updated_revision"],
                 )
         return branch, (found if fresh else None)
 

@@ -69,6 +69,12 @@ class MemoryReceipt:
 
 _RECORD_FIELDS = [f.name for f in fields(MemoryRecordRow)]
 
+_CAPABILITIES = """
+SELECT capabilities FROM memory_grants
+ WHERE principal_id = $1 AND tenant = $2 AND project_id = $3 AND agent_id = $4
+   AND mission_id IS NOT DISTINCT FROM $5::text
+"""
+
 
 def record_row(columns: Mapping[str, Any]) -> MemoryRecordRow:
     """A memory record from its columns (a row's mapping, or the object of to_jsonb(row))."""
@@ -138,23 +144,11 @@ class MemoryTxn(TxnBase):
         self, principal_id: str, tenant: str, project_id: str, mission_id: str | None, agent_id: str
     ) -> set[str]:
         """The capabilities the principal holds on exactly this scope (project, mission, agent)."""
-        mission = (
-            memory_grants.c.mission_id.is_(None)
-            if mission_id is None
-            else memory_grants.c.mission_id == mission_id
-        )
-        rows = await self.conn.execute(
-            select(memory_grants.c.capabilities).where(
-                memory_grants.c.principal_id == principal_id,
-                memory_grants.c.tenant == tenant,
-                memory_grants.c.project_id == project_id,
-                memory_grants.c.agent_id == agent_id,
-                mission,
-            )
-        )
+        driver = await self.driver()  # every memory request asks it: through the driver
+        rows = await driver.fetch(_CAPABILITIES, principal_id, tenant, project_id, agent_id, mission_id)
         held: set[str] = set()
         for row in rows:
-            held.update(row.capabilities)
+            held.update(row["capabilities"])
         return held
 
     # Records

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from lorebase_store.memory_tables import memory_checkpoints, memory_journal_entries, memory_journals
+from lorebase_store.memory_tables import memory_checkpoints, memory_journals
 from lorebase_store.txn import TxnBase
 
 
@@ -88,6 +88,21 @@ def _checkpoint(row: Any) -> CheckpointRow:
     )
 
 
+_JOURNAL_FOR = """
+SELECT id, namespace_key, last_sequence, last_chain FROM memory_journals WHERE namespace_key = $1
+"""
+
+# The columns in JournalEntryRow's order.
+_ENTRIES = """
+SELECT journal_id, sequence, schema_version, kind, record_id, record_revision, author, committed_at_millis,
+       change_digest, chain_digest
+  FROM memory_journal_entries
+ WHERE journal_id = $1 AND sequence > $2 AND sequence <= $3
+ ORDER BY sequence
+ LIMIT $4
+"""
+
+
 class MemoryJournalTxn(TxnBase):
     async def lock_memory_journal(
         self, namespace_key: str, new_id: str, genesis: str, columns: dict[str, Any], at: datetime
@@ -119,39 +134,23 @@ class MemoryJournalTxn(TxnBase):
         await self.conn.execute(delete(memory_journals).where(memory_journals.c.id == journal_id))
 
     async def memory_journal_for(self, namespace_key: str) -> JournalRow | None:
-        row = (
-            await self.conn.execute(
-                select(memory_journals).where(memory_journals.c.namespace_key == namespace_key)
-            )
-        ).first()
-        return None if row is None else _journal(row)
+        driver = await self.driver()
+        row = await driver.fetchrow(_JOURNAL_FOR, namespace_key)
+        return None if row is None else JournalRow(*row)
 
     async def memory_journal_entries(
         self, journal_id: str, after: int, through: int, limit: int
     ) -> list[JournalEntryRow]:
-        """Entries with after < sequence <= through, in sequence order, at most `limit`."""
-        rows = await self.conn.execute(
-            select(memory_journal_entries)
-            .where(
-                memory_journal_entries.c.journal_id == journal_id,
-                memory_journal_entries.c.sequence > after,
-                memory_journal_entries.c.sequence <= through,
-            )
-            .order_by(memory_journal_entries.c.sequence)
-            .limit(limit)
-        )
-        return [_entry(row) for row in rows]
+        """Entries with after < sequence <= through, in sequence order, at most `limit` (a catch-up
+        page: through the driver, each row straight into its dataclass)."""
+        driver = await self.driver()
+        rows = await driver.fetch(_ENTRIES, journal_id, after, through, limit)
+        return [JournalEntryRow(*row) for row in rows]
 
     async def memory_journal_entry(self, journal_id: str, sequence: int) -> JournalEntryRow | None:
-        row = (
-            await self.conn.execute(
-                select(memory_journal_entries).where(
-                    memory_journal_entries.c.journal_id == journal_id,
-                    memory_journal_entries.c.sequence == sequence,
-                )
-            )
-        ).first()
-        return None if row is None else _entry(row)
+        driver = await self.driver()
+        row = await driver.fetchrow(_ENTRIES, journal_id, sequence - 1, sequence, 1)
+        return None if row is None else JournalEntryRow(*row)
 
     # Consumer checkpoints
 

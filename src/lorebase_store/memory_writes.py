@@ -17,9 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import asyncpg
 import orjson
-from sqlalchemy import text
-from sqlalchemy.exc import IntegrityError
 
 from lorebase_store.memory import MemoryReceipt, MemoryRecordRow, record_row
 from lorebase_store.memory_journal import JournalRow
@@ -31,34 +30,32 @@ from lorebase_store.txn import TxnBase
 # row's lock (no row: the namespace has no journal yet). Custom plans: a generic plan cached while
 # the memory tables were small scans them whole (it sizes a JSON array of keys at 100 rows against
 # a table of a few pages) and stays cached as they grow; a custom plan sees their current size.
-_BEGIN_GROUP = text(
-    """
+_BEGIN_GROUP = """
 SELECT set_config('synchronous_commit', 'on', true) AS durable,
        set_config('plan_cache_mode', 'force_custom_plan', true) AS planned,
        j.id, j.namespace_key, j.last_sequence, j.last_chain
   FROM (SELECT 1) AS one
   LEFT JOIN LATERAL (SELECT id, namespace_key, last_sequence, last_chain FROM memory_journals
-                      WHERE namespace_key = :namespace_key FOR UPDATE) AS j ON true
+                      WHERE namespace_key = $1 FOR UPDATE) AS j ON true
 """
-)
 
 # The principals of the callers' API keys (those live: not revoked, not expired), the receipts of the group's
 # idempotency keys, its records (and the sources of its derivations), and the grants its callers
 # hold on the journal's scope and on the scopes of those records.
-_GROUP_STATE = text(
-    """
+# Parameters: $1 keys, $2 digests, $3 record_ids, $4 callers, $5 project_id, $6 mission_id, $7 agent_id.
+_GROUP_STATE = """
 WITH
-k AS (SELECT * FROM jsonb_to_recordset(CAST(:keys AS jsonb)) AS x(tenant text, principal text, key text)),
-r AS (SELECT * FROM memory_records WHERE id = ANY(CAST(:record_ids AS text[]))),
-c AS (SELECT * FROM jsonb_to_recordset(CAST(:callers AS jsonb)) AS x(principal text, tenant text)),
+k AS (SELECT * FROM jsonb_to_recordset(CAST($1 AS jsonb)) AS x(tenant text, principal text, key text)),
+r AS (SELECT * FROM memory_records WHERE id = ANY(CAST($3 AS text[]))),
+c AS (SELECT * FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(principal text, tenant text)),
 s AS (
-  SELECT CAST(:project_id AS text) AS project_id, CAST(:mission_id AS text) AS mission_id,
-         CAST(:agent_id AS text) AS agent_id
-  WHERE CAST(:project_id AS text) IS NOT NULL
+  SELECT CAST($5 AS text) AS project_id, CAST($6 AS text) AS mission_id,
+         CAST($7 AS text) AS agent_id
+  WHERE CAST($5 AS text) IS NOT NULL
   UNION SELECT project_id, mission_id, agent_id FROM r
 )
 SELECT 'key' AS part, jsonb_build_object('digest', a.digest, 'principal', a.principal_id) AS row
-  FROM api_keys a WHERE a.digest = ANY(CAST(:digests AS text[])) AND {live_key}
+  FROM api_keys a WHERE a.digest = ANY(CAST($2 AS text[])) AND {live_key}
 UNION ALL
 SELECT 'receipt', to_jsonb(m)
   FROM memory_receipts m JOIN k ON m.tenant = k.tenant AND m.principal = k.principal AND m.key = k.key
@@ -73,19 +70,18 @@ SELECT 'grant', jsonb_build_object('principal_id', g.principal_id, 'project_id',
   JOIN s ON g.project_id = s.project_id AND g.agent_id = s.agent_id
         AND g.mission_id IS NOT DISTINCT FROM s.mission_id
 """.replace("{live_key}", LIVE_KEY_SQL.format(a="a"))
-)
 
 _RECORD_COLUMNS = """id text, namespace_key text, tenant text, project_id text, mission_id text, agent_id text,
        visibility text, subject text, record_revision bigint, status text, content jsonb,
        content_digest text, derived_from jsonb, valid_until_millis bigint, embedding jsonb, review jsonb,
        created_by text, created_at_millis bigint, updated_by text, updated_at_millis bigint"""
 
-_WRITE = text(
-    f"""
+# Parameters: the JSON arrays of MemoryRows in _LISTS order.
+_WRITE = f"""
 WITH
 new_records AS (
   INSERT INTO memory_records
-  SELECT x.* FROM jsonb_to_recordset(CAST(:new_records AS jsonb)) AS x({_RECORD_COLUMNS})
+  SELECT x.* FROM jsonb_to_recordset(CAST($1 AS jsonb)) AS x({_RECORD_COLUMNS})
 ),
 changed_records AS (
   UPDATE memory_records m
@@ -93,7 +89,7 @@ changed_records AS (
          content_digest = x.content_digest, valid_until_millis = x.valid_until_millis,
          embedding = x.embedding, review = x.review, updated_by = x.updated_by,
          updated_at_millis = x.updated_at_millis
-    FROM jsonb_to_recordset(CAST(:changed_records AS jsonb)) AS x({_RECORD_COLUMNS})
+    FROM jsonb_to_recordset(CAST($2 AS jsonb)) AS x({_RECORD_COLUMNS})
    WHERE m.id = x.id
 ),
 entries AS (
@@ -101,19 +97,19 @@ entries AS (
                                       author, committed_at_millis, change_digest, chain_digest)
   SELECT x.journal_id, x.sequence, x.schema_version, x.kind, x.record_id, x.record_revision, x.author,
          x.committed_at_millis, x.change_digest, x.chain_digest
-    FROM jsonb_to_recordset(CAST(:entries AS jsonb)) AS x(journal_id text, sequence bigint,
+    FROM jsonb_to_recordset(CAST($3 AS jsonb)) AS x(journal_id text, sequence bigint,
          schema_version integer, kind text, record_id text, record_revision bigint, author text,
          committed_at_millis bigint, change_digest text, chain_digest text)
 ),
 head AS (
   UPDATE memory_journals SET last_sequence = x.last_sequence, last_chain = x.last_chain
-    FROM jsonb_to_recordset(CAST(:heads AS jsonb)) AS x(id text, last_sequence bigint, last_chain text)
+    FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(id text, last_sequence bigint, last_chain text)
    WHERE memory_journals.id = x.id
 ),
 integrity AS (
   INSERT INTO memory_integrity (record_id, journal_id, record_revision, state_digest, last_sequence)
   SELECT x.record_id, x.journal_id, x.record_revision, x.state_digest, x.last_sequence
-    FROM jsonb_to_recordset(CAST(:integrity AS jsonb)) AS x(record_id text, journal_id text,
+    FROM jsonb_to_recordset(CAST($5 AS jsonb)) AS x(record_id text, journal_id text,
          record_revision bigint, state_digest text, last_sequence bigint)
   ON CONFLICT (record_id) DO UPDATE
     SET journal_id = EXCLUDED.journal_id, record_revision = EXCLUDED.record_revision,
@@ -122,20 +118,19 @@ integrity AS (
 receipts AS (
   INSERT INTO memory_receipts (tenant, principal, key, command, request_digest, status, response, created_at)
   SELECT x.tenant, x.principal, x.key, x.command, x.request_digest, x.status, x.response, x.created_at
-    FROM jsonb_to_recordset(CAST(:receipts AS jsonb)) AS x(tenant text, principal text, key text,
+    FROM jsonb_to_recordset(CAST($6 AS jsonb)) AS x(tenant text, principal text, key text,
          command text, request_digest text, status integer, response jsonb, created_at timestamptz)
 ),
 reviews AS (
   INSERT INTO memory_reviews (record_id, record_revision, decision, reason, reviewer, created_at_millis)
   SELECT x.record_id, x.record_revision, x.decision, x.reason, x.reviewer, x.created_at_millis
-    FROM ROWS FROM (jsonb_to_recordset(CAST(:reviews AS jsonb)) AS (record_id text, record_revision bigint,
+    FROM ROWS FROM (jsonb_to_recordset(CAST($7 AS jsonb)) AS (record_id text, record_revision bigint,
          decision text, reason text, reviewer text, created_at_millis bigint))
          WITH ORDINALITY AS x(record_id, record_revision, decision, reason, reviewer, created_at_millis, n)
    ORDER BY x.n
 )
 SELECT 1
 """
-)
 
 
 class ReceiptTaken(Exception):
@@ -180,10 +175,11 @@ class MemoryWritesTxn(TxnBase):
     async def begin_memory_group(self, namespace_key: str | None) -> JournalRow | None:
         """Make this transaction's commit durable and its plans fit the tables' current size, and
         lock the journal of `namespace_key` until the transaction ends (None: no journal yet)."""
-        row = (await self.conn.execute(_BEGIN_GROUP, {"namespace_key": namespace_key or ""})).one()
-        if row.id is None:
+        driver = await self.driver()
+        row = await driver.fetchrow(_BEGIN_GROUP, namespace_key or "")
+        if row["id"] is None:
             return None
-        return JournalRow(row.id, row.namespace_key, row.last_sequence, row.last_chain)
+        return JournalRow(row["id"], row["namespace_key"], row["last_sequence"], row["last_chain"])
 
     async def memory_group_state(
         self,
@@ -197,23 +193,22 @@ class MemoryWritesTxn(TxnBase):
         `record_ids`, and the grants of `callers` (principal, tenant) on `scope` (project, mission,
         agent) and on the scopes of those records."""
         project, mission, agent = scope if scope is not None else (None, None, None)
-        rows = await self.conn.execute(
+        driver = await self.driver()
+        rows = await driver.fetch(
             _GROUP_STATE,
-            {
-                "keys": _dumps([{"tenant": t, "principal": p, "key": k} for t, p, k in keys]),
-                "digests": digests,
-                "record_ids": sorted(set(record_ids)),
-                "callers": _dumps([{"principal": p, "tenant": t} for p, t in callers]),
-                "project_id": project,
-                "mission_id": mission,
-                "agent_id": agent,
-            },
+            _dumps([{"tenant": t, "principal": p, "key": k} for t, p, k in keys]),
+            digests,
+            sorted(set(record_ids)),
+            _dumps([{"principal": p, "tenant": t} for p, t in callers]),
+            project,
+            mission,
+            agent,
         )
         principals: dict[str, str] = {}
         receipts: dict[tuple[str, str, str], MemoryReceipt] = {}
         records: dict[str, MemoryRecordRow] = {}
         grants: dict[tuple[str, str, str | None, str], set[str]] = {}
-        for part, row in rows:
+        for part, row in (tuple(found) for found in rows):
             if isinstance(row, str | bytes):  # a driver that leaves jsonb undecoded
                 row = orjson.loads(row)
             if part == "key":
@@ -234,11 +229,11 @@ class MemoryWritesTxn(TxnBase):
         reviews in one statement."""
         if rows.empty():
             return
+        driver = await self.driver()
         try:
-            await self.conn.execute(_WRITE, {name: _dumps(getattr(rows, name)) for name in _LISTS})
-        except IntegrityError as exc:
-            violation = getattr(exc.orig, "__cause__", None)
-            if getattr(violation, "constraint_name", None) == "memory_receipts_pkey":
+            await driver.execute(_WRITE, *(_dumps(getattr(rows, name)) for name in _LISTS))
+        except asyncpg.UniqueViolationError as exc:
+            if exc.constraint_name == "memory_receipts_pkey":
                 raise ReceiptTaken from exc
             raise
 

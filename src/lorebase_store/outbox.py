@@ -10,16 +10,26 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select, text, update
+from sqlalchemy import and_, func, select, update
 
 from lorebase_store.tables import outbox
 from lorebase_store.txn import TxnBase
 
-_SEQUENCE_TAKEN = text(
+# The relay runs these on every pass (a pass follows each commit): through the driver
+# (TxnBase.driver), without SQLAlchemy's cost per statement.
+_SEQUENCE_TAKEN = (
     "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('outbox', 'sequence')::regclass), 0)"
 )
-_TAKE_XID = text("SELECT pg_current_xact_id()::text")
-_OLDEST_RUNNING = text("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
+_TAKE_XID = "SELECT pg_current_xact_id()::text"
+_OLDEST_RUNNING = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text"
+_UNPUBLISHED = """
+SELECT sequence, domain_id, branch, type, revision, event FROM outbox
+ WHERE published_at IS NULL AND sequence <= $2 ORDER BY sequence LIMIT $1
+"""
+_MARK_PUBLISHED = "UPDATE outbox SET published_at = $1 WHERE sequence = ANY($2::bigint[])"
+
+
+_NO_FENCE = 2**63 - 1  # unpublished() without a fence: every sequence
 
 
 @dataclass(frozen=True)
@@ -89,17 +99,14 @@ class OutboxTxn(TxnBase):
         return found
 
     async def unpublished(self, *, limit: int, upto: int | None = None) -> list[OutboxEvent]:
-        cond: Any = outbox.c.published_at.is_(None)
-        if upto is not None:
-            cond = and_(cond, outbox.c.sequence <= upto)
-        rows = await self.conn.execute(select(outbox).where(cond).order_by(outbox.c.sequence).limit(limit))
-        return [_event(row) for row in rows]
+        driver = await self.driver()
+        rows = await driver.fetch(_UNPUBLISHED, limit, _NO_FENCE if upto is None else upto)
+        return [OutboxEvent(*row) for row in rows]
 
     async def mark_published(self, sequences: list[int], at: datetime) -> None:
         if sequences:
-            await self.conn.execute(
-                update(outbox).where(outbox.c.sequence.in_(sequences)).values(published_at=at)
-            )
+            driver = await self.driver()
+            await driver.execute(_MARK_PUBLISHED, at, sequences)
 
     async def park(self, parked: list[tuple[int, str]], at: datetime) -> None:
         """Park events that cannot be published: marked published (the relay goes on) with the error."""
@@ -131,16 +138,19 @@ class OutboxTxn(TxnBase):
 
     async def sequence_taken(self) -> int:
         """The last outbox sequence handed out, committed or not (sequences are not transactional)."""
-        return int(await self.conn.scalar(_SEQUENCE_TAKEN) or 0)
+        driver = await self.driver()
+        return int(await driver.fetchval(_SEQUENCE_TAKEN) or 0)
 
     async def take_xid(self) -> int:
         """Give this transaction its id: the fence runs it in a transaction that it then rolls back,
         a webhook's creation before it reads its start position (lorebase_store.webhooks)."""
-        return int(await self.conn.scalar(_TAKE_XID) or 0)
+        driver = await self.driver()
+        return int(await driver.fetchval(_TAKE_XID) or 0)
 
     async def oldest_running_xid(self) -> int:
         """The oldest transaction id still in progress as of this statement (xmin of its snapshot)."""
-        return int(await self.conn.scalar(_OLDEST_RUNNING) or 0)
+        driver = await self.driver()
+        return int(await driver.fetchval(_OLDEST_RUNNING) or 0)
 
     async def last_sequence(self) -> int:
         return int(await self.conn.scalar(select(func.max(outbox.c.sequence))) or 0)

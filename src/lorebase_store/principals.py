@@ -66,6 +66,14 @@ def _grant(row: Any) -> GrantRow:
     )
 
 
+# credential_for_digest without a lock, as one statement with the condition of live_key().
+_CREDENTIAL = """
+SELECT p.id, p.type, p.name, p.tenant, k.id AS key_id, k.parent_key_id, k.expires_at
+  FROM principals p JOIN api_keys k ON k.principal_id = p.id
+ WHERE k.digest = $1 AND {live_key}
+""".format(live_key=LIVE_KEY_SQL.format(a="k"))
+
+
 class PrincipalsTxn(TxnBase):
     async def get_principal(self, principal_id: str) -> PrincipalRow | None:
         row = (await self.conn.execute(select(principals).where(principals.c.id == principal_id))).first()
@@ -99,8 +107,18 @@ class PrincipalsTxn(TxnBase):
             .join(api_keys, api_keys.c.principal_id == principals.c.id)
             .where(api_keys.c.digest == digest, live_key())
         )
-        if lock:
-            stmt = stmt.with_for_update(read=True, of=api_keys)
+        if not lock:  # every request's lookup: through the driver (TxnBase.driver)
+            driver = await self.driver()
+            found = await driver.fetchrow(_CREDENTIAL, digest)
+            if found is None:
+                return None
+            return CredentialRow(
+                found["key_id"],
+                PrincipalRow(found["id"], found["type"], found["name"], found["tenant"]),
+                found["parent_key_id"],
+                found["expires_at"],
+            )
+        stmt = stmt.with_for_update(read=True, of=api_keys)
         row = (await self.conn.execute(stmt)).first()
         if row is None:
             return None

@@ -101,6 +101,12 @@ ON CONFLICT (domain_id, source_ref, target_ref) WHERE status = 'open' DO NOTHING
 )
 
 
+_ANY_OPEN_ON = """
+SELECT EXISTS (SELECT 1 FROM proposals WHERE domain_id = $1 AND status = 'open' AND source_ref = $2)
+    OR EXISTS (SELECT 1 FROM proposals WHERE domain_id = $1 AND status = 'open' AND target_ref = $2)
+"""
+
+
 class ProposalsTxn(TxnBase):
     async def insert_proposal(
         self,
@@ -172,6 +178,12 @@ class ProposalsTxn(TxnBase):
             .order_by(proposals.c.domain_id, proposals.c.source_ref)
         )
         return [(row.domain_id, row.source_ref) for row in rows]
+
+    async def any_open_proposal_on(self, domain_id: int, branch: str) -> bool:
+        """Whether an open Proposal has `branch` as its source or target: one indexed statement
+        through the driver (every commit asks it, and the answer is nearly always no)."""
+        driver = await self.driver()
+        return bool(await driver.fetchval(_ANY_OPEN_ON, domain_id, branch))
 
     async def open_proposals_on(self, domain_id: int, branch: str) -> list[ProposalRow]:
         """The open Proposals whose source or target is `branch`."""

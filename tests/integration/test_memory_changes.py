@@ -276,3 +276,19 @@ async def test_a_checkpoint_name_with_a_final_newline_is_refused(stack: Stack) -
         assert saved.json()["parameter"] == "consumer"
     listed = await stack.http.get("/api/v1/memory/checkpoints?after=cache%0A", headers=consumer)
     assert listed.status_code == 400, listed.text
+
+
+async def test_a_missing_entry_at_the_start_of_a_page_is_500(stack: Stack) -> None:
+    """The entry a page starts after is read in the page's statement: gone, the page is refused."""
+    writer = await agent(stack, "agt_writer")
+    for i in range(4):
+        await create(stack, writer, i)
+    first = await changes(stack, writer, limit=2)
+    assert first.status_code == 200, first.text
+    after = first.json()["next_cursor"]
+    assert after["sequence"] == 2
+    async with stack.rt.db.engine.begin() as conn:
+        await conn.execute(text("delete from memory_journal_entries where sequence = 2"))
+    response = await changes(stack, writer, after=after)
+    assert response.status_code == 500 and response.json()["code"] == "journal-inconsistent"
+    assert "entries" not in response.json()

@@ -153,10 +153,19 @@ async def _page(txn: Txn, caller: MemoryCaller, request: PageRequest) -> dict[st
         }
     fence = request.through.sequence if request.through is not None else journal.last_sequence
     start = request.after.sequence if request.after is not None else 0
-    entries = await txn.memory_journal_entries(journal.id, start, fence, request.limit)
+    # The entry at `start` comes in the same statement: its chain digest is the page's prefix.
+    read_from = start - 1 if 0 < start < journal.last_sequence else start
+    entries = await txn.memory_journal_entries(
+        journal.id, read_from, fence, request.limit + start - read_from
+    )
+    if read_from < start:
+        if not entries or entries[0].sequence != start:
+            raise inconsistent(journal.id, f"entry {start} is missing")
+        previous = entries.pop(0).chain_digest
+    else:
+        previous = await prefix_at(txn, journal, start)
     if len(entries) != min(request.limit, fence - start):
         raise inconsistent(journal.id, f"{len(entries)} entries between {start} and {fence}")
-    previous = await prefix_at(txn, journal, start)
     for offset, entry in enumerate(entries, start=1):
         if entry.sequence != start + offset:
             raise inconsistent(journal.id, f"entry {start + offset} is missing")

@@ -33,7 +33,11 @@ class ProposalChecks:
         self.rt = rt
 
     async def __call__(self, domain_id: int, branch: str) -> None:
-        # Most branches have no open Proposal: one indexed read, and nothing more.
+        # Most branches have no open Proposal: one statement outside a transaction, and nothing more.
+        if not await self.rt.db.read_one(
+            "any_open_proposal_on", lambda txn: txn.any_open_proposal_on(domain_id, branch)
+        ):
+            return
         proposals = await self.rt.db.read(
             "open_proposals_on", lambda txn: txn.open_proposals_on(domain_id, branch)
         )

@@ -1,0 +1,96 @@
+"""The commit path's statements through the asyncpg driver (lorebase_store.txn.TxnBase.driver): they
+run inside the named transaction, the branch lock takes the outbox fence's xid, a driver error that
+PostgreSQL reports as a serialization failure is retried like SQLAlchemy's, and a branch with no
+open Proposal costs its move report one EXISTS."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from lorebase_store import Txn
+from tests.integration.conftest import Stack
+from tests.integration.test_proposals import branch, propose
+
+
+async def test_the_branch_lock_holds_the_row_and_the_xid_until_the_transaction_ends(supply: Stack) -> None:
+    db = supply.rt.db
+    other = await asyncpg.connect(supply.database_url)
+    try:
+        async with db.engine.begin() as conn:
+            txn = Txn(conn)
+            row, found = await txn.lock_branch(1, "main", [("Supplier", "S-1001")])
+            assert row is not None and row.name == "main" and txn.outbox_xid_held
+            assert found is not None and found[("Supplier", "S-1001")].values
+            driver = await txn.driver()
+            assert await driver.fetchval("SELECT pg_current_xact_id_if_assigned() IS NOT NULL")
+            # The first statement went to the driver: the transaction began before it, so the
+            # branch row stays locked for another connection.
+            with pytest.raises(asyncpg.LockNotAvailableError):
+                await other.execute(
+                    "SELECT 1 FROM branches WHERE domain_id = 1 AND name = 'main' FOR UPDATE NOWAIT"
+                )
+        await other.execute("SELECT 1 FROM branches WHERE domain_id = 1 AND name = 'main' FOR UPDATE NOWAIT")
+    finally:
+        await other.close()
+
+
+async def test_a_serialization_failure_of_the_driver_is_retried(stack: Stack) -> None:
+    calls: list[int] = []
+
+    async def flaky(txn: Txn) -> int:
+        calls.append(1)
+        driver = await txn.driver()
+        if len(calls) == 1:
+            raise asyncpg.SerializationError("could not serialize access")
+        return int(await driver.fetchval("SELECT 7"))
+
+    assert await stack.rt.db.run_interaction("flaky", flaky) == 7
+    assert len(calls) == 2
+
+
+async def test_any_open_proposal_names_its_source_and_its_target(supply: Stack) -> None:
+    async def any_open(name: str) -> bool:
+        return await supply.rt.db.read_one("any", lambda txn: txn.any_open_proposal_on(1, name))
+
+    await branch(supply, "audit")
+    await branch(supply, "other")
+    assert not await any_open("main") and not await any_open("audit")
+    proposal = await propose(supply, "audit")
+    assert await any_open("audit") and await any_open("main") and not await any_open("other")
+    closed = await supply.http.post(
+        f"/api/v1/domains/supply/proposals/{proposal['id']}/close", headers=supply.admin
+    )
+    assert closed.status_code == 200, closed.text
+    assert not await any_open("audit") and not await any_open("main")
+
+
+async def test_connections_the_driver_found_closed_are_not_handed_out_again(stack: Stack) -> None:
+    """After PostgreSQL dropped every connection (a restart), the first statement that finds its
+    connection closed through the driver fails; the next ones get new connections (SQLAlchemy
+    would have invalidated its pool on that disconnect: Database does it for the driver)."""
+    db = stack.rt.db
+
+    async def any_open() -> bool:
+        return await db.read_one("any", lambda txn: txn.any_open_proposal_on(1, "main"))
+
+    for _ in range(3):  # several pooled connections
+        await asyncio.gather(*(any_open() for _ in range(3)))
+    other = await asyncpg.connect(stack.database_url)
+    try:
+        await other.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await other.close()
+    failed = 0
+    for _ in range(3):
+        try:
+            assert await any_open() is False
+        except Exception:
+            failed += 1
+    assert failed <= 1
+    assert await any_open() is False
