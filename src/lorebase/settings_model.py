@@ -370,9 +370,17 @@ class Interval(Section, frozen=True):
     interval_s: Seconds
 
 
+class Reconciliation(Section, frozen=True):
+    interval_s: Seconds
+    similarity: Fraction
+    max_records_per_kind: AtLeastOne
+    max_candidates_per_kind: AtLeastOne
+
+
 class Scribe(Section, frozen=True):
     statistics: Interval
     suggestions: Interval
+    reconciliation: Reconciliation
     webhooks: Interval
 
 
@@ -471,6 +479,7 @@ __all__ = [
     "Read",
     "Relay",
     "ResolveLimits",
+    "Reconciliation",
     "Scribe",
     "SearchLimits",
     "Section",

@@ -170,7 +170,7 @@ async def execute_task(
 
     # 2. The task branch.
     made = await rt.db.run_interaction(
-        "task_branch", _task_branch, domain, access, target, task_branch, at, receipt is not None
+        "task_branch", open_task_branch, domain, access, target, task_branch, at, receipt is not None
     )
     # 3. The Operation on the task branch (a replay returns the original commit).
     deferred: list[tuple[str, dict[str, Any]]] = []
@@ -212,7 +212,7 @@ async def execute_task(
     return Outcome(status, document, revision if isinstance(revision, str) else None, headers)
 
 
-async def _task_branch(
+async def open_task_branch(
     txn: Txn, domain: Domain, access: Access, target: str, name: str, at: datetime, retry: bool
 ) -> tuple[BranchRow, bool] | None:
     """The task branch, created from the target head or reused; None when a retry finds it gone."""
@@ -434,4 +434,4 @@ async def _reload(txn: Txn, domain: Domain, proposal_id: str, *, lock: bool = Fa
     return row
 
 
-__all__ = ["execute_task", "normalise_task"]
+__all__ = ["execute_task", "normalise_task", "open_task_branch"]
