@@ -32,9 +32,7 @@ class CandidateCall(Request, frozen=True, kw_only=True):
 
 
 class Accept(Body, frozen=True, kw_only=True):
-    keep: Annotated[
-        str, Meta(min_length=1, max_length=512, description="The key of the Record that survives")
-    ]
+    keep: Annotated[str, bounded(512, "The key of the Record that survives", min_length=1)]
     reason: Reason | None = None
     task: ShortText | None = None
 
