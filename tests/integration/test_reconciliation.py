@@ -284,6 +284,19 @@ async def test_accept_on_protected_main_opens_a_proposal_for_an_agent(supply: St
         and proposal.json()["executions"][0]["operation"] == "reconciliation.merge"
     )
 
+    # Approved and merged, main holds the merge: the removed Record's history says where it went.
+    reviewer = await supply.principal("usr_reviewer")
+    await supply.grant("supply", "usr_reviewer", "reviewer")
+    review = await supply.http.post(
+        doc["proposal"]["url"] + "/reviews", json={"decision": "approve"}, headers=reviewer
+    )
+    assert review.status_code == 200, review.text
+    done = await supply.http.post(doc["proposal"]["url"] + "/merge", headers=supply.admin)
+    assert done.status_code == 200, done.text
+    assert (await supply.http.get(f"{SUPPLIERS}/S-2005", headers=supply.admin)).status_code == 404
+    history = (await supply.http.get(f"{SUPPLIERS}/S-2005/history", headers=supply.admin)).json()
+    assert history["changes"][0]["merged_into"] == "Supplier/S-2004"
+
     # A user holding operation.execute commits directly, as with Operations.
     editor = await supply.principal("usr_editor")
     merged = await supply.http.post(f"{R}/{title['id']}/accept", json={"keep": "S-2002"}, headers=editor)

@@ -77,7 +77,6 @@ async def propose_merge(
         made[1],
         at,
     )
-    rt.moves.moved(domain.id, task_branch)
     return Outcome(202, document, committed["revision"], {})
 
 
