@@ -14,7 +14,7 @@ A pair's score is the best of its rules; its evidence lists every rule that matc
 compared (stored as they are; a read masks what the caller may not see). The scan is deterministic:
 the same Records, schema and settings give the same candidates, evidence and scores. It keeps at most
 `max_candidates_per_kind` per Kind (highest score, then keys in byte order), never proposes a
-dismissed pair again, refreshes the open ones still found and forgets the open ones no longer found;
+dismissed pair again (nor one accepted as a Proposal still open), refreshes the open ones still found and forgets the open ones no longer found;
 a branch whose head, schema and settings are those of its last scan is not scanned again.
 """
 
@@ -192,13 +192,13 @@ async def scan_branch(
         and previous.settings == fingerprint
     ):
         return ScanResult(branch.name, branch.head, False, len(existing), 0)
-    dismissed = await txn.dismissed_pairs(domain_id, branch.name)
+    settled = await txn.settled_pairs(domain_id, branch.name)
     found: set[tuple[str, str, str]] = set()
     if branch.mode != "overlay":  # an overlay branch has no materialised Records to compare
         for name in sorted(schema.kinds):
             kept = 0
             for pair in await _kind_pairs(txn, domain_id, branch.name, schema.kinds[name], limits):
-                if (name, pair.a, pair.b) in dismissed:
+                if (name, pair.a, pair.b) in settled:
                     continue
                 if kept == limits.max_candidates_per_kind:
                     break

@@ -3,7 +3,7 @@ thing, and the scans of a branch that found them.
 
 One open candidate per pair (its two keys in byte order). Scribe's scan refreshes an open one and
 drops the open ones that no longer hold; a decided one stays as it was, and a dismissed pair is
-never proposed again (`dismissed_pairs`). The trigram comparison of titles runs here, in SQL
+never proposed again, nor one whose accept waits in an open Proposal (`settled_pairs`). The trigram comparison of titles runs here, in SQL
 (pg_trgm's `similarity`), over the materialised Records of the branch.
 """
 
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, func, literal, select, text, update
+from sqlalchemy import and_, delete, func, literal, select, text, union, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
+from lorebase_store.tables import proposals, records
 from lorebase_store.tables import reconciliation_candidates as candidates
 from lorebase_store.tables import reconciliation_scans as scans
-from lorebase_store.tables import records
 from lorebase_store.txn import TxnBase
 
 
@@ -134,15 +134,26 @@ class ReconciliationTxn(TxnBase):
         found = await self.conn.scalar(select(func.similarity(func.lower(left), func.lower(right))))
         return float(found or 0.0)
 
-    async def dismissed_pairs(self, domain_id: int, branch: str) -> set[tuple[str, str, str]]:
-        """(Kind, key a, key b) of the dismissed pairs: never proposed again."""
-        rows = await self.conn.execute(
-            select(candidates.c.kind, candidates.c.record_a, candidates.c.record_b).where(
-                candidates.c.domain_id == domain_id,
-                candidates.c.branch == branch,
-                candidates.c.status == "dismissed",
+    async def settled_pairs(self, domain_id: int, branch: str) -> set[tuple[str, str, str]]:
+        """(Kind, key a, key b) of the pairs a scan must not propose: the dismissed ones (never
+        again), and those accepted as a Proposal that is still open (the merge waits for review)."""
+        pair = (candidates.c.kind, candidates.c.record_a, candidates.c.record_b)
+        mine = (candidates.c.domain_id == domain_id, candidates.c.branch == branch)
+        dismissed = select(*pair).where(*mine, candidates.c.status == "dismissed")
+        pending = (
+            select(*pair)
+            .select_from(
+                candidates.join(
+                    proposals,
+                    and_(
+                        proposals.c.domain_id == candidates.c.domain_id,
+                        proposals.c.id == candidates.c.result["proposal"].astext,
+                    ),
+                )
             )
+            .where(*mine, candidates.c.status == "accepted", proposals.c.status == "open")
         )
+        rows = await self.conn.execute(union(dismissed, pending))
         return {(r.kind, r.record_a, r.record_b) for r in rows}
 
     async def open_candidates(self, domain_id: int, branch: str) -> list[CandidateRow]:

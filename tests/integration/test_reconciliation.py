@@ -284,6 +284,10 @@ async def test_accept_on_protected_main_opens_a_proposal_for_an_agent(supply: St
         and proposal.json()["executions"][0]["operation"] == "reconciliation.merge"
     )
 
+    # While the Proposal is open, a scan does not propose the pair again.
+    await scan(supply)
+    assert pair(await listed(supply, query="?kind=Supplier"), "Supplier/S-2004", "Supplier/S-2005") is None
+
     # Approved and merged, main holds the merge: the removed Record's history says where it went.
     reviewer = await supply.principal("usr_reviewer")
     await supply.grant("supply", "usr_reviewer", "reviewer")
