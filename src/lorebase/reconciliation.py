@@ -193,7 +193,7 @@ async def scan_branch(
     ):
         return ScanResult(branch.name, branch.head, False, len(existing), 0)
     settled = await txn.settled_pairs(domain_id, branch.name)
-    found: set[tuple[str, str, str]] = set()
+    found: list[dict[str, Any]] = []
     if branch.mode != "overlay":  # an overlay branch has no materialised Records to compare
         for name in sorted(schema.kinds):
             kept = 0
@@ -203,20 +203,21 @@ async def scan_branch(
                 if kept == limits.max_candidates_per_kind:
                     break
                 kept += 1
-                found.add((name, pair.a, pair.b))
-                await txn.save_candidate(
-                    domain_id,
-                    id=new_id("rcn"),
-                    branch=branch.name,
-                    kind=name,
-                    record_a=pair.a,
-                    record_b=pair.b,
-                    score=pair.score,
-                    evidence=pair.evidence,
-                    revision=branch.head,
-                    at=at,
+                found.append(
+                    {
+                        "id": new_id("rcn"),
+                        "branch": branch.name,
+                        "kind": name,
+                        "record_a": pair.a,
+                        "record_b": pair.b,
+                        "score": pair.score,
+                        "evidence": pair.evidence,
+                        "revision": branch.head,
+                    }
                 )
-    gone = [c.id for c in existing if (c.kind, c.record_a, c.record_b) not in found]
+    await txn.save_candidates(domain_id, found, at=at)
+    pairs = {(f["kind"], f["record_a"], f["record_b"]) for f in found}
+    gone = [c.id for c in existing if (c.kind, c.record_a, c.record_b) not in pairs]
     await txn.drop_open_candidates(domain_id, gone)
     await txn.save_reconciliation_scan(
         domain_id, branch.name, revision=branch.head, settings=fingerprint, at=at

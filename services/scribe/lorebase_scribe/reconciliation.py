@@ -29,6 +29,7 @@ async def reconcile(db: Database, settings: Settings) -> list[ScanResult]:
 
 async def _scan_domain(txn: Txn, domain: DomainRow, settings: Settings) -> ScanResult | None:
     await txn.repeatable_read()  # the head and the Records it compares: one snapshot, no lock
+    await txn.bulk(settings.model.services.bulk_deadline_s)  # a large Kind's comparison takes a while
     branch = await txn.get_branch(domain.id, domain.default_branch)
     if branch is None:
         return None

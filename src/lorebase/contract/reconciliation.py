@@ -133,6 +133,7 @@ ENDPOINTS = [
         "governance",
         permission="proposal.review on the default branch",
         body_optional=True,
+        bulk=True,
         response=answers.governance.Scanned,
     ),
 ]

@@ -203,6 +203,7 @@ async def scan(rt: Runtime, access: Access, domain: Domain) -> dict[str, Any]:
 
     async def work(txn: Txn) -> dict[str, Any]:
         await txn.repeatable_read()
+        await txn.bulk(domain.settings.model.services.bulk_deadline_s)
         branch = await txn.get_branch(domain.id, branch_name)
         if branch is None:
             raise Problem(404, "not-found", f"unknown branch {branch_name!r}")
