@@ -387,9 +387,17 @@ class Interval(Section, frozen=True):
     interval_s: Seconds
 
 
+class Reconciliation(Section, frozen=True):
+    interval_s: Seconds
+    similarity: Fraction
+    max_records_per_kind: AtLeastOne
+    max_candidates_per_kind: AtLeastOne
+
+
 class Scribe(Section, frozen=True):
     statistics: Interval
     suggestions: Interval
+    reconciliation: Reconciliation
     webhooks: Interval
 
 
@@ -488,6 +496,7 @@ __all__ = [
     "Read",
     "Relay",
     "ResolveLimits",
+    "Reconciliation",
     "Scribe",
     "SearchLimits",
     "Section",

@@ -13,6 +13,7 @@ from lorebase_store.principals import CredentialRow, GrantRow, PrincipalRow
 from lorebase_store.proposals import AttemptRow, ConflictRow, ProposalRow, ReviewRow
 from lorebase_store.query import OrderBy, QuerySpec
 from lorebase_store.receipts import Receipt
+from lorebase_store.reconciliation import CandidateRow, ScanRow
 from lorebase_store.records import LinkRow, RecordRow
 from lorebase_store.revisions import BranchChain, HistoryRow, RevisionRow
 from lorebase_store.sources import SourceState, SourceSyncRow
@@ -28,6 +29,7 @@ __all__ = [
     "ProposalRow",
     "ReviewRow",
     "BranchChain",
+    "CandidateRow",
     "CheckpointRow",
     "JournalEntryRow",
     "JournalRow",
@@ -57,6 +59,7 @@ __all__ = [
     "ReceiptTaken",
     "RecordRow",
     "RevisionRow",
+    "ScanRow",
     "SourceState",
     "SourceSyncRow",
     "SuggestionRow",

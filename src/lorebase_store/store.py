@@ -14,6 +14,7 @@ from lorebase_store.principals import PrincipalsTxn
 from lorebase_store.proposals import ProposalsTxn
 from lorebase_store.query import QueryTxn
 from lorebase_store.receipts import ReceiptsTxn
+from lorebase_store.reconciliation import ReconciliationTxn
 from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
 from lorebase_store.sources import SourcesTxn
@@ -37,6 +38,7 @@ class Txn(
     RevisionsTxn,
     RecordsTxn,
     ReceiptsTxn,
+    ReconciliationTxn,
     OutboxTxn,
     QueryTxn,
     SourcesTxn,

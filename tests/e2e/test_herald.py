@@ -65,7 +65,15 @@ async def test_tools_over_stdio_as_the_agent(running: Running) -> None:
             True,
             True,
         )
-        reads = [t.annotations for name, t in tools.items() if name != "lorebase_execute"]
+        # Accepting a reconciliation candidate deletes a Record; a decided one is refused (409).
+        reconcile = tools["lorebase_reconcile"].annotations
+        assert (reconcile.read_only_hint, reconcile.destructive_hint, reconcile.idempotent_hint) == (
+            False,
+            True,
+            True,
+        )
+        writes = {"lorebase_execute", "lorebase_reconcile"}
+        reads = [t.annotations for name, t in tools.items() if name not in writes]
         assert all(a.read_only_hint and not a.destructive_hint and a.idempotent_hint for a in reads)
         # An unknown tool is a protocol error (-32602), not a tool's answer.
         with pytest.raises(MCPError) as unknown:

@@ -28,6 +28,7 @@ from lorebase.contract import BY_NAME, ENDPOINTS
 from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
 from tests.integration.conftest import ADMIN_KEY, Stack
 from tests.integration.feed_stack import Feed, running_feed
+from tests.integration.test_reconciliation import duplicates, pair, unprotect
 from tests.integration.test_webhooks import KEY, Receiver, sealer, start_cursor
 
 D = "/api/v1/domains/supply"
@@ -93,6 +94,13 @@ WRITES = {
     "list_conflicts",
     "resolve_conflict",
 }
+RECONCILIATION = {
+    "list_reconciliation",
+    "get_reconciliation",
+    "accept_reconciliation",
+    "dismiss_reconciliation",
+    "scan_reconciliation",
+}
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
 # A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
@@ -136,7 +144,7 @@ class Answers:
 
 
 def test_the_areas_cover_every_json_endpoint() -> None:
-    areas = [ADMIN, READS, WRITES, FEED, MEMORY, NOT_JSON]
+    areas = [ADMIN, READS, WRITES, RECONCILIATION, FEED, MEMORY, NOT_JSON]
     assert sum(len(area) for area in areas) == len(set().union(*areas)), "an endpoint is in two areas"
     assert set().union(*areas) == set(BY_NAME)
 
@@ -336,6 +344,43 @@ async def feed(supply: Stack, nats_url: str, monkeypatch: pytest.MonkeyPatch) ->
     }
     async with running_feed(supply, nats_url, relay=False, settings=settings) as running:
         yield running
+
+
+async def test_reconciliation_answers(supply: Stack) -> None:
+    """Candidates listed and read, a merge (200) and a Proposal (202), a dismissal, a scan; and the
+    history and lineage members a merge adds (merged_into, merged_from)."""
+    call = Answers(supply)
+    await duplicates(supply)
+    await call("scan_reconciliation", D + "/reconciliation/scan")
+    found = (await call("list_reconciliation", D + "/reconciliation?kind=Supplier&limit=200"))["candidates"]
+    title = pair(found, "Supplier/S-2001", "Supplier/S-2002")
+    unique = pair(found, "Supplier/S-2004", "Supplier/S-2005")
+    similar = pair(found, "Supplier/S-2001", "Supplier/S-2003")
+    assert title and unique and similar
+    await call("get_reconciliation", f"{D}/reconciliation/{title['id']}")
+    agent = await supply.principal("agt_answers", type="service")
+    await supply.grant("supply", "agt_answers", "editor")
+    proposed = await call(
+        "accept_reconciliation",
+        f"{D}/reconciliation/{unique['id']}/accept",
+        json={"keep": "S-2004"},
+        headers=agent,
+    )
+    assert proposed["status"] == "proposed"
+    await call("dismiss_reconciliation", f"{D}/reconciliation/{similar['id']}/dismiss", json={"reason": "no"})
+    await unprotect(supply)
+    merged = await call(
+        "accept_reconciliation", f"{D}/reconciliation/{title['id']}/accept", json={"keep": "S-2001"}
+    )
+    assert merged["status"] == "merged"
+    call.covered(RECONCILIATION)
+    records = D + "/kinds/Supplier/records"
+    history = await supply.http.get(f"{records}/S-2002/history?values=true", headers=supply.admin)
+    msgspec.convert(history.json(), BY_NAME["get_history"].response)
+    assert history.json()["changes"][0]["merged_into"] == "Supplier/S-2001"
+    lineage = await supply.http.get(f"{records}/S-2001/lineage", headers=supply.admin)
+    msgspec.convert(lineage.json(), BY_NAME["get_lineage"].response)
+    assert lineage.json()["attributes"]["country"]["merged_from"] == "Supplier/S-2002"
 
 
 async def test_feed_answers_and_deliveries(supply: Stack, feed: Feed) -> None:

@@ -1,5 +1,5 @@
 """`lorebase scribe`: background jobs. The job loop runs the statistics recount, the suggestions
-from resolve misses (which forget old misses) and webhook delivery (with the re-sealing of signing
+from resolve misses (which forget old misses), the reconciliation candidates and webhook delivery (with the re-sealing of signing
 keys and the retention of finished deliveries)."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from lorebase.logs import configure_service_logging
 from lorebase.metrics import SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
+from lorebase_scribe.reconciliation import reconcile
 from lorebase_scribe.statistics import recount
 from lorebase_scribe.suggestions import suggest
 from lorebase_scribe.webhook_delivery import PassResult
@@ -101,6 +102,9 @@ async def run(settings: Settings) -> int:
     async def suggestions() -> None:
         await suggest(db, settings)
 
+    async def reconciliation() -> None:
+        await reconcile(db, settings)
+
     # trust_env=False: no proxy from the environment between Lorebase and the webhook targets.
     client = httpx.AsyncClient(trust_env=False, follow_redirects=False)
 
@@ -112,6 +116,7 @@ async def run(settings: Settings) -> int:
         Job("database_check", 30.0, database_check),
         Job("statistics_recount", every.statistics.interval_s, statistics_recount),
         Job("suggestions", every.suggestions.interval_s, suggestions),
+        Job("reconciliation", every.reconciliation.interval_s, reconciliation),
         Job("webhook_delivery", every.webhooks.interval_s, webhook_delivery),
     ]
     stop = asyncio.Event()

@@ -293,6 +293,9 @@ def _history_human(answer: Any) -> str:
             text += f"\n\nextracted in {short(change.get('revision'))}:\n" + "\n".join(
                 _evidence_lines(evidence)
             )
+    merged = [c for c in answer.get("changes", []) if c.get("merged_into")]
+    for change in merged:  # a reconciliation merge removed this Record (docs/reconciliation.md)
+        text += f"\n\nmerged into {change['merged_into']} by {short(change.get('revision'))}"
     if answer.get("next_cursor"):
         text += f"\n\nmore: --cursor {answer['next_cursor']}"
     return text
@@ -316,7 +319,10 @@ def _lineage_human(answer: Any) -> str:
 
 def _origin(entry: dict[str, Any]) -> str:
     origin = entry.get("origin") or {}
-    return f"{origin.get('type', '')} {origin.get('ref', '')}".strip()
+    text = f"{origin.get('type', '')} {origin.get('ref', '')}".strip()
+    if entry.get("merged_from"):  # taken from a Record a reconciliation merge removed
+        text += f" (merged from {entry['merged_from']})"
+    return text
 
 
 @client_command("record", "one Record: get, history, lineage or explain KIND KEY", _record_arguments)

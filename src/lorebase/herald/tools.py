@@ -425,6 +425,34 @@ async def _proposals(client: RestClient, domain: str, arguments: dict[str, Any])
     return _json(answer)
 
 
+@tool(
+    "lorebase_reconciliation",
+    "Records likely to be the same thing (same unique value, same or similar title within a Kind): one "
+    "candidate by id with both Records, or the list (open by default; assigned=true for the Kinds you "
+    "steward). Each has its evidence and score; lorebase_reconcile accepts or dismisses one.",
+    {
+        "candidate": _string("a candidate id (rcn_...)"),
+        "status": {"type": "string", "enum": ["open", "accepted", "dismissed", "all"]},
+        "kind": KIND,
+        "assigned": {"type": "boolean"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+        "cursor": _string("next_cursor"),
+    },
+)
+async def _reconciliation(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    if arguments.get("candidate"):
+        return _json(await client.get_reconciliation(domain=domain, id=arguments["candidate"]))
+    answer = await client.list_reconciliation(
+        domain=domain,
+        status=arguments.get("status", ""),
+        kind=arguments.get("kind", ""),
+        assigned="me" if arguments.get("assigned") else "",
+        limit=int(arguments.get("limit") or 0),
+        cursor=arguments.get("cursor", ""),
+    )
+    return _json(answer)
+
+
 # -- writing -----------------------------------------------------------------------------------------
 
 
@@ -476,6 +504,36 @@ async def _execute(client: RestClient, domain: str, arguments: dict[str, Any]) -
     return _json(await client.execute_operation(domain=domain, operation=arguments["operation"], body=body))
 
 
+@tool(
+    "lorebase_reconcile",
+    "Decide a reconciliation candidate. accept: merge the two Records (keep names the survivor; it takes "
+    "the other's missing values and Links, the other is deleted and its history says merged_into); on a "
+    "protected branch it opens a Proposal on a task branch instead. dismiss: they are not the same "
+    "thing (reason required); the pair is never proposed again.",
+    {
+        "candidate": _string("the candidate id (rcn_...)"),
+        "action": {"type": "string", "enum": ["accept", "dismiss"]},
+        "keep": _string("accept: the key of the Record that survives (record_a's or record_b's)"),
+        "reason": _string("why (required to dismiss)"),
+        "task": _string("accept on a protected branch: a short slug naming the task branch"),
+    },
+    required=("candidate", "action"),
+    read_only=False,
+    destructive=True,  # accepting deletes a Record
+    idempotent=True,  # a decided candidate is refused (409 candidate-decided), never merged twice
+)
+async def _reconcile(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
+    if arguments["action"] == "dismiss":
+        answer = await client.dismiss_reconciliation(
+            domain=domain, id=arguments["candidate"], reason=arguments.get("reason") or ""
+        )
+    else:
+        answer = await client.accept_reconciliation(
+            domain=domain, id=arguments["candidate"], **_members(arguments, "keep", "reason", "task")
+        )
+    return _json(answer)
+
+
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 
 _ADMIN = "administration (admin key or domain.settings) is not an agent's job; the CLI has it"
@@ -520,6 +578,7 @@ NOT_IN_HERALD: dict[str, str] = {
     "list_suggestions": _ADMIN,
     "accept_suggestion": _ADMIN,
     "dismiss_suggestion": _ADMIN,
+    "scan_reconciliation": "Scribe computes the candidates on its schedule; a reviewer runs a scan from the CLI",
     "events": "a tool call answers once: lorebase_changes polls the same events (the CLI follows the stream)",
     "create_webhook": _ADMIN,
     "list_webhooks": _ADMIN,

@@ -216,6 +216,38 @@ class SuggestionRequest(_message.Message):
     id: str
     def __init__(self, domain: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
 
+class ListReconciliationRequest(_message.Message):
+    __slots__ = ("domain", "status", "kind", "assigned", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ASSIGNED_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    status: str
+    kind: str
+    assigned: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., status: _Optional[str] = ..., kind: _Optional[str] = ..., assigned: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ReconciliationRequest(_message.Message):
+    __slots__ = ("domain", "id", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    id: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., id: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class ScanReconciliationRequest(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    def __init__(self, domain: _Optional[str] = ...) -> None: ...
+
 class GetRecordRequest(_message.Message):
     __slots__ = ("domain", "branch", "kind", "key", "at", "links", "lineage")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

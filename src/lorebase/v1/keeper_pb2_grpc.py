@@ -295,6 +295,31 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.ListReconciliation = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListReconciliation',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListReconciliationRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.GetReconciliation = channel.unary_unary(
+                '/lorebase.v1.Keeper/GetReconciliation',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.AcceptReconciliation = channel.unary_unary(
+                '/lorebase.v1.Keeper/AcceptReconciliation',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.DismissReconciliation = channel.unary_unary(
+                '/lorebase.v1.Keeper/DismissReconciliation',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ScanReconciliation = channel.unary_unary(
+                '/lorebase.v1.Keeper/ScanReconciliation',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ScanReconciliationRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.AuthorizeRead = channel.unary_unary(
                 '/lorebase.v1.Keeper/AuthorizeRead',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
@@ -617,6 +642,36 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListReconciliation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetReconciliation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AcceptReconciliation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DismissReconciliation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ScanReconciliation(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AuthorizeRead(self, request, context):
         """For the feed: 403 without the permission (data.read) on the branch; else {"principal", "domain",
         "domain_id", "branch", "narrowed" (no grant reads every Kind), "kinds" (the schema's Kinds),
@@ -887,6 +942,31 @@ def add_KeeperServicer_to_server(servicer, server):
             'DismissSuggestion': grpc.unary_unary_rpc_method_handler(
                     servicer.DismissSuggestion,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListReconciliation': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListReconciliation,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListReconciliationRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'GetReconciliation': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReconciliation,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'AcceptReconciliation': grpc.unary_unary_rpc_method_handler(
+                    servicer.AcceptReconciliation,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'DismissReconciliation': grpc.unary_unary_rpc_method_handler(
+                    servicer.DismissReconciliation,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ScanReconciliation': grpc.unary_unary_rpc_method_handler(
+                    servicer.ScanReconciliation,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ScanReconciliationRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'AuthorizeRead': grpc.unary_unary_rpc_method_handler(
@@ -2298,6 +2378,141 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/DismissSuggestion',
             lorebase_dot_v1_dot_keeper__pb2.SuggestionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListReconciliation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListReconciliation',
+            lorebase_dot_v1_dot_keeper__pb2.ListReconciliationRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReconciliation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/GetReconciliation',
+            lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AcceptReconciliation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/AcceptReconciliation',
+            lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DismissReconciliation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/DismissReconciliation',
+            lorebase_dot_v1_dot_keeper__pb2.ReconciliationRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ScanReconciliation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ScanReconciliation',
+            lorebase_dot_v1_dot_keeper__pb2.ScanReconciliationRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

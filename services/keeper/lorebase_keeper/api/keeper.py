@@ -14,6 +14,7 @@ from lorebase_keeper.api.admin import AdminRpcs
 from lorebase_keeper.api.branches import BranchRpcs
 from lorebase_keeper.api.proposals import ProposalRpcs
 from lorebase_keeper.api.reads import ReadRpcs
+from lorebase_keeper.api.reconciliation import ReconciliationRpcs
 from lorebase_keeper.api.rpc import body_of, reply, rpc
 from lorebase_keeper.api.suggestions import SuggestionRpcs
 from lorebase_keeper.api.writes import WriteRpcs
@@ -29,6 +30,7 @@ class KeeperServicer(
     ProposalRpcs,
     WriteRpcs,
     SuggestionRpcs,
+    ReconciliationRpcs,
     ReadRpcs,
     keeper_pb2_grpc.KeeperServicer,
 ):

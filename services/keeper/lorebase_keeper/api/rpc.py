@@ -86,6 +86,9 @@ WRITES = frozenset(
         "EndWebSession",
         "AcceptSuggestion",
         "DismissSuggestion",
+        "AcceptReconciliation",
+        "DismissReconciliation",
+        "ScanReconciliation",
     }
 )
 

@@ -1,5 +1,6 @@
 """Oversight of what agents ask and do: the suggestions Scribe mines from resolve misses, decided by
-a person (suggestions.py), and the trace of an agent session, step by step, with its notes
+a person (suggestions.py), the reconciliation candidates Scribe finds, read, dismissed
+(reconciliation.py) and accepted by merging the Records (record_merge.py, proposing.py), and the trace of an agent session, step by step, with its notes
 (trace.py), and the list of sessions (sessions.py)."""
 
 from lorebase_keeper.governance.sessions import list_sessions

@@ -254,6 +254,11 @@ async def _task_branch(
     return created, True
 
 
+# The same step for other task writes (a reconciliation accept: governance/proposing.py); the
+# module keeps calling `_task_branch` by name, which the replay tests replace.
+open_task_branch = _task_branch
+
+
 async def _propose_and_merge(
     txn: Txn,
     domain: Domain,
@@ -434,4 +439,4 @@ async def _reload(txn: Txn, domain: Domain, proposal_id: str, *, lock: bool = Fa
     return row
 
 
-__all__ = ["execute_task", "normalise_task"]
+__all__ = ["execute_task", "normalise_task", "open_task_branch"]

@@ -14,11 +14,11 @@ cached per Revision and readable part of the schema in the keeper process.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from typing import Any
 
 from lorebase.canonical import canonical_json
+from lorebase.reconciliation import fold
 from lorebase.schema import Attribute, DomainSchema, Kind, key_values, validate_values
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.domains import Domain
@@ -26,13 +26,8 @@ from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
-_SPACES = re.compile(r"\s+")
 _CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
 _CACHE_SIZE = 64
-
-
-def _fold(value: Any) -> str:
-    return _SPACES.sub(" ", str(value)).strip().casefold()
 
 
 def _sample(items: list[tuple[str, dict[str, Any]]], limit: int) -> list[tuple[str, dict[str, Any]]]:
@@ -95,7 +90,7 @@ def _duplicates(
         by_value: dict[str, list[str]] = {}
         for key, values in records:
             if values.get(name) is not None:
-                by_value.setdefault(_fold(values[name]), []).append(key)
+                by_value.setdefault(fold(values[name]), []).append(key)
         for keys in sorted((sorted(k) for k in by_value.values() if len(k) > 1), key=lambda k: k[0]):
             out.append({"attribute": name, "reason": reason, "records": len(keys), "keys": keys})
     return out[:limit] if limit else out

@@ -90,6 +90,9 @@ async def get_history(
                 "attributes": attributes,
                 "provenance": {a: _provenance(revision, row, a, evidence) for a in attributes},
             }
+            merged_into = row.provenance.get("$merged_into")
+            if row.change == "deleted" and isinstance(merged_into, str):
+                entry["merged_into"] = f"{kind.name}/{merged_into}"  # reconciliation (record_merge.py)
             if values:  # symmetric: both sides hold the changed Attributes, and only those
                 entry["before"] = changed(row.before, attributes)
                 entry["after"] = changed(row.after, attributes)

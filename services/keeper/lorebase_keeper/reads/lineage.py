@@ -119,6 +119,8 @@ async def lineage_of(
             entry["proposal"] = None if pid is None else {"id": pid, "title": titles.get(pid)}
             if note.get("resolution") is not None:
                 entry["merge_resolution"] = note["resolution"]
+            if note.get("merged_from") is not None:  # filled by a reconciliation merge
+                entry["merged_from"] = note["merged_from"]
         elif revision.id in brought:
             proposal = brought[revision.id]
             entry["brought_by"] = revision.id

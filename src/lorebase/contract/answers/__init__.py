@@ -4,6 +4,28 @@ document publishes them, and tests hold real answers to them (they never re-enco
 
 from __future__ import annotations
 
-from lorebase.contract.answers import admin, feed, graph, memory, proposals, records, schema, web, writes
+from lorebase.contract.answers import (
+    admin,
+    feed,
+    governance,
+    graph,
+    memory,
+    proposals,
+    records,
+    schema,
+    web,
+    writes,
+)
 
-__all__ = ["admin", "feed", "graph", "memory", "proposals", "records", "schema", "web", "writes"]
+__all__ = [
+    "admin",
+    "feed",
+    "governance",
+    "graph",
+    "memory",
+    "proposals",
+    "records",
+    "schema",
+    "web",
+    "writes",
+]

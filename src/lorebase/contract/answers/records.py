@@ -63,7 +63,9 @@ class ProposalNamed(Answer, kw_only=True):
 class Lineage(Answer, kw_only=True):
     """Where a value came from: the Revision of its last change and what its origin names. A value
     merged from another branch keeps its provenance: `brought_by` is the Revision that brought it
-    here, `proposal` the Proposal merged then, `merge_resolution` the Conflict resolution that set it."""
+    here, `proposal` the Proposal merged then, `merge_resolution` the Conflict resolution that set it.
+    A value a reconciliation merge took from the removed Record keeps that Record's Revision;
+    `brought_by` is the merge Revision and `merged_from` the removed Record."""
 
     revision: RevisionId
     origin: Origin
@@ -76,6 +78,7 @@ class Lineage(Answer, kw_only=True):
     brought_by: RevisionId | None | UnsetType = UNSET
     proposal: ProposalNamed | None
     merge_resolution: ConflictResolution | UnsetType = UNSET
+    merged_from: Ref | UnsetType = UNSET
     extraction: Extraction | UnsetType = UNSET
 
 
@@ -122,13 +125,15 @@ class Provenance(Answer, kw_only=True):
 class HistoryChange(RevisionSummary, kw_only=True):
     """One change of the Record: the Revision, whether it created, modified or deleted the Record,
     the Attributes it changed with their provenance, and with `values=true` the values before and
-    after (null before a creation and after a deletion)."""
+    after (null before a creation and after a deletion). A deletion by a reconciliation merge names
+    the survivor (`merged_into`)."""
 
     change: Literal["created", "modified", "deleted"]
     attributes: list[str]
     provenance: dict[str, Provenance]
     before: Values | None | UnsetType = UNSET
     after: Values | None | UnsetType = UNSET
+    merged_into: Ref | UnsetType = UNSET
 
 
 class HistoryPage(Answer, kw_only=True):
