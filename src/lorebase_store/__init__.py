@@ -21,6 +21,7 @@ from lorebase_store.store import Txn
 from lorebase_store.suggestions import SuggestionRow
 from lorebase_store.tags import TagRow
 from lorebase_store.trace import TraceSessionRow
+from lorebase_store.vault import ErasureRow, VaultEntry
 
 __all__ = [
     "AttemptRow",
@@ -42,6 +43,7 @@ __all__ = [
     "Database",
     "DatabaseTooNew",
     "DomainRow",
+    "ErasureRow",
     "ExtractionRow",
     "GrantRow",
     "HistoryRow",
@@ -62,5 +64,6 @@ __all__ = [
     "SuggestionRow",
     "TagRow",
     "Txn",
+    "VaultEntry",
     "upgrade",
 ]

@@ -159,6 +159,12 @@ def _read_kind(name: str, node: Any, path: str, problems: Problems, traits: dict
     title = members.text("title", None)
     if title is not None and title not in attributes:
         problems.add(members.at("title"), f"{title!r} is not an attribute of {name}")
+    for held in (*key, title):
+        if held is not None and held in attributes and attributes[held].vault:
+            problems.add(
+                join(join(members.at("attributes"), held), "vault"),
+                "a key or title Attribute cannot be a vault Attribute (it names the Record everywhere)",
+            )
     implements = members.words("implements")
     for index, trait_name in enumerate(implements):
         where = join(members.at("implements"), index)

@@ -29,6 +29,7 @@ ADMIN = REVIEWER | {
     "pii.read",
     "confidential.read",
     "restricted.read",
+    "data.erase",
 }
 ROLES: dict[str, frozenset[str]] = {"viewer": VIEWER, "editor": EDITOR, "reviewer": REVIEWER, "admin": ADMIN}
 
