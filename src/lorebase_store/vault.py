@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
-from sqlalchemy import and_, cast, select, tuple_, union, update
-from sqlalchemy.dialects.postgresql import JSONB, insert
+from sqlalchemy import and_, select, tuple_, union, update
+from sqlalchemy.dialects.postgresql import insert
 
 from lorebase_store.tables import erasures, history, records, vault_entries, vault_keys
 from lorebase_store.txn import TxnBase
@@ -148,18 +147,19 @@ class VaultTxn(TxnBase):
         )
         return {(row.name, row.key) for row in rows}
 
-    async def keys_with_value(self, domain_id: int, kind: str, attribute: str, value: Any) -> list[str]:
+    async def subject_keys(self, domain_id: int, kind: str, attribute: str, value: Any) -> list[str]:
         """Keys of the Records of `kind` whose `attribute` held `value` (canonical), on any branch,
         now or in their history."""
-        wanted = cast(orjson.dumps(value).decode(), JSONB)
         current = select(records.c.key).where(
-            records.c.domain_id == domain_id, records.c.kind == kind, records.c["values"][attribute] == wanted
+            records.c.domain_id == domain_id,
+            records.c.kind == kind,
+            records.c["values"].contains({attribute: value}),
         )
         past = select(history.c.key).where(
             history.c.domain_id == domain_id,
             history.c.entity == "record",
             history.c.name == kind,
-            history.c.after[attribute] == wanted,
+            history.c.after.contains({attribute: value}),
         )
         rows = await self.conn.execute(union(current, past))
         return sorted(row.key for row in rows)

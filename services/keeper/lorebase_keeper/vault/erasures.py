@@ -62,7 +62,7 @@ async def _subject_records(rt: Runtime, domain: Domain, subject: Subject) -> lis
         raise _issue("subject.value", "value.required", "give the value whose Records to erase")
     if not attribute.vault:
         keys = await rt.db.read(
-            "erasure_subject", lambda txn: txn.keys_with_value(domain.id, kind.name, attribute.name, value)
+            "erasure_subject", lambda txn: txn.subject_keys(domain.id, kind.name, attribute.name, value)
         )
         return [(kind.name, key) for key in keys]
     sealer = rt.vault.sealer
@@ -70,10 +70,10 @@ async def _subject_records(rt: Runtime, domain: Domain, subject: Subject) -> lis
     entries = await rt.db.read(
         "erasure_subject", lambda txn: txn.vault_values_of(domain.id, kind.name, attribute.name)
     )
-    keys = sorted(
+    matching = sorted(
         {key for key, sealed in entries if orjson.dumps(orjson.loads(sealer.unseal(sealed))) == wanted}
     )
-    return [(kind.name, key) for key in keys]
+    return [(kind.name, key) for key in matching]
 
 
 def describe_erasure(domain: Domain, row: ErasureRow) -> dict[str, Any]:
