@@ -18,10 +18,16 @@ import orjson
 
 ERASED = "[erased]"
 MASK = "***"
+REF = "$vault"
 
 _JSON_REF = re.compile(rb'\{"\$vault":"(vlt_[0-9a-f]{64})"\}')
 _TEXT_REF = re.compile(rb"""\{\\?["']\$vault\\?["']: ?\\?["'](vlt_[0-9a-f]{64})\\?["']\}""")
 _BARE_REF = re.compile(rb"vlt_[0-9a-f]{64}")
+
+
+def is_ref(value: Any) -> bool:
+    """A stored `{"$vault": <ref>}`."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get(REF), str)
 
 
 def holds_refs(body: bytes) -> bool:
@@ -59,4 +65,4 @@ def substitute(body: bytes, shown: Mapping[str, Any], *, json: bool) -> bytes:
     return _BARE_REF.sub(lambda m: text(m[0]), body)
 
 
-__all__ = ["ERASED", "MASK", "holds_refs", "refs_in", "substitute", "text_of"]
+__all__ = ["ERASED", "MASK", "REF", "holds_refs", "is_ref", "refs_in", "substitute", "text_of"]

@@ -25,16 +25,10 @@ from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
 from lorebase.schema import DomainSchema
 from lorebase.settings_model import Webhooks
+from lorebase.vault import REF, is_ref
 from lorebase.webhook_secrets import Sealer, SecretKeyError
 from lorebase_keeper.domains import Domain
 from lorebase_store import Database, Txn
-
-REF = "$vault"
-
-
-def is_ref(value: Any) -> bool:
-    """A stored `{"$vault": <ref>}`."""
-    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get(REF), str)
 
 
 def has_vault(schema: DomainSchema) -> bool:
