@@ -14,10 +14,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, select, tuple_, union, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import Text, and_, any_, cast, delete, literal, select, tuple_, union, update
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 
-from lorebase_store.tables import erasures, history, records, vault_entries, vault_keys
+from lorebase_store.tables import (
+    erasures,
+    history,
+    records,
+    resolve_misses,
+    suggestions,
+    trace_entries,
+    vault_entries,
+    vault_keys,
+)
 from lorebase_store.txn import TxnBase
 
 
@@ -42,6 +51,10 @@ class ErasureRow:
     reason: str
     created_by: str
     created_at: datetime
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _time(value: str | datetime) -> datetime:
@@ -175,6 +188,40 @@ class VaultTxn(TxnBase):
             )
         )
         return [(row.record_key, row.sealed) for row in rows]
+
+    async def sealed_values_of(self, domain_id: int, refs: list[tuple[str, str]]) -> list[str]:
+        """The sealed values, not erased yet, of the entries of these (Kind, key)."""
+        if not refs:
+            return []
+        rows = await self.conn.execute(
+            select(vault_entries.c.sealed).where(
+                vault_entries.c.domain_id == domain_id,
+                tuple_(vault_entries.c.kind, vault_entries.c.record_key).in_(refs),
+                vault_entries.c.sealed.is_not(None),
+            )
+        )
+        return [row.sealed for row in rows]
+
+    async def forget_phrases(self, domain_id: int, domain: str, texts: list[str]) -> int:
+        """Delete what callers typed that holds one of `texts` (case-insensitive): resolve misses,
+        the suggestions mined from them, and the agent-trace entries of the Domain. How many rows."""
+        if not texts:
+            return 0
+        patterns = literal(["%" + _like(text) + "%" for text in texts], ARRAY(Text))
+        deleted = 0
+        for statement in (
+            delete(resolve_misses).where(
+                resolve_misses.c.domain_id == domain_id, resolve_misses.c.phrase.ilike(any_(patterns))
+            ),
+            delete(suggestions).where(
+                suggestions.c.domain_id == domain_id, suggestions.c.phrase.ilike(any_(patterns))
+            ),
+            delete(trace_entries).where(
+                trace_entries.c.domain == domain, cast(trace_entries.c.details, Text).ilike(any_(patterns))
+            ),
+        ):
+            deleted += (await self.conn.execute(statement)).rowcount or 0
+        return deleted
 
     async def get_erasure(self, erasure_id: str) -> ErasureRow | None:
         row = (await self.conn.execute(select(erasures).where(erasures.c.id == erasure_id))).first()

@@ -100,6 +100,8 @@ async def test_a_vault_value_is_stored_as_a_ref_and_shown_to_cleared_callers(crm
     assert record["values"]["email"] == SECRET, record
     dumped = await dump_database(crm)
     assert SECRET not in dumped and "$vault" in dumped
+    for needle in (SECRET, OTHER):
+        assert needle not in dumped
     async with crm.rt.db.engine.connect() as conn:
         stored = (await conn.execute(text("select values from records where key = 'C-1'"))).scalar_one()
     assert set(stored["email"]) == {"$vault"} and stored["email"]["$vault"].startswith("vlt_")
@@ -123,12 +125,17 @@ async def _spread(stack: Stack) -> dict[str, str]:
     assert response.status_code == 201, response.text
     # The same value again (no change of email), through an Operation: its parameter is a vault value.
     execute = D + "/operations/set_contact/execute"
+    # Traced in an agent session, with an idempotency receipt.
+    traced = {**stack.admin, "Lorebase-Session": "sess-erase-1"}
     same = await stack.http.post(
         execute,
         json={"parameters": {"key": "C-1", "email": SECRET, "segment": "gold"}, "branch": "work"},
-        headers={**stack.admin, "Idempotency-Key": "contact-1"},
+        headers={**traced, "Idempotency-Key": "contact-1"},
     )
     assert same.status_code == 200, same.text
+    # Someone looks the value up: resolve keeps it as a miss, the session keeps the text.
+    looked = await stack.http.post(D + "/resolve", json={"text": f"who is {SECRET}"}, headers=traced)
+    assert looked.status_code == 200, looked.text
     changed = await stack.http.post(
         D + "/imports",
         json={"branch": "work", "records": [{"kind": "Customer", "values": {"id": "C-1", "phone": PHONE}}]},
@@ -193,6 +200,13 @@ async def test_erasure_leaves_no_trace_of_the_value(crm: Stack) -> None:
         answer = await _json(crm, method, url, viewer, body)
         assert SECRET not in str(answer) and "vlt_" not in str(answer), (url, answer)
 
+    # Before the erasure the value is in the database only where a caller typed it (a resolve miss,
+    # the session's trace of that resolve); stored values are refs, the vault holds it sealed.
+    async with crm.rt.db.engine.connect() as conn:
+        misses = (await conn.execute(text("select phrase from resolve_misses"))).scalars().all()
+        traced = (await conn.execute(text("select details::text from trace_entries"))).scalars().all()
+    assert any(SECRET.lower() in m.lower() for m in misses), misses
+    assert sum(SECRET in t for t in traced) == 1, traced  # the resolve; the execution's body is withheld
     response = await crm.http.post(
         D + "/erasures",
         json={"records": ["Customer/C-1"], "reason": "GDPR art. 17 request #88"},
@@ -223,6 +237,7 @@ async def test_erasure_leaves_no_trace_of_the_value(crm: Stack) -> None:
     async with crm.rt.db.engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
         await conn.execute(text("VACUUM FULL"))
+    assert await crm.count("trace_entries") > 0  # the session's other steps stay
     dumped = await dump_database(crm)
     assert SECRET not in dumped and PHONE not in dumped
     assert "GDPR art. 17 request #88" in dumped  # the audit and the erasure keep the reason

@@ -21,6 +21,7 @@ from lorebase.contract.erasures import NewErasure, Subject
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
+from lorebase.vault import text_of
 from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
@@ -76,6 +77,21 @@ async def _subject_records(rt: Runtime, domain: Domain, subject: Subject) -> lis
     return [(kind.name, key) for key in matching]
 
 
+# Shorter values are not looked for in what callers typed: "42" would delete every phrase with 42.
+MIN_PHRASE = 4
+
+
+async def _phrases(rt: Runtime, domain: Domain, wanted: list[tuple[str, str]]) -> list[str]:
+    """The values about to be erased, as text, to forget where callers typed them (resolve misses,
+    suggestions, agent traces); read before the erasure deletes them."""
+    sealed = await rt.db.read("erasure_values", lambda txn: txn.sealed_values_of(domain.id, wanted))
+    if not sealed:
+        return []
+    sealer = rt.vault.sealer
+    texts = {text_of(orjson.loads(sealer.unseal(value))) for value in sealed}
+    return sorted(text for text in texts if len(text) >= MIN_PHRASE)
+
+
 def describe_erasure(domain: Domain, row: ErasureRow) -> dict[str, Any]:
     return {
         "id": row.id,
@@ -112,6 +128,7 @@ async def create_erasure(rt: Runtime, access: Access, domain: Domain, new: NewEr
     at = utc_now()
     by = access.principal.id
     erasure_id = new_id("ers")
+    phrases = await _phrases(rt, domain, wanted)
     references = [f"{kind}/{key}" for kind, key in wanted]
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
@@ -135,6 +152,7 @@ async def create_erasure(rt: Runtime, access: Access, domain: Domain, new: NewEr
                 "created_at": iso(at),
             },
         )
+        forgotten = await txn.forget_phrases(domain.id, domain.name, phrases)
         row = await txn.get_erasure(erasure_id)
         assert row is not None
         await txn.audit(
@@ -148,6 +166,7 @@ async def create_erasure(rt: Runtime, access: Access, domain: Domain, new: NewEr
                 "attributes": row.attributes,
                 "refs": row.refs,
                 "reason": new.reason,
+                "phrases_forgotten": forgotten,
             },
         )
         return describe_erasure(domain, row)

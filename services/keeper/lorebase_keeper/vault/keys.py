@@ -93,9 +93,17 @@ class Vault:
     def sealer(self) -> Sealer:
         if self._sealer is None:
             try:
-                self._sealer = Sealer.of(self._webhooks)
+                sealer = Sealer.of(self._webhooks)
             except SecretKeyError as exc:
                 raise Problem(409, "encryption_key_required", f"vault values are sealed: {exc}") from None
+            if sealer.current is None:  # webhooks.allow_unsealed_keys does not apply to the vault
+                raise Problem(
+                    409,
+                    "encryption_key_required",
+                    "vault values are sealed under webhooks.encryption_key (a secret:// reference to at "
+                    "least 32 characters); set it to write vault Attributes",
+                )
+            self._sealer = sealer
         return self._sealer
 
     async def writer(self, domain: Domain) -> VaultWriter | None:
