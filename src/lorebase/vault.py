@@ -31,7 +31,9 @@ def is_ref(value: Any) -> bool:
 
 
 def holds_refs(body: bytes) -> bool:
-    return b"$vault" in body or b"vlt_" in body
+    """Whether `body` may hold a ref: every written form of one (JSON, escaped JSON, `str`) names
+    `$vault`."""
+    return b"$vault" in body
 
 
 def refs_in(body: bytes) -> list[str]:
