@@ -211,6 +211,18 @@ def _compile_derivations(
         except DerivationError as exc:
             problems.add(join(join(join(join("kinds", kind.name), "attributes"), name), "derived"), str(exc))
             continue
+        read_vault = [read for read in derivation.reads if kind.attributes[read].vault] + [
+            f"{aggregate.neighbour}.{read}"
+            for aggregate in derivation.aggregates
+            for read in aggregate.reads
+            if (held := kinds[aggregate.neighbour].attributes.get(read)) is not None and held.vault
+        ]
+        if read_vault:
+            problems.add(
+                join(join(join(join("kinds", kind.name), "attributes"), name), "derived"),
+                f"a Derivation cannot read a vault Attribute ({', '.join(read_vault)}): its values are refs",
+            )
+            continue
         derivations[name] = derivation
         # A derived value is as sensitive as what it reads, and tells about the Kinds it counts over.
         tags = set(attribute.sensitivity)
