@@ -4,6 +4,7 @@ delivery still pending at the erasure arrives with `[erased]`."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 import httpx
@@ -108,6 +109,13 @@ async def test_pending_deliveries_read_the_vault_when_sent(crm_feed: tuple[Stack
     assert info.state.messages >= 4
     for seq in range(info.state.first_seq, info.state.last_seq + 1):
         assert SECRET.encode() not in ((await js.get_msg(feed.stream, seq)).data or b"")
+    # The event stream (replayed from the start; a short connection makes the test transport end it).
+    feed.servicer.stream_limits = dataclasses.replace(feed.servicer.stream_limits, max_connection_s=1)
+    stream = await stack.http.get(
+        D + "/branches/main/events", params={"last_event_id": "0"}, headers=stack.admin
+    )
+    assert stream.status_code == 200 and "event: revision" in stream.text, stream.text
+    assert SECRET not in stream.text
     changes = await stack.http.get(D + "/branches/main/changes", headers=stack.admin)
     assert changes.status_code == 200 and SECRET not in changes.text, changes.text
     assert SECRET not in await dump_database(stack)
