@@ -23,6 +23,7 @@ import orjson
 
 from lorebase.ids import iso
 from lorebase.schema import DomainSchema, RenderedEdit, render_edits, validate_values
+from lorebase.vault import is_ref
 
 MASK = "***"
 
@@ -52,7 +53,12 @@ def _revealed_edit(
     stored_values = stored.get("values")
     if attributes is None or not isinstance(stored_values, dict):
         return None
-    values, issues = validate_values(attributes, rendered.values, path="edit.values", partial=True)
+    # A vault value was rendered from its parameter's ref (the invocation keeps refs): it is not
+    # validated, and is revealed when the delivery is sent (lorebase_scribe.webhook_vault).
+    refs = {name: value for name, value in rendered.values.items() if is_ref(value)}
+    plain = {name: value for name, value in rendered.values.items() if name not in refs}
+    values, issues = validate_values(attributes, plain, path="edit.values", partial=True)
+    values.update(refs)
     if issues or set(values) != set(stored_values):
         return None
     out: dict[str, Any] = {}

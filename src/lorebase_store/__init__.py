@@ -22,6 +22,7 @@ from lorebase_store.store import Txn
 from lorebase_store.suggestions import SuggestionRow
 from lorebase_store.tags import TagRow
 from lorebase_store.trace import TraceSessionRow
+from lorebase_store.vault import ErasureRow, VaultEntry
 
 __all__ = [
     "AttemptRow",
@@ -44,6 +45,7 @@ __all__ = [
     "Database",
     "DatabaseTooNew",
     "DomainRow",
+    "ErasureRow",
     "ExtractionRow",
     "GrantRow",
     "HistoryRow",
@@ -65,5 +67,6 @@ __all__ = [
     "SuggestionRow",
     "TagRow",
     "Txn",
+    "VaultEntry",
     "upgrade",
 ]

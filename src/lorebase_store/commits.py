@@ -16,6 +16,7 @@ from sqlalchemy import text
 
 from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.sources import SourcesTxn
+from lorebase_store.vault import VaultTxn
 
 # Parameters: $1 domain_id, $2 branch, then the JSON arrays of CommitRows in _LISTS order.
 _COMMIT = """
@@ -129,12 +130,15 @@ class CommitRows:
     source_syncs: list[dict[str, Any]] = field(default_factory=list)
     # Extraction evidence the commit's provenance names (ExtractionsTxn.write_extractions).
     extractions: list[dict[str, Any]] = field(default_factory=list)
+    # Vault entries the commit's values name by ref (VaultTxn.write_vault_entries).
+    vault_entries: list[dict[str, Any]] = field(default_factory=list)
 
     def extend(self, other: CommitRows) -> None:
         for name in _LISTS:
             getattr(self, name).extend(getattr(other, name))
         self.source_syncs.extend(other.source_syncs)
         self.extractions.extend(other.extractions)
+        self.vault_entries.extend(other.vault_entries)
 
     def compacted(self) -> CommitRows:
         """The rows with one final state per Record and Link.
@@ -264,7 +268,7 @@ def _json(value: Any) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
 
-class CommitsTxn(ExtractionsTxn, SourcesTxn):
+class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
     async def write_commit_rows(self, rows: CommitRows) -> None:
         """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one,
         then the source syncs and extractions of the group."""
@@ -272,6 +276,8 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
             await self.write_source_syncs(rows.domain_id, rows.branch, rows.source_syncs)
         if rows.extractions:
             await self.write_extractions(rows.domain_id, rows.extractions)
+        if rows.vault_entries:
+            await self.write_vault_entries(rows.domain_id, rows.vault_entries)
         if not any(getattr(rows, name) for name in _LISTS):
             return
         rows = rows.compacted()

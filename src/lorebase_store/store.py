@@ -22,6 +22,7 @@ from lorebase_store.statistics import StatisticsTxn
 from lorebase_store.suggestions import SuggestionsTxn
 from lorebase_store.tags import TagsTxn
 from lorebase_store.trace import TraceTxn
+from lorebase_store.vault import VaultTxn
 from lorebase_store.webhooks import WebhooksTxn
 
 
@@ -46,6 +47,7 @@ class Txn(
     SuggestionsTxn,
     TagsTxn,
     TraceTxn,
+    VaultTxn,
     WebhooksTxn,
 ):
     """One transaction of the store (see lorebase_store.db.Database.run_interaction)."""

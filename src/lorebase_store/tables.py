@@ -543,6 +543,46 @@ reconciliation_scans = Table(
     PrimaryKeyConstraint("domain_id", "branch"),
 )
 
+# The vault (migration 0014): values of vault Attributes, sealed, by ref; each Domain's HMAC key
+# for refs (sealed); the erasures that deleted values (lorebase_store.vault).
+vault_keys = Table(
+    "vault_keys",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), primary_key=True),
+    Column("sealed", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+erasures = Table(
+    "erasures",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("seq", BigInteger, Identity(), nullable=False),
+    Column("records", JSONB, nullable=False),
+    Column("attributes", JSONB, nullable=False),
+    Column("refs", Integer, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("erasures_seq", "domain_id", "seq"),
+)
+
+vault_entries = Table(
+    "vault_entries",
+    metadata,
+    Column("ref", Text, primary_key=True),
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("record_key", Text, nullable=False),
+    Column("attribute", Text, nullable=False),
+    Column("sealed", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("erased_at", DateTime(timezone=True)),
+    Column("erasure_id", Text, ForeignKey("erasures.id")),
+    Index("vault_entries_record", "domain_id", "kind", "record_key"),
+)
+
 feed_cursors = Table(
     "feed_cursors",
     metadata,
@@ -557,6 +597,7 @@ __all__ = [
     "branches",
     "conflicts",
     "domains",
+    "erasures",
     "extractions",
     "feed_cursors",
     "grants",
@@ -582,6 +623,8 @@ __all__ = [
     "tags",
     "trace_entries",
     "trace_sessions",
+    "vault_entries",
+    "vault_keys",
     "webhook_deliveries",
     "webhooks",
 ]

@@ -60,6 +60,8 @@ ADMIN = {
     "create_tag",
     "list_tags",
     "get_tag",
+    "create_erasure",
+    "list_erasures",
 }
 READS = {
     "get_record",
@@ -191,6 +193,9 @@ async def test_administration_answers(supply: Stack) -> None:
     await call("create_tag", D + "/tags", json={"name": "answers/v1", "revision": head})
     await call("list_tags", D + "/tags")
     await call("get_tag", D + "/tags/answers/v1")
+    # The supply example has no vault Attribute: an erasure records the request and erases nothing.
+    await call("create_erasure", D + "/erasures", json={"records": ["Supplier/S-1001"], "reason": "answers"})
+    await call("list_erasures", D + "/erasures")
     call.covered(ADMIN)
 
 

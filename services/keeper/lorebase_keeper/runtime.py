@@ -1,6 +1,6 @@
 """What every keeper handler works with: the database, settings, Domains, auth, the committers (of
 graph commits and of memory commands), rate limits, the planner statistics and the work that follows
-a branch's head moving (`moves`)."""
+a branch's head moving (`moves`), and the vault."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from lorebase_keeper.access import Authenticator
 from lorebase_keeper.domains import Domains
 from lorebase_keeper.memory import MemoryCommitter
 from lorebase_keeper.read_cache import ReadCache
+from lorebase_keeper.vault import Vault
 from lorebase_keeper.writes import BranchMoves, Committer, PlannerStatistics
 from lorebase_store import Database
 
@@ -24,6 +25,7 @@ class Runtime:
     auth: Authenticator
     committer: Committer
     memory: MemoryCommitter
+    vault: Vault  # vault keys and sealing (lorebase_keeper.vault)
     limits: RateLimiter | None = None
     statistics: PlannerStatistics | None = None  # refreshed after large imports
     moves: BranchMoves = field(default_factory=BranchMoves)  # work after a head moved (writes/moves.py)
@@ -46,6 +48,7 @@ class Runtime:
                 moves=moves,
             ),
             memory=MemoryCommitter(db, max_group=model.memory.commit.max_group),
+            vault=Vault(db, model.webhooks),
             limits=RateLimiter.of(model.keeper.rate_limits),
             statistics=PlannerStatistics(db),
             moves=moves,

@@ -9,7 +9,8 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
    it is created).
 2. **Re-sealing** (webhook_resealing.py). Up to `batch` signing keys stored unsealed or under a
    previous key are sealed again under the current key.
-3. **Delivery** (webhook_attempts.py, webhook_clearances.py). Due deliveries are sent `concurrency`
+3. **Delivery** (webhook_attempts.py, webhook_clearances.py, webhook_vault.py: vault values read
+   when the delivery is sent). Due deliveries are sent `concurrency`
    at a time; none starts after `pass_timeout_s` (those left wait for the next pass, without
    counting an attempt). An answer 2xx marks the delivery delivered. Anything else counts an
    attempt and schedules the next one after `backoff_initial_s * 2^(attempts-1)` (at most
@@ -42,6 +43,7 @@ from lorebase_scribe.webhook_clearances import cleared_inputs, delivery_document
 from lorebase_scribe.webhook_fan_out import fan_out
 from lorebase_scribe.webhook_resealing import reseal
 from lorebase_scribe.webhook_retention import purge
+from lorebase_scribe.webhook_vault import reveal_delivery
 from lorebase_store.outbox import OutboxEvent
 from lorebase_store.webhooks import DeliveryRow, WebhookRow
 
@@ -100,6 +102,7 @@ async def deliver_pending(
                     dataclasses.replace(settings, max_attempts=0), delivery, gone, clock()
                 )[1]
             document = delivery_document(hook, event, cleared, schemas)
+            document = await reveal_delivery(db, sealer, hook, event, document, schemas)
             sent = await send_attempt(sender, sealer, hook, event, delivery, document)
             return attempt_outcome(settings, delivery, sent, clock())
 

@@ -164,3 +164,45 @@ async def _sessions(client: RestClient, args: argparse.Namespace) -> int:
     answer = await client.get_session(session=args.session)
     emit(args, answer, lambda a: table(a.get("entries", []), ["at", "kind", "call", "status", "text"]))
     return 0
+
+
+# -- erasures ----------------------------------------------------------------------------------------
+
+
+def _erasures_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["list", "create"])
+    parser.add_argument("records", nargs="*", metavar="KIND/KEY", help="create: the Records to erase")
+    parser.add_argument(
+        "--subject",
+        nargs=3,
+        metavar=("KIND", "ATTRIBUTE", "VALUE"),
+        help="create: erase the Records of KIND whose ATTRIBUTE equals VALUE",
+    )
+    parser.add_argument("--reason", default="", help="create: why (required; kept with the erasure)")
+    parser.add_argument("--limit", type=int, default=0, help="list: a page of at most this many")
+    parser.add_argument("--cursor", default="", help="list: the next_cursor of the previous page")
+
+
+@client_command(
+    "erasures", "list erasures, or erase the vault values of Records (docs/erasure.md)", _erasures_arguments
+)
+async def _erasures(client: RestClient, args: argparse.Namespace) -> int:
+    columns = ["id", "records", "attributes", "refs", "by", "at", "reason"]
+    if args.action == "list":
+        answer = await client.list_erasures(domain=args.domain, limit=args.limit, cursor=args.cursor)
+        emit(args, answer, lambda a: table(a.get("erasures", []), columns))
+        return 0
+    if not args.reason:
+        raise Usage("erasures create needs --reason")
+    if bool(args.records) == bool(args.subject):
+        raise Usage(
+            "erasures create needs KIND/KEY Records or --subject KIND ATTRIBUTE VALUE, one of the two"
+        )
+    target: dict[str, Any] = (
+        {"records": args.records}
+        if args.records
+        else {"subject": dict(zip(("kind", "attribute", "value"), args.subject, strict=True))}
+    )
+    answer = await client.create_erasure(domain=args.domain, reason=args.reason, **target)
+    emit(args, answer, _one)
+    return 0

@@ -566,6 +566,8 @@ NOT_IN_HERALD: dict[str, str] = {
     "list_tags": _TAGS,
     "get_tag": _TAGS,
     "delete_tag": _TAGS,
+    "create_erasure": "erasing personal data is a person's legal decision (lorebase erasures), not an agent's",
+    "list_erasures": "erasing personal data is a person's legal decision (lorebase erasures), not an agent's",
     "create_proposal": "lorebase_execute with a task opens the Proposal of the task branch",
     "review_proposal": _REVIEW,
     "merge_proposal": _REVIEW,

@@ -28,6 +28,7 @@ _MEMBERS = (
     "resolvable",
     "sensitivity",
     "derived",
+    "vault",
 )
 _DECIMAL_TYPE = re.compile(r"decimal\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\)")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
@@ -70,6 +71,21 @@ def _read_derived(members: Members, *, derivable: bool) -> str | None:
     return source
 
 
+def _read_vault(members: Members, *, derivable: bool) -> bool:
+    """`vault: true`: the values live in the vault (docs/erasure.md). Kind Attributes only, never
+    unique (a ref differs per Record, so uniqueness cannot be checked) nor derived."""
+    if not members.flag("vault"):
+        return False
+    where = members.at("vault")
+    if not derivable:
+        members.problems.add(where, "only Attributes of Kinds can be vault Attributes")
+        return False
+    for member in ("unique", "derived"):
+        if members.raw(member) not in (None, False):
+            members.problems.add(where, f"a vault Attribute cannot be {member}")
+    return True
+
+
 def _read_attribute(
     name: str, node: Any, path: str, problems: Problems, *, parameter: bool, derivable: bool
 ) -> Attribute:
@@ -101,6 +117,9 @@ def _read_attribute(
                 f"unknown tag {tag!r}; expected one of {', '.join(SENSITIVITIES)}",
             )
     resolvable = members.flag("resolvable", None)
+    vault = _read_vault(members, derivable=derivable)
+    if vault and not sensitivity:
+        sensitivity = ("pii",)  # a vault value is personal data unless the schema tags it otherwise
     attribute = Attribute(
         name=name,
         type=type_,
@@ -118,6 +137,7 @@ def _read_attribute(
         resolvable=resolvable,
         sensitivity=tuple(tag for tag in sensitivity if tag in SENSITIVITIES),
         derived=_read_derived(members, derivable=derivable),
+        vault=vault,
     )
     if parameter and members.has("default") and known:
         try:
@@ -223,6 +243,8 @@ def attribute_document(
         document["default"] = attribute.default
     if derivable:
         document["derived"] = attribute.derived
+    if attribute.vault:
+        document["vault"] = True
     return document
 
 

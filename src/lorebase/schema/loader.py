@@ -159,6 +159,12 @@ def _read_kind(name: str, node: Any, path: str, problems: Problems, traits: dict
     title = members.text("title", None)
     if title is not None and title not in attributes:
         problems.add(members.at("title"), f"{title!r} is not an attribute of {name}")
+    for held in (*key, title):
+        if held is not None and held in attributes and attributes[held].vault:
+            problems.add(
+                join(join(members.at("attributes"), held), "vault"),
+                "a key or title Attribute cannot be a vault Attribute (it names the Record everywhere)",
+            )
     implements = members.words("implements")
     for index, trait_name in enumerate(implements):
         where = join(members.at("implements"), index)
@@ -204,6 +210,18 @@ def _compile_derivations(
             derivation = compile_derivation(attribute.derived, attribute, kind, kinds, relations)
         except DerivationError as exc:
             problems.add(join(join(join(join("kinds", kind.name), "attributes"), name), "derived"), str(exc))
+            continue
+        read_vault = [read for read in derivation.reads if kind.attributes[read].vault] + [
+            f"{aggregate.neighbour}.{read}"
+            for aggregate in derivation.aggregates
+            for read in aggregate.reads
+            if (held := kinds[aggregate.neighbour].attributes.get(read)) is not None and held.vault
+        ]
+        if read_vault:
+            problems.add(
+                join(join(join(join("kinds", kind.name), "attributes"), name), "derived"),
+                f"a Derivation cannot read a vault Attribute ({', '.join(read_vault)}): its values are refs",
+            )
             continue
         derivations[name] = derivation
         # A derived value is as sensitive as what it reads, and tells about the Kinds it counts over.

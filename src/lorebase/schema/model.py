@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class Attribute:
     # see; lorebase_keeper.access.readable).
     reads_kinds: tuple[str, ...] = ()
     reads_relations: tuple[str, ...] = ()
+    # The values live in the vault: stored everywhere as {"$vault": <ref>} (docs/erasure.md).
+    vault: bool = False
 
     @property
     def type_name(self) -> str:
@@ -102,6 +105,11 @@ class Kind:
     stewards: tuple[str, ...] = ()
     attributes: dict[str, Attribute] = field(default_factory=dict)
     derivations: dict[str, Derivation] = field(default_factory=dict)  # derived Attribute -> compiled
+
+    @cached_property
+    def vault(self) -> tuple[str, ...]:
+        """Its vault Attributes (most Kinds have none: their writes pay nothing for the vault)."""
+        return tuple(name for name, attribute in self.attributes.items() if attribute.vault)
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,24 @@ class UpdateBranchRequest(_message.Message):
     body: bytes
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
 
+class CreateErasureRequest(_message.Message):
+    __slots__ = ("domain", "body")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    body: bytes
+    def __init__(self, domain: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class ListErasuresRequest(_message.Message):
+    __slots__ = ("domain", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
 class CreateTagRequest(_message.Message):
     __slots__ = ("domain", "body")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

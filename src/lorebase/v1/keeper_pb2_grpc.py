@@ -125,6 +125,16 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.TagRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.CreateErasure = channel.unary_unary(
+                '/lorebase.v1.Keeper/CreateErasure',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.CreateErasureRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListErasures = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListErasures',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListErasuresRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.CreateProposal = channel.unary_unary(
                 '/lorebase.v1.Keeper/CreateProposal',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.ProposalRequest.SerializeToString,
@@ -433,6 +443,18 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DeleteTag(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateErasure(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListErasures(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -772,6 +794,16 @@ def add_KeeperServicer_to_server(servicer, server):
             'DeleteTag': grpc.unary_unary_rpc_method_handler(
                     servicer.DeleteTag,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.TagRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'CreateErasure': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateErasure,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.CreateErasureRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListErasures': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListErasures,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListErasuresRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'CreateProposal': grpc.unary_unary_rpc_method_handler(
@@ -1460,6 +1492,60 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/DeleteTag',
             lorebase_dot_v1_dot_keeper__pb2.TagRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateErasure(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/CreateErasure',
+            lorebase_dot_v1_dot_keeper__pb2.CreateErasureRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListErasures(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListErasures',
+            lorebase_dot_v1_dot_keeper__pb2.ListErasuresRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

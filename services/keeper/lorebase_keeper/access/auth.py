@@ -31,6 +31,7 @@ ADMIN = REVIEWER | {
     "pii.read",
     "confidential.read",
     "restricted.read",
+    "data.erase",
 }
 ROLES: dict[str, frozenset[str]] = {"viewer": VIEWER, "editor": EDITOR, "reviewer": REVIEWER, "admin": ADMIN}
 

@@ -12,6 +12,7 @@ from lorebase.v1 import keeper_pb2_grpc
 from lorebase_keeper.access import web_sessions
 from lorebase_keeper.api.admin import AdminRpcs
 from lorebase_keeper.api.branches import BranchRpcs
+from lorebase_keeper.api.erasures import ErasureRpcs
 from lorebase_keeper.api.proposals import ProposalRpcs
 from lorebase_keeper.api.reads import ReadRpcs
 from lorebase_keeper.api.reconciliation import ReconciliationRpcs
@@ -27,6 +28,7 @@ from lorebase_keeper.runtime import Runtime
 class KeeperServicer(
     AdminRpcs,
     BranchRpcs,
+    ErasureRpcs,
     ProposalRpcs,
     WriteRpcs,
     SuggestionRpcs,

@@ -19,10 +19,12 @@ from lorebase.contract.decode import body_of
 from lorebase.grpc_problems import problems_as_status
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
+from lorebase.vault import holds_refs
 from lorebase_keeper.access import Access, Principal
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.governance import check_session, record_step
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.vault.reveal import reveal_reply
 
 
 def reply(
@@ -72,6 +74,7 @@ WRITES = frozenset(
         "DeleteBranch",
         "CreateTag",
         "DeleteTag",
+        "CreateErasure",
         "CreateProposal",
         "ReviewProposal",
         "MergeProposal",
@@ -116,6 +119,8 @@ def rpc(method: Handler) -> Handler:
                     await self._trace(
                         context, session, method.__name__, request, answer.status, started, answer.body
                     )
+                if holds_refs(answer.body):  # vault refs, shown as the caller may see them
+                    answer = await self._reveal(context, request, answer)
                 return answer
             except Problem as problem:
                 if session:
@@ -157,6 +162,20 @@ class KeeperRpc:
             latency_ms=(time.perf_counter() - started) * 1000,
             reply_body=body,
         )
+
+    async def _reveal(self, context: grpc.aio.ServicerContext, request: Any, answer: pb.Reply) -> pb.Reply:
+        """The answer with its vault refs revealed for the caller in the Domain the request names
+        (none named: every ref masked)."""
+        domain: Domain | None = None
+        permissions: frozenset[str] = frozenset()
+        name = getattr(request, "domain", "")
+        if isinstance(name, str) and name:
+            domain, access = await self._domain(context, name)
+            branch = getattr(request, "branch", "")
+            permissions = access.permissions(
+                branch if isinstance(branch, str) and branch else domain.default_branch
+            )
+        return await reveal_reply(self.rt, answer, domain=domain, permissions=permissions)
 
     async def _principal(self, context: grpc.aio.ServicerContext) -> Principal:
         metadata = dict(context.invocation_metadata() or ())

@@ -27,6 +27,7 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import ADMIN_PRINCIPAL, Principal
 from lorebase_keeper.governance.sessions import TouchedFilter
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.vault import has_vault
 from lorebase_store import Txn
 
 logger = logging.getLogger("lorebase.keeper.trace")
@@ -81,12 +82,29 @@ def _touched_links(document: Any) -> list[dict[str, str]]:
     return [{"relation": r, "from": f, "to": t} for r, f, t in sorted(found)[:MAX_TOUCHED]]
 
 
-def _request(message: Any) -> dict[str, Any]:
+# Calls whose body may hold vault values (docs/erasure.md): in a Domain with vault Attributes their
+# bodies are not kept, only their size.
+_VALUE_BODIES = frozenset({"Import", "SyncSource", "ExecuteOperation", "CreateErasure"})
+
+
+async def _withheld(rt: Runtime, call: str, request: Any) -> bool:
+    name = getattr(request, "domain", None)
+    if call not in _VALUE_BODIES or not isinstance(name, str) or not name:
+        return False
+    try:
+        return has_vault((await rt.domains.get(name)).schema)
+    except Problem:
+        return False
+
+
+def _request(message: Any, *, withheld: bool = False) -> dict[str, Any]:
     summary = MessageToDict(message, preserving_proto_field_name=True)
     body = getattr(message, "body", None)
     if isinstance(body, bytes) and body:
         summary.pop("body", None)
-        if len(body) <= 16384:
+        if withheld:
+            summary["body"] = {"bytes": len(body), "withheld": "the Domain has vault Attributes"}
+        elif len(body) <= 16384:
             try:
                 summary["body"] = orjson.loads(body)
             except orjson.JSONDecodeError:
@@ -116,7 +134,7 @@ async def record_step(
         links = _touched_links(document) if document is not None else []
         counts: dict[str, int] = {"touched": len(touched), "touched_links": len(links)}
         details: dict[str, Any] = {
-            "request": _request(request),
+            "request": _request(request, withheld=await _withheld(rt, call, request)),
             "touched": touched,
             "touched_links": links,
             "counts": counts,

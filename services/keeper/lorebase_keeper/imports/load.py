@@ -162,6 +162,7 @@ async def load(
         "extraction" if extracted and spec.action == "import" else spec.origin, source, principal.id
     )
     expected = batch.expected_head
+    vault = await rt.vault.writer(domain)
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
         if key is not None:
@@ -178,7 +179,7 @@ async def load(
                 head=head.revision,
                 expected_head=expected,
             )
-        changes = ChangeSet(view, domain.schema)
+        changes = ChangeSet(view, domain.schema, vault=vault)
         by_kind: dict[str, list[str]] = {}
         for kind, rkey, _, _ in records:
             by_kind.setdefault(kind.name, []).append(rkey)
@@ -215,6 +216,8 @@ async def load(
             )
             revision_id = committed.revision.id
             rows.extractions = extracted.rows(revision_id, principal.id, at)
+            if vault is not None:
+                rows.vault_entries = vault.rows()
             new_head = Head(revision_id, committed.revision.generation)
         counts = {
             "records": sum(1 for c in change_list if c.entity == "record"),

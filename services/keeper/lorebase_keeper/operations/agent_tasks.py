@@ -109,6 +109,7 @@ async def execute_task(
         )
     task = normalise_task(domain, request.task) if request.task else None
     p = prepare(access, domain, name, request, target)
+    p.vault = await rt.vault.writer(domain)
     if p.issues and not request.dry_run:
         raise invalid(p.issues)
     target_row = await rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, target))

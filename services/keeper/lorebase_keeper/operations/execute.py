@@ -25,6 +25,7 @@ async def execute(
     if request.task is not None or request.auto_propose:
         return await execute_task(rt, access, domain, name, request, branch)
     p = prepare(access, domain, name, request, branch)
+    p.vault = await rt.vault.writer(domain)
     if p.policy_review and not request.dry_run:  # a dry run runs, and says so (work.py)
         raise review_required(domain, name, branch, "review-policy")
     if p.issues and not request.dry_run:

@@ -19,6 +19,7 @@ from lorebase.schema import Operation, render_edits, validate_parameters, valida
 from lorebase_keeper.access import Access, Principal, Readable
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.vault import VaultWriter
 from lorebase_keeper.writes import idempotency_key, request_digest
 
 
@@ -73,10 +74,16 @@ class Prepared:
     at: datetime
     policy_review: bool  # the Operation's review policy holds for these parameters
     readable: Readable  # what the principal may read on the branch (its answer names nothing else)
+    vault: VaultWriter | None = None  # the refs of its vault values (set by the caller; vault/)
 
     @property
     def name(self) -> str:
         return self.operation.name
+
+    def stored_parameters(self) -> dict[str, Any]:
+        """The parameters as the invocation, the events and the receipt keep them: those whose value
+        went into the vault hold its ref."""
+        return self.parameters if self.vault is None else self.vault.conceal(self.parameters)
 
     def events(self, branch: str) -> list[tuple[str, dict[str, Any]]]:
         return [
@@ -89,7 +96,7 @@ class Prepared:
                     branch,
                     self.invocation_id,
                     self.principal.id,
-                    self.parameters,
+                    self.stored_parameters(),
                     self.edit_docs,
                 ),
             )

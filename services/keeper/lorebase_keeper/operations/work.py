@@ -72,7 +72,7 @@ def make_work(
                 head=head.revision,
                 expected_head=expected,
             )
-        changes = ChangeSet(view, domain.schema, issues=list(p.issues))
+        changes = ChangeSet(view, domain.schema, issues=list(p.issues), vault=p.vault)
         for edit, values, path in p.edits:
             if edit.kind:
                 kind = domain.schema.kinds[edit.kind]
@@ -133,6 +133,8 @@ def make_work(
             revision_id = committed.revision.id
             if extracted is not None:
                 rows.extractions = extracted.rows(revision_id, principal.id, p.at)
+            if p.vault is not None:
+                rows.vault_entries = p.vault.rows()
             new_head = Head(revision_id, committed.revision.generation)
         stamp = iso(p.at)
         rows.invocations.append(
@@ -140,7 +142,7 @@ def make_work(
                 "id": p.invocation_id,
                 "operation": name,
                 "principal": principal.id,
-                "parameters": p.parameters,
+                "parameters": p.stored_parameters(),
                 "revision": revision_id,
                 "created_at": stamp,
             }

@@ -107,6 +107,15 @@ def _resolution(domain: Domain, conflict: ConflictRow, resolution: Resolution) -
         if conflict.name in domain.schema.relations
         else {}
     )
+    held = attributes.get(conflict.attribute)
+    if held is not None and held.vault:  # the resolution would keep the value outside the vault
+        raise Problem(
+            422,
+            "validation-failed",
+            f"{conflict.name}.{conflict.attribute} is a vault Attribute: resolve with ours or theirs, then "
+            "write another value with an Operation",
+            issues=[{"path": "resolution", "rule": "conflict.vault", "message": "ours or theirs"}],
+        )
     values, issues = validate_values(
         attributes,
         {conflict.attribute: None if resolution.value is msgspec.UNSET else resolution.value},

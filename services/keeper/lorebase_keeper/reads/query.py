@@ -50,6 +50,18 @@ class _Checker:
             return None
         return attr
 
+    def comparable(self, attr: Attribute, path: str) -> bool:
+        """A vault Attribute's values are stored as refs (docs/erasure.md): only is_null filters on
+        it; comparing, ordering or grouping would answer about refs, so it is refused."""
+        if attr.vault:
+            self.problem(
+                path,
+                "query.vault",
+                f"{attr.name} is a vault Attribute: its values cannot be compared, ordered or grouped "
+                "on (is_null works); read the Records to see them",
+            )
+        return not attr.vault
+
     def node(self, node: Any, path: str) -> dict[str, Any] | None:
         if not isinstance(node, dict):
             self.problem(
@@ -95,6 +107,8 @@ class _Checker:
                 self.problem(f"{path}.value", "query.value", "is_null takes true or false")
                 return None
             return {"attr": attr.name, "op": op, "value": value}
+        if not self.comparable(attr, path):
+            return None
         if op in ("contains", "prefix"):
             if attr.type not in TEXTUAL or not isinstance(value, str):
                 self.problem(f"{path}.op", "query.op", f"{op} works on text Attributes with a string value")
@@ -171,13 +185,13 @@ async def query_in(txn: Txn, access: Access, domain: Domain, query: QueryBody) -
     order_by = [query.order_by] if isinstance(query.order_by, str) else query.order_by or []
     for i, name in enumerate(order_by):
         attr = checker.attribute(name.lstrip("-"), f"order_by[{i}]")
-        if attr is not None:
+        if attr is not None and checker.comparable(attr, f"order_by[{i}]"):
             order.append(OrderBy(attr.name, name.startswith("-"), attr.type in NUMERIC))
     aggregate = query.aggregate
     group_by = None
     if aggregate is not None and aggregate.group_by is not None:
         attr = checker.attribute(aggregate.group_by, "aggregate.group_by")
-        group_by = attr.name if attr else None
+        group_by = attr.name if attr and checker.comparable(attr, "aggregate.group_by") else None
     page = domain.settings.model.read.query
     limit = page.default_limit if query.limit is None else query.limit
     if not 1 <= limit <= page.max_limit:

@@ -9,12 +9,15 @@ Type-level checks (types, canonical form, patterns, ranges) happen before, on th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lorebase.schema import Kind, Relation
 from lorebase_keeper.writes.derive import materialize
 from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
 from lorebase_store import LinkRow, RecordRow
+
+if TYPE_CHECKING:
+    from lorebase_keeper.vault import VaultWriter
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class ChangeSet(ChangeState):
     issues: list[dict[str, Any]] = field(default_factory=list)
     # Where each upserted Link came from in the request, for the issues of its ends.
     link_paths: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # The refs of vault values (lorebase_keeper.vault); None for a schema without vault Attributes.
+    vault: VaultWriter | None = None
 
     def issue(self, path: str, rule: str, message: str) -> None:
         self.issues.append({"path": path, "rule": rule, "message": message})
@@ -61,6 +66,16 @@ class ChangeSet(ChangeState):
         state = await self._record(kind.name, key)
         if not self._key_matches(kind, key, values, path):
             return
+        if kind.vault:  # vault values are stored as their refs, from here on (docs/erasure.md)
+            if self.vault is None:
+                raise RuntimeError(f"a write of {kind.name} needs its vault writer")
+            vault = self.vault
+            values = {
+                name: vault.ref(kind.name, key, name, value)
+                if name in kind.vault and value is not None
+                else value
+                for name, value in values.items()
+            }
         merged = dict(state.values or {})
         for name, value in values.items():
             if value is None:

@@ -314,9 +314,33 @@ class DataHealth(Answer, kw_only=True):
     relations: list[RelationHealth]
 
 
+class Erasure(Answer, kw_only=True):
+    """An erasure: the Records it named, the vault Attributes (`Kind.attribute`) whose values it
+    deleted, how many vault entries (refs) it erased (0 when they were erased already), who, when, why."""
+
+    id: str
+    domain: str
+    records: list[str]
+    attributes: list[str]
+    refs: Count
+    reason: str
+    by: str
+    at: Timestamp
+
+
+class ErasureList(Answer, kw_only=True):
+    """The erasures of a Domain, newest first."""
+
+    domain: str
+    erasures: list[Erasure]
+    next_cursor: Cursor
+
+
 __all__ = [
     "DataHealth",
     "DiffResult",
+    "Erasure",
+    "ErasureList",
     "Explanation",
     "HistoryPage",
     "Lineage",

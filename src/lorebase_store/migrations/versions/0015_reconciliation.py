@@ -9,13 +9,13 @@ candidate per pair (a partial unique index). `reconciliation_scans` remembers th
 of a branch saw, so a pass over an unchanged branch does nothing.
 
 Revision ID: 0015
-Revises: 0013 (0014 is another change in flight; the lead re-points this on merge)
+Revises: 0014
 """
 
 from alembic import op
 
 revision = "0015"
-down_revision = "0013"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
