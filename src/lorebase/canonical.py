@@ -17,6 +17,8 @@ from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 if TYPE_CHECKING:
     from lorebase.schema.model import Attribute
 
@@ -48,10 +50,35 @@ class ValueProblem(ValueError):
 
 
 def canonical_json(obj: Any) -> bytes:
-    """UTF-8 JSON with sorted keys and no spaces: equal values give equal bytes (and hashes)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
-        "utf-8"
-    )
+    """UTF-8 JSON with sorted keys and no spaces: equal values give equal bytes (and hashes).
+
+    The bytes are those of `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`,
+    which Revision ids and digests have always hashed. orjson writes the same bytes for strings,
+    integers of 64 bits, booleans, null, lists and objects with string members, ten times faster
+    (a 100,000-Record import digests its changes); anything else it could write differently (a
+    float, a subclass, a dataclass, a date) falls back to the standard library."""
+    try:
+        out = orjson.dumps(obj, option=_ORJSON_CANONICAL)
+    except TypeError:  # orjson.JSONEncodeError: a big integer, a member name that is not text...
+        out = None
+    if out is None or b"null" in out or _FLOAT_LIKE.search(out) is not None:
+        out = json.dumps(
+            obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        ).encode("utf-8")
+    return out
+
+
+# orjson may write a float differently from json (`1e-07`, `5e-05`) and writes NaN and infinities
+# as null, which json refuses: a number with a fraction or an exponent (at the start or after `:`,
+# `,` or `[`), or a null, sends the value to json. Text such as "a:1.5" or "null" inside a string
+# matches too, which only costs the slower path.
+_FLOAT_LIKE = re.compile(rb"(?:\A|[:,\[])-?[0-9]+[.eE]")
+_ORJSON_CANONICAL = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
 
 
 def sha256_hex(data: bytes) -> str:

@@ -143,6 +143,8 @@ class CommitRows:
         change, but the materialised rows take only the last state (one statement cannot upsert or
         delete one row twice). `new` stays true only for a row the database does not hold yet.
         """
+        if len(self.revisions) <= 1:  # one commit changes each row once (its change set's rows)
+            return self
         out = CommitRows(self.domain_id, self.branch)
         out.extend(self)
         out.records, out.deleted_records = _final_states(
@@ -260,8 +262,22 @@ _HISTORY_COLUMNS = (
 )
 
 
-def _json(value: Any) -> str | None:
-    return None if value is None else orjson.dumps(value).decode()
+class _Encoded:
+    """JSON text of the documents of a COPY, each encoded once: a Record's values and provenance
+    are the same objects as its history row's `after` and provenance (plan_commit)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[Any, str]] = {}
+
+    def __call__(self, value: Any) -> str | None:
+        if value is None:
+            return None
+        held = self._texts.get(id(value))
+        if held is not None and held[0] is value:
+            return held[1]
+        text = orjson.dumps(value).decode()
+        self._texts[id(value)] = (value, text)  # the value is held, so its id is not reused
+        return text
 
 
 class CommitsTxn(ExtractionsTxn, SourcesTxn):
@@ -293,6 +309,7 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
         raw = await self.conn.get_raw_connection()
         driver: Any = raw.driver_connection
         d, b = rows.domain_id, rows.branch
+        json = _Encoded()
         new_records = [r for r in rows.records if r.get("new")]
         new_links = [r for r in rows.links if r.get("new")]
         if new_records:
@@ -305,8 +322,8 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
                         b,
                         r["kind"],
                         r["key"],
-                        _json(r["values"]),
-                        _json(r["provenance"]),
+                        json(r["values"]),
+                        json(r["provenance"]),
                         r["created_revision"],
                         r["updated_revision"],
                     )
@@ -324,8 +341,8 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
                         r["relation"],
                         r["from_key"],
                         r["to_key"],
-                        _json(r["values"]),
-                        _json(r["provenance"]),
+                        json(r["values"]),
+                        json(r["provenance"]),
                         r["revision"],
                     )
                     for r in new_links
@@ -345,10 +362,10 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
                         h["name"],
                         h["key"],
                         h["change"],
-                        _json(h["attributes"]),
-                        _json(h["before"]),
-                        _json(h["after"]),
-                        _json(h["provenance"]),
+                        json(h["attributes"]),
+                        json(h["before"]),
+                        json(h["after"]),
+                        json(h["provenance"]),
                     )
                     for h in rows.history
                 ],

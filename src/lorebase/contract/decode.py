@@ -112,10 +112,16 @@ def unknown_query(endpoint: Endpoint, names: Any) -> None:
         )
 
 
-def _free_form_fault(value: Any, limit: int) -> tuple[str, str] | None:
+def _free_form_fault(value: Any, limit: int, data: bytes | None = None) -> tuple[str, str] | None:
     """What a decoded body's free-form documents break, if anything: ("depth", "") when they nest
     deeper than `limit`, or ("nul", path) for the first string or member name holding NUL, which
-    PostgreSQL refuses in text and JSON (typed strings are checked by their patterns already)."""
+    PostgreSQL refuses in text and JSON (typed strings are checked by their patterns already).
+
+    With the body's bytes `data`: JSON can only spell NUL as the escape `\\u0000` (a raw NUL byte
+    is malformed), so a body without that escape needs only the depth check, which walks level by
+    level without building paths (a 100,000-Record import: a tenth of the time of the full walk)."""
+    if data is not None and b"\\u0000" not in data:
+        return ("depth", "") if _nests_deeper(value, limit) else None
     stack: list[tuple[Any, int, str]] = [(value, 0, "")]
     while stack:
         item, depth, path = stack.pop()
@@ -136,6 +142,30 @@ def _free_form_fault(value: Any, limit: int) -> tuple[str, str] | None:
             for field in item.__struct_fields__:
                 stack.append((getattr(item, field), depth + 1, f"{path}.{field}" if path else field))
     return None
+
+
+_NESTING = (dict, list, msgspec.Struct)
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether some value inside `value` (depth 0) sits deeper than `limit` (as _free_form_fault
+    counts: a member, an item or a field is one deeper than what holds it)."""
+    nodes = [value]
+    depth = 0
+    while nodes:
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        for item in nodes:
+            if isinstance(item, dict):
+                below.extend(item.values())
+            elif isinstance(item, list):
+                below.extend(item)
+            elif isinstance(item, msgspec.Struct):
+                below.extend(getattr(item, field) for field in item.__struct_fields__)
+        nodes = [item for item in below if isinstance(item, _NESTING)] if depth + 1 <= limit else below
+        depth += 1
+    return False
 
 
 def _issue(prefix: str, error: str) -> dict[str, str]:
@@ -236,7 +266,7 @@ def decode_body(endpoint: Endpoint, data: bytes) -> Any:
         raise Problem(400, "malformed-json", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise Problem(400, "malformed-json", f"the body nests deeper than {MAX_DEPTH} levels") from None
-    fault = _free_form_fault(decoded, MAX_DEPTH) if plan.free_form else None
+    fault = _free_form_fault(decoded, MAX_DEPTH, data) if plan.free_form else None
     if fault is not None:
         kind, path = fault
         if kind == "depth":

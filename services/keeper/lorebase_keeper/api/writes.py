@@ -5,6 +5,7 @@ from __future__ import annotations
 import grpc
 
 from lorebase.contract.writes import Embedding, Execution, ImportBatch, SyncBatch
+from lorebase.event_loop import collection_paused
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import imports, operations
 from lorebase_keeper.api.rpc import KeeperRpc, body_of, reply, rpc
@@ -29,20 +30,22 @@ class WriteRpcs(KeeperRpc):
 
     @rpc
     async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        batch = body_of("import_data", request.body, ImportBatch)
-        domain, access = await self._domain(context, request.domain)
-        outcome = await imports.run_import(self.rt, access, domain, batch, request.idempotency_key)
+        with collection_paused():  # a load's objects live until it commits (lorebase.event_loop)
+            batch = body_of("import_data", request.body, ImportBatch)
+            domain, access = await self._domain(context, request.domain)
+            outcome = await imports.run_import(self.rt, access, domain, batch, request.idempotency_key)
         return reply(
             outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
         )
 
     @rpc
     async def SyncSource(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        batch = body_of("sync_source", request.body, SyncBatch)
-        domain, access = await self._domain(context, request.domain)
-        outcome = await imports.sync_source(
-            self.rt, access, domain, request.source, batch, request.idempotency_key
-        )
+        with collection_paused():
+            batch = body_of("sync_source", request.body, SyncBatch)
+            domain, access = await self._domain(context, request.domain)
+            outcome = await imports.sync_source(
+                self.rt, access, domain, request.source, batch, request.idempotency_key
+            )
         return reply(
             outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
         )
