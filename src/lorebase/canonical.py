@@ -112,6 +112,9 @@ def canonical_value(attr: Attribute, value: Any) -> str | bool | None:
     if kind == "enum":
         return _enum(attr, value)
     if kind == "integer":
+        if type(value) is str and _CANONICAL_INTEGER.fullmatch(value):  # the common case, faster
+            _bounds(attr, int(value))
+            return value
         number = _integer(value)
         _bounds(attr, number)
         return str(number)
@@ -212,6 +215,14 @@ def _bounds(attr: Attribute, number: int | Decimal) -> None:
 
 def _decimal(attr: Attribute, value: Any) -> str:
     precision, scale = attr.precision or 38, attr.scale or 0
+    if (
+        type(value) is str
+        and attr.min is None
+        and attr.max is None
+        and _canonical_decimal(precision, scale).fullmatch(value)
+        and (value[0] != "-" or value.strip("-0."))
+    ):
+        return value  # already canonical (an import's usual value): what the steps below return
     if isinstance(value, bool):
         raise ValueProblem("value.type", f"expected a decimal number, got {_show(value)}")
     if isinstance(value, int | Decimal):
@@ -244,6 +255,19 @@ def _decimal(attr: Attribute, value: Any) -> str:
         exact = abs(exact)  # no "-0.00"
     _bounds(attr, exact)
     return format(exact, "f")
+
+
+# Text that the steps of `canonical_value` would give back unchanged: an integer without sign or
+# leading zeros (18 digits at most), and a decimal with exactly its scale of fraction digits and at
+# most its precision less its scale of integer digits (no "-0", "-0.00": those lose their sign).
+_CANONICAL_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,17}")
+
+
+@lru_cache(maxsize=256)
+def _canonical_decimal(precision: int, scale: int) -> re.Pattern[str]:
+    whole = "0" if precision <= scale else f"0|[1-9][0-9]{{0,{precision - scale - 1}}}"
+    fraction = rf"\.[0-9]{{{scale}}}" if scale else ""
+    return re.compile(rf"-?(?:{whole}){fraction}")
 
 
 def _date(value: Any) -> str:

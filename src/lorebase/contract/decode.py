@@ -144,27 +144,36 @@ def _free_form_fault(value: Any, limit: int, data: bytes | None = None) -> tuple
     return None
 
 
-_NESTING = (dict, list, msgspec.Struct)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _nests_deeper(value: Any, limit: int) -> bool:
     """Whether some value inside `value` (depth 0) sits deeper than `limit` (as _free_form_fault
-    counts: a member, an item or a field is one deeper than what holds it)."""
+    counts: a member, an item or a field is one deeper than what holds it), level by level."""
     nodes = [value]
     depth = 0
     while nodes:
         if depth > limit:
             return True
         below: list[Any] = []
+        add = below.extend
         for item in nodes:
-            if isinstance(item, dict):
-                below.extend(item.values())
+            kind = type(item)
+            if kind is dict:
+                add(item.values())
+            elif kind is list:
+                add(item)
+            elif kind in _SCALARS:
+                pass
+            elif isinstance(item, dict):
+                add(item.values())
             elif isinstance(item, list):
-                below.extend(item)
+                add(item)
             elif isinstance(item, msgspec.Struct):
-                below.extend(getattr(item, field) for field in item.__struct_fields__)
-        nodes = [item for item in below if isinstance(item, _NESTING)] if depth + 1 <= limit else below
+                add(msgspec.structs.astuple(item))
         depth += 1
+        # Scalars end a branch; only at the level past the limit does one count (it is too deep).
+        nodes = below if depth > limit else [item for item in below if type(item) not in _SCALARS]
     return False
 
 
