@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from sqlalchemy import text
 
+from lorebase_store import bulk
 from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.sources import SourcesTxn
 
@@ -232,54 +233,6 @@ _LISTS = (
 )
 
 
-# From this many rows on, new Records, new Links and history rows go in by COPY (imports).
-COPY_THRESHOLD = 2000
-
-_RECORD_COLUMNS = (
-    "domain_id",
-    "branch",
-    "kind",
-    "key",
-    "values",
-    "provenance",
-    "created_revision",
-    "updated_revision",
-)
-_LINK_COLUMNS = ("domain_id", "branch", "relation", "from_key", "to_key", "values", "provenance", "revision")
-_HISTORY_COLUMNS = (
-    "domain_id",
-    "branch",
-    "generation",
-    "revision",
-    "entity",
-    "name",
-    "key",
-    "change",
-    "attributes",
-    "before",
-    "after",
-    "provenance",
-)
-
-
-class _Encoded:
-    """JSON text of the documents of a COPY, each encoded once: a Record's values and provenance
-    are the same objects as its history row's `after` and provenance (plan_commit)."""
-
-    def __init__(self) -> None:
-        self._texts: dict[int, tuple[Any, str]] = {}
-
-    def __call__(self, value: Any) -> str | None:
-        if value is None:
-            return None
-        held = self._texts.get(id(value))
-        if held is not None and held[0] is value:
-            return held[1]
-        text = orjson.dumps(value).decode()
-        self._texts[id(value)] = (value, text)  # the value is held, so its id is not reused
-        return text
-
-
 class CommitsTxn(ExtractionsTxn, SourcesTxn):
     async def write_commit_rows(self, rows: CommitRows) -> None:
         """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one,
@@ -297,7 +250,7 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
             # in progress. Inside the commit statement the order of the two is not defined. The
             # same statement queues the relay's wake-up (sent on commit).
             await self.conn.execute(_TAKE_XID)
-        if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
+        if len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD:
             rows = await self._copy_bulk(rows)
         params: dict[str, Any] = {"domain_id": rows.domain_id, "branch": rows.branch}
         for name in _LISTS:
@@ -305,70 +258,23 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn):
         await self.conn.execute(_COMMIT, params)
 
     async def _copy_bulk(self, rows: CommitRows) -> CommitRows:
-        """COPY the new Records, new Links and the history rows; what is left goes by statement."""
+        """COPY the new Records, new Links and the history rows (bulk.py); what is left goes by
+        statement."""
         raw = await self.conn.get_raw_connection()
         driver: Any = raw.driver_connection
         d, b = rows.domain_id, rows.branch
-        json = _Encoded()
+        json = bulk.Documents()
         new_records = [r for r in rows.records if r.get("new")]
         new_links = [r for r in rows.links if r.get("new")]
         if new_records:
-            await driver.copy_records_to_table(
-                "records",
-                columns=_RECORD_COLUMNS,
-                records=[
-                    (
-                        d,
-                        b,
-                        r["kind"],
-                        r["key"],
-                        json(r["values"]),
-                        json(r["provenance"]),
-                        r["created_revision"],
-                        r["updated_revision"],
-                    )
-                    for r in new_records
-                ],
+            await bulk.copy_rows(
+                driver, "records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, new_records, json)
             )
         if new_links:
-            await driver.copy_records_to_table(
-                "links",
-                columns=_LINK_COLUMNS,
-                records=[
-                    (
-                        d,
-                        b,
-                        r["relation"],
-                        r["from_key"],
-                        r["to_key"],
-                        json(r["values"]),
-                        json(r["provenance"]),
-                        r["revision"],
-                    )
-                    for r in new_links
-                ],
-            )
+            await bulk.copy_rows(driver, "links", bulk.LINK_COLUMNS, bulk.link_rows(d, b, new_links, json))
         if rows.history:
-            await driver.copy_records_to_table(
-                "history",
-                columns=_HISTORY_COLUMNS,
-                records=[
-                    (
-                        d,
-                        b,
-                        h["generation"],
-                        h["revision"],
-                        h["entity"],
-                        h["name"],
-                        h["key"],
-                        h["change"],
-                        json(h["attributes"]),
-                        json(h["before"]),
-                        json(h["after"]),
-                        json(h["provenance"]),
-                    )
-                    for h in rows.history
-                ],
+            await bulk.copy_rows(
+                driver, "history", bulk.HISTORY_COLUMNS, bulk.history_rows(d, b, rows.history, json)
             )
         rest = CommitRows(d, b)
         rest.extend(rows)
