@@ -17,6 +17,8 @@ from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 if TYPE_CHECKING:
     from lorebase.schema.model import Attribute
 
@@ -48,10 +50,47 @@ class ValueProblem(ValueError):
 
 
 def canonical_json(obj: Any) -> bytes:
-    """UTF-8 JSON with sorted keys and no spaces: equal values give equal bytes (and hashes)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
-        "utf-8"
-    )
+    """UTF-8 JSON with sorted keys and no spaces: equal values give equal bytes (and hashes).
+
+    The bytes are those of `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`,
+    which Revision ids and digests have always hashed. orjson writes the same bytes for strings,
+    integers of 64 bits, booleans, null, lists and objects with string members, ten times faster
+    (a 100,000-Record import digests its changes); anything else it could write differently (a
+    float, a subclass, a dataclass, a date) falls back to the standard library."""
+    try:
+        out = orjson.dumps(obj, option=_ORJSON_CANONICAL)
+    except TypeError:  # orjson.JSONEncodeError: a big integer, a member name that is not text...
+        out = None
+    if out is None or _may_differ(out):
+        out = json.dumps(
+            obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        ).encode("utf-8")
+    return out
+
+
+# orjson may write a float differently from json (`1e-07`, `5e-05`), and writes NaN and infinities
+# as null where json refuses them: output with a number holding a fraction or an exponent, or with
+# a null, goes through json instead. With digits and signs deleted and `,` `[` read as `:`, such a
+# number is `:.` or `:e` (or the output starts with one); text such as "a:1.5" or "null" inside a
+# string looks the same, which only costs the slower path. (A regular expression over the output
+# took twice as long as orjson's encoding itself.)
+_NUMBER_MARKS = bytes.maketrans(b",[E", b"::e")
+_DIGITS = b"0123456789+-"
+
+
+def _may_differ(out: bytes) -> bool:
+    if out[:1] in b"0123456789-" or b"null" in out:
+        return True
+    marks = out.translate(_NUMBER_MARKS, _DIGITS)
+    return b":." in marks or b":e" in marks
+
+
+_ORJSON_CANONICAL = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -85,6 +124,9 @@ def canonical_value(attr: Attribute, value: Any) -> str | bool | None:
     if kind == "enum":
         return _enum(attr, value)
     if kind == "integer":
+        if type(value) is str and _CANONICAL_INTEGER.fullmatch(value):  # the common case, faster
+            _bounds(attr, int(value))
+            return value
         number = _integer(value)
         _bounds(attr, number)
         return str(number)
@@ -185,6 +227,14 @@ def _bounds(attr: Attribute, number: int | Decimal) -> None:
 
 def _decimal(attr: Attribute, value: Any) -> str:
     precision, scale = attr.precision or 38, attr.scale or 0
+    if (
+        type(value) is str
+        and attr.min is None
+        and attr.max is None
+        and _canonical_decimal(precision, scale).fullmatch(value)
+        and (value[0] != "-" or value.strip("-0."))
+    ):
+        return value  # already canonical (an import's usual value): what the steps below return
     if isinstance(value, bool):
         raise ValueProblem("value.type", f"expected a decimal number, got {_show(value)}")
     if isinstance(value, int | Decimal):
@@ -217,6 +267,19 @@ def _decimal(attr: Attribute, value: Any) -> str:
         exact = abs(exact)  # no "-0.00"
     _bounds(attr, exact)
     return format(exact, "f")
+
+
+# Text that the steps of `canonical_value` would give back unchanged: an integer without sign or
+# leading zeros (18 digits at most), and a decimal with exactly its scale of fraction digits and at
+# most its precision less its scale of integer digits (no "-0", "-0.00": those lose their sign).
+_CANONICAL_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,17}")
+
+
+@lru_cache(maxsize=256)
+def _canonical_decimal(precision: int, scale: int) -> re.Pattern[str]:
+    whole = "0" if precision <= scale else f"0|[1-9][0-9]{{0,{precision - scale - 1}}}"
+    fraction = rf"\.[0-9]{{{scale}}}" if scale else ""
+    return re.compile(rf"-?(?:{whole}){fraction}")
 
 
 def _date(value: Any) -> str:

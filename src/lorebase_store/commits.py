@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from sqlalchemy import text
 
+from lorebase_store import bulk
 from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.vault import VaultTxn
@@ -147,6 +148,8 @@ class CommitRows:
         change, but the materialised rows take only the last state (one statement cannot upsert or
         delete one row twice). `new` stays true only for a row the database does not hold yet.
         """
+        if len(self.revisions) <= 1:  # one commit changes each row once (its change set's rows)
+            return self
         out = CommitRows(self.domain_id, self.branch)
         out.extend(self)
         out.records, out.deleted_records = _final_states(
@@ -234,40 +237,6 @@ _LISTS = (
 )
 
 
-# From this many rows on, new Records, new Links and history rows go in by COPY (imports).
-COPY_THRESHOLD = 2000
-
-_RECORD_COLUMNS = (
-    "domain_id",
-    "branch",
-    "kind",
-    "key",
-    "values",
-    "provenance",
-    "created_revision",
-    "updated_revision",
-)
-_LINK_COLUMNS = ("domain_id", "branch", "relation", "from_key", "to_key", "values", "provenance", "revision")
-_HISTORY_COLUMNS = (
-    "domain_id",
-    "branch",
-    "generation",
-    "revision",
-    "entity",
-    "name",
-    "key",
-    "change",
-    "attributes",
-    "before",
-    "after",
-    "provenance",
-)
-
-
-def _json(value: Any) -> str | None:
-    return None if value is None else orjson.dumps(value).decode()
-
-
 class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
     async def write_commit_rows(self, rows: CommitRows) -> None:
         """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one,
@@ -289,7 +258,7 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
             # lock (DomainsTxn.lock_branch) did both already; merges written here come this way.
             await self.conn.execute(_TAKE_XID)
             self.outbox_xid_held = True
-        if len(rows.records) + len(rows.links) + len(rows.history) >= COPY_THRESHOLD:
+        if len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD:
             rows = await self._copy_bulk(rows)
         driver = await self.driver()
         await driver.execute(
@@ -300,69 +269,23 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
         )
 
     async def _copy_bulk(self, rows: CommitRows) -> CommitRows:
-        """COPY the new Records, new Links and the history rows; what is left goes by statement."""
+        """COPY the new Records, new Links and the history rows (bulk.py); what is left goes by
+        statement."""
         raw = await self.conn.get_raw_connection()
         driver: Any = raw.driver_connection
         d, b = rows.domain_id, rows.branch
+        json = bulk.Documents()
         new_records = [r for r in rows.records if r.get("new")]
         new_links = [r for r in rows.links if r.get("new")]
         if new_records:
-            await driver.copy_records_to_table(
-                "records",
-                columns=_RECORD_COLUMNS,
-                records=[
-                    (
-                        d,
-                        b,
-                        r["kind"],
-                        r["key"],
-                        _json(r["values"]),
-                        _json(r["provenance"]),
-                        r["created_revision"],
-                        r["updated_revision"],
-                    )
-                    for r in new_records
-                ],
+            await bulk.copy_rows(
+                driver, "records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, new_records, json)
             )
         if new_links:
-            await driver.copy_records_to_table(
-                "links",
-                columns=_LINK_COLUMNS,
-                records=[
-                    (
-                        d,
-                        b,
-                        r["relation"],
-                        r["from_key"],
-                        r["to_key"],
-                        _json(r["values"]),
-                        _json(r["provenance"]),
-                        r["revision"],
-                    )
-                    for r in new_links
-                ],
-            )
+            await bulk.copy_rows(driver, "links", bulk.LINK_COLUMNS, bulk.link_rows(d, b, new_links, json))
         if rows.history:
-            await driver.copy_records_to_table(
-                "history",
-                columns=_HISTORY_COLUMNS,
-                records=[
-                    (
-                        d,
-                        b,
-                        h["generation"],
-                        h["revision"],
-                        h["entity"],
-                        h["name"],
-                        h["key"],
-                        h["change"],
-                        _json(h["attributes"]),
-                        _json(h["before"]),
-                        _json(h["after"]),
-                        _json(h["provenance"]),
-                    )
-                    for h in rows.history
-                ],
+            await bulk.copy_rows(
+                driver, "history", bulk.HISTORY_COLUMNS, bulk.history_rows(d, b, rows.history, json)
             )
         rest = CommitRows(d, b)
         rest.extend(rows)

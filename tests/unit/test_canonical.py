@@ -296,3 +296,63 @@ def test_canonical_json_is_stable(value):
     assert canonical_json(json.loads(encoded)) == encoded
     if isinstance(value, dict):
         assert canonical_json(dict(reversed(list(value.items())))) == encoded
+
+
+def _stdlib_json(value) -> bytes:
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode()
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats()
+    | st.text(alphabet=st.characters(blacklist_categories=("Cs",))),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@for_all(_JSON)
+def test_canonical_json_writes_the_bytes_of_json_dumps(value):
+    """orjson writes where its bytes are json's; floats, NaN, big integers go through json."""
+    try:
+        expected: object = _stdlib_json(value)
+    except ValueError as error:
+        expected = type(error)
+    try:
+        found: object = canonical_json(value)
+    except ValueError as error:
+        found = type(error)
+    assert found == expected
+
+
+@for_all(
+    st.integers(min_value=1, max_value=14),
+    st.integers(min_value=0, max_value=14),
+    st.from_regex(r"-?[0-9]{0,16}(\.[0-9]{0,6})?", fullmatch=True),
+)
+def test_canonical_decimal_and_integer_text_pass_as_the_full_path_would_give_them(precision, scale, given):
+    """The fast path for text already canonical agrees with parsing it (value, or the same problem)."""
+    scale = min(scale, precision)
+
+    def outcome(attribute, parse):
+        try:
+            return parse(attribute, given)
+        except ValueProblem as problem:
+            return (problem.rule, problem.message)
+
+    def slow_decimal(attribute, value):
+        with localcontext():
+            return canonical_value(attribute, Decimal(value)) if value and value not in ("-", ".") else None
+
+    decimal = attr(f"decimal({precision},{scale})")
+    if given.strip("-.") and given not in ("-", "."):
+        fast = outcome(decimal, canonical_value)
+        if not isinstance(fast, tuple):
+            assert fast == outcome(decimal, slow_decimal)
+    integer = attr("integer")
+    if "." not in given and given.strip("-"):
+        assert outcome(integer, canonical_value) == outcome(integer, lambda a, v: canonical_value(a, int(v)))

@@ -5,14 +5,22 @@ from __future__ import annotations
 import grpc
 
 from lorebase.contract.writes import Embedding, Execution, ImportBatch, SyncBatch
+from lorebase.event_loop import collection_paused
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import imports, operations
 from lorebase_keeper.api.rpc import KeeperRpc, body_of, reply, rpc
 from lorebase_keeper.reads import set_embedding
+from lorebase_keeper.writes import Outcome
 
 
 class WriteRpcs(KeeperRpc):
-    """Writes (operations/, imports/; embeddings in reads/)."""
+    """Writes (operations/, imports/; embeddings in reads/).
+
+    A load (an import or a source sync) runs with the cyclic garbage collector held off
+    (lorebase.event_loop): its million objects live until it commits, so a collection meanwhile
+    would walk them for nothing. Its body and rows live in `_import`/`_sync`, so they are freed
+    before the collector runs again and it finds nothing of them.
+    """
 
     @rpc
     async def ExecuteOperation(
@@ -29,22 +37,30 @@ class WriteRpcs(KeeperRpc):
 
     @rpc
     async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        batch = body_of("import_data", request.body, ImportBatch)
-        domain, access = await self._domain(context, request.domain)
-        outcome = await imports.run_import(self.rt, access, domain, batch, request.idempotency_key)
+        with collection_paused():  # see the class docstring
+            outcome = await self._import(request, context)
         return reply(
             outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
         )
 
+    async def _import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> Outcome:
+        batch = body_of("import_data", request.body, ImportBatch)
+        domain, access = await self._domain(context, request.domain)
+        return await imports.run_import(self.rt, access, domain, batch, request.idempotency_key)
+
     @rpc
     async def SyncSource(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        batch = body_of("sync_source", request.body, SyncBatch)
-        domain, access = await self._domain(context, request.domain)
-        outcome = await imports.sync_source(
-            self.rt, access, domain, request.source, batch, request.idempotency_key
-        )
+        with collection_paused():  # see the class docstring
+            outcome = await self._sync(request, context)
         return reply(
             outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
+        )
+
+    async def _sync(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> Outcome:
+        batch = body_of("sync_source", request.body, SyncBatch)
+        domain, access = await self._domain(context, request.domain)
+        return await imports.sync_source(
+            self.rt, access, domain, request.source, batch, request.idempotency_key
         )
 
     @rpc

@@ -94,6 +94,9 @@ def collect(batch: Batch, records: list[Any]) -> tuple[Extracted, list[dict[str,
     extracted = Extracted()
     issues: list[dict[str, Any]] = []
     default = getattr(batch, "extraction", None)
+    items = batch.records or ()
+    if default is None and not any(item.extraction is not None or item.evidence for item in items):
+        return extracted, issues  # no evidence: nothing to walk per value (most imports)
 
     def named(evidence: Evidence, path: str) -> str | None:
         problem = span_problem(evidence.span)
@@ -106,7 +109,7 @@ def collect(batch: Batch, records: list[Any]) -> tuple[Extracted, list[dict[str,
         return found
 
     default_id = named(default, "extraction") if default is not None else None
-    for item, (kind, key, values, path) in zip(batch.records or (), records, strict=True):
+    for item, (kind, key, values, path) in zip(items, records, strict=True):
         own = named(item.extraction, f"{path}.extraction") if item.extraction is not None else None
         ids: dict[str, str] = {}
         for name in values:

@@ -269,20 +269,24 @@ def plan_commit(
     return Committed(revision, changes)
 
 
+_NOTES = ("$via", "$evidence")
+
+
 def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
     """Name `stamp` as the Revision behind each changed value; what the provenance said of the old
     values (`$via`: the merge that brought one; `$evidence`: its extraction) goes with them."""
-    notes = {note: dict(provenance.get(note) or {}) for note in ("$via", "$evidence")}
+    notes = {note: dict(provenance[note]) for note in _NOTES if provenance.get(note)}
+    after = change.after
     for name in change.attributes:
         for held in notes.values():
             held.pop(name, None)
-        if change.after is not None and name in change.after:
+        if after is not None and name in after:
             provenance[name] = stamp
         else:
             provenance.pop(name, None)
-    for note, held in notes.items():
-        if held:
-            provenance[note] = held
+    for note in _NOTES:
+        if notes.get(note):
+            provenance[note] = notes[note]
         else:
             provenance.pop(note, None)
 
@@ -385,7 +389,7 @@ async def _commit_group(
     head = Head(branch.head, branch.generation)
     merged = CommitRows(domain_id, branch_name)
     outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
-    for pending in batch:
+    for index, pending in enumerate(batch):
         # A work reads and checks through the view and only plans its writes: a Problem it raises
         # leaves nothing behind, and the group writes every planned commit in one statement.
         pending.revisions = 0
@@ -398,7 +402,8 @@ async def _commit_group(
             continue
         if rows is not None:
             merged.extend(rows)
-            remember(view, rows)
+            if index < len(batch) - 1:  # only the commits after it read the view
+                remember(view, rows)
             pending.revisions = len(rows.revisions)
         head = new_head
         outcomes.append((pending, result, None))

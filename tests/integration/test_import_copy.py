@@ -1,0 +1,149 @@
+"""Imports through COPY (lorebase_store.bulk): the edges of the bulk path. A key given twice in one
+batch, a refused import that leaves nothing behind, evidence shared by thousands of Records stored
+once, and text that COPY must carry exactly (tabs, newlines, backslashes, quotes, non-ASCII)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import text
+
+from lorebase_store.bulk import COPY_THRESHOLD
+from tests.integration.conftest import Stack
+from tests.integration.test_extractions import evidence
+
+SCHEMA = {
+    "kinds": {
+        "Item": {
+            "key": ["sku"],
+            "title": "name",
+            "attributes": {
+                "sku": {"type": "string", "required": True},
+                "name": {"type": "string"},
+                "qty": {"type": "integer", "min": 0},
+                "price": {"type": "decimal(10,2)"},
+                "code": {"type": "string", "unique": True},
+            },
+        }
+    }
+}
+COUNT = COPY_THRESHOLD + 500  # past the threshold: records and history go in by COPY
+TABLES = ("revisions", "records", "history", "outbox", "audit_log", "extractions")
+
+
+async def domain(stack: Stack, name: str = "bulk") -> None:
+    created = await stack.http.post(
+        "/api/v1/domains", json={"name": name, "schema": SCHEMA}, headers=stack.admin
+    )
+    assert created.status_code == 201, created.text
+
+
+def items(count: int = COUNT) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": "Item",
+            "values": {
+                "sku": f"I{i:05d}",
+                "name": f"Item {i}",
+                "qty": i,
+                "price": f"{i}.50",
+                "code": f"C{i}",
+            },
+        }
+        for i in range(count)
+    ]
+
+
+async def load(stack: Stack, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
+    response = await stack.http.post("/api/v1/domains/bulk/imports", json=body, headers=stack.admin)
+    assert response.status_code == status, response.text[:500]
+    return dict(response.json())
+
+
+async def counts(stack: Stack) -> dict[str, int]:
+    return {table: await stack.count(table) for table in TABLES}
+
+
+async def test_a_key_given_twice_in_one_batch_is_one_record_with_the_later_values(stack: Stack) -> None:
+    await domain(stack)
+    records = items()
+    records.append({"kind": "Item", "values": {"sku": "I00007", "name": "Seven again", "qty": "70"}})
+    answer = await load(stack, {"source": "erp", "records": records})
+    assert answer["received"] == {"records": COUNT + 1, "links": 0}
+    assert answer["changed"] == {"records": COUNT, "links": 0}
+    assert await stack.count("records") == COUNT and await stack.count("history") == COUNT
+    seven = await stack.http.get("/api/v1/domains/bulk/kinds/Item/records/I00007", headers=stack.admin)
+    # The later item wins where it gives a value; the earlier one's other values stay.
+    assert seven.json()["values"] == {
+        "sku": "I00007",
+        "name": "Seven again",
+        "qty": "70",
+        "price": "7.50",
+        "code": "C7",
+    }
+    async with stack.rt.db.engine.connect() as conn:
+        history = (await conn.execute(text("SELECT change, after FROM history WHERE key = 'I00007'"))).all()
+    assert [(row.change, row.after["name"]) for row in history] == [("created", "Seven again")]
+
+
+async def test_a_refused_large_import_changes_nothing(stack: Stack) -> None:
+    await domain(stack)
+    await load(stack, {"source": "erp", "records": items(10)})
+    before = await counts(stack)
+    # Valid item by item; two of them share a unique code, which only the change set sees.
+    records = items()
+    records[-1]["values"]["code"] = "C3"
+    refused = await load(stack, {"source": "erp", "records": records}, status=422)
+    assert any(issue["rule"] == "value.unique" for issue in refused["issues"])
+    # The same with evidence: nothing of it is stored either.
+    refused = await load(
+        stack, {"source": "erp", "records": records, "extraction": evidence("item list")}, status=422
+    )
+    assert await counts(stack) == before
+
+
+async def test_evidence_shared_by_a_large_import_is_stored_once(stack: Stack) -> None:
+    await domain(stack)
+    shared = evidence("the price list")
+    own = evidence("row 5 of the price list")
+    records = items()
+    records[5]["extraction"] = own
+    answer = await load(stack, {"source": "prices", "records": records, "extraction": shared})
+    assert answer["changed"]["records"] == COUNT
+    assert await stack.count("extractions") == 2
+    async with stack.rt.db.engine.connect() as conn:
+        named = (
+            await conn.execute(
+                text(
+                    "SELECT count(DISTINCT provenance->'$evidence'->>'price') AS n,"
+                    " count(*) FILTER (WHERE provenance->'$evidence'->>'name' IS NULL) AS missing"
+                    " FROM records"
+                )
+            )
+        ).one()
+        origin = (await conn.execute(text("SELECT origin FROM revisions"))).scalar_one()
+    assert (named.n, named.missing) == (2, 0)
+    assert origin == {"type": "extraction", "ref": "prices"}
+
+
+async def test_copy_carries_text_exactly(stack: Stack) -> None:
+    await domain(stack)
+    odd = ["tab\there", "line\nbreak", "carriage\rreturn", "back\\slash", 'quote"d', "zażółć 😀", "\\N"]
+    records = items()
+    for index, word in enumerate(odd):
+        records[index]["values"]["name"] = word
+        records[index]["values"]["sku"] = f"K{index}-{word}"
+    answer = await load(stack, {"source": "erp", "records": records})
+    assert answer["changed"]["records"] == COUNT
+    async with stack.rt.db.engine.connect() as conn:
+        rows = (
+            await conn.execute(
+                text("SELECT key, values FROM records WHERE key LIKE 'K%' ORDER BY key"),
+            )
+        ).all()
+        after = (
+            await conn.execute(text("SELECT key, after FROM history WHERE key LIKE 'K%' ORDER BY key"))
+        ).all()
+    expected = sorted((f"K{index}-{word}", word) for index, word in enumerate(odd))
+    assert [(row.key, row.values["name"]) for row in rows] == expected
+    assert [(row.key, row.after["name"]) for row in after] == expected
