@@ -102,7 +102,7 @@ async def test_pending_deliveries_read_the_vault_when_sent(crm_feed: tuple[Stack
     async with stack.rt.db.engine.connect() as conn:
         events = [r[0] for r in await conn.execute(text("select event from outbox"))]
     assert events and all(SECRET not in orjson.dumps(e).decode() for e in events)
-    relay = Relay(stack.rt.db, feed.nc.jetstream(), prefix=feed.prefix)
+    relay = Relay(stack.rt.db, feed.nc.jetstream(), subjects=feed.subjects)
     await drain(stack, relay)
     js = feed.nc.jetstream()
     info = await js.stream_info(feed.stream)
