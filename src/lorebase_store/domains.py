@@ -123,6 +123,10 @@ _BRANCH_FIELDS = (
 )
 
 
+_GET_BRANCH = f"SELECT {', '.join(_BRANCH_FIELDS)} FROM branches WHERE domain_id = $1 AND name = $2"
+_GET_BRANCH_FOR_UPDATE = _GET_BRANCH + " FOR UPDATE"
+
+
 class DomainsTxn(TxnBase):
     async def get_domain(self, name: str) -> DomainRow | None:
         row = (await self.conn.execute(select(domains).where(domains.c.name == name))).first()
@@ -162,11 +166,11 @@ class DomainsTxn(TxnBase):
         return None if row is None else _domain(row)
 
     async def get_branch(self, domain_id: int, name: str, *, for_update: bool = False) -> BranchRow | None:
-        stmt = select(branches).where(branches.c.domain_id == domain_id, branches.c.name == name)
-        if for_update:
-            stmt = stmt.with_for_update()
-        row = (await self.conn.execute(stmt)).first()
-        return None if row is None else _branch(row)
+        """A branch row (locked with `for_update`). Every read looks its branch up first: the
+        statement goes to the driver, prepared once per connection (TxnBase.driver)."""
+        driver = await self.driver()
+        row = await driver.fetchrow(_GET_BRANCH_FOR_UPDATE if for_update else _GET_BRANCH, domain_id, name)
+        return None if row is None else _branch_record(row)
 
     async def lock_branch(
         self, domain_id: int, name: str, wanted: list[tuple[str, str]]

@@ -24,6 +24,12 @@ class KindStatistics:
     missing: dict[str, int]
 
 
+_GET_STATISTICS = """
+SELECT kind, revision, records, missing FROM statistics
+ WHERE domain_id = $1 AND branch = $2 AND kind = ANY(CAST($3 AS text[]))
+"""
+
+
 class StatisticsTxn(TxnBase):
     async def value_counts(
         self,
@@ -132,14 +138,14 @@ class StatisticsTxn(TxnBase):
     async def get_statistics(
         self, domain_id: int, branch: str, kinds: list[str]
     ) -> dict[str, KindStatistics]:
-        rows = await self.conn.execute(
-            select(statistics).where(
-                statistics.c.domain_id == domain_id,
-                statistics.c.branch == branch,
-                statistics.c.kind.in_(kinds),
-            )
-        )
-        return {r.kind: KindStatistics(r.kind, r.revision, int(r.records), dict(r.missing)) for r in rows}
+        """The counted statistics of these Kinds (the coverage of every query and resolve): through
+        the driver, prepared once per connection (TxnBase.driver)."""
+        driver = await self.driver()
+        rows = await driver.fetch(_GET_STATISTICS, domain_id, branch, kinds)
+        return {
+            r["kind"]: KindStatistics(r["kind"], r["revision"], int(r["records"]), dict(r["missing"]))
+            for r in rows
+        }
 
 
 __all__ = ["KindStatistics", "StatisticsTxn"]

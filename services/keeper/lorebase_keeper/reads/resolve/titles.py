@@ -106,6 +106,8 @@ def _match(run: list[str], titles: Titles, limits: ResolveLimits) -> tuple[list[
     if not spelled:
         return None
     sets = sorted((titles.words[w] for w in spelled), key=len)
+    if len(sets) == 1 and len(run) == 1 and len(sets[0]) > TITLE_SCAN:
+        return None  # a common word, not a name (what the scan below finds, without scanning)
     # the titles holding every word, the rarest word's first (no intersection of large sets is made)
     holding: Iterable[str] = (t for t in sets[0] if all(t in other for other in sets[1:]))
     words, edits = list(run), 0
