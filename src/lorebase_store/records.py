@@ -59,29 +59,23 @@ def _any(name: str) -> Any:
 # AND key = ANY(keys)` is one index range whatever the table's statistics say (a join with
 # unnest(kinds, keys) scanned the whole branch right after an import, before ANALYZE). The few
 # rows of another requested Kind that share a key are dropped by the caller.
-_OF_REFS = (
-    records.c.domain_id == bindparam("domain_id"),
-    records.c.branch == bindparam("branch"),
-    records.c.kind == _any("kinds"),
-    records.c.key == _any("keys"),
-)
-_RECORDS_OF = select(records).where(*_OF_REFS)
-_VALUES_OF = select(records.c.kind, records.c.key, records.c["values"]).where(*_OF_REFS)
+_OF_REFS = """
+  FROM records
+ WHERE domain_id = $1 AND branch = $2 AND kind = ANY(CAST($3 AS text[])) AND key = ANY(CAST($4 AS text[]))
+"""
+_RECORDS_OF = 'SELECT kind, key, "values", provenance, created_revision, updated_revision' + _OF_REFS
+_VALUES_OF = 'SELECT kind, key, "values"' + _OF_REFS
 # Links of several Relations from given keys (forward) and to given keys (inverse), the same way.
-_LINKS_OF_KEYS = union_all(
-    select(links, literal("forward").label("direction")).where(
-        links.c.domain_id == bindparam("domain_id"),
-        links.c.branch == bindparam("branch"),
-        links.c.relation == _any("forward_relations"),
-        links.c.from_key == _any("forward_keys"),
-    ),
-    select(links, literal("inverse").label("direction")).where(
-        links.c.domain_id == bindparam("domain_id"),
-        links.c.branch == bindparam("branch"),
-        links.c.relation == _any("inverse_relations"),
-        links.c.to_key == _any("inverse_keys"),
-    ),
-)
+_LINK_COLUMNS = 'relation, from_key, to_key, "values", provenance, revision'
+_LINKS_OF_KEYS = f"""
+SELECT 'forward' AS direction, {_LINK_COLUMNS} FROM links
+ WHERE domain_id = $1 AND branch = $2
+   AND relation = ANY(CAST($3 AS text[])) AND from_key = ANY(CAST($4 AS text[]))
+UNION ALL
+SELECT 'inverse', {_LINK_COLUMNS} FROM links
+ WHERE domain_id = $1 AND branch = $2
+   AND relation = ANY(CAST($5 AS text[])) AND to_key = ANY(CAST($6 AS text[]))
+"""
 
 
 def _record(row: Any) -> RecordRow:
@@ -116,7 +110,11 @@ class RecordsTxn(TxnBase):
         """The Records of these (Kind, key) pairs, of any Kinds, in one statement."""
         wanted = set(refs)
         rows = await self._of_refs(_RECORDS_OF, domain_id, branch, wanted)
-        return {(row.kind, row.key): _record(row) for row in rows if (row.kind, row.key) in wanted}
+        return {
+            (row["kind"], row["key"]): RecordRow(*row.values())
+            for row in rows
+            if (row["kind"], row["key"]) in wanted
+        }
 
     async def values_of(
         self, domain_id: int, branch: str, refs: list[tuple[str, str]]
@@ -124,18 +122,17 @@ class RecordsTxn(TxnBase):
         """Only the values of these Records (no provenance to decode), in one statement."""
         wanted = set(refs)
         rows = await self._of_refs(_VALUES_OF, domain_id, branch, wanted)
-        return {(row.kind, row.key): row.values for row in rows if (row.kind, row.key) in wanted}
+        return {(kind, key): values for kind, key, values in rows if (kind, key) in wanted}
 
-    async def _of_refs(self, stmt: Any, domain_id: int, branch: str, refs: set[tuple[str, str]]) -> Any:
+    async def _of_refs(self, sql: str, domain_id: int, branch: str, refs: set[tuple[str, str]]) -> Any:
+        """Rows of `sql` (_RECORDS_OF or _VALUES_OF) for these refs: through the driver, prepared
+        once per connection (every neighbourhood and context pack reads its Records so)."""
         if not refs:
             return []
-        params = {
-            "domain_id": domain_id,
-            "branch": branch,
-            "kinds": sorted({kind for kind, _ in refs}),
-            "keys": sorted({key for _, key in refs}),
-        }
-        return await self.conn.execute(stmt, params)
+        kinds = sorted({kind for kind, _ in refs})
+        keys = sorted({key for _, key in refs})
+        driver = await self.driver()
+        return await driver.fetch(sql, domain_id, branch, kinds, keys)
 
     async def record_at_head(
         self, domain_id: int, branch: str, kind: str, key: str
@@ -311,19 +308,22 @@ class RecordsTxn(TxnBase):
         if not forward and not inverse:
             return []
         wanted = {"forward": set(forward), "inverse": set(inverse)}
-        params = {
-            "domain_id": domain_id,
-            "branch": branch,
-            "forward_relations": sorted({relation for relation, _ in forward}),
-            "forward_keys": sorted({key for _, key in forward}),
-            "inverse_relations": sorted({relation for relation, _ in inverse}),
-            "inverse_keys": sorted({key for _, key in inverse}),
-        }
+        driver = await self.driver()
+        rows = await driver.fetch(
+            _LINKS_OF_KEYS,
+            domain_id,
+            branch,
+            sorted({relation for relation, _ in forward}),
+            sorted({key for _, key in forward}),
+            sorted({relation for relation, _ in inverse}),
+            sorted({key for _, key in inverse}),
+        )
         out = []
-        for row in await self.conn.execute(_LINKS_OF_KEYS, params):
-            anchor = row.from_key if row.direction == "forward" else row.to_key
-            if (row.relation, anchor) in wanted[row.direction]:
-                out.append((row.direction, _link(row)))
+        for direction, *columns in rows:
+            link = LinkRow(*columns)
+            anchor = link.from_key if direction == "forward" else link.to_key
+            if (link.relation, anchor) in wanted[direction]:
+                out.append((direction, link))
         return out
 
     async def link_counts(

@@ -155,6 +155,12 @@ def snapshot_of(
     )
 
 
+_GET_REVISIONS = """
+SELECT id, branch, generation, parents, author, message, origin, stats, created_at
+  FROM revisions WHERE domain_id = $1 AND id = ANY(CAST($2 AS text[]))
+"""
+
+
 class RevisionsTxn(TxnBase):
     async def get_revision(self, domain_id: int, revision_id: str) -> RevisionRow | None:
         row = (
@@ -167,10 +173,9 @@ class RevisionsTxn(TxnBase):
     async def get_revisions(self, domain_id: int, ids: list[str]) -> dict[str, RevisionRow]:
         if not ids:
             return {}
-        rows = await self.conn.execute(
-            select(revisions).where(revisions.c.domain_id == domain_id, revisions.c.id.in_(sorted(set(ids))))
-        )
-        return {row.id: _revision(row) for row in rows}
+        driver = await self.driver()  # every lineage and context pack asks: prepared once per connection
+        rows = await driver.fetch(_GET_REVISIONS, domain_id, sorted(set(ids)))
+        return {row["id"]: RevisionRow(*row.values()) for row in rows}
 
     async def first_parent_revisions(
         self,
