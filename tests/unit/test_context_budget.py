@@ -9,7 +9,13 @@ from typing import Any
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lorebase_keeper.context.budget import Budget, fit, pack_markdown, render_markdown_section
+from lorebase_keeper.context.budget import (
+    Budget,
+    _trim_neighbors,
+    fit,
+    pack_markdown,
+    render_markdown_section,
+)
 
 ORDER = [
     "lineage",
@@ -199,3 +205,29 @@ def test_a_fitted_pack_fits_unless_its_seeds_do_not(near: int, far: int, limit: 
         assert budget.used <= limit, "whatever can be trimmed is, until the pack fits"
     assert p["seeds"] == pack(near, far)["seeds"]
     assert budget.trimmed == [step for step in ORDER if step in budget.trimmed]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([1, 2, 3]), st.booleans()), max_size=40),
+    st.sampled_from(["far_neighbor_values", "far_neighbors", "near_neighbor_values", "near_neighbors"]),
+    st.integers(min_value=1, max_value=50),
+)
+def test_a_batch_of_neighbour_trims_is_that_many_single_trims(
+    shape: list[tuple[int, bool]], step: str, count: int
+) -> None:
+    """fit trims neighbours in batches, in one pass: the pack left is the one `count` trims of one
+    neighbour each would leave (the same neighbours emptied or dropped, in the same order)."""
+    neighbors = sorted(
+        (
+            {"ref": f"Part/P-{i:02d}", "title": "t", "depth": depth, "values": {"a": "v"} if shown else {}}
+            for i, (depth, shown) in enumerate(shape)
+        ),
+        key=lambda n: (n["depth"], n["ref"]),
+    )
+    batched, single = {"neighbors": copy.deepcopy(neighbors)}, {"neighbors": copy.deepcopy(neighbors)}
+    dropped_batched: set[str] = set()
+    dropped_single: set[str] = set()
+    done = _trim_neighbors(step, batched, count, dropped_batched)
+    singles = sum(_trim_neighbors(step, single, 1, dropped_single) for _ in range(count))
+    assert (done, batched, dropped_batched) == (singles, single, dropped_single)

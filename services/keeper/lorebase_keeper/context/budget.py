@@ -144,39 +144,51 @@ def _drop_links_of(pack: dict[str, Any], refs: set[str]) -> None:
             del pack["links"][relation]
 
 
-def _last_neighbor(pack: dict[str, Any], near: bool, with_values: bool) -> dict[str, Any] | None:
-    """The last neighbour at depth 1 (near) or deeper, optionally one that still shows values."""
-    for neighbor in reversed(pack["neighbors"]):
-        if (neighbor["depth"] == 1) == near and (not with_values or neighbor.get("values")):
-            return neighbor
-    return None
+_NEIGHBOR_STEPS = {
+    "far_neighbor_values": (False, True),
+    "far_neighbors": (False, False),
+    "near_neighbor_values": (True, True),
+    "near_neighbors": (True, False),
+}
 
 
-def _trim_one(step: str, pack: dict[str, Any], dropped: set[str]) -> list[str] | None:
-    """Remove the smallest unit `step` can; the sections it touched, or None when it has nothing left.
-    A neighbour removed is added to `dropped`: the caller removes its Links."""
+def _trim_neighbors(step: str, pack: dict[str, Any], count: int, dropped: set[str]) -> int:
+    """Trim `count` neighbours for a neighbour step in one pass from the end, as `count` single
+    trims would: `*_values` empties the values of the last neighbours at depth 1 (near) or deeper
+    that still show values; the others remove the last neighbours at that depth (added to
+    `dropped`: the caller removes their Links). Neighbours are in (depth, ref) order. How many."""
+    near, values_only = _NEIGHBOR_STEPS[step]
+    neighbors = pack["neighbors"]
+    done = 0
+    victims: set[int] = set()
+    for index in range(len(neighbors) - 1, -1, -1):
+        if done == count:
+            break
+        neighbor = neighbors[index]
+        if (neighbor["depth"] == 1) != near:
+            continue
+        if values_only:
+            if neighbor.get("values"):
+                neighbor["values"] = {}
+                done += 1
+        else:
+            victims.add(index)
+            dropped.add(neighbor["ref"])
+            done += 1
+    if victims:
+        pack["neighbors"] = [n for i, n in enumerate(neighbors) if i not in victims]
+    return done
+
+
+def _trim_one(step: str, pack: dict[str, Any]) -> list[str] | None:
+    """Remove the smallest unit a history or schema step can; the sections it touched, or None when
+    it has nothing left (neighbour steps: _trim_neighbors)."""
     if step == "lineage" and pack.get("lineage"):
         pack["lineage"].pop()
         return ["lineage"]
     if step == "recent_changes" and pack.get("recent_changes"):
         pack["recent_changes"].pop()  # newest first: the oldest is last
         return ["recent_changes"]
-    for near, values_step, whole_step in (
-        (False, "far_neighbor_values", "far_neighbors"),
-        (True, "near_neighbor_values", "near_neighbors"),
-    ):
-        if step == values_step:
-            shown = _last_neighbor(pack, near, with_values=True)
-            if shown is not None:
-                shown["values"] = {}
-                return ["neighbors"]
-        if step == whole_step:
-            # Neighbours are in (depth, ref) order: the deepest, last first.
-            victim = _last_neighbor(pack, near, with_values=False)
-            if victim is not None:
-                pack["neighbors"].remove(victim)
-                dropped.add(victim["ref"])
-                return ["neighbors", "links"]
     schema = pack.get("schema") or {}
     if step == "schema_descriptions":
         for entry in reversed(schema.get("relations", []) + schema.get("kinds", [])):
@@ -240,12 +252,16 @@ def fit(
             removed = 0
             touched: set[str] = set()
             dropped: set[str] = set()
-            for _ in range(batch):
-                sections = _trim_one(step, pack, dropped)
-                if sections is None:
-                    break
-                removed += 1
-                touched.update(sections)
+            if step in _NEIGHBOR_STEPS:
+                removed = _trim_neighbors(step, pack, batch, dropped)
+                touched = {"neighbors", "links"} if dropped else {"neighbors"} if removed else set()
+            else:
+                for _ in range(batch):
+                    sections = _trim_one(step, pack)
+                    if sections is None:
+                        break
+                    removed += 1
+                    touched.update(sections)
             if dropped:
                 _drop_links_of(pack, dropped)
             if not removed:
