@@ -97,6 +97,9 @@ class Endpoint:
     success: int = 200
     problems: tuple[int, ...] = ()  # besides the common ones (lorebase.contract.problems)
     etag: bool = False  # a cacheable read: ETag, If-None-Match, 304
+    # A read of one Revision the gateway may answer from its own cache, without asking keeper, when
+    # the client opts into bounded staleness (Cache-Control: max-stale; lorebase_gateway.read_cache).
+    read_cache: bool = False
     body_limit: str = "http.max_body_bytes"  # the setting that bounds its body
     bulk: bool = False  # the call gets services.bulk_deadline_s
     no_store: bool = False  # Cache-Control: no-store (memory)
