@@ -78,13 +78,37 @@ async def test_a_read_naming_its_own_write_sees_it_even_with_an_older_entry(supp
     assert after.headers["Lorebase-Cache"] == "miss"
     assert after.json()["values"]["risk_score"] == "44" and after.json()["revision"] == revision
     # The fresh answer replaced the entry: the next read naming that Revision is a hit, and so is
-    # one naming nothing; one naming the older Revision is a miss (no order is known between ids).
+    # one naming nothing, and one naming the older Revision (keeper said where both stand).
     hits = cache.hits
     assert (await supply.http.get(RECORD, headers=seen)).headers["Lorebase-Cache"] == "hit"
     latest = await supply.http.get(RECORD, headers={**supply.admin, **STALE})
-    assert latest.json()["revision"] == revision and cache.hits == hits + 2
+    assert latest.json()["revision"] == revision
     older = {**supply.admin, **STALE, "Lorebase-Min-Revision": before.headers["Lorebase-Revision"]}
     assert (await supply.http.get(RECORD, headers=older)).json()["revision"] == revision
+    assert cache.hits == hits + 3
+    assert "lorebase-read-order" not in latest.headers and "lorebase-read-order" not in after.headers
+
+
+async def test_a_client_naming_its_write_is_served_later_heads_once_their_order_is_known(
+    supply: Stack,
+) -> None:
+    cache = _cache(supply)
+    mine = await _raise_risk(supply, 61)
+    theirs = await _raise_risk(supply, 62)  # another writer moves the head on before the read
+    seen = {**supply.admin, **STALE, "Lorebase-Min-Revision": mine}
+    first = await supply.http.get(RECORD, headers=seen)
+    assert first.headers["Lorebase-Cache"] == "miss" and first.json()["revision"] == theirs
+    # Keeper answered the head after the client had seen `mine`: `mine` is no later than that head,
+    # so the entry (or any later head of the branch) now answers it.
+    again = await supply.http.get(RECORD, headers=seen)
+    assert again.headers["Lorebase-Cache"] == "hit" and again.json()["values"]["risk_score"] == "62"
+    newest = await _raise_risk(supply, 63)
+    fresh = await supply.http.get(RECORD, headers={**supply.admin, **STALE, "Lorebase-Min-Revision": newest})
+    assert fresh.headers["Lorebase-Cache"] == "miss" and fresh.json()["revision"] == newest
+    hits = cache.hits
+    later = await supply.http.get(RECORD, headers=seen)
+    assert later.headers["Lorebase-Cache"] == "hit" and later.json()["revision"] == newest
+    assert cache.hits == hits + 1
 
 
 async def test_two_credentials_never_share_an_entry(supply: Stack) -> None:

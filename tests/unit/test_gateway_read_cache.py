@@ -25,9 +25,14 @@ def _cache(**kwargs: Any) -> ReadCache:
 
 
 def _put(
-    cache: ReadCache, looked: Looked, body: bytes = b"{}", made: float = 100.0, revision: str = REVISION
+    cache: ReadCache,
+    looked: Looked,
+    body: bytes = b"{}",
+    made: float = 100.0,
+    revision: str = REVISION,
+    order: str | None = None,
 ) -> None:
-    cache.put(looked, body=body, headers=[], etag=None, revision=revision, made=made, route=None)
+    cache.put(looked, body=body, headers=[], etag=None, revision=revision, order=order, made=made, route=None)
 
 
 @pytest.mark.parametrize(
@@ -120,3 +125,30 @@ def test_credentials_sessions_and_plain_reads() -> None:
     assert cache.read(bad, strict=False).ask is None
     with pytest.raises(Problem):
         cache.read(bad, strict=True)
+
+
+def test_a_named_revision_is_served_a_later_head_of_its_branch_only_when_the_order_is_known() -> None:
+    cache = _cache(max_entries=8)
+    older, newer, other = "01" * 32, "02" * 32, "03" * 32
+
+    def looked(named: str | None = None, path: str = "/r") -> Looked:
+        headers = {"cache_control": "max-stale=60"}
+        if named is not None:
+            headers["lorebase_min_revision"] = named
+        return cache.read(_scope(path, **headers), strict=True)
+
+    _put(cache, looked(), revision=newer, order="main1.7")
+    assert cache.get(looked(older), 100.5) is None  # older's place is unknown
+    _put(cache, looked(path="/s"), revision=older, order="main1.5")  # learnt: older is generation 5
+    assert cache.get(looked(older), 100.5) is not None  # newer (7) is a later head of that branch
+    _put(cache, looked(path="/t"), revision=older, order="other1.5")  # the same id on another branch
+    assert cache.get(looked(older, path="/t"), 100.5) is not None
+    _put(cache, looked(path="/t"), revision=newer, order="other2.9", made=101.0)  # made again: new lineage
+    assert cache.get(looked(older, path="/t"), 101.5) is None
+    # A request naming a Revision that keeper answered at a later head teaches that bound.
+    _put(cache, looked(other, path="/u"), revision=newer, order="main1.7")
+    assert cache.get(looked(other), 100.5) is not None
+    # An entry whose place keeper did not say is served only to the Revision it describes.
+    _put(cache, looked(path="/v"), revision=newer, order=None)
+    assert cache.get(looked(older, path="/v"), 100.5) is None
+    assert cache.get(looked(newer, path="/v"), 100.5) is not None

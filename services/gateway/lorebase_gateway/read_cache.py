@@ -112,6 +112,7 @@ class Entry:
     headers: list[tuple[bytes, bytes]]  # the answer's, without content-length (content-type, revision, ETag)
     etag: str | None
     revision: str
+    order: tuple[str, int] | None  # (lineage, generation) of its Revision, when keeper said it
     made: float
     until: float
     route: Any
@@ -136,6 +137,8 @@ class ReadCache:
         self.max_entries = max_entries
         self.max_entry_bytes = max_entry_bytes
         self._entries: OrderedDict[tuple[str, bytes, bytes, bytes], Entry] = OrderedDict()
+        # (Revision, lineage) -> a generation that Revision is known not to exceed on that branch.
+        self._bounds: OrderedDict[tuple[str, str], int] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
@@ -197,14 +200,30 @@ class ReadCache:
             del self._entries[looked.key]
             self.misses += 1
             return None
-        if age > looked.ask.max_stale_s or (
-            looked.ask.min_revision is not None and looked.ask.min_revision != entry.revision
-        ):
+        if age > looked.ask.max_stale_s or not self._covers(entry, looked.ask.min_revision):
             self.misses += 1
             return None
         self._entries.move_to_end(looked.key)
         self.hits += 1
         return entry, age
+
+    def _covers(self, entry: Entry, named: str | None) -> bool:
+        """Whether the entry's Revision is the named one or, as far as this gateway KNOWS, a later
+        head of the same branch (its lineage, at a generation no lower than the named one's)."""
+        if named is None or named == entry.revision:
+            return True
+        if entry.order is None:
+            return False
+        bound = self._bounds.get((named, entry.order[0]))
+        return bound is not None and bound <= entry.order[1]
+
+    def _learn(self, revision: str, lineage: str, generation: int) -> None:
+        key = (revision, lineage)
+        known = self._bounds.get(key)
+        self._bounds[key] = generation if known is None else min(known, generation)
+        self._bounds.move_to_end(key)
+        while len(self._bounds) > 4 * self.max_entries:
+            self._bounds.popitem(last=False)
 
     def put(
         self,
@@ -214,19 +233,33 @@ class ReadCache:
         headers: list[tuple[bytes, bytes]],
         etag: str | None,
         revision: str,
+        order: str | None,
         made: float,
         route: Any,
     ) -> None:
         """Keep an answer of a request that opted in (made: when it left for keeper). An entry made
-        later is never replaced by one made earlier (answers can arrive out of order)."""
+        later is never replaced by one made earlier (answers can arrive out of order).
+
+        `order` is where keeper said the answer's Revision stands on its branch ("<lineage>.<generation>",
+        lorebase.contract.endpoint.READ_ORDER_HEADER; only a read of the head now says it). It
+        teaches two facts: that Revision's generation; and, when the request named an earlier
+        Revision, that the named one is at most that generation (the client saw it before asking,
+        and a branch's head only moves on to children), so a later read naming it may be answered
+        with this entry or a later one."""
         if looked.key is None or looked.ask is None or not self.enabled or not revision:
             return
+        place = _order(order)
+        if place is not None:
+            self._learn(revision, *place)
+            named = looked.ask.min_revision
+            if named is not None and named != revision:
+                self._learn(named, *place)
         if len(body) > self.max_entry_bytes:
             return
         kept = self._entries.get(looked.key)
         if kept is not None and kept.made > made:
             return
-        entry = Entry(body, headers, etag, revision, made, made + self.lifetime_s, route)
+        entry = Entry(body, headers, etag, revision, place, made, made + self.lifetime_s, route)
         self._entries[looked.key] = entry
         self._entries.move_to_end(looked.key)
         while len(self._entries) > self.max_entries:
@@ -236,6 +269,14 @@ class ReadCache:
         """Drop every entry (an administrative write went through this gateway: a key revoked, a
         grant changed, an erasure)."""
         self._entries.clear()
+
+
+def _order(value: str | None) -> tuple[str, int] | None:
+    """(lineage, generation) of keeper's read-order header; None when absent or unreadable."""
+    if not value:
+        return None
+    lineage, _, generation = value.rpartition(".")
+    return (lineage, int(generation)) if lineage and generation.isdigit() else None
 
 
 def now() -> float:

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from lorebase.contract import ENDPOINTS, Endpoint
+from lorebase.contract.endpoint import READ_ORDER_HEADER
 from lorebase.contract.openapi import docs_page, document
 from lorebase.features import health_document
 from lorebase.problems import Problem
@@ -46,6 +47,7 @@ def _call(gw: Gateway, endpoint: Endpoint) -> Route:
             body = check_body(endpoint, await read_body(request, limit=limit, setting=endpoint.body_limit))
         made = now()
         answer = await gw.client(endpoint.service).invoke(endpoint, values, body, credential=caller)
+        order = answer.headers.pop(READ_ORDER_HEADER, None)  # for the cache only, never the client's
         response = answer_response(request, answer, etag=endpoint.etag)
         if cache is not None and looked is not None and looked.ask is not None:
             response.headers[CACHE_STATUS] = "miss"
@@ -59,6 +61,7 @@ def _call(gw: Gateway, endpoint: Endpoint) -> Route:
                     headers=kept,
                     etag=tag,
                     revision=answer.revision,
+                    order=order,
                     made=made,
                     route=route,
                 )

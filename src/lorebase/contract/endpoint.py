@@ -28,6 +28,12 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import msgspec
 
+# The reply header by which keeper tells the gateway where the Revision of a read answer stands on
+# its branch: "<lineage>.<generation>", lineage an opaque digest of the Domain, branch and the
+# branch's creation. The gateway's read cache orders Revisions by it (lorebase_gateway.read_cache)
+# and never passes it on to clients.
+READ_ORDER_HEADER = "lorebase-read-order"
+
 
 @dataclass(frozen=True)
 class In:
@@ -133,4 +139,4 @@ class Endpoint:
         return self.path.replace(":path}", "}")
 
 
-__all__ = ["Endpoint", "Header", "In", "Parameter", "Path", "Query", "Request"]
+__all__ = ["READ_ORDER_HEADER", "Endpoint", "Header", "In", "Parameter", "Path", "Query", "Request"]
