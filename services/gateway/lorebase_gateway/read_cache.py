@@ -6,10 +6,17 @@ served, so a plain read never comes from here (keeper answers it, as before). A 
 an answer up to N seconds old says so with the standard request directive `Cache-Control:
 max-stale=N` (RFC 9111 5.2.1.2; N is cut to `http.read_cache.max_stale_s`), and one that has seen a
 Revision (its own write's `Lorebase-Revision`) names it in `Lorebase-Min-Revision`: an entry is then
-served only when it describes that very Revision. The gateway knows no order between two Revision
-ids, so an entry at any other Revision (older or newer) is a miss: keeper answers, and its answer
-(at the head, so that Revision or a later one) replaces the entry. A hit is never older than what the
-client named.
+served only when the gateway KNOWS it describes that Revision or a later head of the same branch.
+Revision ids carry no order; a branch's generation does (it grows by one with every head move, each
+new head a child of the one before), and keeper reports it with each Record read at the head, with
+the branch's lineage (Domain, name and creation: a branch made again under its name starts over),
+in a reply header the gateway keeps to itself (READ_ORDER_HEADER). From those answers the gateway
+learns, per (Revision, lineage), a generation the Revision does not exceed: exactly, for the
+Revision an answer describes; as an upper bound, for the Revision a request named when keeper
+answered it at a later head (the client saw it before asking). Where nothing is known, or the
+entry's own place is unknown (reads keeper does not place), only the very Revision is served;
+otherwise keeper answers, at the head, and its answer replaces the entry. A hit is never older than
+what the client named.
 
 An entry is keyed by the request's path and query string, its `Accept`, and a SHA-256 digest of its
 credential (the `Authorization` header, which the web app's session cookie has become at the edge,
