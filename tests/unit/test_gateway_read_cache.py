@@ -131,11 +131,11 @@ def test_a_named_revision_is_served_a_later_head_of_its_branch_only_when_the_ord
     cache = _cache(max_entries=8)
     older, newer, other = "01" * 32, "02" * 32, "03" * 32
 
-    def looked(named: str | None = None, path: str = "/r") -> Looked:
+    def looked(named: str | None = None, path: str = "/r", key: bytes = b"Bearer k") -> Looked:
         headers = {"cache_control": "max-stale=60"}
         if named is not None:
             headers["lorebase_min_revision"] = named
-        return cache.read(_scope(path, **headers), strict=True)
+        return cache.read(_scope(path, key, **headers), strict=True)
 
     _put(cache, looked(), revision=newer, order="main1.7")
     assert cache.get(looked(older), 100.5) is None  # older's place is unknown
@@ -148,6 +148,10 @@ def test_a_named_revision_is_served_a_later_head_of_its_branch_only_when_the_ord
     # A request naming a Revision that keeper answered at a later head teaches that bound.
     _put(cache, looked(other, path="/u"), revision=newer, order="main1.7")
     assert cache.get(looked(other), 100.5) is not None
+    # ... on that credential's word: another credential naming it learns nothing from it.
+    _put(cache, looked(key=b"Bearer j"), revision=newer, order="main1.7")
+    assert cache.get(looked(other, key=b"Bearer j"), 100.5) is None
+    assert cache.get(looked(older, key=b"Bearer j"), 100.5) is not None  # keeper's own word
     # An entry whose place keeper did not say is served only to the Revision it describes.
     _put(cache, looked(path="/v"), revision=newer, order=None)
     assert cache.get(looked(older, path="/v"), 100.5) is None

@@ -13,7 +13,7 @@ the branch's lineage (Domain, name and creation: a branch made again under its n
 in a reply header the gateway keeps to itself (READ_ORDER_HEADER). From those answers the gateway
 learns, per (Revision, lineage), a generation the Revision does not exceed: exactly, for the
 Revision an answer describes; as an upper bound, for the Revision a request named when keeper
-answered it at a later head (the client saw it before asking). Where nothing is known, or the
+answered it at a later head (the client saw it before asking: trusted for that credential only). Where nothing is known, or the
 entry's own place is unknown (reads keeper does not place), only the very Revision is served;
 otherwise keeper answers, at the head, and its answer replaces the entry. A hit is never older than
 what the client named.
@@ -144,8 +144,10 @@ class ReadCache:
         self.max_entries = max_entries
         self.max_entry_bytes = max_entry_bytes
         self._entries: OrderedDict[tuple[str, bytes, bytes, bytes], Entry] = OrderedDict()
-        # (Revision, lineage) -> a generation that Revision is known not to exceed on that branch.
-        self._bounds: OrderedDict[tuple[str, str], int] = OrderedDict()
+        # (Revision, lineage, whose) -> a generation that Revision is known not to exceed on that
+        # branch. whose: b"" for what keeper said of an answer's own Revision (true for everyone);
+        # a credential's digest for what its own request implied (trusted for that credential only).
+        self._bounds: OrderedDict[tuple[str, str, bytes], int] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
@@ -207,25 +209,28 @@ class ReadCache:
             del self._entries[looked.key]
             self.misses += 1
             return None
-        if age > looked.ask.max_stale_s or not self._covers(entry, looked.ask.min_revision):
+        if age > looked.ask.max_stale_s or not self._covers(entry, looked.ask.min_revision, looked.key[3]):
             self.misses += 1
             return None
         self._entries.move_to_end(looked.key)
         self.hits += 1
         return entry, age
 
-    def _covers(self, entry: Entry, named: str | None) -> bool:
+    def _covers(self, entry: Entry, named: str | None, whose: bytes) -> bool:
         """Whether the entry's Revision is the named one or, as far as this gateway KNOWS, a later
         head of the same branch (its lineage, at a generation no lower than the named one's)."""
         if named is None or named == entry.revision:
             return True
         if entry.order is None:
             return False
-        bound = self._bounds.get((named, entry.order[0]))
-        return bound is not None and bound <= entry.order[1]
+        lineage, generation = entry.order
+        bound = self._bounds.get((named, lineage, b""))
+        if bound is None:
+            bound = self._bounds.get((named, lineage, whose))
+        return bound is not None and bound <= generation
 
-    def _learn(self, revision: str, lineage: str, generation: int) -> None:
-        key = (revision, lineage)
+    def _learn(self, revision: str, lineage: str, generation: int, whose: bytes = b"") -> None:
+        key = (revision, lineage, whose)
         known = self._bounds.get(key)
         self._bounds[key] = generation if known is None else min(known, generation)
         self._bounds.move_to_end(key)
@@ -252,7 +257,8 @@ class ReadCache:
         teaches two facts: that Revision's generation; and, when the request named an earlier
         Revision, that the named one is at most that generation (the client saw it before asking,
         and a branch's head only moves on to children), so a later read naming it may be answered
-        with this entry or a later one."""
+        with this entry or a later one. The second rests on the client's word that it had seen the
+        Revision, so it serves that credential's requests only."""
         if looked.key is None or looked.ask is None or not self.enabled or not revision:
             return
         place = _order(order)
@@ -260,7 +266,7 @@ class ReadCache:
             self._learn(revision, *place)
             named = looked.ask.min_revision
             if named is not None and named != revision:
-                self._learn(named, *place)
+                self._learn(named, *place, looked.key[3])
         if len(body) > self.max_entry_bytes:
             return
         kept = self._entries.get(looked.key)
