@@ -190,7 +190,9 @@ class ReadCache:
             if strict:
                 raise
             return Looked(None, None, "")
-        ask = None if stale is None else Ask(stale, named)
+        if stale is None:  # a plain read: nothing to look up or keep
+            return Looked(None, None, if_none_match)
+        ask = Ask(stale, named)
         if session or not credential:  # a step of a session's trace, or a 401 to come: keeper answers
             return Looked(None, ask, if_none_match)
         key = (scope["path"], scope["query_string"], accept, hashlib.sha256(credential).digest())
