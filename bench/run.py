@@ -223,7 +223,7 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
     write_script = bench.work / "write.lua"
     write_script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
     supply_id = asyncio.run(_domain_id(bench.url, "supply"))
-    writes, repeated, cold = [], [], []
+    writes, repeated, stale, cold = [], [], [], []
     cold_sql = None
     if bench.big is not None:
         cold_sql = reads.cold_sql(bench.big, asyncio.run(_domain_id(bench.url, "big")))
@@ -234,6 +234,7 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
         repeated.append(
             (wrk(bench.base + RECORD, headers=bench.headers), bench.pgbench(reads.repeated_sql(supply_id)))
         )
+        stale.append((wrk(bench.base + RECORD, headers={**bench.headers, **reads.STALE}), repeated[-1][1]))
     rows: list[Row] = [
         (
             "writes: Operation executes/s, REST, 8 clients, one branch",
@@ -256,6 +257,13 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
         (
             "reads, repeated: GETs/s of one Record (same request, head not moving), REST, 8 clients",
             *_pair(_median_pair(repeated), "raw point SELECTs of 30 keys at 8 connections (pgbench)"),
+            0.15,
+        )
+    )
+    rows.append(
+        (
+            "reads, repeated with max-stale: the same GETs opting into staleness (gateway cache), 8 clients",
+            *_pair(_median_pair(stale), "the same raw point SELECTs (the runs above)"),
             0.15,
         )
     )

@@ -111,6 +111,13 @@ class UnauthenticatedRateLimit(Section, frozen=True):
     burst: Annotated[float, Meta(ge=1)]
 
 
+class GatewayReadCache(Section, frozen=True):
+    enabled: bool
+    max_stale_s: GraceSeconds
+    max_entries: AtLeastZero
+    max_entry_bytes: AtLeastZero
+
+
 class Http(Section, frozen=True):
     host: str
     port: Port
@@ -125,6 +132,7 @@ class Http(Section, frozen=True):
     unauthenticated_rate_limit: UnauthenticatedRateLimit
     trusted_proxies: list[str]
     shutdown_grace_s: GraceSeconds
+    read_cache: GatewayReadCache
 
 
 class Supervisor(Section, frozen=True):
@@ -477,6 +485,7 @@ __all__ = [
     "DiffLimits",
     "Explain",
     "Feed",
+    "GatewayReadCache",
     "HealthLimits",
     "HistoryLimits",
     "Http",

@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import asyncpg
@@ -27,7 +29,7 @@ from lorebase_store.migrate import async_url
 from lorebase_store.records import RecordRow
 
 _RECORD_AT_HEAD = """
-SELECT b.head, r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
+SELECT b.head, b.generation, b.created_at, r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
   FROM branches b
   LEFT JOIN records r
     ON r.domain_id = b.domain_id AND r.branch = b.name AND r.kind = $3 AND r.key = $4
@@ -35,6 +37,17 @@ SELECT b.head, r.kind, r.key, r."values", r.provenance, r.created_revision, r.up
 """
 
 _BRANCH_HEAD = "SELECT head FROM branches WHERE domain_id = $1 AND name = $2"
+
+
+@dataclass(frozen=True)
+class BranchOrder:
+    """Where a head stands on its branch: the branch's creation (a branch deleted and made again
+    under the same name starts over) and its generation, which grows by one with every head move,
+    each new head a child of the one before. Of two heads of one branch creation, the one with the
+    larger generation is the later state (the gateway's read cache orders Revisions by it)."""
+
+    created_at: datetime
+    generation: int
 
 
 async def _json_codecs(conn: asyncpg.Connection) -> None:
@@ -106,14 +119,15 @@ class HotReads:
 
     async def record_at_head(
         self, domain_id: int, branch: str, kind: str, key: str
-    ) -> tuple[str | None, bool, RecordRow | None]:
+    ) -> tuple[str | None, bool, RecordRow | None, BranchOrder | None]:
         """In one statement: (head Revision, whether the branch exists, the Record or None), as
-        RecordsTxn.record_at_head answers it."""
+        RecordsTxn.record_at_head answers it, and where the head stands on its branch."""
         row = await self._fetchrow("get_record_head", _RECORD_AT_HEAD, domain_id, branch, kind, key)
         if row is None:
-            return None, False, None
+            return None, False, None, None
+        order = BranchOrder(row["created_at"], row["generation"])
         if row["key"] is None:
-            return row["head"], True, None
+            return row["head"], True, None, order
         record = RecordRow(
             row["kind"],
             row["key"],
@@ -122,7 +136,7 @@ class HotReads:
             row["created_revision"],
             row["updated_revision"],
         )
-        return row["head"], True, record
+        return row["head"], True, record, order
 
     async def branch_head(self, domain_id: int, branch: str) -> tuple[bool, str | None]:
         """(whether the branch exists, its head Revision) now: what a cached read is checked against."""
@@ -130,4 +144,4 @@ class HotReads:
         return (False, None) if row is None else (True, row["head"])
 
 
-__all__ = ["HotReads"]
+__all__ = ["BranchOrder", "HotReads"]

@@ -23,6 +23,7 @@ from lorebase.problems import Problem
 from lorebase_gateway.fanout import SERVER_SEND
 from lorebase_gateway.gateway import Gateway
 from lorebase_gateway.observe import RequestObserver, metrics_endpoint
+from lorebase_gateway.read_cache import CachedReads
 from lorebase_gateway.responses import Route, problem_response
 from lorebase_gateway.routes import contract_routes, declared_routes
 from lorebase_gateway.web_app import app_routes
@@ -67,6 +68,9 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> Starlette:
     metrics listener, http.metrics_listen, is the place for it)."""
     app = _App()
     app.state.gateway = gateway
+    # Innermost: a cached read (lorebase_gateway.read_cache) is answered before Starlette's routing,
+    # after the cookie has become a credential and with the observer's request id and metrics.
+    app.add_middleware(CachedReads, cache=gateway.read_cache)
     app.add_middleware(SessionCookies)  # inside the observer: its refusals are measured too
     app.add_middleware(RequestObserver)
     if metrics:

@@ -1,5 +1,5 @@
-"""The gateway's shared state: its service clients, its limits, the event streams' fan-out and the
-web app's files."""
+"""The gateway's shared state: its service clients, its limits, the event streams' fan-out, the
+web app's files and the cache of repeated reads."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from lorebase.clients._channel import ServiceClient
 from lorebase.config import Settings
 from lorebase_gateway.address_limits import AddressLimits
 from lorebase_gateway.fanout import Fanout, Follower
+from lorebase_gateway.read_cache import ReadCache
 from lorebase_gateway.stream_caps import StreamCaps
 from lorebase_gateway.web_app import AppFiles, web_root
 
@@ -44,6 +45,7 @@ class Gateway:
         address_limits: AddressLimits | None = None,
         cookie_secure: str = "auto",
         web_root: Path | None = None,
+        read_cache: ReadCache | None = None,
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
@@ -55,12 +57,15 @@ class Gateway:
         self.draining = False
         self.cookie_secure = cookie_secure  # web.cookie_secure: auto | always | never
         self.app_files = AppFiles(web_root)  # the built web app (web.root; None: not built)
+        self.read_cache = read_cache  # repeated reads that opted into staleness (None: none kept)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Gateway:
         """The gateway's limits from `http`, `memory`, `agents.feed` and `web`
-        (config/lorebase.example.yaml)."""
+        (config/lorebase.example.yaml); its read cache's entries live no longer than keeper caches
+        grants (keeper.auth.authz.grants_cache_ttl_s)."""
         http, feed = settings.model.http, settings.model.agents.feed
+        cache = http.read_cache
         unauthenticated = http.unauthenticated_rate_limit
         return cls(
             max_body_bytes=http.max_body_bytes,
@@ -73,6 +78,12 @@ class Gateway:
             else None,
             cookie_secure=settings.model.web.cookie_secure,
             web_root=web_root(settings.model.web.root),
+            read_cache=ReadCache(
+                max_stale_s=cache.max_stale_s,
+                ttl_s=settings.model.keeper.auth.authz.grants_cache_ttl_s,
+                max_entries=cache.max_entries if cache.enabled else 0,  # 0: none kept, headers still checked
+                max_entry_bytes=cache.max_entry_bytes,
+            ),
         )
 
     @property

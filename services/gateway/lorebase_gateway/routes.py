@@ -18,12 +18,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from lorebase.contract import ENDPOINTS, Endpoint
+from lorebase.contract.endpoint import READ_ORDER_HEADER
 from lorebase.contract.openapi import docs_page, document
 from lorebase.features import health_document
 from lorebase.problems import Problem
 from lorebase_gateway.edge import check_body, credential, parameters, read_body
 from lorebase_gateway.fanout import EventStreamResponse
 from lorebase_gateway.gateway import HEALTH_CHECK_TIMEOUT_S, Gateway
+from lorebase_gateway.read_cache import CACHE_STATUS, now
 from lorebase_gateway.responses import Route, answer_response, handled
 from lorebase_gateway.web_session import WEB_ROUTES
 
@@ -31,18 +33,68 @@ from lorebase_gateway.web_session import WEB_ROUTES
 def _call(gw: Gateway, endpoint: Endpoint) -> Route:
     """The route of a declared endpoint: parse, call its service, answer."""
 
+    cache = gw.read_cache if endpoint.read_cache and gw.read_cache is not None else None
+
     async def call(request: Request) -> Response:
         caller = credential(request)
         values = parameters(endpoint, request)
+        # What a read asks of the gateway's cache (400 for a bad max-stale or Revision id); a hit
+        # never reaches this route (lorebase_gateway.read_cache.CachedReads), so this is a miss.
+        looked = cache.read(request.scope, strict=True) if cache is not None else None
         body = None
         if endpoint.body is not None:
             limit = gw.body_limit(endpoint.body_limit)
             body = check_body(endpoint, await read_body(request, limit=limit, setting=endpoint.body_limit))
+        made = now()
         answer = await gw.client(endpoint.service).invoke(endpoint, values, body, credential=caller)
-        return answer_response(request, answer, etag=endpoint.etag)
+        order = answer.headers.pop(READ_ORDER_HEADER, None)  # for the cache only, never the client's
+        response = answer_response(request, answer, etag=endpoint.etag)
+        if cache is not None and looked is not None and looked.ask is not None:
+            response.headers[CACHE_STATUS] = "miss"
+            if answer.status == 200 and response.status_code == 200:
+                kept = [(n, v) for n, v in response.raw_headers if n not in _NOT_KEPT]
+                tag = response.headers.get("etag")
+                route = request.scope.get("route")
+                cache.put(
+                    looked,
+                    body=answer.body,
+                    headers=kept,
+                    etag=tag,
+                    revision=answer.revision,
+                    order=order,
+                    made=made,
+                    route=route,
+                )
+        return response
 
     call.__name__ = endpoint.name
     return call
+
+
+# Headers of a miss that a hit does not repeat: its own length, and the miss's cache status.
+_NOT_KEPT = (b"content-length", b"lorebase-cache")
+# Writes after which this gateway's cached reads are dropped at once: each takes away what a cached
+# answer may show (a key revoked, a grant deleted, a value erased, a web session ended). Made through
+# another gateway, they reach its hits within the entries' lifetime (lorebase_gateway.read_cache).
+_CLEARS_CACHE = frozenset({"revoke_key", "delete_grant", "create_erasure", "end_web_session"})
+
+
+def _clearing(gw: Gateway, route: Route) -> Route:
+    async def clearing(request: Request) -> Response:
+        response = await route(request)
+        if gw.read_cache is not None and response.status_code < 400:
+            gw.read_cache.clear()
+        return response
+
+    clearing.__name__ = route.__name__
+    return clearing
+
+
+def _route(gw: Gateway, endpoint: Endpoint) -> Route:
+    route = _OWN.get(endpoint.name, _call)(gw, endpoint)
+    if endpoint.name in _CLEARS_CACHE:
+        route = _clearing(gw, route)
+    return route
 
 
 def _events(gw: Gateway, endpoint: Endpoint) -> Route:
@@ -93,7 +145,7 @@ def declared_routes(gw: Gateway) -> list[tuple[str, str, Route]]:
         (
             endpoint.path,
             endpoint.method,
-            handled(_OWN.get(endpoint.name, _call)(gw, endpoint), no_store=endpoint.no_store),
+            handled(_route(gw, endpoint), no_store=endpoint.no_store),
         )
         for endpoint in ENDPOINTS
     ]

@@ -28,6 +28,12 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import msgspec
 
+# The reply header by which keeper tells the gateway where the Revision of a read answer stands on
+# its branch: "<lineage>.<generation>", lineage an opaque digest of the Domain, branch and the
+# branch's creation. The gateway's read cache orders Revisions by it (lorebase_gateway.read_cache)
+# and never passes it on to clients.
+READ_ORDER_HEADER = "lorebase-read-order"
+
 
 @dataclass(frozen=True)
 class In:
@@ -97,6 +103,9 @@ class Endpoint:
     success: int = 200
     problems: tuple[int, ...] = ()  # besides the common ones (lorebase.contract.problems)
     etag: bool = False  # a cacheable read: ETag, If-None-Match, 304
+    # A read of one Revision the gateway may answer from its own cache, without asking keeper, when
+    # the client opts into bounded staleness (Cache-Control: max-stale; lorebase_gateway.read_cache).
+    read_cache: bool = False
     body_limit: str = "http.max_body_bytes"  # the setting that bounds its body
     bulk: bool = False  # the call gets services.bulk_deadline_s
     no_store: bool = False  # Cache-Control: no-store (memory)
@@ -130,4 +139,4 @@ class Endpoint:
         return self.path.replace(":path}", "}")
 
 
-__all__ = ["Endpoint", "Header", "In", "Parameter", "Path", "Query", "Request"]
+__all__ = ["READ_ORDER_HEADER", "Endpoint", "Header", "In", "Parameter", "Path", "Query", "Request"]

@@ -67,6 +67,38 @@ _REVISION = {
 }
 
 
+# A read the gateway may answer from its cache (Endpoint.read_cache): how a client opts in, and what
+# the answer then says (docs/rest.md, "Bounded staleness").
+_READ_CACHE_PARAMETERS = [
+    {
+        "name": "Cache-Control",
+        "in": "header",
+        "required": False,
+        "description": "max-stale=<seconds>: an answer up to that old (cut to http.read_cache.max_stale_s) may "
+        "come from the gateway's cache without asking keeper; without it the answer is as fresh as the head",
+        "schema": {"type": "string", "pattern": "^max-stale(=[0-9]{1,12})?$"},
+    },
+    {
+        "name": "Lorebase-Min-Revision",
+        "in": "header",
+        "required": False,
+        "description": "A Revision the client has seen (e.g. its write's Lorebase-Revision): a cached answer "
+        "is served only when it describes that Revision; otherwise keeper answers at the head",
+        "schema": _REVISION["schema"],
+    },
+]
+_READ_CACHE_HEADERS = {
+    "Lorebase-Cache": {
+        "description": "On a request with max-stale: hit (answered from the gateway's cache) or miss",
+        "schema": {"type": "string", "enum": ["hit", "miss"]},
+    },
+    "Age": {
+        "description": "On a hit: seconds since keeper was asked for the answer",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+}
+
+
 def _schema(model: Any, schemas: dict[str, Any]) -> dict[str, Any]:
     """The JSON Schema of a model, its Structs added to `schemas` by name (two different Structs of
     one name would make one of them wrong in the document: refused)."""
@@ -120,6 +152,8 @@ def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         }
     if endpoint.no_store:
         headers["Cache-Control"] = {"schema": {"type": "string", "enum": ["no-store"]}}
+    if endpoint.read_cache:
+        headers.update(_READ_CACHE_HEADERS)
     answer: dict[str, Any] = {"description": endpoint.summary}
     if endpoint.success != 204:  # No Content
         answer["content"] = content
@@ -150,6 +184,8 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         if parameter.where == "path" and endpoint.path.find(f"{{{parameter.alias}:path}}") >= 0:
             entry["description"] = "May hold '/' (a branch name like agent/agt_risk/q4)"
         parameters.append(entry)
+    if endpoint.read_cache:
+        parameters += _READ_CACHE_PARAMETERS
     if parameters:
         operation["parameters"] = parameters
     if endpoint.body is not None:

@@ -223,6 +223,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        read_cache=True,
         response=answers.records.RecordView,
     ),
     Endpoint(
@@ -236,6 +237,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        read_cache=True,
         response=answers.records.LinksPage,
     ),
     Endpoint(
@@ -249,6 +251,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        read_cache=True,
         response=answers.records.HistoryPage,
     ),
     Endpoint(
@@ -262,6 +265,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        read_cache=True,
         response=answers.records.LineageView,
     ),
     Endpoint(
@@ -275,6 +279,7 @@ ENDPOINTS = [
         "reads",
         permission="data.read",
         etag=True,
+        read_cache=True,
         media_types=MARKDOWN,
         response=answers.records.Explanation,
     ),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import grpc
 
+from lorebase.contract.endpoint import READ_ORDER_HEADER
 from lorebase.contract.reads import (
     ContextBody,
     NeighborhoodBody,
@@ -26,7 +27,7 @@ class ReadRpcs(KeeperRpc):
     @rpc
     async def GetRecord(self, request: pb.GetRecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         domain, access = await self._domain(context, request.domain)
-        document = await reads.get_record(
+        document, order = await reads.get_record(
             self.rt,
             access,
             domain,
@@ -37,7 +38,7 @@ class ReadRpcs(KeeperRpc):
             links=request.links,
             lineage=request.lineage,
         )
-        return reply(document)
+        return reply(document, headers=None if order is None else {READ_ORDER_HEADER: order})
 
     @rpc
     async def GetLinks(self, request: pb.GetLinksRequest, context: grpc.aio.ServicerContext) -> pb.Reply:

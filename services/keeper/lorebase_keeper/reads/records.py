@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from lorebase_keeper.reads.lineage import lineage_of
 from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import LinkRow, Txn
+from lorebase_store.hot import BranchOrder
 
 
 def title_of(kind: Kind, shown: dict[str, Any]) -> str | None:
@@ -72,7 +74,9 @@ async def get_record(
     at: str | None,
     links: bool,
     lineage: bool,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str | None]:
+    """The Record document, and where its Revision stands on its branch when that is known
+    (read_order; the head reads of one statement know it)."""
     if not at and not links:
         found = await _head_record(rt, access, domain, branch, kind_name, key, lineage)
         if found is not None:
@@ -89,7 +93,7 @@ async def get_record(
             request = ("get_record", kind_name, key, links)
             hit = rt.read_cache.get(rt.read_cache.key(domain, name, head, access, request), domain)
             if hit is not None:
-                return dict(hit)
+                return dict(hit), None
 
     async def read(txn: Txn) -> dict[str, Any]:
         found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
@@ -112,19 +116,20 @@ async def get_record(
         request = ("get_record", kind_name, key, links)
         read_at = rt.read_cache.key(domain, doc["branch"], doc["revision"], access, request)
         rt.read_cache.put(read_at, domain, dict(doc))
-    return doc
+    return doc, None
 
 
 async def _head_record(
     rt: Runtime, access: Access, domain: Domain, branch: str | None, kind_name: str, key: str, lineage: bool
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any], str | None] | None:
     """The common read, a Record at the head of a branch, in one statement (None: not materialised
     there; an overlay branch or a missing Record is read the long way). One indexed statement is
     already the cheapest answer as fresh as the head: no cache can skip it (read_cache.py)."""
     name = check_branch_name(branch or domain.default_branch)
     kind = readable_kind(access, domain, name, kind_name)
+    order = None
     if rt.db.hot is not None:
-        head, exists, row = await rt.db.hot.record_at_head(domain.id, name, kind.name, key)
+        head, exists, row, order = await rt.db.hot.record_at_head(domain.id, name, kind.name, key)
     else:
         head, exists, row = await rt.db.read_one(
             "get_record_head", lambda txn: txn.record_at_head(domain.id, name, kind.name, key)
@@ -141,7 +146,14 @@ async def _head_record(
         doc["lineage"] = await rt.db.read_one(
             "lineage", lambda txn: lineage_of(txn, domain, provenance, doc["values"], branch=doc["branch"])
         )
-    return doc
+    return doc, None if order is None else read_order(domain, name, order)
+
+
+def read_order(domain: Domain, branch: str, order: BranchOrder) -> str:
+    """Where a head stands on its branch, as the gateway's read cache reads it
+    (lorebase.contract.endpoint.READ_ORDER_HEADER): "<lineage>.<generation>"."""
+    creation = f"{domain.id}/{branch}/{order.created_at.isoformat()}".encode()
+    return f"{hashlib.sha256(creation).hexdigest()[:24]}.{order.generation}"
 
 
 def _record_document(
