@@ -176,10 +176,17 @@ async def test_nats_refuses_a_client_without_its_token(tmp_path: Path) -> None:
         assert again.url.startswith(f"nats://{token}@"), "the token is kept in the data dir"
 
 
-async def test_postgres_asks_every_connection_for_a_password(tmp_path: Path) -> None:
-    with EmbeddedPostgres(tmp_path) as server:
-        assert _private(tmp_path / "postgres-superuser.password")
-        password = (tmp_path / "postgres-superuser.password").read_text().strip()
+async def test_postgres_asks_every_connection_for_a_password() -> None:
+    # A directory of its own, as the restart test's: pytest sets its pytest-of-<user> folder back to
+    # 0700 when another session starts, and the postgres user (the server runs as it under root)
+    # could then no longer reach a data dir below it.
+    with (
+        tempfile.TemporaryDirectory(prefix="lorebase-test-password-") as directory,
+        EmbeddedPostgres(Path(directory)) as server,
+    ):
+        data_dir = Path(directory)
+        assert _private(data_dir / "postgres-superuser.password")
+        password = (data_dir / "postgres-superuser.password").read_text().strip()
         assert server.url == f"postgresql://postgres:{password}@127.0.0.1:{server.port}/postgres"
         # The socket is where the server says (pgdata, or a short directory when that path is too
         # long for a socket, as under pytest-xdist's longer temporary paths).
