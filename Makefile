@@ -3,6 +3,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# pytest-xdist workers of `make test`: one per core, at most 4 (each starts its own PostgreSQL, NATS
+# and the stacks of its tests; more workers than cores only queue). TEST_WORKERS=0 runs serially.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 
 .PHONY: run test lint protos docs bench clean web web-test
 
@@ -34,7 +37,7 @@ run: $(STAMP) web
 
 test: $(STAMP) web web-test
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check .

@@ -15,6 +15,7 @@ import secrets
 import socket
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,6 +30,56 @@ from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, d
 hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
+
+
+_SCOPE_WIDTH = {"module": 1, "package": 2, "session": 3}
+
+
+def shared_fixture_group(item: pytest.Item) -> str | None:
+    """Where `item` shares a fixture with other tests: the folder or module (a node id) that defines
+    the widest-scoped fixture it uses, when that fixture is module, package or session scoped and
+    defined below this file (tests/browser's stack and Chromium, tests/e2e's `lorebase up`, a
+    module's fixture); None when it uses only function fixtures, pytest's own and the session
+    servers defined here."""
+    here = Path(__file__).parent.relative_to(item.config.rootpath).as_posix()
+    info = getattr(item, "_fixtureinfo", None)
+    widest: tuple[int, str] | None = None
+    for definitions in info.name2fixturedefs.values() if info else ():
+        fixture = definitions[-1]  # the definition this item gets (the closest override)
+        width = _SCOPE_WIDTH.get(fixture.scope, 0)
+        if width and fixture.baseid not in ("", here) and (widest is None or width > widest[0]):
+            widest = (width, fixture.baseid)
+    return widest[1] if widest else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist names the groups in the node ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under `pytest -n N --dist loadgroup` (make test), tests that share a stack run on one worker,
+    one after the other: each module-, package- or session-scoped fixture below the root starts once
+    per run, not once per worker. Every other test is scheduled on its own. The root's session
+    servers (PostgreSQL, NATS, the template database) are each worker's own: free ports and
+    temporary directories, nothing shared between workers."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        group = shared_fixture_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A worker whose node ids lost their group (xdist 3.8 renames `item._nodeid`, which pytest 9.2
+    no longer reads) would schedule every test on its own, each worker starting every shared stack:
+    say so rather than run slowly."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    for item in session.items:
+        if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+            raise pytest.UsageError(
+                f"pytest-xdist did not put {item.nodeid} in its group: this pytest and pytest-xdist do not "
+                "agree on node ids (see the pins in pyproject.toml)"
+            )
 
 
 def database_name(url: str) -> str:
@@ -67,7 +118,23 @@ def postgres_url() -> Iterator[str]:
         tempfile.TemporaryDirectory(prefix="lorebase-test-pg-") as directory,
         EmbeddedPostgres(Path(directory)) as server,
     ):
+        with ThreadPoolExecutor(1) as thread:  # its own event loop, away from the session's
+            thread.submit(asyncio.run, _without_fsync(server.url)).result()
         yield server.url
+
+
+async def _without_fsync(url: str) -> None:
+    """The session's throwaway server skips fsync: cloning and dropping a database per test then
+    waits on no disk flush (a shared disk makes those waits long and uneven). The embedded server
+    of `lorebase up` keeps fsync on (test_embedded.py checks a server of its own)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("ALTER SYSTEM SET fsync = off")
+        await conn.execute("SELECT pg_reload_conf()")
+    finally:
+        await conn.close()
 
 
 @pytest.fixture(scope="session")

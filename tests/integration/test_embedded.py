@@ -64,7 +64,6 @@ async def test_each_test_gets_a_fresh_clone_of_the_template(
         assert await conn.fetchval("select 1") == 1
         assert await conn.fetch("select note from marker") == [("from the template",)]
         await conn.execute("insert into marker values ('written by the test')")
-        assert await conn.fetchval("show fsync") == "on"
     finally:
         await conn.close()
     server = await asyncpg.connect(postgres_url)
@@ -112,6 +111,12 @@ async def test_postgres_finds_its_data_again_after_a_restart() -> None:
         with EmbeddedPostgres(data_dir) as server:
             assert server.url.startswith("postgresql://postgres:")
             assert await _write_then_read(server.url, write=True) == 1
+            # Durable as `lorebase up` runs it (the test session's own server skips fsync).
+            conn = await asyncpg.connect(server.url)
+            try:
+                assert await conn.fetchval("show fsync") == "on"
+            finally:
+                await conn.close()
             with pytest.raises(EmbeddedServerError, match="already runs on"):
                 await asyncio.to_thread(EmbeddedPostgres(data_dir).start)
         assert not (data_dir / "postgres" / "postmaster.pid").exists()
@@ -171,12 +176,25 @@ async def test_nats_refuses_a_client_without_its_token(tmp_path: Path) -> None:
         assert again.url.startswith(f"nats://{token}@"), "the token is kept in the data dir"
 
 
-async def test_postgres_asks_every_connection_for_a_password(tmp_path: Path) -> None:
-    with EmbeddedPostgres(tmp_path) as server:
-        assert _private(tmp_path / "postgres-superuser.password")
-        password = (tmp_path / "postgres-superuser.password").read_text().strip()
+async def test_postgres_asks_every_connection_for_a_password() -> None:
+    # A directory of its own, as the restart test's: pytest sets its pytest-of-<user> folder back to
+    # 0700 when another session starts, and the postgres user (the server runs as it under root)
+    # could then no longer reach a data dir below it.
+    with (
+        tempfile.TemporaryDirectory(prefix="lorebase-test-password-") as directory,
+        EmbeddedPostgres(Path(directory)) as server,
+    ):
+        data_dir = Path(directory)
+        assert _private(data_dir / "postgres-superuser.password")
+        password = (data_dir / "postgres-superuser.password").read_text().strip()
         assert server.url == f"postgresql://postgres:{password}@127.0.0.1:{server.port}/postgres"
-        socket_dir = tmp_path / "postgres"
+        # The socket is where the server says (pgdata, or a short directory when that path is too
+        # long for a socket, as under pytest-xdist's longer temporary paths).
+        conn = await asyncpg.connect(server.url)
+        try:
+            socket_dir = await conn.fetchval("show unix_socket_directories")
+        finally:
+            await conn.close()
         for kwargs in (
             {"host": "127.0.0.1", "port": server.port, "user": "postgres", "password": ""},
             {"host": "127.0.0.1", "port": server.port, "user": "postgres", "password": "guess"},

@@ -106,9 +106,23 @@ def light(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Light]:
         ]
     )
     (wheel,) = wheels.glob("lorebase_herald-*.whl")
+    # A venv without pip of its own (ensurepip takes seconds): this environment's pip installs into
+    # it (`--python`), resolving the wheel's dependencies from the index as for a user; no .pyc is
+    # compiled ahead, Python compiles what Herald imports as it starts.
     venv = directory / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel), *oldest()])
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    run(
+        [
+            *pip,
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "-q",
+            "--no-compile",
+            str(wheel),
+            *oldest(),
+        ]
+    )
     yield Light(venv, wheel)
 
 
