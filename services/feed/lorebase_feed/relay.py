@@ -43,6 +43,7 @@ from lorebase_store import Database, OutboxEvent, Txn
 from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.fence import Fence
 
+from .acks import PipelinedPublisher, failure_of
 from .subjects import Subjects, message_id
 
 # The first wait before looking again when the fence could not pass a commit yet (doubles each time).
@@ -123,16 +124,6 @@ async def ensure_stream(
 RELAY_LOCK = 0x6C6F7265_72656C61
 
 
-def _failure(ack: asyncio.Future[Any]) -> Exception | None:
-    """Why a copy was not acknowledged (None: it was): JetStream's error, or no answer in time."""
-    if not ack.done():
-        return TimeoutError("no acknowledgement from JetStream in time")
-    if ack.cancelled():
-        return TimeoutError("the acknowledgement was cancelled")
-    error = ack.exception()
-    return error if error is None or isinstance(error, Exception) else Exception(repr(error))
-
-
 class Relay:
     def __init__(
         self,
@@ -159,6 +150,7 @@ class Relay:
         self.park_after_attempts = park_after_attempts
         self.ack_timeout_s = ack_timeout_s  # for the acknowledgements of a pass's events
         self._sent: list[tuple[OutboxEvent, list[asyncio.Future[Any]]]] = []  # this pass's, in order
+        self._publisher = PipelinedPublisher(js._nc)  # on the JetStream context's own connection
         self._failed: tuple[int, int] = (0, 0)  # (sequence, passes that failed on it)
         self.leading = False  # held the relay lock on the last pass
         self.resumed = False  # resumed from the stream's last message since taking the lock
@@ -224,7 +216,7 @@ class Relay:
             for event, sent in self._sent:
                 if event.sequence in refused:
                     continue
-                failure = next((f for f in map(_failure, sent) if f is not None), None)
+                failure = next((f for f in map(failure_of, sent) if f is not None), None)
                 if failure is None:
                     done.append(event.sequence)
                     continue
@@ -299,7 +291,7 @@ class Relay:
                 "Lorebase-Event-Id": message_id(event.sequence),
                 "Lorebase-Event": event.type,
             }
-            acks.append(await self.js.publish_async(subject, data, headers=headers))
+            acks.append(await self._publisher.send(subject, data, headers))
 
     async def mark(self, txn: Txn, sequences: list[int]) -> None:
         """Mark acknowledged events published (committed with the pass, under the lock)."""
