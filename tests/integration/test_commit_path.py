@@ -94,3 +94,36 @@ async def test_connections_the_driver_found_closed_are_not_handed_out_again(stac
             failed += 1
     assert failed <= 1
     assert await any_open() is False
+
+
+async def test_settings_sent_with_begin_hold_for_the_transaction_only(stack: Stack) -> None:
+    """`driver(settings=...)` sends the transaction's SET LOCALs in BEGIN's round trip; the
+    transaction is SQLAlchemy's as usual (committed by it), and the settings end with it. A setting
+    that fails ends what BEGIN started: the connection goes back to the pool usable."""
+    db = stack.rt.db
+
+    async def settings(txn: Txn) -> tuple[str, str, bool]:
+        driver = await txn.driver(settings="SET LOCAL synchronous_commit = off; SET LOCAL work_mem = '7MB'")
+        await driver.execute("CREATE TEMP TABLE kept (n int) ON COMMIT DROP")
+        return (
+            await driver.fetchval("SHOW synchronous_commit"),
+            await driver.fetchval("SHOW work_mem"),
+            driver.is_in_transaction(),
+        )
+
+    assert await db.run_interaction("settings", settings) == ("off", "7MB", True)
+
+    async def after(txn: Txn) -> tuple[str, bool]:
+        driver = await txn.driver()
+        return await driver.fetchval("SHOW work_mem"), driver.is_in_transaction()
+
+    for _ in range(3):  # whichever pooled connection: the settings were local to that transaction
+        assert (await db.run_interaction("after", after))[0] != "7MB"
+
+    async def bad(txn: Txn) -> None:
+        await txn.driver(settings="SET LOCAL no_such_setting_at_all = 1")
+
+    with pytest.raises(asyncpg.PostgresError):
+        await db.run_interaction("bad", bad)
+    for _ in range(3):
+        assert (await db.run_interaction("after", after))[1] is True  # a fresh transaction, no error
