@@ -107,7 +107,9 @@ SELECT journal_id, sequence, schema_version, kind, record_id, record_revision, a
 # row (part 0), the caller's capabilities on the scope (part 1, one row each), the entries of the
 # page from the one at the page's start (its chain digest is the page's prefix) up to the fence
 # (part 2), and the entry at `through` (part 3: the fence's digest when the page stops short).
-# Rows share the entries' columns. Parameters: $1 namespace key, $2 principal, $3 tenant,
+# Rows share the entries' columns. The journal's id and last sequence are uncorrelated subqueries (one
+# value each, known before the scan), so the entries come in the primary key's order and the scan
+# stops at the page's end, whatever plan is cached. Parameters: $1 namespace key, $2 principal, $3 tenant,
 # $4 project, $5 agent, $6 mission, $7 the page's start (after's sequence, 0: from the first),
 # $8 through's sequence (NULL: the journal's last), $9 how many entries.
 _PAGE = """
@@ -123,15 +125,17 @@ SELECT 1, NULL, NULL, NULL, c.capability, NULL, NULL, NULL, NULL, NULL, NULL
 UNION ALL
 (SELECT 2, e.journal_id, e.sequence, e.schema_version, e.kind, e.record_id, e.record_revision, e.author,
         e.committed_at_millis, e.change_digest, e.chain_digest
-   FROM j JOIN memory_journal_entries e ON e.journal_id = j.id
-  WHERE e.sequence > greatest($7::bigint - 1, 0) AND e.sequence <= coalesce($8::bigint, j.last_sequence)
+   FROM memory_journal_entries e
+  WHERE e.journal_id = (SELECT id FROM j)
+    AND e.sequence > greatest($7::bigint - 1, 0)
+    AND e.sequence <= coalesce($8::bigint, (SELECT last_sequence FROM j))
   ORDER BY e.sequence
   LIMIT $9)
 UNION ALL
 SELECT 3, e.journal_id, e.sequence, e.schema_version, e.kind, e.record_id, e.record_revision, e.author,
        e.committed_at_millis, e.change_digest, e.chain_digest
-  FROM j JOIN memory_journal_entries e ON e.journal_id = j.id
- WHERE e.sequence = $8::bigint
+  FROM memory_journal_entries e
+ WHERE e.journal_id = (SELECT id FROM j) AND e.sequence = $8::bigint
 """
 
 
