@@ -73,10 +73,8 @@ class PipelinedPublisher:
 
 def failure_of(ack: asyncio.Future[Any]) -> Exception | None:
     """Why a copy was not acknowledged (None: it was): JetStream's error, or no answer in time."""
-    if not ack.done():
+    if not ack.done() or ack.cancelled():  # cancelled: not answered within the relay's wait
         return TimeoutError("no acknowledgement from JetStream in time")
-    if ack.cancelled():
-        return TimeoutError("the acknowledgement was cancelled")
     error = ack.exception()
     return error if error is None or isinstance(error, Exception) else Exception(repr(error))
 

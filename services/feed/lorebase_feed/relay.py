@@ -1,10 +1,10 @@
 """The outbox relay: committed outbox events to NATS JetStream, exactly once per sequence.
 
 Each unpublished event is published (to its typed subject and, for one more release, its legacy
-one: lorebase_feed.subjects, each copy with its own `Nats-Msg-Id`) and then marked published. A
+one: lorebase_feed.subjects, each copy with its own `Nats-Msg-Id`) and then marked published (a
 pass sends its events pipelined, in sequence order on one connection, and awaits their JetStream
-acknowledgements together. A crash between the two republishes it on the next pass and JetStream's duplicate window drops the
-copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
+acknowledgements together). A crash between the two republishes it on the next pass and
+JetStream's duplicate window drops the copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
 fence (lorebase_store.fence), so the stream holds the events in sequence order and a reader of the
 stream never sees a sequence before a lower one that can still commit. One relay publishes at a
 time across feed replicas (a PostgreSQL advisory lock held for each pass), and a commit wakes it
@@ -209,9 +209,7 @@ class Relay:
                     if not await self._cannot_publish(event, exc):
                         raise
                     parked.append((event.sequence, f"{type(exc).__name__}: {exc}"))
-            acks = [ack for _, sent in self._sent for ack in sent]
-            if acks:
-                await asyncio.wait(acks, timeout=self.ack_timeout_s)
+            await self._settle()
             refused = {sequence for sequence, _ in parked}
             for event, sent in self._sent:
                 if event.sequence in refused:
@@ -223,13 +221,24 @@ class Relay:
                 if not await self._cannot_publish(event, failure):
                     raise failure  # NATS's failure: the pass is retried (JetStream drops the copies)
                 parked.append((event.sequence, f"{type(failure).__name__}: {failure}"))
+        except Exception:  # what was sent is answered before the pass ends (a resuming relay sees it)
+            await self._settle()
+            raise
         finally:
             for _, sent in self._sent:
                 for ack in sent:
-                    ack.cancel()  # those still unanswered after a failure: nothing waits for them
+                    ack.cancel()  # unanswered in time (or the pass was cancelled): nothing waits for them
             self._sent = []
         parked.sort()
         return done, parked
+
+    async def _settle(self) -> None:
+        """Wait for the acknowledgements of this pass's copies (up to ack_timeout_s in all)."""
+        waiting = [ack for _, sent in self._sent for ack in sent if not ack.done()]
+        if waiting:
+            await asyncio.wait(waiting, timeout=self.ack_timeout_s)
+            for ack in waiting:
+                ack.cancel()  # no answer in time: failure_of reports it; a second call does not wait
 
     async def _cannot_publish(self, event: OutboxEvent, exc: Exception) -> bool:
         """Whether a failed publication is the event's fault (park it) rather than NATS's (retry)."""
