@@ -5,7 +5,7 @@ from lorebase_store.db import Database
 from lorebase_store.domains import BranchRow, DomainRow
 from lorebase_store.extractions import ExtractionRow
 from lorebase_store.memory import MemoryGrantRow, MemoryPrincipal, MemoryReceipt, MemoryRecordRow
-from lorebase_store.memory_journal import CheckpointRow, JournalEntryRow, JournalRow
+from lorebase_store.memory_journal import CheckpointRow, JournalEntryRow, JournalPage, JournalRow
 from lorebase_store.memory_writes import MemoryGroupState, MemoryRows, ReceiptTaken
 from lorebase_store.migrate import DatabaseTooNew, upgrade
 from lorebase_store.outbox import OutboxEvent
@@ -33,6 +33,7 @@ __all__ = [
     "CandidateRow",
     "CheckpointRow",
     "JournalEntryRow",
+    "JournalPage",
     "JournalRow",
     "MemoryGrantRow",
     "MemoryGroupState",

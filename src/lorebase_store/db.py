@@ -15,9 +15,10 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
 import orjson
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.util import await_
 
 from lorebase_store.hot import HotReads
 from lorebase_store.migrate import check_version, engine_target
@@ -67,6 +68,7 @@ class Database:
                 },
             },
         )
+        event.listen(engine.sync_engine.pool, "checkout", _forget_unstarted_begin)
         database = cls(engine)
         database.hot = HotReads(
             url,
@@ -193,6 +195,23 @@ async def _run(conn: AsyncConnection, fn: Callable[..., Awaitable[R]], *args: An
                 conn.sync_engine.pool._invalidate(raw, exc)
                 await conn.invalidate(exc)
         raise
+
+
+def _forget_unstarted_begin(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """On checkout: forget a transaction whose BEGIN never finished on this connection.
+
+    asyncpg's `Transaction.start` marks the connection as in a transaction (`_top_xact`) before it
+    sends BEGIN, and leaves the mark when BEGIN fails or the task awaiting it is cancelled (a client
+    that went away mid-request); SQLAlchemy's adapter then holds no transaction to end, so the mark
+    outlives the checkout, and every later transaction on the connection is taken for a nested one
+    (a SAVEPOINT, or an error when the isolation levels differ). End the server's transaction if
+    the BEGIN ran, and drop the mark."""
+    driver = dbapi_connection._connection
+    if driver._top_xact is None or dbapi_connection._transaction is not None:
+        return
+    if driver.is_in_transaction():
+        await_(driver.execute("ROLLBACK"))
+    driver._top_xact = None
 
 
 def row_dict(row: Any) -> dict[str, Any]:

@@ -7,14 +7,16 @@ event stream, webhook delivery) therefore reads only up to a *fence*, computed l
 1. A writer takes its transaction id (`pg_current_xact_id()`) before it takes a sequence
    (`CommitsTxn.write_commit_rows`). Transaction ids are handed out in increasing order.
 2. The reader reads `taken`, the last sequence handed out (sequences are not transactional: this
-   counts in-flight ones), and then, in a later statement, takes a transaction id `r` of its own in
-   a transaction it rolls back. Every sequence up to `taken` belongs to a writer whose id is
-   below `r`.
+   counts in-flight ones), and then takes a transaction id `r` of its own, in one statement outside
+   a transaction (a materialized CTE reads `taken` before the outer query takes `r`; the empty
+   transaction ends with the statement). Every sequence up to `taken` belongs to a writer whose id
+   is below `r`.
 3. Once the oldest transaction still in progress (`pg_snapshot_xmin(pg_current_snapshot())`) is
    above `r`, every transaction below `r` has ended, so every sequence up to `taken` is final
    (committed, or rolled back for good): the fence moves to `taken`. The reader then reads rows
    `cursor < sequence <= fence` in a snapshot taken after that check and sees every committed one.
 
+An advance costs two round trips: the candidate's statement, and the oldest running xid's.
 Writers never wait for readers or for each other. The fence lags behind by at most the longest
 write transaction running at the time (any write transaction of the PostgreSQL cluster counts,
 not only commits). Candidates `(taken, r)` wait in `pending` until they resolve.
@@ -29,8 +31,7 @@ from lorebase_store.store import Txn
 
 
 async def _candidate(txn: Txn) -> tuple[int, int]:
-    taken = await txn.sequence_taken()
-    return taken, await txn.take_xid()  # a later statement: an xid above every writer's up to `taken`
+    return await txn.fence_candidate()
 
 
 async def _oldest_running(txn: Txn) -> int:
@@ -46,7 +47,7 @@ class Fence:
     max_pending: int = 64
 
     async def advance(self, db: Database) -> int:
-        taken, xid = await db.rolled_back("outbox_fence_candidate", _candidate)
+        taken, xid = await db.read_one("outbox_fence_candidate", _candidate)
         if taken > self.safe:
             self.pending.append((taken, xid))
         oldest = await db.read_one("outbox_oldest_running", _oldest_running)

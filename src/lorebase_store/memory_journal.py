@@ -103,6 +103,52 @@ SELECT journal_id, sequence, schema_version, kind, record_id, record_revision, a
 """
 
 
+# A catch-up page in one statement, so in one snapshot (lorebase_feed.memory_changes): the journal
+# row (part 0), the caller's capabilities on the scope (part 1, one row each), the entries of the
+# page from the one at the page's start (its chain digest is the page's prefix) up to the fence
+# (part 2), and the entry at `through` (part 3: the fence's digest when the page stops short).
+# Rows share the entries' columns. The journal's id and last sequence are uncorrelated subqueries (one
+# value each, known before the scan), so the entries come in the primary key's order and the scan
+# stops at the page's end, whatever plan is cached. Parameters: $1 namespace key, $2 principal, $3 tenant,
+# $4 project, $5 agent, $6 mission, $7 the page's start (after's sequence, 0: from the first),
+# $8 through's sequence (NULL: the journal's last), $9 how many entries.
+_PAGE = """
+WITH j AS (SELECT id, last_sequence, last_chain FROM memory_journals WHERE namespace_key = $1)
+SELECT 0 AS part, j.id, j.last_sequence, NULL::integer, NULL::text, NULL::text, NULL::bigint, NULL::text,
+       NULL::bigint, NULL::text, j.last_chain
+  FROM j
+UNION ALL
+SELECT 1, NULL, NULL, NULL, c.capability, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM (SELECT DISTINCT jsonb_array_elements_text(capabilities) AS capability FROM memory_grants
+         WHERE principal_id = $2 AND tenant = $3 AND project_id = $4 AND agent_id = $5
+           AND mission_id IS NOT DISTINCT FROM $6::text) AS c
+UNION ALL
+(SELECT 2, e.journal_id, e.sequence, e.schema_version, e.kind, e.record_id, e.record_revision, e.author,
+        e.committed_at_millis, e.change_digest, e.chain_digest
+   FROM memory_journal_entries e
+  WHERE e.journal_id = (SELECT id FROM j)
+    AND e.sequence > greatest($7::bigint - 1, 0)
+    AND e.sequence <= coalesce($8::bigint, (SELECT last_sequence FROM j))
+  ORDER BY e.sequence
+  LIMIT $9)
+UNION ALL
+SELECT 3, e.journal_id, e.sequence, e.schema_version, e.kind, e.record_id, e.record_revision, e.author,
+       e.committed_at_millis, e.change_digest, e.chain_digest
+  FROM memory_journal_entries e
+ WHERE e.journal_id = (SELECT id FROM j) AND e.sequence = $8::bigint
+"""
+
+
+@dataclass(frozen=True)
+class JournalPage:
+    """What a catch-up page reads, in one snapshot."""
+
+    journal: JournalRow | None
+    capabilities: set[str]
+    entries: list[JournalEntryRow]  # in sequence order, from the page's start (when > 0) to the fence
+    through: JournalEntryRow | None  # the entry at the `through` cursor's sequence
+
+
 class MemoryJournalTxn(TxnBase):
     async def lock_memory_journal(
         self, namespace_key: str, new_id: str, genesis: str, columns: dict[str, Any], at: datetime
@@ -146,6 +192,51 @@ class MemoryJournalTxn(TxnBase):
         driver = await self.driver()
         rows = await driver.fetch(_ENTRIES, journal_id, after, through, limit)
         return [JournalEntryRow(*row) for row in rows]
+
+    async def memory_changes_page(
+        self,
+        namespace_key: str,
+        caller: tuple[str, str],
+        scope: tuple[str, str | None, str],
+        start: int,
+        through: int | None,
+        limit: int,
+    ) -> JournalPage:
+        """A catch-up page of the journal of `namespace_key` in one statement (run it outside a
+        transaction: Database.read_one): the journal, the capabilities of `caller` (principal,
+        tenant) on `scope` (project, mission, agent), the entries `start` (when above 0) through
+        the fence (`through`, or the journal's last sequence), at most `limit` after `start`, and
+        the entry at `through`."""
+        (principal, tenant), (project, mission, agent) = caller, scope
+        driver = await self.driver()
+        rows = await driver.fetch(
+            _PAGE,
+            namespace_key,
+            principal,
+            tenant,
+            project,
+            agent,
+            mission,
+            start,
+            through,
+            limit + (1 if start > 0 else 0),
+        )
+        journal: JournalRow | None = None
+        capabilities: set[str] = set()
+        entries: list[JournalEntryRow] = []
+        at_through: JournalEntryRow | None = None
+        for row in rows:
+            part = row[0]
+            if part == 0:
+                journal = JournalRow(row[1], namespace_key, row[2], row[10])
+            elif part == 1:
+                capabilities.add(row[4])
+            elif part == 2:
+                entries.append(JournalEntryRow(*row[1:]))
+            else:
+                at_through = JournalEntryRow(*row[1:])
+        entries.sort(key=lambda entry: entry.sequence)
+        return JournalPage(journal, capabilities, entries, at_through)
 
     async def memory_journal_entry(self, journal_id: str, sequence: int) -> JournalEntryRow | None:
         driver = await self.driver()

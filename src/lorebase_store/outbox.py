@@ -21,10 +21,29 @@ _SEQUENCE_TAKEN = (
     "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('outbox', 'sequence')::regclass), 0)"
 )
 _TAKE_XID = "SELECT pg_current_xact_id()::text"
+# The fence's candidate (lorebase_store.fence): `taken`, then an xid, in this order. A MATERIALIZED CTE
+# is run to its row before the outer query's target list (which takes the xid) is evaluated.
+_FENCE_CANDIDATE = """
+WITH s AS MATERIALIZED (
+  SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('outbox', 'sequence')::regclass), 0) AS taken
+)
+SELECT s.taken, pg_current_xact_id()::text FROM s
+"""
 _OLDEST_RUNNING = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text"
 _UNPUBLISHED = """
 SELECT sequence, domain_id, branch, type, revision, event FROM outbox
  WHERE published_at IS NULL AND sequence <= $2 ORDER BY sequence LIMIT $1
+"""
+# The relay's pass (lorebase_feed.relay): its advisory lock and, when it got it, the events it is to
+# publish, in one statement. One row without an event when there is none (or no lock).
+_LEAD_AND_UNPUBLISHED = """
+SELECT l.leading, o.sequence, o.domain_id, o.branch, o.type, o.revision, o.event
+  FROM (SELECT pg_try_advisory_xact_lock($3) AS leading) AS l
+  LEFT JOIN LATERAL (
+    SELECT sequence, domain_id, branch, type, revision, event FROM outbox
+     WHERE l.leading AND published_at IS NULL AND sequence <= $2 ORDER BY sequence LIMIT $1
+  ) AS o ON true
+ ORDER BY o.sequence
 """
 _MARK_PUBLISHED = "UPDATE outbox SET published_at = $1 WHERE sequence = ANY($2::bigint[])"
 
@@ -103,6 +122,18 @@ class OutboxTxn(TxnBase):
         rows = await driver.fetch(_UNPUBLISHED, limit, _NO_FENCE if upto is None else upto)
         return [OutboxEvent(*row) for row in rows]
 
+    async def lead_and_unpublished(self, lock_key: int, *, limit: int, upto: int) -> list[OutboxEvent] | None:
+        """Take the transaction-scoped advisory lock `lock_key` if it is free and, in the same
+        statement, read the unpublished events up to `upto` (None: another transaction holds the
+        lock). The events are read in the statement's snapshot, taken before the lock: a lock that
+        another relay released in between may show events it has just marked as unpublished; the
+        caller publishes those again and JetStream drops the copies by Nats-Msg-Id."""
+        driver = await self.driver()
+        rows = await driver.fetch(_LEAD_AND_UNPUBLISHED, limit, upto, lock_key)
+        if not rows[0][0]:
+            return None
+        return [OutboxEvent(*row[1:]) for row in rows if row[1] is not None]
+
     async def mark_published(self, sequences: list[int], at: datetime) -> None:
         if sequences:
             driver = await self.driver()
@@ -140,6 +171,13 @@ class OutboxTxn(TxnBase):
         """The last outbox sequence handed out, committed or not (sequences are not transactional)."""
         driver = await self.driver()
         return int(await driver.fetchval(_SEQUENCE_TAKEN) or 0)
+
+    async def fence_candidate(self) -> tuple[int, int]:
+        """(taken, xid): the last outbox sequence handed out, then a transaction id of this
+        transaction, taken after it (one statement: run it outside a transaction, Database.read_one)."""
+        driver = await self.driver()
+        row = await driver.fetchrow(_FENCE_CANDIDATE)
+        return int(row[0]), int(row[1])
 
     async def take_xid(self) -> int:
         """Give this transaction its id: the fence runs it in a transaction that it then rolls back,

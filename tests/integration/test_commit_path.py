@@ -9,6 +9,7 @@ import asyncio
 
 import asyncpg
 import pytest
+from sqlalchemy import text
 
 from lorebase_store import Txn
 from tests.integration.conftest import Stack
@@ -94,3 +95,70 @@ async def test_connections_the_driver_found_closed_are_not_handed_out_again(stac
             failed += 1
     assert failed <= 1
     assert await any_open() is False
+
+
+async def test_settings_sent_with_begin_hold_for_the_transaction_only(stack: Stack) -> None:
+    """`driver(settings=...)` sends the transaction's SET LOCALs in BEGIN's round trip; the
+    transaction is SQLAlchemy's as usual (committed by it), and the settings end with it. A setting
+    that fails ends what BEGIN started: the connection goes back to the pool usable."""
+    db = stack.rt.db
+
+    async def settings(txn: Txn) -> tuple[str, str, bool]:
+        driver = await txn.driver(settings="SET LOCAL synchronous_commit = off; SET LOCAL work_mem = '7MB'")
+        await driver.execute("CREATE TEMP TABLE kept (n int) ON COMMIT DROP")
+        return (
+            await driver.fetchval("SHOW synchronous_commit"),
+            await driver.fetchval("SHOW work_mem"),
+            driver.is_in_transaction(),
+        )
+
+    assert await db.run_interaction("settings", settings) == ("off", "7MB", True)
+
+    async def after(txn: Txn) -> tuple[str, bool]:
+        driver = await txn.driver()
+        return await driver.fetchval("SHOW work_mem"), driver.is_in_transaction()
+
+    for _ in range(3):  # whichever pooled connection: the settings were local to that transaction
+        assert (await db.run_interaction("after", after))[0] != "7MB"
+
+    async def bad(txn: Txn) -> None:
+        await txn.driver(settings="SET LOCAL no_such_setting_at_all = 1")
+
+    with pytest.raises(asyncpg.PostgresError):
+        await db.run_interaction("bad", bad)
+    for _ in range(3):
+        assert (await db.run_interaction("after", after))[1] is True  # a fresh transaction, no error
+
+
+async def test_a_begin_that_never_finished_does_not_outlive_its_checkout(stack: Stack) -> None:
+    """asyncpg marks a connection as in a transaction before it sends BEGIN and keeps the mark when
+    the task awaiting BEGIN is cancelled (a client that went away): SQLAlchemy's adapter then holds
+    no transaction to end, and every later transaction on that pooled connection was taken for a
+    nested one. The next checkout drops the mark and ends the server's transaction."""
+    db = stack.rt.db
+    async with db.engine.connect() as conn:
+        raw = await conn.get_raw_connection()
+        driver = raw.driver_connection
+        assert driver is not None
+        driver._top_xact = driver.transaction(isolation="repeatable_read")  # as a cancelled BEGIN leaves it
+        await driver.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")  # which the server ran
+    for _ in range(50):  # until the pool hands that connection out again
+        async with db.engine.connect() as conn:
+            raw = await conn.get_raw_connection()
+            if raw.driver_connection is not driver:
+                continue
+            assert driver._top_xact is None and not driver.is_in_transaction()
+            await conn.begin()
+            assert (
+                await conn.scalar(text("SELECT current_setting('transaction_isolation')")) == "read committed"
+            )
+            await conn.commit()
+            break
+    else:
+        raise AssertionError("the pool never handed the connection out again")
+
+    async def through_the_driver(txn: Txn) -> int:
+        return int(await (await txn.driver()).fetchval("SELECT 1"))
+
+    for _ in range(12):  # every pooled connection serves named transactions
+        assert await db.run_interaction("after", through_the_driver) == 1

@@ -6,6 +6,7 @@ relays at once (the advisory lock). Webhook receivers that misbehave are in test
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -15,6 +16,7 @@ import orjson
 import pytest
 from lorebase_feed.relay import RELAY_LOCK, Relay
 from nats.js import JetStreamContext
+from nats.js.errors import APIError
 from sqlalchemy import text
 
 from lorebase.embedded import EmbeddedNats
@@ -297,3 +299,45 @@ async def test_one_relay_publishes_at_a_time(supply: Stack, nats_url: str) -> No
             stop.set()
             await asyncio.gather(*relays)
         exactly_once_in_order(await stream_log(js, feed.stream), await outbox_sequences(supply))
+
+
+async def test_an_event_the_stream_refuses_in_a_pipelined_pass(supply: Stack, nats_url: str) -> None:
+    """A pass sends its events pipelined and awaits their acknowledgements together. An event the
+    stream refuses in its acknowledgement (over the stream's max_msg_size), with events before and
+    after it in the pass, fails the pass (nothing is marked) until `park_after_attempts` passes
+    failed on it; then it is parked, and every other event is on the stream once, in sequence order
+    (the copies sent again after the failed pass are dropped by Nats-Msg-Id)."""
+    await raise_risk(supply, 31)
+    async with supply.rt.db.engine.begin() as conn:
+        largest = int(await conn.scalar(text("select max(length(event::text)) from outbox")) or 0)
+        limit = 2 * largest + 2048
+        await conn.execute(
+            text(
+                "insert into outbox (domain_id, branch, type, revision, event, created_at) "
+                "select id, 'main', 'revision.committed', null, cast(:event as jsonb), now() "
+                "from domains where name = 'supply'"
+            ),
+            {"event": orjson.dumps({"domain": "supply", "branch": "main", "pad": "x" * 2 * limit}).decode()},
+        )
+        refused = int(await conn.scalar(text("select max(sequence) from outbox")))
+    await raise_risk(supply, 32)
+    async with running_feed(supply, nats_url, relay=False) as feed:
+        js = feed.nc.jetstream()
+        info = await js.stream_info(feed.stream)
+        await js.update_stream(dataclasses.replace(info.config, max_msg_size=limit))
+        relay = CountingRelay(
+            supply.rt.db, js, subjects=feed.subjects, stream=feed.stream, park_after_attempts=2
+        )
+        failed = 0
+        async with asyncio.timeout(20):
+            while await unpublished(supply):
+                try:
+                    if not await relay.publish_pending():
+                        await asyncio.sleep(0.02)
+                except APIError:
+                    failed += 1
+                    assert await unpublished(supply) == len(await outbox_sequences(supply))  # none marked
+        assert failed == 1 and relay.parked == 1
+        kept = [sequence for sequence in await outbox_sequences(supply) if sequence != refused]
+        assert kept[-1] > refused  # an event after the refused one, in the same pass
+        exactly_once_in_order(await stream_log(js, feed.stream), kept)

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import msgspec
 from lorebase_keeper import memory
+from sqlalchemy import text
 
 from lorebase.contract.memory import NewMemory
 from lorebase.memory import Scope
@@ -222,3 +223,81 @@ async def test_a_command_queued_under_a_stale_namespace_runs_in_its_records_jour
     assert [(e["kind"], e["record_id"]) for e in entries] == [("created", rid), ("updated", rid)]
     other = (await changes(stack, writer, scope={**SCOPE, "agent_id": "other"})).json()["entries"]
     assert [e["kind"] for e in other] == ["created"]
+
+
+async def _waiting_on_a_lock(stack: Stack, query_part: str) -> None:
+    """Until a backend waits for a lock in a statement that contains `query_part`."""
+    async with stack.rt.db.engine.connect() as conn:
+        conn = await conn.execution_options(isolation_level="AUTOCOMMIT")  # a fresh view each time
+        for _ in range(2000):
+            waiting = await conn.scalar(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE wait_event_type = 'Lock' AND strpos(query, :part) > 0"
+                ),
+                {"part": query_part},
+            )
+            if waiting:
+                return
+            await asyncio.sleep(0.01)
+    raise AssertionError("no statement waited for the lock")
+
+
+async def test_a_group_whose_lock_waited_reads_the_state_the_other_group_left(stack: Stack) -> None:
+    """A group reads its records in the statement that locks the journal, in a snapshot taken before
+    the lock is granted. When another group (another keeper process) held the lock and committed a
+    change of the record meanwhile, the journal's last_sequence moved: the group reads again and
+    plans against the record's current revision."""
+    writer = await agent(stack, "agt_writer")
+    rid = (await create(stack, writer, "v1"))["record"]["record_id"]
+    async with stack.rt.db.engine.connect() as other:  # the other keeper's group, holding the lock
+        await other.begin()
+        await other.execute(
+            text("SELECT 1 FROM memory_journals WHERE last_sequence = 1 FOR UPDATE"),
+        )
+        update = asyncio.ensure_future(
+            stack.http.patch(
+                f"/api/v1/memory/records/{rid}",
+                json={"record_revision": 1, "content": "stale", "idempotency_key": key()},
+                headers=writer,
+            )
+        )
+        await _waiting_on_a_lock(stack, "FOR UPDATE")
+        await other.execute(
+            text(
+                "UPDATE memory_records SET record_revision = 2, content = CAST('\"theirs\"' AS jsonb)"
+                " WHERE id = :rid"
+            ),
+            {"rid": rid},
+        )
+        await other.execute(text("UPDATE memory_journals SET last_sequence = 2"))
+        await other.commit()
+        answer = await update
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["code"] == "record-revision-mismatch" and answer.json()["record_revision"] == 2
+    read = (await stack.http.get(f"/api/v1/memory/records/{rid}", headers=writer)).json()
+    assert read["record_revision"] == 2 and read["content"] == "theirs"
+
+
+async def test_a_group_whose_lock_waited_for_nothing_written_uses_what_it_read(stack: Stack) -> None:
+    """The lock waited, but the holder wrote nothing (it rolled back): the state read with the lock
+    is current, and the command commits against it."""
+    writer = await agent(stack, "agt_writer")
+    rid = (await create(stack, writer, "v1"))["record"]["record_id"]
+    async with stack.rt.db.engine.connect() as other:
+        await other.begin()
+        await other.execute(text("SELECT 1 FROM memory_journals FOR UPDATE"))
+        update = asyncio.ensure_future(
+            stack.http.patch(
+                f"/api/v1/memory/records/{rid}",
+                json={"record_revision": 1, "content": "mine", "idempotency_key": key()},
+                headers=writer,
+            )
+        )
+        await _waiting_on_a_lock(stack, "FOR UPDATE")
+        await other.rollback()
+        answer = await update
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["record"]["record_revision"] == 2
+    entries, _ = await catch_up(stack, writer, version=2)
+    assert [(e["kind"], e["record_revision"]) for e in entries] == [("created", 1), ("updated", 2)]

@@ -1,6 +1,7 @@
 """POST /api/v1/memory/changes: pages of one namespace's memory change journal (docs/memory.md).
 
-A page reads the journal row and its entries in one REPEATABLE READ snapshot. Keeper assigns
+A page reads the caller's capabilities, the journal row and its entries in one statement, so in one
+snapshot (and one round trip, outside a transaction). Keeper assigns
 sequences under a row lock on the journal, so the journal's `last_sequence` in that snapshot is a
 fence no in-flight transaction can fill below: every entry up to it is committed and visible.
 Each page is checked before it is sent (contiguous sequences, the hash chain of every entry); a
@@ -22,9 +23,9 @@ from lorebase.memory import (
     genesis_digest,
     parse_cursor,
 )
-from lorebase.memory.access import MemoryCaller, require
+from lorebase.memory.access import MemoryCaller, forbidden
 from lorebase.problems import Problem
-from lorebase_store import Database, JournalEntryRow, JournalRow, Txn
+from lorebase_store import Database, JournalEntryRow, JournalPage, JournalRow, Txn
 
 RECONCILE = (
     "reconcile: capture the current high_watermark, enumerate the scope with POST /api/v1/memory/query, "
@@ -80,6 +81,14 @@ async def check_cursor(
     txn: Txn, journal: JournalRow | None, cursor: JournalCursor, path: str, version: int
 ) -> None:
     """409 for a cursor of another journal, ahead of it, or (version 2) of another history."""
+    _check_place(journal, cursor, path)
+    assert journal is not None
+    if version >= 2:
+        _check_history(cursor, path, await prefix_at(txn, journal, cursor.sequence))
+
+
+def _check_place(journal: JournalRow | None, cursor: JournalCursor, path: str) -> None:
+    """409 for a cursor of another journal, or ahead of it."""
     if journal is None or cursor.journal_id != journal.id:
         raise Problem(
             409,
@@ -98,17 +107,19 @@ async def check_cursor(
             reason="ahead_of_journal",
             high_watermark=journal.last_sequence,
         )
-    if version >= 2:
-        expected = await prefix_at(txn, journal, cursor.sequence)
-        if cursor.prefix_digest != expected:
-            raise Problem(
-                409,
-                "cursor-diverged",
-                f"{path} anchors a history the journal no longer has (a restore followed by different writes "
-                f"reused sequence {cursor.sequence}); {RECONCILE}",
-                parameter=path,
-                reason="history_diverged",
-            )
+
+
+def _check_history(cursor: JournalCursor, path: str, expected: str) -> None:
+    """409 for a version 2 cursor whose prefix digest is not the journal's at its sequence."""
+    if cursor.prefix_digest != expected:
+        raise Problem(
+            409,
+            "cursor-diverged",
+            f"{path} anchors a history the journal no longer has (a restore followed by different writes "
+            f"reused sequence {cursor.sequence}); {RECONCILE}",
+            parameter=path,
+            reason="history_diverged",
+        )
 
 
 async def prefix_at(txn: Txn, journal: JournalRow, sequence: int) -> str:
@@ -135,13 +146,29 @@ def entry_document(entry: JournalEntryRow, version: int) -> dict[str, Any]:
     }
 
 
-async def _page(txn: Txn, caller: MemoryCaller, request: PageRequest) -> dict[str, Any]:
-    await require(txn, caller, request.namespace.scope, "memory_read")
-    version = request.contract_version
-    journal = await txn.memory_journal_for(request.namespace.key)
+_BIGINT = 2**63 - 1  # a cursor past it is ahead of every journal: 409 once the journal is read
+
+
+async def _read_page(txn: Txn, caller: MemoryCaller, request: PageRequest) -> JournalPage:
+    scope = request.namespace.scope
+    return await txn.memory_changes_page(
+        request.namespace.key,
+        (caller.id, caller.tenant),
+        (scope.project_id, scope.mission_id, scope.agent_id),
+        min(request.after.sequence, _BIGINT) if request.after is not None else 0,
+        min(request.through.sequence, _BIGINT) if request.through is not None else None,
+        request.limit,
+    )
+
+
+def _page(caller: MemoryCaller, request: PageRequest, page: JournalPage) -> dict[str, Any]:
+    """The page document from what one statement read (JournalPage), checked before it is sent."""
+    if not caller.is_admin and "memory_read" not in page.capabilities:
+        raise forbidden(caller, request.namespace.scope, "memory_read")
+    version, journal, entries = request.contract_version, page.journal, list(page.entries)
     for cursor, path in ((request.after, "query.after"), (request.through, "query.through")):
         if cursor is not None:
-            await check_cursor(txn, journal, cursor, path, version)
+            _check_place(journal, cursor, path)
     if journal is None:  # nothing committed in this namespace yet
         return {
             "contract_version": version,
@@ -153,17 +180,14 @@ async def _page(txn: Txn, caller: MemoryCaller, request: PageRequest) -> dict[st
         }
     fence = request.through.sequence if request.through is not None else journal.last_sequence
     start = request.after.sequence if request.after is not None else 0
-    # The entry at `start` comes in the same statement: its chain digest is the page's prefix.
-    read_from = start - 1 if 0 < start < journal.last_sequence else start
-    entries = await txn.memory_journal_entries(
-        journal.id, read_from, fence, request.limit + start - read_from
-    )
-    if read_from < start:
+    if start > 0:  # the entry at `start` came first: its chain digest is the page's prefix
         if not entries or entries[0].sequence != start:
             raise inconsistent(journal.id, f"entry {start} is missing")
         previous = entries.pop(0).chain_digest
     else:
-        previous = await prefix_at(txn, journal, start)
+        previous = genesis_digest(journal.id)
+    if request.after is not None and version >= 2:
+        _check_history(request.after, "query.after", previous)
     if len(entries) != min(request.limit, fence - start):
         raise inconsistent(journal.id, f"{len(entries)} entries between {start} and {fence}")
     for offset, entry in enumerate(entries, start=1):
@@ -172,9 +196,18 @@ async def _page(txn: Txn, caller: MemoryCaller, request: PageRequest) -> dict[st
         if chain_digest(previous, entry.sequence, entry.change_digest) != entry.chain_digest:
             raise inconsistent(journal.id, f"the hash chain breaks at entry {entry.sequence}")
         previous = entry.chain_digest
-    fence_digest = previous if (entries and entries[-1].sequence == fence) or fence == start else None
-    if fence_digest is None:
-        fence_digest = await prefix_at(txn, journal, fence)
+    if fence == start or (entries and entries[-1].sequence == fence):
+        fence_digest = previous
+    elif fence == 0:
+        fence_digest = genesis_digest(journal.id)
+    elif page.through is not None:
+        fence_digest = page.through.chain_digest
+    elif fence == journal.last_sequence:
+        fence_digest = journal.last_chain
+    else:
+        raise inconsistent(journal.id, f"entry {fence} is missing")
+    if request.through is not None and version >= 2:
+        _check_history(request.through, "query.through", fence_digest)
     last = entries[-1].sequence if entries else start
     return {
         "contract_version": version,
@@ -187,8 +220,10 @@ async def _page(txn: Txn, caller: MemoryCaller, request: PageRequest) -> dict[st
 
 
 async def read_changes(db: Database, caller: MemoryCaller, body: ChangesBody) -> dict[str, Any]:
+    """A page in one statement outside a transaction (one snapshot), checked before it is sent."""
     request = parse_page(body, caller)
-    return await db.read("memory_changes", _page, caller, request)
+    page = await db.read_one("memory_changes", _read_page, caller, request)
+    return _page(caller, request, page)
 
 
 __all__ = ["check_cursor", "entry_document", "read_changes"]

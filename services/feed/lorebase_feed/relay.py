@@ -1,8 +1,10 @@
 """The outbox relay: committed outbox events to NATS JetStream, exactly once per sequence.
 
 Each unpublished event is published (to its typed subject and, for one more release, its legacy
-one: lorebase_feed.subjects, each copy with its own `Nats-Msg-Id`) and then marked published. A crash between the two republishes it on the next pass and JetStream's duplicate window drops the
-copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
+one: lorebase_feed.subjects, each copy with its own `Nats-Msg-Id`) and then marked published (a
+pass sends its events pipelined, in sequence order on one connection, and awaits their JetStream
+acknowledgements together). A crash between the two republishes it on the next pass and
+JetStream's duplicate window drops the copy, so nothing is lost and nothing is delivered twice. The relay publishes only up to the outbox
 fence (lorebase_store.fence), so the stream holds the events in sequence order and a reader of the
 stream never sees a sequence before a lower one that can still commit. One relay publishes at a
 time across feed replicas (a PostgreSQL advisory lock held for each pass), and a commit wakes it
@@ -41,6 +43,7 @@ from lorebase_store import Database, OutboxEvent, Txn
 from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.fence import Fence
 
+from .acks import PipelinedPublisher, failure_of
 from .subjects import Subjects, message_id
 
 # The first wait before looking again when the fence could not pass a commit yet (doubles each time).
@@ -133,6 +136,7 @@ class Relay:
         lock_key: int = RELAY_LOCK,
         stream: str | None = None,
         park_after_attempts: int = 5,
+        ack_timeout_s: float = 5.0,
     ) -> None:
         self.db = db
         self.js = js
@@ -144,6 +148,9 @@ class Relay:
         self.published = 0
         self.parked = 0
         self.park_after_attempts = park_after_attempts
+        self.ack_timeout_s = ack_timeout_s  # for the acknowledgements of a pass's events
+        self._sent: list[tuple[OutboxEvent, list[asyncio.Future[Any]]]] = []  # this pass's, in order
+        self._publisher = PipelinedPublisher(js._nc)  # on the JetStream context's own connection
         self._failed: tuple[int, int] = (0, 0)  # (sequence, passes that failed on it)
         self.leading = False  # held the relay lock on the last pass
         self.resumed = False  # resumed from the stream's last message since taking the lock
@@ -164,28 +171,17 @@ class Relay:
         self.fence_moved_at = time.monotonic()
         async with self.db.engine.connect() as conn:
             await conn.begin()
-            self.leading = bool(
-                await conn.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": self.lock_key})
-            )
-            if not self.leading:
+            txn = Txn(conn)
+            events = await txn.lead_and_unpublished(self.lock_key, limit=self.batch, upto=upto)
+            self.leading = events is not None
+            if events is None:
                 self.resumed = False  # on taking the lock, first resume from the stream
                 await conn.rollback()
                 return 0
-            txn = Txn(conn)
             if not self.resumed:
                 self.resumed = await self.resume(txn, upto)
-            events = await txn.unpublished(limit=self.batch, upto=upto)
-            done: list[int] = []
-            parked: list[tuple[int, str]] = []
-            for event in events:
-                try:
-                    await self.publish(event)
-                except Exception as exc:
-                    if not await self._cannot_publish(event, exc):
-                        raise  # NATS's failure: the pass is retried (JetStream drops the copies)
-                    parked.append((event.sequence, f"{type(exc).__name__}: {exc}"))
-                    continue
-                done.append(event.sequence)
+                events = await txn.unpublished(limit=self.batch, upto=upto)
+            done, parked = await self._publish_all(events)
             await self.mark(txn, done)
             if parked:
                 await txn.park(parked, utc_now())
@@ -196,6 +192,53 @@ class Relay:
         self.parked += len(parked)
         metrics.FEED_EVENTS_PARKED.inc(len(parked))
         return len(done) + len(parked)
+
+    async def _publish_all(self, events: list[OutboxEvent]) -> tuple[list[int], list[tuple[int, str]]]:
+        """Publish a pass's events pipelined: every copy is sent in sequence order on the one NATS
+        connection (JetStream stores them in that order), then the acknowledgements are awaited
+        together. Returns the sequences acknowledged and those parked; raises NATS's own failure
+        (the pass is then retried, and JetStream drops the copies it already holds)."""
+        self._sent = []
+        done: list[int] = []
+        parked: list[tuple[int, str]] = []
+        try:
+            for event in events:
+                try:
+                    await self.publish(event)
+                except Exception as exc:
+                    if not await self._cannot_publish(event, exc):
+                        raise
+                    parked.append((event.sequence, f"{type(exc).__name__}: {exc}"))
+            await self._settle()
+            refused = {sequence for sequence, _ in parked}
+            for event, sent in self._sent:
+                if event.sequence in refused:
+                    continue
+                failure = next((f for f in map(failure_of, sent) if f is not None), None)
+                if failure is None:
+                    done.append(event.sequence)
+                    continue
+                if not await self._cannot_publish(event, failure):
+                    raise failure  # NATS's failure: the pass is retried (JetStream drops the copies)
+                parked.append((event.sequence, f"{type(failure).__name__}: {failure}"))
+        except Exception:  # what was sent is answered before the pass ends (a resuming relay sees it)
+            await self._settle()
+            raise
+        finally:
+            for _, sent in self._sent:
+                for ack in sent:
+                    ack.cancel()  # unanswered in time (or the pass was cancelled): nothing waits for them
+            self._sent = []
+        parked.sort()
+        return done, parked
+
+    async def _settle(self) -> None:
+        """Wait for the acknowledgements of this pass's copies (up to ack_timeout_s in all)."""
+        waiting = [ack for _, sent in self._sent for ack in sent if not ack.done()]
+        if waiting:
+            await asyncio.wait(waiting, timeout=self.ack_timeout_s)
+            for ack in waiting:
+                ack.cancel()  # no answer in time: failure_of reports it; a second call does not wait
 
     async def _cannot_publish(self, event: OutboxEvent, exc: Exception) -> bool:
         """Whether a failed publication is the event's fault (park it) rather than NATS's (retry)."""
@@ -244,17 +287,20 @@ class Relay:
         return True
 
     async def publish(self, event: OutboxEvent) -> None:
-        """Publish one event to each of its subjects (typed, then legacy), waiting for JetStream's
-        acknowledgement of each; the copies differ only in subject and `Nats-Msg-Id`."""
+        """Send one event to each of its subjects (typed, then legacy) without waiting: the pass
+        awaits the JetStream acknowledgements of all its events together (`_publish_all`). The
+        copies differ only in subject and `Nats-Msg-Id`."""
         data = orjson.dumps(event.document())
         domain = str(event.event.get("domain", ""))
+        acks: list[asyncio.Future[Any]] = []
+        self._sent.append((event, acks))
         for subject, msg_id in self.subjects.copies(domain, event.type, event.branch, event.sequence):
             headers = {
                 "Nats-Msg-Id": msg_id,
                 "Lorebase-Event-Id": message_id(event.sequence),
                 "Lorebase-Event": event.type,
             }
-            await self.js.publish(subject, data, headers=headers)
+            acks.append(await self._publisher.send(subject, data, headers))
 
     async def mark(self, txn: Txn, sequences: list[int]) -> None:
         """Mark acknowledged events published (committed with the pass, under the lock)."""

@@ -56,7 +56,7 @@ class Domains:
         cached = self._cache.get(name)
         if cached is not None and cached[0] > now:
             return cached[1]
-        row = await self.db.read("get_domain", lambda txn: txn.get_domain(name))
+        row = await self.db.read_one("get_domain", lambda txn: txn.get_domain(name))  # one statement
         if row is None:
             raise Problem(404, "not-found", f"unknown Domain {name!r}; GET /api/v1/domains lists them")
         domain = self._build(row)

@@ -5,10 +5,10 @@ lock. Rather than one transaction per command, each waiting for the round trips 
 of the one before it, the `MemoryCommitter` of a keeper process queues the commands of a journal
 and runs a group of them in one transaction:
 
-1. set synchronous_commit on and lock the journal row (`SELECT ... FOR UPDATE`; the journal is
-   created on the first write of a namespace);
-2. read the callers' keys (still valid?), the receipts, records and grants the group needs, in one
-   statement;
+1. begin with synchronous_commit on, lock the journal row (`SELECT ... FOR UPDATE`; the journal
+   is created on the first write of a namespace) and, in the same statement, read the callers' keys
+   (still valid?), the receipts, records and grants the group needs (read again once the lock is
+   held when the lock waited for a group that moved the journal);
 3. check and plan each command in queue order (plan.py: GroupPlan): an accepted one takes the
    next sequence, a rejected one (a Problem) plans nothing;
 4. write every planned row and the journal's new head in one statement, and commit: one WAL flush.
@@ -139,7 +139,18 @@ async def _group_txn(
     txn: Txn, namespace: Namespace | None, group: list[_Pending]
 ) -> list[tuple[_Pending, Any, BaseException | None]]:
     keys = [(p.caller.tenant, p.caller.id, p.command.key) for p in group]
-    journal = await txn.begin_memory_group(None if namespace is None else namespace.key)
+    record_ids = [p.command.record_id for p in group if p.command.record_id is not None]
+    record_ids += [source for p in group for source in p.command.derived_from]
+    reads = (
+        keys,
+        sorted({p.digest for p in group}),
+        record_ids,
+        sorted({(p.caller.id, p.caller.tenant) for p in group}),
+        None
+        if namespace is None
+        else (namespace.scope.project_id, namespace.scope.mission_id, namespace.scope.agent_id),
+    )
+    journal, state = await txn.begin_memory_group(None if namespace is None else namespace.key, *reads)
     created = False
     if journal is None and namespace is not None:  # the first write in this namespace
         scope = namespace.scope
@@ -156,17 +167,8 @@ async def _group_txn(
             namespace.key, journal_id, genesis_digest(journal_id), columns, utc_now()
         )
         created = journal.id == journal_id
-    record_ids = [p.command.record_id for p in group if p.command.record_id is not None]
-    record_ids += [source for p in group for source in p.command.derived_from]
-    state = await txn.memory_group_state(
-        keys,
-        sorted({p.digest for p in group}),
-        record_ids,
-        sorted({(p.caller.id, p.caller.tenant) for p in group}),
-        None
-        if namespace is None
-        else (namespace.scope.project_id, namespace.scope.mission_id, namespace.scope.agent_id),
-    )
+    if state is None:  # read before the lock, and the journal moved (or was made) since
+        state = await txn.memory_group_state(*reads)
     plan = GroupPlan(namespace, journal, state)
     outcomes: list[tuple[_Pending, Any, BaseException | None]] = []
     for pending in group:
