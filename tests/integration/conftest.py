@@ -166,6 +166,18 @@ async def supply(stack: Stack) -> Stack:
     return stack
 
 
+async def raise_risk(stack: Stack, score: int) -> str:
+    """Set S-1001's risk score through update_supplier as an editor; the Revision it committed."""
+    editor = await stack.principal("usr_editor")
+    response = await stack.http.post(
+        "/api/v1/domains/supply/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1001", "risk_score": score}},
+        headers=editor,
+    )
+    assert response.status_code == 200, response.text
+    return str(response.headers["Lorebase-Revision"])
+
+
 @pytest.fixture
 def admin() -> dict[str, str]:
     return {"Authorization": f"Bearer {ADMIN_KEY}"}

@@ -9,25 +9,15 @@ import asyncio
 import pytest
 from lorebase_gateway.read_cache import ReadCache
 
-from tests.integration.conftest import Stack, open_stack
+from tests.integration.conftest import Stack, open_stack, raise_risk
 
 RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
-EXECUTE = "/api/v1/domains/supply/operations/update_supplier/execute"
 STALE = {"Cache-Control": "max-stale=60"}
 
 
 def _cache(stack: Stack) -> ReadCache:
     assert stack.gateway.read_cache is not None
     return stack.gateway.read_cache
-
-
-async def _raise_risk(stack: Stack, score: int) -> str:
-    editor = await stack.principal("usr_editor")
-    response = await stack.http.post(
-        EXECUTE, json={"parameters": {"key": "S-1001", "risk_score": score}}, headers=editor
-    )
-    assert response.status_code == 200, response.text
-    return str(response.headers["Lorebase-Revision"])
 
 
 async def test_a_read_that_opts_in_is_answered_again_without_keeper(supply: Stack) -> None:
@@ -53,7 +43,7 @@ async def test_a_read_that_opts_in_is_answered_again_without_keeper(supply: Stac
 async def test_a_plain_read_is_never_served_from_the_cache(supply: Stack) -> None:
     cache = _cache(supply)
     await supply.http.get(RECORD, headers={**supply.admin, **STALE})  # an entry for this request
-    revision = await _raise_risk(supply, 55)
+    revision = await raise_risk(supply, 55)
     hits = cache.hits
     plain = await supply.http.get(RECORD, headers=supply.admin)
     assert plain.json()["values"]["risk_score"] == "55" and plain.json()["revision"] == revision
@@ -69,7 +59,7 @@ async def test_a_read_naming_its_own_write_sees_it_even_with_an_older_entry(supp
     assert (await supply.http.get(RECORD, headers={**supply.admin, **STALE})).headers[
         "Lorebase-Cache"
     ] == "hit"
-    revision = await _raise_risk(supply, 44)
+    revision = await raise_risk(supply, 44)
     # Without naming it, the older entry is within what the client allows: bounded staleness.
     stale = await supply.http.get(RECORD, headers={**supply.admin, **STALE})
     assert stale.headers["Lorebase-Cache"] == "hit" and stale.content == before.content
@@ -93,8 +83,8 @@ async def test_a_client_naming_its_write_is_served_later_heads_once_their_order_
     supply: Stack,
 ) -> None:
     cache = _cache(supply)
-    mine = await _raise_risk(supply, 61)
-    theirs = await _raise_risk(supply, 62)  # another writer moves the head on before the read
+    mine = await raise_risk(supply, 61)
+    theirs = await raise_risk(supply, 62)  # another writer moves the head on before the read
     seen = {**supply.admin, **STALE, "Lorebase-Min-Revision": mine}
     first = await supply.http.get(RECORD, headers=seen)
     assert first.headers["Lorebase-Cache"] == "miss" and first.json()["revision"] == theirs
@@ -102,7 +92,7 @@ async def test_a_client_naming_its_write_is_served_later_heads_once_their_order_
     # so the entry (or any later head of the branch) now answers it.
     again = await supply.http.get(RECORD, headers=seen)
     assert again.headers["Lorebase-Cache"] == "hit" and again.json()["values"]["risk_score"] == "62"
-    newest = await _raise_risk(supply, 63)
+    newest = await raise_risk(supply, 63)
     fresh = await supply.http.get(RECORD, headers={**supply.admin, **STALE, "Lorebase-Min-Revision": newest})
     assert fresh.headers["Lorebase-Cache"] == "miss" and fresh.json()["revision"] == newest
     hits = cache.hits

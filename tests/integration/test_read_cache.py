@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.integration.conftest import Stack, open_stack
+from tests.integration.conftest import Stack, open_stack, raise_risk
 
 RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001?links=true"
-EXECUTE = "/api/v1/domains/supply/operations/update_supplier/execute"
-
-
-async def _raise_risk(stack: Stack, score: int) -> str:
-    editor = await stack.principal("usr_editor")
-    response = await stack.http.post(
-        EXECUTE, json={"parameters": {"key": "S-1001", "risk_score": score}}, headers=editor
-    )
-    assert response.status_code == 200, response.text
-    return str(response.headers["Lorebase-Revision"])
 
 
 async def test_a_repeated_read_is_served_from_the_cache_until_the_head_moves(supply: Stack) -> None:
@@ -26,7 +16,7 @@ async def test_a_repeated_read_is_served_from_the_cache_until_the_head_moves(sup
     again = await supply.http.get(RECORD, headers=supply.admin)
     assert supply.rt.read_cache.hits == hits + 1
     assert again.content == first.content
-    revision = await _raise_risk(supply, 55)
+    revision = await raise_risk(supply, 55)
     after = await supply.http.get(RECORD, headers=supply.admin)
     assert after.json()["values"]["risk_score"] == "55"
     assert after.json()["revision"] == revision == after.headers["Lorebase-Revision"]
@@ -38,7 +28,7 @@ async def test_a_read_through_another_keeper_sees_a_write_made_through_this_one(
     async with open_stack(database_url) as other:
         before = await other.http.get(RECORD, headers=other.admin)
         assert (await other.http.get(RECORD, headers=other.admin)).content == before.content  # cached
-        revision = await _raise_risk(supply, 44)
+        revision = await raise_risk(supply, 44)
         after = await other.http.get(RECORD, headers=other.admin)
         assert after.json()["values"]["risk_score"] == "44"
         assert after.json()["revision"] == revision
