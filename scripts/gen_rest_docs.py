@@ -209,11 +209,7 @@ def endpoint_section(
 ) -> list[str]:
     endpoint = BY_NAME[operation["operationId"]]
     lines = [f"### `{method.upper()} {path}`", "", f"`{endpoint.name}`: {endpoint.summary}."]
-    facts = []
-    if endpoint.permission:
-        facts.append(f"Needs {endpoint.permission}.")
-    if not operation.get("security", [{}]):
-        facts.append("No credential.")
+    facts = [endpoint.policy.describe()]
     if endpoint.description:
         facts.append(endpoint.description)
     if endpoint.no_store:

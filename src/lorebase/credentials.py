@@ -50,9 +50,12 @@ def csrf_token(session_token: str) -> str:
     return hmac.new(session_token.encode("utf-8"), _CSRF_LABEL, hashlib.sha256).hexdigest()
 
 
-def unknown_credential() -> Problem:
-    """The 401 of a key that is unknown or revoked."""
-    return Problem(401, "unauthenticated", "the credential is unknown or revoked; ask for a new key")
+def unknown_credential(detail: str = "the credential is unknown or revoked; ask for a new key") -> Problem:
+    """The 401 of a credential that is missing, unknown or revoked: `credential: "refused"` tells the
+    gateway's per-address limits that it authenticates nobody (lorebase_gateway.address_limits); a
+    live credential refused for another reason (an API key where a web session is needed) says
+    nothing of the kind."""
+    return Problem(401, "unauthenticated", detail, credential="refused")
 
 
 __all__ = [

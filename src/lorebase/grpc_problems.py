@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TypeVar
 import grpc
 import orjson
 
-from lorebase.problems import Problem
+from lorebase.problems import Problem, StoreUnavailable
 
 PROBLEM_KEY = "lorebase-problem-bin"
 
@@ -74,6 +74,16 @@ class _ProblemsAsStatus:
             return  # success, cancellation, or a call aborted already
         if isinstance(error, Problem):
             await abort_with_problem(self.context, error)
+        if isinstance(error, StoreUnavailable):  # PostgreSQL restarting: worth a retry, not a 500
+            logging.getLogger(f"lorebase.{self.service}").warning(
+                "%s %s: the store is unavailable (%s)", self.service, self.call, type(error).__name__
+            )
+            await abort_with_problem(
+                self.context,
+                Problem(
+                    503, "unavailable", "the store is unavailable (restarting?); retry shortly", retry_after=1
+                ),
+            )
         logging.getLogger(f"lorebase.{self.service}").error(
             "%s %s failed", self.service, self.call, exc_info=error
         )

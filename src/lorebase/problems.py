@@ -85,4 +85,10 @@ def invalid(issues: list[dict[str, Any]], detail: str | None = None) -> Problem:
     return Problem(422, "validation-failed", detail or f"{first}{more}", **extra)
 
 
-__all__ = ["MAX_ISSUES", "TYPE_BASE", "Problem", "invalid", "not_found"]
+class StoreUnavailable(Exception):
+    """PostgreSQL cannot be reached now (restarting, shutting down, the connection lost): raised by
+    the storage layer in place of the driver's error (lorebase_store.db), answered 503 with
+    Retry-After by every service (lorebase.grpc_problems), since the call may succeed shortly."""
+
+
+__all__ = ["MAX_ISSUES", "TYPE_BASE", "Problem", "StoreUnavailable", "invalid", "not_found"]

@@ -8,7 +8,16 @@ from typing import Any
 
 from lorebase.settings_model import ResolveLimits
 
-__all__ = ["indexed", "similarity", "trigrams"]
+__all__ = ["TOKEN", "indexed", "similarity", "trigrams", "words_of"]
+
+# How resolve splits what a caller typed into words: comparison operators, numbers, and words that
+# may hold ' and - ("O'Neil", "erase-me-7391").
+TOKEN = re.compile(r"[<>]=?|=|\d+(?:\.\d+)?(?![\w-])|[\w][\w'-]*", re.UNICODE)
+
+
+def words_of(text: str, *, min_length: int = 1) -> set[str]:
+    """The words of `text` as resolve reads them, lower-cased, of at least `min_length` characters."""
+    return {word.casefold() for word in TOKEN.findall(text) if len(word) >= min_length}
 
 
 def trigrams(text: str) -> set[str]:

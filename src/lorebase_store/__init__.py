@@ -1,7 +1,7 @@
 """The storage layer: the only package that speaks SQL. Store methods take and return plain values."""
 
 from lorebase_store.commits import CommitRows
-from lorebase_store.db import Database
+from lorebase_store.db import Database, store_unavailable
 from lorebase_store.domains import BranchRow, DomainRow
 from lorebase_store.extractions import ExtractionRow
 from lorebase_store.memory import MemoryGrantRow, MemoryPrincipal, MemoryReceipt, MemoryRecordRow
@@ -44,6 +44,7 @@ __all__ = [
     "BranchRow",
     "CommitRows",
     "Database",
+    "store_unavailable",
     "DatabaseTooNew",
     "DomainRow",
     "ErasureRow",

@@ -8,9 +8,10 @@ timing and logging per name.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
@@ -20,6 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
+from lorebase.problems import StoreUnavailable
 from lorebase_store.hot import HotReads
 from lorebase_store.migrate import check_version, engine_target
 from lorebase_store.store import Txn
@@ -38,6 +40,47 @@ def _sqlstate(exc: DBAPIError | asyncpg.PostgresError) -> str | None:
         return str(exc.sqlstate)
     orig = getattr(exc, "orig", None)
     return getattr(orig, "sqlstate", None) or getattr(getattr(orig, "__cause__", None), "sqlstate", None)
+
+
+# SQLSTATEs of a server that is going away or not accepting connections yet: admin_shutdown,
+# crash_shutdown, cannot_connect_now (a restart), and the class of connection exceptions.
+_GOING_AWAY = frozenset({"57P01", "57P02", "57P03"})
+
+
+@contextlib.asynccontextmanager
+async def _unavailable_raised() -> AsyncIterator[None]:
+    """StoreUnavailable in place of an error that says PostgreSQL cannot be reached now."""
+    try:
+        yield
+    except StoreUnavailable:
+        raise
+    except Exception as exc:
+        if store_unavailable(exc):
+            raise StoreUnavailable(f"PostgreSQL is unavailable: {type(exc).__name__}: {exc}") from exc
+        raise
+
+
+def store_unavailable(error: BaseException) -> bool:
+    """Whether `error` says PostgreSQL cannot be reached now (restarting, shutting down, the
+    connection lost): the call may succeed if tried again shortly, so it answers 503, not 500."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (ConnectionError, asyncpg.exceptions.ConnectionDoesNotExistError)):
+            return True
+        if isinstance(current, OSError) and not isinstance(current, FileNotFoundError):
+            return True
+        if isinstance(current, DBAPIError) and current.connection_invalidated:
+            return True
+        if isinstance(current, (DBAPIError, asyncpg.PostgresError)):
+            state = _sqlstate(current) or ""
+            if state in _GOING_AWAY or state.startswith("08"):
+                return True
+        if isinstance(current, asyncpg.exceptions.InterfaceError) and "closed" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class Database:
@@ -111,7 +154,7 @@ class Database:
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             started = time.perf_counter()
             try:
-                async with self.engine.begin() as conn:
+                async with _unavailable_raised(), self.engine.begin() as conn:
                     result = await _run(conn, fn, *args, **kwargs)
                 self._record(name, started)
                 return result
@@ -132,7 +175,7 @@ class Database:
     ) -> R:
         """Run a read-only function in a REPEATABLE READ snapshot: its statements agree with each other."""
         started = time.perf_counter()
-        async with self.engine.connect() as conn:
+        async with _unavailable_raised(), self.engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
             result = await _run(conn, fn, *args, **kwargs)
             await conn.rollback()
@@ -148,7 +191,7 @@ class Database:
     ) -> R:
         """Run a function in a read-write transaction that is then rolled back (it leaves nothing)."""
         started = time.perf_counter()
-        async with self.engine.connect() as conn:
+        async with _unavailable_raised(), self.engine.connect() as conn:
             await conn.begin()
             result = await _run(conn, fn, *args, **kwargs)
             await conn.rollback()
@@ -164,7 +207,7 @@ class Database:
     ) -> R:
         """Run a function that reads with ONE statement, outside a transaction (one round trip)."""
         started = time.perf_counter()
-        async with self.engine.connect() as conn:
+        async with _unavailable_raised(), self.engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
             result = await _run(conn, fn, *args, **kwargs)
         self._record(name, started)
@@ -218,4 +261,4 @@ def row_dict(row: Any) -> dict[str, Any]:
     return dict(row._mapping)
 
 
-__all__ = ["Database", "row_dict"]
+__all__ = ["Database", "row_dict", "store_unavailable"]

@@ -222,6 +222,14 @@ class PrincipalsTxn(TxnBase):
             )
         )
 
+    async def get_grant(self, domain_id: int, grant_id: str) -> GrantRow | None:
+        row = (
+            await self.conn.execute(
+                select(grants).where(and_(grants.c.domain_id == domain_id, grants.c.id == grant_id))
+            )
+        ).first()
+        return None if row is None else _grant(row)
+
     async def delete_grant(self, domain_id: int, grant_id: str) -> GrantRow | None:
         row = (
             await self.conn.execute(

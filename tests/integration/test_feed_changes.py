@@ -135,8 +135,15 @@ async def test_changes_bad_input_and_grants(supply: Stack, feed: Feed) -> None:
     await supply.grant("supply", "usr_narrow", "viewer", kinds=["Supplier"])
     response = await get(supply, headers=narrowed)
     assert response.status_code == 403 and "narrowed" in response.json()["detail"]
+    # No grant in the Domain: 403 (the seed's answer to a follower whose grant was withdrawn), the
+    # same for a Domain that does not exist, so the two cannot be told apart.
     outsider = await supply.principal("usr_outside")
-    assert (await get(supply, headers=outsider)).status_code == 404
+    refused = await get(supply, headers=outsider)
+    assert refused.status_code == 403, refused.text
+    unknown = await supply.http.get("/api/v1/domains/nowhere/branches/main/changes", headers=outsider)
+    assert unknown.status_code == 403 and unknown.json()["detail"] == refused.json()["detail"].replace(
+        "'supply'", "'nowhere'"
+    )
     viewer = await supply.principal("usr_viewer")
     await supply.grant("supply", "usr_viewer", "viewer", branches=["main"])
     assert (await get(supply, headers=viewer)).status_code == 200

@@ -167,7 +167,8 @@ async def test_a_grpc_caller_gets_the_problem_a_rest_caller_gets(
 
 async def test_a_grpc_callers_idempotency_key_is_bounded_too(supply: Stack) -> None:
     """The Idempotency-Key header is checked at the edge; a gRPC caller's key, in its own field,
-    is checked by keeper (1 to 255 characters), and a refused write moves no head."""
+    is checked by keeper by the same rule (1 to 255 characters: 400 invalid-parameter, as at the
+    edge), and a refused write moves no head."""
     head = (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"]
     body = orjson.dumps({"parameters": {"key": "S-1001", "risk_score": 5}})
     for endpoint, values in (
@@ -181,5 +182,5 @@ async def test_a_grpc_callers_idempotency_key_is_bounded_too(supply: Stack) -> N
                 body if endpoint == "execute_operation" else b"{}",
                 credential=f"Bearer {ADMIN_KEY}",
             )
-        assert (raised.value.status, raised.value.code) == (422, "validation-failed"), endpoint
+        assert (raised.value.status, raised.value.code) == (400, "invalid-parameter"), endpoint
     assert (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"] == head

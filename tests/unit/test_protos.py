@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # RPCs that have no REST route of their own, and why.
 NO_ROUTE: dict[str, str] = {
     "Feed.Status": "operator-facing publication state (published_through, pending, fence)",
-    "Keeper.AuthorizeRead": "service to service: the feed asks Keeper whether a caller may read a branch",
+    "Keeper.Authenticate": "service to service: the gateway asks who a credential is before it reads a large body",
+    "Keeper.Authorize": "service to service: the feed asks keeper whether a call passes its endpoint's policy",
     "Scribe.ListJobs": "operator-facing job state, read by health checks and the CLI, not by agents",
 }
 

@@ -1,9 +1,13 @@
-"""Who may follow a branch: Keeper decides (Keeper.AuthorizeRead); the feed asks it on every
-request and again every agents.feed.reauthorize_interval_s while an event stream is open."""
+"""Who may follow a branch: keeper decides, from the endpoint's policy (Keeper.Authorize: data.read on
+the branch through a grant that reads every Kind, since events list the changed keys of every Kind,
+like history reads); the feed asks it on every request and again every
+agents.feed.reauthorize_interval_s while an event stream is open."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from google.protobuf.message import Message
 
 from lorebase.clients import KeeperClient
 from lorebase.problems import Problem
@@ -18,21 +22,12 @@ class FeedAccess:
     kinds: tuple[str, ...]
 
 
-async def authorize(keeper: KeeperClient, *, credential: str, domain: str, branch: str) -> FeedAccess:
-    """The caller's access to a branch's changes: data.read on the branch through a grant that is
-    not narrowed to Kinds (events list the changed keys of every Kind, like history reads)."""
+async def authorize(keeper: KeeperClient, *, credential: str, endpoint: str, request: Message) -> FeedAccess:
+    """The caller's access to a branch's changes, as keeper decides it for `endpoint` (changes or
+    events) and the call `request`."""
     if not credential:
         raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
-    document = (await keeper.authorize_read(credential=credential, domain=domain, branch=branch)).json()
-    if document["narrowed"]:
-        raise Problem(
-            403,
-            "forbidden",
-            f"{document['principal']} holds only grants narrowed to Kinds on branch {document['branch']!r}; "
-            "following changes is a history read and needs a grant that reads every Kind",
-            permission="data.read",
-            branch=document["branch"],
-        )
+    document = (await keeper.authorize(credential=credential, endpoint=endpoint, request=request)).json()
     return FeedAccess(
         document["principal"],
         document["domain"],

@@ -91,34 +91,34 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
         self.degraded_after_s = model.nats.relay.degraded_after_s
 
     async def _webhook_call(
-        self, context: grpc.aio.ServicerContext, name: str, *args: Any
+        self, context: grpc.aio.ServicerContext, name: str, request: pb.WebhookRequest
     ) -> pb.WebhookReply:
-        status, document = await getattr(self.webhooks, name)(_credential(context), *args)
+        status, document = await getattr(self.webhooks, name)(_credential(context), request)
         return pb.WebhookReply(body=orjson.dumps(document), status=status)
 
     @problem_rpc("feed")
     async def CreateWebhook(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
-        return await self._webhook_call(context, "create", request.domain, request.body)
+        return await self._webhook_call(context, "create", request)
 
     @problem_rpc("feed")
     async def ListWebhooks(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
-        return await self._webhook_call(context, "list", request.domain)
+        return await self._webhook_call(context, "list", request)
 
     @problem_rpc("feed")
     async def DeleteWebhook(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
-        return await self._webhook_call(context, "delete", request.domain, request.id)
+        return await self._webhook_call(context, "delete", request)
 
     @problem_rpc("feed")
     async def UpdateWebhook(
         self, request: pb.WebhookRequest, context: grpc.aio.ServicerContext
     ) -> pb.WebhookReply:
-        return await self._webhook_call(context, "update", request.domain, request.id, request.body)
+        return await self._webhook_call(context, "update", request)
 
     @problem_rpc("feed")
     async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
@@ -144,7 +144,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
     @problem_rpc("feed")
     async def Changes(self, request: pb.ChangesRequest, context: grpc.aio.ServicerContext) -> pb.ChangesReply:
         access = await authorize(
-            self.keeper, credential=_credential(context), domain=request.domain, branch=request.branch
+            self.keeper, credential=_credential(context), endpoint="changes", request=request
         )
         document = await changes(
             self.db,
@@ -161,9 +161,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
     ) -> AsyncIterator[pb.StreamItem]:
         async with problems_as_status(context, "feed", "Events"):
             credential = _credential(context)
-            access = await authorize(
-                self.keeper, credential=credential, domain=request.domain, branch=request.branch
-            )
+            access = await authorize(self.keeper, credential=credential, endpoint="events", request=request)
             kinds = parse_kinds(request.kinds, access)
             last_event_id = parse_last_event_id(request.last_event_id)
             exists = await self.db.read(
@@ -174,9 +172,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             await check_not_ahead(self.db, access, last_event_id)
 
             async def reauthorize() -> Any:
-                return await authorize(
-                    self.keeper, credential=credential, domain=request.domain, branch=access.branch
-                )
+                return await authorize(self.keeper, credential=credential, endpoint="events", request=request)
 
             opened_at = await self.fence.advance(self.db) if last_event_id is None else 0
             items = (

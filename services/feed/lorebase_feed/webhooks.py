@@ -1,6 +1,7 @@
 """The webhook registry: create (the secret shown once), list, delete and update webhooks of a
-Domain. Needs domain.settings; a clearance needs its permission (pii.read, ...). Every change is in
-the audit log. Delivery is Scribe's (lorebase_scribe.webhook_delivery.deliver_pending). A target
+Domain. Who may is keeper's to decide, from each endpoint's policy (Keeper.Authorize): domain.settings
+through a grant that reads every Kind, and a clearance only by a caller holding it (pii.read, ...).
+Every change is in the audit log. Delivery is Scribe's (lorebase_scribe.webhook_delivery.deliver_pending). A target
 URL is checked here with the policy every delivery uses (lorebase.webhook_targets), so a target a
 delivery would refuse is refused at creation with the reason."""
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
+from google.protobuf.message import Message
 
 from lorebase.clients import KeeperClient
 from lorebase.ids import utc_now
@@ -117,46 +119,35 @@ def _clearances(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
-def _require_clearances(added: tuple[str, ...], access: dict[str, Any]) -> None:
-    missing = [f"{tag}.read" for tag in added if f"{tag}.read" not in access["permissions"]]
-    if missing:
-        raise Problem(
-            403,
-            "forbidden",
-            f"{access['principal']} lacks {', '.join(missing)} on the Domain; a webhook's clearances need them",
-            permission=missing[0],
-        )
+def _data(request: Message) -> bytes:
+    data: bytes = getattr(request, "body", b"")
+    return data
+
+
+def _id(request: Message) -> str:
+    webhook_id: str = getattr(request, "id", "")
+    return webhook_id
 
 
 class Webhooks:
     def __init__(self, registry: Registry) -> None:
         self.r = registry
 
-    async def _access(self, credential: str, domain: str) -> dict[str, Any]:
+    async def _access(self, credential: str, endpoint: str, request: Message) -> dict[str, Any]:
+        """What keeper answers when the call passes its endpoint's policy (a Problem when not)."""
         if not credential:
             raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
-        answer = await self.r.keeper.authorize_read(
-            credential=credential, domain=domain, permission="domain.settings"
-        )
+        answer = await self.r.keeper.authorize(credential=credential, endpoint=endpoint, request=request)
         document: dict[str, Any] = answer.json()
-        if document["narrowed"]:  # deliveries carry every Kind's changes, like history reads
-            raise Problem(
-                403,
-                "forbidden",
-                f"{document['principal']} holds only grants narrowed to Kinds; webhooks deliver the changes "
-                "of every Kind and need a grant that is not narrowed",
-                permission="domain.settings",
-            )
         return document
 
-    async def create(self, credential: str, domain: str, data: bytes) -> tuple[int, dict[str, Any]]:
-        access = await self._access(credential, domain)
-        body = _body(data)
+    async def create(self, credential: str, request: Message) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, "create_webhook", request)
+        body = _body(_data(request))
         url = await _url(body.get("url"), self.r)
         events = _strings(body, "events", DEFAULT_EVENTS, EVENT)
         branches = _strings(body, "branches", ("*",), BRANCH_PATTERN)
         clearances = _clearances(body.get("clearances"))
-        _require_clearances(clearances, access)
         if self.r.sealer is None:
             raise Problem(409, "encryption_key_required", str(self.r.sealer_error))
         secret, digest = new_secret()
@@ -190,8 +181,8 @@ class Webhooks:
         await self.r.db.run_interaction("webhook_create", write)
         return 201, {**document, "secret": secret, "standard_webhooks_secret": standard_secret(digest)}
 
-    async def list(self, credential: str, domain: str) -> tuple[int, dict[str, Any]]:
-        access = await self._access(credential, domain)
+    async def list(self, credential: str, request: Message) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, "list_webhooks", request)
         rows = await self.r.db.read("webhook_list", lambda txn: txn.list_webhooks(int(access["domain_id"])))
         return 200, {"webhooks": [_document(row, access["domain"]) for row in rows]}
 
@@ -203,9 +194,9 @@ class Webhooks:
             raise Problem(404, "not-found", f"unknown webhook {webhook_id!r}; GET /webhooks lists them")
         return row
 
-    async def delete(self, credential: str, domain: str, webhook_id: str) -> tuple[int, dict[str, Any]]:
-        access = await self._access(credential, domain)
-        row = await self._get(access, webhook_id)
+    async def delete(self, credential: str, request: Message) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, "delete_webhook", request)
+        row = await self._get(access, _id(request))
 
         async def write(txn: Txn) -> None:
             await txn.delete_webhook(row.id)
@@ -221,12 +212,10 @@ class Webhooks:
         await self.r.db.run_interaction("webhook_delete", write)
         return 200, {"id": row.id, "deleted": True}
 
-    async def update(
-        self, credential: str, domain: str, webhook_id: str, data: bytes
-    ) -> tuple[int, dict[str, Any]]:
-        access = await self._access(credential, domain)
-        row = await self._get(access, webhook_id)
-        body = _body(data)
+    async def update(self, credential: str, request: Message) -> tuple[int, dict[str, Any]]:
+        access = await self._access(credential, "update_webhook", request)
+        row = await self._get(access, _id(request))
+        body = _body(_data(request))
         if not body:
             raise _invalid("clearances", "send the members to change: url, events, branches or clearances")
         values: dict[str, Any] = {}
@@ -237,9 +226,7 @@ class Webhooks:
         if "branches" in body:
             values["branches"] = list(_strings(body, "branches", ("*",), BRANCH_PATTERN))
         if "clearances" in body:
-            clearances = _clearances(body["clearances"])
-            _require_clearances(tuple(c for c in clearances if c not in row.clearances), access)
-            values["clearances"] = list(clearances)
+            values["clearances"] = list(_clearances(body["clearances"]))
         now = utc_now()
 
         async def write(txn: Txn) -> WebhookRow | None:

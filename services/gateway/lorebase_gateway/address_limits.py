@@ -2,11 +2,15 @@
 
 Every request with an unknown or revoked key costs Keeper (or Feed) a database lookup of its digest,
 and one without a key is refused for nothing. So the gateway keeps a token bucket per client
-address (`http.unauthenticated_rate_limit`: `per_second`, `burst`): each answer 401 takes a token,
-and once the address has none left its requests are answered `429 rate-limited` (`rate_class`
+address (`http.unauthenticated_rate_limit`: `per_second`, `burst`): each answer 401 for a credential
+that authenticates nobody (missing, unknown, revoked: the problem's `credential: "refused"`) takes a
+token, and once the address has none left its requests are answered `429 rate-limited` (`rate_class`
 `unauthenticated`, `Retry-After`) before any service is called, unless their credential is one
 that authenticated through this gateway before (a success answered to it). Clients with good keys
-behind the same address (a NAT, a proxy) go on working while a flood of bad keys is refused.
+behind the same address (a NAT, a proxy) go on working while a flood of bad keys is refused. A 401
+for a live credential refused for another reason (an API key presented where a web session is
+needed) neither takes a token nor makes the gateway forget the key, and `/health` is never
+refused.
 
 The client address is the socket peer; behind a reverse proxy set `http.trusted_proxies` and the
 address is taken from `X-Forwarded-For` as uvicorn does (the rightmost address that is not a
@@ -72,10 +76,12 @@ class AddressLimits:
             if digest is None or digest not in self._known:
                 raise
 
-    def observe(self, request: Request, status: int) -> None:
-        """After the answer: a 401 takes a token of the address; a success marks the credential as
-        one that authenticates."""
+    def observe(self, request: Request, status: int, problem: Problem | None = None) -> None:
+        """After the answer: a 401 refusing the credential takes a token of the address; a success
+        marks the credential as one that authenticates."""
         if status == 401:
+            if problem is None or problem.extra.get("credential") != "refused":
+                return
             self._buckets.spend(_address(request), KIND)
             digest = _digest(request)
             if digest is not None:

@@ -26,6 +26,7 @@ from lorebase_gateway.observe import RequestObserver, metrics_endpoint
 from lorebase_gateway.read_cache import CachedReads
 from lorebase_gateway.responses import Route, problem_response
 from lorebase_gateway.routes import contract_routes, declared_routes
+from lorebase_gateway.security_headers import SecurityHeaders
 from lorebase_gateway.web_app import app_routes
 from lorebase_gateway.web_session import SessionCookies
 
@@ -73,6 +74,7 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> Starlette:
     app.add_middleware(CachedReads, cache=gateway.read_cache)
     app.add_middleware(SessionCookies)  # inside the observer: its refusals are measured too
     app.add_middleware(RequestObserver)
+    app.add_middleware(SecurityHeaders)  # outermost: every answer, a refusal of the layers inside too
     if metrics:
         add_route(app, "/metrics", "GET", metrics_endpoint)
     for path, method, route in (

@@ -16,6 +16,7 @@ from starlette.requests import ClientDisconnect, Request
 
 from lorebase.contract import Endpoint
 from lorebase.contract.decode import convert_parameters, decode_body, unknown_query
+from lorebase.credentials import unknown_credential
 from lorebase.event_loop import collection_paused
 from lorebase.problems import Problem
 
@@ -82,11 +83,9 @@ def credential(request: Request) -> str:
     """The caller's `Authorization` header; 401 without one, or with one no key could ever match."""
     value = request.headers.get("authorization")
     if not value:
-        raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
+        raise unknown_credential("send a credential as 'Authorization: Bearer <key>'")
     if _CREDENTIAL.fullmatch(value) is None:
-        raise Problem(
-            401, "unauthenticated", "the Authorization header must be 'Bearer <key>' in printable ASCII"
-        )
+        raise unknown_credential("the Authorization header must be 'Bearer <key>' in printable ASCII")
     return value
 
 

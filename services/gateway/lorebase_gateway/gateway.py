@@ -16,6 +16,7 @@ from lorebase.clients import (
 from lorebase.clients._channel import ServiceClient
 from lorebase.config import Settings
 from lorebase_gateway.address_limits import AddressLimits
+from lorebase_gateway.body_gate import BodyGate
 from lorebase_gateway.fanout import Fanout, Follower
 from lorebase_gateway.read_cache import ReadCache
 from lorebase_gateway.stream_caps import StreamCaps
@@ -58,6 +59,7 @@ class Gateway:
         self.cookie_secure = cookie_secure  # web.cookie_secure: auto | always | never
         self.app_files = AppFiles(web_root)  # the built web app (web.root; None: not built)
         self.read_cache = read_cache  # repeated reads that opted into staleness (None: none kept)
+        self.body_gate = BodyGate(None)  # large bodies only for a known credential (body_gate.py)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Gateway:
@@ -139,6 +141,7 @@ class Gateway:
 
     def connect(self, keeper: KeeperClient, feed: FeedClient, scribe: ScribeClient) -> None:
         self.keeper, self.feed, self.scribe = keeper, feed, scribe
+        self.body_gate.keeper = keeper
 
     async def close(self) -> None:
         await self.fanout.close()

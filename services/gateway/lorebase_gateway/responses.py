@@ -73,15 +73,17 @@ class _Failures:
 _FAILURES = _Failures()
 
 
-def handled(route: Route, *, no_store: bool = False) -> Route:
+def handled(route: Route, *, no_store: bool = False, limited: bool = True) -> Route:
     """Turn every Problem a route raises, and any failure, into a problem-details answer; refuse the
-    request first when its address has spent its allowance of requests without a valid credential.
+    request first when its address has spent its allowance of requests without a valid credential
+    (unless not `limited`: the gateway's own /health answers whatever the address did).
     `no_store`: every answer carries Cache-Control: no-store."""
 
     async def wrapper(request: Request) -> Response:
         session = request.headers.get("lorebase-session") or None
         token = SESSION.set(session if session is None or _SESSION.fullmatch(session) else None)
-        limits: AddressLimits | None = request.app.state.gateway.address_limits
+        limits: AddressLimits | None = request.app.state.gateway.address_limits if limited else None
+        refused: Problem | None = None
         try:
             if limits is not None:
                 limits.admit(request)
@@ -91,6 +93,7 @@ def handled(route: Route, *, no_store: bool = False) -> Route:
                 )
             response = await route(request)
         except Problem as problem:
+            refused = problem
             response = problem_response(problem)
         except Exception:
             _FAILURES.log(route.__name__)
@@ -100,7 +103,7 @@ def handled(route: Route, *, no_store: bool = False) -> Route:
         finally:
             SESSION.reset(token)
         if limits is not None:
-            limits.observe(request, response.status_code)
+            limits.observe(request, response.status_code, refused)
         if no_store:
             response.headers["Cache-Control"] = "no-store"
         return response

@@ -11,6 +11,8 @@ the web app's sign-in and sign-out set its cookie (lorebase_gateway.web_session)
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 from typing import Any
 
 import orjson
@@ -43,6 +45,7 @@ def _call(gw: Gateway, endpoint: Endpoint) -> Route:
         looked = cache.read(request.scope, strict=True) if cache is not None else None
         body = None
         if endpoint.body is not None:
+            await gw.body_gate.check(request, caller)  # a large body only for a known credential
             limit = gw.body_limit(endpoint.body_limit)
             body = check_body(endpoint, await read_body(request, limit=limit, setting=endpoint.body_limit))
         made = now()
@@ -73,17 +76,15 @@ def _call(gw: Gateway, endpoint: Endpoint) -> Route:
 
 # Headers of a miss that a hit does not repeat: its own length, and the miss's cache status.
 _NOT_KEPT = (b"content-length", b"lorebase-cache")
-# Writes after which this gateway's cached reads are dropped at once: each takes away what a cached
-# answer may show (a key revoked, a grant deleted, a value erased, a web session ended). Made through
-# another gateway, they reach its hits within the entries' lifetime (lorebase_gateway.read_cache).
-_CLEARS_CACHE = frozenset({"revoke_key", "delete_grant", "create_erasure", "end_web_session"})
 
 
 def _clearing(gw: Gateway, route: Route) -> Route:
     async def clearing(request: Request) -> Response:
         response = await route(request)
-        if gw.read_cache is not None and response.status_code < 400:
-            gw.read_cache.clear()
+        if response.status_code < 400:
+            gw.body_gate.forget()
+            if gw.read_cache is not None:
+                gw.read_cache.clear()
         return response
 
     clearing.__name__ = route.__name__
@@ -92,7 +93,11 @@ def _clearing(gw: Gateway, route: Route) -> Route:
 
 def _route(gw: Gateway, endpoint: Endpoint) -> Route:
     route = _OWN.get(endpoint.name, _call)(gw, endpoint)
-    if endpoint.name in _CLEARS_CACHE:
+    # A write that takes away what a cached answer may show (a key revoked, a grant deleted, a value
+    # erased, a web session ended: the declaration's `clears_cache`) drops this gateway's cached
+    # reads at once. Made through another gateway, it reaches its hits within the entries' lifetime
+    # (lorebase_gateway.read_cache).
+    if endpoint.clears_cache:
         route = _clearing(gw, route)
     return route
 
@@ -145,7 +150,7 @@ def declared_routes(gw: Gateway) -> list[tuple[str, str, Route]]:
         (
             endpoint.path,
             endpoint.method,
-            handled(_route(gw, endpoint), no_store=endpoint.no_store),
+            handled(_route(gw, endpoint), no_store=endpoint.no_store, limited=endpoint.service != "gateway"),
         )
         for endpoint in ENDPOINTS
     ]
@@ -155,12 +160,19 @@ def contract_routes() -> list[tuple[str, str, Route]]:
     """`GET /openapi.json` and `GET /docs`: the contract, for anyone (no key)."""
     openapi = orjson.dumps(document())
     page = docs_page()
+    # The page's one inline script, allowed by its digest; it reads /openapi.json and nothing else.
+    script = page.split("<script>", 1)[1].split("</script>", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    policy = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+    )
 
     async def openapi_json(request: Request) -> Response:
         return Response(openapi, media_type="application/json")
 
     async def docs(request: Request) -> Response:
-        return HTMLResponse(page)
+        return HTMLResponse(page, headers={"Content-Security-Policy": policy})
 
     return [("/openapi.json", "GET", openapi_json), ("/docs", "GET", docs)]
 

@@ -36,7 +36,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase.contract import Endpoint
 from lorebase.contract.web import SESSION
-from lorebase.credentials import SESSION_COOKIE, SESSION_TOKEN_HEADER, csrf_token
+from lorebase.credentials import SESSION_COOKIE, SESSION_TOKEN_HEADER, csrf_token, unknown_credential
 from lorebase.problems import Problem
 from lorebase_gateway.edge import check_body, credential, read_body
 from lorebase_gateway.gateway import Gateway
@@ -122,10 +122,8 @@ def _start(gw: Gateway, endpoint: Endpoint) -> Route:
         data = check_body(endpoint, await read_body(request, limit=limit, setting=endpoint.body_limit))
         key = str(orjson.loads(data)["key"]).strip()
         if _KEY.fullmatch(key) is None:
-            raise Problem(
-                401, "unauthenticated", "the key is unknown or revoked; sign in with a live API key"
-            )
-        answer = await gw.keeper.invoke(endpoint, {}, None, credential=f"Bearer {key}")
+            raise unknown_credential("the key is unknown or revoked; sign in with a live API key")
+        answer = await gw.keeper.invoke(endpoint, {}, orjson.dumps({"key": key}), credential=None)
         headers = dict(answer.headers)
         token = headers.pop(SESSION_TOKEN_HEADER, "")
         if _TOKEN.fullmatch(token) is None:

@@ -5,7 +5,9 @@ Outbox events never hold a vault value: where one would be they hold its ref (do
 NATS, the event stream and the changes feed carry refs only. A delivery's document is revealed just
 before it is signed and sent: a ref becomes `[erased]` once erased, the value when the webhook's
 clearances cover every sensitivity tag of its Attribute (read in the schema of the event's Domain),
-else `***`. A document without refs costs one byte search.
+else `***`. An operation event's `parameters` stay masked for every webhook, whatever its
+clearances (docs/feed.md): a vault ref there is `***` before anything is revealed. A document
+without refs costs one byte search.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from lorebase.vault import ERASED, MASK, holds_refs, refs_in, substitute
+from lorebase.vault import ERASED, MASK, holds_refs, is_ref, refs_in, substitute
 from lorebase.webhook_secrets import Sealer
 from lorebase_store.outbox import OutboxEvent
 from lorebase_store.webhooks import WebhookRow
@@ -35,6 +37,9 @@ async def reveal_delivery(
     body = orjson.dumps(document)
     if not holds_refs(body):
         return document
+    if "parameters" in document:
+        document = {**document, "parameters": _masked(document["parameters"])}
+        body = orjson.dumps(document)
     refs = refs_in(body)
     if not refs:
         return document
@@ -57,6 +62,17 @@ async def reveal_delivery(
         else:
             shown[ref] = orjson.loads(sealer.unseal(entry.sealed))
     return dict(orjson.loads(substitute(body, shown, json=True)))
+
+
+def _masked(value: Any) -> Any:
+    """`value` with every vault ref in it replaced by `***`."""
+    if is_ref(value):
+        return MASK
+    if isinstance(value, dict):
+        return {name: _masked(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
+    return value
 
 
 __all__ = ["reveal_delivery"]

@@ -63,13 +63,24 @@ def _message_class(name: str) -> type[Message]:
     raise LookupError(f"no generated message {name}")
 
 
-@cache
-def rpc_of(endpoint: Endpoint) -> Rpc:
-    """The RPC an endpoint calls, checked against its request: every parameter has a field."""
+def _method(endpoint: Endpoint) -> Any:
     service, _ = SERVICES[endpoint.service]
     method = descriptor_pool.Default().FindServiceByName(service).FindMethodByName(endpoint.rpc)
     if method is None:
         raise LookupError(f"{endpoint.name}: {service} has no RPC {endpoint.rpc}")
+    return method
+
+
+def request_message(endpoint: Endpoint) -> type[Message]:
+    """The request message of the RPC an endpoint calls (the event stream's carries fewer fields
+    than its request: the gateway's fan-out sends what the feed needs)."""
+    return _message_class(_method(endpoint).input_type.name)
+
+
+@cache
+def rpc_of(endpoint: Endpoint) -> Rpc:
+    """The RPC an endpoint calls, checked against its request: every parameter has a field."""
+    method = _method(endpoint)
     fields = frozenset(f.name for f in method.input_type.fields)
     missing = [p.name for p in endpoint.parameters if p.name not in fields]
     if missing:
@@ -105,4 +116,4 @@ def answer_of(endpoint: Endpoint, reply: Any) -> Answer:
     )
 
 
-__all__ = ["SERVICES", "Answer", "Rpc", "answer_of", "message_of", "rpc_of"]
+__all__ = ["SERVICES", "Answer", "Rpc", "answer_of", "message_of", "request_message", "rpc_of"]

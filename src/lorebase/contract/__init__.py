@@ -24,6 +24,7 @@ from lorebase.contract import (
     writes,
 )
 from lorebase.contract.endpoint import Endpoint, Header, In, Parameter, Path, Query, Request
+from lorebase.contract.policy import anyone
 
 
 class Health(Request, frozen=True, kw_only=True):
@@ -40,6 +41,7 @@ GATEWAY = [
         Health,
         "Whether every service answers",
         "service",
+        policy=anyone(),
         description='200 `{"status": "ok"|"degraded", "version"}` once keeper, feed and scribe '
         "pass their health checks (`degraded` names a service that works less well than it should); "
         "503 naming the services that are down.",

@@ -21,6 +21,7 @@ from lorebase.contract.fields import (
     Tenant,
     bounded,
 )
+from lorebase.contract.policy import Delegation, Need, P, Target, admin_only, caller, grant
 
 Role = Literal["viewer", "editor", "reviewer", "admin"]
 BranchPattern = Annotated[str, bounded(255, "A branch name or pattern (agent/*)")]
@@ -115,7 +116,7 @@ ENDPOINTS = [
         CreatePrincipal,
         "Create a principal (a user or a service)",
         "admin",
-        permission="the admin principal",
+        policy=admin_only(),
         success=201,
         problems=(409,),
         response=answers.admin.Principal,
@@ -129,7 +130,7 @@ ENDPOINTS = [
         CreateKey,
         "Create a key for a principal (shown once)",
         "admin",
-        permission="the admin principal",
+        policy=admin_only(),
         success=201,
         body_optional=True,
         response=answers.admin.NewKey,
@@ -143,7 +144,8 @@ ENDPOINTS = [
         RevokeKey,
         "Revoke a key",
         "admin",
-        permission="the admin principal",
+        policy=admin_only(),
+        clears_cache=True,
         response=answers.admin.RevokedKey,
     ),
     Endpoint(
@@ -155,7 +157,7 @@ ENDPOINTS = [
         AddSessionNote,
         "Attach a note to an agent session",
         "trace",
-        permission="the session's principal or the admin",
+        policy=caller(),
         success=201,
         response=answers.admin.NewSessionNote,
     ),
@@ -168,7 +170,7 @@ ENDPOINTS = [
         ListSessions,
         "Agent sessions, the latest active first",
         "trace",
-        permission="the caller's own sessions; the admin's: everyone's",
+        policy=caller(),
         description="Each session with its principal, the Domains its entries name, when it started "
         "and was last active, its steps, the steps that failed (status 400 or above) and its notes. "
         "`domain` keeps the sessions with an entry in that Domain, `principal` those of that "
@@ -185,6 +187,7 @@ ENDPOINTS = [
         GetSession,
         "An agent session: its steps and notes",
         "trace",
+        policy=caller(),
         response=answers.admin.Session,
     ),
     Endpoint(
@@ -196,6 +199,7 @@ ENDPOINTS = [
         ListDomains,
         "The Domains the caller holds a grant in",
         "admin",
+        policy=caller(),
         response=answers.admin.DomainList,
     ),
     Endpoint(
@@ -207,7 +211,7 @@ ENDPOINTS = [
         CreateDomain,
         "Create a Domain from a schema document",
         "admin",
-        permission="the admin principal",
+        policy=admin_only(),
         success=201,
         problems=(409,),
         response=answers.admin.CreatedDomain,
@@ -221,7 +225,7 @@ ENDPOINTS = [
         GetDomain,
         "A Domain",
         "admin",
-        permission="data.read",
+        policy=grant(),
         response=answers.admin.DomainView,
     ),
     Endpoint(
@@ -233,7 +237,7 @@ ENDPOINTS = [
         CreateGrant,
         "Grant a principal a role on branches (optionally narrowed to Kinds)",
         "admin",
-        permission="domain.settings",
+        policy=grant(Need(P.DOMAIN_SETTINGS, "default"), delegates=Delegation.GRANT),
         success=201,
         response=answers.admin.Grant,
     ),
@@ -246,7 +250,8 @@ ENDPOINTS = [
         DeleteGrant,
         "Withdraw a grant",
         "admin",
-        permission="domain.settings",
+        policy=grant(Need(P.DOMAIN_SETTINGS, "default"), target=Target.GRANT, delegates=Delegation.GRANT),
+        clears_cache=True,
         response=answers.admin.Deleted,
     ),
 ]

@@ -11,6 +11,7 @@ from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, NewBranchName
+from lorebase.contract.policy import Need, Owner, P, Scope, Target, grant
 
 Approvals = Annotated[int, Meta(ge=0, le=10, description="Approvals a merge into the branch needs")]
 
@@ -67,7 +68,7 @@ ENDPOINTS = [
         GetSchema,
         "The schema as the caller may read it (invisible Kinds left out)",
         "schema",
-        permission="data.read",
+        policy=grant(P.DATA_READ, scope=Scope.READABLE),
         etag=True,
         response=answers.schema.SchemaView,
     ),
@@ -80,7 +81,11 @@ ENDPOINTS = [
         CreateBranch,
         "Create a branch (copy or overlay) from another",
         "branches",
-        permission="branch.create",
+        policy=grant(
+            Need(P.BRANCH_CREATE, "body.name"),
+            Need(P.DATA_READ, "body.from_"),
+            Need(P.DOMAIN_SETTINGS, "body.name", when=("body.protected", "body.required_approvals")),
+        ),
         success=201,
         problems=(409,),
         response=answers.schema.Branch,
@@ -95,7 +100,7 @@ ENDPOINTS = [
         ListBranches,
         "The branches of a Domain",
         "branches",
-        permission="data.read",
+        policy=grant(),
         response=answers.schema.BranchList,
     ),
     Endpoint(
@@ -107,7 +112,7 @@ ENDPOINTS = [
         GetBranch,
         "A branch and its head",
         "branches",
-        permission="data.read",
+        policy=grant(P.DATA_READ),
         response=answers.schema.BranchView,
     ),
     Endpoint(
@@ -119,7 +124,7 @@ ENDPOINTS = [
         UpdateBranch,
         "Protect a branch or set the approvals its merges need",
         "branches",
-        permission="domain.settings",
+        policy=grant(P.DOMAIN_SETTINGS),
         response=answers.schema.BranchView,
     ),
     Endpoint(
@@ -131,7 +136,9 @@ ENDPOINTS = [
         GetBranch,
         "Delete a branch (its Revisions stay in the history)",
         "branches",
-        permission="its creator, or domain.settings",
+        policy=grant(
+            P.DOMAIN_SETTINGS, target=Target.BRANCH, owner=Owner.CREATOR, owner_needs=(P.BRANCH_CREATE,)
+        ),
         problems=(409,),
         response=answers.schema.DeletedBranch,
     ),

@@ -3,7 +3,8 @@
 An `Endpoint` says everything about one route: its method and path, the service and RPC it calls,
 its typed request (a msgspec Struct whose fields say where each value comes from: the path, the
 query string, a header or the JSON body), what it answers, the problems it may answer, the
-permission it needs, and its documentation. From the declarations come the gateway's routes
+policy that keeper enforces before any handler runs (lorebase.contract.policy), and its
+documentation. From the declarations come the gateway's routes
 (lorebase_gateway.routes), the gRPC message of each call, the REST client's routes, the parity test
 and the OpenAPI document (lorebase.contract.openapi); adding an endpoint is one declaration here,
 one keeper handler and a test.
@@ -27,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import msgspec
+
+from lorebase.contract.policy import Policy
 
 # The reply header by which keeper tells the gateway where the Revision of a read answer stands on
 # its branch: "<lineage>.<generation>", lineage an opaque digest of the Domain, branch and the
@@ -98,7 +101,9 @@ class Endpoint:
     request: type[Request]
     summary: str
     tag: str
-    permission: str = ""  # what the caller needs (documentation; keeper decides)
+    # Who may call it, on which branch, and which data it reaches: enforced by keeper before its
+    # handler runs (lorebase.contract.policy, lorebase_keeper.access.policy). Every endpoint has one.
+    policy: Policy = field(kw_only=True)
     description: str = ""
     success: int = 200
     problems: tuple[int, ...] = ()  # besides the common ones (lorebase.contract.problems)
@@ -119,10 +124,18 @@ class Endpoint:
     # Other answers it documents beside `success` and the problems: (status, model), e.g. the 202 of
     # an agent task write or the 503 of /health (which is not problem details).
     other_answers: tuple[tuple[int, Any], ...] = ()
+    # What keeper and the gateway do around the call: counted in the writes class of the rate limits
+    # (None: every method but GET), clearing the gateway's read cache after it succeeds (it takes
+    # away what a cached answer may show), kept as a step of the caller's agent session.
+    writes: bool | None = None
+    clears_cache: bool = False
+    traced: bool = True
     parameters: tuple[Parameter, ...] = field(init=False)
     body: Any = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.writes is None:
+            object.__setattr__(self, "writes", self.method != "GET")
         parameters, body = _parameters(self.request)
         object.__setattr__(self, "parameters", parameters)
         object.__setattr__(self, "body", body)

@@ -16,6 +16,7 @@ from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import Cursor, DomainName, Name
+from lorebase.contract.policy import Need, P, Scope, Target, grant
 
 RecordReference = Annotated[
     str,
@@ -66,7 +67,8 @@ ENDPOINTS = [
         CreateErasure,
         "Erase the vault values of Records (named, or a subject's) on every branch and Revision",
         "erasures",
-        permission="data.erase",
+        policy=grant(Need(P.DATA_ERASE, "default"), scope=Scope.TARGET, target=Target.ERASURE),
+        clears_cache=True,
         success=201,
         problems=(404,),
         response=answers.records.Erasure,
@@ -80,7 +82,7 @@ ENDPOINTS = [
         ListErasures,
         "The erasures of a Domain, newest first",
         "erasures",
-        permission="data.erase",
+        policy=grant(Need(P.DATA_ERASE, "default"), scope=Scope.READABLE),
         response=answers.records.ErasureList,
     ),
 ]

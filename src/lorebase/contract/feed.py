@@ -10,6 +10,7 @@ from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef, bounded
+from lorebase.contract.policy import Delegation, Need, P, Scope, grant
 
 KindList = Annotated[str, Meta(max_length=4096, pattern=r"^[^\x00]*$", description="Kinds, comma-separated")]
 Sequence = Annotated[str, Meta(max_length=20, pattern=r"^[0-9]*$", description="An event sequence")]
@@ -83,7 +84,7 @@ ENDPOINTS = [
         Changes,
         "The Revisions committed on a branch after `since`, oldest first (polling)",
         "feed",
-        permission="data.read on the branch, a grant not narrowed to Kinds",
+        policy=grant(P.DATA_READ, scope=Scope.EVERY_KIND, ungranted=403),
         problems=(409,),
         response=answers.feed.ChangesPage,
         example=examples.CHANGES,
@@ -97,7 +98,7 @@ ENDPOINTS = [
         Events,
         "A Server-Sent Events stream of the Revisions committed on a branch",
         "feed",
-        permission="data.read on the branch, a grant not narrowed to Kinds",
+        policy=grant(P.DATA_READ, scope=Scope.EVERY_KIND, ungranted=403),
         problems=(409, 503),
         media_types=("text/event-stream",),
         description="Resume with Last-Event-ID (or ?last_event_id=); one ahead of every event of the "
@@ -113,7 +114,9 @@ ENDPOINTS = [
         CreateWebhook,
         "Register a webhook (its secret is shown once)",
         "feed",
-        permission="domain.settings",
+        policy=grant(
+            Need(P.DOMAIN_SETTINGS, "default"), scope=Scope.EVERY_KIND, delegates=Delegation.CLEARANCES
+        ),
         success=201,
         problems=(409,),
         response=answers.feed.CreatedWebhook,
@@ -128,7 +131,7 @@ ENDPOINTS = [
         ListWebhooks,
         "The Domain's webhooks (never their secrets)",
         "feed",
-        permission="domain.settings",
+        policy=grant(Need(P.DOMAIN_SETTINGS, "default"), scope=Scope.EVERY_KIND),
         response=answers.feed.WebhookList,
     ),
     Endpoint(
@@ -140,7 +143,7 @@ ENDPOINTS = [
         WebhookCall,
         "Remove a webhook and its pending deliveries",
         "feed",
-        permission="domain.settings",
+        policy=grant(Need(P.DOMAIN_SETTINGS, "default"), scope=Scope.EVERY_KIND),
         response=answers.admin.Deleted,
     ),
     Endpoint(
@@ -152,7 +155,9 @@ ENDPOINTS = [
         UpdateWebhook,
         "Change a webhook: its URL, events, branches or clearances",
         "feed",
-        permission="domain.settings",
+        policy=grant(
+            Need(P.DOMAIN_SETTINGS, "default"), scope=Scope.EVERY_KIND, delegates=Delegation.CLEARANCES
+        ),
         response=answers.feed.Webhook,
     ),
 ]

@@ -85,7 +85,13 @@ Names = Annotated[list[Name], Meta(max_length=1000)]
 # An idempotency key sent in the body is not empty (the header's may be: an empty header is no key).
 BodyKey = Annotated[IdempotencyKey, Meta(min_length=1)]
 # An embedding or a query vector: finite numbers (JSON has no others; msgspec refuses overflows).
-Vector = Annotated[list[float], Meta(min_length=1, max_length=4096, description="1 to 4096 numbers")]
+# pgvector stores single-precision numbers: a component beyond float32's range is refused here.
+FLOAT32_MAX = 3.4028234663852886e38
+Component = Annotated[float, Meta(ge=-FLOAT32_MAX, le=FLOAT32_MAX)]
+Vector = Annotated[
+    list[Component],
+    Meta(min_length=1, max_length=4096, description="1 to 4096 numbers, each within single precision"),
+]
 Document = dict[str, Any]  # a JSON object whose shape the schema document decides
 
 __all__ = [

@@ -8,6 +8,7 @@ from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import DomainName, Name
+from lorebase.contract.policy import Need, P, Scope, grant
 
 
 class ListSuggestions(Request, frozen=True, kw_only=True):
@@ -30,7 +31,7 @@ ENDPOINTS = [
         ListSuggestions,
         "Alias, value alias and description suggestions from resolve misses",
         "governance",
-        permission="domain.settings",
+        policy=grant(Need(P.DOMAIN_SETTINGS, "default"), scope=Scope.READABLE),
         response=answers.writes.SuggestionList,
     ),
     Endpoint(
@@ -42,7 +43,7 @@ ENDPOINTS = [
         SuggestionCall,
         "Accept a suggestion: the answer holds the schema patch to apply",
         "governance",
-        permission="domain.settings",
+        policy=grant(Need(P.DOMAIN_SETTINGS, "default"), scope=Scope.READABLE),
         problems=(409,),
         body_optional=True,
         response=answers.writes.Decided,
@@ -56,7 +57,7 @@ ENDPOINTS = [
         SuggestionCall,
         "Dismiss a suggestion",
         "governance",
-        permission="domain.settings",
+        policy=grant(Need(P.DOMAIN_SETTINGS, "default"), scope=Scope.READABLE),
         problems=(409,),
         body_optional=True,
         response=answers.writes.Decided,

@@ -21,6 +21,7 @@ from lorebase import __version__
 from lorebase.contract import ENDPOINTS, Endpoint, examples
 from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
 from lorebase.contract.documents import Problem
+from lorebase.contract.policy import Who
 
 # RFC 9457 problem details, with the issues of a bad input (lorebase.contract.documents).
 (_,), _PROBLEM_SCHEMAS = msgspec.json.schema_components([Problem], ref_template="#/components/schemas/{name}")
@@ -41,9 +42,7 @@ _REASONS = {
     429: "Rate limited: retry after Retry-After seconds",
     503: "A service did not answer, or the gateway is stopping: retry shortly",
 }
-_NO_KEY = {"health"}
-# Called without a credential, though it answers 401 for a bad key: the web app's sign-in.
-_NO_CREDENTIAL = _NO_KEY | {"start_web_session"}
+_NO_KEY = {"health"}  # the gateway's own, answered without asking a service
 # Either credential authenticates every other call: the key, or the web app's session cookie.
 SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"session": []}]
 # Endpoints outside keeper whose answer names a Revision in Lorebase-Revision.
@@ -168,9 +167,9 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         "summary": endpoint.summary,
         "tags": [endpoint.tag],
     }
-    description = endpoint.description
-    if endpoint.permission:
-        description = f"Needs {endpoint.permission}. {description}".strip()
+    # Who may call it, as its policy says (lorebase.contract.policy); the policy itself, as data.
+    description = f"{endpoint.policy.describe()} {endpoint.description}".strip()
+    operation["x-lorebase-policy"] = endpoint.policy.document()
     if description:
         operation["description"] = description
     parameters = []
@@ -213,7 +212,7 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
     operation["responses"] = responses
-    operation["security"] = [] if endpoint.name in _NO_CREDENTIAL else SECURITY
+    operation["security"] = [] if endpoint.policy.who is Who.ANYONE else SECURITY
     return operation
 
 

@@ -11,6 +11,7 @@ from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, PROPOSAL, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, bounded
+from lorebase.contract.policy import Need, Owner, P, Scope, Target, grant
 
 Title = Annotated[str, bounded(200, "What the Proposal changes", min_length=1)]
 Description = Annotated[str, bounded(20000)]
@@ -77,7 +78,7 @@ ENDPOINTS = [
         CreateProposal,
         "Propose to merge a branch into another",
         "proposals",
-        permission="proposal.create on the source, data.read on the target",
+        policy=grant(Need(P.PROPOSAL_CREATE, "body.source"), Need(P.DATA_READ, "body.target")),
         success=201,
         problems=(409,),
         response=answers.proposals.ProposalDoc,
@@ -91,7 +92,7 @@ ENDPOINTS = [
         ListProposals,
         "Proposals, by status; assigned=me: those the caller stewards",
         "proposals",
-        permission="data.read",
+        policy=grant(),
         response=answers.proposals.ProposalList,
     ),
     Endpoint(
@@ -103,7 +104,7 @@ ENDPOINTS = [
         ProposalCall,
         "A Proposal: its diff summary, reviews, blockers and next steps",
         "proposals",
-        permission="data.read",
+        policy=grant(Need(P.DATA_READ, "proposal.target"), scope=Scope.TARGET, target=Target.PROPOSAL),
         response=answers.proposals.ProposalDoc,
     ),
     Endpoint(
@@ -115,7 +116,7 @@ ENDPOINTS = [
         ReviewProposal,
         "Approve or request changes",
         "proposals",
-        permission="proposal.review on the target",
+        policy=grant(Need(P.PROPOSAL_REVIEW, "proposal.target"), scope=Scope.TARGET, target=Target.PROPOSAL),
         problems=(409,),
         response=answers.proposals.ProposalDoc,
     ),
@@ -128,7 +129,7 @@ ENDPOINTS = [
         ProposalCall,
         "Merge a Proposal (or record its Conflicts)",
         "proposals",
-        permission="proposal.merge on the target",
+        policy=grant(Need(P.PROPOSAL_MERGE, "proposal.target"), scope=Scope.TARGET, target=Target.PROPOSAL),
         problems=(409,),
         body_optional=True,
         response=answers.proposals.ProposalDoc,
@@ -142,7 +143,12 @@ ENDPOINTS = [
         ProposalCall,
         "Close a Proposal without merging",
         "proposals",
-        permission="its author, or proposal.merge",
+        policy=grant(
+            Need(P.PROPOSAL_MERGE, "proposal.target"),
+            scope=Scope.TARGET,
+            target=Target.PROPOSAL,
+            owner=Owner.AUTHOR,
+        ),
         problems=(409,),
         body_optional=True,
         response=answers.proposals.ProposalDoc,
@@ -156,7 +162,7 @@ ENDPOINTS = [
         ProposalCall,
         "The Conflicts of a Proposal with its target",
         "proposals",
-        permission="data.read",
+        policy=grant(Need(P.DATA_READ, "proposal.target"), scope=Scope.TARGET, target=Target.PROPOSAL),
         response=answers.proposals.ConflictList,
     ),
     Endpoint(
@@ -168,7 +174,13 @@ ENDPOINTS = [
         ResolveConflict,
         "Resolve a Conflict with ours, theirs or a value",
         "proposals",
-        permission="the author (proposal.create) or proposal.merge",
+        policy=grant(
+            Need(P.PROPOSAL_MERGE, "proposal.target"),
+            scope=Scope.TARGET,
+            target=Target.PROPOSAL,
+            owner=Owner.AUTHOR,
+            owner_needs=(Need(P.PROPOSAL_CREATE, "proposal.source"),),
+        ),
         problems=(409,),
         response=answers.proposals.Conflict,
     ),

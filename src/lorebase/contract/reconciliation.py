@@ -12,6 +12,7 @@ from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import Cursor, DomainName, Name, OptionalName, ShortText, bounded
+from lorebase.contract.policy import Need, Owner, P, Scope, Target, grant
 
 CANDIDATE = DOMAIN + "/reconciliation/{id}"
 Reason = Annotated[str, bounded(2000, "Why it was decided so (kept in the candidate and the audit log)")]
@@ -68,7 +69,7 @@ ENDPOINTS = [
         "Reconciliation candidates: pairs of Records likely to be the same thing; assigned=me: "
         "those of the Kinds the caller stewards",
         "governance",
-        permission="data.read on the Kind",
+        policy=grant(Need(P.DATA_READ, "default"), scope=Scope.KIND, kind="kind"),
         description="Open candidates by default (`status`: accepted, dismissed or all); `kind` narrows "
         "to one Kind. Each has its evidence (the rules that matched and the values compared, masked "
         "where the caller lacks the clearance) and the stewards of its Kind. Candidates of Kinds the "
@@ -84,7 +85,7 @@ ENDPOINTS = [
         CandidateCall,
         "A reconciliation candidate, with the two Records as the caller may read them now",
         "governance",
-        permission="data.read on the Kind",
+        policy=grant(Need(P.DATA_READ, "candidate"), scope=Scope.TARGET, target=Target.CANDIDATE),
         response=answers.governance.CandidateDoc,
     ),
     Endpoint(
@@ -97,7 +98,7 @@ ENDPOINTS = [
         "Merge the two Records: `keep` survives, takes the other's values where it has none and its "
         "Links, and the other is deleted (merged_into); a Proposal on a protected branch",
         "governance",
-        permission="operation.execute on the branch (a task write: branch.create and proposal.create)",
+        policy=grant(Need(P.OPERATION_EXECUTE, "candidate"), scope=Scope.TARGET, target=Target.MERGE),
         description="One Revision on the candidate's branch keeps `keep`, fills its empty Attributes "
         "from the other Record (where both hold a value the survivor's wins; `conflicts` lists them), "
         "moves every Link of the other Record to the survivor (dropping a Link the survivor already "
@@ -118,7 +119,12 @@ ENDPOINTS = [
         DismissCandidate,
         "Dismiss a candidate: the pair is never proposed again",
         "governance",
-        permission="a steward of the Kind, or proposal.review on the branch",
+        policy=grant(
+            Need(P.PROPOSAL_REVIEW, "candidate"),
+            scope=Scope.TARGET,
+            target=Target.CANDIDATE,
+            owner=Owner.STEWARD,
+        ),
         problems=(409,),
         response=answers.governance.CandidateDecided,
     ),
@@ -131,7 +137,7 @@ ENDPOINTS = [
         ScanReconciliation,
         "Compute the candidates of the default branch now (Scribe does it on its own schedule)",
         "governance",
-        permission="proposal.review on the default branch",
+        policy=grant(Need(P.PROPOSAL_REVIEW, "default"), scope=Scope.EVERY_KIND),
         body_optional=True,
         bulk=True,
         response=answers.governance.Scanned,

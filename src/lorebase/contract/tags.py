@@ -17,6 +17,7 @@ from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import Cursor, DomainName, grammar, matching
+from lorebase.contract.policy import Need, P, Scope, Target, grant
 
 NewTagName = Annotated[str, grammar(names.TAG, "A tag name: " + names.TAG.hint)]
 TagRef = Annotated[str, Meta(min_length=1, max_length=255, pattern=r"^[^\x00]*$", description="A tag name")]
@@ -60,7 +61,7 @@ ENDPOINTS = [
         CreateTag,
         "Name a Revision with a tag (immutable; usable wherever a Revision is: at, since, from, to)",
         "tags",
-        permission="tag.create",
+        policy=grant(Need(P.TAG_CREATE, "revision"), Need(P.DATA_READ, "revision"), target=Target.REVISION),
         success=201,
         problems=(404, 409),
         response=answers.schema.Tag,
@@ -74,7 +75,7 @@ ENDPOINTS = [
         ListTags,
         "The tags of a Domain, newest first",
         "tags",
-        permission="data.read",
+        policy=grant(),
         response=answers.schema.TagList,
     ),
     Endpoint(
@@ -86,7 +87,7 @@ ENDPOINTS = [
         TagCall,
         "A tag and the Revision it names",
         "tags",
-        permission="data.read",
+        policy=grant(Need(P.DATA_READ, "tag"), scope=Scope.TARGET, target=Target.TAG),
         problems=(404,),
         response=answers.schema.Tag,
     ),
@@ -99,7 +100,7 @@ ENDPOINTS = [
         TagCall,
         "Delete a tag (the Revision stays; the name is free again)",
         "tags",
-        permission="tag.delete",
+        policy=grant(Need(P.TAG_DELETE, "tag"), scope=Scope.TARGET, target=Target.TAG),
         success=204,
         problems=(404,),
         media_types=(),  # 204 No Content

@@ -15,6 +15,7 @@ from lorebase.contract import answers
 from lorebase.contract._base import API, Body
 from lorebase.contract.endpoint import Endpoint, Request
 from lorebase.contract.fields import bounded
+from lorebase.contract.policy import anyone, web_session
 
 SESSION = API + "/web/session"
 
@@ -48,7 +49,8 @@ ENDPOINTS = [
         StartWebSession,
         "Sign in to the web app: exchange an API key for a session cookie",
         "web",
-        permission="a live API key (in the body; no Authorization header)",
+        policy=anyone(),
+        traced=False,
         description=_COOKIE + " A key that is unknown, revoked or itself a web session answers 401 and "
         "starts nothing. The session lasts `web.session_ttl_s`.",
         success=201,
@@ -64,7 +66,8 @@ ENDPOINTS = [
         WebSessionCall,
         "The web session the request presents",
         "web",
-        permission="a live web session (its cookie or Authorization: Bearer <token>)",
+        policy=web_session(),
+        traced=False,
         description="401 when the cookie is missing, or its session expired, ended or was revoked "
         "with its key.",
         no_store=True,
@@ -79,7 +82,9 @@ ENDPOINTS = [
         WebSessionCall,
         "Sign out: end the web session and clear its cookie",
         "web",
-        permission="a live web session, with X-CSRF-Token when it is presented by its cookie",
+        policy=web_session(),
+        clears_cache=True,
+        traced=False,
         description="204; the session stops authenticating at once, and the answer clears the cookie "
         "(Max-Age=0) whatever the session's state.",
         success=204,

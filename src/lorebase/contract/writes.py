@@ -23,6 +23,7 @@ from lorebase.contract.fields import (
     Vector,
     bounded,
 )
+from lorebase.contract.policy import P, Scope, Target, grant
 
 Message = Annotated[str, bounded(4096, "The Revision's message")]
 
@@ -132,7 +133,7 @@ ENDPOINTS = [
         ExecuteOperation,
         "Execute an Operation: dry run, idempotency key, expected head, task writes",
         "writes",
-        permission="operation.execute (or the Operation's own) and data.read on the branch",
+        policy=grant(P.DATA_READ, P.OPERATION_EXECUTE, scope=Scope.TARGET, target=Target.OPERATION),
         problems=(409,),
         response=answers.writes.Execution,
         other_answers=((202, answers.writes.Accepted),),
@@ -147,7 +148,7 @@ ENDPOINTS = [
         Import,
         "Load Records and Links in one Revision (origin import)",
         "writes",
-        permission="domain.settings",
+        policy=grant(P.DOMAIN_SETTINGS, scope=Scope.READABLE),
         problems=(409, 413),
         body_limit=IMPORT_LIMIT,
         bulk=True,
@@ -162,7 +163,7 @@ ENDPOINTS = [
         SyncSource,
         "Load a Source's Records and Links (full or incremental)",
         "writes",
-        permission="domain.settings",
+        policy=grant(P.DOMAIN_SETTINGS, scope=Scope.READABLE),
         problems=(409, 413),
         body_limit=IMPORT_LIMIT,
         bulk=True,
@@ -177,7 +178,7 @@ ENDPOINTS = [
         SetEmbedding,
         "Attach an embedding to a Record",
         "writes",
-        permission="operation.execute",
+        policy=grant(P.OPERATION_EXECUTE, scope=Scope.KIND, kind="kind"),
         response=answers.writes.EmbeddingSet,
     ),
 ]

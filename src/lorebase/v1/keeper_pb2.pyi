@@ -387,8 +387,10 @@ class ListSessionsRequest(_message.Message):
     def __init__(self, domain: _Optional[str] = ..., principal: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ...) -> None: ...
 
 class WebSessionRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("key",)
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    def __init__(self, key: _Optional[str] = ...) -> None: ...
 
 class EmbeddingRequest(_message.Message):
     __slots__ = ("domain", "kind", "key", "body")
@@ -402,15 +404,17 @@ class EmbeddingRequest(_message.Message):
     body: bytes
     def __init__(self, domain: _Optional[str] = ..., kind: _Optional[str] = ..., key: _Optional[str] = ..., body: _Optional[bytes] = ...) -> None: ...
 
-class AuthorizeReadRequest(_message.Message):
-    __slots__ = ("domain", "branch", "permission")
-    DOMAIN_FIELD_NUMBER: _ClassVar[int]
-    BRANCH_FIELD_NUMBER: _ClassVar[int]
-    PERMISSION_FIELD_NUMBER: _ClassVar[int]
-    domain: str
-    branch: str
-    permission: str
-    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., permission: _Optional[str] = ...) -> None: ...
+class AuthenticateRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AuthorizeRequest(_message.Message):
+    __slots__ = ("endpoint", "request")
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    endpoint: str
+    request: bytes
+    def __init__(self, endpoint: _Optional[str] = ..., request: _Optional[bytes] = ...) -> None: ...
 
 class QueryRequest(_message.Message):
     __slots__ = ("domain", "body")

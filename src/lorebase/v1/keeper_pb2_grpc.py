@@ -330,9 +330,14 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.ScanReconciliationRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
-        self.AuthorizeRead = channel.unary_unary(
-                '/lorebase.v1.Keeper/AuthorizeRead',
-                request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
+        self.Authorize = channel.unary_unary(
+                '/lorebase.v1.Keeper/Authorize',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.Authenticate = channel.unary_unary(
+                '/lorebase.v1.Keeper/Authenticate',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
 
@@ -694,10 +699,18 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def AuthorizeRead(self, request, context):
-        """For the feed: 403 without the permission (data.read) on the branch; else {"principal", "domain",
-        "domain_id", "branch", "narrowed" (no grant reads every Kind), "kinds" (the schema's Kinds),
-        "permissions" (the caller's on the branch)}.
+    def Authorize(self, request, context):
+        """For the feed: the problem of a call its endpoint's policy refuses; else {"principal", "domain",
+        "domain_id", "branch", "kinds" (the Kinds the caller may read there), "permissions" (the
+        caller's on the branch)}.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Authenticate(self, request, context):
+        """For the gateway: 401 for a credential that authenticates nobody; else {"principal"}. Asked
+        before a body larger than a few KiB is read, so an unknown key's body is never buffered.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -1001,9 +1014,14 @@ def add_KeeperServicer_to_server(servicer, server):
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ScanReconciliationRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
-            'AuthorizeRead': grpc.unary_unary_rpc_method_handler(
-                    servicer.AuthorizeRead,
-                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.FromString,
+            'Authorize': grpc.unary_unary_rpc_method_handler(
+                    servicer.Authorize,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'Authenticate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Authenticate,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
     }
@@ -2611,7 +2629,7 @@ class Keeper:
             _registered_method=True)
 
     @staticmethod
-    def AuthorizeRead(request,
+    def Authorize(request,
             target,
             options=(),
             channel_credentials=None,
@@ -2624,8 +2642,35 @@ class Keeper:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/lorebase.v1.Keeper/AuthorizeRead',
-            lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
+            '/lorebase.v1.Keeper/Authorize',
+            lorebase_dot_v1_dot_keeper__pb2.AuthorizeRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Authenticate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/Authenticate',
+            lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

@@ -16,24 +16,10 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
+from lorebase.contract.policy import ADMIN, ROLES
 from lorebase.credentials import ADMIN_PRINCIPAL, presented_digest, unknown_credential
 from lorebase.problems import Problem
 from lorebase_store import CredentialRow, Database, GrantRow, Txn
-
-VIEWER = frozenset({"data.read"})
-EDITOR = VIEWER | {"operation.execute", "branch.create", "proposal.create", "tag.create"}
-REVIEWER = EDITOR | {"proposal.review"}
-ADMIN = REVIEWER | {
-    "proposal.merge",
-    "tag.delete",
-    "domain.settings",
-    "operation.execute_custom",
-    "pii.read",
-    "confidential.read",
-    "restricted.read",
-    "data.erase",
-}
-ROLES: dict[str, frozenset[str]] = {"viewer": VIEWER, "editor": EDITOR, "reviewer": REVIEWER, "admin": ADMIN}
 
 
 @dataclass(frozen=True)

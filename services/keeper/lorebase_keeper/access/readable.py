@@ -94,7 +94,6 @@ class Readable:
 
 def readable_kind(access: Access, domain: Domain, branch: str, name: str) -> Kind:
     """The Kind if the caller may read it on `branch`; an invisible Kind answers like an unknown one."""
-    access.require("data.read", branch)
     kind = readable(access, domain, branch).kind(name)
     if kind is None:
         raise Problem(404, "not-found", f"unknown Kind {name!r}; GET /schema lists the Kinds you may read")

@@ -29,6 +29,7 @@ from lorebase.credentials import (
     csrf_token,
     key_digest,
     presented_digest,
+    unknown_credential,
 )
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
@@ -39,13 +40,14 @@ from lorebase_store import CredentialRow, PrincipalRow, Txn
 TOKEN_HEADER = SESSION_TOKEN_HEADER  # the reply header that carries a new session's token (never the body)
 
 
-def _not_a_session() -> Problem:
-    return Problem(
-        401,
-        "unauthenticated",
+def _not_a_session(row: CredentialRow | None) -> Problem:
+    """401 for a credential that is not a live web session; one that authenticates nobody says so
+    (unknown_credential), a live API key does not."""
+    detail = (
         "no web session: sign in with POST /api/v1/web/session and send its cookie; the session may "
-        "have expired, been ended, or its key revoked",
+        "have expired, been ended, or its key revoked"
     )
+    return unknown_credential(detail) if row is None else Problem(401, "unauthenticated", detail)
 
 
 def _answer(principal: PrincipalRow, expires_at: datetime, token: str) -> dict[str, Any]:
@@ -85,7 +87,7 @@ async def start(rt: Runtime, authorization: str | None) -> tuple[dict[str, Any],
 
     parent = await rt.db.run_interaction("start_web_session", txn_fn)
     if parent is None:
-        raise Problem(401, "unauthenticated", "the key is unknown or revoked; sign in with a live API key")
+        raise unknown_credential("the key is unknown or revoked; sign in with a live API key")
     if parent.parent_key_id is not None:
         raise Problem(401, "unauthenticated", "a web session cannot start another: sign in with an API key")
     return _answer(parent.principal, expires_at, token), token
@@ -96,7 +98,7 @@ async def current(rt: Runtime, authorization: str | None) -> tuple[CredentialRow
     digest = presented_digest(authorization)
     row = await rt.db.read("web_session", lambda txn: txn.credential_for_digest(digest))
     if row is None or row.parent_key_id is None or row.expires_at is None:
-        raise _not_a_session()
+        raise _not_a_session(row)
     token = (authorization or "").partition(" ")[2].strip()
     return row, token
 
@@ -125,7 +127,7 @@ async def end(rt: Runtime, authorization: str | None) -> None:
         return ended
 
     if not await rt.db.run_interaction("end_web_session", txn_fn):
-        raise _not_a_session()
+        raise _not_a_session(None)
     rt.auth.forget()
 
 

@@ -1,6 +1,8 @@
 """Grants: a role of a principal in a Domain, on some branches (patterns), optionally narrowed to
-some Kinds. Creating and deleting one needs `domain.settings`; the grants cache of this process is
-forgotten after each change."""
+some Kinds. Creating and deleting one needs `domain.settings`, and a caller hands out (or
+withdraws) only what it holds itself: the endpoints' policies say so and keeper's dispatcher checks
+it before these run (lorebase_keeper.access.policy). The grants cache of this process is forgotten
+after each change."""
 
 from __future__ import annotations
 
@@ -16,18 +18,10 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
 
-def _require_settings(access: Access, domain: Domain) -> None:
-    if not access.can("domain.settings", domain.default_branch):
-        raise Problem(
-            403, "forbidden", f"{access.principal.id} lacks domain.settings on Domain {domain.name!r}"
-        )
-
-
 async def create_grant(rt: Runtime, access: Access, domain: Domain, new: NewGrant) -> dict[str, Any]:
-    """Grant a role (domain.settings). The model has checked the members and their types; here each
-    branch pattern is checked against the branch grammar and each Kind against the schema."""
+    """Grant a role. The model has checked the members and their types; here each branch pattern is
+    checked against the branch grammar and each Kind against the schema."""
     caller = access.principal
-    _require_settings(access, domain)
     issues = [
         {
             "path": f"branches[{i}]",
@@ -75,7 +69,6 @@ async def create_grant(rt: Runtime, access: Access, domain: Domain, new: NewGran
 
 async def delete_grant(rt: Runtime, access: Access, domain: Domain, grant_id: str) -> dict[str, Any]:
     caller = access.principal
-    _require_settings(access, domain)
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> bool:

@@ -1,5 +1,6 @@
 """Principals and their keys, and the built-in admin principal (whose key `bootstrap_admin` makes
-usable at start). Only the admin principal creates principals and keys; keys are stored as digests.
+usable at start). Only the admin principal creates principals and keys (their endpoints' policy);
+keys are stored as digests.
 A new principal arrives as a `NewPrincipal` (lorebase.contract.admin): its id, type and tenant have
 been checked against their grammars already."""
 
@@ -17,11 +18,6 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
 
-def _require_admin(principal: Principal, what: str) -> None:
-    if not principal.is_admin:
-        raise Problem(403, "forbidden", f"only the admin principal {ADMIN_PRINCIPAL} {what}")
-
-
 async def bootstrap_admin(rt: Runtime, admin_key: str) -> None:
     """Make `admin_key` a credential of usr_admin (idempotent; the key is stored as a digest)."""
     at = utc_now()
@@ -35,7 +31,6 @@ async def bootstrap_admin(rt: Runtime, admin_key: str) -> None:
 
 async def create_principal(rt: Runtime, caller: Principal, new: NewPrincipal) -> dict[str, Any]:
     """Create a principal (admin only); a blank name reads as its id, no tenant as `default`."""
-    _require_admin(caller, "creates principals")
     principal_id, type_ = new.id, new.type
     name = new.name if new.name.strip() else principal_id
     tenant = new.tenant or "default"
@@ -54,7 +49,6 @@ async def create_principal(rt: Runtime, caller: Principal, new: NewPrincipal) ->
 
 
 async def create_key(rt: Runtime, caller: Principal, principal_id: str) -> dict[str, Any]:
-    _require_admin(caller, "creates keys")
     key = "lbk_" + secrets.token_urlsafe(32)
     key_id = new_id("key")
     at = utc_now()
@@ -72,7 +66,6 @@ async def create_key(rt: Runtime, caller: Principal, principal_id: str) -> dict[
 
 
 async def revoke_key(rt: Runtime, caller: Principal, principal_id: str, key_id: str) -> dict[str, Any]:
-    _require_admin(caller, "revokes keys")
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> bool:

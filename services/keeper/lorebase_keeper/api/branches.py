@@ -1,86 +1,74 @@
-"""Keeper RPCs of the schema, branches and tags."""
+"""Handlers of the schema, branches and tags (reads/schema_view.py, branches/)."""
 
 from __future__ import annotations
 
-import grpc
+from typing import Any
 
-from lorebase.contract.branches import BranchUpdate, NewBranch
-from lorebase.contract.tags import NewTag
+from lorebase.contract.branches import CreateBranch, GetBranch, GetSchema, ListBranches, UpdateBranch
+from lorebase.contract.tags import CreateTag, ListTags, TagCall
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import branches
-from lorebase_keeper.api.rpc import KeeperRpc, body_of, reply, rpc
+from lorebase_keeper.api.dispatch import DomainCall, handler
+from lorebase_keeper.branches import describe_tag
 from lorebase_keeper.reads import visible_schema
 
 
-class BranchRpcs(KeeperRpc):
-    """Schema (reads/schema_view.py) and branches (branches/)."""
-
-    @rpc
-    async def GetSchema(self, request: pb.GetSchemaRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        branch = request.branch or domain.default_branch
-        head = await self.rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
-        if head is None:
-            raise Problem(404, "not-found", f"unknown branch {branch!r}")
-        return reply({**visible_schema(access, domain, branch), "revision": head.head})
-
-    @rpc
-    async def CreateBranch(
-        self, request: pb.CreateBranchRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        new = body_of("create_branch", request.body, NewBranch)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await branches.create_branch(self.rt, access, domain, new), status=201)
-
-    @rpc
-    async def ListBranches(self, request: pb.DomainRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        return reply(await branches.list_branches(self.rt, access, domain))
-
-    @rpc
-    async def GetBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        return reply(await branches.get_branch(self.rt, access, domain, request.branch))
-
-    @rpc
-    async def UpdateBranch(
-        self, request: pb.UpdateBranchRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        change = body_of("update_branch", request.body, BranchUpdate)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await branches.update_branch(self.rt, access, domain, request.branch, change))
-
-    @rpc
-    async def DeleteBranch(self, request: pb.GetBranchRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        return reply(await branches.delete_branch(self.rt, access, domain, request.branch))
-
-    @rpc
-    async def CreateTag(self, request: pb.CreateTagRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        new = body_of("create_tag", request.body, NewTag)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await branches.create_tag(self.rt, access, domain, new), status=201)
-
-    @rpc
-    async def ListTags(self, request: pb.ListTagsRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        if not 0 <= request.limit <= 200:
-            raise Problem(400, "invalid-parameter", "limit is 1 to 200 (0: 50)", parameter="limit")
-        return reply(
-            await branches.list_tags(self.rt, access, domain, limit=request.limit, cursor=request.cursor)
-        )
-
-    @rpc
-    async def GetTag(self, request: pb.TagRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        return reply(await branches.get_tag(self.rt, access, domain, request.tag))
-
-    @rpc
-    async def DeleteTag(self, request: pb.TagRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        await branches.delete_tag(self.rt, access, domain, request.tag)
-        return pb.Reply(body=b"", status=204, content_type="application/json")
+@handler("get_schema")
+async def get_schema(call: DomainCall[GetSchema]) -> dict[str, Any]:
+    domain, branch = call.domain, call.branch
+    head = await call.rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
+    if head is None:
+        raise Problem(404, "not-found", f"unknown branch {branch!r}")
+    return {**visible_schema(call.access, domain, branch), "revision": head.head}
 
 
-__all__ = ["BranchRpcs"]
+@handler("create_branch")
+async def create_branch(call: DomainCall[CreateBranch]) -> dict[str, Any]:
+    return await branches.create_branch(call.rt, call.access, call.domain, call.request.body)
+
+
+@handler("list_branches")
+async def list_branches(call: DomainCall[ListBranches]) -> dict[str, Any]:
+    return await branches.list_branches(call.rt, call.access, call.domain)
+
+
+@handler("get_branch")
+async def get_branch(call: DomainCall[GetBranch]) -> dict[str, Any]:
+    return await branches.get_branch(call.rt, call.domain, call.request.branch)
+
+
+@handler("update_branch")
+async def update_branch(call: DomainCall[UpdateBranch]) -> dict[str, Any]:
+    request = call.request
+    return await branches.update_branch(call.rt, call.access, call.domain, request.branch, request.body)
+
+
+@handler("delete_branch")
+async def delete_branch(call: DomainCall[GetBranch]) -> dict[str, Any]:
+    return await branches.delete_branch(call.rt, call.access, call.domain, call.request.branch)
+
+
+@handler("create_tag")
+async def create_tag(call: DomainCall[CreateTag]) -> dict[str, Any]:
+    return await branches.create_tag(call.rt, call.access, call.domain, call.request.body)
+
+
+@handler("list_tags")
+async def list_tags(call: DomainCall[ListTags]) -> dict[str, Any]:
+    request = call.request
+    return await branches.list_tags(
+        call.rt, call.access, call.domain, limit=request.limit, cursor=request.cursor
+    )
+
+
+@handler("get_tag")
+async def get_tag(call: DomainCall[TagCall]) -> dict[str, Any]:
+    """The tag the policy found (on a branch the caller may read)."""
+    return describe_tag(call.domain, *call.target.row)
+
+
+@handler("delete_tag")
+async def delete_tag(call: DomainCall[TagCall]) -> pb.Reply:
+    await branches.delete_tag(call.rt, call.access, call.domain, call.request.tag)
+    return pb.Reply(body=b"", status=204, content_type="application/json")

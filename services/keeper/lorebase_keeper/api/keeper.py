@@ -1,117 +1,142 @@
-"""The Keeper gRPC servicer: parse, authenticate, authorize, call down, and turn problems into statuses."""
+"""The Keeper gRPC servicer, made from the endpoint declarations (api/dispatch.py), and the handlers
+of agent sessions, web sessions and the feed's policy check.
+
+Every RPC an endpoint calls is a method made by the dispatcher; the handler modules below bind
+their functions to endpoints by name. `Authorize` is the one RPC no endpoint calls: the feed asks
+it whether a call to one of the feed's endpoints passes that endpoint's policy, so keeper decides
+for the feed exactly as for itself."""
 
 from __future__ import annotations
 
-import grpc
+from typing import Any
 
+import grpc
+from google.protobuf.message import DecodeError
+
+from lorebase.clients.calls import request_message
 from lorebase.contract import BY_NAME
-from lorebase.contract.admin import ListSessions, Note
-from lorebase.contract.decode import convert_parameters
+from lorebase.contract.admin import AddSessionNote, GetSession, ListSessions
+from lorebase.contract.policy import Who
+from lorebase.contract.web import StartWebSession, WebSessionCall
+from lorebase.grpc_problems import problems_as_status
+from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase.v1 import keeper_pb2_grpc
-from lorebase_keeper.access import web_sessions
-from lorebase_keeper.api.admin import AdminRpcs
-from lorebase_keeper.api.branches import BranchRpcs
-from lorebase_keeper.api.erasures import ErasureRpcs
-from lorebase_keeper.api.proposals import ProposalRpcs
-from lorebase_keeper.api.reads import ReadRpcs
-from lorebase_keeper.api.reconciliation import ReconciliationRpcs
-from lorebase_keeper.api.rpc import body_of, reply, rpc
-from lorebase_keeper.api.suggestions import SuggestionRpcs
-from lorebase_keeper.api.writes import WriteRpcs
+from lorebase_keeper.access import readable, web_sessions
+from lorebase_keeper.api import (
+    admin,
+    branches,
+    erasures,
+    proposals,
+    reads,
+    reconciliation,
+    suggestions,
+    writes,
+)
+from lorebase_keeper.api.dispatch import (
+    Call,
+    check_bindings,
+    enforce,
+    handler,
+    reply,
+    request_of,
+    rpc_methods,
+)
 from lorebase_keeper.domains import check_branch_name
 from lorebase_keeper.governance import add_note, get_session, list_sessions
 from lorebase_keeper.proposals import ProposalChecks
 from lorebase_keeper.runtime import Runtime
 
+# The handler modules bind their functions to endpoints when imported.
+AREAS = (admin, branches, erasures, proposals, reads, reconciliation, suggestions, writes)
 
-class KeeperServicer(
-    AdminRpcs,
-    BranchRpcs,
-    ErasureRpcs,
-    ProposalRpcs,
-    WriteRpcs,
-    SuggestionRpcs,
-    ReconciliationRpcs,
-    ReadRpcs,
-    keeper_pb2_grpc.KeeperServicer,
-):
-    """Every Keeper RPC: agent sessions, web sessions and the feed's read check here, the others by
-    area (api/*.py)."""
+
+@handler("add_session_note")
+async def add_session_note(call: Call[AddSessionNote]) -> dict[str, Any]:
+    return await add_note(call.rt, call.caller, call.request.session, call.request.body)
+
+
+@handler("get_session")
+async def read_session(call: Call[GetSession]) -> dict[str, Any]:
+    return await get_session(call.rt, call.caller, call.request.session)
+
+
+@handler("list_sessions")
+async def read_sessions(call: Call[ListSessions]) -> dict[str, Any]:
+    return await list_sessions(call.rt, call.caller, call.request)
+
+
+@handler("start_web_session")
+async def start_web_session(call: Call[StartWebSession]) -> pb.Reply:
+    """Sign in: the body's key is the credential; the token travels in a header, never in the body."""
+    answer, token = await web_sessions.start(call.rt, f"Bearer {call.request.body.key}")
+    return reply(answer, status=201, headers={web_sessions.TOKEN_HEADER: token})
+
+
+@handler("get_web_session")
+async def get_web_session(call: Call[WebSessionCall]) -> dict[str, Any]:
+    return await web_sessions.describe(call.rt, call.authorization)
+
+
+@handler("end_web_session")
+async def end_web_session(call: Call[WebSessionCall]) -> pb.Reply:
+    await web_sessions.end(call.rt, call.authorization)
+    return pb.Reply(body=b"", content_type="application/json", status=204)
+
+
+class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
+    """Every Keeper RPC (its methods are set below, one per RPC the endpoints call)."""
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         # Open Proposals are tried again when their source or target moves (proposals/checks.py).
         rt.moves.listen(ProposalChecks(rt))
 
-    @rpc
-    async def AddSessionNote(
-        self, request: pb.SessionNoteRequest, context: grpc.aio.ServicerContext
+    async def Authorize(self, message: pb.AuthorizeRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
+        """For the feed: whether a call to one of its endpoints passes that endpoint's policy."""
+        async with problems_as_status(context, "keeper", "Authorize"):
+            return await authorize(self.rt, message, dict(context.invocation_metadata() or ()))
+        raise AssertionError("unreachable")  # problems_as_status aborts the call
+
+    async def Authenticate(
+        self, message: pb.AuthenticateRequest, context: grpc.aio.ServicerContext
     ) -> pb.Reply:
-        note = body_of("add_session_note", request.body, Note)
-        principal = await self._principal(context)
-        return reply(await add_note(self.rt, principal, request.session, note), status=201)
-
-    @rpc
-    async def GetSession(self, request: pb.SessionRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        principal = await self._principal(context)
-        return reply(await get_session(self.rt, principal, request.session))
-
-    @rpc
-    async def ListSessions(
-        self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        # The parameters under the rules the gateway applies at the edge (a gRPC caller skips it).
-        sent = {"domain": request.domain, "principal": request.principal, "before": request.before}
-        raw = {name: value for name, value in sent.items() if value} | {"limit": request.limit}
-        query = ListSessions(**convert_parameters(BY_NAME["list_sessions"], raw))
-        principal = await self._principal(context)
-        return reply(await list_sessions(self.rt, principal, query))
-
-    @rpc
-    async def StartWebSession(
-        self, request: pb.WebSessionRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        """Sign in: the credential is the key; the token travels in a header, never in the body."""
-        answer, token = await web_sessions.start(self.rt, _authorization(context))
-        return reply(answer, status=201, headers={web_sessions.TOKEN_HEADER: token})
-
-    @rpc
-    async def GetWebSession(
-        self, request: pb.WebSessionRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        return reply(await web_sessions.describe(self.rt, _authorization(context)))
-
-    @rpc
-    async def EndWebSession(
-        self, request: pb.WebSessionRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        await web_sessions.end(self.rt, _authorization(context))
-        return pb.Reply(body=b"", content_type="application/json", status=204)
-
-    @rpc
-    async def AuthorizeRead(
-        self, request: pb.AuthorizeReadRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        """For the feed: may the caller read this branch, and is any of its grants unnarrowed?"""
-        domain, access = await self._domain(context, request.domain)
-        branch = check_branch_name(request.branch or domain.default_branch)
-        access.require(request.permission or "data.read", branch)
-        return reply(
-            {
-                "principal": access.principal.id,
-                "domain": domain.name,
-                "domain_id": domain.id,
-                "branch": branch,
-                "narrowed": access.narrowed(branch),
-                "kinds": list(domain.schema.kinds),
-                "permissions": sorted(access.permissions(branch)),
-            }
-        )
+        """For the gateway: the principal of the call's credential (401 for none)."""
+        async with problems_as_status(context, "keeper", "Authenticate"):
+            metadata = dict(context.invocation_metadata() or ())
+            principal = await self.rt.auth.authenticate(metadata.get("authorization"))
+            return reply({"principal": principal.id})
+        raise AssertionError("unreachable")  # problems_as_status aborts the call
 
 
-def _authorization(context: grpc.aio.ServicerContext) -> str | None:
-    return dict(context.invocation_metadata() or ()).get("authorization")
+async def authorize(rt: Runtime, message: pb.AuthorizeRequest, metadata: dict[str, Any]) -> pb.Reply:
+    endpoint = BY_NAME.get(message.endpoint)
+    if endpoint is None or endpoint.service != "feed" or endpoint.policy.who is not Who.GRANT:
+        raise Problem(400, "invalid-parameter", f"{message.endpoint!r} is not an endpoint the feed serves")
+    principal = await rt.auth.authenticate(metadata.get("authorization"))
+    if rt.limits is not None and not principal.is_admin:
+        rt.limits.charge(principal.id, "writes" if endpoint.writes else "reads")
+    try:
+        inner = request_message(endpoint).FromString(message.request)
+    except DecodeError:
+        raise Problem(400, "invalid-parameter", f"the request is not a message of {endpoint.rpc}") from None
+    decision = await enforce(rt, endpoint, request_of(endpoint, inner), principal)
+    branch = check_branch_name(decision.branch)
+    return reply(
+        {
+            "principal": principal.id,
+            "domain": decision.domain.name,
+            "domain_id": decision.domain.id,
+            "branch": branch,
+            "kinds": list(readable(decision.access, decision.domain, branch).kinds),
+            "permissions": sorted(decision.access.permissions(branch)),
+        }
+    )
 
 
-__all__ = ["KeeperServicer"]
+for _rpc, _method in rpc_methods("keeper").items():
+    setattr(KeeperServicer, _rpc, _method)
+check_bindings("keeper")
+
+
+__all__ = ["KeeperServicer", "authorize"]

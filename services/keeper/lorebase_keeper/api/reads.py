@@ -1,181 +1,189 @@
-"""Keeper RPCs that read: a Record, its Links, history and lineage, explain, diff, data health,
-and the reads of the graph (neighbourhoods, walks, context packs, resolve, search, query).
+"""Handlers of reads: a Record, its Links, history and lineage, explain, diff, data health, and the
+reads of the graph (neighbourhoods, walks, context packs, resolve, search, query) (reads/, context/).
 """
 
 from __future__ import annotations
 
-import grpc
+from typing import Any
 
 from lorebase.contract.endpoint import READ_ORDER_HEADER
 from lorebase.contract.reads import (
-    ContextBody,
-    NeighborhoodBody,
-    QueryBody,
-    ResolveBody,
-    SearchBody,
-    TraverseBody,
+    Context,
+    Diff,
+    Explain,
+    GetHistory,
+    GetLinks,
+    GetRecord,
+    Health,
+    KindHealth,
+    Neighborhood,
+    QueryCall,
+    RecordAt,
+    Resolve,
+    Search,
+    Traverse,
 )
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import reads
-from lorebase_keeper.api.rpc import KeeperRpc, body_of, markdown_reply, reply, rpc, wants_markdown
+from lorebase_keeper.api.dispatch import DomainCall, handler, reply
 from lorebase_keeper.context import context_pack
 
 
-class ReadRpcs(KeeperRpc):
-    """Reads (reads/) and context packs (context/)."""
-
-    @rpc
-    async def GetRecord(self, request: pb.GetRecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        document, order = await reads.get_record(
-            self.rt,
-            access,
-            domain,
-            branch=request.branch or None,
-            kind_name=request.kind,
-            key=request.key,
-            at=request.at or None,
-            links=request.links,
-            lineage=request.lineage,
-        )
-        return reply(document, headers=None if order is None else {READ_ORDER_HEADER: order})
-
-    @rpc
-    async def GetLinks(self, request: pb.GetLinksRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        document = await reads.get_links(
-            self.rt,
-            access,
-            domain,
-            branch=request.branch or None,
-            kind_name=request.kind,
-            key=request.key,
-            relation_name=request.relation,
-            at=request.at or None,
-            limit=request.limit,
-            cursor=request.cursor or None,
-        )
-        return reply(document)
-
-    @rpc
-    async def GetHistory(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        document = await reads.get_history(
-            self.rt,
-            access,
-            domain,
-            branch=request.branch or None,
-            kind_name=request.kind,
-            key=request.key,
-            at=request.at or None,
-            values=request.values,
-            limit=request.limit,
-            cursor=request.cursor or None,
-        )
-        return reply(document)
-
-    @rpc
-    async def GetLineage(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        document = await reads.get_lineage(
-            self.rt,
-            access,
-            domain,
-            branch=request.branch or None,
-            kind_name=request.kind,
-            key=request.key,
-            at=request.at or None,
-        )
-        return reply(document)
-
-    @rpc
-    async def Explain(self, request: pb.RecordRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        markdown = wants_markdown(request.format)
-        domain, access = await self._domain(context, request.domain)
-        document = await reads.explain(
-            self.rt,
-            access,
-            domain,
-            branch=request.branch or None,
-            kind_name=request.kind,
-            key=request.key,
-            at=request.at or None,
-        )
-        if markdown:
-            return markdown_reply(reads.explain_markdown(document), document["revision"])
-        return reply(document)
-
-    @rpc
-    async def Diff(self, request: pb.DiffRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        document = await reads.diff(
-            self.rt,
-            access,
-            domain,
-            branch=request.branch or None,
-            older=request.from_revision,
-            newer=request.to_revision,
-        )
-        return reply(document)
-
-    @rpc
-    async def GetHealth(self, request: pb.HealthRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        markdown = wants_markdown(request.format)
-        domain, access = await self._domain(context, request.domain)
-        document = await reads.data_health(
-            self.rt,
-            access,
-            domain,
-            branch=request.branch or None,
-            at=request.at or None,
-            kind_name=request.kind or None,
-        )
-        if markdown:
-            return markdown_reply(reads.health_markdown(document), document["revision"])
-        return reply(document)
-
-    @rpc
-    async def Neighborhood(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        body = body_of("neighborhood", request.body, NeighborhoodBody)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await reads.neighborhood(self.rt, access, domain, body))
-
-    @rpc
-    async def Context(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        body = body_of("context", request.body, ContextBody)
-        domain, access = await self._domain(context, request.domain)
-        pack = await context_pack(self.rt, access, domain, body)
-        return pb.Reply(
-            body=pack.body,
-            revision=pack.revision,
-            content_type=pack.content_type,
-            status=200,
-            headers={"ETag": pack.etag},
-        )
-
-    @rpc
-    async def Resolve(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        body = body_of("resolve", request.body, ResolveBody)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await reads.resolve(self.rt, access, domain, body))
-
-    @rpc
-    async def Search(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        body = body_of("search", request.body, SearchBody)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await reads.search(self.rt, access, domain, body))
-
-    @rpc
-    async def Traverse(self, request: pb.GraphRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        body = body_of("traverse", request.body, TraverseBody)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await reads.traverse(self.rt, access, domain, body))
-
-    @rpc
-    async def Query(self, request: pb.QueryRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        body = body_of("query", request.body, QueryBody)
-        domain, access = await self._domain(context, request.domain)
-        return reply(await reads.run_query(self.rt, access, domain, body))
+def _markdown(text: str, revision: str | None) -> pb.Reply:
+    return pb.Reply(
+        body=text.encode(), revision=revision or "", content_type="text/markdown; charset=utf-8", status=200
+    )
 
 
-__all__ = ["ReadRpcs"]
+@handler("get_record")
+async def get_record(call: DomainCall[GetRecord]) -> pb.Reply:
+    r = call.request
+    document, order = await reads.get_record(
+        call.rt,
+        call.access,
+        call.domain,
+        branch=r.branch or None,
+        kind_name=r.kind,
+        key=r.key,
+        at=r.at or None,
+        links=r.links,
+        lineage=r.lineage,
+    )
+    return reply(document, headers=None if order is None else {READ_ORDER_HEADER: order})
+
+
+@handler("get_links")
+async def get_links(call: DomainCall[GetLinks]) -> dict[str, Any]:
+    r = call.request
+    return await reads.get_links(
+        call.rt,
+        call.access,
+        call.domain,
+        branch=r.branch or None,
+        kind_name=r.kind,
+        key=r.key,
+        relation_name=r.relation,
+        at=r.at or None,
+        limit=r.limit,
+        cursor=r.cursor or None,
+    )
+
+
+@handler("get_history")
+async def get_history(call: DomainCall[GetHistory]) -> dict[str, Any]:
+    r = call.request
+    return await reads.get_history(
+        call.rt,
+        call.access,
+        call.domain,
+        branch=r.branch or None,
+        kind_name=r.kind,
+        key=r.key,
+        at=r.at or None,
+        values=r.values,
+        limit=r.limit,
+        cursor=r.cursor or None,
+    )
+
+
+@handler("get_lineage")
+async def get_lineage(call: DomainCall[RecordAt]) -> dict[str, Any]:
+    r = call.request
+    return await reads.get_lineage(
+        call.rt,
+        call.access,
+        call.domain,
+        branch=r.branch or None,
+        kind_name=r.kind,
+        key=r.key,
+        at=r.at or None,
+    )
+
+
+@handler("explain")
+async def explain(call: DomainCall[Explain]) -> pb.Reply | dict[str, Any]:
+    r = call.request
+    document = await reads.explain(
+        call.rt,
+        call.access,
+        call.domain,
+        branch=r.branch or None,
+        kind_name=r.kind,
+        key=r.key,
+        at=r.at or None,
+    )
+    if r.format == "markdown":
+        return _markdown(reads.explain_markdown(document), document["revision"])
+    return document
+
+
+@handler("diff")
+async def diff(call: DomainCall[Diff]) -> dict[str, Any]:
+    r = call.request
+    return await reads.diff(
+        call.rt,
+        call.access,
+        call.domain,
+        branch=r.branch or None,
+        older=r.from_revision,
+        newer=r.to_revision,
+    )
+
+
+async def _health(
+    call: DomainCall[Health] | DomainCall[KindHealth], kind: str | None
+) -> pb.Reply | dict[str, Any]:
+    r = call.request
+    document = await reads.data_health(
+        call.rt, call.access, call.domain, branch=r.branch or None, at=r.at or None, kind_name=kind
+    )
+    if r.format == "markdown":
+        return _markdown(reads.health_markdown(document), document["revision"])
+    return document
+
+
+@handler("get_health")
+async def get_health(call: DomainCall[Health]) -> pb.Reply | dict[str, Any]:
+    return await _health(call, None)
+
+
+@handler("get_kind_health")
+async def get_kind_health(call: DomainCall[KindHealth]) -> pb.Reply | dict[str, Any]:
+    return await _health(call, call.request.kind)
+
+
+@handler("neighborhood")
+async def neighborhood(call: DomainCall[Neighborhood]) -> dict[str, Any]:
+    return await reads.neighborhood(call.rt, call.access, call.domain, call.request.body)
+
+
+@handler("context")
+async def context(call: DomainCall[Context]) -> pb.Reply:
+    pack = await context_pack(call.rt, call.access, call.domain, call.request.body)
+    return pb.Reply(
+        body=pack.body,
+        revision=pack.revision,
+        content_type=pack.content_type,
+        status=200,
+        headers={"ETag": pack.etag},
+    )
+
+
+@handler("resolve")
+async def resolve(call: DomainCall[Resolve]) -> dict[str, Any]:
+    return await reads.resolve(call.rt, call.access, call.domain, call.request.body)
+
+
+@handler("search")
+async def search(call: DomainCall[Search]) -> dict[str, Any]:
+    return await reads.search(call.rt, call.access, call.domain, call.request.body)
+
+
+@handler("traverse")
+async def traverse(call: DomainCall[Traverse]) -> dict[str, Any]:
+    return await reads.traverse(call.rt, call.access, call.domain, call.request.body)
+
+
+@handler("query")
+async def query(call: DomainCall[QueryCall]) -> dict[str, Any]:
+    return await reads.run_query(call.rt, call.access, call.domain, call.request.body)

@@ -1,37 +1,24 @@
-"""Keeper RPCs of governance: Scribe's suggestions from resolve misses."""
+"""Handlers of Scribe's suggestions from resolve misses (governance/suggestions.py)."""
 
 from __future__ import annotations
 
-import grpc
+from typing import Any
 
-from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper.api.rpc import KeeperRpc, reply, rpc
+from lorebase.contract.governance import ListSuggestions, SuggestionCall
+from lorebase_keeper.api.dispatch import DomainCall, handler
 from lorebase_keeper.governance import suggestions
 
 
-class SuggestionRpcs(KeeperRpc):
-    """Governance (governance/suggestions.py)."""
-
-    @rpc
-    async def ListSuggestions(
-        self, request: pb.ListSuggestionsRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        return reply(await suggestions.list_suggestions(self.rt, access, domain, request.status))
-
-    @rpc
-    async def AcceptSuggestion(
-        self, request: pb.SuggestionRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        return reply(await suggestions.decide(self.rt, access, domain, request.id, "accept"))
-
-    @rpc
-    async def DismissSuggestion(
-        self, request: pb.SuggestionRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        domain, access = await self._domain(context, request.domain)
-        return reply(await suggestions.decide(self.rt, access, domain, request.id, "dismiss"))
+@handler("list_suggestions")
+async def list_suggestions(call: DomainCall[ListSuggestions]) -> dict[str, Any]:
+    return await suggestions.list_suggestions(call.rt, call.access, call.domain, call.request.status)
 
 
-__all__ = ["SuggestionRpcs"]
+@handler("accept_suggestion")
+async def accept_suggestion(call: DomainCall[SuggestionCall]) -> dict[str, Any]:
+    return await suggestions.decide(call.rt, call.access, call.domain, call.request.id, "accept")
+
+
+@handler("dismiss_suggestion")
+async def dismiss_suggestion(call: DomainCall[SuggestionCall]) -> dict[str, Any]:
+    return await suggestions.decide(call.rt, call.access, call.domain, call.request.id, "dismiss")

@@ -1,74 +1,54 @@
-"""Keeper RPCs that write: Operations, imports, Source syncs and embeddings."""
+"""Handlers of writes: Operations, imports, Source syncs and embeddings (operations/, imports/,
+reads/embeddings.py). Each answers its Outcome: status, Revision and headers (Idempotent-Replayed).
+
+Imports and Source syncs are bulk calls: the dispatcher runs them with the cyclic garbage collector
+held off (lorebase.event_loop), since their million objects live until they commit."""
 
 from __future__ import annotations
 
-import grpc
+from typing import Any
 
-from lorebase.contract.writes import Embedding, Execution, ImportBatch, SyncBatch
-from lorebase.event_loop import collection_paused
+from lorebase.contract.writes import ExecuteOperation, Import, SetEmbedding, SyncSource
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import imports, operations
-from lorebase_keeper.api.rpc import KeeperRpc, body_of, reply, rpc
-from lorebase_keeper.reads import set_embedding
+from lorebase_keeper.api.dispatch import DomainCall, handler, reply
+from lorebase_keeper.reads import set_embedding as embed
 from lorebase_keeper.writes import Outcome
 
 
-class WriteRpcs(KeeperRpc):
-    """Writes (operations/, imports/; embeddings in reads/).
+def _outcome(outcome: Outcome) -> pb.Reply:
+    return reply(outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers)
 
-    A load (an import or a source sync) runs with the cyclic garbage collector held off
-    (lorebase.event_loop): its million objects live until it commits, so a collection meanwhile
-    would walk them for nothing. Its body and rows live in `_import`/`_sync`, so they are freed
-    before the collector runs again and it finds nothing of them.
-    """
 
-    @rpc
-    async def ExecuteOperation(
-        self, request: pb.ExecuteOperationRequest, context: grpc.aio.ServicerContext
-    ) -> pb.Reply:
-        execution = body_of("execute_operation", request.body, Execution)
-        domain, access = await self._domain(context, request.domain)
-        outcome = await operations.execute(
-            self.rt, access, domain, request.operation, execution, request.idempotency_key
+@handler("execute_operation")
+async def execute_operation(call: DomainCall[ExecuteOperation]) -> pb.Reply:
+    request = call.request
+    return _outcome(
+        await operations.execute(
+            call.rt, call.access, call.domain, request.operation, request.body, request.idempotency_key
         )
-        return reply(
-            outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
+    )
+
+
+@handler("import_data")
+async def import_data(call: DomainCall[Import]) -> pb.Reply:
+    request = call.request
+    return _outcome(
+        await imports.run_import(call.rt, call.access, call.domain, request.body, request.idempotency_key)
+    )
+
+
+@handler("sync_source")
+async def sync_source(call: DomainCall[SyncSource]) -> pb.Reply:
+    request = call.request
+    return _outcome(
+        await imports.sync_source(
+            call.rt, call.access, call.domain, request.source, request.body, request.idempotency_key
         )
-
-    @rpc
-    async def Import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        with collection_paused():  # see the class docstring
-            outcome = await self._import(request, context)
-        return reply(
-            outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
-        )
-
-    async def _import(self, request: pb.ImportRequest, context: grpc.aio.ServicerContext) -> Outcome:
-        batch = body_of("import_data", request.body, ImportBatch)
-        domain, access = await self._domain(context, request.domain)
-        return await imports.run_import(self.rt, access, domain, batch, request.idempotency_key)
-
-    @rpc
-    async def SyncSource(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        with collection_paused():  # see the class docstring
-            outcome = await self._sync(request, context)
-        return reply(
-            outcome.document, status=outcome.status, revision=outcome.revision, headers=outcome.headers
-        )
-
-    async def _sync(self, request: pb.SyncSourceRequest, context: grpc.aio.ServicerContext) -> Outcome:
-        batch = body_of("sync_source", request.body, SyncBatch)
-        domain, access = await self._domain(context, request.domain)
-        return await imports.sync_source(
-            self.rt, access, domain, request.source, batch, request.idempotency_key
-        )
-
-    @rpc
-    async def SetEmbedding(self, request: pb.EmbeddingRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
-        embedding = body_of("set_embedding", request.body, Embedding)
-        domain, access = await self._domain(context, request.domain)
-        document = await set_embedding(self.rt, access, domain, request.kind, request.key, embedding)
-        return reply(document)
+    )
 
 
-__all__ = ["WriteRpcs"]
+@handler("set_embedding")
+async def set_embedding(call: DomainCall[SetEmbedding]) -> dict[str, Any]:
+    request = call.request
+    return await embed(call.rt, call.access, call.domain, request.kind, request.key, request.body)

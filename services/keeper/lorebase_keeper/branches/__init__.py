@@ -11,12 +11,21 @@ from lorebase_keeper.branches.branches import (
     remove_branch,
     update_branch,
 )
-from lorebase_keeper.branches.tags import create_tag, delete_tag, get_tag, list_tags
+from lorebase_keeper.branches.tags import (
+    create_tag,
+    delete_tag,
+    describe_tag,
+    find_tag,
+    list_tags,
+    revision_to_tag,
+)
 
 __all__ = [
     "create_tag",
     "delete_tag",
-    "get_tag",
+    "find_tag",
+    "revision_to_tag",
+    "describe_tag",
     "list_tags",
     "create_branch",
     "delete_branch",

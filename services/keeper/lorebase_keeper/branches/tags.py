@@ -4,7 +4,9 @@ A tag names one Revision of the Domain, whichever branch committed it, and never
 update, only delete (which frees the name). Reads resolve tags where they resolve Revision ids, in
 lorebase_store.refs, so nothing here knows about `at`. Permissions are checked on the branch of the
 tagged Revision (a deleted branch's archive name `name~ms` is checked as `name`): tag.create (editor)
-and tag.delete (admin) to write, data.read to see a tag at all. Both writes are audited.
+and tag.delete (admin) to write, data.read to see a tag at all; the endpoints' policies say so and
+keeper's dispatcher checks them before these run (a tag on a branch the caller may not read answers
+like one that does not exist). Both writes are audited.
 """
 
 from __future__ import annotations
@@ -17,16 +19,11 @@ from lorebase.ids import iso, utc_now
 from lorebase.names import TAG
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access
-from lorebase_keeper.domains import Domain
+from lorebase_keeper.domains import Domain, branch_of_revision
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import RevisionRow, TagRow, Txn
 
 DEFAULT_LIMIT = 50
-
-
-def _branch_of(revision_branch: str) -> str:
-    """The branch a permission is checked on: a deleted branch's archive name without its suffix."""
-    return revision_branch.split("~", 1)[0]
 
 
 def describe_tag(domain: Domain, tag: TagRow, branch: str) -> dict[str, Any]:
@@ -40,7 +37,8 @@ def describe_tag(domain: Domain, tag: TagRow, branch: str) -> dict[str, Any]:
     }
 
 
-async def _revision_to_tag(txn: Txn, domain: Domain, ref: str) -> RevisionRow:
+async def revision_to_tag(txn: Txn, domain: Domain, ref: str) -> RevisionRow:
+    """The Revision a new tag names: its id or a unique prefix (422 ambiguous, 404 unknown)."""
     ref = ref.lower()
     if len(ref) == 64:
         found = await txn.get_revision(domain.id, ref)
@@ -70,10 +68,7 @@ async def create_tag(rt: Runtime, access: Access, domain: Domain, new: NewTag) -
     by = access.principal.id
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
-        revision = await _revision_to_tag(txn, domain, new.revision)
-        branch = _branch_of(revision.branch)
-        access.require("data.read", branch)
-        access.require("tag.create", branch)
+        revision = await revision_to_tag(txn, domain, new.revision)
         if not await txn.insert_tag(domain.id, new.name, revision.id, by=by, at=at):
             raise Problem(
                 409,
@@ -98,7 +93,8 @@ async def _visible(txn: Txn, access: Access, domain: Domain, tags: list[TagRow])
     return {
         t.name: revisions[t.revision].branch
         for t in tags
-        if t.revision in revisions and access.can("data.read", _branch_of(revisions[t.revision].branch))
+        if t.revision in revisions
+        and access.can("data.read", branch_of_revision(revisions[t.revision].branch))
     }
 
 
@@ -136,20 +132,17 @@ async def list_tags(
     return await rt.db.read("list_tags", read)
 
 
-async def _readable_tag(txn: Txn, access: Access, domain: Domain, name: str) -> tuple[TagRow, str]:
+async def find_tag(txn: Txn, domain: Domain, name: str) -> tuple[TagRow, str] | None:
+    """A tag and the branch of its Revision (as recorded: a deleted branch's archive name), or None."""
     tag = await txn.get_tag(domain.id, name) if TAG.valid(name) else None
-    branches = {} if tag is None else await _visible(txn, access, domain, [tag])
-    if tag is None or tag.name not in branches:
-        raise Problem(404, "not-found", f"no tag {name!r} in Domain {domain.name}; GET /tags lists them")
-    return tag, branches[tag.name]
+    if tag is None:
+        return None
+    revisions = await txn.get_revisions(domain.id, [tag.revision])
+    return None if tag.revision not in revisions else (tag, revisions[tag.revision].branch)
 
 
-async def get_tag(rt: Runtime, access: Access, domain: Domain, name: str) -> dict[str, Any]:
-    async def read(txn: Txn) -> dict[str, Any]:
-        tag, branch = await _readable_tag(txn, access, domain, name)
-        return describe_tag(domain, tag, branch)
-
-    return await rt.db.read("get_tag", read)
+def _no_tag(domain: Domain, name: str) -> Problem:
+    return Problem(404, "not-found", f"no tag {name!r} in Domain {domain.name}; GET /tags lists them")
 
 
 async def delete_tag(rt: Runtime, access: Access, domain: Domain, name: str) -> None:
@@ -158,8 +151,10 @@ async def delete_tag(rt: Runtime, access: Access, domain: Domain, name: str) -> 
     by = access.principal.id
 
     async def txn_fn(txn: Txn) -> None:
-        tag, branch = await _readable_tag(txn, access, domain, name)
-        access.require("tag.delete", _branch_of(branch))
+        found = await find_tag(txn, domain, name)
+        if found is None:
+            raise _no_tag(domain, name)
+        tag, _ = found
         await txn.delete_tag(domain.id, tag.name)
         await txn.audit(
             by, "tag.delete", at, domain=domain.name, target=tag.name, details={"revision": tag.revision}
@@ -168,4 +163,4 @@ async def delete_tag(rt: Runtime, access: Access, domain: Domain, name: str) -> 
     await rt.db.run_interaction("delete_tag", txn_fn)
 
 
-__all__ = ["create_tag", "delete_tag", "describe_tag", "get_tag", "list_tags"]
+__all__ = ["create_tag", "delete_tag", "describe_tag", "find_tag", "list_tags", "revision_to_tag"]

@@ -36,6 +36,12 @@ def check_branch_name(name: str, *, member: str = "branch") -> str:
     return name
 
 
+def branch_of_revision(revision_branch: str) -> str:
+    """The branch a Revision's permissions are checked on: a deleted branch's archive name
+    (`name~ms`) without its suffix."""
+    return revision_branch.split("~", 1)[0]
+
+
 class Domains:
     """Loads Domains by name, keeping parsed schemas for a few seconds per process."""
 
@@ -51,6 +57,11 @@ class Domains:
         else:
             self._cache.pop(name, None)
 
+    @staticmethod
+    def unknown(name: str) -> Problem:
+        """The answer for a Domain that does not exist, or that the caller holds no grant in."""
+        return Problem(404, "not-found", f"unknown Domain {name!r}; GET /api/v1/domains lists them")
+
     async def get(self, name: str) -> Domain:
         now = time.monotonic()
         cached = self._cache.get(name)
@@ -58,7 +69,7 @@ class Domains:
             return cached[1]
         row = await self.db.read_one("get_domain", lambda txn: txn.get_domain(name))  # one statement
         if row is None:
-            raise Problem(404, "not-found", f"unknown Domain {name!r}; GET /api/v1/domains lists them")
+            raise self.unknown(name)
         domain = self._build(row)
         self._cache[name] = (now + self.ttl_s, domain)
         return domain

@@ -301,7 +301,6 @@ async def accept(rt: Runtime, access: Access, domain: Domain, candidate_id: str,
             ],
         )
     branch = row.branch
-    access.require("operation.execute", branch)
     threshold = domain.settings.model.scribe.reconciliation.similarity
 
     async def check(txn: Txn) -> BranchRow:

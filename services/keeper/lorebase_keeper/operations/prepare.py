@@ -45,15 +45,22 @@ def parse_execute(body: Execution, header_key: str) -> Execution:
     return body if key == body.idempotency_key else msgspec.structs.replace(body, idempotency_key=key)
 
 
-def _check_readable(operation: Operation, domain: Domain, readable: set[str]) -> None:
-    """An Operation editing a Kind the caller cannot see answers like an unknown one."""
+def unknown_operation(name: str) -> Problem:
+    """The answer for an Operation that does not exist, or edits a Kind the caller may not read."""
+    return Problem(404, "not-found", f"unknown Operation {name!r}; GET /schema lists the Operations")
+
+
+def operation_kinds(domain: Domain, operation: Operation) -> tuple[str, ...]:
+    """The Kinds an Operation edits, the ends of the Relations it links included: a caller must
+    read them all to see it (the policy point, lorebase_keeper.api.targets)."""
+    kinds: dict[str, None] = {}
     for edit in operation.edits:
-        kinds = [edit.kind] if edit.kind else []
+        if edit.kind:
+            kinds[edit.kind] = None
         if edit.relation:
             relation = domain.schema.relations[edit.relation]
-            kinds += [relation.from_kind, relation.to_kind]
-        if any(k not in readable for k in kinds):
-            raise Problem(404, "not-found", f"unknown Operation {operation.name!r}")
+            kinds[relation.from_kind] = kinds[relation.to_kind] = None
+    return tuple(kinds)
 
 
 @dataclass
@@ -115,13 +122,8 @@ def prepare(access: Access, domain: Domain, name: str, request: Execution, branc
     """Check an execution (Operation, grants, parameters, values) and render its edits."""
     operation = domain.schema.operations.get(name)
     if operation is None:
-        raise Problem(404, "not-found", f"unknown Operation {name!r}; GET /schema lists the Operations")
+        raise unknown_operation(name)
     principal = access.principal
-    view = readable_view(access, domain, branch)
-    _check_readable(operation, domain, set(view.kinds))
-    access.require("data.read", branch)
-    for permission in operation.permissions or ("operation.execute",):
-        access.require(permission, branch)
 
     parameters, issues = validate_parameters(operation, request.parameters)
     if issues:
@@ -171,7 +173,7 @@ def prepare(access: Access, domain: Domain, name: str, request: Execution, branc
         invocation_id=invocation_id,
         at=at,
         policy_review=operation.review_policy is not None and operation.review_policy.evaluate(parameters),
-        readable=view,
+        readable=readable_view(access, domain, branch),
     )
 
 
@@ -232,4 +234,4 @@ def _side_effect_event(
     }
 
 
-__all__ = ["Prepared", "parse_execute", "prepare"]
+__all__ = ["Prepared", "operation_kinds", "parse_execute", "prepare", "unknown_operation"]

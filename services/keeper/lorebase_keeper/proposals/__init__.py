@@ -22,6 +22,7 @@ from lorebase_keeper.proposals.state import (
     find_proposal,
     next_steps,
     proposal_document,
+    proposal_not_found,
     require_open,
     visible,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "next_steps",
     "open_proposal",
     "proposal_document",
+    "proposal_not_found",
     "require_open",
     "resolve_conflict",
     "review_proposal",

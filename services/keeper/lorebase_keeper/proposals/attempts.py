@@ -133,7 +133,6 @@ async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
         proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
-        access.require("proposal.merge", proposal.target_ref)
         require_open(proposal, "merge")
         outcome = await attempt_merge(txn, domain, proposal, by=access.principal.id, perform=True, at=at)
         if outcome.blockers and outcome.result.result != "conflicts":

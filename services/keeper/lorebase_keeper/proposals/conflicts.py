@@ -145,10 +145,6 @@ async def resolve_conflict(
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
         proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
-        if proposal.author != access.principal.id:
-            access.require("proposal.merge", proposal.target_ref)
-        else:
-            access.require("proposal.create", proposal.source_ref)
         require_open(proposal, "have its Conflicts resolved")
         conflict = await txn.get_conflict(proposal.id, conflict_id, for_update=True)
         if conflict is None:

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from lorebase.contract.proposals import NewProposal, Review
+from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.ids import new_id, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access
@@ -85,8 +86,6 @@ async def create_proposal(rt: Runtime, access: Access, domain: Domain, new: NewP
     from lorebase_keeper.proposals.attempts import attempt_merge
 
     title, description = new.title, new.description or ""
-    access.require("proposal.create", source)
-    access.require("data.read", target)
     at = utc_now()
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
@@ -111,6 +110,15 @@ async def create_proposal(rt: Runtime, access: Access, domain: Domain, new: NewP
                 f"a Proposal from {source!r} into {target!r} is open already",
                 proposal=existing.id if existing else None,
             )
+        if not visible(access, domain, proposal):  # nothing is kept: the transaction rolls back
+            raise Problem(
+                403,
+                "forbidden",
+                f"the changes of {source!r} reach Kinds {access.principal.id} may not read; a Proposal "
+                "shows every change it merges, so it needs a grant that reads them",
+                permission="data.read",
+                branch=target,
+            )
         # Tried at once, so the answer says whether it merges and what conflicts (checks.py keeps
         # it current as the heads move).
         await attempt_merge(txn, domain, proposal, by=access.principal.id, perform=False, at=at)
@@ -130,10 +138,11 @@ async def list_proposals(
         raise Problem(400, "invalid-parameter", "limit is 1 to 200")
     limit = limit or 50
     wanted = None if status == "all" else (status or "open")
+    start = decode_cursor(cursor, lambda v: isinstance(v, str) and 0 < len(v) <= 64) if cursor else None
 
     async def read(txn: Txn) -> dict[str, Any]:
         found: list[dict[str, Any]] = []
-        after = cursor or None
+        after = start
         more = False
         while len(found) < limit:
             rows = await txn.list_proposals(domain.id, status=wanted, after=after, limit=limit * 2)
@@ -159,7 +168,7 @@ async def list_proposals(
         return {
             "domain": domain.name,
             "proposals": found,
-            "next_cursor": found[-1]["id"] if more and found else None,
+            "next_cursor": encode_cursor(found[-1]["id"]) if more and found else None,
         }
 
     return await rt.db.read("list_proposals", read)
@@ -181,7 +190,6 @@ async def review_proposal(
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
         proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
-        access.require("proposal.review", proposal.target_ref)
         require_open(proposal, "be reviewed")
         if decision == "approve" and proposal.author == access.principal.id:
             raise Problem(
@@ -220,8 +228,6 @@ async def close_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
 
     async def txn_fn(txn: Txn) -> dict[str, Any]:
         proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
-        if proposal.author != access.principal.id:
-            access.require("proposal.merge", proposal.target_ref)
         require_open(proposal, "be closed")
         await txn.update_proposal(
             proposal.id, status="closed", closed_by=access.principal.id, closed_at=at, updated_at=at

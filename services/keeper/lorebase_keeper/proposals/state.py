@@ -184,12 +184,16 @@ def visible(access: Access, domain: Domain, proposal: ProposalRow) -> bool:
     return all(kind in readable for kind in proposal.kinds if kind in domain.schema.kinds)
 
 
+def proposal_not_found(proposal_id: str) -> Problem:
+    return Problem(404, "not-found", f"unknown Proposal {proposal_id!r}; GET /proposals lists them")
+
+
 async def find_proposal(
     txn: Txn, access: Access, domain: Domain, proposal_id: str, *, lock: bool = False
 ) -> ProposalRow:
     row = await txn.get_proposal(domain.id, proposal_id, for_update=lock)
     if row is None or not visible(access, domain, row):
-        raise Problem(404, "not-found", f"unknown Proposal {proposal_id!r}; GET /proposals lists them")
+        raise proposal_not_found(proposal_id)
     return row
 
 
@@ -210,6 +214,7 @@ __all__ = [
     "attempt_document",
     "blockers",
     "find_proposal",
+    "proposal_not_found",
     "next_steps",
     "proposal_document",
     "require_open",

@@ -37,7 +37,6 @@ async def set_embedding(
     vector, model = check_vector(embedding.vector), embedding.model
     branch = check_branch_name(embedding.branch or domain.default_branch)
     kind = readable_kind(access, domain, branch, kind_name)
-    access.require("operation.execute", branch)
     at = utc_now()
 
     async def write(txn: Txn) -> str | None:

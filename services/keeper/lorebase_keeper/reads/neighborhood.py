@@ -90,7 +90,6 @@ async def neighborhood(
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, request.branch, request.at)
-        access.require("data.read", point.branch.name)
         seeds = await _seeds(txn, access, domain, point, request.refs, "refs")
         steps = steps_for(access, domain, point.branch.name, relations)
         result = await walk(
@@ -110,7 +109,6 @@ async def traverse(rt: Runtime, access: Access, domain: Domain, request: Travers
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, request.branch, request.at)
-        access.require("data.read", point.branch.name)
         frontier = await _seeds(txn, access, domain, point, request.from_, "from")
         steps = steps_for(access, domain, point.branch.name, path, path="path")
         caps = Caps.of(domain)

@@ -23,7 +23,6 @@ def _kind_document(view: Readable, document: dict[str, Any], kind: str) -> dict[
 
 
 def visible_schema(access: Access, domain: Domain, branch: str) -> dict[str, Any]:
-    access.require("data.read", branch)
     document = domain.schema.document
     view = readable(access, domain, branch)
     kinds, relations = view.kinds, view.relations

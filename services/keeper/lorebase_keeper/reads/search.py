@@ -99,7 +99,6 @@ async def search(rt: Runtime, access: Access, domain: Domain, request: SearchBod
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, request.branch, None)
-        access.require("data.read", point.branch.name)
         kinds = search_kinds(access, domain, point.branch.name, request.kinds, request.traits, request.lens)
         if vector is None:
             found = await search_refs(txn, access, domain, point, (text_ or "").strip(), kinds, limit)

@@ -12,6 +12,7 @@ second erasure is recorded with `refs: 0`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -21,8 +22,10 @@ from lorebase.contract.erasures import NewErasure, Subject
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem, invalid
+from lorebase.schema import Kind
 from lorebase.vault import text_of
-from lorebase_keeper.access import Access
+from lorebase.vocabulary import words_of
+from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import ErasureRow, Txn
@@ -34,27 +37,47 @@ def _issue(path: str, rule: str, message: str) -> Problem:
     return invalid([{"path": path, "rule": rule, "message": message}])
 
 
-def _records(domain: Domain, named: list[str]) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-    for index, ref in enumerate(named):
-        kind, _, key = ref.partition("/")
-        if kind not in domain.schema.kinds:
+def erasure_issues(view: Readable, new: NewErasure) -> Problem | None:
+    """The problem of an erasure naming a Kind or Attribute the caller may not read, worded exactly
+    as for one that does not exist (the policy point asks this first; lorebase_keeper.api.targets):
+    a narrowed admin learns nothing of hidden Records by erasing them."""
+    try:
+        _check_names(new, view.kind, view.attributes)
+    except Problem as problem:
+        return problem
+    return None
+
+
+def _check_names(
+    new: NewErasure, kind_of: Callable[[str], Kind | None], attributes_of: Callable[[str], Mapping[str, Any]]
+) -> None:
+    if isinstance(new.records, list):
+        for index, ref in enumerate(new.records):
+            name = ref.partition("/")[0]
+            if kind_of(name) is None:
+                raise _issue(
+                    f"records[{index}]", "kind.unknown", f"unknown Kind {name!r}; name a Record as Kind/key"
+                )
+    if isinstance(new.subject, Subject):
+        kind = kind_of(new.subject.kind)
+        if kind is None:
+            raise _issue("subject.kind", "kind.unknown", f"unknown Kind {new.subject.kind!r}")
+        if new.subject.attribute not in attributes_of(kind.name):
             raise _issue(
-                f"records[{index}]", "kind.unknown", f"unknown Kind {kind!r}; name a Record as Kind/key"
+                "subject.attribute",
+                "attribute.unknown",
+                f"{kind.name} has no Attribute {new.subject.attribute!r}",
             )
-        found.append((kind, key))
+
+
+def _records(named: list[str]) -> list[tuple[str, str]]:
+    found = [(kind, key) for kind, _, key in (ref.partition("/") for ref in named)]
     return list(dict.fromkeys(found))
 
 
 async def _subject_records(rt: Runtime, domain: Domain, subject: Subject) -> list[tuple[str, str]]:
-    kind = domain.schema.kinds.get(subject.kind)
-    if kind is None:
-        raise _issue("subject.kind", "kind.unknown", f"unknown Kind {subject.kind!r}")
-    attribute = kind.attributes.get(subject.attribute)
-    if attribute is None:
-        raise _issue(
-            "subject.attribute", "attribute.unknown", f"{kind.name} has no Attribute {subject.attribute!r}"
-        )
+    kind = domain.schema.kinds[subject.kind]
+    attribute = kind.attributes[subject.attribute]
     try:
         value = canonical_value(attribute, subject.value)
     except ValueProblem as exc:
@@ -77,19 +100,23 @@ async def _subject_records(rt: Runtime, domain: Domain, subject: Subject) -> lis
     return [(kind.name, key) for key in matching]
 
 
-# Shorter values are not looked for in what callers typed: "42" would delete every phrase with 42.
+# Shorter values and words are not looked for in what callers typed: "42" would delete every phrase
+# with 42.
 MIN_PHRASE = 4
 
 
 async def _phrases(rt: Runtime, domain: Domain, wanted: list[tuple[str, str]]) -> list[str]:
-    """The values about to be erased, as text, to forget where callers typed them (resolve misses,
-    suggestions, agent traces); read before the erasure deletes them."""
+    """The values about to be erased, as text, and each of their words, to forget where callers
+    typed them (resolve misses, suggestions, agent traces): a phrase holding any word of an erased
+    value goes too (a caller who typed the local part of an erased e-mail address). Read before the
+    erasure deletes them."""
     sealed = await rt.db.read("erasure_values", lambda txn: txn.sealed_values_of(domain.id, wanted))
     if not sealed:
         return []
     sealer = rt.vault.sealer
     texts = {text_of(orjson.loads(sealer.unseal(value))) for value in sealed}
-    return sorted(text for text in texts if len(text) >= MIN_PHRASE)
+    words = {word for text in texts for word in words_of(text, min_length=MIN_PHRASE)}
+    return sorted({text for text in texts if len(text) >= MIN_PHRASE} | words)
 
 
 def describe_erasure(domain: Domain, row: ErasureRow) -> dict[str, Any]:
@@ -106,8 +133,8 @@ def describe_erasure(domain: Domain, row: ErasureRow) -> dict[str, Any]:
 
 
 async def create_erasure(rt: Runtime, access: Access, domain: Domain, new: NewErasure) -> dict[str, Any]:
-    """POST /erasures: the model has checked the members' types; one of records or subject."""
-    access.require("data.erase", domain.default_branch)
+    """POST /erasures: the model has checked the members' types; one of records or subject; the
+    policy point has checked that the caller may read the Kinds it names (erasure_issues)."""
     named = new.records if isinstance(new.records, list) else None
     has_records = named is not None
     has_subject = isinstance(new.subject, Subject)
@@ -118,8 +145,10 @@ async def create_erasure(rt: Runtime, access: Access, domain: Domain, new: NewEr
             'name the Records (records: ["Kind/key", ...]) or a subject ({kind, attribute, value}), '
             "one of the two",
         )
+    schema = domain.schema
+    _check_names(new, schema.kinds.get, lambda kind: schema.kinds[kind].attributes)
     if named is not None:
-        wanted = _records(domain, named)
+        wanted = _records(named)
     else:
         assert isinstance(new.subject, Subject)
         wanted = await _subject_records(rt, domain, new.subject)
@@ -177,8 +206,10 @@ async def create_erasure(rt: Runtime, access: Access, domain: Domain, new: NewEr
 async def list_erasures(
     rt: Runtime, access: Access, domain: Domain, *, limit: int, cursor: str
 ) -> dict[str, Any]:
-    access.require("data.erase", domain.default_branch)
+    """The erasures, newest first; one naming a Record of a Kind the caller may not read is left
+    out (its references name the hidden Records)."""
     limit = limit or DEFAULT_LIMIT
+    kinds = set(readable(access, domain, domain.default_branch).kinds)
     before = (
         decode_cursor(cursor, lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0)
         if cursor
@@ -189,11 +220,12 @@ async def list_erasures(
     )
     more = len(rows) > limit
     rows = rows[:limit]
+    shown = [row for row in rows if all(ref.partition("/")[0] in kinds for ref in row.records)]
     return {
         "domain": domain.name,
-        "erasures": [describe_erasure(domain, row) for row in rows],
+        "erasures": [describe_erasure(domain, row) for row in shown],
         "next_cursor": encode_cursor(rows[-1].seq) if more else None,
     }
 
 
-__all__ = ["create_erasure", "list_erasures"]
+__all__ = ["create_erasure", "erasure_issues", "list_erasures"]

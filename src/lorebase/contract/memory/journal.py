@@ -22,6 +22,7 @@ from lorebase.contract._base import Body
 from lorebase.contract.endpoint import Path, Query, Request
 from lorebase.contract.fields import grammar, matching
 from lorebase.contract.memory.records import BIGINT, PageSize, ScopeRef, memory_endpoint
+from lorebase.contract.policy import memory
 from lorebase.memory.journal import MAX_SEQUENCE
 
 ConsumerName = Annotated[str, grammar(names.CHECKPOINT, "A consumer name: " + names.CHECKPOINT.hint)]
@@ -108,7 +109,8 @@ ENDPOINTS = [
         "ReadMemoryChanges",
         ReadChanges,
         "A page of the memory change journal of a scope",
-        "memory_read",
+        memory("memory_read"),
+        writes=False,
         problems=(409,),
         response=answers.memory.ChangePage,
         request_example=examples.bodies.MEMORY_CHANGES,
@@ -121,7 +123,7 @@ ENDPOINTS = [
         "SaveMemoryCheckpoint",
         SaveCheckpoint,
         "Save a consumer's cursor (monotonic, revision-checked)",
-        "memory_read, memory_checkpoint",
+        memory("memory_read", "memory_checkpoint"),
         problems=(409,),
         response=answers.memory.Checkpoint,
     ),
@@ -133,7 +135,7 @@ ENDPOINTS = [
         "GetMemoryCheckpoint",
         CheckpointRead,
         "A consumer's saved cursor",
-        "memory_read",
+        memory("memory_read"),
         response=answers.memory.Checkpoint,
     ),
     memory_endpoint(
@@ -144,7 +146,7 @@ ENDPOINTS = [
         "ListMemoryCheckpoints",
         ListCheckpoints,
         "The caller's checkpoints",
-        "memory_read, memory_checkpoint",
+        memory("memory_read", "memory_checkpoint"),
         response=answers.memory.CheckpointList,
     ),
     memory_endpoint(
@@ -155,7 +157,7 @@ ENDPOINTS = [
         "DeleteMemoryCheckpoint",
         DeleteCheckpoint,
         "Delete a consumer's checkpoint",
-        "memory_read, memory_checkpoint",
+        memory("memory_read", "memory_checkpoint"),
         problems=(409,),
         body_optional=True,
         response=answers.memory.DeletedCheckpoint,

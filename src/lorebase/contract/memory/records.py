@@ -13,6 +13,7 @@ from lorebase.contract._base import MEMORY, Body
 from lorebase.contract.answers.memory import Capability
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
 from lorebase.contract.fields import BodyKey, Cursor, IdempotencyKey, Name, Vector, bounded, grammar, matching
+from lorebase.contract.policy import Policy, admin_only, memory
 
 LIMIT = "memory.max_body_bytes"
 MAX_DERIVED_FROM = 64
@@ -175,7 +176,7 @@ def memory_endpoint(
     rpc: str,
     request: type[Request],
     summary: str,
-    permission: str,
+    policy: Policy,
     **more: Any,
 ) -> Endpoint:
     """A memory endpoint: its body within memory.max_body_bytes, no-store answers, and 400 for a
@@ -190,7 +191,7 @@ def memory_endpoint(
         request,
         summary,
         "memory",
-        permission=permission,
+        policy=policy,
         body_limit=LIMIT,
         no_store=True,
         strict_query=True,
@@ -202,7 +203,7 @@ def _command(
     name: str, method: str, path: str, rpc: str, request: type[Request], summary: str, **more: Any
 ) -> Endpoint:
     """A memory command: 422 for a body that does not fit, 409 for a stale or deleted record."""
-    more.setdefault("permission", "memory_write")
+    more.setdefault("policy", memory("memory_write"))
     return memory_endpoint(
         name,
         method,
@@ -211,6 +212,7 @@ def _command(
         rpc,
         request,
         summary,
+        more.pop("policy"),
         invalid_status=422,
         problems=(409,),
         response=answers.memory.MemoryCommand,
@@ -236,7 +238,7 @@ ENDPOINTS = [
         DeriveMemory,
         "Derive a memory record from others",
         success=201,
-        permission="memory_write, memory_read on the sources",
+        policy=memory("memory_write", "memory_read"),
     ),
     _command(
         "update_memory",
@@ -279,7 +281,7 @@ ENDPOINTS = [
         "GetMemory",
         RecordRead,
         "One memory record",
-        "memory_read",
+        memory("memory_read"),
         response=answers.memory.MemoryRecord,
     ),
     memory_endpoint(
@@ -290,7 +292,8 @@ ENDPOINTS = [
         "QueryMemory",
         QueryMemory,
         "Memory records of a scope",
-        "memory_read",
+        memory("memory_read"),
+        writes=False,
         response=answers.memory.MemoryPage,
     ),
     memory_endpoint(
@@ -301,7 +304,7 @@ ENDPOINTS = [
         "CreateMemoryGrant",
         CreateMemoryGrant,
         "Grant memory capabilities on a scope",
-        "the admin principal",
+        admin_only(),
         success=201,
         invalid_status=422,
         response=answers.memory.NewMemoryGrant,
@@ -314,7 +317,7 @@ ENDPOINTS = [
         "DeleteMemoryGrant",
         GrantCall,
         "Withdraw a memory grant",
-        "the admin principal",
+        admin_only(),
         response=answers.memory.DeletedMemoryGrant,
     ),
 ]

@@ -52,7 +52,6 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
     async def read(txn: Txn) -> tuple[dict[str, Any], list[str]]:
         point = await read_point(txn, domain, request.branch, request.at)
         branch = point.branch.name
-        access.require("data.read", branch)
         readable = list(readable_view(access, domain, branch).kinds)
         kinds = readable
         if request.kinds is not None:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lorebase.vocabulary import TOKEN as _TOKEN
 from lorebase.settings_model import ResolveLimits
 
-TOKEN = re.compile(r"[<>]=?|=|\d+(?:\.\d+)?(?![\w-])|[\w][\w'-]*", re.UNICODE)
+TOKEN = _TOKEN
 MAX_WORDS = 64
 
 
