@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lorebase.vocabulary import TOKEN as _TOKEN
 from lorebase.settings_model import ResolveLimits
+from lorebase.vocabulary import TOKEN as _TOKEN
 
 TOKEN = _TOKEN
 MAX_WORDS = 64
