@@ -43,6 +43,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy src services
+	$(BIN)/lint-imports
 
 protos: $(STAMP)
 	$(BIN)/python scripts/gen_protos.py

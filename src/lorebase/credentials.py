@@ -5,7 +5,7 @@ A key is stored only as the SHA-256 hex digest of its text (`key_digest`). A req
 that authenticates a caller — keeper for Domain data and for agent memory, feed for the memory
 journal — reads the header with these two functions, so a credential means the same everywhere.
 
-A web session (the web app's sign-in, lorebase_keeper.access.web_sessions) is such a credential
+A web session (the web app's sign-in, lorebase_keeper.admin.web_sessions) is such a credential
 too: a token keeper makes from a key, stored as its digest, that the browser holds in the
 `lorebase_session` cookie (SESSION_COOKIE) and the gateway presents as `Bearer <token>`. Its CSRF
 token is derived from it (`csrf_token`), so the gateway checks a write's `X-CSRF-Token` without
@@ -28,10 +28,10 @@ def key_digest(key: str) -> str:
 def presented_digest(authorization: str | None) -> str:
     """The digest of the key an `Authorization: Bearer <key>` header presents; 401 without one."""
     if not authorization:
-        raise Problem(401, "unauthenticated", "send a credential as 'Authorization: Bearer <key>'")
+        raise unknown_credential("send a credential as 'Authorization: Bearer <key>'")
     scheme, _, key = authorization.partition(" ")
     if scheme.lower() != "bearer" or not key.strip():
-        raise Problem(401, "unauthenticated", "the Authorization header must be 'Bearer <key>'")
+        raise unknown_credential("the Authorization header must be 'Bearer <key>'")
     return key_digest(key.strip())
 
 

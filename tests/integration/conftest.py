@@ -120,7 +120,9 @@ class Stack:
 async def open_stack(database_url: str, **overrides: str) -> AsyncIterator[Stack]:
     """Keeper, feed's memory journal and the gateway on `database_url` (already migrated or restored);
     `overrides`: settings as environment variables (LOREBASE_WEB__SESSION_TTL_S="1")."""
-    settings = load_settings({"LOREBASE_DATABASE_URL": database_url, **overrides})
+    settings = load_settings(
+        {"LOREBASE_DATABASE_URL": database_url, "LOREBASE_ADMIN_KEY": ADMIN_KEY, **overrides}
+    )
     db = Database.connect(database_url, pool_size=4)
     await db.check_schema()
     rt = Runtime.create(db, settings)

@@ -23,7 +23,7 @@ from lorebase.clients import ClientSettings, FeedClient, KeeperClient
 from lorebase.config import load_settings
 from lorebase.grpc_serve import new_server
 from lorebase.v1 import feed_pb2_grpc
-from tests.integration.conftest import Stack
+from tests.integration.conftest import ADMIN_KEY, Stack
 
 FEED_SETTINGS = {
     "LOREBASE_AGENTS__FEED__HEARTBEAT_S": "0.5",
@@ -66,7 +66,14 @@ async def running_feed(
     await hub.start(js, stream=stream, prefix=subjects.prefix)
     the_relay = Relay(stack.rt.db, js, subjects=subjects, interval_s=0.05, stream=stream)
     keeper = KeeperClient(stack.keeper_address)
-    loaded = load_settings({"LOREBASE_DATABASE_URL": stack.database_url, **FEED_SETTINGS, **(settings or {})})
+    loaded = load_settings(
+        {
+            "LOREBASE_DATABASE_URL": stack.database_url,
+            "LOREBASE_ADMIN_KEY": ADMIN_KEY,  # the operator's credential (Feed.Status), as `lorebase up` sets it
+            **FEED_SETTINGS,
+            **(settings or {}),
+        }
+    )
     servicer = FeedServicer(
         stack.rt.db, stream=stream, keeper=keeper, hub=hub, fence=the_relay.fence, settings=loaded
     )

@@ -12,7 +12,7 @@ from lorebase_feed.subjects import Subjects
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from sqlalchemy import text
 
-from tests.integration.conftest import Stack
+from tests.integration.conftest import ADMIN_KEY, Stack
 from tests.integration.feed_stack import running_feed
 
 
@@ -172,7 +172,7 @@ async def test_one_event_never_stops_the_relay(supply: Stack, nats_url: str) -> 
         total = await supply.count("outbox")
         while await feed.relay.publish_pending():
             pass
-        status = await feed.client.status()
+        status = await feed.client.status(credential=f"Bearer {ADMIN_KEY}")
         assert (status.pending, status.parked, status.published_through) == (0, 1, total)
         assert feed.relay.parked == 1
         async with supply.rt.db.engine.connect() as conn:

@@ -17,6 +17,7 @@ from lorebase.clients import ClientSettings, ScribeClient
 from lorebase.embedded import free_port
 from lorebase.grpc_problems import problem_from_error, problem_rpc, problems_as_status
 from lorebase.grpc_serve import new_server
+from lorebase.operators import Operators
 from lorebase.problems import Problem
 from lorebase.v1 import scribe_pb2_grpc
 
@@ -117,7 +118,7 @@ class BrokenScribe(ScribeServicer):
     """A job list that cannot be answered (a name that is not a string)."""
 
     def __init__(self) -> None:
-        super().__init__([Job(name=42, interval_s=1.0, run=None)])  # type: ignore[arg-type]
+        super().__init__([Job(name=42, interval_s=1.0, run=None)], Operators("lbk_operator"))  # type: ignore[arg-type]
 
 
 async def test_scribe_answers_an_unexpected_failure_as_a_500_problem(
@@ -131,7 +132,7 @@ async def test_scribe_answers_an_unexpected_failure_as_a_500_problem(
     client = ScribeClient(ClientSettings(address=f"127.0.0.1:{port}", deadline_s=10))
     try:
         with pytest.raises(Problem) as raised:
-            await client.list_jobs()
+            await client.list_jobs(credential="Bearer lbk_operator")
     finally:
         await client.close()
         await server.stop(None)

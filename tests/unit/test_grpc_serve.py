@@ -17,15 +17,19 @@ from lorebase.clients import ClientSettings, ScribeClient
 from lorebase.embedded import free_port
 from lorebase.grpc_serve import serve
 from lorebase.logs import REQUEST_ID
+from lorebase.operators import Operators
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
+
+OPERATOR_KEY = "lbk_operator"
+OPERATOR = f"Bearer {OPERATOR_KEY}"
 
 
 class SlowScribe(ScribeServicer):
     """ListJobs takes `delay_s` and logs on the way (as any servicer logs)."""
 
     def __init__(self, delay_s: float) -> None:
-        super().__init__([Job("noop", 60.0, asyncio.sleep)])
+        super().__init__([Job("noop", 60.0, asyncio.sleep)], Operators(OPERATOR_KEY))
         self.delay_s = delay_s
         self.started = asyncio.Event()
 
@@ -75,8 +79,8 @@ async def running() -> AsyncIterator[Running]:
 
 
 async def test_the_metrics_listener_counts_rpcs_by_method_and_code(running: Running) -> None:
-    await running.client.list_jobs()
-    await running.client.list_jobs()
+    await running.client.list_jobs(credential=OPERATOR)
+    await running.client.list_jobs(credential=OPERATOR)
     async with httpx.AsyncClient(trust_env=False) as http:
         answer = await http.get(f"http://127.0.0.1:{running.metrics_port}/metrics")
         missing = await http.get(f"http://127.0.0.1:{running.metrics_port}/other")
@@ -104,7 +108,7 @@ async def test_a_call_carries_its_request_id_into_the_services_logs(
     caplog.set_level(logging.INFO, logger="lorebase.scribe.test")
     token = REQUEST_ID.set("req-from-gateway-1")
     try:
-        await running.client.list_jobs()
+        await running.client.list_jobs(credential=OPERATOR)
     finally:
         REQUEST_ID.reset(token)
     records = [r for r in caplog.records if r.name == "lorebase.scribe.test"]
@@ -114,7 +118,7 @@ async def test_a_call_carries_its_request_id_into_the_services_logs(
 async def test_a_graceful_stop_lets_the_rpc_in_flight_finish() -> None:
     service = Running(SlowScribe(delay_s=0.6))
     await service.start(grace_s=5.0)
-    call = asyncio.create_task(service.client.list_jobs())
+    call = asyncio.create_task(service.client.list_jobs(credential=OPERATOR))
     await service.servicer.started.wait()
     service.stop.set()  # what SIGTERM does
     jobs = await call
@@ -128,7 +132,7 @@ async def test_a_graceful_stop_lets_the_rpc_in_flight_finish() -> None:
 async def test_past_the_grace_period_the_rpc_is_cancelled() -> None:
     service = Running(SlowScribe(delay_s=30.0))
     await service.start(grace_s=0.2)
-    call = asyncio.create_task(service.client.list_jobs())
+    call = asyncio.create_task(service.client.list_jobs(credential=OPERATOR))
     await service.servicer.started.wait()
     service.stop.set()
     with pytest.raises(Exception) as refused:

@@ -14,6 +14,7 @@ from lorebase.clients import KeeperClient
 from lorebase.config import Settings
 from lorebase.grpc_problems import problem_rpc, problems_as_status
 from lorebase.ids import utc_now
+from lorebase.operators import Operators
 from lorebase.problems import Problem
 from lorebase.settings_model import Feed
 from lorebase.settings_model import Webhooks as WebhookSettings
@@ -89,6 +90,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
         self.changes_limits = changes_limits(model.agents.feed)
         self.webhooks = Webhooks(webhook_registry(db, keeper, model.webhooks))
         self.degraded_after_s = model.nats.relay.degraded_after_s
+        self.operators = Operators(model.admin.key)
 
     async def _webhook_call(
         self, context: grpc.aio.ServicerContext, name: str, request: pb.WebhookRequest
@@ -122,6 +124,7 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
 
     @problem_rpc("feed")
     async def Status(self, request: pb.FeedStatusRequest, context: grpc.aio.ServicerContext) -> pb.FeedStatus:
+        self.operators.require(dict(context.invocation_metadata() or ()))  # the operator's (admin key)
         fence = self.fence.safe
         through, pending, parked, oldest = await self.db.read("publication_state", _publication_state, fence)
         behind_s = max(0.0, (utc_now() - oldest).total_seconds()) if oldest is not None else 0.0

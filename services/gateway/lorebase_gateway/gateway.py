@@ -47,6 +47,7 @@ class Gateway:
         cookie_secure: str = "auto",
         web_root: Path | None = None,
         read_cache: ReadCache | None = None,
+        admin_key: str = "",
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
@@ -60,6 +61,8 @@ class Gateway:
         self.app_files = AppFiles(web_root)  # the built web app (web.root; None: not built)
         self.read_cache = read_cache  # repeated reads that opted into staleness (None: none kept)
         self.body_gate = BodyGate(None)  # large bodies only for a known credential (body_gate.py)
+        # The operator's credential (admin.key), for Feed.Status behind /health's `degraded`.
+        self._operator = f"Bearer {admin_key}" if admin_key else ""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Gateway:
@@ -86,6 +89,7 @@ class Gateway:
                 max_entries=cache.max_entries if cache.enabled else 0,  # 0: none kept, headers still checked
                 max_entry_bytes=cache.max_entry_bytes,
             ),
+            admin_key=settings.model.admin.key,
         )
 
     @property
@@ -109,9 +113,14 @@ class Gateway:
 
     async def degraded(self) -> dict[str, str]:
         """Services that answer but do not work as they should, with the reason (for /health): the
-        feed when its relay has fallen behind (nats.relay.degraded_after_s)."""
+        feed when its relay has fallen behind (nats.relay.degraded_after_s). Feed.Status is an
+        operator call: without the admin key (admin.key) in its settings the gateway cannot ask it."""
+        if not self._operator:
+            return {}
         try:  # liveness is the health checks' job: a Status that does not answer says nothing here
-            status = await asyncio.wait_for(self.feed.status(), HEALTH_CHECK_TIMEOUT_S)
+            status = await asyncio.wait_for(
+                self.feed.status(credential=self._operator), HEALTH_CHECK_TIMEOUT_S
+            )
         except Exception:
             return {}
         return {"feed": status.degraded} if status.degraded else {}

@@ -2,7 +2,7 @@
 request that presents it is authenticated by it, with CSRF checks on its writes.
 
 - `POST /api/v1/web/session` reads the key from the body and asks keeper to start a web session
-  with it (lorebase_keeper.access.web_sessions); keeper answers the token in a reply header, which
+  with it (lorebase_keeper.admin.web_sessions); keeper answers the token in a reply header, which
   becomes `Set-Cookie: lorebase_session=<token>; HttpOnly; SameSite=Strict; Path=/; Max-Age=<ttl>`
   (`; Secure` over TLS: `web.cookie_secure`), never the body. `DELETE` ends it and clears the
   cookie (Max-Age=0) whatever keeper answers.

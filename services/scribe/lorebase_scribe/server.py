@@ -18,6 +18,7 @@ from lorebase.grpc_problems import problem_rpc
 from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
 from lorebase.metrics import SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
+from lorebase.operators import Operators
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
 from lorebase_scribe.reconciliation import reconcile
@@ -67,11 +68,15 @@ def count_deliveries(result: PassResult) -> None:
 
 
 class ScribeServicer(scribe_pb2_grpc.ScribeServicer):
-    def __init__(self, jobs: list[Job]) -> None:
+    """ListJobs, for the operator (lorebase.operators: the admin key)."""
+
+    def __init__(self, jobs: list[Job], operators: Operators) -> None:
         self.jobs = jobs
+        self.operators = operators
 
     @problem_rpc("scribe")
     async def ListJobs(self, request: pb.ListJobsRequest, context: grpc.aio.ServicerContext) -> pb.JobList:
+        self.operators.require(dict(context.invocation_metadata() or ()))
         return pb.JobList(
             jobs=[
                 pb.Job(
@@ -132,7 +137,9 @@ async def run(settings: Settings) -> int:
     return await serve(
         "scribe",
         services.scribe.listen,
-        lambda server: scribe_pb2_grpc.add_ScribeServicer_to_server(ScribeServicer(jobs), server),
+        lambda server: scribe_pb2_grpc.add_ScribeServicer_to_server(
+            ScribeServicer(jobs, Operators(settings.model.admin.key)), server
+        ),
         services=(service_name(pb, "Scribe"),),
         on_stop=on_stop,
         grace_s=services.shutdown_grace_s,

@@ -73,8 +73,9 @@ class FeedClient(ServiceClient):
         super().__init__(settings)
         self._stub = feed_pb2_grpc.FeedStub(self.channel)
 
-    async def status(self) -> pb.FeedStatus:
-        return await self._call(self._stub.Status, pb.FeedStatusRequest())
+    async def status(self, *, credential: str) -> pb.FeedStatus:
+        """The relay's publication state, for the operator (the admin key)."""
+        return await self._call(self._stub.Status, pb.FeedStatusRequest(), credential=credential)
 
     def events(
         self,

@@ -16,8 +16,9 @@ class ScribeClient(ServiceClient):
         super().__init__(settings)
         self._stub = scribe_pb2_grpc.ScribeStub(self.channel)
 
-    async def list_jobs(self) -> pb.JobList:
-        return await self._call(self._stub.ListJobs, pb.ListJobsRequest())
+    async def list_jobs(self, *, credential: str) -> pb.JobList:
+        """The jobs and their last runs, for the operator (the admin key)."""
+        return await self._call(self._stub.ListJobs, pb.ListJobsRequest(), credential=credential)
 
 
 __all__ = ["ScribeClient"]

@@ -61,7 +61,12 @@ ENDPOINTS = [
         CreateTag,
         "Name a Revision with a tag (immutable; usable wherever a Revision is: at, since, from, to)",
         "tags",
-        policy=grant(Need(P.TAG_CREATE, "revision"), Need(P.DATA_READ, "revision"), target=Target.REVISION),
+        policy=grant(
+            Need(P.TAG_CREATE, "revision"),
+            Need(P.DATA_READ, "revision"),
+            scope=Scope.TARGET,
+            target=Target.REVISION,
+        ),
         success=201,
         problems=(404, 409),
         response=answers.schema.Tag,

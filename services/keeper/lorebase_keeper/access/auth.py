@@ -2,7 +2,7 @@
 
 Every keeper call authenticates the credential of its `authorization` metadata and asks an
 `Access` whether the principal holds a permission on a branch, and which Kinds it may read there.
-A credential is an API key or a web session made from one (lorebase_keeper.access.web_sessions):
+A credential is an API key or a web session made from one (lorebase_keeper.admin.web_sessions):
 the same principal with the same grants, until it expires or is revoked.
 """
 

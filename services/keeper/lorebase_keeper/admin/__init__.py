@@ -1,5 +1,7 @@
-"""Administration: principals and their keys, grants, and the creation of Domains."""
+"""Administration: principals and their keys, the web app's sessions made from them
+(web_sessions.py), grants, and the creation of Domains."""
 
+from lorebase_keeper.admin import web_sessions
 from lorebase_keeper.admin.domains import create_domain, describe, domain_settings
 from lorebase_keeper.admin.grants import create_grant, delete_grant
 from lorebase_keeper.admin.principals import bootstrap_admin, create_key, create_principal, revoke_key
@@ -14,4 +16,5 @@ __all__ = [
     "describe",
     "domain_settings",
     "revoke_key",
+    "web_sessions",
 ]

@@ -49,7 +49,7 @@ from lorebase_keeper.api.targets import Found, load_target
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.governance import check_session, record_step
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.vault.reveal import reveal_reply
+from lorebase_keeper.vault import reveal_reply
 
 R = TypeVar("R", bound=Request)
 
@@ -425,7 +425,7 @@ async def _reveal(rt: Runtime, metadata: Mapping[str, str], message: Any, answer
         domain = await rt.domains.get(name)
         access = await rt.auth.access(principal, domain.id)
         permissions = access.permissions(_request_branch(message) or domain.default_branch)
-    return await reveal_reply(rt, answer, domain=domain, permissions=permissions)
+    return await reveal_reply(rt.vault, answer, domain=domain, permissions=permissions)
 
 
 def rpc_methods(service: str) -> dict[str, Callable[..., Awaitable[pb.Reply]]]:

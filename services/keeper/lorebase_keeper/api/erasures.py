@@ -1,4 +1,4 @@
-"""Handlers of erasures (vault/erasures.py)."""
+"""Handlers of erasures (erasures/erasures.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 from lorebase.contract.erasures import CreateErasure, ListErasures
 from lorebase_keeper.api.dispatch import DomainCall, handler
-from lorebase_keeper.vault.erasures import create_erasure as erase
-from lorebase_keeper.vault.erasures import list_erasures as erasures
+from lorebase_keeper.erasures import create_erasure as erase
+from lorebase_keeper.erasures import list_erasures as erasures
 
 
 @handler("create_erasure")

@@ -22,7 +22,8 @@ from lorebase.grpc_problems import problems_as_status
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase.v1 import keeper_pb2_grpc
-from lorebase_keeper.access import readable, web_sessions
+from lorebase_keeper.access import readable
+from lorebase_keeper.admin import web_sessions
 from lorebase_keeper.api import (
     admin,
     branches,

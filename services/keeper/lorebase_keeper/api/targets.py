@@ -20,11 +20,11 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable
 from lorebase_keeper.branches import find_tag, revision_to_tag
 from lorebase_keeper.domains import Domain, branch_of_revision
+from lorebase_keeper.erasures import erasure_issues
 from lorebase_keeper.governance import candidate_not_found, stewards
 from lorebase_keeper.operations import operation_kinds, unknown_operation
 from lorebase_keeper.proposals import proposal_not_found
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.vault.erasures import erasure_issues
 from lorebase_store import Txn
 
 

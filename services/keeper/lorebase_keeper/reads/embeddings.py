@@ -19,15 +19,18 @@ from lorebase_store import Txn
 
 
 def check_vector(value: list[float], path: str = "vector") -> list[float]:
-    """A vector with a direction (the model has checked its length and its numbers)."""
-    if not any(value):
+    """A vector with a direction (the model has checked its length and its numbers), scaled so its
+    largest component is 1 in size: every comparison is by cosine, which scaling leaves as it was,
+    and single-precision norms of components near float32's limit would overflow to a NaN score."""
+    peak = max((abs(x) for x in value), default=0.0)
+    if not peak:
         raise Problem(
             422,
             "validation-failed",
             f"{path} cannot be all zeros (it has no direction)",
             issues=[{"path": path, "rule": "vector", "message": "all zeros"}],
         )
-    return value
+    return [x / peak for x in value]
 
 
 async def set_embedding(

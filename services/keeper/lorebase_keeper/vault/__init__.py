@@ -2,5 +2,6 @@
 through `reveal`, and deleted by erasures (docs/erasure.md)."""
 
 from lorebase_keeper.vault.keys import REF, Vault, VaultWriter, has_vault, is_ref
+from lorebase_keeper.vault.reveal import reveal, reveal_reply
 
-__all__ = ["REF", "Vault", "VaultWriter", "has_vault", "is_ref"]
+__all__ = ["REF", "Vault", "VaultWriter", "has_vault", "is_ref", "reveal", "reveal_reply"]

@@ -17,12 +17,12 @@ import orjson
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase.vault import ERASED, MASK, holds_refs, refs_in, substitute
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.vault.keys import Vault
 from lorebase_store import Txn, VaultEntry
 
 
 async def reveal(
-    rt: Runtime, body: bytes, *, json: bool, domain: Domain | None, permissions: frozenset[str]
+    vault: Vault, body: bytes, *, json: bool, domain: Domain | None, permissions: frozenset[str]
 ) -> bytes:
     """`body` with its refs shown as the caller may see them (unchanged when it holds none)."""
     if not holds_refs(body):
@@ -30,7 +30,7 @@ async def reveal(
     refs = refs_in(body)
     if not refs:
         return body
-    entries = await rt.db.read("vault_reveal", _entries, refs)
+    entries = await vault.db.read("vault_reveal", _entries, refs)
     shown: dict[str, Any] = {}
     for ref in refs:
         entry = entries.get(ref)
@@ -39,17 +39,17 @@ async def reveal(
         elif not _cleared(entry, domain, permissions):
             shown[ref] = MASK
         else:
-            shown[ref] = orjson.loads(rt.vault.sealer.unseal(entry.sealed))
+            shown[ref] = orjson.loads(vault.sealer.unseal(entry.sealed))
     return substitute(body, shown, json=json)
 
 
 async def reveal_reply(
-    rt: Runtime, answer: pb.Reply, *, domain: Domain | None, permissions: frozenset[str]
+    vault: Vault, answer: pb.Reply, *, domain: Domain | None, permissions: frozenset[str]
 ) -> pb.Reply:
     if not holds_refs(answer.body):
         return answer
     body = await reveal(
-        rt,
+        vault,
         answer.body,
         json=answer.content_type.startswith("application/json"),
         domain=domain,

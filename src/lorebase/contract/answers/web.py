@@ -1,4 +1,4 @@
-"""What the web app's sign-in answers (lorebase.contract.web; keeper's access/web_sessions.py)."""
+"""What the web app's sign-in answers (lorebase.contract.web; keeper's admin/web_sessions.py)."""
 
 from __future__ import annotations
 

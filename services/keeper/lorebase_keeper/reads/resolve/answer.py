@@ -19,6 +19,7 @@ from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.coverage import coverage
+from lorebase_keeper.reads.embeddings import check_vector
 from lorebase_keeper.reads.resolve.comparisons import comparisons
 from lorebase_keeper.reads.resolve.embedding import nearest_values
 from lorebase_keeper.reads.resolve.ground import merged, names, ordered, similar
@@ -45,7 +46,7 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
             "text is required: the words to ground",
             issues=[{"path": "text", "rule": "required", "message": "text is required"}],
         )
-    vector = request.query_vector
+    vector = check_vector(request.query_vector, "query_vector") if request.query_vector is not None else None
     words = tokens(text_)
     limits = domain.settings.model.read.resolve
 
