@@ -22,7 +22,7 @@ import asyncpg
 import httpx
 import pytest
 
-from lorebase.cluster import ASYNC, SYNC, Cluster
+from lorebase.cluster import ASYNC, SYNC, Cluster, NatsNode
 from tests.cluster.conftest import TABLES
 from tests.cluster.load import (
     DurableConsumer,
@@ -141,6 +141,19 @@ def _wait(condition: Callable[[], bool], what: str, timeout_s: float = 120.0) ->
     return time.monotonic() - started
 
 
+def _leader(cluster: Cluster) -> NatsNode:
+    """The stream's leader, once one is elected (after a fault, the stream may be electing one)."""
+    found: list[NatsNode] = []
+
+    def elected() -> bool:
+        leader = cluster.nats.stream_leader("LOREBASE")
+        found[:] = [leader] if leader is not None else []
+        return bool(found)
+
+    _wait(elected, "a stream leader", 60)
+    return found[0]
+
+
 def _restarted(cluster: Cluster, name: str, index: int, killed: int) -> Callable[[], bool]:
     def again() -> bool:
         unit = cluster.service(name, index)
@@ -156,7 +169,7 @@ def _restarted(cluster: Cluster, name: str, index: int, killed: int) -> Callable
 
 def test_kill_a_nats_node(cluster: Cluster, observers: Observers) -> None:
     def inject(writes: Writes) -> str:
-        leader = cluster.nats.stream_leader("LOREBASE")
+        leader = _leader(cluster)
         node = next(n for n in cluster.nats.nodes if n is not leader)
         node.signal(signal.SIGKILL)
         back = _wait(lambda: node.poll() is None and node.healthy(), f"{node.name} back")
@@ -167,8 +180,7 @@ def test_kill_a_nats_node(cluster: Cluster, observers: Observers) -> None:
 
 def test_kill_the_stream_leader(cluster: Cluster, observers: Observers) -> None:
     def inject(writes: Writes) -> str:
-        leader = cluster.nats.stream_leader("LOREBASE")
-        assert leader is not None
+        leader = _leader(cluster)
         leader.signal(signal.SIGKILL)
         elected = _wait(
             lambda: (n := cluster.nats.stream_leader("LOREBASE")) is not None and n is not leader,
@@ -182,8 +194,7 @@ def test_kill_the_stream_leader(cluster: Cluster, observers: Observers) -> None:
 
 def test_pause_the_stream_leader(cluster: Cluster, observers: Observers) -> None:
     def inject(writes: Writes) -> str:
-        leader = cluster.nats.stream_leader("LOREBASE")
-        assert leader is not None
+        leader = _leader(cluster)
         leader.signal(signal.SIGSTOP)
         try:
             time.sleep(8)
