@@ -64,7 +64,7 @@ class PassResult:
 
 
 # Seconds a claim lasts past the last moment an attempt of its pass can end.
-LEASE_MARGIN_S = 30.0
+LEASE_MARGIN_S = 10.0
 
 
 async def deliver_pending(
