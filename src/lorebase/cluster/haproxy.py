@@ -1,7 +1,7 @@
 """HAProxy (Debian's package) in front of the gateways, as an Ingress or a cloud load balancer is.
 
-Round robin over the gateways, each checked with `GET /health` every 500 ms (out after two
-failures, back after two passes); a request whose connection to a gateway fails is sent to another
+Round robin over the gateways, each checked with `GET /health` every second (out after three
+failures, back after two passes; a check may take 5 s on a busy machine); a request whose connection to a gateway fails is sent to another
 (`retries`, `option redispatch`). Event streams pass through unbuffered with hour-long timeouts, like
 the chart's nginx annotations (deploy/helm/README.md, "Ingress"). `make cluster` and the cluster
 tests install the package when `haproxy` is missing (as `make test` installs chromium).
@@ -30,6 +30,7 @@ defaults
   timeout client 3600s
   timeout server 3600s
   timeout http-request 15s
+  timeout check 5s
   retries 2
   option redispatch
 frontend lorebase
@@ -39,7 +40,7 @@ backend gateways
   balance roundrobin
   option httpchk GET /health
   http-check expect status 200
-  default-server inter 500ms fall 2 rise 2
+  default-server inter 1s fall 3 rise 2
 %(servers)s
 """
 
