@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # and the stacks of its tests; more workers than cores only queue). TEST_WORKERS=0 runs serially.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 
-.PHONY: run test lint protos docs bench clean web web-test
+.PHONY: run test test-cluster cluster lint protos docs bench clean web web-test
 
 # The web app (web/): npm ci when the lock changes, a build when a source changes (web/dist).
 WEB_SOURCES := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig.json web/package.json -type f 2>/dev/null)
@@ -38,6 +38,20 @@ run: $(STAMP) web
 test: $(STAMP) web web-test
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
+
+# The cluster harness (lorebase.cluster): three NATS nodes, a PostgreSQL primary with a synchronous
+# and an asynchronous standby, two of each service and HAProxy, from deploy/helm/examples/cluster.yaml.
+HAPROXY := command -v haproxy >/dev/null || test -x /usr/sbin/haproxy || (apt-get update -qq && apt-get install -y -qq haproxy)
+
+cluster: $(STAMP)
+	$(HAPROXY)
+	$(BIN)/python -m lorebase.cluster
+
+# Faults under load, restores and the rolling upgrade on the cluster harness (docs/operations.md);
+# tests/cluster is collected only when named, so `make test` leaves it out.
+test-cluster: $(STAMP)
+	$(HAPROXY)
+	$(BIN)/python -m pytest tests/cluster -q -p no:cacheprovider -n 0 -rA
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check .

@@ -33,6 +33,16 @@ if os.environ.get("CI"):
 
 
 _SCOPE_WIDTH = {"module": 1, "package": 2, "session": 3}
+CLUSTER_TESTS = Path(__file__).parent / "cluster"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """tests/cluster (faults, restores and upgrades on the cluster harness: `make test-cluster`) is
+    collected only when named on the command line: `make test` and a bare `pytest` leave it out."""
+    if collection_path != CLUSTER_TESTS and CLUSTER_TESTS not in collection_path.parents:
+        return None
+    named = (Path(arg.split("::")[0]).resolve() for arg in config.args)
+    return not any(path == CLUSTER_TESTS or CLUSTER_TESTS in path.parents for path in named)
 
 
 def shared_fixture_group(item: pytest.Item) -> str | None:

@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram, generate_latest
 
+from lorebase import consistency
 from lorebase.logs import REQUEST_ID, REQUEST_ID_METADATA
 
 logger = logging.getLogger("lorebase.rpc")
@@ -115,6 +116,12 @@ def _request_id(context: grpc.aio.ServicerContext) -> str | None:
     return None
 
 
+def _set_call_context(context: grpc.aio.ServicerContext) -> None:
+    """The caller's request id and read consistency ask (lorebase.consistency) for the call."""
+    REQUEST_ID.set(_request_id(context))  # the call's own task: no reset needed
+    consistency.ASK.set(consistency.from_metadata(context.invocation_metadata()))
+
+
 class LabelledPair:
     """A counter and a histogram with the same labels, their children bound once per label values:
     `labels()` locks, checks and looks up on every call, which a hot path pays twice per request."""
@@ -154,7 +161,7 @@ class _Observed:
 
     def unary(self, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            REQUEST_ID.set(_request_id(context))  # the call's own task: no reset needed
+            _set_call_context(context)
             started = time.perf_counter()
             error: BaseException | None = None
             try:
@@ -169,7 +176,7 @@ class _Observed:
 
     def stream(self, behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., AsyncIterator[Any]]:
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            REQUEST_ID.set(_request_id(context))
+            _set_call_context(context)
             started = time.perf_counter()
             error: BaseException | None = None
             try:

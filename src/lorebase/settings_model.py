@@ -75,6 +75,9 @@ class Database(Section, frozen=True):
     url: str
     pool_size: AtLeastOne
     statement_timeout_s: Seconds
+    standby_urls: list[str]
+    standby_wait_s: GraceSeconds
+    standby_max_lag_s: GraceSeconds
 
 
 class Relay(Section, frozen=True):

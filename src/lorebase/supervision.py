@@ -261,6 +261,19 @@ class Supervisor:
         unit.start()
         self._watch_output(unit)
 
+    def adopt(self, unit: Unit) -> None:
+        """Watch `unit`, started already (servers that start together, as a NATS cluster's nodes)."""
+        self.units.append(unit)
+        self._states[unit.name] = _State(time.monotonic(), deque())
+        self._watch_output(unit)
+
+    def remove(self, unit: Unit) -> None:
+        """Stop watching `unit` and stop it (it is replaced, as a pod by a newer one)."""
+        self.units.remove(unit)
+        self._states.pop(unit.name, None)
+        self._unwatch_output(unit)
+        unit.stop()
+
     def down(self) -> list[str]:
         return [unit.name for unit in self.units if self._states[unit.name].restart_at is not None]
 

@@ -2,7 +2,9 @@
 
 Every transaction is a named function run through `Database.run_interaction(name, fn, ...)`
 (after Synapse's runInteraction): one place for retries on serialization failures and deadlocks,
-timing and logging per name.
+timing and logging per name. With standbys (`database.standby_urls`), `read`, `read_one` and the
+hot reads run on a standby when the read allows it (lorebase_store.standbys), and on the primary
+otherwise or when the standby fails; writes always run on the primary.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlalchemy.util import await_
 from lorebase.problems import StoreUnavailable
 from lorebase_store.hot import HotReads
 from lorebase_store.migrate import check_version, engine_target
+from lorebase_store.standbys import Standby, Standbys
 from lorebase_store.store import Txn
 
 logger = logging.getLogger("lorebase.store")
@@ -33,6 +36,30 @@ R = TypeVar("R")
 
 _RETRYABLE = {"40001", "40P01"}  # serialization_failure, deadlock_detected
 _MAX_ATTEMPTS = 5
+# A read on a standby that fails with these runs again on the primary: cancelled by a conflict with
+# recovery (40001), the standby shutting down or gone (57P01-57P03, 08xxx).
+_STANDBY_RETRY = {"40001", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"}
+
+
+def _engine(url: str, pool_size: int, statement_timeout_s: float) -> AsyncEngine:
+    target, tls = engine_target(url)
+    engine = create_async_engine(
+        target,
+        json_serializer=lambda value: orjson.dumps(value).decode(),
+        json_deserializer=orjson.loads,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=False,
+        connect_args={
+            **tls,
+            "server_settings": {
+                "statement_timeout": str(int(statement_timeout_s * 1000)),
+                "application_name": "lorebase",
+            },
+        },
+    )
+    event.listen(engine.sync_engine.pool, "checkout", _forget_unstarted_begin)
+    return engine
 
 
 def _sqlstate(exc: DBAPIError | asyncpg.PostgresError) -> str | None:
@@ -92,39 +119,70 @@ class Database:
         # The hottest single-statement reads, on raw asyncpg (lorebase_store.hot); None: a Database
         # made from a bare engine has none, and its callers read through SQLAlchemy.
         self.hot = hot
+        self.standbys: Standbys | None = None
 
     @classmethod
-    def connect(cls, url: str, *, pool_size: int = 10, statement_timeout_s: float = 30) -> Database:
-        target, tls = engine_target(url)
-        engine = create_async_engine(
-            target,
-            json_serializer=lambda value: orjson.dumps(value).decode(),
-            json_deserializer=orjson.loads,
-            pool_size=pool_size,
-            max_overflow=pool_size,
-            pool_pre_ping=False,
-            connect_args={
-                **tls,
-                "server_settings": {
-                    "statement_timeout": str(int(statement_timeout_s * 1000)),
-                    "application_name": "lorebase",
-                },
-            },
-        )
-        event.listen(engine.sync_engine.pool, "checkout", _forget_unstarted_begin)
-        database = cls(engine)
-        database.hot = HotReads(
-            url,
-            size=max(2, pool_size // 2),
-            statement_timeout_s=statement_timeout_s,
-            timed=database._record,
-        )
+    def connect(
+        cls,
+        url: str,
+        *,
+        pool_size: int = 10,
+        statement_timeout_s: float = 30,
+        standby_urls: tuple[str, ...] | list[str] = (),
+        standby_wait_s: float = 0.05,
+        standby_max_lag_s: float = 5.0,
+    ) -> Database:
+        database = cls(_engine(url, pool_size, statement_timeout_s))
+        database.hot = database._hot_reads(url, pool_size, statement_timeout_s)
+        if standby_urls:
+            standbys = [
+                Standby(
+                    standby,
+                    _engine(standby, pool_size, statement_timeout_s),
+                    database._hot_reads(standby, pool_size, statement_timeout_s),
+                )
+                for standby in standby_urls
+            ]
+            hot = database.hot
+            database.standbys = Standbys(
+                standbys,
+                lambda: hot.fetchval("primary_position", "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn"),
+                wait_s=standby_wait_s,
+                max_lag_s=standby_max_lag_s,
+            )
+            hot.standbys = database.standbys
         return database
 
+    def _hot_reads(self, url: str, pool_size: int, statement_timeout_s: float) -> HotReads:
+        return HotReads(
+            url, size=max(2, pool_size // 2), statement_timeout_s=statement_timeout_s, timed=self._record
+        )
+
     async def close(self) -> None:
+        if self.standbys is not None:
+            await self.standbys.close()
+            for standby in self.standbys.standbys:
+                await standby.hot.close()
+                await standby.engine.dispose()
         if self.hot is not None:
             await self.hot.close()
         await self.engine.dispose()
+
+    async def _routed(self, run: Callable[[AsyncEngine], Awaitable[R]]) -> R:
+        """`run` with a standby's engine when the read being served allows it (lorebase_store.standbys),
+        else with the primary's; on the primary too when the standby fails it (set aside meanwhile)."""
+        standby = None if self.standbys is None else await self.standbys.choose()
+        if standby is None:
+            return await run(self.engine)
+        try:
+            return await run(standby.engine)
+        except (DBAPIError, asyncpg.PostgresError, OSError) as exc:
+            gone = isinstance(exc, OSError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated)
+            if not gone and _sqlstate(exc) not in _STANDBY_RETRY:
+                raise
+            assert self.standbys is not None
+            self.standbys.failed(standby)
+            return await run(self.engine)
 
     async def analyze(self, tables: tuple[str, ...], *, statement_timeout_s: float = 600) -> None:
         """Refresh the planner's statistics of these tables (ANALYZE samples them), one transaction per
@@ -133,6 +191,22 @@ class Database:
             async with self.engine.begin() as conn:
                 await conn.execute(text(f"SET LOCAL statement_timeout = {int(statement_timeout_s * 1000)}"))
                 await conn.execute(text(f"ANALYZE {table}"))
+
+    @contextlib.asynccontextmanager
+    async def lease(self, name: str) -> AsyncIterator[bool]:
+        """Whether this process holds the lease `name` (a session-level advisory lock on a pooled
+        connection of its own) for the block: one holder at a time across processes, and a holder
+        that dies or loses its connection lets the next one in at once."""
+        async with self.engine.connect() as conn:
+            key = await conn.scalar(text("SELECT hashtextextended(:name, 0)"), {"name": name})
+            held = bool(await conn.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}))
+            await conn.commit()
+            try:
+                yield held
+            finally:
+                if held:
+                    await conn.scalar(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+                    await conn.commit()
 
     async def check_schema(self) -> None:
         """Refuse a database migrated past what this code knows (or not migrated at all)."""
@@ -175,10 +249,18 @@ class Database:
     ) -> R:
         """Run a read-only function in a REPEATABLE READ snapshot: its statements agree with each other."""
         started = time.perf_counter()
-        async with _unavailable_raised(), self.engine.connect() as conn:
-            conn = await conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
-            result = await _run(conn, fn, *args, **kwargs)
-            await conn.rollback()
+
+        async def run(engine: AsyncEngine) -> R:
+            async with engine.connect() as conn:
+                conn = await conn.execution_options(
+                    isolation_level="REPEATABLE READ", postgresql_readonly=True
+                )
+                result = await _run(conn, fn, *args, **kwargs)
+                await conn.rollback()
+            return result
+
+        async with _unavailable_raised():  # outside the routing, which falls back from a standby itself
+            result = await self._routed(run)
         self._record(name, started)
         return result
 
@@ -207,9 +289,14 @@ class Database:
     ) -> R:
         """Run a function that reads with ONE statement, outside a transaction (one round trip)."""
         started = time.perf_counter()
-        async with _unavailable_raised(), self.engine.connect() as conn:
-            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            result = await _run(conn, fn, *args, **kwargs)
+
+        async def run(engine: AsyncEngine) -> R:
+            async with engine.connect() as conn:
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                return await _run(conn, fn, *args, **kwargs)
+
+        async with _unavailable_raised():  # outside the routing, which falls back from a standby itself
+            result = await self._routed(run)
         self._record(name, started)
         return result
 

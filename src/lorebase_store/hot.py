@@ -20,13 +20,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 import orjson
 
 from lorebase_store.migrate import async_url
 from lorebase_store.records import RecordRow
+
+if TYPE_CHECKING:  # names for annotations only
+    from lorebase_store.standbys import Standbys
 
 _RECORD_AT_HEAD = """
 SELECT b.head, b.generation, b.created_at, r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
@@ -68,7 +71,8 @@ async def _keep(conn: asyncpg.Connection) -> None:
 
 class HotReads:
     """A small asyncpg pool and the statements it runs; `timed(name, started)` records each read
-    under its name, like every named transaction (lorebase_store.db.Database)."""
+    under its name, like every named transaction (lorebase_store.db.Database). With `standbys`,
+    a read that allows it runs on a standby's pool instead (lorebase_store.standbys)."""
 
     def __init__(
         self,
@@ -87,6 +91,12 @@ class HotReads:
         self._timed = timed
         self._pool: asyncpg.Pool | None = None
         self._opening: asyncio.Lock | None = None
+        self.standbys: Standbys | None = None
+
+    @property
+    def host(self) -> str:
+        """The server's address, for logs (no credentials)."""
+        return self._dsn.rpartition("@")[2].partition("/")[0]
 
     async def _open(self) -> asyncpg.Pool:
         if self._pool is not None:
@@ -111,11 +121,26 @@ class HotReads:
             await pool.close()
 
     async def _fetchrow(self, name: str, sql: str, *args: Any) -> Any:
+        if self.standbys is not None:
+            standby = await self.standbys.choose()
+            if standby is not None:
+                try:
+                    return await standby.hot._fetchrow(name, sql, *args)
+                except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError):
+                    self.standbys.failed(standby)
         started = time.perf_counter()
         pool = self._pool or await self._open()
         row = await pool.fetchrow(sql, *args)
         self._timed(name, started)
         return row
+
+    async def fetchval(self, name: str, sql: str, *args: Any) -> Any:
+        """One value of one statement on this server (never routed)."""
+        started = time.perf_counter()
+        pool = self._pool or await self._open()
+        value = await pool.fetchval(sql, *args)
+        self._timed(name, started)
+        return value
 
     async def record_at_head(
         self, domain_id: int, branch: str, kind: str, key: str

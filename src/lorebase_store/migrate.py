@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from alembic import command
 from alembic.config import Config
@@ -45,17 +45,33 @@ LIBPQ_TLS_PARAMETERS = frozenset(
 )
 
 
+def _hosts_as_query(parts: SplitResult) -> tuple[SplitResult, list[tuple[str, str]]]:
+    """libpq's several hosts (`user:pw@h1:5432,h2:5433`) as SQLAlchemy's asyncpg dialect takes
+    them: no host in the netloc, one `host=h:port` query parameter each (every port written, 5432
+    when the URL leaves it out). asyncpg tries them in order, keeping `target_session_attrs`."""
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    if "," not in hosts:
+        return parts, []
+    listed = []
+    for host in hosts.split(","):
+        name, colon, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
+        listed.append(("host", f"{name}:{port}" if colon and port else f"{host}:5432"))
+    return parts._replace(netloc=f"{userinfo}{at}"), listed
+
+
 def engine_target(url: str) -> tuple[str, dict[str, Any]]:
     """The SQLAlchemy URL and the asyncpg connect arguments for a PostgreSQL URL: its libpq TLS
-    parameters go to asyncpg in a DSN of their own (asyncpg parses them as libpq does), the rest of
-    the URL goes to SQLAlchemy as before."""
-    parts = urlsplit(async_url(url))
-    query = parse_qsl(parts.query, keep_blank_values=True)
+    parameters go to asyncpg in a DSN of their own (asyncpg parses them as libpq does), several
+    hosts become SQLAlchemy's `host=` parameters, the rest of the URL goes to SQLAlchemy as before."""
+    parts, hosts = _hosts_as_query(urlsplit(async_url(url)))
+    query = hosts + parse_qsl(parts.query, keep_blank_values=True)
     tls = [(name, value) for name, value in query if name in LIBPQ_TLS_PARAMETERS]
     if not tls:
-        return async_url(url), {}
+        return (urlunsplit(parts._replace(query=urlencode(query, safe=":"))) if hosts else async_url(url)), {}
     rest = [(name, value) for name, value in query if name not in LIBPQ_TLS_PARAMETERS]
-    return urlunsplit(parts._replace(query=urlencode(rest))), {"dsn": "postgresql://?" + urlencode(tls)}
+    return urlunsplit(parts._replace(query=urlencode(rest, safe=":"))), {
+        "dsn": "postgresql://?" + urlencode(tls)
+    }
 
 
 def _config(url: str) -> Config:

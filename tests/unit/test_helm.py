@@ -126,6 +126,7 @@ def secret_value(secret: dict[str, Any], key: str) -> str:
 
 def test_the_examples_are_there() -> None:
     assert EXAMPLE_NAMES == [
+        "cluster",
         "external-nats",
         "external-postgres-tls",
         "ingress-tls",

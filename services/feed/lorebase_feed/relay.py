@@ -387,9 +387,17 @@ class Relay:
                     waiting.cancel()
 
 
+def nats_servers(url: str) -> list[str]:
+    """The servers of `nats.url`: one URL, or several separated by commas (a NATS cluster; the
+    client connects to one and moves to another when it goes away)."""
+    return [server.strip() for server in url.split(",") if server.strip()]
+
+
 async def connect_nats(url: str) -> NATS:
     client = NATS()
-    await client.connect(servers=[url], connect_timeout=5, max_reconnect_attempts=-1, allow_reconnect=True)
+    await client.connect(
+        servers=nats_servers(url), connect_timeout=5, max_reconnect_attempts=-1, allow_reconnect=True
+    )
     return client
 
 
@@ -400,6 +408,7 @@ __all__ = [
     "Subjects",
     "connect_nats",
     "ensure_stream",
+    "nats_servers",
     "message_id",
     "subject_for",
 ]

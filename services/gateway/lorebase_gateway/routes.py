@@ -19,6 +19,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from lorebase import consistency
 from lorebase.contract import ENDPOINTS, Endpoint
 from lorebase.contract.endpoint import READ_ORDER_HEADER
 from lorebase.contract.openapi import docs_page, document
@@ -27,7 +28,7 @@ from lorebase.problems import Problem
 from lorebase_gateway.edge import check_body, credential, parameters, read_body
 from lorebase_gateway.fanout import EventStreamResponse
 from lorebase_gateway.gateway import HEALTH_CHECK_TIMEOUT_S, Gateway
-from lorebase_gateway.read_cache import CACHE_STATUS, now
+from lorebase_gateway.read_cache import CACHE_STATUS, MIN_REVISION, Looked, max_stale, now
 from lorebase_gateway.responses import Route, answer_response, handled
 from lorebase_gateway.web_session import WEB_ROUTES
 
@@ -49,7 +50,12 @@ def _call(gw: Gateway, endpoint: Endpoint) -> Route:
             limit = gw.body_limit(endpoint.body_limit)
             body = check_body(endpoint, await read_body(request, limit=limit, setting=endpoint.body_limit))
         made = now()
-        answer = await gw.client(endpoint.service).invoke(endpoint, values, body, credential=caller)
+        ask = _read_ask(request, values, looked) if endpoint.method == "GET" else consistency.PLAIN
+        token = consistency.ASK.set(ask)
+        try:
+            answer = await gw.client(endpoint.service).invoke(endpoint, values, body, credential=caller)
+        finally:
+            consistency.ASK.reset(token)
         order = answer.headers.pop(READ_ORDER_HEADER, None)  # for the cache only, never the client's
         response = answer_response(request, answer, etag=endpoint.etag)
         if cache is not None and looked is not None and looked.ask is not None:
@@ -72,6 +78,24 @@ def _call(gw: Gateway, endpoint: Endpoint) -> Route:
 
     call.__name__ = endpoint.name
     return call
+
+
+def _read_ask(request: Request, values: dict[str, Any], looked: Looked | None) -> consistency.ReadAsk:
+    """What a read asks of consistency, for keeper's choice of a standby (lorebase.consistency): its
+    `at`, the Revision it has seen and its max-stale opt-in, read as the read cache reads them."""
+    stale = looked.ask.max_stale_s if looked is not None and looked.ask is not None else None
+    if looked is None and "max-stale" in request.headers.get("cache-control", ""):
+        try:
+            stale = max_stale(request.headers["cache-control"], float("inf"))
+        except Problem:
+            stale = None
+    at = values.get("at")
+    return consistency.ask_of(
+        at=at if isinstance(at, str) else None,
+        min_revision=request.headers.get(MIN_REVISION),
+        if_none_match=request.headers.get("if-none-match"),
+        max_stale_s=stale,
+    )
 
 
 # Headers of a miss that a hit does not repeat: its own length, and the miss's cache status.

@@ -26,7 +26,12 @@ async def build_runtime(settings: Settings) -> Runtime:
     if not database.url:
         raise SystemExit("keeper needs database.url (LOREBASE_DATABASE_URL)")
     db = Database.connect(
-        database.url, pool_size=database.pool_size, statement_timeout_s=database.statement_timeout_s
+        database.url,
+        pool_size=database.pool_size,
+        statement_timeout_s=database.statement_timeout_s,
+        standby_urls=database.standby_urls,
+        standby_wait_s=database.standby_wait_s,
+        standby_max_lag_s=database.standby_max_lag_s,
     )
     await db.check_schema()
     rt = Runtime.create(db, settings)

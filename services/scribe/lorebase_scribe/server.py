@@ -1,6 +1,7 @@
 """`lorebase scribe`: background jobs. The job loop runs the statistics recount, the suggestions
 from resolve misses (which forget old misses), the reconciliation candidates and webhook delivery (with the re-sealing of signing
-keys and the retention of finished deliveries)."""
+keys and the retention of finished deliveries). With several Scribe replicas, each of the first
+three runs on one replica at a time (its lease, Database.lease); deliveries are claimed one by one."""
 
 from __future__ import annotations
 
@@ -57,6 +58,18 @@ async def run_jobs(jobs: list[Job], stop: asyncio.Event) -> None:
             await asyncio.wait_for(stop.wait(), timeout=1.0)
         except TimeoutError:
             pass
+
+
+def leased(db: Database, name: str, run: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+    """`run` only while this Scribe holds the job's lease (Database.lease): with several Scribe
+    replicas one runs each pass of the job, and when it dies another takes the next pass."""
+
+    async def run_leased() -> None:
+        async with db.lease(f"lorebase.scribe.{name}") as held:
+            if held:
+                await run()
+
+    return run_leased
 
 
 def count_deliveries(result: PassResult) -> None:
@@ -119,9 +132,14 @@ async def run(settings: Settings) -> int:
     every = settings.model.scribe
     jobs = [
         Job("database_check", 30.0, database_check),
-        Job("statistics_recount", every.statistics.interval_s, statistics_recount),
-        Job("suggestions", every.suggestions.interval_s, suggestions),
-        Job("reconciliation", every.reconciliation.interval_s, reconciliation),
+        Job(
+            "statistics_recount",
+            every.statistics.interval_s,
+            leased(db, "statistics_recount", statistics_recount),
+        ),
+        Job("suggestions", every.suggestions.interval_s, leased(db, "suggestions", suggestions)),
+        Job("reconciliation", every.reconciliation.interval_s, leased(db, "reconciliation", reconciliation)),
+        # Not leased: several Scribes deliver at once, each claiming its own deliveries (docs/feed.md).
         Job("webhook_delivery", every.webhooks.interval_s, webhook_delivery),
     ]
     stop = asyncio.Event()
@@ -155,4 +173,4 @@ def main(settings: Settings) -> int:
         return 0
 
 
-__all__ = ["Job", "ScribeServicer", "count_deliveries", "main", "run", "run_jobs"]
+__all__ = ["Job", "ScribeServicer", "count_deliveries", "leased", "main", "run", "run_jobs"]

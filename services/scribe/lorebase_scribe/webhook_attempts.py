@@ -46,6 +46,7 @@ class DeliverySettings:
     pass_timeout_s: float = 60
     batch: int = 100
     retention_days: float = 14
+    timeout_s: float = 10  # an attempt is cut off after this (webhooks.timeout_s)
 
     @classmethod
     def of(cls, webhooks: Webhooks) -> DeliverySettings:
@@ -58,6 +59,7 @@ class DeliverySettings:
             pass_timeout_s=webhooks.pass_timeout_s,
             batch=webhooks.batch,
             retention_days=webhooks.retention_days,
+            timeout_s=webhooks.timeout_s,
         )
 
     def backoff(self, attempts: int) -> float:

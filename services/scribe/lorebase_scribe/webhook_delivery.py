@@ -63,6 +63,10 @@ class PassResult:
     purged: int = 0  # delivered and dead deliveries deleted (retention_days)
 
 
+# Seconds a claim lasts past the last moment an attempt of its pass can end.
+LEASE_MARGIN_S = 10.0
+
+
 async def deliver_pending(
     db: Database, sender: Sender, sealer: Sealer, settings: DeliverySettings, *, now: datetime | None = None
 ) -> PassResult:
@@ -81,8 +85,9 @@ async def deliver_pending(
         return at + timedelta(seconds=time.monotonic() - started)
 
     # A claim lasts past the last moment an attempt of this pass can end (none starts after
-    # pass_timeout_s); webhooks.timeout_s is not known here, so a generous margin stands in for it.
-    lease = timedelta(seconds=settings.pass_timeout_s + 600)
+    # pass_timeout_s, each is cut off after timeout_s), plus a margin for recording the outcomes: a
+    # Scribe that dies mid-page leaves its claimed deliveries to another one after that.
+    lease = timedelta(seconds=settings.pass_timeout_s + settings.timeout_s + LEASE_MARGIN_S)
 
     schemas: dict[int, Any] = {}  # DomainSchema by domain id, parsed once per pass
 

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from lorebase import consistency
 from lorebase.clients.calls import Answer, answer_of, message_of
 from lorebase.contract import Endpoint
 from lorebase.grpc_problems import problem_from_error
@@ -23,7 +24,8 @@ SESSION: ContextVar[str | None] = ContextVar("lorebase_session", default=None)
 
 
 def call_metadata(credential: str | None) -> tuple[tuple[str, str], ...] | None:
-    """The metadata of a call: the credential, the agent session and the request id being served."""
+    """The metadata of a call: the credential, the agent session, the request id being served and
+    the read's consistency ask (lorebase.consistency)."""
     metadata: tuple[tuple[str, str], ...] = (("authorization", credential),) if credential else ()
     session = SESSION.get()
     if session:
@@ -31,6 +33,9 @@ def call_metadata(credential: str | None) -> tuple[tuple[str, str], ...] | None:
     request_id = REQUEST_ID.get()
     if request_id:
         metadata += ((REQUEST_ID_METADATA, request_id),)
+    ask = consistency.ASK.get()
+    if ask is not consistency.PLAIN:
+        metadata += ask.metadata()
     return metadata or None
 
 

@@ -17,7 +17,13 @@ from lorebase.embedded.databases import (
     role_url,
 )
 from lorebase.embedded.nats import EmbeddedNats, nats_server_binary
-from lorebase.embedded.postgres import POSTGRES_SYSTEM_USER, EmbeddedPostgres, postgres_bin_dir
+from lorebase.embedded.postgres import (
+    POSTGRES_SYSTEM_USER,
+    EmbeddedPostgres,
+    own_for_server,
+    postgres_bin_dir,
+    server_user_options,
+)
 
 __all__ = [
     "POSTGRES_SYSTEM_USER",
@@ -30,8 +36,10 @@ __all__ = [
     "free_port",
     "kept_secret",
     "nats_server_binary",
+    "own_for_server",
     "owned_child",
     "postgres_bin_dir",
     "prepare_app_database",
     "role_url",
+    "server_user_options",
 ]

@@ -82,6 +82,27 @@ def _system_user() -> tuple[int, int]:
     return entry.pw_uid, entry.pw_gid
 
 
+def server_user_options() -> dict[str, Any]:
+    """subprocess options that run a PostgreSQL program as the server's user (as root: the system
+    user, created when missing; otherwise nothing: the program runs as we do)."""
+    if os.name != "posix" or os.geteuid() != 0:
+        return {}
+    uid, gid = _system_user()
+    return {"user": uid, "group": gid, "extra_groups": []}
+
+
+def own_for_server(path: Path) -> None:
+    """Give `path` (and what is in it) to the server's user when run as root, and let it reach it."""
+    if os.name != "posix" or os.geteuid() != 0:
+        return
+    uid, gid = _system_user()
+    _let_others_traverse(path.parent)
+    for root, dirs, files in os.walk(path):
+        for name in (*dirs, *files):
+            os.chown(Path(root, name), uid, gid, follow_symlinks=False)
+    os.chown(path, uid, gid)
+
+
 def _let_others_traverse(path: Path) -> None:
     """Add o+x to `path` and its ancestors that lack it, so that the postgres user reaches it."""
     for directory in (path, *path.parents):
@@ -119,9 +140,19 @@ class EmbeddedPostgres:
     """
 
     def __init__(
-        self, data_dir: Path, *, start_timeout_s: float = 60.0, stop_timeout_s: float = 30.0
+        self,
+        data_dir: Path,
+        *,
+        start_timeout_s: float = 60.0,
+        stop_timeout_s: float = 30.0,
+        settings: dict[str, str] | None = None,
+        hba: str = "",
     ) -> None:
+        """`settings`: more server settings (`-c name=value`), e.g. for replication; `hba`: more
+        pg_hba.conf lines (lorebase.cluster's primary lets its standbys stream from it)."""
         self.data_dir = Path(data_dir).expanduser().resolve()
+        self.settings = dict(settings or {})
+        self.hba = hba
         self.pgdata = self.data_dir / "postgres"
         self.log_path = self.data_dir / "postgres.log"
         self.password_path = self.data_dir / POSTGRES_SUPERUSER_FILE
@@ -248,7 +279,7 @@ class EmbeddedPostgres:
         """Write pg_hba.conf; give the superuser the password of the data dir when it is new there
         (a new cluster, or one made before passwords: single-user mode needs no connection)."""
         hba = self.pgdata / "pg_hba.conf"
-        hba.write_text(HBA_CONF, encoding="utf-8")
+        hba.write_text(HBA_CONF + self.hba, encoding="utf-8")
         if self._ids is not None:
             os.chown(hba, *self._ids)
         self._password, new = kept_secret(self.password_path)
@@ -308,6 +339,7 @@ class EmbeddedPostgres:
             "unix_socket_directories": str(self._socket_dir),
             "max_connections": "200",
             "shared_buffers": "128MB",
+            **self.settings,
         }
         command = [str(bin_dir / "postgres"), "-D", str(self.pgdata), "-p", str(self.port), "-h", "127.0.0.1"]
         command += ["-k", str(self._socket_dir)]
