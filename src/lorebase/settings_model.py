@@ -255,6 +255,7 @@ class ReadCache(Section, frozen=True):
 class Keeper(Section, frozen=True):
     auth: Auth
     read_cache: ReadCache
+    check_answers: bool
     agent_writes: AgentWrites
     operations: Operations
     rate_limits: RateLimits

@@ -344,7 +344,23 @@ async def dispatch(rt: Runtime, endpoint: Endpoint, message: Any, metadata: Mapp
                 f"{endpoint.summary[1:]}",
             )
         call = Call(rt, endpoint, request, principal, metadata)
-    return _answer(endpoint, await function(call))
+    answer = _answer(endpoint, await function(call))
+    if rt.settings.model.keeper.check_answers:
+        check_answer(endpoint, answer)
+    return answer
+
+
+def check_answer(endpoint: Endpoint, answer: pb.Reply) -> None:
+    """The answer converted into the model its declaration names for its status, strictly (the
+    setting keeper.check_answers): one that does not fit is a 500 naming what differs."""
+    models = {endpoint.success: endpoint.response, **dict(endpoint.other_answers)}
+    model = models.get(answer.status)
+    if model is None or not answer.content_type.startswith("application/json") or not answer.body:
+        return
+    try:
+        msgspec.convert(orjson.loads(answer.body), model, strict=True)
+    except msgspec.ValidationError as exc:
+        raise AssertionError(f"{endpoint.name} answered {answer.status} outside its model: {exc}") from exc
 
 
 def endpoint_for(endpoints: list[Endpoint], message: Any) -> Endpoint:
