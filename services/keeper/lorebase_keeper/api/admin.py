@@ -14,6 +14,7 @@ from lorebase.contract.admin import (
     ListDomains,
     RevokeKey,
 )
+from lorebase.contract.answers.admin import DomainEntry, DomainList, DomainView
 from lorebase_keeper import admin
 from lorebase_keeper.api.dispatch import Call, DomainCall, handler
 
@@ -39,25 +40,23 @@ async def create_domain(call: Call[CreateDomain]) -> dict[str, Any]:
 
 
 @handler("list_domains")
-async def list_domains(call: Call[ListDomains]) -> dict[str, Any]:
+async def list_domains(call: Call[ListDomains]) -> DomainList:
     """The Domains the caller holds a grant in (every one for the admin principal)."""
     rt, caller = call.rt, call.caller
     rows = await rt.db.read("list_domains", lambda txn: txn.list_domains())
     visible = []
     for row in rows:
         if caller.is_admin or (await rt.auth.access(caller, row.id)).grants:
-            visible.append({"name": row.name, "default_branch": row.default_branch})
-    return {"domains": visible}
+            visible.append(DomainEntry(name=row.name, default_branch=row.default_branch))
+    return DomainList(domains=visible)
 
 
 @handler("get_domain")
-async def get_domain(call: DomainCall[GetDomain]) -> dict[str, Any]:
+async def get_domain(call: DomainCall[GetDomain]) -> DomainView:
     domain = call.domain
-    return {
-        "name": domain.name,
-        "default_branch": domain.default_branch,
-        "description": domain.schema.description,
-    }
+    return DomainView(
+        name=domain.name, default_branch=domain.default_branch, description=domain.schema.description
+    )
 
 
 @handler("create_grant")
