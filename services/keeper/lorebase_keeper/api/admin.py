@@ -16,7 +16,7 @@ from lorebase.contract.admin import (
 )
 from lorebase.contract.answers.admin import DomainEntry, DomainList, DomainView
 from lorebase_keeper import admin
-from lorebase_keeper.api.dispatch import Call, DomainCall, handler
+from lorebase_keeper.api.call import Call, DomainCall, handler
 
 
 @handler("create_principal")

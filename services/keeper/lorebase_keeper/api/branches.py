@@ -9,7 +9,7 @@ from lorebase.contract.tags import CreateTag, ListTags, TagCall
 from lorebase.problems import Problem
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import branches
-from lorebase_keeper.api.dispatch import DomainCall, handler
+from lorebase_keeper.api.call import DomainCall, handler
 from lorebase_keeper.branches import describe_tag
 from lorebase_keeper.reads import visible_schema
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.contract.erasures import CreateErasure, ListErasures
-from lorebase_keeper.api.dispatch import DomainCall, handler
+from lorebase_keeper.api.call import DomainCall, handler
 from lorebase_keeper.erasures import create_erasure as erase
 from lorebase_keeper.erasures import list_erasures as erasures
 

@@ -34,15 +34,9 @@ from lorebase_keeper.api import (
     suggestions,
     writes,
 )
-from lorebase_keeper.api.dispatch import (
-    Call,
-    check_bindings,
-    enforce,
-    handler,
-    reply,
-    request_of,
-    rpc_methods,
-)
+from lorebase_keeper.api.call import Call, handler, reply, request_of
+from lorebase_keeper.api.dispatch import enforce
+from lorebase_keeper.api.servicer import check_bindings, rpc_methods
 from lorebase_keeper.domains import check_branch_name
 from lorebase_keeper.governance import add_note, get_session, list_sessions
 from lorebase_keeper.proposals import ProposalChecks

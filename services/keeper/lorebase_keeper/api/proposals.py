@@ -12,7 +12,7 @@ from lorebase.contract.proposals import (
 )
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import proposals
-from lorebase_keeper.api.dispatch import DomainCall, handler, reply
+from lorebase_keeper.api.call import DomainCall, handler, reply
 
 
 @handler("create_proposal")

@@ -25,7 +25,7 @@ from lorebase.contract.reads import (
 )
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import reads
-from lorebase_keeper.api.dispatch import DomainCall, handler, reply
+from lorebase_keeper.api.call import DomainCall, handler, reply
 from lorebase_keeper.context import context_pack
 
 

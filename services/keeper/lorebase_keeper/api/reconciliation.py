@@ -13,7 +13,7 @@ from lorebase.contract.reconciliation import (
     ScanReconciliation,
 )
 from lorebase.v1 import keeper_pb2 as pb
-from lorebase_keeper.api.dispatch import DomainCall, handler, reply
+from lorebase_keeper.api.call import DomainCall, handler, reply
 from lorebase_keeper.governance import reconciliation, record_merge
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase.contract.governance import ListSuggestions, SuggestionCall
-from lorebase_keeper.api.dispatch import DomainCall, handler
+from lorebase_keeper.api.call import DomainCall, handler
 from lorebase_keeper.governance import suggestions
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from lorebase.contract.writes import ExecuteOperation, Import, SetEmbedding, SyncSource
 from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import imports, operations
-from lorebase_keeper.api.dispatch import DomainCall, handler, reply
+from lorebase_keeper.api.call import DomainCall, handler, reply
 from lorebase_keeper.reads import set_embedding as embed
 from lorebase_keeper.writes import Outcome
 
