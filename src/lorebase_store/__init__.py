@@ -1,7 +1,7 @@
 """The storage layer: the only package that speaks SQL. Store methods take and return plain values."""
 
 from lorebase_store.commits import CommitRows
-from lorebase_store.db import Database, store_unavailable
+from lorebase_store.db import Database
 from lorebase_store.domains import BranchRow, DomainRow
 from lorebase_store.extractions import ExtractionRow
 from lorebase_store.memory import MemoryGrantRow, MemoryPrincipal, MemoryReceipt, MemoryRecordRow
@@ -22,6 +22,7 @@ from lorebase_store.store import Txn
 from lorebase_store.suggestions import SuggestionRow
 from lorebase_store.tags import TagRow
 from lorebase_store.trace import TraceSessionRow
+from lorebase_store.unavailable import store_unavailable
 from lorebase_store.vault import ErasureRow, VaultEntry
 
 __all__ = [

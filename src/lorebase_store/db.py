@@ -23,11 +23,11 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
-from lorebase.problems import StoreUnavailable
 from lorebase_store.hot import HotReads
 from lorebase_store.migrate import check_version, engine_target
 from lorebase_store.standbys import Standby, Standbys
 from lorebase_store.store import Txn
+from lorebase_store.unavailable import unavailable_raised
 
 logger = logging.getLogger("lorebase.store")
 
@@ -67,47 +67,6 @@ def _sqlstate(exc: DBAPIError | asyncpg.PostgresError) -> str | None:
         return str(exc.sqlstate)
     orig = getattr(exc, "orig", None)
     return getattr(orig, "sqlstate", None) or getattr(getattr(orig, "__cause__", None), "sqlstate", None)
-
-
-# SQLSTATEs of a server that is going away or not accepting connections yet: admin_shutdown,
-# crash_shutdown, cannot_connect_now (a restart), and the class of connection exceptions.
-_GOING_AWAY = frozenset({"57P01", "57P02", "57P03"})
-
-
-@contextlib.asynccontextmanager
-async def _unavailable_raised() -> AsyncIterator[None]:
-    """StoreUnavailable in place of an error that says PostgreSQL cannot be reached now."""
-    try:
-        yield
-    except StoreUnavailable:
-        raise
-    except Exception as exc:
-        if store_unavailable(exc):
-            raise StoreUnavailable(f"PostgreSQL is unavailable: {type(exc).__name__}: {exc}") from exc
-        raise
-
-
-def store_unavailable(error: BaseException) -> bool:
-    """Whether `error` says PostgreSQL cannot be reached now (restarting, shutting down, the
-    connection lost): the call may succeed if tried again shortly, so it answers 503, not 500."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, (ConnectionError, asyncpg.exceptions.ConnectionDoesNotExistError)):
-            return True
-        if isinstance(current, OSError) and not isinstance(current, FileNotFoundError):
-            return True
-        if isinstance(current, DBAPIError) and current.connection_invalidated:
-            return True
-        if isinstance(current, (DBAPIError, asyncpg.PostgresError)):
-            state = _sqlstate(current) or ""
-            if state in _GOING_AWAY or state.startswith("08"):
-                return True
-        if isinstance(current, asyncpg.exceptions.InterfaceError) and "closed" in str(current):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
 
 
 class Database:
@@ -228,7 +187,7 @@ class Database:
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             started = time.perf_counter()
             try:
-                async with _unavailable_raised(), self.engine.begin() as conn:
+                async with unavailable_raised(), self.engine.begin() as conn:
                     result = await _run(conn, fn, *args, **kwargs)
                 self._record(name, started)
                 return result
@@ -259,7 +218,7 @@ class Database:
                 await conn.rollback()
             return result
 
-        async with _unavailable_raised():  # outside the routing, which falls back from a standby itself
+        async with unavailable_raised():  # outside the routing, which falls back from a standby itself
             result = await self._routed(run)
         self._record(name, started)
         return result
@@ -273,7 +232,7 @@ class Database:
     ) -> R:
         """Run a function in a read-write transaction that is then rolled back (it leaves nothing)."""
         started = time.perf_counter()
-        async with _unavailable_raised(), self.engine.connect() as conn:
+        async with unavailable_raised(), self.engine.connect() as conn:
             await conn.begin()
             result = await _run(conn, fn, *args, **kwargs)
             await conn.rollback()
@@ -295,7 +254,7 @@ class Database:
                 conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
                 return await _run(conn, fn, *args, **kwargs)
 
-        async with _unavailable_raised():  # outside the routing, which falls back from a standby itself
+        async with unavailable_raised():  # outside the routing, which falls back from a standby itself
             result = await self._routed(run)
         self._record(name, started)
         return result
@@ -348,4 +307,4 @@ def row_dict(row: Any) -> dict[str, Any]:
     return dict(row._mapping)
 
 
-__all__ = ["Database", "row_dict", "store_unavailable"]
+__all__ = ["Database", "row_dict"]

@@ -27,6 +27,7 @@ import orjson
 
 from lorebase_store.migrate import async_url
 from lorebase_store.records import RecordRow
+from lorebase_store.unavailable import unavailable_raised
 
 if TYPE_CHECKING:  # names for annotations only
     from lorebase_store.standbys import Standbys
@@ -129,16 +130,18 @@ class HotReads:
                 except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError):
                     self.standbys.failed(standby)
         started = time.perf_counter()
-        pool = self._pool or await self._open()
-        row = await pool.fetchrow(sql, *args)
+        async with unavailable_raised():
+            pool = self._pool or await self._open()
+            row = await pool.fetchrow(sql, *args)
         self._timed(name, started)
         return row
 
     async def fetchval(self, name: str, sql: str, *args: Any) -> Any:
         """One value of one statement on this server (never routed)."""
         started = time.perf_counter()
-        pool = self._pool or await self._open()
-        value = await pool.fetchval(sql, *args)
+        async with unavailable_raised():
+            pool = self._pool or await self._open()
+            value = await pool.fetchval(sql, *args)
         self._timed(name, started)
         return value
 
