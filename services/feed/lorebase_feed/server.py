@@ -16,6 +16,7 @@ from lorebase.config import Settings
 from lorebase.grpc_serve import serve, service_name
 from lorebase.ids import utc_now
 from lorebase.logs import configure_service_logging
+from lorebase.tracing import configure_service_tracing
 from lorebase.rate_limits import RateLimiter
 from lorebase.v1 import feed_pb2, feed_pb2_grpc, memory_pb2, memory_pb2_grpc
 from lorebase_feed.api import FeedServicer
@@ -112,6 +113,7 @@ async def run(settings: Settings) -> int:
 
 def main(settings: Settings) -> int:
     configure_service_logging("feed", settings)
+    configure_service_tracing("feed", settings)
     try:
         return event_loop.run(run(settings))
     except KeyboardInterrupt:

@@ -30,6 +30,7 @@ from lorebase.clients import (
 )
 from lorebase.config import Settings
 from lorebase.logs import configure_service_logging
+from lorebase.tracing import configure_service_tracing
 from lorebase.metrics import MetricsListener
 from lorebase.settings_model import Http, ServiceAddress
 from lorebase_gateway.app import create_app
@@ -135,6 +136,7 @@ def server_for(app: Starlette, settings: Settings, **config: object) -> _Server:
 
 def main(settings: Settings) -> int:
     configure_service_logging("gateway", settings)
+    configure_service_tracing("gateway", settings)
     app = build_app(settings)
     server = server_for(app, settings)
     try:

@@ -10,6 +10,7 @@ from lorebase import event_loop
 from lorebase.config import Settings
 from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
+from lorebase.tracing import configure_service_tracing
 from lorebase.v1 import keeper_pb2, keeper_pb2_grpc, memory_pb2, memory_pb2_grpc
 from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
@@ -70,6 +71,7 @@ async def run(settings: Settings) -> int:
 
 def main(settings: Settings) -> int:
     configure_service_logging("keeper", settings)
+    configure_service_tracing("keeper", settings)
     try:
         return event_loop.run(run(settings))
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from lorebase.config import Settings
 from lorebase.grpc_problems import problem_rpc
 from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
+from lorebase.tracing import configure_service_tracing
 from lorebase.metrics import SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
@@ -142,6 +143,7 @@ async def run(settings: Settings) -> int:
 
 def main(settings: Settings) -> int:
     configure_service_logging("scribe", settings)
+    configure_service_tracing("scribe", settings)
     try:
         return event_loop.run(run(settings))
     except KeyboardInterrupt:
