@@ -43,8 +43,9 @@ def _sqlstate(exc: DBAPIError | asyncpg.PostgresError) -> str | None:
 class Database:
     """An AsyncEngine with named, retried transactions."""
 
-    def __init__(self, engine: AsyncEngine, *, hot: HotReads | None = None) -> None:
+    def __init__(self, engine: AsyncEngine, *, hot: HotReads | None = None, max_connections: int = 0) -> None:
         self.engine = engine
+        self.max_connections = max_connections  # of the engine's pool (pool_size + max_overflow)
         self.timings: dict[str, list[float]] = {}
         # The hottest single-statement reads, on raw asyncpg (lorebase_store.hot); None: a Database
         # made from a bare engine has none, and its callers read through SQLAlchemy.
@@ -69,7 +70,7 @@ class Database:
             },
         )
         event.listen(engine.sync_engine.pool, "checkout", _forget_unstarted_begin)
-        database = cls(engine)
+        database = cls(engine, max_connections=2 * pool_size)
         database.hot = HotReads(
             url,
             size=max(2, pool_size // 2),
@@ -77,6 +78,14 @@ class Database:
             timed=database._record,
         )
         return database
+
+    def pool_usage(self) -> list[tuple[str, int, int]]:
+        """(pool, connections in use, most it opens) of each pool: `engine` (SQLAlchemy's) and `hot`
+        (the asyncpg pool of the hottest reads); the saturation metrics (lorebase.metrics_scraped)."""
+        usage = [("engine", int(self.engine.sync_engine.pool.checkedout()), self.max_connections)]  # type: ignore[attr-defined]
+        if self.hot is not None:
+            usage.append(("hot", *self.hot.usage()))
+        return usage
 
     async def close(self) -> None:
         if self.hot is not None:

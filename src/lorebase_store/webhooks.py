@@ -221,6 +221,30 @@ class WebhooksTxn(TxnBase):
         )
         return [_delivery(row) for row in rows]
 
+    async def pending_by_webhook(self, *, limit: int) -> list[tuple[str, int, datetime]]:
+        """(webhook id, pending deliveries, when the oldest was queued) of the `limit` webhooks with
+        the most pending: the backlog metrics per target (lorebase.metrics_scraped)."""
+        count = func.count().label("pending")
+        rows = await self.conn.execute(
+            select(webhook_deliveries.c.webhook_id, count, func.min(webhook_deliveries.c.created_at))
+            .where(webhook_deliveries.c.status == "pending")
+            .group_by(webhook_deliveries.c.webhook_id)
+            .order_by(count.desc(), webhook_deliveries.c.webhook_id)
+            .limit(limit)
+        )
+        return [(str(row[0]), int(row[1]), row[2]) for row in rows]
+
+    async def pending_deliveries(self) -> int:
+        """Pending deliveries of every webhook."""
+        return int(
+            await self.conn.scalar(
+                select(func.count())
+                .select_from(webhook_deliveries)
+                .where(webhook_deliveries.c.status == "pending")
+            )
+            or 0
+        )
+
     async def event(self, sequence: int) -> OutboxEvent | None:
         row = (await self.conn.execute(select(outbox).where(outbox.c.sequence == sequence))).first()
         if row is None:

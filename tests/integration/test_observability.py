@@ -32,7 +32,9 @@ async def traced(
         yield stack
 
 
-async def _first_frame(http: httpx.AsyncClient, opened: asyncio.Event, admin: dict[str, str]) -> dict[str, str]:
+async def _first_frame(
+    http: httpx.AsyncClient, opened: asyncio.Event, admin: dict[str, str]
+) -> dict[str, str]:
     """Open main's event stream, say when its first bytes came, and answer its first event frame."""
     async with http.stream("GET", f"{DOMAIN}/branches/main/events", headers=admin) as stream:
         fields: dict[str, str] = {}
@@ -71,7 +73,9 @@ async def test_one_trace_from_the_callers_traceparent_to_the_sse_frame_and_the_w
         target as hook_url,
         httpx.AsyncClient(base_url=traced.url, timeout=30, trust_env=False) as http,
     ):
-        hook = await http.post(f"{DOMAIN}/webhooks", json={"url": hook_url, "branches": ["main"]}, headers=traced.admin)
+        hook = await http.post(
+            f"{DOMAIN}/webhooks", json={"url": hook_url, "branches": ["main"]}, headers=traced.admin
+        )
         assert hook.status_code == 201, hook.text
         opened = asyncio.Event()
         frame = asyncio.create_task(_first_frame(http, opened, traced.admin))
@@ -87,7 +91,7 @@ async def test_one_trace_from_the_callers_traceparent_to_the_sse_frame_and_the_w
         assert trace_id in executed.headers["traceresponse"]  # the trace goes on, and says so
         async with asyncio.timeout(60):
             fields = await frame
-            while not delivered(target, revision):
+            while not delivered(target, revision):  # noqa: ASYNC110 (the receiver signals nothing)
                 await asyncio.sleep(0.1)
         assert orjson.loads(fields["data"])["revision"] == revision
         delivered_headers = delivered(target, revision)
@@ -99,10 +103,16 @@ async def test_one_trace_from_the_callers_traceparent_to_the_sse_frame_and_the_w
     # Each process exports a span when it ends: wait for the last ones to arrive too.
     await receiver.wait_for(lambda: sum(s.kind == CLIENT for s in receiver.of_trace(trace_id)) >= 3)
     spans = receiver.of_trace(trace_id)
-    assert {s.service for s in spans} == {"lorebase-gateway", "lorebase-keeper", "lorebase-feed", "lorebase-scribe"}
+    assert {s.service for s in spans} == {
+        "lorebase-gateway",
+        "lorebase-keeper",
+        "lorebase-feed",
+        "lorebase-scribe",
+    }
 
     request = _one(spans, "gateway request", service="lorebase-gateway", kind=SERVER)
     assert request.parent_id == caller_span  # the caller's trace continues
+    assert request.name == "POST /api/v1/domains/{domain}/operations/{operation}/execute"  # by template
     call = _one(spans, "gateway's gRPC call", service="lorebase-gateway", kind=CLIENT)
     assert call.parent_id == request.span_id and call.attributes.get("rpc.method") == "ExecuteOperation"
     rpc = _one(spans, "keeper's RPC", service="lorebase-keeper", kind=SERVER)
@@ -110,7 +120,9 @@ async def test_one_trace_from_the_callers_traceparent_to_the_sse_frame_and_the_w
     commit = _one(spans, "commit", service="lorebase-keeper", name="commit")
     transaction = _one(spans, "commit transaction", name="commit transaction")
     assert transaction.parent_id == commit.span_id
-    statements = [s for s in spans if s.service == "lorebase-keeper" and s.attributes.get("db.system") == "postgresql"]
+    statements = [
+        s for s in spans if s.service == "lorebase-keeper" and s.attributes.get("db.system") == "postgresql"
+    ]
     assert any(s.parent_id == transaction.span_id for s in statements), "the commit's PostgreSQL statements"
     publish = _one(spans, "publish", service="lorebase-feed", name="publish outbox event", kind=PRODUCER)
     assert publish.parent_id == commit.span_id  # the traceparent stored with the outbox event
@@ -123,3 +135,12 @@ async def test_one_trace_from_the_callers_traceparent_to_the_sse_frame_and_the_w
     post = _one(spans, "webhook POST", service="lorebase-scribe", kind=CLIENT)
     assert post.parent_id == delivery.span_id
 
+    # The latency histograms name the trace in an exemplar (OpenMetrics, as Prometheus scrapes it).
+    for service, histogram in (
+        ("gateway", "lorebase_http_request_duration_seconds_bucket"),
+        ("keeper", "lorebase_grpc_server_handling_seconds_bucket"),
+    ):
+        text = await traced.scrape(service, openmetrics=True)
+        assert any(
+            line.startswith(histogram) and f'trace_id="{trace_id}"' in line for line in text.splitlines()
+        ), f"no exemplar of the trace in {service}'s {histogram}"

@@ -39,7 +39,9 @@ class TracedStack:
         """The service's GET /metrics (in the OpenMetrics format, which carries exemplars, if asked)."""
         headers = {"Accept": "application/openmetrics-text; version=1.0.0"} if openmetrics else {}
         async with httpx.AsyncClient(timeout=10, trust_env=False) as http:
-            answer = await http.get(f"http://127.0.0.1:{self.metrics_ports[service]}/metrics", headers=headers)
+            answer = await http.get(
+                f"http://127.0.0.1:{self.metrics_ports[service]}/metrics", headers=headers
+            )
         answer.raise_for_status()
         return answer.text
 
@@ -77,7 +79,9 @@ async def traced_stack(
             for service in SERVICES[1:]
         },
     }
-    stack = Stack(directory / "data", free_port(), directory / "up.log", "--example", "supply", settings=settings)
+    stack = Stack(
+        directory / "data", free_port(), directory / "up.log", "--example", "supply", settings=settings
+    )
     try:
         with httpx.Client(timeout=30, trust_env=False) as client:
             await asyncio.to_thread(stack.wait_up, client)

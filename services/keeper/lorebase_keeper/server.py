@@ -6,7 +6,7 @@ import logging
 
 import grpc
 
-from lorebase import event_loop
+from lorebase import event_loop, metrics_scraped
 from lorebase.config import Settings
 from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
@@ -30,6 +30,7 @@ async def build_runtime(settings: Settings) -> Runtime:
         database.url, pool_size=database.pool_size, statement_timeout_s=database.statement_timeout_s
     )
     await db.check_schema()
+    metrics_scraped.watch_database(db)
     rt = Runtime.create(db, settings)
     admin_key = settings.model.admin.key
     if admin_key:
