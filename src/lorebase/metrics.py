@@ -90,16 +90,21 @@ WEBHOOK_DELIVERIES = Counter(
     "Webhook delivery attempts by webhook id and outcome: delivered, failed (retried later), dead (given up).",
     ["webhook", "outcome"],
 )
+# The label is `scribe_job`, not `job`: Prometheus keeps `job` for the scrape target (and would
+# rename ours `exported_job`).
 SCRIBE_JOB_RUNS = Counter(
-    "lorebase_scribe_job_runs", "Scribe job runs by job and outcome.", ["job", "outcome"]
+    "lorebase_scribe_job_runs", "Scribe job runs by job and outcome.", ["scribe_job", "outcome"]
 )
 SCRIBE_JOB_DURATION = Histogram(
-    "lorebase_scribe_job_duration_seconds", "Scribe job run time, by job.", ["job"], buckets=LATENCY_BUCKETS
+    "lorebase_scribe_job_duration_seconds",
+    "Scribe job run time, by job.",
+    ["scribe_job"],
+    buckets=LATENCY_BUCKETS,
 )
 SCRIBE_JOB_LAST_SUCCESS = Gauge(
     "lorebase_scribe_job_last_success_timestamp_seconds",
     "When each Scribe job last ran without an error (Unix time).",
-    ["job"],
+    ["scribe_job"],
 )
 
 
