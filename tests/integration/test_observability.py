@@ -6,10 +6,12 @@ metrics that the services expose."""
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import helm_python as helm
 import httpx
 import orjson
 import pytest
@@ -17,7 +19,8 @@ import pytest_asyncio
 
 from tests.integration.otlp_receiver import Received
 from tests.integration.test_webhooks import Receiver
-from tests.integration.traced_stack import TracedStack, traced_stack
+from tests.integration.traced_stack import SERVICES, TracedStack, traced_stack
+from tests.unit.test_helm_monitoring import ALL_ON, CHART, render
 
 DOMAIN = "/api/v1/domains/supply"
 SERVER, CLIENT, PRODUCER, CONSUMER = 2, 3, 4, 5  # OTLP span kinds
@@ -144,3 +147,73 @@ async def test_one_trace_from_the_callers_traceparent_to_the_sse_frame_and_the_w
         assert any(
             line.startswith(histogram) and f'trace_id="{trace_id}"' in line for line in text.splitlines()
         ), f"no exemplar of the trace in {service}'s {histogram}"
+
+
+# PromQL words that are not metric names, and what to cut before looking for names.
+_KEYWORDS = {
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "and",
+    "or",
+    "unless",
+    "offset",
+    "bool",
+}
+_CUT = (r'"(?:[^"\\]|\\.)*"', r"\{[^}]*\}", r"\[[^\]]*\]", r"\b(?:by|without|on|ignoring)\s*\([^)]*\)")
+# Series that Prometheus makes itself for every target.
+_PROMETHEUS_OWN = {"up"}
+_SUFFIXES = {"histogram": ("_bucket", "_count", "_sum"), "summary": ("_count", "_sum")}
+
+
+def metric_names(expr: str) -> set[str]:
+    """The metric names a PromQL expression reads."""
+    for pattern in _CUT:
+        expr = re.sub(pattern, " ", expr)
+    names = set()
+    for match in re.finditer(r"[A-Za-z_:][A-Za-z0-9_:]*", expr):
+        rest = expr[match.end() :].lstrip()
+        if rest.startswith("(") or match.group() in _KEYWORDS:
+            continue
+        names.add(match.group())
+    return names
+
+
+def exposed(text: str) -> set[str]:
+    """The series names a /metrics answer (text format) declares or holds."""
+    names = set()
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ", 3)
+            names.update({name, *(name + suffix for suffix in _SUFFIXES.get(kind, ()))})
+        elif line and not line.startswith("#"):
+            names.add(re.split(r"[{ ]", line, maxsplit=1)[0])
+    return names
+
+
+async def test_every_dashboard_and_alert_query_names_a_metric_the_services_expose(
+    traced: TracedStack,
+) -> None:
+    names = set(_PROMETHEUS_OWN)
+    for service in SERVICES:
+        names |= exposed(await traced.scrape(service))
+    dashboard = orjson.loads((CHART / "dashboards" / "lorebase.json").read_bytes())
+    queries = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    # The release variable's query: label_values(<metric>, job).
+    queries.append(dashboard["templating"]["list"][1]["query"]["query"].split("(", 1)[1].split(",")[0])
+    with helm.Chart.load(str(CHART)) as chart:
+        (rule,) = [o for o in render(chart, ALL_ON) if o["kind"] == "PrometheusRule"]
+    alerts = [r["expr"] for group in rule["spec"]["groups"] for r in group["rules"]]
+    assert len(queries) > 40 and len(alerts) >= 14
+    unknown = {
+        f"{name} (in {expr})"
+        for expr in queries + alerts
+        for name in metric_names(expr)
+        if name not in names
+    }
+    assert unknown == set(), "queries of metrics no service exposes"
+    # The extraction finds the names (a regex that found none would pass any dashboard).
+    assert metric_names(queries[1]) == {"lorebase_http_requests_total"}
