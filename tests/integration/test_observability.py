@@ -209,10 +209,7 @@ async def test_every_dashboard_and_alert_query_names_a_metric_the_services_expos
     alerts = [r["expr"] for group in rule["spec"]["groups"] for r in group["rules"]]
     assert len(queries) > 40 and len(alerts) >= 14
     unknown = {
-        f"{name} (in {expr})"
-        for expr in queries + alerts
-        for name in metric_names(expr)
-        if name not in names
+        f"{name} (in {expr})" for expr in queries + alerts for name in metric_names(expr) if name not in names
     }
     assert unknown == set(), "queries of metrics no service exposes"
     # The extraction finds the names (a regex that found none would pass any dashboard).
