@@ -149,6 +149,22 @@ async def test_one_trace_from_the_callers_traceparent_to_the_sse_frame_and_the_w
         ), f"no exemplar of the trace in {service}'s {histogram}"
 
 
+async def test_problems_and_request_ids_come_back_whole_with_tracing_on(traced: TracedStack) -> None:
+    """The tracing interceptors sit around every call: a refused one still answers its problem."""
+    async with httpx.AsyncClient(base_url=traced.url, timeout=30, trust_env=False) as http:
+        missing = await http.get(
+            f"{DOMAIN}/kinds/Supplier/records/S-9999", headers={**traced.admin, "X-Request-Id": "traced-404"}
+        )
+        refused = await http.post(
+            f"{DOMAIN}/operations/update_supplier/execute",
+            json={"parameters": {"key": "S-1001", "risk_score": 1000}},
+            headers=traced.admin,
+        )
+    assert missing.status_code == 404 and missing.json()["type"].endswith("not-found")
+    assert missing.headers["x-request-id"] == "traced-404" and "traceresponse" in missing.headers
+    assert refused.status_code == 422 and refused.json()["issues"], refused.text
+
+
 # PromQL words that are not metric names, and what to cut before looking for names.
 _KEYWORDS = {
     "by",
