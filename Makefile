@@ -37,6 +37,7 @@ run: $(STAMP) web
 
 test: $(STAMP) web web-test
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	command -v promtool >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
 
 # The cluster harness (lorebase.cluster): three NATS nodes, a PostgreSQL primary with a synchronous

@@ -29,6 +29,9 @@
 LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_SCALE=0, LOREBASE_BENCH_FEED=0, LOREBASE_BENCH_AGENT_READS=0
 and LOREBASE_BENCH_ANALYST=0 skip steps 2-4, 6, 7, 8 (agent reads) and the analyst questions;
 LOREBASE_BENCH_BIG_RECORDS=0 skips `big` with the cold reads and the agent reads. Targets: issue 17.
+LOREBASE_BENCH_TRACING=1 runs the stack with tracing on at ratio 1 (LOREBASE_BENCH_TRACING_RATIO
+sets another), exporting to a receiver that drops the spans (bench/otlp_sink.py): the cost of
+tracing (docs/observability.md, Cost).
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ SCALE = os.environ.get("LOREBASE_BENCH_SCALE", "1") != "0"
 FEED = os.environ.get("LOREBASE_BENCH_FEED", "1") != "0"
 AGENT_READS = os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
 ANALYST = os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0"
+TRACING = os.environ.get("LOREBASE_BENCH_TRACING", "0") != "0"
+TRACING_RATIO = os.environ.get("LOREBASE_BENCH_TRACING_RATIO", "1")
 # Issue 17: CPU per cold read summed over all processes.
 COLD_CPU_TARGET_MS = 0.40
 RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
@@ -318,6 +323,7 @@ def main() -> int:
     pg = EmbeddedPostgres(work / "pg")
     nats = EmbeddedNats(work / "nats")
     stack: subprocess.Popen[bytes] | None = None
+    sink: subprocess.Popen[bytes] | None = None
     rows: list[Row] = []
     lines: list[str] = []
     cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
@@ -338,6 +344,14 @@ def main() -> int:
             "LOREBASE_KEEPER__RATE_LIMITS__ENABLED": "false",
             **feed.STACK_ENV,
         }
+        if TRACING:
+            sink_port = free_port()
+            sink = subprocess.Popen([sys.executable, "-m", "bench.otlp_sink", str(sink_port)], cwd=ROOT)
+            env.update(
+                LOREBASE_TRACING__ENABLED="true",
+                LOREBASE_TRACING__OTLP_ENDPOINT=f"http://127.0.0.1:{sink_port}",
+                LOREBASE_TRACING__SAMPLE_RATIO=TRACING_RATIO,
+            )
         stack = subprocess.Popen(
             [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
             env=env,
@@ -404,11 +418,15 @@ def main() -> int:
                 stack.wait(60)
             except subprocess.TimeoutExpired:
                 stack.kill()
+        if sink is not None:
+            sink.send_signal(signal.SIGINT)
+            sink.wait(30)
         nats.stop()
         pg.stop()
         shutil.rmtree(work, ignore_errors=True)
 
-    lines = [f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}", "", *lines]
+    traced = f", tracing on at ratio {TRACING_RATIO} (exported)" if TRACING else ""
+    lines = [f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}{traced}", "", *lines]
     lines += feed_lines + agent_lines + [""] + cpu.table(cpu_rows)
     text = "\n".join(lines) + "\n"
     print(text)

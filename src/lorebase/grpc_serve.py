@@ -22,7 +22,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from lorebase import event_loop
+from lorebase import event_loop, tracing
 from lorebase.metrics import MetricsListener, Refresh, RpcMetricsInterceptor
 
 logger = logging.getLogger("lorebase.serve")
@@ -39,9 +39,10 @@ def service_name(module: ModuleType, name: str) -> str:
 
 def new_server() -> grpc.aio.Server:
     """A gRPC server as every Lorebase service runs it (imports may carry large messages), its RPCs
-    counted and timed, each call's request id in lorebase.logs.REQUEST_ID."""
+    counted and timed, each call's request id in lorebase.logs.REQUEST_ID; with tracing on, each RPC
+    is a span continuing the caller's trace (outermost, so the metrics' exemplars name it)."""
     return grpc.aio.server(
-        interceptors=[RpcMetricsInterceptor()],
+        interceptors=[*tracing.server_interceptors(), RpcMetricsInterceptor()],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),

@@ -3,7 +3,8 @@
 The gateway takes a request id from the client's `X-Request-Id` (when it is short and plain) or makes
 one, answers it in the same header, and sends it to keeper, feed and scribe in the gRPC metadata key
 `lorebase-request-id`. Each service puts it in `REQUEST_ID` for the call (lorebase.metrics'
-interceptor), and every log record made meanwhile carries it as `record.request_id`.
+interceptor), and every log record made meanwhile carries it as `record.request_id`. With tracing on
+(lorebase.tracing), a record made inside a span also carries its trace id as `record.trace_id`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from lorebase import tracing
 from lorebase.config import Settings
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("lorebase_request_id", default=None)
@@ -36,7 +38,8 @@ def request_id_from(value: str | None) -> str:
 
 
 class JsonFormatter(logging.Formatter):
-    """ts, level, logger, message, service, request_id (when set), exception (when there is one)."""
+    """ts, level, logger, message, service, request_id and trace_id (when set), exception (when there
+    is one)."""
 
     def __init__(self, service: str) -> None:
         super().__init__()
@@ -54,6 +57,9 @@ class JsonFormatter(logging.Formatter):
         request_id = getattr(record, "request_id", None)
         if request_id:
             line["request_id"] = request_id
+        trace_id = getattr(record, "trace_id", None)
+        if trace_id:
+            line["trace_id"] = trace_id
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
         elif record.exc_text:
@@ -64,7 +70,7 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """`time LEVEL logger: message`, then `[request_id]` when the record has one."""
+    """`time LEVEL logger: message`, then `[request_id]` (and ` trace=<trace_id>`) when the record has one."""
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -72,14 +78,19 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
         request_id = getattr(record, "request_id", None)
-        if not request_id:
+        trace_id = getattr(record, "trace_id", None)
+        if not request_id and not trace_id:
             return text
         first, newline, rest = text.partition("\n")
-        return f"{first} [{request_id}]{newline}{rest}"
+        marks = " ".join(
+            ([f"[{request_id}]"] if request_id else []) + ([f"trace={trace_id}"] if trace_id else [])
+        )
+        return f"{first} {marks}{newline}{rest}"
 
 
 def _install_record_factory() -> None:
-    """Every record made while a call is served gets that call's request id (one ContextVar read)."""
+    """Every record made while a call is served gets that call's request id (one ContextVar read) and,
+    with tracing on, the current trace id."""
     previous = logging.getLogRecordFactory()
     if getattr(previous, "lorebase_request_id", False):
         return
@@ -87,6 +98,7 @@ def _install_record_factory() -> None:
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         record.request_id = REQUEST_ID.get()
+        record.trace_id = tracing.trace_id()
         return record
 
     factory.lorebase_request_id = True  # type: ignore[attr-defined]

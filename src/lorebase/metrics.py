@@ -4,7 +4,9 @@ Every service answers `GET /metrics` on a small HTTP listener of its own (`Metri
 gateway on `http.metrics_listen` (lorebase_gateway.observe counts the requests by route template;
 on the API port only with `http.metrics_on_api_port`), keeper, feed and scribe on
 `services.<name>.metrics_listen`; the interceptor counts and times every RPC and puts
-the caller's request id in `lorebase.logs.REQUEST_ID` for the call. docs/running.md lists the metrics.
+the caller's request id in `lorebase.logs.REQUEST_ID` for the call. docs/observability.md lists the
+metrics. A scrape that accepts OpenMetrics (Prometheus does when exemplar storage is on) gets it, and
+with tracing on the latency histograms carry exemplars naming a sampled trace of each bucket.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
+from prometheus_client.exposition import choose_encoder
 
-from lorebase import consistency
+from lorebase import consistency, tracing
 from lorebase.logs import REQUEST_ID, REQUEST_ID_METADATA
 
 logger = logging.getLogger("lorebase.rpc")
@@ -84,11 +87,24 @@ FEED_FENCE_SEQUENCE = Gauge(
 
 WEBHOOK_DELIVERIES = Counter(
     "lorebase_webhook_deliveries",
-    "Webhook delivery attempts by outcome: delivered, failed (retried later), dead (given up).",
-    ["outcome"],
+    "Webhook delivery attempts by webhook id and outcome: delivered, failed (retried later), dead (given up).",
+    ["webhook", "outcome"],
 )
+# The label is `scribe_job`, not `job`: Prometheus keeps `job` for the scrape target (and would
+# rename ours `exported_job`).
 SCRIBE_JOB_RUNS = Counter(
-    "lorebase_scribe_job_runs", "Scribe job runs by job and outcome.", ["job", "outcome"]
+    "lorebase_scribe_job_runs", "Scribe job runs by job and outcome.", ["scribe_job", "outcome"]
+)
+SCRIBE_JOB_DURATION = Histogram(
+    "lorebase_scribe_job_duration_seconds",
+    "Scribe job run time, by job.",
+    ["scribe_job"],
+    buckets=LATENCY_BUCKETS,
+)
+SCRIBE_JOB_LAST_SUCCESS = Gauge(
+    "lorebase_scribe_job_last_success_timestamp_seconds",
+    "When each Scribe job last ran without an error (Unix time).",
+    ["scribe_job"],
 )
 
 
@@ -131,15 +147,17 @@ class LabelledPair:
         self.histogram = histogram
         self._children: dict[tuple[str, ...], tuple[Any, Any]] = {}
 
-    def observe(self, labels: tuple[str, ...], seconds: float) -> None:
-        """Count one more under `labels` and observe `seconds`."""
+    def observe(
+        self, labels: tuple[str, ...], seconds: float, exemplar: dict[str, str] | None = None
+    ) -> None:
+        """Count one more under `labels` and observe `seconds` (with the trace's `exemplar`, if any)."""
         children = self._children.get(labels)
         if children is None:
             children = (self.counter.labels(*labels), self.histogram.labels(*labels))
             if len(self._children) < 10000:  # label values are bounded; this only guards memory
                 self._children[labels] = children
         children[0].inc()
-        children[1].observe(seconds)
+        children[1].observe(seconds, exemplar)
 
 
 RPC_OBSERVED = LabelledPair(RPC_HANDLED, RPC_DURATION)
@@ -155,7 +173,7 @@ class _Observed:
     def done(self, context: grpc.aio.ServicerContext, started: float, error: BaseException | None) -> None:
         code = _code(context, error)
         elapsed = time.perf_counter() - started
-        RPC_OBSERVED.observe((self.service, self.method, code), elapsed)
+        RPC_OBSERVED.observe((self.service, self.method, code), elapsed, tracing.exemplar())
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s/%s %s in %.1f ms", self.service, self.method, code, elapsed * 1000)
 
@@ -236,6 +254,20 @@ class RpcMetricsInterceptor(grpc.aio.ServerInterceptor):
 Refresh = Callable[[], Awaitable[None]]
 
 
+def exposition(accept: str) -> tuple[Callable[[Any], bytes], str]:
+    """The encoder and media type a scrape asked for: OpenMetrics (with exemplars) when its Accept
+    header names it, else the Prometheus text format."""
+    return choose_encoder(accept)
+
+
+def _accept(request: bytes) -> str:
+    for line in request.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"accept":
+            return value.strip().decode("latin-1")
+    return ""
+
+
 class MetricsListener:
     """`GET /metrics` on its own small HTTP listener (`host:port`); `refresh` runs before each answer.
 
@@ -274,11 +306,8 @@ class MetricsListener:
                 status, body, content_type = b"404 Not Found", b"only GET /metrics here\n", b"text/plain"
             else:
                 await self._refresh()
-                status, body, content_type = (
-                    b"200 OK",
-                    generate_latest(REGISTRY),
-                    CONTENT_TYPE_LATEST.encode(),
-                )
+                encoder, media_type = exposition(_accept(request))
+                status, body, content_type = b"200 OK", encoder(REGISTRY), media_type.encode()
             head = b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % (
                 status,
                 content_type,
@@ -322,9 +351,12 @@ __all__ = [
     "OUTBOX_BACKLOG",
     "RPC_DURATION",
     "RPC_HANDLED",
+    "SCRIBE_JOB_DURATION",
+    "SCRIBE_JOB_LAST_SUCCESS",
     "SCRIBE_JOB_RUNS",
     "WEBHOOK_DELIVERIES",
     "LabelledPair",
     "MetricsListener",
     "RpcMetricsInterceptor",
+    "exposition",
 ]

@@ -172,6 +172,22 @@ class Logging(Section, frozen=True):
     level: LogLevel
 
 
+# `name=value`: an OTLP header or a resource attribute (tracing.otlp_headers, resource_attributes).
+NameValue = Annotated[str, Meta(pattern=r"\A[A-Za-z0-9_.-]+=.*\Z")]
+
+
+class Tracing(Section, frozen=True):
+    enabled: bool
+    otlp_endpoint: str
+    otlp_headers: list[NameValue]
+    sample_ratio: Fraction
+    keep_errors: bool
+    export_interval_s: Seconds
+    max_queue_spans: AtLeastOne
+    database_statements: bool
+    resource_attributes: list[NameValue]
+
+
 class Admin(Section, frozen=True):
     key: str
 
@@ -459,6 +475,7 @@ class LorebaseSettings(Section, frozen=True):
     services: Services
     supervisor: Supervisor
     logging: Logging
+    tracing: Tracing
     admin: Admin
     keeper: Keeper
     read: Read
@@ -471,7 +488,7 @@ class LorebaseSettings(Section, frozen=True):
 
 # Process-wide sections: a Domain's settings cannot override them.
 PROCESS_SECTIONS = frozenset(
-    {"data_dir", "database", "nats", "http", "services", "supervisor", "admin", "web"}
+    {"data_dir", "database", "nats", "http", "services", "supervisor", "admin", "web", "tracing"}
 )
 
 __all__ = [
@@ -517,6 +534,7 @@ __all__ = [
     "Services",
     "Supervisor",
     "Trace",
+    "Tracing",
     "TraverseLimits",
     "UnauthenticatedRateLimit",
     "Web",

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 from sqlalchemy import text
 
+from lorebase import tracing
 from lorebase_store import bulk
 from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.sources import SourcesTxn
@@ -71,10 +72,11 @@ his AS (
   ORDER BY x.n
 ),
 evt AS (
-  INSERT INTO outbox (domain_id, branch, type, revision, event, created_at)
-  SELECT $1, $2, x.type, x.revision, x.event, x.created_at
+  INSERT INTO outbox (domain_id, branch, type, revision, event, created_at, traceparent)
+  SELECT $1, $2, x.type, x.revision, x.event, x.created_at, x.traceparent
   FROM ROWS FROM (jsonb_to_recordset(CAST($9 AS jsonb)) AS (type text, revision text, event jsonb,
-       created_at timestamptz)) WITH ORDINALITY AS x(type, revision, event, created_at, n)
+       created_at timestamptz, traceparent text))
+       WITH ORDINALITY AS x(type, revision, event, created_at, traceparent, n)
   ORDER BY x.n
 ),
 inv AS (
@@ -250,6 +252,12 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
         if not any(getattr(rows, name) for name in _LISTS):
             return
         rows = rows.compacted()
+        if rows.events and tracing.enabled():
+            # The trace of a commit written in the request's own task (a merge); a group commit's
+            # events carry their writer's already (lorebase_keeper.writes.commit).
+            current = tracing.traceparent()
+            for event in rows.events:
+                event.setdefault("traceparent", current or None)
         if rows.events and not self.outbox_xid_held:
             # The outbox fence (lorebase_store.fence) needs this transaction to hold its xid before
             # it takes an outbox sequence: a reader that saw the sequence then sees the transaction

@@ -72,8 +72,9 @@ def _sqlstate(exc: DBAPIError | asyncpg.PostgresError) -> str | None:
 class Database:
     """An AsyncEngine with named, retried transactions."""
 
-    def __init__(self, engine: AsyncEngine, *, hot: HotReads | None = None) -> None:
+    def __init__(self, engine: AsyncEngine, *, hot: HotReads | None = None, max_connections: int = 0) -> None:
         self.engine = engine
+        self.max_connections = max_connections  # of the engine's pool (pool_size + max_overflow)
         self.timings: dict[str, list[float]] = {}
         # The hottest single-statement reads, on raw asyncpg (lorebase_store.hot); None: a Database
         # made from a bare engine has none, and its callers read through SQLAlchemy.
@@ -91,7 +92,7 @@ class Database:
         standby_wait_s: float = 0.05,
         standby_max_lag_s: float = 5.0,
     ) -> Database:
-        database = cls(_engine(url, pool_size, statement_timeout_s))
+        database = cls(_engine(url, pool_size, statement_timeout_s), max_connections=2 * pool_size)
         database.hot = database._hot_reads(url, pool_size, statement_timeout_s)
         if standby_urls:
             standbys = [
@@ -116,6 +117,14 @@ class Database:
         return HotReads(
             url, size=max(2, pool_size // 2), statement_timeout_s=statement_timeout_s, timed=self._record
         )
+
+    def pool_usage(self) -> list[tuple[str, int, int]]:
+        """(pool, connections in use, most it opens) of each pool: `engine` (SQLAlchemy's) and `hot`
+        (the asyncpg pool of the hottest reads); the saturation metrics (lorebase.metrics_scraped)."""
+        usage = [("engine", int(self.engine.sync_engine.pool.checkedout()), self.max_connections)]  # type: ignore[attr-defined]
+        if self.hot is not None:
+            usage.append(("hot", *self.hot.usage()))
+        return usage
 
     async def close(self) -> None:
         if self.standbys is not None:

@@ -116,6 +116,12 @@ class HotReads:
                 )
         return self._pool
 
+    def usage(self) -> tuple[int, int]:
+        """(connections in use, most it opens)."""
+        if self._pool is None:
+            return 0, self._size
+        return self._pool.get_size() - self._pool.get_idle_size(), self._size
+
     async def close(self) -> None:
         if self._pool is not None:
             pool, self._pool = self._pool, None

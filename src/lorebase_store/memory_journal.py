@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.memory_tables import memory_checkpoints, memory_journals
@@ -150,6 +150,24 @@ class JournalPage:
 
 
 class MemoryJournalTxn(TxnBase):
+    async def consumer_lags(self, *, limit: int) -> list[tuple[str, int]]:
+        """(consumer name, journal entries after its checkpoint) of the `limit` consumers furthest
+        behind, the largest lag per name across subjects: the consumer lag metric
+        (lorebase.metrics_scraped)."""
+        lag = func.max(memory_journals.c.last_sequence - memory_checkpoints.c.sequence).label("lag")
+        rows = await self.conn.execute(
+            select(memory_checkpoints.c.consumer, lag)
+            .select_from(
+                memory_checkpoints.join(
+                    memory_journals, memory_journals.c.id == memory_checkpoints.c.journal_id
+                )
+            )
+            .group_by(memory_checkpoints.c.consumer)
+            .order_by(lag.desc(), memory_checkpoints.c.consumer)
+            .limit(limit)
+        )
+        return [(str(row[0]), max(int(row[1] or 0), 0)) for row in rows]
+
     async def lock_memory_journal(
         self, namespace_key: str, new_id: str, genesis: str, columns: dict[str, Any], at: datetime
     ) -> JournalRow:

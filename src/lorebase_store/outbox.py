@@ -31,16 +31,16 @@ SELECT s.taken, pg_current_xact_id()::text FROM s
 """
 _OLDEST_RUNNING = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text"
 _UNPUBLISHED = """
-SELECT sequence, domain_id, branch, type, revision, event FROM outbox
+SELECT sequence, domain_id, branch, type, revision, event, traceparent FROM outbox
  WHERE published_at IS NULL AND sequence <= $2 ORDER BY sequence LIMIT $1
 """
 # The relay's pass (lorebase_feed.relay): its advisory lock and, when it got it, the events it is to
 # publish, in one statement. One row without an event when there is none (or no lock).
 _LEAD_AND_UNPUBLISHED = """
-SELECT l.leading, o.sequence, o.domain_id, o.branch, o.type, o.revision, o.event
+SELECT l.leading, o.sequence, o.domain_id, o.branch, o.type, o.revision, o.event, o.traceparent
   FROM (SELECT pg_try_advisory_xact_lock($3) AS leading) AS l
   LEFT JOIN LATERAL (
-    SELECT sequence, domain_id, branch, type, revision, event FROM outbox
+    SELECT sequence, domain_id, branch, type, revision, event, traceparent FROM outbox
      WHERE l.leading AND published_at IS NULL AND sequence <= $2 ORDER BY sequence LIMIT $1
   ) AS o ON true
  ORDER BY o.sequence
@@ -59,14 +59,19 @@ class OutboxEvent:
     type: str
     revision: str | None
     event: dict[str, Any]
+    # The W3C traceparent of the commit that wrote it (migration 0016); None: not traced.
+    traceparent: str | None = None
 
     def document(self) -> dict[str, Any]:
         """The event as followers receive it: the stored document with its sequence."""
         return {"sequence": self.sequence, **self.event}
 
 
-def _event(row: Any) -> OutboxEvent:
-    return OutboxEvent(row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event)
+def outbox_event(row: Any) -> OutboxEvent:
+    """The OutboxEvent of a row of `outbox`."""
+    return OutboxEvent(
+        row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event, row.traceparent
+    )
 
 
 class OutboxTxn(TxnBase):
@@ -89,7 +94,7 @@ class OutboxTxn(TxnBase):
         if types:
             cond = and_(cond, outbox.c.type.in_(types))
         rows = await self.conn.execute(select(outbox).where(cond).order_by(outbox.c.sequence).limit(limit))
-        return [_event(row) for row in rows]
+        return [outbox_event(row) for row in rows]
 
     async def revision_events(
         self, domain_id: int, revisions: list[str], branch: str
@@ -109,7 +114,7 @@ class OutboxTxn(TxnBase):
         )
         found: dict[str, OutboxEvent] = {}
         for row in rows:
-            event = _event(row)
+            event = outbox_event(row)
             assert event.revision is not None
             if event.revision not in found or (
                 event.branch == branch and found[event.revision].branch != branch
@@ -217,4 +222,4 @@ class OutboxTxn(TxnBase):
         return through, int(pending or 0)
 
 
-__all__ = ["OutboxEvent", "OutboxTxn"]
+__all__ = ["OutboxEvent", "OutboxTxn", "outbox_event"]

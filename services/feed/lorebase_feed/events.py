@@ -54,6 +54,7 @@ class Item:
     kind: str
     sequence: int = 0
     data: bytes = b""
+    traceparent: str = ""  # of an EVENT whose commit was traced (lorebase.tracing)
 
 
 class _Lifetime:
@@ -130,10 +131,12 @@ async def _page(txn: Txn, access: FeedAccess, after: int, upto: int) -> list[Out
     )
 
 
-def _item(event: dict[str, Any], kinds: frozenset[str], data: bytes | None = None) -> Item | None:
+def _item(
+    event: dict[str, Any], kinds: frozenset[str], data: bytes | None = None, traceparent: str = ""
+) -> Item | None:
     if event.get("type") != REVISION_COMMITTED or not matches(event, kinds):
         return None
-    return Item(EVENT, int(event["sequence"]), orjson.dumps(event) if data is None else data)
+    return Item(EVENT, int(event["sequence"]), orjson.dumps(event) if data is None else data, traceparent)
 
 
 async def _events_from_postgres(
@@ -145,7 +148,8 @@ async def _events_from_postgres(
         return [], after
     page = await db.read("feed_stream_events", _page, access, after, upto)
     through = upto if len(page) < _PAGE else page[-1].sequence
-    return [i for i in (_item(e.document(), kinds) for e in page) if i is not None], through
+    items = (_item(e.document(), kinds, traceparent=e.traceparent or "") for e in page)
+    return [i for i in items if i is not None], through
 
 
 async def event_stream(
@@ -187,7 +191,7 @@ async def event_stream(
                 continue
             now = clock()
             wait = min(lifetime.wake_at(), last_sent + limits.heartbeat_s, now + limits.poll_interval_s) - now
-            live: tuple[dict[str, Any], bytes] | None
+            live: tuple[dict[str, Any], bytes, str] | None
             try:
                 live = subscriber.queue.get_nowait()
             except asyncio.QueueEmpty:
@@ -197,11 +201,11 @@ async def event_stream(
                 except TimeoutError:
                     live = None
             if live is not None:
-                event, data = live
+                event, data, traceparent = live
                 sequence = int(event.get("sequence", 0))
                 if sequence > cursor:
                     cursor = sequence
-                    found = _item(event, kinds, data)
+                    found = _item(event, kinds, data, traceparent)
                     if found is not None:
                         yield found
                         last_sent = clock()

@@ -9,6 +9,10 @@ The subscription is an ordered consumer with idle heartbeats every `idle_heartbe
 two heartbeats are missed (NATS restarted, the consumer lost), the client recreates the consumer
 from the stream sequence after the last one it received, so the hub resumes where it stopped
 within a few seconds of NATS coming back, with no gap.
+
+With tracing on, a message whose headers carry a `traceparent` (the relay's publish span) is
+received in a span of that trace, whose own `traceparent` goes to the subscribers with the event:
+the event stream hands it on to the gateway (lorebase.tracing).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import orjson
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 
+from lorebase import tracing
+
 logger = logging.getLogger("lorebase.feed.hub")
 
 
@@ -30,19 +36,20 @@ logger = logging.getLogger("lorebase.feed.hub")
 class Subscriber:
     domain: str
     branch: str
-    # (event, its JSON as published): the bytes go out as they are, not serialized per stream.
-    queue: asyncio.Queue[tuple[dict[str, Any], bytes]] = field(
+    # (event, its JSON as published, its traceparent or ""): the bytes go out as they are, not
+    # serialized per stream.
+    queue: asyncio.Queue[tuple[dict[str, Any], bytes, str]] = field(
         default_factory=lambda: asyncio.Queue(maxsize=256)
     )
     lagged: bool = False
     # Set on every event of the stream (any branch): a wake-up for streams waiting on PostgreSQL.
     woken: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def offer(self, event: dict[str, Any], data: bytes) -> None:
+    def offer(self, event: dict[str, Any], data: bytes, traceparent: str = "") -> None:
         if self.lagged:
             return
         try:
-            self.queue.put_nowait((event, data))
+            self.queue.put_nowait((event, data, traceparent))
         except asyncio.QueueFull:
             self.lagged = True
             while not self.queue.empty():
@@ -86,15 +93,24 @@ class Hub:
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             logger.warning("ignoring a message without an event document on %s", msg.subject)
             return
-        self.publish(event, sequence, bytes(msg.data))
+        parent = (msg.headers or {}).get("traceparent", "") if tracing.enabled() else ""
+        with tracing.follow(
+            "receive outbox event",
+            parent,
+            kind=tracing.SpanKind.CONSUMER,
+            attributes={"messaging.system": "nats", "lorebase.sequence": sequence},
+        ) as span:
+            self.publish(event, sequence, bytes(msg.data), tracing.traceparent(span) if span else "")
 
-    def publish(self, event: dict[str, Any], sequence: int, data: bytes | None = None) -> None:
+    def publish(
+        self, event: dict[str, Any], sequence: int, data: bytes | None = None, traceparent: str = ""
+    ) -> None:
         self.last = max(self.last, sequence)
         subscribers = self._subscribers.get((str(event.get("domain")), str(event.get("branch"))), ())
         if subscribers:
             raw = orjson.dumps(event) if data is None else data
             for subscriber in subscribers:
-                subscriber.offer(event, raw)
+                subscriber.offer(event, raw, traceparent)
 
     def subscribe(self, domain: str, branch: str) -> tuple[Subscriber, int]:
         """A new subscriber and the last sequence received before it: later events reach its queue."""

@@ -10,6 +10,9 @@ stream never sees a sequence before a lower one that can still commit. One relay
 time across feed replicas (a PostgreSQL advisory lock held for each pass), and a commit wakes it
 through NOTIFY. Subjects, replicas and failures: docs/feed.md.
 
+With tracing on, each event whose commit was traced is published in a span of that trace
+(lorebase.tracing), ended when JetStream answered, and its `traceparent` rides in the message headers.
+
 One event can never stop the relay. An event that cannot be published (one over NATS's payload
 limit, a subject the server refuses) is *parked*: marked published with its error, counted in
 `lorebase_feed_events_parked` and `Feed.Status`, and the relay goes on with the next one. An error
@@ -36,7 +39,7 @@ from nats.js.api import StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 from sqlalchemy import text
 
-from lorebase import metrics
+from lorebase import metrics, tracing
 from lorebase.ids import utc_now
 from lorebase.names import subject_token
 from lorebase_store import Database, OutboxEvent, Txn
@@ -150,6 +153,7 @@ class Relay:
         self.park_after_attempts = park_after_attempts
         self.ack_timeout_s = ack_timeout_s  # for the acknowledgements of a pass's events
         self._sent: list[tuple[OutboxEvent, list[asyncio.Future[Any]]]] = []  # this pass's, in order
+        self._spans: dict[int, tracing.Span] = {}  # this pass's publish spans by sequence (tracing on)
         self._publisher = PipelinedPublisher(js._nc)  # on the JetStream context's own connection
         self._failed: tuple[int, int] = (0, 0)  # (sequence, passes that failed on it)
         self.leading = False  # held the relay lock on the last pass
@@ -221,10 +225,17 @@ class Relay:
                 if not await self._cannot_publish(event, failure):
                     raise failure  # NATS's failure: the pass is retried (JetStream drops the copies)
                 parked.append((event.sequence, f"{type(failure).__name__}: {failure}"))
-        except Exception:  # what was sent is answered before the pass ends (a resuming relay sees it)
+        except Exception as exc:  # what was sent is answered before the pass ends (a resuming relay sees it)
             await self._settle()
+            for span in self._spans.values():
+                tracing.failed(span, f"the pass failed, retried: {type(exc).__name__}: {exc}")
             raise
         finally:
+            for sequence, error in parked:
+                tracing.failed(self._spans.get(sequence), f"parked: {error}")
+            for span in self._spans.values():
+                span.end()
+            self._spans = {}
             for _, sent in self._sent:
                 for ack in sent:
                     ack.cancel()  # unanswered in time (or the pass was cancelled): nothing waits for them
@@ -294,12 +305,22 @@ class Relay:
         domain = str(event.event.get("domain", ""))
         acks: list[asyncio.Future[Any]] = []
         self._sent.append((event, acks))
+        span = tracing.start(
+            "publish outbox event",
+            event.traceparent or "",
+            kind=tracing.SpanKind.PRODUCER,
+            attributes={"messaging.system": "nats", "lorebase.sequence": event.sequence},
+        )
+        if span is not None:
+            self._spans[event.sequence] = span
         for subject, msg_id in self.subjects.copies(domain, event.type, event.branch, event.sequence):
             headers = {
                 "Nats-Msg-Id": msg_id,
                 "Lorebase-Event-Id": message_id(event.sequence),
                 "Lorebase-Event": event.type,
             }
+            if span is not None:
+                headers["traceparent"] = tracing.traceparent(span)
             acks.append(await self._publisher.send(subject, data, headers))
 
     async def mark(self, txn: Txn, sequences: list[int]) -> None:

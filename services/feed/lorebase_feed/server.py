@@ -10,13 +10,14 @@ from datetime import datetime
 
 import grpc
 
-from lorebase import event_loop, metrics
+from lorebase import event_loop, metrics, metrics_scraped
 from lorebase.clients import ClientSettings, KeeperClient
 from lorebase.config import Settings
 from lorebase.grpc_serve import serve, service_name
 from lorebase.ids import utc_now
 from lorebase.logs import configure_service_logging
 from lorebase.rate_limits import RateLimiter
+from lorebase.tracing import configure_service_tracing
 from lorebase.v1 import feed_pb2, feed_pb2_grpc, memory_pb2, memory_pb2_grpc
 from lorebase_feed.api import FeedServicer
 from lorebase_feed.hub import Hub
@@ -28,11 +29,14 @@ from lorebase_store import Database, Txn
 
 async def _publication(txn: Txn, fence: int) -> tuple[int, int, int, datetime | None]:
     through, pending = await txn.publication_state(fence)
+    metrics_scraped.OUTBOX_PARKED.set(await txn.parked_events())
+    metrics_scraped.set_memory_consumer_lags(await txn.consumer_lags(limit=metrics_scraped.TOP))
     return through, pending, await txn.last_sequence(), await txn.oldest_unpublished_at()
 
 
 def publication_metrics(db: Database, relay: Relay) -> Callable[[], Awaitable[None]]:
-    """The refresh of feed's /metrics: outbox backlog, feed lag, the relay's fence and publications."""
+    """The refresh of feed's /metrics: outbox backlog, parked events, feed lag, the relay's fence and
+    publications, and the memory consumers' lag (lorebase.metrics_scraped)."""
     counted = 0
 
     async def refresh() -> None:
@@ -68,6 +72,7 @@ async def run(settings: Settings) -> int:
         raise SystemExit("feed needs database.url and nats.url (LOREBASE_DATABASE_URL, LOREBASE_NATS_URL)")
     db = Database.connect(url, pool_size=4)
     await db.check_schema()
+    metrics_scraped.watch_database(db)
     nc = await connect_nats(nats_url)
     js = nc.jetstream()
     nats = model.nats
@@ -80,6 +85,7 @@ async def run(settings: Settings) -> int:
     )
     hub = Hub()
     await hub.start(js, stream=stream, prefix=subjects.prefix)
+    metrics_scraped.FEED_EVENT_STREAMS.set_function(lambda: hub.subscribers)
     services = model.services
     keeper = KeeperClient(ClientSettings(address=services.keeper.address, deadline_s=services.deadline_s))
     servicer = FeedServicer(db, stream=stream, keeper=keeper, hub=hub, fence=relay.fence, settings=settings)
@@ -112,6 +118,7 @@ async def run(settings: Settings) -> int:
 
 def main(settings: Settings) -> int:
     configure_service_logging("feed", settings)
+    configure_service_tracing("feed", settings)
     try:
         return event_loop.run(run(settings))
     except KeyboardInterrupt:

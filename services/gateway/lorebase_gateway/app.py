@@ -19,6 +19,7 @@ from starlette.routing import Match
 from starlette.routing import Route as StarletteRoute
 from starlette.types import Receive, Scope, Send
 
+from lorebase import tracing
 from lorebase.problems import Problem
 from lorebase_gateway.fanout import SERVER_SEND
 from lorebase_gateway.gateway import Gateway
@@ -74,7 +75,10 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> Starlette:
     app.add_middleware(CachedReads, cache=gateway.read_cache)
     app.add_middleware(SessionCookies)  # inside the observer: its refusals are measured too
     app.add_middleware(RequestObserver)
-    app.add_middleware(SecurityHeaders)  # outermost: every answer, a refusal of the layers inside too
+    app.add_middleware(
+        SecurityHeaders
+    )  # around the observer: every answer, a refusal of the layers inside too
+    tracing.add_asgi_middleware(app)  # outermost, with tracing on: the request's span (lorebase.tracing)
     if metrics:
         add_route(app, "/metrics", "GET", metrics_endpoint)
     for path, method, route in (

@@ -20,6 +20,9 @@ A follower whose queue holds `QUEUE_LIMIT` frames (a client that stopped reading
 reconnects with Last-Event-ID and catches up from PostgreSQL. Heartbeats are written by the
 gateway after `agents.feed.heartbeat_s` without a frame. The followers of the process, and of each
 principal, are capped (lorebase_gateway.stream_caps).
+
+With tracing on, each frame of an event whose commit was traced is written to each client in a span
+of that trace (`send SSE frame`, child of the feed's, whose `traceparent` came in the StreamItem).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import orjson
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from lorebase import tracing
 from lorebase.clients import EventStream, FeedClient
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
@@ -83,12 +87,12 @@ class Follower:
     control: EventStream | None = None
     principal: str = ""  # named by the control stream when it opened
     start: int = 0  # frames at or below this are not written (the control stream covered them)
-    frames: deque[tuple[int, bytes]] = field(default_factory=deque)
+    frames: deque[tuple[int, bytes, str]] = field(default_factory=deque)  # sequence, frame, traceparent
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     last_write: float = field(default_factory=time.monotonic)
 
-    def offer(self, sequence: int, data: bytes) -> None:
+    def offer(self, sequence: int, data: bytes, traceparent: str = "") -> None:
         if self.ended.is_set():
             return
         if len(self.frames) >= QUEUE_LIMIT:
@@ -96,7 +100,7 @@ class Follower:
             self.frames.clear()
             self.end()
             return
-        self.frames.append((sequence, data))
+        self.frames.append((sequence, data, traceparent))
         self.wake.set()
 
     def end(self) -> None:
@@ -114,9 +118,15 @@ class Follower:
             await send({"type": "http.response.body", "body": data, "more_body": True})
             self.last_write = time.monotonic()
 
-        async def events(data: bytes) -> None:
+        async def events(data: bytes, spans: list[tracing.Span | None]) -> None:
+            """Write frames; `spans`: theirs (lorebase.tracing), ended once written."""
             nonlocal retry
-            await body(retry + data)
+            try:
+                await body(retry + data)
+            finally:
+                for span in spans:
+                    if span is not None:
+                        span.end()
             retry = b""
 
         assert self.control is not None
@@ -127,7 +137,7 @@ class Follower:
                 start = max(start, item.sequence)
                 break
             if not item.heartbeat:
-                await events(frame(item))
+                await events(frame(item), [self._frame_span(item.sequence, item.traceparent)])
                 start = max(start, item.sequence)
         else:
             return  # ended before it caught up (max_connection_s, re-authorization, the gateway stopping)
@@ -139,16 +149,28 @@ class Follower:
                 if self.ended.is_set():
                     return
                 chunks = []
+                spans = []
                 while self.frames:
-                    sequence, data = self.frames.popleft()
+                    sequence, data, traceparent = self.frames.popleft()
                     if sequence > start:
                         chunks.append(data)
+                        if traceparent:
+                            spans.append(self._frame_span(sequence, traceparent))
                 if chunks:
-                    await events(b"".join(chunks))
+                    await events(b"".join(chunks), spans)
                 elif time.monotonic() - self.last_write >= heartbeat_s:
                     await body(KEEP_ALIVE)
         finally:
             watch.cancel()
+
+    def _frame_span(self, sequence: int, traceparent: str) -> tracing.Span | None:
+        """The span of one frame written to this client (None: its commit was not traced)."""
+        return tracing.start(
+            "send SSE frame",
+            traceparent,
+            kind=tracing.SpanKind.PRODUCER,
+            attributes={"lorebase.sequence": sequence, "lorebase.principal": self.principal},
+        )
 
     async def _watch_control(self) -> None:
         """The control stream sends nothing after caught_up: when it ends, so does the follower."""
@@ -223,7 +245,7 @@ class BranchStream:
                     changed = changed_kinds(item.data)
                 if follower.kinds.isdisjoint(changed):
                     continue
-            follower.offer(item.sequence, data)
+            follower.offer(item.sequence, data, item.traceparent)
 
     async def _run(self, stream: EventStream) -> None:
         while True:

@@ -3,7 +3,8 @@
 A plain ASGI middleware (no BaseHTTPMiddleware, which would buffer event streams). The request id
 is the client's `X-Request-Id` when it is plain and short (lorebase.logs.request_id_from), else a new
 one; it is answered in the same header, sent to the services in gRPC metadata and carried by every
-log record of the request. Metrics are labelled by the matched route's template
+log record of the request. With tracing on, the request's span is named by its route template and
+its latency observation carries the trace as an exemplar. Metrics are labelled by the matched route's template
 (`/api/v1/domains/{domain}/records/{kind}/{key}`), never the raw path, and `unmatched` for 404s.
 """
 
@@ -13,13 +14,15 @@ import logging
 import time
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+from opentelemetry import trace
+from prometheus_client import REGISTRY
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lorebase import tracing
 from lorebase.logs import REQUEST_ID, request_id_from
-from lorebase.metrics import HTTP_IN_FLIGHT, HTTP_OBSERVED
+from lorebase.metrics import HTTP_IN_FLIGHT, HTTP_OBSERVED, exposition
 
 _HEADER = b"x-request-id"
 logger = logging.getLogger("lorebase.gateway")
@@ -39,6 +42,7 @@ class RequestObserver:
                 given = value.decode("latin-1")
                 break
         request_id = request_id_from(given)
+        traced = tracing.enabled()
         answered = (_HEADER, request_id.encode())
         status = 500
 
@@ -47,6 +51,8 @@ class RequestObserver:
             if message["type"] == "http.response.start":
                 status = int(message["status"])
                 message["headers"] = [*message.get("headers", ()), answered]
+                if traced:  # before the response ends, which ends the span
+                    _name_span(scope["method"], _template(scope))
             await send(message)
 
         token = REQUEST_ID.set(request_id)
@@ -61,8 +67,18 @@ class RequestObserver:
         finally:
             elapsed = time.perf_counter() - started
             HTTP_IN_FLIGHT.dec()
-            HTTP_OBSERVED.observe((scope["method"], _template(scope), str(status)), elapsed)
+            template = _template(scope)
+            HTTP_OBSERVED.observe((scope["method"], template, str(status)), elapsed, tracing.exemplar())
             REQUEST_ID.reset(token)
+
+
+def _name_span(method: str, template: str) -> None:
+    """The request's span (lorebase.tracing's ASGI middleware) named by its route template, as the
+    metrics label it: the raw path would make a span name per Record."""
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.update_name(f"{method} {template}")
+        span.set_attribute("http.route", template)
 
 
 def _template(scope: Scope) -> str:
@@ -72,8 +88,9 @@ def _template(scope: Scope) -> str:
 
 
 async def metrics_endpoint(request: Request) -> Response:
-    """`GET /metrics`: the gateway's metrics in the Prometheus text format."""
-    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+    """`GET /metrics`: the gateway's metrics in the Prometheus text format (or OpenMetrics, asked)."""
+    encoder, media_type = exposition(request.headers.get("accept", ""))
+    return Response(encoder(REGISTRY), media_type=media_type)
 
 
 __all__ = ["RequestObserver", "metrics_endpoint"]

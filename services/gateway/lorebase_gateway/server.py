@@ -31,7 +31,9 @@ from lorebase.clients import (
 from lorebase.config import Settings
 from lorebase.logs import configure_service_logging
 from lorebase.metrics import MetricsListener
+from lorebase.metrics_scraped import GATEWAY_EVENT_STREAMS
 from lorebase.settings_model import Http, ServiceAddress
+from lorebase.tracing import configure_service_tracing
 from lorebase_gateway.app import create_app
 from lorebase_gateway.gateway import Gateway
 from lorebase_gateway.http_protocol import ReadLimits, timed_protocol
@@ -79,6 +81,7 @@ def build_app(settings: Settings) -> Starlette:
         )
 
     gateway = Gateway.from_settings(settings)
+    GATEWAY_EVENT_STREAMS.set_function(lambda: len(gateway.streams))
     app = create_app(gateway, metrics=settings.model.http.metrics_on_api_port)
 
     @contextlib.asynccontextmanager
@@ -135,6 +138,7 @@ def server_for(app: Starlette, settings: Settings, **config: object) -> _Server:
 
 def main(settings: Settings) -> int:
     configure_service_logging("gateway", settings)
+    configure_service_tracing("gateway", settings)
     app = build_app(settings)
     server = server_for(app, settings)
     try:

@@ -6,10 +6,11 @@ import logging
 
 import grpc
 
-from lorebase import event_loop
+from lorebase import event_loop, metrics_scraped
 from lorebase.config import Settings
 from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
+from lorebase.tracing import configure_service_tracing
 from lorebase.v1 import keeper_pb2, keeper_pb2_grpc, memory_pb2, memory_pb2_grpc
 from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
@@ -34,6 +35,7 @@ async def build_runtime(settings: Settings) -> Runtime:
         standby_max_lag_s=database.standby_max_lag_s,
     )
     await db.check_schema()
+    metrics_scraped.watch_database(db)
     rt = Runtime.create(db, settings)
     admin_key = settings.model.admin.key
     if admin_key:
@@ -75,6 +77,7 @@ async def run(settings: Settings) -> int:
 
 def main(settings: Settings) -> int:
     configure_service_logging("keeper", settings)
+    configure_service_tracing("keeper", settings)
     try:
         return event_loop.run(run(settings))
     except KeyboardInterrupt:

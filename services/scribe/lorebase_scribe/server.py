@@ -13,13 +13,14 @@ from dataclasses import dataclass
 import grpc
 import httpx
 
-from lorebase import event_loop
+from lorebase import event_loop, metrics_scraped
 from lorebase.config import Settings
 from lorebase.grpc_problems import problem_rpc
 from lorebase.grpc_serve import serve, service_name
 from lorebase.logs import configure_service_logging
-from lorebase.metrics import SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
+from lorebase.metrics import SCRIBE_JOB_DURATION, SCRIBE_JOB_LAST_SUCCESS, SCRIBE_JOB_RUNS, WEBHOOK_DELIVERIES
 from lorebase.operators import Operators
+from lorebase.tracing import configure_service_tracing
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
 from lorebase_scribe.reconciliation import reconcile
@@ -27,7 +28,7 @@ from lorebase_scribe.statistics import recount
 from lorebase_scribe.suggestions import suggest
 from lorebase_scribe.webhook_delivery import PassResult
 from lorebase_scribe.webhooks import delivery_pass
-from lorebase_store import Database
+from lorebase_store import Database, Txn
 
 
 @dataclass
@@ -45,13 +46,16 @@ async def run_jobs(jobs: list[Job], stop: asyncio.Event) -> None:
         now = time.time()
         for job in jobs:
             if now - job.last_run_at >= job.interval_s:
+                started = time.perf_counter()
                 try:
                     await job.run()
                     job.last_error = ""
                     SCRIBE_JOB_RUNS.labels(job.name, "ok").inc()
+                    SCRIBE_JOB_LAST_SUCCESS.labels(job.name).set(time.time())
                 except Exception as exc:  # a failing job is reported, not fatal
                     job.last_error = f"{type(exc).__name__}: {exc}"
                     SCRIBE_JOB_RUNS.labels(job.name, "failed").inc()
+                SCRIBE_JOB_DURATION.labels(job.name).observe(time.perf_counter() - started)
                 job.last_run_at = time.time()
                 job.runs += 1
         try:
@@ -73,11 +77,23 @@ def leased(db: Database, name: str, run: Callable[[], Awaitable[None]]) -> Calla
 
 
 def count_deliveries(result: PassResult) -> None:
-    """A delivery pass's attempts in lorebase_webhook_deliveries by outcome."""
-    for outcome in ("delivered", "failed", "dead"):
-        count = getattr(result, outcome)
-        if count:
-            WEBHOOK_DELIVERIES.labels(outcome).inc(count)
+    """A delivery pass's attempts in lorebase_webhook_deliveries by webhook and outcome."""
+    for (webhook, outcome), count in result.by_webhook.items():
+        WEBHOOK_DELIVERIES.labels(webhook, outcome).inc(count)
+
+
+async def _backlog(txn: Txn) -> None:
+    pending = await txn.pending_by_webhook(limit=metrics_scraped.TOP)
+    metrics_scraped.set_webhook_backlog(pending, await txn.pending_deliveries())
+
+
+def backlog_metrics(db: Database) -> Callable[[], Awaitable[None]]:
+    """The refresh of Scribe's /metrics: the webhook backlog per target (lorebase.metrics_scraped)."""
+
+    async def refresh() -> None:
+        await db.read("scribe_metrics", _backlog)
+
+    return refresh
 
 
 class ScribeServicer(scribe_pb2_grpc.ScribeServicer):
@@ -110,6 +126,7 @@ async def run(settings: Settings) -> int:
         raise SystemExit("scribe needs database.url (LOREBASE_DATABASE_URL)")
     db = Database.connect(url, pool_size=4)
     await db.check_schema()
+    metrics_scraped.watch_database(db)
 
     async def database_check() -> None:
         await db.read("scribe_ping", lambda txn: txn.publication_state())
@@ -162,15 +179,26 @@ async def run(settings: Settings) -> int:
         on_stop=on_stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.scribe.metrics_listen,
+        metrics_refresh=backlog_metrics(db),
     )
 
 
 def main(settings: Settings) -> int:
     configure_service_logging("scribe", settings)
+    configure_service_tracing("scribe", settings)
     try:
         return event_loop.run(run(settings))
     except KeyboardInterrupt:
         return 0
 
 
-__all__ = ["Job", "ScribeServicer", "count_deliveries", "leased", "main", "run", "run_jobs"]
+__all__ = [
+    "Job",
+    "ScribeServicer",
+    "backlog_metrics",
+    "count_deliveries",
+    "leased",
+    "main",
+    "run",
+    "run_jobs",
+]

@@ -18,6 +18,10 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
 4. **Retention** (webhook_retention.py). Delivered and dead deliveries whose last attempt ended
    more than `retention_days` ago are deleted, `_PURGE_BATCH` rows per transaction, until none is
    left or the pass is past `pass_timeout_s` (one batch at least; the next pass goes on).
+
+With tracing on, each attempt at an event whose commit was traced is a span of that trace
+(`deliver webhook`, an error when the target did not answer 2xx), and the POST carries its
+`traceparent` to the target (the httpx instrumentation; lorebase.tracing).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from lorebase import tracing
 from lorebase.ids import utc_now
 from lorebase.webhook_secrets import Sealer
 from lorebase_scribe.webhook_attempts import (
@@ -61,6 +66,8 @@ class PassResult:
     resealed: int = 0
     left: int = 0  # due but not started before pass_timeout_s
     purged: int = 0  # delivered and dead deliveries deleted (retention_days)
+    # Attempts by (webhook id, outcome: delivered, failed, dead), for the metrics per target.
+    by_webhook: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
 
 
 # Seconds a claim lasts past the last moment an attempt of its pass can end.
@@ -106,10 +113,23 @@ async def deliver_pending(
                 return "gone", attempt_outcome(
                     dataclasses.replace(settings, max_attempts=0), delivery, gone, clock()
                 )[1]
-            document = delivery_document(hook, event, cleared, schemas)
-            document = await reveal_delivery(db, sealer, hook, event, document, schemas)
-            sent = await send_attempt(sender, sealer, hook, event, delivery, document)
-            return attempt_outcome(settings, delivery, sent, clock())
+            with tracing.follow(
+                "deliver webhook",
+                event.traceparent or "",
+                kind=tracing.SpanKind.PRODUCER,
+                attributes={
+                    "lorebase.webhook": hook.id,
+                    "lorebase.delivery": delivery.id,
+                    "lorebase.sequence": event.sequence,
+                    "lorebase.attempt": delivery.attempts + 1,
+                },
+            ) as span:
+                document = delivery_document(hook, event, cleared, schemas)
+                document = await reveal_delivery(db, sealer, hook, event, document, schemas)
+                sent = await send_attempt(sender, sealer, hook, event, delivery, document)
+                if not sent.ok:
+                    tracing.failed(span, sent.error or f"the target answered {sent.status}")
+                return attempt_outcome(settings, delivery, sent, clock())
 
     async def run_page() -> int:
         """Claim, send and record one page; how many deliveries it held."""
@@ -133,7 +153,10 @@ async def deliver_pending(
         )
         rows = [{"b_id": d.id, **values} for d, (_, values) in zip(page, outcomes, strict=True)]
         await db.run_interaction("webhook_delivery_record", lambda txn: txn.record_attempts(rows))
-        for outcome, _ in outcomes:
+        for delivery, (outcome, _) in zip(page, outcomes, strict=True):
+            if outcome in ("delivered", "failed", "dead"):
+                counted = (delivery.webhook_id, outcome)
+                result.by_webhook[counted] = result.by_webhook.get(counted, 0) + 1
             if outcome == "delivered":
                 result.delivered += 1
             elif outcome == "failed":

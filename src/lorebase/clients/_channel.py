@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from lorebase import consistency
+from lorebase import consistency, tracing
 from lorebase.clients.calls import Answer, answer_of, message_of
 from lorebase.contract import Endpoint
 from lorebase.grpc_problems import problem_from_error
@@ -64,6 +64,8 @@ class ServiceClient:
                 # calls spread over all of them, not pinned to the first address.
                 ("grpc.lb_policy_name", "round_robin"),
             ],
+            # With tracing on: a span per call, its context in the metadata (lorebase.tracing).
+            interceptors=tracing.client_interceptors() or None,
         )
         self._health = health_pb2_grpc.HealthStub(self.channel)
 

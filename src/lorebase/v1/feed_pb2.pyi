@@ -66,7 +66,7 @@ class EventsRequest(_message.Message):
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., kinds: _Optional[str] = ..., last_event_id: _Optional[str] = ..., control: _Optional[bool] = ..., until: _Optional[int] = ...) -> None: ...
 
 class StreamItem(_message.Message):
-    __slots__ = ("ready", "heartbeat", "sequence", "event", "data", "caught_up", "principal")
+    __slots__ = ("ready", "heartbeat", "sequence", "event", "data", "caught_up", "principal", "traceparent")
     READY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +74,7 @@ class StreamItem(_message.Message):
     DATA_FIELD_NUMBER: _ClassVar[int]
     CAUGHT_UP_FIELD_NUMBER: _ClassVar[int]
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
     ready: bool
     heartbeat: bool
     sequence: int
@@ -81,7 +82,8 @@ class StreamItem(_message.Message):
     data: bytes
     caught_up: bool
     principal: str
-    def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ..., caught_up: _Optional[bool] = ..., principal: _Optional[str] = ...) -> None: ...
+    traceparent: str
+    def __init__(self, ready: _Optional[bool] = ..., heartbeat: _Optional[bool] = ..., sequence: _Optional[int] = ..., event: _Optional[str] = ..., data: _Optional[bytes] = ..., caught_up: _Optional[bool] = ..., principal: _Optional[str] = ..., traceparent: _Optional[str] = ...) -> None: ...
 
 class WebhookRequest(_message.Message):
     __slots__ = ("domain", "id", "body")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
+from lorebase import tracing
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso
 from lorebase.metrics import COMMITS
@@ -66,6 +67,8 @@ class _Pending(Generic[T]):
     bulk: bool = False
     future: asyncio.Future[T] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     revisions: int = 0  # Revisions its work wrote (the commits metric)
+    # The writer's `commit` span (lorebase.tracing), stored with the events it commits; "": untraced.
+    traceparent: str = ""
 
 
 def revision_id(
@@ -353,15 +356,23 @@ class Committer:
         The work checks what it needs through the view and returns (result, new head, rows to write);
         `prefetch` names Records it will read, so the group reads them all in one statement.
         """
-        pending: _Pending[T] = _Pending(work, prefetch or {}, bulk)
-        self._groups.put((domain_id, branch), pending)
-        return await pending.future
+        with tracing.span("commit", attributes={"lorebase.branch": branch}):
+            pending: _Pending[T] = _Pending(work, prefetch or {}, bulk, traceparent=tracing.traceparent())
+            self._groups.put((domain_id, branch), pending)
+            return await pending.future
 
     async def _commit(
         self, key: tuple[int, str], batch: list[_Pending[Any]]
     ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
         timeout = self.bulk_statement_timeout_s if any(p.bulk for p in batch) else None
-        outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
+        # The group's transaction: a span of its first writer's trace, linked to the others'.
+        with tracing.follow(
+            "commit transaction",
+            batch[0].traceparent,
+            attributes={"lorebase.commits": len(batch)},
+            links=tuple(p.traceparent for p in batch[1:]),
+        ):
+            outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
         committed = sum(pending.revisions for pending, _, error in outcomes if error is None)
         COMMITS.inc(committed)
         if committed and self.moves is not None:
@@ -401,6 +412,9 @@ async def _commit_group(
             outcomes.append((pending, None, problem))
             continue
         if rows is not None:
+            if pending.traceparent:  # the feed's publish and the deliveries continue its trace
+                for event in rows.events:
+                    event["traceparent"] = pending.traceparent
             merged.extend(rows)
             if index < len(batch) - 1:  # only the commits after it read the view
                 remember(view, rows)
