@@ -303,9 +303,13 @@ def _forget_unstarted_begin(dbapi_connection: Any, _record: Any, _proxy: Any) ->
     that went away mid-request); SQLAlchemy's adapter then holds no transaction to end, so the mark
     outlives the checkout, and every later transaction on the connection is taken for a nested one
     (a SAVEPOINT, or an error when the isolation levels differ). End the server's transaction if
-    the BEGIN ran, and drop the mark."""
+    the BEGIN ran, and drop the mark. A connection the server holds in a transaction that neither
+    asyncpg nor the adapter knows of (a statement cancelled past its BEGIN) is rolled back too:
+    asyncpg would refuse every later transaction on it ("a manually started transaction")."""
     driver = dbapi_connection._connection
-    if driver._top_xact is None or dbapi_connection._transaction is not None:
+    if dbapi_connection._transaction is not None:
+        return
+    if driver._top_xact is None and not driver.is_in_transaction():
         return
     if driver.is_in_transaction():
         await_(driver.execute("ROLLBACK"))
