@@ -65,6 +65,7 @@ _OF_REFS = """
 """
 _RECORDS_OF = 'SELECT kind, key, "values", provenance, created_revision, updated_revision' + _OF_REFS
 _VALUES_OF = 'SELECT kind, key, "values"' + _OF_REFS
+_KEYS_OF = "SELECT kind, key" + _OF_REFS  # an index-only scan of the primary key once vacuumed
 # Links of several Relations from given keys (forward) and to given keys (inverse), the same way.
 _LINK_COLUMNS = 'relation, from_key, to_key, "values", provenance, revision'
 _LINKS_OF_KEYS = f"""
@@ -123,6 +124,14 @@ class RecordsTxn(TxnBase):
         wanted = set(refs)
         rows = await self._of_refs(_VALUES_OF, domain_id, branch, wanted)
         return {(kind, key): values for kind, key, values in rows if (kind, key) in wanted}
+
+    async def existing_of(
+        self, domain_id: int, branch: str, refs: list[tuple[str, str]]
+    ) -> set[tuple[str, str]]:
+        """Which of these Records exist, in one statement that reads no values."""
+        wanted = set(refs)
+        rows = await self._of_refs(_KEYS_OF, domain_id, branch, wanted)
+        return {(kind, key) for kind, key in rows if (kind, key) in wanted}
 
     async def _of_refs(self, sql: str, domain_id: int, branch: str, refs: set[tuple[str, str]]) -> Any:
         """Rows of `sql` (_RECORDS_OF or _VALUES_OF) for these refs: through the driver, prepared
