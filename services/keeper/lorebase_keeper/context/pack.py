@@ -24,6 +24,8 @@ from lorebase_keeper.context.budget import SECTIONS, Budget, fit, pack_markdown,
 from lorebase_keeper.context.sections import (
     assemble,
     far_values,
+    lineage,
+    lineage_count,
     recent_changes,
     recent_changes_max,
     show_far_values,
@@ -182,12 +184,19 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
         result.links,
         values,
         steps,
-        lineage="lineage" in names,
     )
     budget = Budget(limit, context.chars_per_token, format_, capped=capped)
     trim_order: list[str] = list(context.trim_order)
     pack["recent_changes"] = []
     omitted: dict[str, int] = {}
+    # Each section the budget may trim whole is decided in trim order's sense before it is read: a
+    # probe with the sections not read yet left empty can only be smaller than the pack, so when it
+    # is over budget the section would go whatever it held (budget.trimmed_whole).
+    if "lineage" in names:
+        if trimmed_whole(pack, budget, names, trim_order, "lineage"):
+            omitted["lineage"] = lineage_count(pack)
+        else:
+            pack["lineage"] = await lineage(txn, domain, pack)
     if "recent_changes" in names:
         refs = list(result.depth_of)
         if (

@@ -32,11 +32,9 @@ async def assemble(
     links: dict[tuple[str, str, str], Any],
     values: dict[Ref, dict[str, Any]],
     steps: list[Step],
-    *,
-    lineage: bool,
 ) -> dict[str, Any]:
-    """Every section but `recent_changes` (`recent_changes` below: the caller may know it will be
-    trimmed whole); `lineage` only when asked for."""
+    """Every section but `recent_changes` and `lineage` (below: the caller may know one will be
+    trimmed whole), the far neighbours without their values (`far_values`)."""
     branch = point.branch.name
     view = readable(access, domain, branch)
     pack: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
@@ -76,7 +74,8 @@ async def assemble(
         for name in grouped
     }
     pack["schema"] = _schema(domain, view, {ref[0] for ref in depth_of}, set(grouped))
-    pack["lineage"] = await _lineage(txn, domain, provenance_by_seed) if lineage else []
+    pack["lineage"] = []
+    pack["_seed_provenance"] = provenance_by_seed  # for `lineage` (or its count), as the budget decides
     return pack
 
 
@@ -201,10 +200,19 @@ async def recent_changes(
     return out
 
 
-async def _lineage(
-    txn: Txn, domain: Domain, seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]]
-) -> list[dict[str, Any]]:
+def lineage_count(pack: dict[str, Any]) -> int:
+    """How many entries `lineage` gives this pack's seeds, without reading their Revisions: one per
+    seed and Revision behind a value it shows (a Revision a provenance names always exists)."""
+    seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = pack["_seed_provenance"]
+    return sum(
+        len({p for name in shown if isinstance(p := provenance.get(name), str)})
+        for provenance, shown in seeds.values()
+    )
+
+
+async def lineage(txn: Txn, domain: Domain, pack: dict[str, Any]) -> list[dict[str, Any]]:
     """Per seed, its values grouped by the Revision behind them, newest first."""
+    seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = pack["_seed_provenance"]
     entries = []
     for (kind, key), (provenance, shown) in seeds.items():
         by_revision: dict[str, dict[str, Any]] = {}
@@ -229,4 +237,13 @@ async def _lineage(
     return entries
 
 
-__all__ = ["FarValues", "assemble", "far_values", "recent_changes", "recent_changes_max", "show_far_values"]
+__all__ = [
+    "FarValues",
+    "assemble",
+    "far_values",
+    "lineage",
+    "lineage_count",
+    "recent_changes",
+    "recent_changes_max",
+    "show_far_values",
+]
