@@ -4,7 +4,10 @@ lineage of one Record at a short and at a long branch history.
 
 Sizes: LOREBASE_BENCH_BIG_RECORDS (default 1,000,000 Records: 10,000 Suppliers, 100,000 Parts, the
 rest PurchaseOrders, each with its Links) and LOREBASE_BENCH_BRANCH_REVISIONS (default 100,000).
-Targets: context pack p95 <= 12 ms (issue 17); resolve p95 <= 15 ms (issue 16); history/lineage time flat (ratio <= 1.5) as the branch grows.
+Each round of packs, resolves and queries (with coverage) runs with writes committing meanwhile on
+other Records at each rate of LOREBASE_BENCH_WRITE_RATES (0, 20 and 100 per second; issue 29).
+Targets: context pack p95 <= 12 ms and resolve p95 <= 15 ms with writes flowing and without (issues
+17, 16, 29); history/lineage time flat (ratio <= 1.5) as the branch grows.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import httpx
 import orjson
 import yaml
 
-from bench import cpu
+from bench import cpu, paced_writes
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG_RECORDS = int(os.environ.get("LOREBASE_BENCH_BIG_RECORDS", "1000000"))
@@ -176,16 +179,25 @@ def _grow(base: str, headers: dict[str, str], revisions: int) -> None:
         list(pool.map(worker, range(8)))
 
 
-def measure(
-    base: str, headers: dict[str, str], big: Big
+QUERY = {
+    "kind": "Supplier",
+    "where": {"attr": "country", "op": "eq", "value": "PL"},
+    "select": ["legal_name", "risk_score"],
+    "limit": 20,
+    "coverage": True,
+}
+# Writes per second committed meanwhile (issue 29), each rate a round of packs, resolves and queries.
+WRITE_RATES = [float(r) for r in os.environ.get("LOREBASE_BENCH_WRITE_RATES", "0,20,100").split(",")]
+PACK_TARGET_MS, RESOLVE_TARGET_MS = 12.0, 15.0
+
+
+def _round(
+    client: httpx.Client, base: str, headers: dict[str, str], big: Big, rate: float, offset: int
 ) -> tuple[list[str], list[tuple[str, cpu.Usage | None, str]]]:
-    """The agent-read lines, and the CPU rows (context pack and resolve) of the per-process table."""
-    lines = []
-    cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
-    with httpx.Client(base_url=base, timeout=600) as client:
-        lines.append(
-            f"agent reads on a generated Domain of {big.total} Records (loaded by import in {big.load_s:.1f} s):"
-        )
+    """200 context packs (each from another Supplier than any round before), resolves and queries
+    with `rate` writes per second committing meanwhile."""
+    during = "no writes" if not rate else f"{rate:g} writes/s asked"
+    with paced_writes.paced(base, headers, rate, suppliers=big.suppliers, parts=big.parts) as writes:
         pack, pack_cpu = cpu.measured(
             lambda: [
                 _timed(
@@ -194,7 +206,7 @@ def measure(
                     "/api/v1/domains/big/context",
                     headers,
                     {
-                        "refs": [f"Supplier/S-{(i * 37) % big.suppliers:04d}"],
+                        "refs": [f"Supplier/S-{(offset + i * 37) % max(1, big.suppliers // 2):04d}"],
                         "depth": 2,
                         "budget_tokens": 1500,
                     },
@@ -202,14 +214,6 @@ def measure(
                 for i in range(200)
             ],
             len,
-        )
-        p50, p95 = _pct(pack)
-        cpu_rows.append(("agent reads: context pack, depth 2, 1 client", pack_cpu, f"p95 {p95:.1f} ms"))
-        lines.append(
-            f"- context pack, depth 2, 1,500 tokens: p50 {p50:.1f} ms, p95 {p95:.1f} ms (target p95 <= 12 ms, issue 17: {'met' if p95 <= 12 else 'missed'})"
-        )
-        _timed(
-            client, "POST", "/api/v1/domains/big/resolve", headers, {"text": "warm", "record_misses": False}
         )
         resolve, resolve_cpu = cpu.measured(
             lambda: [
@@ -224,13 +228,54 @@ def measure(
             ],
             len,
         )
-        p50, p95 = _pct(resolve)
-        cpu_rows.append(("agent reads: resolve, 1 client", resolve_cpu, f"p95 {p95:.1f} ms"))
-        lines.append(
-            f"- resolve ({len(RESOLVE_TEXTS)} analyst questions: values, comparisons, Record names and keys, "
-            f"typos, hints): p50 {p50:.1f} ms, p95 {p95:.1f} ms "
-            f"(target p95 <= 15 ms, issue 16: {'met' if p95 <= 15 else 'missed'})"
+        query, query_cpu = cpu.measured(
+            lambda: [_timed(client, "POST", "/api/v1/domains/big/query", headers, QUERY) for _ in range(200)],
+            len,
         )
+    committed = f"{writes.rate():.1f} writes/s committed" + (
+        f", {writes.failed} failed" if writes.failed else ""
+    )
+    if rate:
+        during += f" ({committed})"
+    lines = [f"- with {during}, load average {os.getloadavg()[0]:.2f}:"]
+    rows: list[tuple[str, cpu.Usage | None, str]] = []
+    for name, samples, usage, target in (
+        ("context pack, depth 2, 1,500 tokens", pack, pack_cpu, PACK_TARGET_MS),
+        (f"resolve ({len(RESOLVE_TEXTS)} analyst questions)", resolve, resolve_cpu, RESOLVE_TARGET_MS),
+        ("query with coverage", query, query_cpu, None),
+    ):
+        p50, p95 = _pct(samples)
+        goal = (
+            ""
+            if target is None
+            else f" (target p95 <= {target:g} ms: {'met' if p95 <= target else 'missed'})"
+        )
+        lines.append(f"  - {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms{goal}")
+        label = name.split(" (")[0].split(",")[0]
+        rows.append((f"agent reads: {label}, 1 client, {during.split(' (')[0]}", usage, f"p95 {p95:.1f} ms"))
+    return lines, rows
+
+
+def measure(
+    base: str, headers: dict[str, str], big: Big
+) -> tuple[list[str], list[tuple[str, cpu.Usage | None, str]]]:
+    """The agent-read lines, and the CPU rows (context pack, resolve, query; with writes the CPU of
+    the writes is in them too) of the per-process table."""
+    lines = []
+    cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
+    with httpx.Client(base_url=base, timeout=600) as client:
+        lines.append(
+            f"agent reads on a generated Domain of {big.total} Records (loaded by import in {big.load_s:.1f} s), "
+            "1 client, 200 requests of each, with writes on other Records committing meanwhile "
+            "(bench/paced_writes.py):"
+        )
+        _timed(
+            client, "POST", "/api/v1/domains/big/resolve", headers, {"text": "warm", "record_misses": False}
+        )
+        for index, rate in enumerate(WRITE_RATES):
+            round_lines, round_rows = _round(client, base, headers, big, rate, offset=index * 7919)
+            lines += round_lines
+            cpu_rows += round_rows
         schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
         assert (
             client.post(
