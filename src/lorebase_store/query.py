@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.sql import ColumnElement
 
 from lorebase_store.revisions import BranchChain
+from lorebase_store.stored_form import history_after
 from lorebase_store.tables import history, records
 from lorebase_store.txn import TxnBase
 
@@ -101,7 +102,7 @@ def record_rows(spec: QuerySpec) -> Any:
         )
     chain, upto = spec.snapshot
     latest = (
-        select(history.c.name.label("kind"), history.c.key, history.c.after.label("values"), history.c.change)
+        select(history.c.name.label("kind"), history.c.key, history_after().label("values"), history.c.change)
         .where(
             history.c.domain_id == spec.domain_id,
             history.c.entity == "record",

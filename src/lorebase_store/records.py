@@ -9,6 +9,7 @@ from sqlalchemy import Text, and_, any_, bindparam, func, literal, or_, select, 
 from sqlalchemy.dialects.postgresql import ARRAY, REGCONFIG
 
 from lorebase_store.revisions import BranchChain, snapshot_of
+from lorebase_store.stored_form import ALL, expand
 from lorebase_store.tables import branches, links, records
 from lorebase_store.txn import TxnBase
 
@@ -18,9 +19,13 @@ class RecordRow:
     kind: str
     key: str
     values: dict[str, Any]
-    provenance: dict[str, Any]
+    provenance: dict[str, Any]  # whole, whatever its stored form (stored_form.py)
     created_revision: str
     updated_revision: str
+
+    def __post_init__(self) -> None:
+        if ALL in self.provenance:
+            object.__setattr__(self, "provenance", expand(self.values, self.provenance))
 
 
 @dataclass(frozen=True)
@@ -29,8 +34,12 @@ class LinkRow:
     from_key: str
     to_key: str
     values: dict[str, Any]
-    provenance: dict[str, Any]
+    provenance: dict[str, Any]  # whole, whatever its stored form (stored_form.py)
     revision: str
+
+    def __post_init__(self) -> None:
+        if ALL in self.provenance:
+            object.__setattr__(self, "provenance", expand(self.values, self.provenance))
 
 
 # Built once: the hottest read, a Record at the head of a branch, with the branch's head Revision.
