@@ -74,12 +74,13 @@ def expand(values: Mapping[str, Any] | None, provenance: dict[str, Any]) -> dict
 
 
 def unchanged_since_created(records_rows: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
-    """The (Kind, key, Revision) of the Records a commit (or group) leaves as their creation made
-    them: their created history rows store no `after`."""
+    """The (Kind, key, Revision) of the Records a commit (or group) inserts as their creation made
+    them: their created history rows store no `after`. (A Record deleted and made again within one
+    group updates the row it had, whose `created_revision` stays: its history is stored whole.)"""
     return {
         (r["kind"], r["key"], r["created_revision"])
         for r in records_rows
-        if r["created_revision"] == r["updated_revision"]
+        if r["created_revision"] == r["updated_revision"] and r.get("new")
     }
 
 
@@ -136,6 +137,8 @@ class StoredRows:
         self._compacted: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def provenance(self, values: Mapping[str, Any] | None, provenance: dict[str, Any]) -> dict[str, Any]:
+        if ALL in provenance or not provenance:
+            return provenance  # planned in the stored form already (a created Record), or empty
         known = self._compacted.get(id(provenance))
         if known is None or known[0] is not provenance:
             known = self._compacted[id(provenance)] = (provenance, compact(values, provenance))
