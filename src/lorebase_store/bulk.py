@@ -60,6 +60,16 @@ class Documents:
 
     def __init__(self) -> None:
         self._texts: dict[int, str] = {}
+        self._names: dict[tuple[str, ...], str] = {}
+
+    def names(self, value: list[str]) -> str:
+        """A list of names (a history row's `attributes`), encoded once per distinct list: the
+        created rows of one import mostly list the same Attributes."""
+        key = tuple(value)
+        text = self._names.get(key)
+        if text is None:
+            text = self._names[key] = orjson.dumps(value).decode()
+        return text
 
     def __call__(self, value: Any) -> str | None:
         if value is None:
@@ -120,7 +130,7 @@ def history_rows(
             h["name"],
             h["key"],
             h["change"],
-            json(h["attributes"]),
+            json.names(h["attributes"]),
             json(h["before"]),
             None if created and (h["name"], h["key"], h["revision"]) in unchanged else json(after),
             json(form.provenance(after, h["provenance"])),
