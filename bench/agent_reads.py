@@ -51,105 +51,120 @@ def _pct(samples: list[float]) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Big:
     """The generated Domain `big` as loaded: its Records by Kind (numbered in this order by
-    bench/reads.py) and how long the imports took."""
+    bench/reads.py) and how long the imports took. PurchaseOrders are numbered with `order_width`
+    digits (PO-000000; 7 past a million of them, bench/big_scale.py)."""
 
     total: int
     suppliers: int
     parts: int
     orders: int
     load_s: float
+    order_width: int = 6
 
 
-def load(base: str, headers: dict[str, str], total: int = BIG_RECORDS) -> Big:
+def load(base: str, headers: dict[str, str], total: int = BIG_RECORDS, *, order_width: int = 6) -> Big:
     """Create and load the generated Domain `big` (once per run: the cold reads use it too)."""
-    with httpx.Client(base_url=base, timeout=600) as client:
-        load_s, suppliers = _load(client, headers, total)
-    parts = min(100_000, max(1, total // 10))
-    orders = max(0, total - suppliers - parts)
-    return Big(suppliers + parts + orders, suppliers, parts, orders, load_s)
-
-
-def _load(client: httpx.Client, headers: dict[str, str], total: int) -> tuple[float, int]:
     schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
-    created = client.post("/api/v1/domains", json={"name": "big", "schema": schema}, headers=headers)
-    assert created.status_code == 201, created.text
     suppliers = min(10_000, max(1, total // 100))
     parts = min(100_000, max(1, total // 10))
-    orders = max(0, total - suppliers - parts)
+    with httpx.Client(base_url=base, timeout=600) as client:
+        created = client.post("/api/v1/domains", json={"name": "big", "schema": schema}, headers=headers)
+        assert created.status_code == 201, created.text
+        started = time.perf_counter()
+        _send(client, headers, [_supplier(i) for i in range(suppliers)], [])
+        for start in range(0, parts, CHUNK):
+            chunk = range(start, min(parts, start + CHUNK))
+            _send(client, headers, [_part(i) for i in chunk], [_supplied_by(i, suppliers) for i in chunk])
+    empty = Big(suppliers + parts, suppliers, parts, 0, time.perf_counter() - started, order_width)
+    return grow(base, headers, empty, total)
+
+
+def grow(base: str, headers: dict[str, str], big: Big, total: int) -> Big:
+    """Add PurchaseOrders (each `for_part` a Part) to `big` until it holds `total` Records."""
+    orders = max(0, total - big.suppliers - big.parts)
+    width = big.order_width
     started = time.perf_counter()
-
-    def send(records: list[dict[str, object]], links: list[dict[str, object]]) -> None:
-        body = orjson.dumps({"source": "bench", "records": records, "links": links})
-        answer = client.post(
-            "/api/v1/domains/big/imports",
-            content=body,
-            headers={**headers, "Content-Type": "application/json"},
-        )
-        assert answer.status_code == 200, answer.text[:300]
-
-    send(
-        [
-            {
-                "kind": "Supplier",
-                "values": {
-                    "supplier_code": f"S-{i:04d}",
-                    "legal_name": f"Supplier {i} GmbH",
-                    "country": ["PL", "DE", "CZ", "NL"][i % 4],
-                    "city": ["Poznan", "Berlin", "Brno", "Delft"][i % 4],
-                    "risk_score": str(i % 101),
-                    "status": ["active", "inactive"][i % 7 == 0],
-                    "tier": str(1 + i % 3),
-                    "vat_number": f"VAT{i:08d}",
-                },
-            }
-            for i in range(suppliers)
-        ],
-        [],
+    with httpx.Client(base_url=base, timeout=600) as client:
+        for start in range(big.orders, orders, CHUNK):
+            chunk = range(start, min(orders, start + CHUNK))
+            records = [_order(i, width) for i in chunk]
+            links: list[dict[str, object]] = [
+                {"relation": "for_part", "from": f"PO-{i:0{width}d}", "to": f"P-{i % big.parts:05d}"}
+                for i in chunk
+            ]
+            _send(client, headers, records, links)
+    grown = max(big.orders, orders)
+    return Big(
+        big.suppliers + big.parts + grown,
+        big.suppliers,
+        big.parts,
+        grown,
+        big.load_s + time.perf_counter() - started,
+        width,
     )
-    for start in range(0, parts, CHUNK):
-        chunk = range(start, min(parts, start + CHUNK))
-        send(
-            [
-                {
-                    "kind": "Part",
-                    "values": {
-                        "part_number": f"P-{i:05d}",
-                        "name": f"Part {i} seal ring",
-                        "category": "seal",
-                        "unit_cost": f"{1 + i % 500}.{i % 100:02d}",
-                    },
-                }
-                for i in chunk
-            ],
-            [
-                {
-                    "relation": "supplied_by",
-                    "from": f"P-{i:05d}",
-                    "to": f"S-{i % suppliers:04d}",
-                    "values": {"is_primary": True, "lead_time_days": "14"},
-                }
-                for i in chunk
-            ],
-        )
-    for start in range(0, orders, CHUNK):
-        chunk = range(start, min(orders, start + CHUNK))
-        send(
-            [
-                {
-                    "kind": "PurchaseOrder",
-                    "values": {
-                        "po_number": f"PO-{i:06d}",
-                        "quantity": str(1 + i % 50),
-                        "ordered_on": "2026-05-01",
-                        "status": "open",
-                        "total": "10.00",
-                    },
-                }
-                for i in chunk
-            ],
-            [{"relation": "for_part", "from": f"PO-{i:06d}", "to": f"P-{i % parts:05d}"} for i in chunk],
-        )
-    return time.perf_counter() - started, suppliers
+
+
+def _send(
+    client: httpx.Client,
+    headers: dict[str, str],
+    records: list[dict[str, object]],
+    links: list[dict[str, object]],
+) -> None:
+    body = orjson.dumps({"source": "bench", "records": records, "links": links})
+    answer = client.post(
+        "/api/v1/domains/big/imports", content=body, headers={**headers, "Content-Type": "application/json"}
+    )
+    assert answer.status_code == 200, answer.text[:300]
+
+
+def _supplier(i: int) -> dict[str, object]:
+    return {
+        "kind": "Supplier",
+        "values": {
+            "supplier_code": f"S-{i:04d}",
+            "legal_name": f"Supplier {i} GmbH",
+            "country": ["PL", "DE", "CZ", "NL"][i % 4],
+            "city": ["Poznan", "Berlin", "Brno", "Delft"][i % 4],
+            "risk_score": str(i % 101),
+            "status": ["active", "inactive"][i % 7 == 0],
+            "tier": str(1 + i % 3),
+            "vat_number": f"VAT{i:08d}",
+        },
+    }
+
+
+def _part(i: int) -> dict[str, object]:
+    return {
+        "kind": "Part",
+        "values": {
+            "part_number": f"P-{i:05d}",
+            "name": f"Part {i} seal ring",
+            "category": "seal",
+            "unit_cost": f"{1 + i % 500}.{i % 100:02d}",
+        },
+    }
+
+
+def _supplied_by(i: int, suppliers: int) -> dict[str, object]:
+    return {
+        "relation": "supplied_by",
+        "from": f"P-{i:05d}",
+        "to": f"S-{i % suppliers:04d}",
+        "values": {"is_primary": True, "lead_time_days": "14"},
+    }
+
+
+def _order(i: int, width: int) -> dict[str, object]:
+    return {
+        "kind": "PurchaseOrder",
+        "values": {
+            "po_number": f"PO-{i:0{width}d}",
+            "quantity": str(1 + i % 50),
+            "ordered_on": "2026-05-01",
+            "status": "open",
+            "total": "10.00",
+        },
+    }
 
 
 def _timed(
@@ -316,4 +331,4 @@ def measure(
     return lines, cpu_rows
 
 
-__all__ = ["Big", "load", "measure"]
+__all__ = ["Big", "grow", "load", "measure"]

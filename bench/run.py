@@ -41,7 +41,6 @@ import os
 import platform
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -53,17 +52,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import asyncpg
-import httpx
 
-from bench import agent_reads, analyst, cpu, feed, reads, scale, write_tail
+from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, write_tail
 from bench import memory as memory_bench
 from bench.imports import IMPORT_RECORDS, raw_copy, rest_import
-from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 # LOREBASE_BENCH_RESULTS: another file to append to (an A/B run that should not land in RESULTS.md).
 RESULTS = Path(os.environ.get("LOREBASE_BENCH_RESULTS", ROOT / "bench" / "RESULTS.md"))
-ADMIN_KEY = "bench-admin-key-0123456789abcdef"
+ADMIN_KEY = stack.ADMIN_KEY
 DURATION_S = int(os.environ.get("LOREBASE_BENCH_SECONDS", "6"))
 ROUNDS = int(os.environ.get("LOREBASE_BENCH_ROUNDS", "3"))
 CORE = os.environ.get("LOREBASE_BENCH_CORE", "1") != "0"
@@ -77,7 +74,7 @@ COLD_CPU_TARGET_MS = 0.40
 WRITE_TARGET = 0.35
 TAIL_TARGET = 3.0
 IMPORT_TARGET = 0.45  # of raw COPY, with the smaller stored form
-RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
+RECORD = stack.RECORD
 
 WRITE_LUA = """
 counter = 0
@@ -183,20 +180,6 @@ def machine() -> str:
     except OSError:
         pass
     return f"{platform.node()} ({os.cpu_count()} cores, {cpu_name}, Python {platform.python_version()})"
-
-
-def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float = 120) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"lorebase up exited with {process.returncode}")
-        try:
-            if httpx.get(base + "/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    raise SystemExit("the stack did not become healthy")
 
 
 @dataclass
@@ -371,100 +354,14 @@ def main() -> int:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed (apt-get install wrk); `make bench` installs it")
     work = Path(tempfile.mkdtemp(prefix="lorebase-bench-"))
-    pg = EmbeddedPostgres(work / "pg")
-    nats = EmbeddedNats(work / "nats")
-    stack: subprocess.Popen[bytes] | None = None
     rows: list[Row] = []
     lines: list[str] = []
     cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
     try:
-        server = pg.start()
-        nats_url = nats.start()
-        url = asyncio.run(create_database(server, "bench"))
-        port = free_port()
-        env = {
-            **os.environ,
-            "LOREBASE_DATA_DIR": str(work / "data"),
-            "LOREBASE_DATABASE_URL": url,
-            "LOREBASE_NATS_URL": nats_url,
-            "LOREBASE_ADMIN_KEY": ADMIN_KEY,
-            "LOREBASE_HTTP_PORT": str(port),
-            # The bench measures throughput: the memory bench's service principal writes far more
-            # than keeper.rate_limits lets one principal write.
-            "LOREBASE_KEEPER__RATE_LIMITS__ENABLED": "false",
-            **feed.STACK_ENV,
-        }
-        stack = subprocess.Popen(
-            [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-        )
-        base = f"http://127.0.0.1:{port}"
-        wait_healthy(base, stack)
-        meter = cpu.Meter(stack_pid=stack.pid, postmaster_pid=pg.pid, nats_pid=nats.pid)
-        cpu.METER = meter
-        # `up` loads the example after /health turns green: wait for the record.
-        headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
-        for _ in range(200):
-            if httpx.get(base + RECORD, headers=headers).status_code == 200:
-                break
-            time.sleep(0.3)
-        # The analyst questions first, while supply is as `--example supply` left it (the write
-        # measures below change its risk scores).
-        analyst_lines = analyst.measure(base, headers) if ANALYST else []
-        bench = Bench(base, headers, url, server, work)
-        if (CORE or AGENT_READS) and agent_reads.BIG_RECORDS > 0:
-            bench.big = agent_reads.load(base, headers)
-            asyncio.run(_settle(url))
-            bench.cold_script = reads.cold_script(bench.big, work, ADMIN_KEY)
-        # This machine's speed drifts from minute to minute: each pair (ours, raw) is measured back
-        # to back, ROUNDS times, and the median pair by ratio is reported.
-        if CORE:
-            core_rows, core_lines = core(bench)
-            rows += core_rows
-            lines += core_lines
-        if memory_bench.ENABLED:
-            memory_rows, memory_lines = memory_bench.measure(
-                base,
-                headers,
-                url,
-                work,
-                rounds=ROUNDS,
-                duration_s=DURATION_S,
-                wrk=wrk,
-                raw_writes=raw_writes,
-                median_pair=_median_pair,
-                measure_type=Measure,
-            )
-            rows += memory_rows
-            lines += memory_lines
-        scale_rows = scale_out(bench, meter, rows) if CORE and SCALE else []
-        cpu_rows += _cpu_rows(rows) + _cpu_rows(scale_rows)
-        table = [*header_lines(), *table_lines(rows), ""] if rows else []
-        if scale_rows:
-            table += [*table_lines(scale_rows, "two replicas / one"), ""]
-        lines = table + lines
-        feed_lines: list[str] = []
-        if FEED:
-            feed_lines, feed_cpu = feed.measure(base, ADMIN_KEY, nats_url)
-            cpu_rows += feed_cpu
-        agent_lines: list[str] = []
-        if AGENT_READS and bench.big is not None:
-            agent_lines, agent_cpu = agent_reads.measure(base, headers, bench.big)
-            cpu_rows += agent_cpu
-        agent_lines = analyst_lines + agent_lines
+        with stack.started(work) as up:
+            rows, lines, cpu_rows, feed_lines, agent_lines = _steps(up, work)
     finally:
-        cpu.METER = None
-        if stack is not None and stack.poll() is None:
-            stack.send_signal(signal.SIGINT)
-            try:
-                stack.wait(60)
-            except subprocess.TimeoutExpired:
-                stack.kill()
-        nats.stop()
-        pg.stop()
         shutil.rmtree(work, ignore_errors=True)
-
     lines = [f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}", "", *lines]
     lines += feed_lines + agent_lines + [""] + cpu.table(cpu_rows)
     text = "\n".join(lines) + "\n"
@@ -474,6 +371,62 @@ def main() -> int:
     with RESULTS.open("a") as handle:
         handle.write(text + "\n")
     return 0
+
+
+def _steps(
+    up: stack.Stack, work: Path
+) -> tuple[list[Row], list[str], list[tuple[str, cpu.Usage | None, str]], list[str], list[str]]:
+    """Every step on the started stack: the rows of the ratio tables, the lines under them, the CPU
+    rows, the feed's and the agent reads' lines."""
+    base, headers, url, server, meter = up.base, up.headers, up.url, up.server, up.meter
+    rows: list[Row] = []
+    lines: list[str] = []
+    cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
+    # The analyst questions first, while supply is as `--example supply` left it (the write
+    # measures below change its risk scores).
+    analyst_lines = analyst.measure(base, headers) if ANALYST else []
+    bench = Bench(base, headers, url, server, work)
+    if (CORE or AGENT_READS) and agent_reads.BIG_RECORDS > 0:
+        bench.big = agent_reads.load(base, headers)
+        asyncio.run(_settle(url))
+        bench.cold_script = reads.cold_script(bench.big, work, ADMIN_KEY)
+    # This machine's speed drifts from minute to minute: each pair (ours, raw) is measured back
+    # to back, ROUNDS times, and the median pair by ratio is reported.
+    if CORE:
+        core_rows, core_lines = core(bench)
+        rows += core_rows
+        lines += core_lines
+    if memory_bench.ENABLED:
+        memory_rows, memory_lines = memory_bench.measure(
+            base,
+            headers,
+            url,
+            work,
+            rounds=ROUNDS,
+            duration_s=DURATION_S,
+            wrk=wrk,
+            raw_writes=raw_writes,
+            median_pair=_median_pair,
+            measure_type=Measure,
+        )
+        rows += memory_rows
+        lines += memory_lines
+    scale_rows = scale_out(bench, meter, rows) if CORE and SCALE else []
+    cpu_rows += _cpu_rows(rows) + _cpu_rows(scale_rows)
+    table = [*header_lines(), *table_lines(rows), ""] if rows else []
+    if scale_rows:
+        table += [*table_lines(scale_rows, "two replicas / one"), ""]
+    lines = table + lines
+    feed_lines: list[str] = []
+    if FEED:
+        feed_lines, feed_cpu = feed.measure(base, ADMIN_KEY, up.nats_url)
+        cpu_rows += feed_cpu
+    agent_lines: list[str] = []
+    if AGENT_READS and bench.big is not None:
+        agent_lines, agent_cpu = agent_reads.measure(base, headers, bench.big)
+        cpu_rows += agent_cpu
+    agent_lines = analyst_lines + agent_lines
+    return rows, lines, cpu_rows, feed_lines, agent_lines
 
 
 async def _settle(url: str) -> None:
