@@ -21,9 +21,14 @@ async def test_kept_counts_follow_commits(supply: Stack) -> None:
         async def read(txn):  # type: ignore[no-untyped-def]
             point = await read_point(txn, domain, "main", None)
             counted = await counts.counted(
-                txn, domain.id, "main", point.chain, point.branch.generation, "Supplier", wanted
+                txn,
+                domain.id,
+                "main",
+                point.chain,
+                point.branch.generation,
+                {("Supplier", name): limit for name, limit in wanted.items()},
             )
-            kept = {name: found.sorted(wanted[name]) for name, found in counted.items()}
+            kept = {name: found.sorted(wanted[name]) for (_, name), found in counted.items()}
             fresh = {
                 name: await txn.value_counts(domain.id, "main", "Supplier", name, limit=max(10 * limit, 500))
                 for name, limit in wanted.items()

@@ -86,69 +86,73 @@ class ValueCounts:
         branch: str,
         chain: BranchChain,
         generation: int,
-        kind: str,
-        attributes: dict[str, int],
-    ) -> dict[str, Counts]:
-        """Per Attribute (name -> limit): its distinct values with their Records at this head (values
-        None when it has more than the hard cap of distinct values)."""
-        entries: dict[str, _Counted] = {}
-        stale: list[str] = []
-        for name in attributes:
-            entry = self._entries.get((domain_id, branch, kind, name))
+        attributes: dict[tuple[str, str], int],
+    ) -> dict[tuple[str, str], Counts]:
+        """Per Attribute ((Kind, name) -> limit): its distinct values with their Records at this head
+        (values None when it has more than the hard cap of distinct values). The changes since the
+        oldest kept count are read in one statement for every Kind."""
+        entries: dict[tuple[str, str], _Counted] = {}
+        stale: list[tuple[str, str]] = []
+        for where in attributes:
+            entry = self._entries.get((domain_id, branch, *where))
             if entry is None or entry.chain != chain.segments or entry.generation > generation:
-                stale.append(name)
+                stale.append(where)
             else:
-                entries[name] = entry
+                entries[where] = entry
         behind = [e for e in entries.values() if e.generation < generation]
         if behind:
             since = min(e.generation for e in behind)
-            rows = await txn.changes_after(
-                domain_id, chain, since, entity="record", name=kind, limit=self.max_delta + 1
-            )
+            rows = await txn.changes_after(domain_id, chain, since, entity="record", limit=self.max_delta + 1)
             if len(rows) > self.max_delta:
-                stale += [n for n, e in entries.items() if e.generation < generation]
+                stale += [w for w, e in entries.items() if e.generation < generation]
             else:
-                for name, entry in entries.items():
+                by_kind: dict[str, list[Any]] = {}
+                for row in rows:
+                    by_kind.setdefault(row.name, []).append(row)
+                for where, entry in entries.items():
                     # Checked again after the await: a concurrent read may have moved it meanwhile.
-                    if entry.generation < generation and name not in stale and entry.generation >= since:
-                        _apply(
-                            entry, name, [r for r in rows if entry.generation < r.generation <= generation]
-                        )
+                    if entry.generation < generation and where not in stale and entry.generation >= since:
+                        moved = [
+                            r
+                            for r in by_kind.get(where[0], ())
+                            if entry.generation < r.generation <= generation
+                        ]
+                        _apply(entry, where[1], moved)
                         entry.generation = generation
-        for name, limit in attributes.items():
-            entry = entries.get(name)
-            if entry is not None and name not in stale:
+        for where, limit in attributes.items():
+            entry = entries.get(where)
+            if entry is not None and where not in stale:
                 hard = _hard_cap(limit)
                 if entry.counts is None and entry.removals >= hard - limit:
-                    stale.append(name)
-        fresh: dict[str, _Counted] = {}
+                    stale.append(where)
+        fresh: dict[tuple[str, str], _Counted] = {}
         while pending := [
-            name
-            for name in attributes
-            if name not in fresh
-            and (name in stale or name not in entries or entries[name].generation != generation)
+            where
+            for where in attributes
+            if where not in fresh
+            and (where in stale or where not in entries or entries[where].generation != generation)
         ]:
-            for name in pending:
+            for where in pending:
                 # Counted afresh at this read's head, privately (no other read moves it meanwhile).
-                hard = _hard_cap(attributes[name])
-                found = await txn.value_counts(domain_id, branch, kind, name, limit=hard)
-                fresh[name] = _Counted(
+                hard = _hard_cap(attributes[where])
+                found = await txn.value_counts(domain_id, branch, where[0], where[1], limit=hard)
+                fresh[where] = _Counted(
                     chain.segments, generation, dict(found) if len(found) <= hard else None
                 )
         # No await from here on: each view is its entry at exactly this generation.
-        answer: dict[str, Counts] = {}
-        for name in attributes:
-            key = (domain_id, branch, kind, name)
-            if name in fresh:
+        answer: dict[tuple[str, str], Counts] = {}
+        for where in attributes:
+            key = (domain_id, branch, *where)
+            if where in fresh:
                 kept = self._entries.get(key)
-                if name in stale and (
+                if where in stale and (
                     kept is None or kept.chain != chain.segments or kept.generation <= generation
                 ):
-                    self._remember(key, fresh[name])
-                answer[name] = Counts(generation, fresh[name].counts, fresh[name])
+                    self._remember(key, fresh[where])
+                answer[where] = Counts(generation, fresh[where].counts, fresh[where])
             else:
                 self._entries.move_to_end(key)
-                answer[name] = Counts(generation, entries[name].counts, entries[name])
+                answer[where] = Counts(generation, entries[where].counts, entries[where])
         return answer
 
     def _remember(self, key: tuple[Any, ...], entry: _Counted) -> None:

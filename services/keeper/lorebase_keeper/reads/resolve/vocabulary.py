@@ -182,12 +182,8 @@ async def _values(
     at_head = head is not None and snapshot is None
     async with _lock() if at_head else _NO_LOCK:
         if head is not None and at_head:
-            by_kind: dict[str, dict[str, int]] = {}
-            for wanted in names.wanted:
-                by_kind.setdefault(wanted.kind, {})[wanted.name] = wanted.limit
-            for kind, attributes in by_kind.items():
-                of_kind = await _COUNTS.counted(txn, domain.id, branch, head[0], head[1], kind, attributes)
-                counted.update(((kind, name), counts) for name, counts in of_kind.items())
+            attributes = {(wanted.kind, wanted.name): wanted.limit for wanted in names.wanted}
+            counted = await _COUNTS.counted(txn, domain.id, branch, head[0], head[1], attributes)
         for wanted in names.wanted:
             where = (wanted.kind, wanted.name)
             if where in counted:
