@@ -65,6 +65,9 @@ class Big:
 def load(base: str, headers: dict[str, str], total: int = BIG_RECORDS, *, order_width: int = 6) -> Big:
     """Create and load the generated Domain `big` (once per run: the cold reads use it too)."""
     schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
+    if order_width != 6:  # the example's PurchaseOrder numbers have 6 digits
+        number = schema["kinds"]["PurchaseOrder"]["attributes"]["po_number"]
+        number["pattern"] = number["pattern"].replace("{6}", f"{{{order_width}}}")
     suppliers = min(10_000, max(1, total // 100))
     parts = min(100_000, max(1, total // 10))
     with httpx.Client(base_url=base, timeout=600) as client:

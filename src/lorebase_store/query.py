@@ -101,8 +101,8 @@ def record_rows(spec: QuerySpec) -> Any:
             .subquery("r")
         )
     chain, upto = spec.snapshot
-    latest = (
-        select(history.c.name.label("kind"), history.c.key, history_after().label("values"), history.c.change)
+    kept = (
+        select(history)
         .where(
             history.c.domain_id == spec.domain_id,
             history.c.entity == "record",
@@ -111,8 +111,11 @@ def record_rows(spec: QuerySpec) -> Any:
         )
         .ext(distinct_on(history.c.name, history.c.key))
         .order_by(history.c.name, history.c.key, history.c.generation.desc(), history.c.seq.desc())
-        .subquery("h")
+        .subquery("kept")
     )
+    latest = select(
+        kept.c.name.label("kind"), kept.c.key, history_after(kept).label("values"), kept.c.change
+    ).subquery("h")
     return (
         select(latest.c.kind, latest.c.key, latest.c["values"])
         .where(latest.c.change != "deleted")

@@ -151,13 +151,14 @@ def snapshot_of(
     ]
     if keys is not None:
         cond.append(history.c.key == any_(literal(list(keys), ARRAY(Text))))
-    return (
-        select(*history_columns())
+    kept = (
+        select(history)
         .where(*cond)
         .ext(distinct_on(history.c.key))
         .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
         .subquery()
     )
+    return select(*history_columns(kept)).subquery()
 
 
 _GET_REVISIONS = """

@@ -84,37 +84,36 @@ def unchanged_since_created(records_rows: list[dict[str, Any]]) -> set[tuple[str
     }
 
 
-def history_after() -> Any:
-    """`history.after` as it reads: a created Record's row without `after` takes the values of the
-    Record's materialised row that its Revision created and nothing changed since."""
+def history_after(source: Any = history) -> Any:
+    """`after` as it reads, of `history` or of a subquery of its rows (with its domain_id, branch,
+    entity, name, key, change, revision and after): a created Record's row without `after` takes the
+    values of the Record's materialised row that its Revision created and nothing changed since. A
+    query that keeps a few of many rows (DISTINCT ON) selects the stored column inside and this
+    outside, so only the rows it keeps look up their Record."""
+    c = source.c
     created = records.alias("created_record")
     values = (
         select(created.c["values"])
         .where(
-            created.c.domain_id == history.c.domain_id,
-            created.c.branch == history.c.branch,
-            created.c.kind == history.c.name,
-            created.c.key == history.c.key,
-            created.c.created_revision == history.c.revision,
-            created.c.updated_revision == history.c.revision,
+            created.c.domain_id == c.domain_id,
+            created.c.branch == c.branch,
+            created.c.kind == c.name,
+            created.c.key == c.key,
+            created.c.created_revision == c.revision,
+            created.c.updated_revision == c.revision,
         )
         .scalar_subquery()
     )
     return type_coerce(
-        case(
-            (
-                and_(history.c.after.is_(None), history.c.change == "created", history.c.entity == "record"),
-                values,
-            ),
-            else_=history.c.after,
-        ),
+        case((and_(c.after.is_(None), c.change == "created", c.entity == "record"), values), else_=c.after),
         JSONB,
     )
 
 
-def history_columns() -> list[Any]:
-    """The columns of `history` as a read selects them (`after` through `history_after`)."""
-    return [history_after().label("after") if column.name == "after" else column for column in history.c]
+def history_columns(source: Any = history) -> list[Any]:
+    """The columns of `history` (or of a subquery of its rows) as a read selects them: `after`
+    through `history_after`."""
+    return [history_after(source).label("after") if column.name == "after" else column for column in source.c]
 
 
 # Before a branch's materialised rows go (archive_branch): the created history rows read through them
