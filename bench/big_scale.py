@@ -35,7 +35,8 @@ import httpx
 import psutil
 
 from bench import agent_reads, cpu, stack
-from bench.run import RESULTS, _settle, machine
+from bench.report import machine
+from bench.run import RESULTS, _settle
 
 FIRST = int(os.environ.get("LOREBASE_BENCH_SCALE_FIRST", "1000000"))
 RECORDS = int(os.environ.get("LOREBASE_BENCH_SCALE_RECORDS", "10000000"))

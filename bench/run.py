@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import platform
 import re
 import shutil
 import statistics
@@ -56,6 +55,7 @@ import asyncpg
 from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, write_tail
 from bench import memory as memory_bench
 from bench.imports import IMPORT_RECORDS, raw_copy, rest_import
+from bench.report import Measure, Row, machine, median_pair, pair, table_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 # LOREBASE_BENCH_RESULTS: another file to append to (an A/B run that should not land in RESULTS.md).
@@ -72,7 +72,6 @@ ANALYST = os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0"
 COLD_CPU_TARGET_MS = 0.40
 # Issue 29: Operation executes at 8 clients on one branch, against raw writes; p99 over p50.
 WRITE_TARGET = 0.35
-TAIL_TARGET = 3.0
 IMPORT_TARGET = 0.45  # of raw COPY, with the smaller stored form
 RECORD = stack.RECORD
 
@@ -89,18 +88,6 @@ done = function(summary, latency, requests)
   io.write(string.format("STATUS errors=%d\\n", summary.errors.status))
 end
 """
-
-Row = tuple[str, "Measure", str, "Measure", float | None]
-
-
-@dataclass
-class Measure:
-    name: str
-    per_s: float
-    p50_ms: float
-    p99_ms: float
-    errors: int = 0
-    cpu: cpu.Usage | None = None
 
 
 def _latency(out: str, p: str) -> float:
@@ -170,18 +157,6 @@ async def raw_writes(url: str) -> Measure:
     return Measure("", len(latencies) / elapsed, quantiles[49] * 1000, quantiles[98] * 1000, cpu=usage)
 
 
-def machine() -> str:
-    cpu_name = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_name = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.node()} ({os.cpu_count()} cores, {cpu_name}, Python {platform.python_version()})"
-
-
 @dataclass
 class Bench:
     """What the steps share: the stack's URLs, the scripts, the generated Domain."""
@@ -232,7 +207,7 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
     rows: list[Row] = [
         (
             "writes: Operation executes/s, REST, 8 clients, one branch",
-            *_pair(_median_pair(writes), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
+            *pair(median_pair(writes), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
             WRITE_TARGET,
         )
     ]
@@ -240,17 +215,17 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
     rows.append(
         (
             f"writes: Operation executes/s, REST, 8 clients on {write_tail.BRANCHES} branches",
-            *_pair(_median_pair(spread), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
+            *pair(median_pair(spread), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
             None,
         )
     )
-    lines = _tail_lines(tails, [raw for _, raw in writes])
+    lines = write_tail.tail_lines(tails, [raw for _, raw in writes])
     if cold and bench.big is not None:
         rows.append(
             (
                 f"reads, cold: Record GETs/s of random keys over {bench.big.total} Records, REST, 8 clients",
-                *_pair(
-                    _median_pair(cold),
+                *pair(
+                    median_pair(cold),
                     "raw point SELECTs of random keys over the same rows at 8 connections (pgbench)",
                 ),
                 0.04,
@@ -259,14 +234,14 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
     rows.append(
         (
             "reads, repeated: GETs/s of one Record (same request, head not moving), REST, 8 clients",
-            *_pair(_median_pair(repeated), "raw point SELECTs of 30 keys at 8 connections (pgbench)"),
+            *pair(median_pair(repeated), "raw point SELECTs of 30 keys at 8 connections (pgbench)"),
             0.15,
         )
     )
     rows.append(
         (
             "reads, repeated with max-stale: the same GETs opting into staleness (gateway cache), 8 clients",
-            *_pair(_median_pair(stale), "the same raw point SELECTs (the runs above)"),
+            *pair(median_pair(stale), "the same raw point SELECTs (the runs above)"),
             0.15,
         )
     )
@@ -282,7 +257,7 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
                 Measure(f"{copy_s:.2f} s", copy_rate, float("nan"), float("nan"), cpu=copy_cpu),
             )
         )
-    ours, raw = _median_pair(loads)
+    ours, raw = median_pair(loads)
     rows.append(
         (
             f"imports: Records/s, {IMPORT_RECORDS} in one import through REST ({ours.name})",
@@ -301,25 +276,6 @@ def _spread_writes(bench: Bench) -> list[tuple[Measure, Measure]]:
     script = bench.work / "branches.lua"
     script.write_text(write_tail.BRANCHES_LUA.replace("KEY", ADMIN_KEY))
     return [(wrk(bench.base, script=str(script)), asyncio.run(raw_writes(bench.url))) for _ in range(ROUNDS)]
-
-
-def _tail_lines(tails: list[tuple[Measure, write_tail.Waits]], raws: list[Measure]) -> list[str]:
-    """Each write round's p99 over its p50 beside the raw writes' of the same round (the machine's
-    own tail: a WAL flush that stalls stalls both), the worst against the target (issue 29: p99 <=
-    3 x p50 in every run), and what PostgreSQL's backends waited on in the worst round."""
-    ratios = [m.p99_ms / m.p50_ms for m, _ in tails]
-    worst = max(range(len(tails)), key=lambda i: ratios[i])
-    met = "met" if ratios[worst] <= TAIL_TARGET else "missed"
-    rounds = ", ".join(
-        f"{m.p99_ms:.1f} / {m.p50_ms:.1f} ms = {r:.1f}x (raw {raw.p99_ms / raw.p50_ms:.1f}x)"
-        for (m, _), r, raw in zip(tails, ratios, raws, strict=True)
-    )
-    return [
-        f"write tail (8 clients, one branch), p99 / p50 per round: {rounds}; worst {ratios[worst]:.1f}x "
-        f"(target <= {TAIL_TARGET:g}x in every round: {met})",
-        f"- waits sampled in PostgreSQL in the worst round (bench/write_tail.py): {tails[worst][1].top()}",
-        "",
-    ]
 
 
 def scale_out(bench: Bench, meter: cpu.Meter, one: list[Row]) -> list[Row]:
@@ -408,7 +364,7 @@ def _steps(
             duration_s=DURATION_S,
             wrk=wrk,
             raw_writes=raw_writes,
-            median_pair=_median_pair,
+            median_pair=median_pair,
             measure_type=Measure,
         )
         rows += memory_rows
@@ -459,10 +415,6 @@ def _cpu_rows(rows: list[Row]) -> list[tuple[str, cpu.Usage | None, str]]:
     return out
 
 
-def _pair(pair: tuple[Measure, Measure], base_name: str) -> tuple[Measure, str, Measure]:
-    return pair[0], base_name, pair[1]
-
-
 def header_lines() -> list[str]:
     return [
         f"{DURATION_S} s per measurement, median of {ROUNDS} back-to-back pairs by ratio; `make bench`; "
@@ -471,33 +423,7 @@ def header_lines() -> list[str]:
     ]
 
 
-def table_lines(rows: list[Row], ratio_name: str = "ratio") -> list[str]:
-    """A table of measures beside their raw baselines, with the ratio and its target."""
-    lines = [
-        f"| measure | per s | p50 ms | p99 ms | baseline | per s | p50 ms | p99 ms | {ratio_name} | target |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for name, ours, base_name, raw, target in rows:
-        ratio = ours.per_s / raw.per_s
-        goal = "-" if target is None else f">= {target}x ({'met' if ratio >= target else 'missed'})"
-        errors = f" ({ours.errors} non-2xx)" if ours.errors else ""
-        lines.append(
-            f"| {name}{errors} | {ours.per_s:.0f} | {_ms(ours.p50_ms)} | {_ms(ours.p99_ms)} | {base_name} | "
-            f"{raw.per_s:.0f} | {_ms(raw.p50_ms)} | {_ms(raw.p99_ms)} | {ratio:.3f}x | {goal} |"
-        )
-    return lines
-
-
-def _ms(value: float) -> str:
-    return "-" if value != value else f"{value:.2f}"  # NaN: a measure without latencies (an import)
-
-
 LOAD_AT_START = (0.0, 0.0, 0.0)
-
-
-def _median_pair(pairs: list[tuple[Measure, Measure]]) -> tuple[Measure, Measure]:
-    ordered = sorted(pairs, key=lambda pair: pair[0].per_s / pair[1].per_s)
-    return ordered[len(ordered) // 2]
 
 
 async def _domain_id(url: str, name: str) -> int:
