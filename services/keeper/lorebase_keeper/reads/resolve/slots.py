@@ -4,14 +4,16 @@ for a Kind's title Attribute, the title index of the Record level (titles.py).
 
 A slot is made from the Attribute's distinct values at a head (value_counts.py). At the next head
 only the values that moved are looked at: a slot whose values did not move is the same object, a
-title index is the previous one with the moved titles put or dropped (layered.py, so a resolve still
-reading the previous head keeps its index), and the value terms of an Attribute with few values
-(at most `max_indexed_values`, or `resolvable`) are made again. The result is what a fresh build
+title index is the newest one of its branch and Kind (shared by every caller's vocabulary: it does
+not depend on what else the caller may read) with the moved titles put or dropped (layered.py, so a
+resolve still reading the previous head keeps its index), and the value terms of an Attribute with
+few values (at most `max_indexed_values`, or `resolvable`) are made again. The result is what a fresh build
 from the same counts makes: tests/keeper/test_resolve_vocabulary.py holds them equal.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +23,10 @@ from lorebase.vocabulary import indexed
 from lorebase_keeper.reads.resolve.layered import LayeredMap, LayeredSet
 from lorebase_keeper.reads.resolve.terms import TITLE_WORD, Term, Titles
 from lorebase_keeper.reads.resolve.words import is_code
+from lorebase_keeper.reads.value_counts import Counts
+from lorebase_store import BranchChain
+
+_SHARED = 64  # title indexes kept per process
 
 
 @dataclass(frozen=True)
@@ -49,11 +55,10 @@ def slot(
     wanted: Wanted,
     values: Mapping[str, int] | list[tuple[str, int]],
     limits: ResolveLimits,
-    previous: Slot | None = None,
-    moved: set[str] | None = None,
+    titles_from: tuple[Titles, set[str]] | None = None,
 ) -> Slot:
     """The slot of `wanted` for these distinct values (a mapping, or the (value, Records) pairs a
-    count answered); with `previous` and the values `moved` since it, made from it."""
+    count answered); a title index from `titles_from` (an index and the titles moved since it)."""
     attr = wanted.attr
     pairs: list[tuple[str, int]] | None = None
     if isinstance(values, list):
@@ -62,7 +67,7 @@ def slot(
     if wanted.title:
         size = len(pairs) if pairs is not None else len(values)  # kept counts hold no zeros
         if size <= limits.max_title_values:
-            titles = _titles(wanted, pairs if pairs is not None else values, previous, moved)
+            titles = _titles(wanted, pairs if pairs is not None else values, titles_from)
         if attr.resolvable is not True:
             return Slot(wanted, titles=titles)
     if pairs is None:
@@ -100,6 +105,32 @@ def slot(
     return Slot(wanted, exact, synonyms, titles)
 
 
+# The newest title index of each branch, Kind and title Attribute, whichever caller's vocabulary made
+# it: a caller's view decides whether its vocabulary has the index, not what the index holds.
+_TITLE_INDEXES: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], int, Titles]] = OrderedDict()
+
+
+def titles_from(
+    shared: tuple[Any, ...], head: tuple[BranchChain, int], found: Counts
+) -> tuple[Titles, set[str]] | None:
+    """The shared index of this title Attribute and the titles moved since it, when it can be
+    brought to this head (same chain, not newer, the counts' log reaching back to it)."""
+    known = _TITLE_INDEXES.get(shared)
+    if known is None or known[0] != head[0].segments or known[1] > head[1]:
+        return None
+    moved = found.moved_since(known[1])
+    return None if moved is None else (known[2], moved)
+
+
+def share_titles(shared: tuple[Any, ...], head: tuple[BranchChain, int], titles: Titles) -> None:
+    known = _TITLE_INDEXES.get(shared)
+    if known is None or known[0] != head[0].segments or known[1] <= head[1]:
+        _TITLE_INDEXES[shared] = (head[0].segments, head[1], titles)
+        _TITLE_INDEXES.move_to_end(shared)
+        if len(_TITLE_INDEXES) > _SHARED:
+            _TITLE_INDEXES.popitem(last=False)
+
+
 def _words(title: str) -> set[str]:
     return set(TITLE_WORD.findall(title.casefold()))
 
@@ -107,12 +138,13 @@ def _words(title: str) -> set[str]:
 def _titles(
     wanted: Wanted,
     values: Mapping[str, int] | list[tuple[str, int]],
-    previous: Slot | None,
-    moved: set[str] | None,
+    titles_from: tuple[Titles, set[str]] | None,
 ) -> Titles:
-    """The title index: from `previous` with the `moved` titles changed, or from every value."""
-    before = previous.titles if previous is not None else None
-    if before is not None and moved is not None and isinstance(values, Mapping):
+    """The title index: the given one with the moved titles changed, or one from every value."""
+    if titles_from is not None and isinstance(values, Mapping):
+        before, moved = titles_from
+        if not moved:
+            return before
         put: dict[str, int] = {}
         drop: list[str] = []
         added: dict[str, list[str]] = {}
@@ -164,4 +196,4 @@ def _layered(mapping: Mapping[Any, Any]) -> LayeredMap[Any, Any]:
     return mapping if isinstance(mapping, LayeredMap) else LayeredMap(dict(mapping))
 
 
-__all__ = ["Slot", "Wanted", "slot"]
+__all__ = ["Slot", "Wanted", "share_titles", "slot", "titles_from"]

@@ -43,7 +43,7 @@ import orjson
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.resolve.slots import Slot, Wanted, slot
+from lorebase_keeper.reads.resolve.slots import Slot, Wanted, share_titles, slot, titles_from
 from lorebase_keeper.reads.resolve.terms import TITLE_WORD, Term, Titles
 from lorebase_keeper.reads.resolve.words import inflections, split_name, stop_words
 from lorebase_keeper.reads.value_counts import Counts, ValueCounts
@@ -208,10 +208,12 @@ async def _values(
             moved = found.moved_since(since) if since is not None and previous is not None else None
             if previous is not None and moved is not None and not moved:
                 slots[where] = previous
-            elif previous is not None and moved is not None:
-                slots[where] = slot(wanted, found.values, limits, previous, moved)
-            else:
-                slots[where] = slot(wanted, found.values, limits)
+                continue
+            shared = (domain.id, branch, wanted.kind, wanted.name)
+            base = titles_from(shared, head, found) if wanted.title and head is not None else None
+            slots[where] = made = slot(wanted, found.values, limits, base)
+            if made.titles is not None and head is not None:
+                share_titles(shared, head, made.titles)
     return _compose(
         names, earlier, slots, (head[0].segments, head[1]) if head is not None and at_head else None
     )
