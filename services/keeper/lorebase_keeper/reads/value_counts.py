@@ -87,14 +87,17 @@ class ValueCounts:
         chain: BranchChain,
         generation: int,
         attributes: dict[tuple[str, str], int],
+        incarnation: tuple[Any, ...] = (),
     ) -> dict[tuple[str, str], Counts]:
         """Per Attribute ((Kind, name) -> limit): its distinct values with their Records at this head
         (values None when it has more than the hard cap of distinct values). The changes since the
-        oldest kept count are read in one statement for every Kind."""
+        oldest kept count are read in one statement for every Kind. `incarnation` tells apart a
+        Domain or branch made again under the same id or name (their creation times): counts of one
+        are never moved into the other."""
         entries: dict[tuple[str, str], _Counted] = {}
         stale: list[tuple[str, str]] = []
         for where in attributes:
-            entry = self._entries.get((domain_id, branch, *where))
+            entry = self._entries.get((domain_id, branch, incarnation, *where))
             if entry is None or entry.chain != chain.segments or entry.generation > generation:
                 stale.append(where)
             else:
@@ -142,7 +145,7 @@ class ValueCounts:
         # No await from here on: each view is its entry at exactly this generation.
         answer: dict[tuple[str, str], Counts] = {}
         for where in attributes:
-            key = (domain_id, branch, *where)
+            key = (domain_id, branch, incarnation, *where)
             if where in fresh:
                 kept = self._entries.get(key)
                 if where in stale and (

@@ -112,10 +112,12 @@ async def vocabulary(
     revision: str | None = None,
     snapshot: tuple[BranchChain, tuple[str, int]] | None = None,
     head: tuple[BranchChain, int] | None = None,
+    branch_created: Any = None,
 ) -> Vocabulary:
     """The vocabulary of these Kinds at a Revision: at the branch head (`head`: its chain and
     generation) updated from the one of an earlier head, as of an older Revision (`snapshot`)
-    counted there."""
+    counted there. What is kept across heads is keyed by the Domain's and the branch's creation
+    times too (`branch_created`): a Domain or branch made again under its id or name starts anew."""
     view = readable_view(access, domain, branch)
     readable = tuple(tuple(sorted(view.cleared(k))) for k in (*kinds, *view.relations))
     limits = domain.settings.model.read.resolve
@@ -137,12 +139,14 @@ async def vocabulary(
         _remember(_NAMES, shape, names)
     else:
         _NAMES.move_to_end(shape)
-    latest = (*shape, branch)
+    latest = (*shape, branch, branch_created)
     earlier = _LATEST.get(latest) if head is not None and snapshot is None else None
     if earlier is not None and head is not None:
         if earlier.head is None or earlier.head[0] != head[0].segments or earlier.head[1] > head[1]:
             earlier = None
-    vocab = await _values(txn, domain, branch, names, earlier, snapshot, head)
+    vocab = await _values(
+        txn, domain, branch, names, earlier, snapshot, head, (domain.row.created_at, branch_created)
+    )
     if revision is not None:
         _remember(_BY_REVISION, by_revision, vocab)
     if vocab.head is not None:
@@ -172,6 +176,7 @@ async def _values(
     earlier: Vocabulary | None,
     snapshot: tuple[BranchChain, tuple[str, int]] | None,
     head: tuple[BranchChain, int] | None,
+    incarnation: tuple[Any, ...],
 ) -> Vocabulary:
     """`names` with the slots of its Attributes' values at this head (from `earlier`'s where they
     did not move) or as of the snapshot. At a head, one update at a time per process: the kept
@@ -183,7 +188,7 @@ async def _values(
     async with _lock() if at_head else _NO_LOCK:
         if head is not None and at_head:
             attributes = {(wanted.kind, wanted.name): wanted.limit for wanted in names.wanted}
-            counted = await _COUNTS.counted(txn, domain.id, branch, head[0], head[1], attributes)
+            counted = await _COUNTS.counted(txn, domain.id, branch, head[0], head[1], attributes, incarnation)
         for wanted in names.wanted:
             where = (wanted.kind, wanted.name)
             if where in counted:
@@ -209,7 +214,7 @@ async def _values(
             if previous is not None and moved is not None and not moved:
                 slots[where] = previous
                 continue
-            shared = (domain.id, branch, wanted.kind, wanted.name)
+            shared = (domain.id, branch, incarnation, wanted.kind, wanted.name)
             base = titles_from(shared, head, found) if wanted.title and head is not None else None
             slots[where] = made = slot(wanted, found.values, limits, base)
             if made.titles is not None and head is not None:
