@@ -4,7 +4,10 @@ lineage of one Record at a short and at a long branch history.
 
 Sizes: LOREBASE_BENCH_BIG_RECORDS (default 1,000,000 Records: 10,000 Suppliers, 100,000 Parts, the
 rest PurchaseOrders, each with its Links) and LOREBASE_BENCH_BRANCH_REVISIONS (default 100,000).
-Targets: context pack p95 <= 12 ms (issue 17); resolve p95 <= 15 ms (issue 16); history/lineage time flat (ratio <= 1.5) as the branch grows.
+Each round of packs, resolves and queries (with coverage) runs with writes committing meanwhile on
+other Records at each rate of LOREBASE_BENCH_WRITE_RATES (0, 20 and 100 per second; issue 29).
+Targets: context pack p95 <= 12 ms and resolve p95 <= 15 ms with writes flowing and without (issues
+17, 16, 29); history/lineage time flat (ratio <= 1.5) as the branch grows.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import httpx
 import orjson
 import yaml
 
-from bench import cpu
+from bench import cpu, paced_writes
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG_RECORDS = int(os.environ.get("LOREBASE_BENCH_BIG_RECORDS", "1000000"))
@@ -48,105 +51,123 @@ def _pct(samples: list[float]) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Big:
     """The generated Domain `big` as loaded: its Records by Kind (numbered in this order by
-    bench/reads.py) and how long the imports took."""
+    bench/reads.py) and how long the imports took. PurchaseOrders are numbered with `order_width`
+    digits (PO-000000; 7 past a million of them, bench/big_scale.py)."""
 
     total: int
     suppliers: int
     parts: int
     orders: int
     load_s: float
+    order_width: int = 6
 
 
-def load(base: str, headers: dict[str, str], total: int = BIG_RECORDS) -> Big:
+def load(base: str, headers: dict[str, str], total: int = BIG_RECORDS, *, order_width: int = 6) -> Big:
     """Create and load the generated Domain `big` (once per run: the cold reads use it too)."""
-    with httpx.Client(base_url=base, timeout=600) as client:
-        load_s, suppliers = _load(client, headers, total)
-    parts = min(100_000, max(1, total // 10))
-    orders = max(0, total - suppliers - parts)
-    return Big(suppliers + parts + orders, suppliers, parts, orders, load_s)
-
-
-def _load(client: httpx.Client, headers: dict[str, str], total: int) -> tuple[float, int]:
     schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
-    created = client.post("/api/v1/domains", json={"name": "big", "schema": schema}, headers=headers)
-    assert created.status_code == 201, created.text
+    if order_width != 6:  # the example's PurchaseOrder numbers have 6 digits
+        number = schema["kinds"]["PurchaseOrder"]["attributes"]["po_number"]
+        number["pattern"] = number["pattern"].replace("{6}", f"{{{order_width}}}")
     suppliers = min(10_000, max(1, total // 100))
     parts = min(100_000, max(1, total // 10))
-    orders = max(0, total - suppliers - parts)
+    with httpx.Client(base_url=base, timeout=600) as client:
+        created = client.post("/api/v1/domains", json={"name": "big", "schema": schema}, headers=headers)
+        assert created.status_code == 201, created.text
+        started = time.perf_counter()
+        _send(client, headers, [_supplier(i) for i in range(suppliers)], [])
+        for start in range(0, parts, CHUNK):
+            chunk = range(start, min(parts, start + CHUNK))
+            _send(client, headers, [_part(i) for i in chunk], [_supplied_by(i, suppliers) for i in chunk])
+    empty = Big(suppliers + parts, suppliers, parts, 0, time.perf_counter() - started, order_width)
+    return grow(base, headers, empty, total)
+
+
+def grow(base: str, headers: dict[str, str], big: Big, total: int) -> Big:
+    """Add PurchaseOrders (each `for_part` a Part) to `big` until it holds `total` Records."""
+    orders = max(0, total - big.suppliers - big.parts)
+    width = big.order_width
     started = time.perf_counter()
-
-    def send(records: list[dict[str, object]], links: list[dict[str, object]]) -> None:
-        body = orjson.dumps({"source": "bench", "records": records, "links": links})
-        answer = client.post(
-            "/api/v1/domains/big/imports",
-            content=body,
-            headers={**headers, "Content-Type": "application/json"},
-        )
-        assert answer.status_code == 200, answer.text[:300]
-
-    send(
-        [
-            {
-                "kind": "Supplier",
-                "values": {
-                    "supplier_code": f"S-{i:04d}",
-                    "legal_name": f"Supplier {i} GmbH",
-                    "country": ["PL", "DE", "CZ", "NL"][i % 4],
-                    "city": ["Poznan", "Berlin", "Brno", "Delft"][i % 4],
-                    "risk_score": str(i % 101),
-                    "status": ["active", "inactive"][i % 7 == 0],
-                    "tier": str(1 + i % 3),
-                    "vat_number": f"VAT{i:08d}",
-                },
-            }
-            for i in range(suppliers)
-        ],
-        [],
+    with httpx.Client(base_url=base, timeout=600) as client:
+        for start in range(big.orders, orders, CHUNK):
+            chunk = range(start, min(orders, start + CHUNK))
+            records = [_order(i, width) for i in chunk]
+            links: list[dict[str, object]] = [
+                {"relation": "for_part", "from": f"PO-{i:0{width}d}", "to": f"P-{i % big.parts:05d}"}
+                for i in chunk
+            ]
+            _send(client, headers, records, links)
+    grown = max(big.orders, orders)
+    return Big(
+        big.suppliers + big.parts + grown,
+        big.suppliers,
+        big.parts,
+        grown,
+        big.load_s + time.perf_counter() - started,
+        width,
     )
-    for start in range(0, parts, CHUNK):
-        chunk = range(start, min(parts, start + CHUNK))
-        send(
-            [
-                {
-                    "kind": "Part",
-                    "values": {
-                        "part_number": f"P-{i:05d}",
-                        "name": f"Part {i} seal ring",
-                        "category": "seal",
-                        "unit_cost": f"{1 + i % 500}.{i % 100:02d}",
-                    },
-                }
-                for i in chunk
-            ],
-            [
-                {
-                    "relation": "supplied_by",
-                    "from": f"P-{i:05d}",
-                    "to": f"S-{i % suppliers:04d}",
-                    "values": {"is_primary": True, "lead_time_days": "14"},
-                }
-                for i in chunk
-            ],
-        )
-    for start in range(0, orders, CHUNK):
-        chunk = range(start, min(orders, start + CHUNK))
-        send(
-            [
-                {
-                    "kind": "PurchaseOrder",
-                    "values": {
-                        "po_number": f"PO-{i:06d}",
-                        "quantity": str(1 + i % 50),
-                        "ordered_on": "2026-05-01",
-                        "status": "open",
-                        "total": "10.00",
-                    },
-                }
-                for i in chunk
-            ],
-            [{"relation": "for_part", "from": f"PO-{i:06d}", "to": f"P-{i % parts:05d}"} for i in chunk],
-        )
-    return time.perf_counter() - started, suppliers
+
+
+def _send(
+    client: httpx.Client,
+    headers: dict[str, str],
+    records: list[dict[str, object]],
+    links: list[dict[str, object]],
+) -> None:
+    body = orjson.dumps({"source": "bench", "records": records, "links": links})
+    answer = client.post(
+        "/api/v1/domains/big/imports", content=body, headers={**headers, "Content-Type": "application/json"}
+    )
+    assert answer.status_code == 200, answer.text[:300]
+
+
+def _supplier(i: int) -> dict[str, object]:
+    return {
+        "kind": "Supplier",
+        "values": {
+            "supplier_code": f"S-{i:04d}",
+            "legal_name": f"Supplier {i} GmbH",
+            "country": ["PL", "DE", "CZ", "NL"][i % 4],
+            "city": ["Poznan", "Berlin", "Brno", "Delft"][i % 4],
+            "risk_score": str(i % 101),
+            "status": ["active", "inactive"][i % 7 == 0],
+            "tier": str(1 + i % 3),
+            "vat_number": f"VAT{i:08d}",
+        },
+    }
+
+
+def _part(i: int) -> dict[str, object]:
+    return {
+        "kind": "Part",
+        "values": {
+            "part_number": f"P-{i:05d}",
+            "name": f"Part {i} seal ring",
+            "category": "seal",
+            "unit_cost": f"{1 + i % 500}.{i % 100:02d}",
+        },
+    }
+
+
+def _supplied_by(i: int, suppliers: int) -> dict[str, object]:
+    return {
+        "relation": "supplied_by",
+        "from": f"P-{i:05d}",
+        "to": f"S-{i % suppliers:04d}",
+        "values": {"is_primary": True, "lead_time_days": "14"},
+    }
+
+
+def _order(i: int, width: int) -> dict[str, object]:
+    return {
+        "kind": "PurchaseOrder",
+        "values": {
+            "po_number": f"PO-{i:0{width}d}",
+            "quantity": str(1 + i % 50),
+            "ordered_on": "2026-05-01",
+            "status": "open",
+            "total": "10.00",
+        },
+    }
 
 
 def _timed(
@@ -176,16 +197,25 @@ def _grow(base: str, headers: dict[str, str], revisions: int) -> None:
         list(pool.map(worker, range(8)))
 
 
-def measure(
-    base: str, headers: dict[str, str], big: Big
+QUERY = {
+    "kind": "Supplier",
+    "where": {"attr": "country", "op": "eq", "value": "PL"},
+    "select": ["legal_name", "risk_score"],
+    "limit": 20,
+    "coverage": True,
+}
+# Writes per second committed meanwhile (issue 29), each rate a round of packs, resolves and queries.
+WRITE_RATES = [float(r) for r in os.environ.get("LOREBASE_BENCH_WRITE_RATES", "0,20,100").split(",")]
+PACK_TARGET_MS, RESOLVE_TARGET_MS = 12.0, 15.0
+
+
+def _round(
+    client: httpx.Client, base: str, headers: dict[str, str], big: Big, rate: float, offset: int
 ) -> tuple[list[str], list[tuple[str, cpu.Usage | None, str]]]:
-    """The agent-read lines, and the CPU rows (context pack and resolve) of the per-process table."""
-    lines = []
-    cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
-    with httpx.Client(base_url=base, timeout=600) as client:
-        lines.append(
-            f"agent reads on a generated Domain of {big.total} Records (loaded by import in {big.load_s:.1f} s):"
-        )
+    """200 context packs (each from another Supplier than any round before), resolves and queries
+    with `rate` writes per second committing meanwhile."""
+    during = "no writes" if not rate else f"{rate:g} writes/s asked"
+    with paced_writes.paced(base, headers, rate, suppliers=big.suppliers, parts=big.parts) as writes:
         pack, pack_cpu = cpu.measured(
             lambda: [
                 _timed(
@@ -194,7 +224,7 @@ def measure(
                     "/api/v1/domains/big/context",
                     headers,
                     {
-                        "refs": [f"Supplier/S-{(i * 37) % big.suppliers:04d}"],
+                        "refs": [f"Supplier/S-{(offset + i * 37) % max(1, big.suppliers // 2):04d}"],
                         "depth": 2,
                         "budget_tokens": 1500,
                     },
@@ -202,14 +232,6 @@ def measure(
                 for i in range(200)
             ],
             len,
-        )
-        p50, p95 = _pct(pack)
-        cpu_rows.append(("agent reads: context pack, depth 2, 1 client", pack_cpu, f"p95 {p95:.1f} ms"))
-        lines.append(
-            f"- context pack, depth 2, 1,500 tokens: p50 {p50:.1f} ms, p95 {p95:.1f} ms (target p95 <= 12 ms, issue 17: {'met' if p95 <= 12 else 'missed'})"
-        )
-        _timed(
-            client, "POST", "/api/v1/domains/big/resolve", headers, {"text": "warm", "record_misses": False}
         )
         resolve, resolve_cpu = cpu.measured(
             lambda: [
@@ -224,13 +246,54 @@ def measure(
             ],
             len,
         )
-        p50, p95 = _pct(resolve)
-        cpu_rows.append(("agent reads: resolve, 1 client", resolve_cpu, f"p95 {p95:.1f} ms"))
-        lines.append(
-            f"- resolve ({len(RESOLVE_TEXTS)} analyst questions: values, comparisons, Record names and keys, "
-            f"typos, hints): p50 {p50:.1f} ms, p95 {p95:.1f} ms "
-            f"(target p95 <= 15 ms, issue 16: {'met' if p95 <= 15 else 'missed'})"
+        query, query_cpu = cpu.measured(
+            lambda: [_timed(client, "POST", "/api/v1/domains/big/query", headers, QUERY) for _ in range(200)],
+            len,
         )
+    committed = f"{writes.rate():.1f} writes/s committed" + (
+        f", {writes.failed} failed" if writes.failed else ""
+    )
+    if rate:
+        during += f" ({committed})"
+    lines = [f"- with {during}, load average {os.getloadavg()[0]:.2f}:"]
+    rows: list[tuple[str, cpu.Usage | None, str]] = []
+    for name, samples, usage, target in (
+        ("context pack, depth 2, 1,500 tokens", pack, pack_cpu, PACK_TARGET_MS),
+        (f"resolve ({len(RESOLVE_TEXTS)} analyst questions)", resolve, resolve_cpu, RESOLVE_TARGET_MS),
+        ("query with coverage", query, query_cpu, None),
+    ):
+        p50, p95 = _pct(samples)
+        goal = (
+            ""
+            if target is None
+            else f" (target p95 <= {target:g} ms: {'met' if p95 <= target else 'missed'})"
+        )
+        lines.append(f"  - {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms{goal}")
+        label = name.split(" (")[0].split(",")[0]
+        rows.append((f"agent reads: {label}, 1 client, {during.split(' (')[0]}", usage, f"p95 {p95:.1f} ms"))
+    return lines, rows
+
+
+def measure(
+    base: str, headers: dict[str, str], big: Big
+) -> tuple[list[str], list[tuple[str, cpu.Usage | None, str]]]:
+    """The agent-read lines, and the CPU rows (context pack, resolve, query; with writes the CPU of
+    the writes is in them too) of the per-process table."""
+    lines = []
+    cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
+    with httpx.Client(base_url=base, timeout=600) as client:
+        lines.append(
+            f"agent reads on a generated Domain of {big.total} Records (loaded by import in {big.load_s:.1f} s), "
+            "1 client, 200 requests of each, with writes on other Records committing meanwhile "
+            "(bench/paced_writes.py):"
+        )
+        _timed(
+            client, "POST", "/api/v1/domains/big/resolve", headers, {"text": "warm", "record_misses": False}
+        )
+        for index, rate in enumerate(WRITE_RATES):
+            round_lines, round_rows = _round(client, base, headers, big, rate, offset=index * 7919)
+            lines += round_lines
+            cpu_rows += round_rows
         schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
         assert (
             client.post(
@@ -271,4 +334,4 @@ def measure(
     return lines, cpu_rows
 
 
-__all__ = ["Big", "load", "measure"]
+__all__ = ["Big", "grow", "load", "measure"]

@@ -44,11 +44,14 @@ def _items(count: int) -> list[dict[str, object]]:
     ]
 
 
-def rest_import(base: str, headers: dict[str, str], count: int) -> tuple[float, float, cpu.Usage | None]:
-    """Records per second, seconds, and the CPU per Record, of one import of `count` Items."""
+def rest_import(
+    base: str, headers: dict[str, str], count: int, domain: str = "bulk"
+) -> tuple[float, float, cpu.Usage | None]:
+    """Records per second, seconds, and the CPU per Record, of one import of `count` Items into a
+    new Domain."""
     with httpx.Client(base_url=base, timeout=600) as client:
         created = client.post(
-            "/api/v1/domains", json={"name": "bulk", "schema": ITEM_SCHEMA}, headers=headers
+            "/api/v1/domains", json={"name": domain, "schema": ITEM_SCHEMA}, headers=headers
         )
         assert created.status_code == 201, created.text
         body = orjson.dumps(
@@ -57,7 +60,7 @@ def rest_import(base: str, headers: dict[str, str], count: int) -> tuple[float, 
         before = cpu.begin()
         started = time.perf_counter()
         answer = client.post(
-            "/api/v1/domains/bulk/imports",
+            f"/api/v1/domains/{domain}/imports",
             content=body,
             headers={**headers, "Content-Type": "application/json"},
         )
@@ -70,6 +73,7 @@ def rest_import(base: str, headers: dict[str, str], count: int) -> tuple[float, 
 async def raw_copy(url: str, count: int) -> tuple[float, float, cpu.Usage | None]:
     conn = await asyncpg.connect(url)
     try:
+        await conn.execute("DROP TABLE IF EXISTS bench_copy")
         await conn.execute("CREATE TABLE bench_copy (LIKE records INCLUDING ALL)")
         rows = [
             (999, "main", "Item", v["sku"], orjson.dumps(v).decode(), "{}", "r", "r") for v in _items(count)

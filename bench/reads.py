@@ -59,7 +59,7 @@ def record_path(big: Big, index: int) -> str:
     elif index < big.suppliers + big.parts:
         kind, key = "Part", f"P-{index - big.suppliers:05d}"
     else:
-        kind, key = "PurchaseOrder", f"PO-{index - big.suppliers - big.parts:06d}"
+        kind, key = "PurchaseOrder", f"PO-{index - big.suppliers - big.parts:0{big.order_width}d}"
     return f"/api/v1/domains/big/kinds/{kind}/records/{key}"
 
 
@@ -88,7 +88,7 @@ def cold_sql(big: Big, domain_id: int) -> str:
         "\\else\n"
         f"\\set m :n - {s + p}\n"
         + SELECT.format(domain=domain_id, kind="PurchaseOrder")
-        + "'PO-' || lpad(:m::text, 6, '0');\n"
+        + f"'PO-' || lpad(:m::text, {big.order_width}, '0');\n"
         "\\endif\n"
     )
 

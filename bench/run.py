@@ -7,11 +7,14 @@
 2. Writes: Operation executes per second on one branch through REST, 8 concurrent clients (wrk),
    beside raw asyncpg single-row transactions (BEGIN; INSERT; COMMIT, synchronous_commit on) at
    1 connection on the same database: a branch is a serial chain of Revisions, so that is its limit.
+   Each round's p99 over its p50 and the worst of them (issue 29's tail), with what PostgreSQL's
+   backends waited on meanwhile (bench/write_tail.py); then the same spread over 8 branches.
 3. Reads (bench/reads.py), 8 clients (wrk) beside pgbench point SELECTs at 8 connections: cold
    (random keys over `big`, beside random keys over the same rows) and repeated (the same Record
    and request, beside supply's 30 Suppliers).
 4. Imports (bench/imports.py): 100,000 Records in one import through REST beside raw COPY of as
-   many rows into a table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count).
+   many rows into a table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count),
+   ROUNDS pairs, the median reported.
 5. Agent memory (bench/memory.py): record creates, and record updates, per second through REST,
    8 clients, in one scope, beside the same raw single-row transactions at 1 connection (a scope's
    journal serialises its appends), and catch-up reads in entries per second with pages of 256
@@ -38,10 +41,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import platform
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -53,29 +54,31 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import asyncpg
-import httpx
 
-from bench import agent_reads, analyst, cpu, feed, reads, scale
+from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, write_tail
 from bench import memory as memory_bench
 from bench.imports import IMPORT_RECORDS, raw_copy, rest_import
-from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, free_port
+from bench.report import Measure, Row, machine, median_pair, pair, table_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 # LOREBASE_BENCH_RESULTS: another file to append to (an A/B run that should not land in RESULTS.md).
 RESULTS = Path(os.environ.get("LOREBASE_BENCH_RESULTS", ROOT / "bench" / "RESULTS.md"))
-ADMIN_KEY = "bench-admin-key-0123456789abcdef"
+ADMIN_KEY = stack.ADMIN_KEY
 DURATION_S = int(os.environ.get("LOREBASE_BENCH_SECONDS", "6"))
 ROUNDS = int(os.environ.get("LOREBASE_BENCH_ROUNDS", "3"))
 CORE = os.environ.get("LOREBASE_BENCH_CORE", "1") != "0"
 SCALE = os.environ.get("LOREBASE_BENCH_SCALE", "1") != "0"
+TRACING = os.environ.get("LOREBASE_BENCH_TRACING", "0") != "0"
+TRACING_RATIO = os.environ.get("LOREBASE_BENCH_TRACING_RATIO", "1")
 FEED = os.environ.get("LOREBASE_BENCH_FEED", "1") != "0"
 AGENT_READS = os.environ.get("LOREBASE_BENCH_AGENT_READS", "1") != "0"
 ANALYST = os.environ.get("LOREBASE_BENCH_ANALYST", "1") != "0"
-TRACING = os.environ.get("LOREBASE_BENCH_TRACING", "0") != "0"
-TRACING_RATIO = os.environ.get("LOREBASE_BENCH_TRACING_RATIO", "1")
 # Issue 17: CPU per cold read summed over all processes.
 COLD_CPU_TARGET_MS = 0.40
-RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
+# Issue 29: Operation executes at 8 clients on one branch, against raw writes; p99 over p50.
+WRITE_TARGET = 0.35
+IMPORT_TARGET = 0.45  # of raw COPY, with the smaller stored form
+RECORD = stack.RECORD
 
 WRITE_LUA = """
 counter = 0
@@ -90,18 +93,6 @@ done = function(summary, latency, requests)
   io.write(string.format("STATUS errors=%d\\n", summary.errors.status))
 end
 """
-
-Row = tuple[str, "Measure", str, "Measure", float | None]
-
-
-@dataclass
-class Measure:
-    name: str
-    per_s: float
-    p50_ms: float
-    p99_ms: float
-    errors: int = 0
-    cpu: cpu.Usage | None = None
 
 
 def _latency(out: str, p: str) -> float:
@@ -171,32 +162,6 @@ async def raw_writes(url: str) -> Measure:
     return Measure("", len(latencies) / elapsed, quantiles[49] * 1000, quantiles[98] * 1000, cpu=usage)
 
 
-def machine() -> str:
-    cpu_name = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu_name = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.node()} ({os.cpu_count()} cores, {cpu_name}, Python {platform.python_version()})"
-
-
-def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float = 120) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"lorebase up exited with {process.returncode}")
-        try:
-            if httpx.get(base + "/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    raise SystemExit("the stack did not become healthy")
-
-
 @dataclass
 class Bench:
     """What the steps share: the stack's URLs, the scripts, the generated Domain."""
@@ -232,8 +197,12 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
     cold_sql = None
     if bench.big is not None:
         cold_sql = reads.cold_sql(bench.big, asyncio.run(_domain_id(bench.url, "big")))
+    tails: list[tuple[Measure, write_tail.Waits]] = []
     for _ in range(ROUNDS):
-        writes.append((wrk(bench.base, script=str(write_script)), asyncio.run(raw_writes(bench.url))))
+        with write_tail.waits(bench.url) as waits:
+            ours = wrk(bench.base, script=str(write_script))
+        tails.append((ours, waits))
+        writes.append((ours, asyncio.run(raw_writes(bench.url))))
         if bench.cold_script is not None and cold_sql is not None:
             cold.append((wrk(bench.base, script=str(bench.cold_script)), bench.pgbench(cold_sql)))
         repeated.append(
@@ -243,16 +212,25 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
     rows: list[Row] = [
         (
             "writes: Operation executes/s, REST, 8 clients, one branch",
-            *_pair(_median_pair(writes), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
-            0.5,
+            *pair(median_pair(writes), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
+            WRITE_TARGET,
         )
     ]
+    spread = _spread_writes(bench)
+    rows.append(
+        (
+            f"writes: Operation executes/s, REST, 8 clients on {write_tail.BRANCHES} branches",
+            *pair(median_pair(spread), "raw asyncpg BEGIN;INSERT;COMMIT at 1 connection"),
+            None,
+        )
+    )
+    lines = write_tail.tail_lines(tails, [raw for _, raw in writes])
     if cold and bench.big is not None:
         rows.append(
             (
                 f"reads, cold: Record GETs/s of random keys over {bench.big.total} Records, REST, 8 clients",
-                *_pair(
-                    _median_pair(cold),
+                *pair(
+                    median_pair(cold),
                     "raw point SELECTs of random keys over the same rows at 8 connections (pgbench)",
                 ),
                 0.04,
@@ -261,29 +239,48 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
     rows.append(
         (
             "reads, repeated: GETs/s of one Record (same request, head not moving), REST, 8 clients",
-            *_pair(_median_pair(repeated), "raw point SELECTs of 30 keys at 8 connections (pgbench)"),
+            *pair(median_pair(repeated), "raw point SELECTs of 30 keys at 8 connections (pgbench)"),
             0.15,
         )
     )
     rows.append(
         (
             "reads, repeated with max-stale: the same GETs opting into staleness (gateway cache), 8 clients",
-            *_pair(_median_pair(stale), "the same raw point SELECTs (the runs above)"),
+            *pair(median_pair(stale), "the same raw point SELECTs (the runs above)"),
             0.15,
         )
     )
-    import_rate, import_s, import_cpu = rest_import(bench.base, bench.headers, IMPORT_RECORDS)
-    copy_rate, copy_s, copy_cpu = asyncio.run(raw_copy(bench.url, IMPORT_RECORDS))
+    loads = []
+    for index in range(ROUNDS):
+        import_rate, import_s, import_cpu = rest_import(
+            bench.base, bench.headers, IMPORT_RECORDS, f"bulk{index}"
+        )
+        copy_rate, copy_s, copy_cpu = asyncio.run(raw_copy(bench.url, IMPORT_RECORDS))
+        loads.append(
+            (
+                Measure(f"{import_s:.2f} s", import_rate, float("nan"), float("nan"), cpu=import_cpu),
+                Measure(f"{copy_s:.2f} s", copy_rate, float("nan"), float("nan"), cpu=copy_cpu),
+            )
+        )
+    ours, raw = median_pair(loads)
     rows.append(
         (
-            f"imports: Records/s, {IMPORT_RECORDS} in one import through REST ({import_s:.2f} s)",
-            Measure("", import_rate, float("nan"), float("nan"), cpu=import_cpu),
-            f"raw COPY of as many rows into a table shaped like records, same indexes ({copy_s:.2f} s)",
-            Measure("", copy_rate, float("nan"), float("nan"), cpu=copy_cpu),
-            0.5,
+            f"imports: Records/s, {IMPORT_RECORDS} in one import through REST ({ours.name})",
+            ours,
+            f"raw COPY of as many rows into a table shaped like records, same indexes ({raw.name})",
+            raw,
+            IMPORT_TARGET,
         )
     )
-    return rows, []
+    return rows, lines
+
+
+def _spread_writes(bench: Bench) -> list[tuple[Measure, Measure]]:
+    """The writes again, spread over 8 branches of supply (ROUNDS pairs beside raw writes)."""
+    write_tail.branches(bench.base, bench.headers)
+    script = bench.work / "branches.lua"
+    script.write_text(write_tail.BRANCHES_LUA.replace("KEY", ADMIN_KEY))
+    return [(wrk(bench.base, script=str(script)), asyncio.run(raw_writes(bench.url))) for _ in range(ROUNDS)]
 
 
 def scale_out(bench: Bench, meter: cpu.Meter, one: list[Row]) -> list[Row]:
@@ -320,111 +317,14 @@ def main() -> int:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed (apt-get install wrk); `make bench` installs it")
     work = Path(tempfile.mkdtemp(prefix="lorebase-bench-"))
-    pg = EmbeddedPostgres(work / "pg")
-    nats = EmbeddedNats(work / "nats")
-    stack: subprocess.Popen[bytes] | None = None
-    sink: subprocess.Popen[bytes] | None = None
     rows: list[Row] = []
     lines: list[str] = []
     cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
     try:
-        server = pg.start()
-        nats_url = nats.start()
-        url = asyncio.run(create_database(server, "bench"))
-        port = free_port()
-        env = {
-            **os.environ,
-            "LOREBASE_DATA_DIR": str(work / "data"),
-            "LOREBASE_DATABASE_URL": url,
-            "LOREBASE_NATS_URL": nats_url,
-            "LOREBASE_ADMIN_KEY": ADMIN_KEY,
-            "LOREBASE_HTTP_PORT": str(port),
-            # The bench measures throughput: the memory bench's service principal writes far more
-            # than keeper.rate_limits lets one principal write.
-            "LOREBASE_KEEPER__RATE_LIMITS__ENABLED": "false",
-            **feed.STACK_ENV,
-        }
-        if TRACING:
-            sink_port = free_port()
-            sink = subprocess.Popen([sys.executable, "-m", "bench.otlp_sink", str(sink_port)], cwd=ROOT)
-            env.update(
-                LOREBASE_TRACING__ENABLED="true",
-                LOREBASE_TRACING__OTLP_ENDPOINT=f"http://127.0.0.1:{sink_port}",
-                LOREBASE_TRACING__SAMPLE_RATIO=TRACING_RATIO,
-            )
-        stack = subprocess.Popen(
-            [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-        )
-        base = f"http://127.0.0.1:{port}"
-        wait_healthy(base, stack)
-        meter = cpu.Meter(stack_pid=stack.pid, postmaster_pid=pg.pid, nats_pid=nats.pid)
-        cpu.METER = meter
-        # `up` loads the example after /health turns green: wait for the record.
-        headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
-        for _ in range(200):
-            if httpx.get(base + RECORD, headers=headers).status_code == 200:
-                break
-            time.sleep(0.3)
-        # The analyst questions first, while supply is as `--example supply` left it (the write
-        # measures below change its risk scores).
-        analyst_lines = analyst.measure(base, headers) if ANALYST else []
-        bench = Bench(base, headers, url, server, work)
-        if (CORE or AGENT_READS) and agent_reads.BIG_RECORDS > 0:
-            bench.big = agent_reads.load(base, headers)
-            asyncio.run(_settle(url))
-            bench.cold_script = reads.cold_script(bench.big, work, ADMIN_KEY)
-        # This machine's speed drifts from minute to minute: each pair (ours, raw) is measured back
-        # to back, ROUNDS times, and the median pair by ratio is reported.
-        if CORE:
-            core_rows, _ = core(bench)
-            rows += core_rows
-        if memory_bench.ENABLED:
-            memory_rows, memory_lines = memory_bench.measure(
-                base,
-                headers,
-                url,
-                work,
-                rounds=ROUNDS,
-                duration_s=DURATION_S,
-                wrk=wrk,
-                raw_writes=raw_writes,
-                median_pair=_median_pair,
-                measure_type=Measure,
-            )
-            rows += memory_rows
-            lines += memory_lines
-        scale_rows = scale_out(bench, meter, rows) if CORE and SCALE else []
-        cpu_rows += _cpu_rows(rows) + _cpu_rows(scale_rows)
-        table = [*header_lines(), *table_lines(rows), ""] if rows else []
-        if scale_rows:
-            table += [*table_lines(scale_rows, "two replicas / one"), ""]
-        lines = table + lines
-        feed_lines: list[str] = []
-        if FEED:
-            feed_lines, feed_cpu = feed.measure(base, ADMIN_KEY, nats_url)
-            cpu_rows += feed_cpu
-        agent_lines: list[str] = []
-        if AGENT_READS and bench.big is not None:
-            agent_lines, agent_cpu = agent_reads.measure(base, headers, bench.big)
-            cpu_rows += agent_cpu
-        agent_lines = analyst_lines + agent_lines
+        with stack.started(work, tracing_ratio=TRACING_RATIO if TRACING else None) as up:
+            rows, lines, cpu_rows, feed_lines, agent_lines = _steps(up, work)
     finally:
-        cpu.METER = None
-        if stack is not None and stack.poll() is None:
-            stack.send_signal(signal.SIGINT)
-            try:
-                stack.wait(60)
-            except subprocess.TimeoutExpired:
-                stack.kill()
-        if sink is not None:
-            sink.send_signal(signal.SIGINT)
-            sink.wait(30)
-        nats.stop()
-        pg.stop()
         shutil.rmtree(work, ignore_errors=True)
-
     traced = f", tracing on at ratio {TRACING_RATIO} (exported)" if TRACING else ""
     lines = [f"## {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {machine()}{traced}", "", *lines]
     lines += feed_lines + agent_lines + [""] + cpu.table(cpu_rows)
@@ -437,13 +337,72 @@ def main() -> int:
     return 0
 
 
+def _steps(
+    up: stack.Stack, work: Path
+) -> tuple[list[Row], list[str], list[tuple[str, cpu.Usage | None, str]], list[str], list[str]]:
+    """Every step on the started stack: the rows of the ratio tables, the lines under them, the CPU
+    rows, the feed's and the agent reads' lines."""
+    base, headers, url, server, meter = up.base, up.headers, up.url, up.server, up.meter
+    rows: list[Row] = []
+    lines: list[str] = []
+    cpu_rows: list[tuple[str, cpu.Usage | None, str]] = []
+    # The analyst questions first, while supply is as `--example supply` left it (the write
+    # measures below change its risk scores).
+    analyst_lines = analyst.measure(base, headers) if ANALYST else []
+    bench = Bench(base, headers, url, server, work)
+    if (CORE or AGENT_READS) and agent_reads.BIG_RECORDS > 0:
+        bench.big = agent_reads.load(base, headers)
+        asyncio.run(_settle(url))
+        bench.cold_script = reads.cold_script(bench.big, work, ADMIN_KEY)
+    # This machine's speed drifts from minute to minute: each pair (ours, raw) is measured back
+    # to back, ROUNDS times, and the median pair by ratio is reported.
+    if CORE:
+        core_rows, core_lines = core(bench)
+        rows += core_rows
+        lines += core_lines
+    if memory_bench.ENABLED:
+        memory_rows, memory_lines = memory_bench.measure(
+            base,
+            headers,
+            url,
+            work,
+            rounds=ROUNDS,
+            duration_s=DURATION_S,
+            wrk=wrk,
+            raw_writes=raw_writes,
+            median_pair=median_pair,
+            measure_type=Measure,
+        )
+        rows += memory_rows
+        lines += memory_lines
+    scale_rows = scale_out(bench, meter, rows) if CORE and SCALE else []
+    cpu_rows += _cpu_rows(rows) + _cpu_rows(scale_rows)
+    table = [*header_lines(), *table_lines(rows), ""] if rows else []
+    if scale_rows:
+        table += [*table_lines(scale_rows, "two replicas / one"), ""]
+    lines = table + lines
+    feed_lines: list[str] = []
+    if FEED:
+        feed_lines, feed_cpu = feed.measure(base, ADMIN_KEY, up.nats_url)
+        cpu_rows += feed_cpu
+    agent_lines: list[str] = []
+    if AGENT_READS and bench.big is not None:
+        agent_lines, agent_cpu = agent_reads.measure(base, headers, bench.big)
+        cpu_rows += agent_cpu
+    agent_lines = analyst_lines + agent_lines
+    return rows, lines, cpu_rows, feed_lines, agent_lines
+
+
 async def _settle(url: str) -> None:
     """VACUUM (ANALYZE) the database after the bulk load, as an operator does after one: the reads
     are then measured in the steady state, not beside autovacuum's first passes over a million new
-    rows (minutes of PostgreSQL CPU on this 2-core machine)."""
+    rows (minutes of PostgreSQL CPU on this 2-core machine). Then a CHECKPOINT: the load wrote
+    gigabytes of WAL, and the checkpoints it forces otherwise run through the next measures (the
+    write tail of issue 29: commits waiting on a WAL flush beside a checkpoint's writes)."""
     conn = await asyncpg.connect(url)
     try:
         await conn.execute("VACUUM (ANALYZE)")
+        await conn.execute("CHECKPOINT")
     finally:
         await conn.close()
 
@@ -462,10 +421,6 @@ def _cpu_rows(rows: list[Row]) -> list[tuple[str, cpu.Usage | None, str]]:
     return out
 
 
-def _pair(pair: tuple[Measure, Measure], base_name: str) -> tuple[Measure, str, Measure]:
-    return pair[0], base_name, pair[1]
-
-
 def header_lines() -> list[str]:
     return [
         f"{DURATION_S} s per measurement, median of {ROUNDS} back-to-back pairs by ratio; `make bench`; "
@@ -474,33 +429,7 @@ def header_lines() -> list[str]:
     ]
 
 
-def table_lines(rows: list[Row], ratio_name: str = "ratio") -> list[str]:
-    """A table of measures beside their raw baselines, with the ratio and its target."""
-    lines = [
-        f"| measure | per s | p50 ms | p99 ms | baseline | per s | p50 ms | p99 ms | {ratio_name} | target |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for name, ours, base_name, raw, target in rows:
-        ratio = ours.per_s / raw.per_s
-        goal = "-" if target is None else f">= {target}x ({'met' if ratio >= target else 'missed'})"
-        errors = f" ({ours.errors} non-2xx)" if ours.errors else ""
-        lines.append(
-            f"| {name}{errors} | {ours.per_s:.0f} | {_ms(ours.p50_ms)} | {_ms(ours.p99_ms)} | {base_name} | "
-            f"{raw.per_s:.0f} | {_ms(raw.p50_ms)} | {_ms(raw.p99_ms)} | {ratio:.3f}x | {goal} |"
-        )
-    return lines
-
-
-def _ms(value: float) -> str:
-    return "-" if value != value else f"{value:.2f}"  # NaN: a measure without latencies (an import)
-
-
 LOAD_AT_START = (0.0, 0.0, 0.0)
-
-
-def _median_pair(pairs: list[tuple[Measure, Measure]]) -> tuple[Measure, Measure]:
-    ordered = sorted(pairs, key=lambda pair: pair[0].per_s / pair[1].per_s)
-    return ordered[len(ordered) // 2]
 
 
 async def _domain_id(url: str, name: str) -> int:

@@ -4,6 +4,10 @@ A commit touches many tables (the Revision, Records, Links, history, outbox, inv
 audit). Sent as one statement of data-modifying CTEs over JSON arrays it costs one round trip,
 whatever its size: an Operation's commit and a 100,000-Record import take the same path. It goes
 through the asyncpg driver (TxnBase.driver), prepared once per connection.
+
+Rows are written in the stored form (stored_form.py); the statement first gives the created history
+rows that read through the Records it changes or deletes their values (`fil`: every CTE sees the
+rows as they were before the statement).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from lorebase import tracing
 from lorebase_store import bulk
 from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.sources import SourcesTxn
+from lorebase_store.stored_form import StoredRows
 from lorebase_store.vault import VaultTxn
 
 # Parameters: $1 domain_id, $2 branch, then the JSON arrays of CommitRows in _LISTS order.
@@ -90,6 +95,17 @@ rcp AS (
   SELECT $1, x.principal, x.key, x.request_digest, x.status, x.response, x.revision, x.created_at
   FROM json_to_recordset(CAST($11 AS json)) AS x(principal text, key text, request_digest text,
        status integer, response json, revision text, created_at timestamptz)
+),
+fil AS (
+  UPDATE history h SET after = r."values"
+  FROM records r
+  WHERE r.domain_id = $1 AND r.branch = $2
+    AND (r.kind, r.key) IN (SELECT x.kind, x.key FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(kind text, key text)
+                            UNION ALL
+                            SELECT x.kind, x.key FROM jsonb_to_recordset(CAST($5 AS jsonb)) AS x(kind text, key text))
+    AND r.created_revision = r.updated_revision
+    AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
+    AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
 ),
 hd AS (
   UPDATE branches SET head = x.head, generation = x.generation
@@ -266,17 +282,23 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
             # lock (DomainsTxn.lock_branch) did both already; merges written here come this way.
             await self.conn.execute(_TAKE_XID)
             self.outbox_xid_held = True
+        form = StoredRows(rows.records)
         if len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD:
-            rows = await self._copy_bulk(rows)
+            rows = await self._copy_bulk(rows, form)
+        stored = {
+            "records": [form.record(r) for r in rows.records],
+            "links": [form.link(r) for r in rows.links],
+            "history": [form.history(h) for h in rows.history],
+        }
         driver = await self.driver()
         await driver.execute(
             _COMMIT,
             rows.domain_id,
             rows.branch,
-            *(orjson.dumps(getattr(rows, name)).decode() for name in _LISTS),
+            *(orjson.dumps(stored.get(name, getattr(rows, name))).decode() for name in _LISTS),
         )
 
-    async def _copy_bulk(self, rows: CommitRows) -> CommitRows:
+    async def _copy_bulk(self, rows: CommitRows, form: StoredRows) -> CommitRows:
         """COPY the new Records, new Links and the history rows (bulk.py); what is left goes by
         statement."""
         raw = await self.conn.get_raw_connection()
@@ -287,13 +309,15 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
         new_links = [r for r in rows.links if r.get("new")]
         if new_records:
             await bulk.copy_rows(
-                driver, "records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, new_records, json)
+                driver, "records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, new_records, json, form)
             )
         if new_links:
-            await bulk.copy_rows(driver, "links", bulk.LINK_COLUMNS, bulk.link_rows(d, b, new_links, json))
+            await bulk.copy_rows(
+                driver, "links", bulk.LINK_COLUMNS, bulk.link_rows(d, b, new_links, json, form)
+            )
         if rows.history:
             await bulk.copy_rows(
-                driver, "history", bulk.HISTORY_COLUMNS, bulk.history_rows(d, b, rows.history, json)
+                driver, "history", bulk.HISTORY_COLUMNS, bulk.history_rows(d, b, rows.history, json, form)
             )
         rest = CommitRows(d, b)
         rest.extend(rows)

@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.sql import ColumnElement
 
 from lorebase_store.revisions import BranchChain
+from lorebase_store.stored_form import history_after
 from lorebase_store.tables import history, records
 from lorebase_store.txn import TxnBase
 
@@ -100,8 +101,8 @@ def record_rows(spec: QuerySpec) -> Any:
             .subquery("r")
         )
     chain, upto = spec.snapshot
-    latest = (
-        select(history.c.name.label("kind"), history.c.key, history.c.after.label("values"), history.c.change)
+    kept = (
+        select(history)
         .where(
             history.c.domain_id == spec.domain_id,
             history.c.entity == "record",
@@ -110,8 +111,11 @@ def record_rows(spec: QuerySpec) -> Any:
         )
         .ext(distinct_on(history.c.name, history.c.key))
         .order_by(history.c.name, history.c.key, history.c.generation.desc(), history.c.seq.desc())
-        .subquery("h")
+        .subquery("kept")
     )
+    latest = select(
+        kept.c.name.label("kind"), kept.c.key, history_after(kept).label("values"), kept.c.change
+    ).subquery("h")
     return (
         select(latest.c.kind, latest.c.key, latest.c["values"])
         .where(latest.c.change != "deleted")

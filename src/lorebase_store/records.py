@@ -9,6 +9,7 @@ from sqlalchemy import Text, and_, any_, bindparam, func, literal, or_, select, 
 from sqlalchemy.dialects.postgresql import ARRAY, REGCONFIG
 
 from lorebase_store.revisions import BranchChain, snapshot_of
+from lorebase_store.stored_form import ALL, expand
 from lorebase_store.tables import branches, links, records
 from lorebase_store.txn import TxnBase
 
@@ -18,9 +19,13 @@ class RecordRow:
     kind: str
     key: str
     values: dict[str, Any]
-    provenance: dict[str, Any]
+    provenance: dict[str, Any]  # whole, whatever its stored form (stored_form.py)
     created_revision: str
     updated_revision: str
+
+    def __post_init__(self) -> None:
+        if ALL in self.provenance:
+            object.__setattr__(self, "provenance", expand(self.values, self.provenance))
 
 
 @dataclass(frozen=True)
@@ -29,8 +34,12 @@ class LinkRow:
     from_key: str
     to_key: str
     values: dict[str, Any]
-    provenance: dict[str, Any]
+    provenance: dict[str, Any]  # whole, whatever its stored form (stored_form.py)
     revision: str
+
+    def __post_init__(self) -> None:
+        if ALL in self.provenance:
+            object.__setattr__(self, "provenance", expand(self.values, self.provenance))
 
 
 # Built once: the hottest read, a Record at the head of a branch, with the branch's head Revision.
@@ -65,6 +74,7 @@ _OF_REFS = """
 """
 _RECORDS_OF = 'SELECT kind, key, "values", provenance, created_revision, updated_revision' + _OF_REFS
 _VALUES_OF = 'SELECT kind, key, "values"' + _OF_REFS
+_KEYS_OF = "SELECT kind, key" + _OF_REFS  # an index-only scan of the primary key once vacuumed
 # Links of several Relations from given keys (forward) and to given keys (inverse), the same way.
 _LINK_COLUMNS = 'relation, from_key, to_key, "values", provenance, revision'
 _LINKS_OF_KEYS = f"""
@@ -123,6 +133,14 @@ class RecordsTxn(TxnBase):
         wanted = set(refs)
         rows = await self._of_refs(_VALUES_OF, domain_id, branch, wanted)
         return {(kind, key): values for kind, key, values in rows if (kind, key) in wanted}
+
+    async def existing_of(
+        self, domain_id: int, branch: str, refs: list[tuple[str, str]]
+    ) -> set[tuple[str, str]]:
+        """Which of these Records exist, in one statement that reads no values."""
+        wanted = set(refs)
+        rows = await self._of_refs(_KEYS_OF, domain_id, branch, wanted)
+        return {(kind, key) for kind, key in rows if (kind, key) in wanted}
 
     async def _of_refs(self, sql: str, domain_id: int, branch: str, refs: set[tuple[str, str]]) -> Any:
         """Rows of `sql` (_RECORDS_OF or _VALUES_OF) for these refs: through the driver, prepared

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Text, and_, any_, func, literal, or_, select, tuple_
 from sqlalchemy.dialects.postgresql import ARRAY, distinct_on
 
+from lorebase_store.stored_form import ALL, expand, history_after, history_columns
 from lorebase_store.tables import history, revisions
 from lorebase_store.txn import TxnBase
 
@@ -42,11 +43,15 @@ class HistoryRow:
     attributes: list[str]
     before: dict[str, Any] | None
     after: dict[str, Any] | None
-    provenance: dict[str, Any]
+    provenance: dict[str, Any]  # whole, whatever its stored form (stored_form.py)
     revision: str = ""
     generation: int = 0
     branch: str = ""
     seq: int = 0
+
+    def __post_init__(self) -> None:
+        if ALL in self.provenance:
+            object.__setattr__(self, "provenance", expand(self.after, self.provenance))
 
 
 @dataclass(frozen=True)
@@ -146,13 +151,14 @@ def snapshot_of(
     ]
     if keys is not None:
         cond.append(history.c.key == any_(literal(list(keys), ARRAY(Text))))
-    return (
+    kept = (
         select(history)
         .where(*cond)
         .ext(distinct_on(history.c.key))
         .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
         .subquery()
     )
+    return select(*history_columns(kept)).subquery()
 
 
 _GET_REVISIONS = """
@@ -237,7 +243,7 @@ class RevisionsTxn(TxnBase):
         if before is not None:
             cond.append(tuple_(history.c.generation, history.c.seq) < tuple_(*before))
         rows = await self.conn.execute(
-            select(history)
+            select(*history_columns())
             .where(*cond)
             .order_by(history.c.generation.desc(), history.c.seq.desc())
             .limit(limit)
@@ -256,7 +262,7 @@ class RevisionsTxn(TxnBase):
         """The change that created the entity (its latest creation, after a delete and a re-create)."""
         row = (
             await self.conn.execute(
-                select(history)
+                select(*history_columns())
                 .where(
                     history.c.domain_id == domain_id,
                     history.c.entity == entity,
@@ -298,7 +304,7 @@ class RevisionsTxn(TxnBase):
         if after is not None:
             cond.append(~chain.clause(history, after))
         latest = (
-            select(history)
+            select(*history_columns())
             .where(*cond)
             .order_by(history.c.generation.desc(), history.c.seq.desc())
             .limit(limit)
@@ -402,7 +408,7 @@ class RevisionsTxn(TxnBase):
             cond.append(history.c.entity == entity)
         if name is not None:
             cond.append(history.c.name == name)
-        stmt = select(history).where(*cond).order_by(history.c.generation, history.c.seq)
+        stmt = select(*history_columns()).where(*cond).order_by(history.c.generation, history.c.seq)
         if limit is not None:
             stmt = stmt.limit(limit)
         return [_history(row) for row in await self.conn.execute(stmt)]
@@ -431,7 +437,7 @@ class RevisionsTxn(TxnBase):
         if to_keys is not None:
             cond.append(to_key == any_(literal(list(to_keys), ARRAY(Text))))
         latest = (
-            select(history)
+            select(*history_columns())
             .where(*cond)
             .ext(distinct_on(history.c.key))
             .order_by(history.c.key, history.c.generation.desc(), history.c.seq.desc())
@@ -461,7 +467,7 @@ class RevisionsTxn(TxnBase):
                 history.c.entity == "record",
                 history.c.name == kind,
                 chain.clause(history, upto),
-                history.c.after[attribute].astext == any_(literal([str(v) for v in values], ARRAY(Text))),
+                history_after()[attribute].astext == any_(literal([str(v) for v in values], ARRAY(Text))),
             )
             .distinct()
         )

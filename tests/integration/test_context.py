@@ -250,11 +250,12 @@ async def test_bad_context_requests(supply: Stack) -> None:
         assert response.headers["content-type"] == "application/problem+json"
 
 
-async def test_skipping_recent_changes_that_would_be_trimmed_changes_nothing(
+async def test_skipping_what_the_budget_would_trim_changes_nothing(
     supply: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A pack over budget even without its history sections does not read its recent changes
-    # (context.budget.trimmed_whole): every budget and format answers exactly as when it reads them.
+    # A pack over budget even without its history sections does not read its recent changes, nor
+    # its far neighbours' values when it is so even without those (context.budget.trimmed_whole):
+    # every budget and format answers exactly as when it reads them.
     for module in (context, context_sections):  # fewer than the example's Records near S-1001
         monkeypatch.setattr(module, "recent_changes_max", lambda domain: 3)
     reads = 0
@@ -267,27 +268,41 @@ async def test_skipping_recent_changes_that_would_be_trimmed_changes_nothing(
 
     monkeypatch.setattr(context, "recent_changes", counted)
 
+    probes = 0
+    original_far = context_sections.far_values
+
+    async def far(*args: Any, whole: bool) -> Any:
+        nonlocal probes
+        shown = await original_far(*args, whole=whole)
+        probes += shown.values is None
+        return shown
+
+    monkeypatch.setattr(context, "far_values", far)
+
     async def packs() -> list[bytes]:
         context._CACHE.clear()
         answers = []
-        for tokens in (60, 150, 300, 600, 1500, 20000):
-            for format_ in ("json", "markdown"):
-                response = await supply.http.post(
-                    D,
-                    json={
+        # Through every Relation the far neighbours include Plants, whose titles stay (their values
+        # are read); through these two they are PurchaseOrders only, counted, not read, when trimmed.
+        for relations in (None, ["supplies", "purchase_orders"]):
+            for tokens in (60, 150, 300, 600, 1500, 20000):
+                for format_ in ("json", "markdown"):
+                    body = {
                         "refs": ["Supplier/S-1001"],
                         "depth": 2,
                         "budget_tokens": tokens,
                         "format": format_,
-                    },
-                    headers=supply.admin,
-                )
-                assert response.status_code == 200, response.text
-                answers.append(response.content)
+                    }
+                    if relations:
+                        body["relations"] = relations
+                    response = await supply.http.post(D, json=body, headers=supply.admin)
+                    assert response.status_code == 200, response.text
+                    answers.append(response.content)
         return answers
 
     skipping = await packs()
     assert 0 < reads < len(skipping), "tight budgets skipped the read, loose ones did not"
+    assert 0 < probes < len(skipping) // 2, "tight budgets counted the far neighbours, loose ones read them"
     monkeypatch.setattr(context, "trimmed_whole", lambda *args: False)
     assert await packs() == skipping
     tight = orjson.loads(skipping[0])["budget"]

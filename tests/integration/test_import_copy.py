@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from lorebase_store.bulk import COPY_THRESHOLD
+from lorebase_store.stored_form import history_after
+from lorebase_store.tables import history as history_table
 from tests.integration.conftest import Stack
 from tests.integration.test_extractions import evidence
 
@@ -82,7 +84,14 @@ async def test_a_key_given_twice_in_one_batch_is_one_record_with_the_later_value
         "code": "C7",
     }
     async with stack.rt.db.engine.connect() as conn:
-        history = (await conn.execute(text("SELECT change, after FROM history WHERE key = 'I00007'"))).all()
+        # `after` as it reads (a created Record's row stores none while the Record is unchanged).
+        history = (
+            await conn.execute(
+                select(history_table.c.change, history_after().label("after")).where(
+                    history_table.c.key == "I00007"
+                )
+            )
+        ).all()
     assert [(row.change, row.after["name"]) for row in history] == [("created", "Seven again")]
 
 
@@ -142,7 +151,11 @@ async def test_copy_carries_text_exactly(stack: Stack) -> None:
             )
         ).all()
         after = (
-            await conn.execute(text("SELECT key, after FROM history WHERE key LIKE 'K%' ORDER BY key"))
+            await conn.execute(
+                select(history_table.c.key, history_after().label("after"))
+                .where(history_table.c.key.like("K%"))
+                .order_by(history_table.c.key)
+            )
         ).all()
     expected = sorted((f"K{index}-{word}", word) for index, word in enumerate(odd))
     assert [(row.key, row.values["name"]) for row in rows] == expected

@@ -15,6 +15,7 @@ from lorebase_keeper.context.budget import (
     fit,
     pack_markdown,
     render_markdown_section,
+    trimmed_whole,
 )
 
 ORDER = [
@@ -231,3 +232,65 @@ def test_a_batch_of_neighbour_trims_is_that_many_single_trims(
     done = _trim_neighbors(step, batched, count, dropped_batched)
     singles = sum(_trim_neighbors(step, single, 1, dropped_single) for _ in range(count))
     assert (done, batched, dropped_batched) == (singles, single, dropped_single)
+
+
+far_values = st.dictionaries(
+    st.sampled_from(["po_number", "quantity", "status"]), st.text(max_size=12), max_size=3
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    near=st.integers(0, 10),
+    far=st.lists(st.tuples(st.sampled_from([2, 3]), far_values), max_size=30),
+    limit=st.integers(1, 2500),
+    markdown=st.booleans(),
+    history=st.tuples(st.integers(0, 4), st.integers(0, 4)),
+    order=st.permutations(ORDER),
+    default_order=st.booleans(),
+)
+def test_skipping_far_values_the_budget_drops_answers_the_same(
+    near: int,
+    far: list[tuple[int, dict[str, str]]],
+    limit: int,
+    markdown: bool,
+    history: tuple[int, int],
+    order: list[str],
+    default_order: bool,
+) -> None:
+    """A pack whose far neighbours' values would all be trimmed (trimmed_whole) is fitted without
+    them, given only how many would have shown some: the answer is the one fitting the pack with
+    them gives, for every budget, format, history and trim order (context/pack.py reads them only
+    otherwise)."""
+    format_ = "markdown" if markdown else "json"
+    trim_order = ORDER if default_order else list(order)
+    full = pack(near, 0)
+    full["recent_changes"] = full["recent_changes"][: history[0]]
+    full["lineage"] = full["lineage"][: history[1]]
+    full["neighbors"] += sorted(
+        (
+            {"ref": f"PurchaseOrder/PO-{i:03d}", "title": None, "depth": depth, "values": values}
+            for i, (depth, values) in enumerate(far)
+        ),
+        key=lambda n: (n["depth"], n["ref"]),
+    )
+    expected_budget = Budget(limit, 4.0, format_)
+    expected = copy.deepcopy(full)
+    fit(expected, expected_budget, NAMES, trim_order)
+
+    blank = copy.deepcopy(full)
+    for neighbor in blank["neighbors"]:
+        if neighbor["depth"] > 1:
+            neighbor["values"] = {}
+    budget = Budget(limit, 4.0, format_)
+    if trimmed_whole(blank, budget, NAMES, trim_order, "far_neighbor_values"):
+        showing = sum(1 for n in full["neighbors"] if n["depth"] > 1 and n["values"])
+        fitted = blank
+        fit(fitted, budget, NAMES, trim_order, omitted={"far_neighbor_values": showing})
+    else:
+        fitted = copy.deepcopy(full)
+        fit(fitted, budget, NAMES, trim_order)
+    assert budget.document() == expected_budget.document()
+    assert {n: fitted[n] for n in NAMES} == {n: expected[n] for n in NAMES}
+    if markdown:
+        assert pack_markdown(fitted, NAMES, budget) == pack_markdown(expected, NAMES, expected_budget)

@@ -211,14 +211,20 @@ def trimmed_whole(
     pack: dict[str, Any], budget: Budget, names: list[str], trim_order: list[str], step: str
 ) -> bool:
     """Whether `fit` would trim the whole section of `step` (one of the history steps, `lineage` or
-    `recent_changes`), whatever it holds: the step comes before every step but the other history
-    one, and the pack is over budget even with both history sections empty. The caller can then
-    skip reading that section (fit's `omitted`)."""
+    `recent_changes`, or `far_neighbor_values`), whatever it holds: the step comes before every
+    step but the history ones, and the pack is over budget even with the sections of those and of
+    this step empty. The caller can then skip reading what the step trims (fit's `omitted`): the
+    section of a history step, the values of the far neighbours."""
     if step not in trim_order or any(s not in _HISTORY_STEPS for s in trim_order[: trim_order.index(step)]):
         return False
     emptied = {step, *trim_order[: trim_order.index(step)]}
     probe = Budget(budget.limit, budget.chars_per_token, budget.format)
-    probe.estimate({**pack, **{name: [] for name in emptied}}, names)
+    emptied_pack = {**pack, **{name: [] for name in emptied if name in _HISTORY_STEPS}}
+    if step == "far_neighbor_values":
+        emptied_pack["neighbors"] = [
+            n if n["depth"] == 1 or not n.get("values") else {**n, "values": {}} for n in pack["neighbors"]
+        ]
+    probe.estimate(emptied_pack, names)
     return probe.used > probe.limit
 
 

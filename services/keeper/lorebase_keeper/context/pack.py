@@ -21,7 +21,15 @@ from lorebase.contract.reads import ContextBody
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable, readable_kind
 from lorebase_keeper.context.budget import SECTIONS, Budget, fit, pack_markdown, trimmed_whole
-from lorebase_keeper.context.sections import assemble, recent_changes, recent_changes_max
+from lorebase_keeper.context.sections import (
+    assemble,
+    far_values,
+    lineage,
+    lineage_count,
+    recent_changes,
+    recent_changes_max,
+    show_far_values,
+)
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads import (
     Caps,
@@ -157,7 +165,11 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
     )
     result = await walk(txn, domain, point, seeds, depth=depth, steps=steps, caps=caps, kinds=kinds_filter)
     capped |= result.capped
-    values = await load_records(txn, domain, point, list(result.depth_of))
+    # The far neighbours' values are read last, and only when the budget keeps some of them: a pack
+    # over budget even without its history sections and their values shows none of them.
+    far = [ref for ref, depth in result.depth_of.items() if depth > 1 and ref not in seeds]
+    far_set = set(far)
+    values = await load_records(txn, domain, point, [ref for ref in result.depth_of if ref not in far_set])
     names = ["seeds", "neighbors", "links"] + [
         n for n in ("schema", "recent_changes", "lineage") if f"include_{n}" in included
     ]
@@ -171,12 +183,19 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
         result.links,
         values,
         steps,
-        lineage="lineage" in names,
     )
     budget = Budget(limit, context.chars_per_token, format_, capped=capped)
     trim_order: list[str] = list(context.trim_order)
     pack["recent_changes"] = []
     omitted: dict[str, int] = {}
+    # Each section the budget may trim whole is decided in trim order's sense before it is read: a
+    # probe with the sections not read yet left empty can only be smaller than the pack, so when it
+    # is over budget the section would go whatever it held (budget.trimmed_whole).
+    if "lineage" in names:
+        if trimmed_whole(pack, budget, names, trim_order, "lineage"):
+            omitted["lineage"] = lineage_count(pack)
+        else:
+            pack["lineage"] = await lineage(txn, domain, pack)
     if "recent_changes" in names:
         refs = list(result.depth_of)
         if (
@@ -189,6 +208,13 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
             omitted["recent_changes"] = recent_changes_max(domain)
         else:
             pack["recent_changes"] = await recent_changes(txn, domain, point, refs, request.since, access)
+    if far:
+        whole = trimmed_whole(pack, budget, names, trim_order, "far_neighbor_values")
+        shown = await far_values(txn, access, domain, point, far, whole=whole)
+        if shown.values is None:
+            omitted["far_neighbor_values"] = shown.count
+        else:
+            show_far_values(pack, access, domain, point, shown.values)
     fit(pack, budget, names, trim_order, omitted=omitted)
     if format_ == "markdown":
         text = pack_markdown(pack, names, budget).encode()

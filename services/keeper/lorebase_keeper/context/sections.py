@@ -1,14 +1,24 @@
 """The sections of a context pack: seeds, neighbours, Links by Relation, the schema of what is in
-it, recent changes of its Records and the lineage of the seeds' values."""
+it, recent changes of its Records and the lineage of the seeds' values.
+
+The far neighbours (depth 2 and beyond) are assembled without their values, which come last
+(`far_values`): when the budget would trim every far neighbour's values anyway (budget.trimmed_whole),
+the pack needs only how many of them would have shown some, and a Record shows its key Attributes
+whenever the caller may read them, so that is how many of those Records exist: an index probe per
+Record instead of reading, decoding and rendering values the answer drops (at depth 2 from a
+Supplier of the bench, 89 far neighbours of which the answer keeps 4, without values). A far Kind
+whose title the caller may read still has its values read: the title stays after the values go.
+The answer is the same bytes either way (tests/unit/test_context_budget.py, test_context.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lorebase.ids import iso_seconds
 from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads import Ref, Step, lineage_of, read_point, title_of
+from lorebase_keeper.reads import Ref, Step, lineage_of, load_records, read_point, title_of
 from lorebase_store import Txn
 
 
@@ -22,11 +32,9 @@ async def assemble(
     links: dict[tuple[str, str, str], Any],
     values: dict[Ref, dict[str, Any]],
     steps: list[Step],
-    *,
-    lineage: bool,
 ) -> dict[str, Any]:
-    """Every section but `recent_changes` (`recent_changes` below: the caller may know it will be
-    trimmed whole); `lineage` only when asked for."""
+    """Every section but `recent_changes` and `lineage` (below: the caller may know one will be
+    trimmed whole), the far neighbours without their values (`far_values`)."""
     branch = point.branch.name
     view = readable(access, domain, branch)
     pack: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
@@ -66,7 +74,8 @@ async def assemble(
         for name in grouped
     }
     pack["schema"] = _schema(domain, view, {ref[0] for ref in depth_of}, set(grouped))
-    pack["lineage"] = await _lineage(txn, domain, provenance_by_seed) if lineage else []
+    pack["lineage"] = []
+    pack["_seed_provenance"] = provenance_by_seed  # for `lineage` (or its count), as the budget decides
     return pack
 
 
@@ -113,6 +122,49 @@ def _schema(domain: Domain, view: Readable, kinds: set[str], relations: set[str]
     }
 
 
+@dataclass(frozen=True)
+class FarValues:
+    """The far neighbours' values, or None when every one will be trimmed: then `count` is how many
+    of them would have shown some (fit's `omitted` for `far_neighbor_values`)."""
+
+    values: dict[Ref, dict[str, Any]] | None
+    count: int = 0
+
+
+async def far_values(
+    txn: Txn, access: Access, domain: Domain, point: Any, far: list[Ref], *, whole: bool
+) -> FarValues:
+    """The values of the far neighbours `far`; with `whole` (the budget trims all of them), only
+    how many would show some, read as their existence where the caller may read their keys."""
+    view = readable(access, domain, point.branch.name)
+    kinds = {kind for kind, _ in far}
+    titled = any(
+        (title := domain.schema.kinds[k].title) is not None and title in view.cleared(k) for k in kinds
+    )
+    if not whole or titled or point.at is not None:
+        return FarValues(await load_records(txn, domain, point, far))
+    keyed = {k for k in kinds if all(a in view.cleared(k) for a in domain.schema.kinds[k].key)}
+    count = len(await txn.existing_of(domain.id, point.branch.name, [ref for ref in far if ref[0] in keyed]))
+    others = [ref for ref in far if ref[0] not in keyed]
+    if others:
+        values = await load_records(txn, domain, point, others)
+        count += sum(1 for (kind, _), v in values.items() if view.values(kind, v)[0])
+    return FarValues(None, count)
+
+
+def show_far_values(
+    pack: dict[str, Any], access: Access, domain: Domain, point: Any, values: dict[Ref, dict[str, Any]]
+) -> None:
+    """Put the far neighbours' values (and titles) into the pack's neighbour entries."""
+    view = readable(access, domain, point.branch.name)
+    for entry in pack["neighbors"]:
+        if entry["depth"] > 1:
+            kind_name, key = entry["ref"].split("/", 1)
+            kind = domain.schema.kinds[kind_name]
+            shown, _ = view.values(kind_name, values.get((kind_name, key), {}))
+            entry["title"], entry["values"] = title_of(kind, shown), shown
+
+
 def recent_changes_max(domain: Domain) -> int:
     return domain.settings.model.agents.context.recent_changes_max
 
@@ -148,10 +200,19 @@ async def recent_changes(
     return out
 
 
-async def _lineage(
-    txn: Txn, domain: Domain, seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]]
-) -> list[dict[str, Any]]:
+def lineage_count(pack: dict[str, Any]) -> int:
+    """How many entries `lineage` gives this pack's seeds, without reading their Revisions: one per
+    seed and Revision behind a value it shows (a Revision a provenance names always exists)."""
+    seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = pack["_seed_provenance"]
+    return sum(
+        len({p for name in shown if isinstance(p := provenance.get(name), str)})
+        for provenance, shown in seeds.values()
+    )
+
+
+async def lineage(txn: Txn, domain: Domain, pack: dict[str, Any]) -> list[dict[str, Any]]:
     """Per seed, its values grouped by the Revision behind them, newest first."""
+    seeds: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = pack["_seed_provenance"]
     entries = []
     for (kind, key), (provenance, shown) in seeds.items():
         by_revision: dict[str, dict[str, Any]] = {}
@@ -176,4 +237,13 @@ async def _lineage(
     return entries
 
 
-__all__ = ["assemble", "recent_changes", "recent_changes_max"]
+__all__ = [
+    "FarValues",
+    "assemble",
+    "far_values",
+    "lineage",
+    "lineage_count",
+    "recent_changes",
+    "recent_changes_max",
+    "show_far_values",
+]

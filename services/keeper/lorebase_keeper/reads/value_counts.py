@@ -1,13 +1,17 @@
 """The distinct values of an Attribute with their Records, at a branch head, kept up to date by the
 changes of each commit rather than counted again.
 
-Resolve indexes the values of enums, resolvable Attributes and strings with few distinct values; to
-know "few" it needs the distinct values of the Attribute at the head. Counting them scans every
-Record of the Kind, which a large Domain cannot do after each commit. So each keeper process keeps,
-per branch, Kind and Attribute, the counts at some generation, and brings them to the head by
-reading the history rows of the Kind after it (one range of the history_generation index): a
-created Record adds its value, a changed one moves it, a deleted one removes it. The answer is the
-same as a fresh count at that head.
+Resolve indexes the values of enums, resolvable Attributes and strings with few distinct values,
+and the titles of each Kind; to know "few" it needs the distinct values of the Attribute at the
+head. Counting them scans every Record of the Kind, which a large Domain cannot do after each
+commit. So each keeper process keeps, per branch, Kind and Attribute, the counts at some generation,
+and brings them to the head by reading the history rows of the Kind after it (one range of the
+history_generation index): a created Record adds its value, a changed one moves it, a deleted one
+removes it. The answer is the same as a fresh count at that head.
+
+Each kept count also logs which values it moved, and at which generation (the last `_LOG` moves):
+the vocabulary (resolve/vocabulary.py) asks what changed since the generation it was built at and
+updates only that, instead of sorting and indexing every value again (a Kind of 100,000 titles).
 
 An Attribute with more than `hard_cap` distinct values keeps no counts: it cannot be indexed, and it
 stays so until enough values were removed that it might have dropped under the limit
@@ -18,12 +22,14 @@ fast-forward) or a long way behind (`max_delta` changes) is counted again too.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase_store import BranchChain, Txn
 
 _KEPT = 2048  # (branch, Kind, Attribute) entries per process
+_LOG = 4096  # moved values remembered per entry
 
 
 @dataclass
@@ -32,6 +38,40 @@ class _Counted:
     generation: int
     counts: dict[str, int] | None  # None: more than the hard cap of distinct values
     removals: int = 0  # values removed since the counts were dropped
+    since: int = 0  # the log holds every value moved after this generation
+    log: list[tuple[int, str]] = field(default_factory=list)  # (generation, value) moved, oldest first
+
+    def __post_init__(self) -> None:
+        self.since = self.generation
+
+
+@dataclass(frozen=True)
+class Counts:
+    """One Attribute's distinct values at a generation: `values` (value -> Records holding it; None
+    beyond the hard cap) is the kept entry itself, valid until the caller's next await."""
+
+    generation: int
+    values: Mapping[str, int] | None
+    _entry: _Counted
+
+    def sorted(self, limit: int) -> list[tuple[str, int]] | None:
+        """At most limit + 1 (value, Records) pairs in value order, as `Txn.value_counts` answers."""
+        if self.values is None:
+            return None
+        return sorted((v, n) for v, n in self.values.items() if n > 0)[: limit + 1]
+
+    def moved_since(self, generation: int) -> set[str] | None:
+        """The values whose count changed after `generation` up to this one; None when the log does
+        not reach back that far (the caller takes every value)."""
+        entry = self._entry
+        if entry.generation != self.generation or generation < entry.since or generation > self.generation:
+            return None
+        moved: set[str] = set()
+        for at, value in reversed(entry.log):
+            if at <= generation:
+                break
+            moved.add(value)
+        return moved
 
 
 class ValueCounts:
@@ -39,65 +79,83 @@ class ValueCounts:
         self.max_delta = max_delta
         self._entries: OrderedDict[tuple[Any, ...], _Counted] = OrderedDict()
 
-    async def distinct(
+    async def counted(
         self,
         txn: Txn,
         domain_id: int,
         branch: str,
         chain: BranchChain,
         generation: int,
-        kind: str,
-        attributes: dict[str, int],
-    ) -> dict[str, list[tuple[str, int]] | None]:
-        """Per Attribute (name -> limit): its distinct values with their Records, in value order, at
-        most limit + 1 of them (as `Txn.value_counts` answers for the head); None when it has more
-        than the hard cap of distinct values."""
-        entries: dict[str, _Counted] = {}
-        stale: list[str] = []
-        for name in attributes:
-            entry = self._entries.get((domain_id, branch, kind, name))
+        attributes: dict[tuple[str, str], int],
+        incarnation: tuple[Any, ...] = (),
+    ) -> dict[tuple[str, str], Counts]:
+        """Per Attribute ((Kind, name) -> limit): its distinct values with their Records at this head
+        (values None when it has more than the hard cap of distinct values). The changes since the
+        oldest kept count are read in one statement for every Kind. `incarnation` tells apart a
+        Domain or branch made again under the same id or name (their creation times): counts of one
+        are never moved into the other."""
+        entries: dict[tuple[str, str], _Counted] = {}
+        stale: list[tuple[str, str]] = []
+        for where in attributes:
+            entry = self._entries.get((domain_id, branch, incarnation, *where))
             if entry is None or entry.chain != chain.segments or entry.generation > generation:
-                stale.append(name)
+                stale.append(where)
             else:
-                entries[name] = entry
+                entries[where] = entry
         behind = [e for e in entries.values() if e.generation < generation]
         if behind:
             since = min(e.generation for e in behind)
-            rows = await txn.changes_after(
-                domain_id, chain, since, entity="record", name=kind, limit=self.max_delta + 1
-            )
+            rows = await txn.changes_after(domain_id, chain, since, entity="record", limit=self.max_delta + 1)
             if len(rows) > self.max_delta:
-                stale += [n for n, e in entries.items() if e.generation < generation]
+                stale += [w for w, e in entries.items() if e.generation < generation]
             else:
-                for name, entry in entries.items():
+                by_kind: dict[str, list[Any]] = {}
+                for row in rows:
+                    by_kind.setdefault(row.name, []).append(row)
+                for where, entry in entries.items():
                     # Checked again after the await: a concurrent read may have moved it meanwhile.
-                    if entry.generation < generation and name not in stale and entry.generation >= since:
-                        _apply(entry, name, [r for r in rows if r.generation > entry.generation])
+                    if entry.generation < generation and where not in stale and entry.generation >= since:
+                        moved = [
+                            r
+                            for r in by_kind.get(where[0], ())
+                            if entry.generation < r.generation <= generation
+                        ]
+                        _apply(entry, where[1], moved)
                         entry.generation = generation
-        for name, limit in attributes.items():
-            entry = entries.get(name)
-            if entry is not None and name not in stale:
+        for where, limit in attributes.items():
+            entry = entries.get(where)
+            if entry is not None and where not in stale:
                 hard = _hard_cap(limit)
                 if entry.counts is None and entry.removals >= hard - limit:
-                    stale.append(name)
-        answer: dict[str, list[tuple[str, int]] | None] = {}
-        for name, limit in attributes.items():
-            hard = _hard_cap(limit)
-            entry = entries.get(name)
-            if name in stale or entry is None or entry.generation != generation:
-                # Counted afresh at this read's head. A concurrent read may have moved the kept counts
-                # past it: then this answer is counted but not kept.
-                found = await txn.value_counts(domain_id, branch, kind, name, limit=hard)
-                fresh = _Counted(chain.segments, generation, dict(found) if len(found) <= hard else None)
-                if name in stale:
-                    self._remember((domain_id, branch, kind, name), fresh)
-                entry = fresh
+                    stale.append(where)
+        fresh: dict[tuple[str, str], _Counted] = {}
+        while pending := [
+            where
+            for where in attributes
+            if where not in fresh
+            and (where in stale or where not in entries or entries[where].generation != generation)
+        ]:
+            for where in pending:
+                # Counted afresh at this read's head, privately (no other read moves it meanwhile).
+                hard = _hard_cap(attributes[where])
+                found = await txn.value_counts(domain_id, branch, where[0], where[1], limit=hard)
+                fresh[where] = _Counted(
+                    chain.segments, generation, dict(found) if len(found) <= hard else None
+                )
+        # No await from here on: each view is its entry at exactly this generation.
+        answer: dict[tuple[str, str], Counts] = {}
+        for where in attributes:
+            key = (domain_id, branch, incarnation, *where)
+            if where in fresh:
+                kept = self._entries.get(key)
+                if where in stale and (
+                    kept is None or kept.chain != chain.segments or kept.generation <= generation
+                ):
+                    self._remember(key, fresh[where])
+                answer[where] = Counts(generation, fresh[where].counts, fresh[where])
             else:
-                self._entries.move_to_end((domain_id, branch, kind, name))
-            if entry.counts is None:
-                answer[name] = None
-            else:
-                answer[name] = sorted((v, n) for v, n in entry.counts.items() if n > 0)[: limit + 1]
+                self._entries.move_to_end(key)
+                answer[where] = Counts(generation, entries[where].counts, entries[where])
         return answer
 
     def _remember(self, key: tuple[Any, ...], entry: _Counted) -> None:
@@ -127,8 +185,14 @@ def _apply(entry: _Counted, name: str, rows: list[Any]) -> None:
                 entry.counts[str(old)] = left
             else:
                 entry.counts.pop(str(old), None)
+            entry.log.append((row.generation, str(old)))
         if new is not None:
             entry.counts[str(new)] = entry.counts.get(str(new), 0) + 1
+            entry.log.append((row.generation, str(new)))
+    if len(entry.log) > _LOG:
+        cut = len(entry.log) - _LOG // 2
+        entry.since = max(entry.since, entry.log[cut - 1][0])
+        del entry.log[:cut]
 
 
-__all__ = ["ValueCounts"]
+__all__ = ["Counts", "ValueCounts"]

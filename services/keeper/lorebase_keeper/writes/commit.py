@@ -27,6 +27,7 @@ from lorebase_keeper.writes.group_queue import GroupQueue
 from lorebase_keeper.writes.moves import BranchMoves
 from lorebase_keeper.writes.view import BranchView, open_view
 from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
+from lorebase_store.stored_form import ALL
 
 logger = logging.getLogger("lorebase.keeper.commit")
 
@@ -136,6 +137,7 @@ def plan_commit(
     generation = head.generation + 1
     # Provenance names the Revision behind each value; its origin, author and time are the Revision's.
     stamp = rev_id
+    created = {ALL: stamp}
     kinds: dict[str, int] = {}
     relations: dict[str, int] = {}
     keys: dict[str, list[str]] = {}
@@ -144,8 +146,13 @@ def plan_commit(
             kinds[change.name] = kinds.get(change.name, 0) + 1
             keys.setdefault(change.name, []).append(change.key)
             before = current.get((change.name, change.key))
-            provenance = {} if before is None or change.change == "created" else dict(before.provenance)
-            _stamp(provenance, change, stamp)
+            if change.change == "created" and change.after and len(change.attributes) == len(change.after):
+                # Every value from this Revision: its stored form (lorebase_store.stored_form), one
+                # object for all such Records of the commit unless the hook adds to it.
+                provenance = dict(created) if provenance_of is not None else created
+            else:
+                provenance = {} if before is None or change.change == "created" else dict(before.provenance)
+                _stamp(provenance, change, stamp)
             if provenance_of is not None:
                 provenance = provenance_of(change, provenance, rev_id)
             if change.after is None:

@@ -63,7 +63,9 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
                     )
             kinds = [k for k in readable if k in request.kinds]
         head = None if point.snapshot is not None else (point.chain, point.branch.generation)
-        vocab = await vocabulary(txn, access, domain, branch, kinds, point.revision, point.snapshot, head)
+        vocab = await vocabulary(
+            txn, access, domain, branch, kinds, point.revision, point.snapshot, head, point.branch.created_at
+        )
         used = [False] * len(words)
         candidates = await titles(txn, access, domain, point, words, used, vocab, limits, whole=True)
         spans = names(words, used, vocab)

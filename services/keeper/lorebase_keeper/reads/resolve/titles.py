@@ -123,7 +123,8 @@ def _match(run: list[str], titles: Titles, limits: ResolveLimits) -> tuple[list[
             if fixed is None:
                 return None
             words[index], edits = fixed[0], edits + fixed[1]
-            kept &= titles.words[fixed[0]]
+            holding_fixed = titles.words[fixed[0]]
+            kept = {title for title in kept if title in holding_fixed}
         holding = kept
     together = list(islice(holding, TITLE_SCAN + 1))
     if len(together) > TITLE_SCAN:
