@@ -11,6 +11,7 @@ from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef, bounded
 from lorebase.contract.policy import Delegation, Need, P, Scope, grant
+from lorebase.contract.schemas import members
 
 KindList = Annotated[str, Meta(max_length=4096, pattern=r"^[^\x00]*$", description="Kinds, comma-separated")]
 Sequence = Annotated[str, Meta(max_length=20, pattern=r"^[0-9]*$", description="An event sequence")]
@@ -59,6 +60,7 @@ class WebhookCall(Request, frozen=True, kw_only=True):
     id: Annotated[Name, Path]
 
 
+@members(any_of=("url", "events", "branches", "clearances"))
 class WebhookChange(Body, frozen=True, kw_only=True):
     url: Url | None = None
     events: Patterns | None = None
