@@ -29,12 +29,20 @@ T = TypeVar("T")
 RULES: dict[str, dict[str, Any]] = {}
 
 
-def _given(name: str, nullable: tuple[str, ...]) -> dict[str, Any]:
-    """A member that is present and, unless its null means something (`nullable`), not null (null
-    reads as left out)."""
-    if name in nullable:
-        return {"required": [name]}
-    return {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+def _absent(names: tuple[str, ...], nullable: tuple[str, ...]) -> dict[str, Any]:
+    """None of `names` given (left out, or null where null reads as left out)."""
+    nulls = {name: {"type": "null"} for name in names if name not in nullable}
+    schema: dict[str, Any] = {"properties": nulls} if nulls else {}
+    kept = [name for name in names if name in nullable]
+    if kept:  # a nullable member counts as given whenever present
+        schema["not"] = {"anyOf": [{"required": [name]} for name in kept]}
+    return schema
+
+
+def _both(first: str, second: str, nullable: tuple[str, ...]) -> dict[str, Any]:
+    """Both members given."""
+    given = {name: {"not": {"type": "null"}} for name in (first, second) if name not in nullable}
+    return {"required": [first, second], **({"properties": given} if given else {})}
 
 
 def members(
@@ -48,11 +56,16 @@ def members(
     (`any_of`) must be given, and members the document requires beyond the annotations'."""
 
     def rule(cls: T) -> T:
+        # One `not` over what is refused: a top-level oneOf/anyOf would make generators type the
+        # body as a union of partial models (openapi-python-client's ContextBodyType0...).
+        refused: list[dict[str, Any]] = []
+        for group in (one_of, any_of):
+            if group:
+                refused.append(_absent(group, nullable))
+        refused += [_both(a, b, nullable) for i, a in enumerate(one_of) for b in one_of[i + 1 :]]
         extra: dict[str, Any] = {}
-        if one_of:
-            extra["oneOf"] = [_given(name, nullable) for name in one_of]
-        if any_of:
-            extra["anyOf"] = [_given(name, nullable) for name in any_of]
+        if refused:
+            extra["not"] = refused[0] if len(refused) == 1 else {"anyOf": refused}
         if required:
             extra["required"] = list(required)
         RULES[cls.__name__] = extra  # type: ignore[attr-defined]
