@@ -94,7 +94,12 @@ FLOAT32_MAX = 3.4028234663852886e38
 Component = Annotated[float, Meta(ge=-FLOAT32_MAX, le=FLOAT32_MAX)]
 Vector = Annotated[
     list[Component],
-    Meta(min_length=1, max_length=4096, description="1 to 4096 numbers, each within single precision"),
+    Meta(
+        min_length=1,
+        max_length=4096,
+        description="1 to 4096 numbers, each within single precision, not all zero (a direction)",
+        extra_json_schema={"contains": {"not": {"const": 0}}},
+    ),
 ]
 Document = dict[str, Any]  # a JSON object whose shape the schema document decides
 

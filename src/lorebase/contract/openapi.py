@@ -74,9 +74,9 @@ _READ_CACHE_PARAMETERS = [
         "name": "Cache-Control",
         "in": "header",
         "required": False,
-        "description": "max-stale=<seconds>: an answer up to that old (cut to http.read_cache.max_stale_s) may "
+        "description": "Its max-stale=<seconds> directive (others are ignored): an answer up to that old (cut to http.read_cache.max_stale_s) may "
         "come from the gateway's cache without asking keeper; without it the answer is as fresh as the head",
-        "schema": {"type": "string", "pattern": "^max-stale(=[0-9]{1,12})?$"},
+        "schema": {"type": "string", "maxLength": 1024},
     },
     {
         "name": "Lorebase-Min-Revision",

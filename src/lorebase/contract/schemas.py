@@ -51,9 +51,11 @@ def members(
     any_of: tuple[str, ...] = (),
     nullable: tuple[str, ...] = (),
     required: tuple[str, ...] = (),
+    together: tuple[str, ...] = (),
 ) -> Callable[[T], T]:
     """A class decorator: the body's members of which exactly one (`one_of`) or at least one
-    (`any_of`) must be given, and members the document requires beyond the annotations'."""
+    (`any_of`) must be given, members given all or none (`together`), and members the document
+    requires beyond the annotations'."""
 
     def rule(cls: T) -> T:
         # One `not` over what is refused: a top-level oneOf/anyOf would make generators type the
@@ -63,6 +65,14 @@ def members(
             if group:
                 refused.append(_absent(group, nullable))
         refused += [_both(a, b, nullable) for i, a in enumerate(one_of) for b in one_of[i + 1 :]]
+        refused += [  # one of `together` given without another
+            {"required": [given], "properties": {given: {"not": {"type": "null"}}, name: {"type": "null"}}}
+            for name in together
+            for given in together
+            if given != name
+        ]
+        # a required member sent as null reads as left out: refused too
+        refused += [{"required": [name], "properties": {name: {"type": "null"}}} for name in required]
         extra: dict[str, Any] = {}
         if refused:
             extra["not"] = refused[0] if len(refused) == 1 else {"anyOf": refused}
