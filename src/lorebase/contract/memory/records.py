@@ -64,6 +64,7 @@ class NewMemory(_Command, frozen=True, kw_only=True):
     valid_until_millis: ValidUntil | None = None
 
 
+@members(required=("idempotency_key",))
 class DerivedMemory(NewMemory, frozen=True, kw_only=True):
     derived_from: Annotated[
         list[Name],
