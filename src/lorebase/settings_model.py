@@ -121,6 +121,12 @@ class GatewayReadCache(Section, frozen=True):
     max_entry_bytes: AtLeastZero
 
 
+class Cors(Section, frozen=True):
+    allow_origins: list[str]
+    allow_credentials: bool
+    max_age_s: AtLeastZero
+
+
 class Http(Section, frozen=True):
     host: str
     port: Port
@@ -136,6 +142,7 @@ class Http(Section, frozen=True):
     trusted_proxies: list[str]
     shutdown_grace_s: GraceSeconds
     read_cache: GatewayReadCache
+    cors: Cors
 
 
 class Supervisor(Section, frozen=True):

@@ -108,19 +108,15 @@ class Follower:
     async def write(self, send: Send, heartbeat_s: float) -> None:
         """Write the stream until it ends: missed events from the control stream, then the queue."""
 
-        retry = RETRY
-
         async def body(data: bytes) -> None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
             self.last_write = time.monotonic()
 
-        async def events(data: bytes) -> None:
-            nonlocal retry
-            await body(retry + data)
-            retry = b""
-
+        events = body
         assert self.control is not None
-        await body(KEEP_ALIVE)  # the first bytes at once, so that clients and proxies see the stream open
+        # The first bytes at once, so that clients and proxies see the stream open: the reconnection
+        # delay first (as the seed's example stream opens), then a comment.
+        await body(RETRY + KEEP_ALIVE)
         start = self.start
         async for item in self.control:  # the events missed after Last-Event-ID, up to joined_at
             if item.caught_up:

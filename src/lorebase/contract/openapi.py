@@ -61,6 +61,11 @@ _SSE_EVENT = {
         },
     },
 }
+_WWW_AUTHENTICATE = {
+    "description": 'How to authenticate (RFC 6750): Bearer realm="lorebase"',
+    "required": True,
+    "schema": {"type": "string", "pattern": "^Bearer "},
+}
 _REVISION = {
     "description": "The Revision the answer describes or created (absent when there is none)",
     "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
@@ -212,6 +217,8 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
             "description": _REASONS.get(status, "A problem"),
             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
+        if status == 401:
+            responses["401"]["headers"] = {"WWW-Authenticate": _WWW_AUTHENTICATE}
     operation["responses"] = responses
     operation["security"] = [] if endpoint.policy.who is Who.ANYONE else SECURITY
     return operation
