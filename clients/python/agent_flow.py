@@ -67,7 +67,9 @@ def main(base_url: str, key: str, task: str) -> dict[str, object]:
             client=client,
             domain="supply",
             operation="flag_supplier_risk",
-            body=Execution.from_dict({"parameters": FLAG, "task": task, "intent": "Flag the Poznan supplier"}),
+            body=Execution.from_dict(
+                {"parameters": FLAG, "task": task, "intent": "Flag the Poznan supplier"}
+            ),
             idempotency_key=f"{task}-flag",
         )
         assert isinstance(written, ProposedWrite), written
