@@ -30,6 +30,7 @@ B = TypeVar("B")
 MAX_DEPTH = 64
 _AT = re.compile(r" - at `\$([^`]*)`\Z")
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
+_MISSING = re.compile(r"Object missing required field `([^`]*)`")
 # The problem of a parameter that does not fit its type, where it has its own (else invalid-parameter).
 _PARAMETER_CODES = {"at": "invalid-at", "branch": "invalid-branch"}
 
@@ -95,6 +96,9 @@ def convert_parameters(endpoint: Endpoint, raw: dict[str, Any]) -> dict[str, Any
         converted = msgspec.convert(raw, plan.params, strict=False)
     except msgspec.ValidationError as exc:
         path, message = _where(str(exc))
+        missing = _MISSING.search(message)
+        if missing is not None:  # a required parameter left out
+            path, message = missing.group(1), "is required"
         field = path.split(".")[0].split("[")[0]
         name = plan.aliases.get(field, path)
         described = next((_description(p.type) for p in endpoint.parameters if p.name == field), "")
