@@ -1,4 +1,4 @@
-"""Herald's command line, shared by `lorebase herald` (the full distribution) and `lorebase-herald`
+"""Herald's command line, shared by `lorebase herald` (the full distribution) and `lorebasehq-herald`
 (the light one, clients/herald: Herald alone against a remote Lorebase). It imports only what the
 light distribution ships: the REST client, the contract and the MCP SDK (docs/herald.md)."""
 
@@ -53,15 +53,15 @@ def run(args: argparse.Namespace, *, program: str = "lorebase herald") -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`lorebase-herald`: Herald, Lorebase's MCP server, against a remote Lorebase."""
+    """`lorebasehq-herald`: Herald, Lorebase's MCP server, against a remote Lorebase."""
     parser = argparse.ArgumentParser(
-        prog="lorebase-herald",
+        prog="lorebasehq-herald",
         description="Herald, Lorebase's MCP server: its reads and Operation writes as tools for agents.",
         epilog=ENVIRONMENT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(parser)
-    return run(parser.parse_args(argv), program="lorebase-herald")
+    return run(parser.parse_args(argv), program="lorebasehq-herald")
 
 
 if __name__ == "__main__":
