@@ -115,8 +115,9 @@ class Follower:
         events = body
         assert self.control is not None
         # The first bytes at once, so that clients and proxies see the stream open: the reconnection
-        # delay first (as the seed's example stream opens), then a comment.
-        await body(RETRY + KEEP_ALIVE)
+        # delay, alone in its block, as the seed's example stream opens (`retry: 3000`, a blank line,
+        # then the events and keep-alives).
+        await body(RETRY + b"\n")
         start = self.start
         async for item in self.control:  # the events missed after Last-Event-ID, up to joined_at
             if item.caught_up:

@@ -32,7 +32,7 @@ _AT = re.compile(r" - at `\$([^`]*)`\Z")
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
 _MISSING = re.compile(r"Object missing required field `([^`]*)`")
 # The problem of a parameter that does not fit its type, where it has its own (else invalid-parameter).
-_PARAMETER_CODES = {"at": "invalid-at", "branch": "invalid-branch"}
+_PARAMETER_CODES = {"at": "invalid-at", "branch": "invalid-branch", "session": "invalid-session"}
 
 
 @dataclass(frozen=True)
