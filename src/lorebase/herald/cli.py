@@ -17,6 +17,8 @@ environment:
   LOREBASE_URL     the Lorebase gateway (default http://127.0.0.1:8080)
   LOREBASE_KEY     the agent's API key (stdio: required; http: each caller sends its own)
   LOREBASE_DOMAIN  the tools' default Domain (default supply)
+  LOREBASE_AUTHORIZATION_SERVERS  http: the identity providers (issuer URLs, space-separated) whose
+                   access tokens Lorebase accepts (keeper.auth.oidc), named in the RFC 9728 metadata
 """
 
 
@@ -31,6 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8765, help="http: the port (default 8765)")
     parser.add_argument("--url", help="the gateway (default: LOREBASE_URL, else http://127.0.0.1:8080)")
     parser.add_argument("--domain", help="the default Domain of the tools (LOREBASE_DOMAIN, else supply)")
+    parser.add_argument(
+        "--authorization-server",
+        action="append",
+        default=[],
+        help="http: an identity provider (issuer URL) whose tokens Lorebase accepts; MCP hosts with OAuth "
+        "sign in there (LOREBASE_AUTHORIZATION_SERVERS)",
+    )
 
 
 def run(args: argparse.Namespace, *, program: str = "lorebase herald") -> int:
@@ -46,7 +55,13 @@ def run(args: argparse.Namespace, *, program: str = "lorebase herald") -> int:
                 return 1
             asyncio.run(serve_stdio(rest, domain=domain))
         else:
-            asyncio.run(serve_http(rest, domain=domain, host=args.host, port=args.port))
+            servers = (
+                list(args.authorization_server)
+                or os.environ.get("LOREBASE_AUTHORIZATION_SERVERS", "").split()
+            )
+            asyncio.run(
+                serve_http(rest, domain=domain, host=args.host, port=args.port, authorization_servers=servers)
+            )
     except KeyboardInterrupt:
         return 0
     return 0
