@@ -4,15 +4,20 @@ authenticate people beside API keys (keeper.auth.oidc), against a real provider 
 trust. The token's subject becomes a principal (created on first sight), its groups bring grants
 per Domain and every policy applies to it unchanged; an untrusted issuer, an expired token and a
 wrong audience are refused (401, WWW-Authenticate: Bearer); the provider's rotated keys are fetched
-again. Herald's RFC 9728 metadata names the provider as its authorization server."""
+again. Herald's RFC 9728 metadata names the provider as its authorization server, and an MCP host
+with OAuth (the TypeScript MCP SDK's client, clients/typescript/src/mcp_oauth.ts) signs in through
+it end to end and calls a tool as the person the provider names."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,14 +25,15 @@ from lorebase_keeper.access import oidc
 
 from lorebase.embedded import free_port
 from tests.integration.conftest import open_stack
+from tests.integration.gateway_server import serving
 
 D = "/api/v1/domains/supply"
 
 
-def _provider() -> tuple[subprocess.Popen[str], str]:
+def _provider(*options: str) -> tuple[subprocess.Popen[str], str]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.oidc.provider", "--port", str(port)],
+        [sys.executable, "-m", "tests.oidc.provider", "--port", str(port), *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -47,7 +53,7 @@ def _provider() -> tuple[subprocess.Popen[str], str]:
 
 @pytest.fixture(scope="module")
 def providers() -> Iterator[tuple[str, str]]:
-    trusted, stranger = _provider(), _provider()
+    trusted, stranger = _provider("--user", "Erin", "--groups", "supply-readers"), _provider()
     try:
         yield trusted[1], stranger[1]
     finally:
@@ -136,3 +142,65 @@ async def test_herald_names_the_authorization_server(providers: tuple[str, str])
         refused = await http.post("/mcp", json={})
         assert refused.status_code == 401
         assert "resource_metadata=" in refused.headers["www-authenticate"]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+TYPESCRIPT = ROOT / "clients" / "typescript"
+
+
+async def _run(*command: str, cwd: Path = TYPESCRIPT) -> str:
+    process = await asyncio.create_subprocess_exec(
+        *command, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
+    output, _ = await asyncio.wait_for(process.communicate(), 400)
+    assert process.returncode == 0, f"{' '.join(command)}\n{output.decode(errors='replace')[-4000:]}"
+    return output.decode()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+async def test_an_mcp_host_with_oauth_signs_in_through_the_provider(
+    database_url: str, providers: tuple[str, str]
+) -> None:
+    trusted, _ = providers
+    issuers = [
+        {
+            "issuer": trusted,
+            "audience": "lorebase",
+            "roles": {"supply-readers": [{"domain": "supply", "role": "viewer"}]},
+        }
+    ]
+    npm = shutil.which("npm")
+    assert npm is not None
+    stamp = TYPESCRIPT / "node_modules" / ".installed"
+    if not stamp.exists() or stamp.stat().st_mtime < (TYPESCRIPT / "package-lock.json").stat().st_mtime:
+        await _run(npm, "ci", "--no-audit", "--no-fund")
+        stamp.touch()
+    await _run(str(TYPESCRIPT / "node_modules" / ".bin" / "tsc"), "-p", "tsconfig.mcp.json")
+    async with (
+        open_stack(database_url, LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps(issuers)) as stack,
+        serving(stack.gateway) as gateway,
+    ):
+        await stack.supply()
+        port = free_port()
+        herald = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "lorebase", "herald", "--transport", "http", "--port", str(port),
+            "--url", gateway.url, "--authorization-server", trusted,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            async with httpx.AsyncClient(trust_env=False) as http:
+                for _ in range(300):
+                    try:
+                        await http.get(f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource")
+                        break
+                    except httpx.HTTPError:
+                        await asyncio.sleep(0.1)
+            answer = json.loads(
+                (await _run("node", "dist/mcp_oauth.js", f"http://127.0.0.1:{port}/mcp")).splitlines()[-1]
+            )
+        finally:
+            herald.terminate()
+            await herald.wait()
+    assert answer["token"] and not answer["error"], answer
+    assert "Kavsen Alloys" in answer["text"]
