@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,11 +22,12 @@ import httpx
 import pytest
 
 from tests.e2e.running import Running
+from tests.typescript_client import BIN as NODE_BIN
+from tests.typescript_client import TYPESCRIPT, ensure_installed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[2]
-TYPESCRIPT = ROOT / "clients" / "typescript"
 BIN = Path(sys.executable).parent
 
 
@@ -79,14 +79,8 @@ def test_the_python_client_runs_the_agent_flow(running: Running, served: Path) -
 def test_the_typescript_client_compiles_strict_and_runs_the_agent_flow(
     running: Running, served: Path
 ) -> None:
-    npm = shutil.which("npm")
-    assert npm is not None, "node and npm are needed (as for the web app)"
-    stamp = TYPESCRIPT / "node_modules" / ".installed"
-    lock = TYPESCRIPT / "package-lock.json"
-    if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
-        _run([npm, "ci", "--no-audit", "--no-fund"], cwd=TYPESCRIPT)
-        stamp.touch()
-    bin_ = TYPESCRIPT / "node_modules" / ".bin"
+    ensure_installed()  # off the event loop: this test is synchronous
+    bin_ = NODE_BIN
     output = _run(
         [
             str(bin_ / "openapi-typescript"),

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from lorebase_keeper.access import oidc
 from lorebase.embedded import free_port
 from tests.integration.conftest import open_stack
 from tests.integration.gateway_server import serving
+from tests.typescript_client import TYPESCRIPT, ensure_installed
 
 D = "/api/v1/domains/supply"
 
@@ -144,10 +144,6 @@ async def test_herald_names_the_authorization_server(providers: tuple[str, str])
         assert "resource_metadata=" in refused.headers["www-authenticate"]
 
 
-ROOT = Path(__file__).resolve().parents[2]
-TYPESCRIPT = ROOT / "clients" / "typescript"
-
-
 async def _run(*command: str, cwd: Path = TYPESCRIPT) -> str:
     process = await asyncio.create_subprocess_exec(
         *command, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
@@ -170,12 +166,7 @@ async def test_an_mcp_host_with_oauth_signs_in_through_the_provider(
             "roles": {"supply-readers": [{"domain": "supply", "role": "viewer"}]},
         }
     ]
-    npm = shutil.which("npm")
-    assert npm is not None
-    stamp = TYPESCRIPT / "node_modules" / ".installed"
-    if not stamp.exists() or stamp.stat().st_mtime < (TYPESCRIPT / "package-lock.json").stat().st_mtime:
-        await _run(npm, "ci", "--no-audit", "--no-fund")
-        stamp.touch()
+    await asyncio.to_thread(ensure_installed)
     await _run(str(TYPESCRIPT / "node_modules" / ".bin" / "tsc"), "-p", "tsconfig.mcp.json")
     async with (
         open_stack(database_url, LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps(issuers)) as stack,
