@@ -75,6 +75,8 @@ GAPS: dict[tuple[str, ...], str] = {
         "NUL",
     ): "no NUL in free-form values (a Record's, a memory's): not in the schema",
     ("*", "validation-failed", "beyond 64 bits"): "free-form integers within 64 bits: not in the schema",
+    ("delete_memory", "validation-failed", "Idempotency-Key header"): "the key in the header or the "
+    "optional body, one of the two: OpenAPI cannot require one of two locations",
 }
 
 
