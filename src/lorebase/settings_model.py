@@ -121,6 +121,12 @@ class GatewayReadCache(Section, frozen=True):
     max_entry_bytes: AtLeastZero
 
 
+class Cors(Section, frozen=True):
+    allow_origins: list[str]
+    allow_credentials: bool
+    max_age_s: AtLeastZero
+
+
 class Http(Section, frozen=True):
     host: str
     port: Port
@@ -136,6 +142,7 @@ class Http(Section, frozen=True):
     trusted_proxies: list[str]
     shutdown_grace_s: GraceSeconds
     read_cache: GatewayReadCache
+    cors: Cors
 
 
 class Supervisor(Section, frozen=True):
@@ -200,8 +207,38 @@ class Authz(Section, frozen=True):
     grants_cache_ttl_s: GraceSeconds
 
 
+class OidcGrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A grant a group of an identity provider brings (auth.oidc.issuers[].roles)."""
+
+    domain: str
+    role: Role
+    branches: list[str] = msgspec.field(default_factory=lambda: ["*"])
+    kinds: list[str] | None = None
+
+
+class OidcIssuer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """An OpenID Connect identity provider whose access tokens (JWT) authenticate people and MCP
+    hosts (docs/security.md, "Sign-in through an identity provider")."""
+
+    issuer: str  # exactly the `iss` of its tokens; discovery at <issuer>/.well-known/openid-configuration
+    audience: str  # the `aud` its tokens must name (Lorebase's API)
+    principal_claim: str = "sub"  # the claim that names the person
+    principal_prefix: str = "usr_"  # principal id = prefix + that claim (lower case, [a-z0-9_])
+    name_claim: str = "name"
+    roles_claim: str = "groups"  # the claim listing the person's groups
+    roles: dict[str, list[OidcGrant]] = msgspec.field(default_factory=dict)  # group -> grants
+    algorithms: list[str] = msgspec.field(default_factory=lambda: ["RS256", "ES256"])
+
+
+class Oidc(Section, frozen=True):
+    issuers: list[OidcIssuer]
+    jwks_refresh_s: Seconds
+    leeway_s: AtLeastZero
+
+
 class Auth(Section, frozen=True):
     authz: Authz
+    oidc: Oidc
 
 
 class AgentWrites(Section, frozen=True):

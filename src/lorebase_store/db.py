@@ -23,6 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
+from lorebase_store.asyncpg_internals import forget_transaction_mark, invalidate_pooled, unstarted_begin
 from lorebase_store.hot import HotReads
 from lorebase_store.migrate import check_version, engine_target
 from lorebase_store.standbys import Standby, Standbys
@@ -290,7 +291,7 @@ async def _run(conn: AsyncConnection, fn: Callable[..., Awaitable[R]], *args: An
         if not conn.invalidated:
             raw = await conn.get_raw_connection()
             if raw.driver_connection is None or raw.driver_connection.is_closed():
-                conn.sync_engine.pool._invalidate(raw, exc)
+                invalidate_pooled(conn.sync_engine.pool, raw, exc)
                 await conn.invalidate(exc)
         raise
 
@@ -298,7 +299,7 @@ async def _run(conn: AsyncConnection, fn: Callable[..., Awaitable[R]], *args: An
 def _forget_unstarted_begin(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     """On checkout: forget a transaction whose BEGIN never finished on this connection.
 
-    asyncpg's `Transaction.start` marks the connection as in a transaction (`_top_xact`) before it
+    asyncpg's `Transaction.start` marks the connection as in a transaction before it
     sends BEGIN, and leaves the mark when BEGIN fails or the task awaiting it is cancelled (a client
     that went away mid-request); SQLAlchemy's adapter then holds no transaction to end, so the mark
     outlives the checkout, and every later transaction on the connection is taken for a nested one
@@ -306,14 +307,12 @@ def _forget_unstarted_begin(dbapi_connection: Any, _record: Any, _proxy: Any) ->
     the BEGIN ran, and drop the mark. A connection the server holds in a transaction that neither
     asyncpg nor the adapter knows of (a statement cancelled past its BEGIN) is rolled back too:
     asyncpg would refuse every later transaction on it ("a manually started transaction")."""
-    driver = dbapi_connection._connection
-    if dbapi_connection._transaction is not None:
-        return
-    if driver._top_xact is None and not driver.is_in_transaction():
+    driver = unstarted_begin(dbapi_connection)
+    if driver is None:
         return
     if driver.is_in_transaction():
         await_(driver.execute("ROLLBACK"))
-    driver._top_xact = None
+    forget_transaction_mark(driver)
 
 
 def row_dict(row: Any) -> dict[str, Any]:

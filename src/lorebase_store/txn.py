@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from asyncpg.transaction import TransactionState
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
+
+from lorebase_store.asyncpg_internals import (
+    adapter_in_transaction,
+    begin_with,
+    driver_marked_in_transaction,
+    start_adapter_transaction,
+)
 
 
 class TxnBase:
@@ -36,11 +42,11 @@ class TxnBase:
         driver = raw.driver_connection
         # SQLAlchemy's adapter sends BEGIN lazily, with its first statement: when the first statement
         # of a transaction goes straight to the driver, begin it here, as the adapter would.
-        if adapted._transaction is None and adapted.isolation_level != "autocommit":
-            if settings and driver._top_xact is None and not driver.is_in_transaction():
-                await _begin_with(adapted, driver, settings)
+        if not adapter_in_transaction(adapted) and adapted.isolation_level != "autocommit":
+            if settings and not driver_marked_in_transaction(driver) and not driver.is_in_transaction():
+                await begin_with(adapted, driver, settings)
                 return driver
-            await adapted._start_transaction()
+            await start_adapter_transaction(adapted)
         if settings:
             await driver.execute(settings)
         return driver
@@ -56,32 +62,6 @@ class TxnBase:
         table through an unhashed `= ANY(...)`, which takes minutes instead of milliseconds."""
         await self.conn.execute(text(f"SET LOCAL statement_timeout = {int(seconds * 1000)}"))
         await self.conn.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
-
-
-async def _begin_with(adapted: Any, driver: Any, settings: str) -> None:
-    """What the adapter's `_start_transaction` does (asyncpg's `Transaction.start`), with `settings`
-    in BEGIN's simple query: one round trip for both. The asyncpg transaction is then marked started
-    and handed to the adapter, which commits or rolls it back as its own."""
-    transaction = driver.transaction(
-        isolation=adapted.isolation_level, readonly=adapted.readonly, deferrable=adapted.deferrable
-    )
-    begin = "BEGIN"
-    if adapted.isolation_level:  # None: the server's default, as asyncpg's own BEGIN
-        begin += " ISOLATION LEVEL " + adapted.isolation_level.replace("_", " ").upper()
-    if adapted.readonly:
-        begin += " READ ONLY"
-    if adapted.deferrable:
-        begin += " DEFERRABLE"
-    driver._top_xact = transaction
-    try:
-        await driver.execute(f"{begin}; {settings}")
-    except BaseException:
-        driver._top_xact = None
-        if driver.is_in_transaction():  # BEGIN ran, a setting failed: end what BEGIN started
-            await driver.execute("ROLLBACK")
-        raise
-    transaction._state = TransactionState.STARTED
-    adapted._transaction = transaction
 
 
 __all__ = ["TxnBase"]

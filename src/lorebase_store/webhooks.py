@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -265,6 +265,15 @@ class WebhooksTxn(TxnBase):
         )
         result = await self.conn.execute(delete(webhook_deliveries).where(webhook_deliveries.c.id.in_(old)))
         return int(result.rowcount or 0)
+
+    async def next_attempt_at(self) -> datetime | None:
+        """When the earliest pending delivery is due (None: none is pending)."""
+        found = await self.conn.scalar(
+            select(func.min(webhook_deliveries.c.next_attempt_at)).where(
+                webhook_deliveries.c.status == "pending"
+            )
+        )
+        return cast(datetime | None, found)
 
     async def count_deliveries(self, status: str) -> int:
         return int(

@@ -240,7 +240,7 @@ async def test_bad_context_requests(supply: Stack) -> None:
         ({"refs": ["Supplier/S-1001"], "budget_tokens": -5}, 422),
         ({"refs": ["Supplier/S-1001"], "depth": "deep"}, 422),
         ({"refs": ["Supplier/S-1001"], "format": "pdf"}, 422),
-        ({"refs": ["Supplier/S-1001"], "since": "no pe"}, 400),
+        ({"refs": ["Supplier/S-1001"], "since": "no pe"}, 422),  # not a name: the body's pattern
         ({"refs": ["Supplier/S-1001"], "since": "nope"}, 404),  # neither a Revision nor a tag
         ({"query": {"kind": "Supplier", "colour": 1}}, 422),
         ({"search": "   "}, 422),

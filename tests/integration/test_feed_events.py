@@ -160,8 +160,8 @@ async def test_sse_through_the_gateway(supply: Stack, feed: Feed) -> None:
     assert response.headers["content-type"].startswith("text/event-stream")
     assert response.headers["cache-control"] == "no-cache" and response.headers["x-accel-buffering"] == "no"
     body = response.text
-    # A comment opens the stream; the reconnection time rides on the first event (no empty event).
-    assert body.startswith(": keep-alive\n\nretry: 3000\nid: ")
+    # The reconnection time opens the stream, alone in its block, as the seed's example does.
+    assert body.startswith("retry: 3000\n\nid: ")
     frames = [f.removeprefix("retry: 3000\n") for f in body.split("\n\n")]
     frames = [f for f in frames if f.startswith("id:")]
     sequence = (await branch_log(supply))[1]

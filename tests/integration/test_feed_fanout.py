@@ -44,8 +44,7 @@ class Client:
                 buffer += text
                 *frames, buffer = buffer.split("\n\n")
                 for frame in frames:
-                    frame = frame.removeprefix("retry: 3000\n")  # on the first event
-                    if frame.startswith(": keep-alive"):
+                    if frame.startswith((": keep-alive", "retry: 3000")):  # the opening block, then each one
                         self.heartbeats += 1
                     elif frame.startswith("id: "):
                         head, _, data = frame.partition("\ndata: ")
@@ -148,7 +147,7 @@ async def test_kinds_are_filtered_per_client(served: tuple[Gateway, Feed], suppl
     await raise_risk(supply, 74)  # changes a Supplier, no Part
     sequence = (await branch_log(supply))[-1]
     assert await suppliers.wait_for(1) == [sequence] and await everything.wait_for(1) == [sequence]
-    # The stream opens with a keep-alive; silence for the Part client then means a second one, no event.
+    # The stream opens with its retry block; silence for the Part client then means a keep-alive, no event.
     await parts.until(lambda: parts.heartbeats > 1)
     assert parts.ids == []
     assert suppliers.documents[0]["kinds"] == {"Supplier": 1}
@@ -198,8 +197,9 @@ async def test_a_follower_that_falls_behind_is_ended() -> None:
 
 
 async def test_httpx_sse_sees_only_real_events(served: tuple[Gateway, Feed], supply: Stack) -> None:
-    """httpx-sse yields a block without data as an empty event; the stream sends none, so a naive
-    `json.loads(event.data)` works from the first event on, and the reconnection time arrives."""
+    """The stream opens as the seed's example does, with `retry: 3000` alone in its block; httpx-sse
+    yields that block as an event without data (the SSE spec dispatches none for it), and every
+    event after it is a revision whose data is its JSON document."""
     gateway, _ = served
     async with httpx_sse.aconnect_sse(
         gateway.http, "GET", gateway.url + EVENTS, headers=supply.admin
@@ -209,6 +209,8 @@ async def test_httpx_sse_sees_only_real_events(served: tuple[Gateway, Feed], sup
         await asyncio.sleep(0.3)  # the stream is open and has sent its opening keep-alive
         await raise_risk(supply, 75)
         async with asyncio.timeout(20):
-            event = await first
-    assert event.event == "revision" and event.retry == 3000
+            opening = await first
+            event = await anext(events)
+    assert opening.data == "" and opening.retry == 3000
+    assert event.event == "revision"
     assert orjson.loads(event.data)["sequence"] == int(event.id) == (await branch_log(supply))[-1]

@@ -1,7 +1,11 @@
-"""The light Herald distribution (clients/herald, `lorebase-herald`): its wheel is built from the
-same source as the full one, installed in a fresh venv with the oldest MCP SDK it declares, and
-started over stdio by the MCP SDK's own client against the test stack's gateway (a real uvicorn):
-a tool call answers the stack's data, and the venv holds none of the services' dependencies.
+"""The packages: the light Herald distribution (clients/herald, `lorebasehq-herald`) is built by
+`uv build` from the same source as the full one (an sdist that carries the code, and the wheel built
+from it; `pip wheel` of the sdist too), installed in a fresh venv with the oldest MCP SDK it
+declares, and started over stdio by the MCP SDK's own client against the test stack's gateway (a
+real uvicorn): a tool call answers the stack's data, and the venv holds none of the services'
+dependencies. `pipx install` of the built Herald wheel and of the full distribution's (`lorebase`,
+the CLI) works in a pipx home of the test's own, and the CLI's venv has no build-time tool
+(grpcio-tools).
 
 It needs PyPI (or the configured index) for the venv's packages; pip's cache makes a second run
 take about 20 s."""
@@ -30,6 +34,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "clients" / "herald"
+BIN = Path(sys.executable).parent  # uv and pipx, dev dependencies
 
 
 def lower_bound(requirement: str) -> str:
@@ -62,10 +67,12 @@ def oldest() -> list[str]:
 class Light:
     venv: Path
     wheel: Path
+    sdist: Path
+    tree: Path  # the copy of the repository the artifacts were built from
 
     @property
     def herald(self) -> Path:
-        return self.venv / "bin" / "lorebase-herald"
+        return self.venv / "bin" / "lorebasehq-herald"
 
     def python(self, code: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -78,37 +85,31 @@ def run(command: list[str], cwd: Path | None = None) -> None:
     assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
 
+def _tree(directory: Path) -> Path:
+    """A copy of what the builds read (a build writes its egg-info beside the sources)."""
+    tree = directory / "tree"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist")
+    for part in ("src", "services", "config", "clients/herald"):
+        shutil.copytree(ROOT / part, tree / part, ignore=ignore, symlinks=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copyfile(ROOT / name, tree / name)
+    return tree
+
+
 @pytest.fixture(scope="module")
 def light(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Light]:
-    """The wheel built from a copy of the tree (the build writes its egg-info beside the sources),
-    installed with the oldest supported MCP SDK in a new venv."""
+    """The sdist and wheel `uv build` makes (the wheel from the sdist, so the sdist must carry the
+    code), installed with the oldest supported MCP SDK in a new venv."""
     directory = tmp_path_factory.mktemp("herald-light")
-    tree = directory / "tree"
-    shutil.copytree(
-        ROOT / "src" / "lorebase", tree / "src" / "lorebase", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    shutil.copytree(
-        PROJECT, tree / "clients" / "herald", ignore=shutil.ignore_patterns("build", "*.egg-info")
-    )
-    wheels = directory / "wheels"
-    # The build itself is offline: the setuptools of this environment, no dependencies fetched.
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    run(
-        [
-            *pip,
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(wheels),
-            str(tree / "clients" / "herald"),
-        ]
-    )
-    (wheel,) = wheels.glob("lorebase_herald-*.whl")
+    tree = _tree(directory)
+    dist = directory / "dist"
+    run([str(BIN / "uv"), "build", "--quiet", "-o", str(dist), str(tree / "clients" / "herald")])
+    (wheel,) = dist.glob("lorebasehq_herald-*.whl")
+    (sdist,) = dist.glob("lorebasehq_herald-*.tar.gz")
     # A venv without pip of its own (ensurepip takes seconds): this environment's pip installs into
     # it (`--python`), resolving the wheel's dependencies from the index as for a user; no .pyc is
     # compiled ahead, Python compiles what Herald imports as it starts.
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     venv = directory / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     run(
@@ -123,7 +124,7 @@ def light(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Light]:
             *oldest(),
         ]
     )
-    yield Light(venv, wheel)
+    yield Light(venv, wheel, sdist, tree)
 
 
 def _text(result: Any) -> str:
@@ -131,8 +132,11 @@ def _text(result: Any) -> str:
 
 
 def test_the_wheel_holds_herald_and_not_the_services(light: Light) -> None:
+    import tarfile
     import zipfile
 
+    in_sdist = [name.split("/", 1)[1] for name in tarfile.open(light.sdist).getnames() if "/" in name]
+    assert "src/lorebase/herald/server.py" in in_sdist and "src/lorebase/clients/rest/client.py" in in_sdist
     names = zipfile.ZipFile(light.wheel).namelist()
     assert "lorebase/herald/server.py" in names and "lorebase/clients/rest/client.py" in names
     assert not [
@@ -141,7 +145,7 @@ def test_the_wheel_holds_herald_and_not_the_services(light: Light) -> None:
     # The venv has the oldest MCP SDK declared, and none of the services' dependencies.
     versions = light.python(
         "import importlib.metadata as m, json; "
-        "print(json.dumps({n: m.version(n) for n in ('mcp', 'lorebase-herald')}))"
+        "print(json.dumps({n: m.version(n) for n in ('mcp', 'lorebasehq-herald')}))"
     )
     assert versions.returncode == 0, versions.stderr
     installed = json.loads(versions.stdout)
@@ -168,3 +172,36 @@ async def test_lorebase_herald_over_stdio_answers_a_tool_call(supply: Stack, lig
             assert "Kavsen Alloys Sp. z o.o." in _text(pack)
             missing = await herald.call_tool("lorebase_record", {"kind": "Supplier", "key": "S-9999"})
             assert missing.is_error and "Not found" in _text(missing)
+
+
+def test_pip_wheel_builds_from_the_sdist(light: Light, tmp_path: Path) -> None:
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(light.sdist)])
+    (wheel,) = tmp_path.glob("lorebasehq_herald-*.whl")
+    assert "lorebase/herald/tools.py" in __import__("zipfile").ZipFile(wheel).namelist()
+
+
+def test_pipx_installs_the_built_herald_and_cli(light: Light, tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    run([str(BIN / "uv"), "build", "--wheel", "--quiet", "-o", str(dist), str(light.tree)])
+    (cli,) = dist.glob("lorebase-*.whl")
+    env = {
+        **os.environ,
+        "PIPX_HOME": str(tmp_path / "pipx"),
+        "PIPX_BIN_DIR": str(tmp_path / "bin"),
+        "PIPX_MAN_DIR": str(tmp_path / "man"),
+    }
+    for artifact in (light.wheel, cli):
+        done = subprocess.run(
+            [str(BIN / "pipx"), "install", "--python", sys.executable, str(artifact)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=500,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for command in ("lorebasehq-herald", "lorebase"):
+        shown = subprocess.run([str(tmp_path / "bin" / command), "--help"], capture_output=True, text=True)
+        assert shown.returncode == 0 and "usage:" in shown.stdout, shown.stderr
+    python = tmp_path / "pipx" / "venvs" / "lorebase" / "bin" / "python"
+    assert subprocess.run([str(python), "-c", "import grpc_tools"], capture_output=True).returncode != 0

@@ -3,7 +3,8 @@ resets the connection, one that answers 500. Each attempt fails, the schedule of
 webhooks.backoff_* is followed (no attempt before it is due), every attempt carries the same
 Idempotency-Key and a fresh, valid signature, and after max_attempts the delivery is dead. One
 that drops packets (its connection never completes) fails only that attempt, after
-webhooks.connect_timeout_s."""
+webhooks.connect_timeout_s. One that answers 429 or 503 with Retry-After (seconds, an HTTP date)
+is retried no sooner than it asks."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import socket
 import struct
 import time
 from datetime import timedelta
+from email.utils import formatdate
 from typing import Any
 
 import httpx
@@ -59,6 +61,15 @@ class BadReceiver:
             sock = writer.get_extra_info("socket")
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             writer.transport.abort()
+        elif self.behaviour == "429":  # come back in 600 s
+            writer.write(b"HTTP/1.1 429 Slow down\r\nRetry-After: 600\r\nContent-Length: 0\r\n\r\n")
+            await writer.drain()
+            writer.close()
+        elif self.behaviour == "503":  # come back at a date 700 s from now
+            when = formatdate(time.time() + 700, usegmt=True).encode()
+            writer.write(b"HTTP/1.1 503 Busy\r\nRetry-After: " + when + b"\r\nContent-Length: 0\r\n\r\n")
+            await writer.drain()
+            writer.close()
         else:
             writer.write(b"HTTP/1.1 500 Oops\r\nContent-Length: 4\r\nConnection: close\r\n\r\noops")
             await writer.drain()
@@ -104,12 +115,10 @@ async def test_misbehaving_receivers_follow_the_schedule_then_dead(
             await asyncio.sleep(0.05)
             first = await run_pass(0)
         assert (first.queued, first.failed) == (1, 1)
-        # The schedule: attempt 2 is due 48-60 s after attempt 1 (60 s less up to 20 % jitter),
-        # attempt 3 72-90 s (backoff_max_s, jittered) after 2.
-        assert (await run_pass(45)).failed == 0 and len(receiver.requests) == 1
-        assert (await run_pass(65)).failed == 1 and len(receiver.requests) == 2
-        assert (await run_pass(65 + 70)).failed == 0 and len(receiver.requests) == 2
-        last = await run_pass(65 + 95)
+        # The schedule: attempt 2 is due within 60 s of attempt 1 (full jitter), attempt 3 within
+        # 90 s (backoff_max_s) of 2.
+        assert (await run_pass(61)).failed == 1 and len(receiver.requests) == 2
+        last = await run_pass(61 + 91)
         assert last.dead == 1 and len(receiver.requests) == 3
         assert (await run_pass(86400)).failed + (await run_pass(86400)).dead == 0  # dead: never again
     assert len(receiver.requests) == 3
@@ -302,3 +311,36 @@ async def test_a_receiver_that_drops_packets_fails_only_that_attempt(
     assert headers["idempotency-key"] == other_headers["idempotency-key"] == f"evt_{failed.sequence}"
     assert headers["lorebase-delivery"] == failed.id
     assert verified(dropped["secret"], headers["lorebase-signature"], body)
+
+
+@pytest.mark.parametrize(("behaviour", "asked_s"), [("429", 600), ("503", 700)])
+async def test_retry_after_is_honoured(
+    supply: Stack,
+    feed: Feed,  # noqa: F811
+    behaviour: str,
+    asked_s: int,
+) -> None:
+    receiver = BadReceiver(behaviour)
+    # A backoff of at most 1 s: only Retry-After can hold the next attempt back.
+    settings = DeliverySettings(max_attempts=5, backoff_initial_s=1, backoff_max_s=1)
+    async with receiver as url, httpx.AsyncClient(trust_env=False) as client:
+        sender = HttpxSender(client, allowed_schemes=("http",), allow_private_targets=True, timeout_s=5)
+        await supply.http.post(HOOKS, json={"url": url}, headers=supply.admin)
+        await start_cursor(supply.rt.db)
+        await raise_risk(supply, 73)
+        start = utc_now() + timedelta(seconds=1)
+
+        async def run_pass(after_s: float) -> Any:
+            return await deliver_pending(
+                supply.rt.db, sender, sealer(), settings, now=start + timedelta(seconds=after_s)
+            )
+
+        first = await run_pass(0)
+        for _ in range(100):
+            if first.queued:
+                break
+            await asyncio.sleep(0.05)
+            first = await run_pass(0)
+        assert first.failed == 1 and len(receiver.requests) == 1
+        assert (await run_pass(asked_s - 30)).failed == 0 and len(receiver.requests) == 1
+        assert (await run_pass(asked_s + 30)).failed == 1 and len(receiver.requests) == 2

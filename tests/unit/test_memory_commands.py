@@ -14,9 +14,9 @@ from lorebase.contract.memory import (
     DerivedMemory,
     EmbeddingBinding,
     MemoryDeletion,
+    MemoryReviewCommand,
     MemoryUpdate,
     NewMemory,
-    ReviewDecision,
 )
 from lorebase.problems import Problem
 
@@ -27,7 +27,7 @@ MODELS: dict[str, type[Any]] = {
     "update": MemoryUpdate,
     "delete": MemoryDeletion,
     "attach_embedding": EmbeddingBinding,
-    "review": ReviewDecision,
+    "review": MemoryReviewCommand,
 }
 
 # (command, record id, body, the digest keeper's hand-written parser gave it)

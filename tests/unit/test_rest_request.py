@@ -33,8 +33,8 @@ def test_path_query_and_defaults() -> None:
 
 
 def test_a_branch_keeps_its_slashes_and_other_names_are_quoted() -> None:
-    branch = build(BY_NAME["get_branch"], {"domain": "supply", "branch": "agent/agt_risk/q4 audit"})
-    assert branch.path == "/api/v1/domains/supply/branches/agent/agt_risk/q4%20audit"
+    branch = build(BY_NAME["get_branch"], {"domain": "supply", "branch": "agent/agt_risk/q4-audit"})
+    assert branch.path == "/api/v1/domains/supply/branches/agent/agt_risk/q4-audit"
     record = build(BY_NAME["get_lineage"], {"domain": "supply", "kind": "Part", "key": "a/b?c"})
     assert record.path.endswith("/kinds/Part/records/a%2Fb%3Fc/lineage")
 
@@ -151,6 +151,9 @@ def test_every_endpoint_builds_from_its_path_parameters() -> None:
         try:
             request = build(endpoint, arguments)
         except Problem as problem:
+            if problem.code == "invalid-parameter":  # a required query parameter (diff's from and to)
+                assert problem.status == 400 and "is required" in problem.detail, endpoint.name
+                continue
             assert problem.status == endpoint.invalid_status, endpoint.name
             assert problem.extra["issues"][0]["rule"] == "required", endpoint.name
             continue

@@ -111,5 +111,21 @@ def test_webhook_retries_are_jittered_within_a_documented_schedule() -> None:
 
     settings = DeliverySettings(backoff_initial_s=60, backoff_max_s=90)
     seconds = {settings.backoff(1) for _ in range(50)}
-    assert len(seconds) > 1 and all(48 <= s <= 60 for s in seconds)
-    assert all(72 <= settings.backoff(5) <= 90 for _ in range(50))
+    assert len(seconds) > 1 and all(0 <= s <= 60 for s in seconds)  # full jitter
+    assert all(0 <= settings.backoff(5) <= 90 for _ in range(50))
+    # Never sooner than the receiver asks, even past the backoff.
+    assert all(settings.backoff(1, retry_after_s=25) >= 25 for _ in range(50))
+    assert all(settings.backoff(5, retry_after_s=600) == 600 for _ in range(50))
+
+
+def test_webhook_retry_after_reads_seconds_and_http_dates() -> None:
+    from datetime import UTC, datetime
+
+    from lorebase_scribe.webhook_attempts import RETRY_AFTER_MAX_S, retry_after
+
+    now = datetime(2026, 12, 2, 10, 0, 0, tzinfo=UTC)
+    assert retry_after("25", now) == 25.0
+    assert retry_after("Wed, 02 Dec 2026 10:01:30 GMT", now) == 90.0
+    assert retry_after("Wed, 02 Dec 2026 09:00:00 GMT", now) == 0.0  # in the past: now
+    assert retry_after("99999999", now) == RETRY_AFTER_MAX_S
+    assert retry_after("soon", now) is None and retry_after(None, now) is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match
@@ -78,6 +79,25 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> Starlette:
     app.add_middleware(
         SecurityHeaders
     )  # around the observer: every answer, a refusal of the layers inside too
+    cors = gateway.cors
+    if cors is not None and cors.allow_origins:  # a preflight is answered before the rest
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors.allow_origins),
+            allow_credentials=cors.allow_credentials,
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Idempotency-Key",
+                "Last-Event-ID",
+                "X-CSRF-Token",
+            ]
+            + ["Cache-Control", "Lorebase-Min-Revision", "Lorebase-Session", "If-None-Match"],
+            expose_headers=["Lorebase-Revision", "ETag", "Idempotent-Replayed", "Retry-After", "Location"]
+            + ["WWW-Authenticate", "Lorebase-Cache", "Age"],
+            max_age=cors.max_age_s,
+        )
     tracing.add_asgi_middleware(app)  # outermost, with tracing on: the request's span (lorebase.tracing)
     if metrics:
         add_route(app, "/metrics", "GET", metrics_endpoint)

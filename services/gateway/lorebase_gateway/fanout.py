@@ -112,25 +112,24 @@ class Follower:
     async def write(self, send: Send, heartbeat_s: float) -> None:
         """Write the stream until it ends: missed events from the control stream, then the queue."""
 
-        retry = RETRY
-
         async def body(data: bytes) -> None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
             self.last_write = time.monotonic()
 
         async def events(data: bytes, spans: list[tracing.Span | None]) -> None:
             """Write frames; `spans`: theirs (lorebase.tracing), ended once written."""
-            nonlocal retry
             try:
-                await body(retry + data)
+                await body(data)
             finally:
                 for span in spans:
                     if span is not None:
                         span.end()
-            retry = b""
 
         assert self.control is not None
-        await body(KEEP_ALIVE)  # the first bytes at once, so that clients and proxies see the stream open
+        # The first bytes at once, so that clients and proxies see the stream open: the reconnection
+        # delay, alone in its block, as the seed's example stream opens (`retry: 3000`, a blank line,
+        # then the events and keep-alives).
+        await body(RETRY + b"\n")
         start = self.start
         async for item in self.control:  # the events missed after Last-Event-ID, up to joined_at
             if item.caught_up:

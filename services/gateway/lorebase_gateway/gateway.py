@@ -15,6 +15,7 @@ from lorebase.clients import (
 )
 from lorebase.clients._channel import ServiceClient
 from lorebase.config import Settings
+from lorebase.settings_model import Cors
 from lorebase_gateway.address_limits import AddressLimits
 from lorebase_gateway.body_gate import BodyGate
 from lorebase_gateway.fanout import Fanout, Follower
@@ -48,6 +49,7 @@ class Gateway:
         web_root: Path | None = None,
         read_cache: ReadCache | None = None,
         admin_key: str = "",
+        cors: Cors | None = None,
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
@@ -60,6 +62,7 @@ class Gateway:
         self.cookie_secure = cookie_secure  # web.cookie_secure: auto | always | never
         self.app_files = AppFiles(web_root)  # the built web app (web.root; None: not built)
         self.read_cache = read_cache  # repeated reads that opted into staleness (None: none kept)
+        self.cors = cors  # http.cors: browser clients on other origins (None or no origins: off)
         self.body_gate = BodyGate(None)  # large bodies only for a known credential (body_gate.py)
         # The operator's credential (admin.key), for Feed.Status behind /health's `degraded`.
         self._operator = f"Bearer {admin_key}" if admin_key else ""
@@ -90,6 +93,7 @@ class Gateway:
                 max_entry_bytes=cache.max_entry_bytes,
             ),
             admin_key=settings.model.admin.key,
+            cors=http.cors,
         )
 
     @property

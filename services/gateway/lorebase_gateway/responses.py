@@ -24,6 +24,7 @@ from lorebase_gateway.address_limits import AddressLimits
 
 PROBLEM_TYPE = "application/problem+json"
 LOG_EVERY_S = 10.0
+WWW_AUTHENTICATE = 'Bearer realm="lorebase"'
 _SESSION = re.compile(r"[\x21-\x7e]{1,128}")  # keeper checks the id's grammar; gRPC metadata needs ASCII
 
 logger = logging.getLogger("lorebase.gateway")
@@ -35,6 +36,8 @@ def problem_response(problem: Problem) -> Response:
     headers = {}
     if problem.status in (429, 503) and isinstance(problem.extra.get("retry_after"), int):
         headers["Retry-After"] = str(problem.extra["retry_after"])
+    if problem.status == 401:  # RFC 6750: how to authenticate (a bearer key, or an OIDC token)
+        headers["WWW-Authenticate"] = WWW_AUTHENTICATE
     return Response(problem.to_json(), status_code=problem.status, media_type=PROBLEM_TYPE, headers=headers)
 
 

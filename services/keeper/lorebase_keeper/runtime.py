@@ -40,7 +40,9 @@ class Runtime:
             db=db,
             settings=settings,
             domains=Domains(db, settings),
-            auth=Authenticator(db, ttl_s=model.keeper.auth.authz.grants_cache_ttl_s),
+            auth=Authenticator(
+                db, ttl_s=model.keeper.auth.authz.grants_cache_ttl_s, oidc=model.keeper.auth.oidc
+            ),
             committer=Committer(
                 db,
                 max_group=model.keeper.commit.max_group,

@@ -33,26 +33,34 @@ from lorebase_store import Database, Txn
 
 @dataclass
 class Job:
+    """A job run every `interval_s`; one whose run answers a time (unix seconds) runs again then
+    if that comes first (webhook retries are due at their own time, not on the next pass)."""
+
     name: str
     interval_s: float
-    run: Callable[[], Awaitable[None]]
+    run: Callable[[], Awaitable[float | None]]
     last_run_at: float = 0.0
     runs: int = 0
     last_error: str = ""
+    next_at: float | None = None
 
 
 async def run_jobs(jobs: list[Job], stop: asyncio.Event) -> None:
     while not stop.is_set():
         now = time.time()
         for job in jobs:
-            if now - job.last_run_at >= job.interval_s:
+            due = job.last_run_at + job.interval_s
+            if job.next_at is not None:
+                due = min(due, job.next_at)
+            if now >= due:
                 started = time.perf_counter()
                 try:
-                    await job.run()
+                    job.next_at = await job.run()
                     job.last_error = ""
                     SCRIBE_JOB_RUNS.labels(job.name, "ok").inc()
                     SCRIBE_JOB_LAST_SUCCESS.labels(job.name).set(time.time())
                 except Exception as exc:  # a failing job is reported, not fatal
+                    job.next_at = None
                     job.last_error = f"{type(exc).__name__}: {exc}"
                     SCRIBE_JOB_RUNS.labels(job.name, "failed").inc()
                 SCRIBE_JOB_DURATION.labels(job.name).observe(time.perf_counter() - started)
@@ -143,8 +151,11 @@ async def run(settings: Settings) -> int:
     # trust_env=False: no proxy from the environment between Lorebase and the webhook targets.
     client = httpx.AsyncClient(trust_env=False, follow_redirects=False)
 
-    async def webhook_delivery() -> None:
+    async def webhook_delivery() -> float | None:
+        """A delivery pass; then when the earliest pending delivery is due."""
         count_deliveries(await delivery_pass(db, client, settings.model.webhooks))
+        due = await db.read_one("webhook_next_attempt", lambda txn: txn.next_attempt_at())
+        return None if due is None else due.timestamp()
 
     every = settings.model.scribe
     jobs = [

@@ -1,14 +1,18 @@
 """One attempt at a webhook delivery: the document signed now with the webhook's key and POSTed by a
 `Sender`, and the outcome recorded: delivered on a 2xx answer; else an attempt counted and the next
-one scheduled after `backoff_initial_s * 2^(attempts-1)` (at most `backoff_max_s`), or dead after
-`max_attempts` (`DeliverySettings`).
+one scheduled, or dead after `max_attempts` (`DeliverySettings`). The next attempt is due after a
+"full jitter" backoff (anywhere between 0 and `backoff_initial_s * 2^(attempts-1)`, at most
+`backoff_max_s`), so that deliveries that failed together do not come back together; and never
+before the receiver's `Retry-After` (seconds or an HTTP date, on any answer: a 429 or 503 usually),
+up to RETRY_AFTER_MAX_S.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 
 import orjson
@@ -24,13 +28,34 @@ from lorebase_store.webhooks import DeliveryRow, WebhookRow
 class SendResult:
     status: int | None  # the HTTP status, None when no answer came
     error: str | None = None
+    retry_after_s: float | None = None  # the answer's Retry-After, in seconds from when it came
 
     @property
     def ok(self) -> bool:
         return self.status is not None and 200 <= self.status < 300
 
 
-JITTER = 0.2  # a retry is due between 0.8 and 1 times its backoff (docs/feed.md)
+JITTER = 1.0  # full jitter: a retry is due anywhere between 0 and its backoff (docs/feed.md)
+RETRY_AFTER_MAX_S = 86400.0  # a receiver's Retry-After is honoured up to a day
+
+
+def retry_after(value: str | None, now: datetime) -> float | None:
+    """The seconds a `Retry-After` header asks to wait (RFC 9110: delay-seconds or an HTTP date),
+    None when it is absent or unreadable; at most RETRY_AFTER_MAX_S, never negative."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        seconds = float(value)
+    else:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - now).total_seconds()
+    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
 
 
 class Sender(Protocol):
@@ -62,10 +87,12 @@ class DeliverySettings:
             timeout_s=webhooks.timeout_s,
         )
 
-    def backoff(self, attempts: int) -> float:
-        """The wait after `attempts` failed ones: doubling from backoff_initial_s up to backoff_max_s,
-        less up to JITTER of it, so deliveries that failed in one pass spread out on their retries."""
-        return jittered(exponential(attempts - 1, self.backoff_initial_s, self.backoff_max_s), JITTER)
+    def backoff(self, attempts: int, retry_after_s: float | None = None) -> float:
+        """The wait after `attempts` failed ones: anywhere up to the delay doubling from
+        backoff_initial_s up to backoff_max_s (full jitter), so deliveries that failed in one pass
+        spread out on their retries; never less than the receiver's Retry-After."""
+        wait = jittered(exponential(attempts - 1, self.backoff_initial_s, self.backoff_max_s), JITTER)
+        return max(wait, retry_after_s or 0.0)
 
 
 async def send_attempt(
@@ -125,7 +152,7 @@ def attempt_outcome(
     return "failed", {
         "status": "pending",
         "attempts": attempts,
-        "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts)),
+        "next_attempt_at": now + timedelta(seconds=settings.backoff(attempts, result.retry_after_s)),
         "last_error": error,
         "last_status": result.status,
         "finished_at": None,
@@ -144,4 +171,12 @@ def given_back(delivery: DeliveryRow, due_at: datetime) -> dict[str, Any]:
     }
 
 
-__all__ = ["DeliverySettings", "SendResult", "Sender", "attempt_outcome", "given_back", "send_attempt"]
+__all__ = [
+    "DeliverySettings",
+    "SendResult",
+    "Sender",
+    "attempt_outcome",
+    "given_back",
+    "retry_after",
+    "send_attempt",
+]

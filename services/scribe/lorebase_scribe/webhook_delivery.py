@@ -13,8 +13,8 @@ A pass (Scribe runs it periodically, with lorebase_scribe.webhooks.HttpxSender):
    when the delivery is sent). Due deliveries are sent `concurrency`
    at a time; none starts after `pass_timeout_s` (those left wait for the next pass, without
    counting an attempt). An answer 2xx marks the delivery delivered. Anything else counts an
-   attempt and schedules the next one after `backoff_initial_s * 2^(attempts-1)` (at most
-   `backoff_max_s`), or marks it dead after `max_attempts`.
+   attempt and schedules the next one (full jitter, never before the receiver's Retry-After:
+   webhook_attempts.py), or marks it dead after `max_attempts`.
 4. **Retention** (webhook_retention.py). Delivered and dead deliveries whose last attempt ended
    more than `retention_days` ago are deleted, `_PURGE_BATCH` rows per transaction, until none is
    left or the pass is past `pass_timeout_s` (one batch at least; the next pass goes on).

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from datetime import UTC, datetime
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -23,7 +24,7 @@ import httpx
 from lorebase.settings_model import Webhooks
 from lorebase.webhook_secrets import Sealer
 from lorebase.webhook_targets import Resolver, TargetPolicy, TargetRefused, refusal, system_resolver
-from lorebase_scribe.webhook_attempts import DeliverySettings, SendResult
+from lorebase_scribe.webhook_attempts import DeliverySettings, SendResult, retry_after
 from lorebase_scribe.webhook_delivery import PassResult, deliver_pending
 from lorebase_store import Database
 
@@ -98,7 +99,11 @@ class HttpxSender:
                     await _drain(response)
                     if 200 <= response.status_code < 300:
                         return SendResult(response.status_code)
-                    return SendResult(response.status_code, f"answered {response.status_code}")
+                    return SendResult(
+                        response.status_code,
+                        f"answered {response.status_code}",
+                        retry_after(response.headers.get("retry-after"), datetime.now(UTC)),
+                    )
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 errors.append(f"{address}: {type(exc).__name__}: {exc}")
             except httpx.HTTPError as exc:

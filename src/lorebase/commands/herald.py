@@ -1,5 +1,5 @@
 """`lorebase herald`: the MCP server (docs/herald.md). The `mcp` SDK is imported only when it runs;
-the arguments and the run are lorebase.herald.cli's, which `lorebase-herald` (the light
+the arguments and the run are lorebase.herald.cli's, which `lorebasehq-herald` (the light
 distribution, clients/herald) shares."""
 
 from __future__ import annotations

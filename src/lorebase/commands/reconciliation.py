@@ -64,7 +64,7 @@ async def _reconciliation(client: RestClient, args: argparse.Namespace) -> int:
             status=args.status,
             kind=args.kind,
             assigned="me" if args.mine else "",
-            limit=args.limit,
+            limit=args.limit or None,
             cursor=args.cursor,
         )
         rows = [{**c, "rules": _rules(c)} for c in answer.get("candidates", [])]

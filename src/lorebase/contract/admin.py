@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from lorebase import names
 from lorebase.contract import answers
 from lorebase.contract._base import API, DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
@@ -17,9 +18,11 @@ from lorebase.contract.fields import (
     DomainName,
     Name,
     NewDomainName,
+    OptionalName,
     PrincipalId,
-    Tenant,
+    SessionId,
     bounded,
+    grammar,
 )
 from lorebase.contract.policy import Delegation, Need, P, Target, admin_only, caller, grant
 
@@ -31,7 +34,7 @@ class NewPrincipal(Body, frozen=True, kw_only=True):
     id: PrincipalId
     type: Literal["service", "user"]
     name: Annotated[str, bounded(200, "A display name; empty: the id")] = ""
-    tenant: Tenant | Literal[""] = ""
+    tenant: Annotated[str, grammar(names.TENANT, "A tenant; empty: none", empty=True)] = ""
 
 
 class CreatePrincipal(Request, frozen=True, kw_only=True):
@@ -91,17 +94,17 @@ class Note(Body, frozen=True, kw_only=True):
 
 
 class AddSessionNote(Request, frozen=True, kw_only=True):
-    session: Annotated[Name, Path]
+    session: Annotated[SessionId, Path]
     body: Note
 
 
 class GetSession(Request, frozen=True, kw_only=True):
-    session: Annotated[Name, Path]
+    session: Annotated[SessionId, Path]
 
 
 class ListSessions(Request, frozen=True, kw_only=True):
-    domain: Annotated[DomainName | Literal[""], Query] = ""
-    principal: Annotated[Name | Literal[""], Query] = ""
+    domain: Annotated[OptionalName, Query] = ""
+    principal: Annotated[OptionalName, Query] = ""
     limit: Annotated[Annotated[int, Meta(ge=0, le=200)], Query] = 0
     before: Annotated[Cursor, Query] = ""
 

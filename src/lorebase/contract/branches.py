@@ -12,6 +12,7 @@ from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import BranchRef, DomainName, NewBranchName
 from lorebase.contract.policy import Need, Owner, P, Scope, Target, grant
+from lorebase.contract.schemas import members
 
 Approvals = Annotated[int, Meta(ge=0, le=10, description="Approvals a merge into the branch needs")]
 
@@ -45,6 +46,7 @@ class GetBranch(Request, frozen=True, kw_only=True):
     branch: Annotated[BranchRef, Path]
 
 
+@members(any_of=("protected", "required_approvals"))
 class BranchUpdate(Body, frozen=True, kw_only=True):
     protected: bool | None = None
     required_approvals: Approvals | None = None

@@ -30,6 +30,9 @@ B = TypeVar("B")
 MAX_DEPTH = 64
 _AT = re.compile(r" - at `\$([^`]*)`\Z")
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
+_MISSING = re.compile(r"Object missing required field `([^`]*)`")
+# The problem of a parameter that does not fit its type, where it has its own (else invalid-parameter).
+_PARAMETER_CODES = {"at": "invalid-at", "branch": "invalid-branch", "session": "invalid-session"}
 
 
 @dataclass(frozen=True)
@@ -93,9 +96,19 @@ def convert_parameters(endpoint: Endpoint, raw: dict[str, Any]) -> dict[str, Any
         converted = msgspec.convert(raw, plan.params, strict=False)
     except msgspec.ValidationError as exc:
         path, message = _where(str(exc))
-        name = plan.aliases.get(path.split(".")[0].split("[")[0], path)
+        missing = _MISSING.search(message)
+        if missing is not None:  # a required parameter left out
+            path, message = missing.group(1), "is required"
+        field = path.split(".")[0].split("[")[0]
+        name = plan.aliases.get(field, path)
+        described = next((_description(p.type) for p in endpoint.parameters if p.name == field), "")
+        if "matching regex" in message and described:
+            message = f"not valid here: {described}"
         raise Problem(
-            400, "invalid-parameter", f"{name}: {message}; see /openapi.json for its type", parameter=name
+            400,
+            _PARAMETER_CODES.get(name, "invalid-parameter"),
+            f"{name}: {message}; see /openapi.json for its type",
+            parameter=name,
         ) from None
     return msgspec.structs.asdict(converted)
 
@@ -248,6 +261,19 @@ def _issues(model: Any, data: bytes) -> list[dict[str, str]]:
     return issues
 
 
+def _integral(value: Any) -> Any:
+    """`value` with every integral number an int: JSON has one number type, and JSON Schema's
+    `integer` (the document's) is any number without a fraction, so `3.0` is the integer 3. Only on
+    the error path of a body that gave a float where an integer goes."""
+    if type(value) is float:
+        return int(value) if value.is_integer() and abs(value) < 2**63 else value
+    if type(value) is dict:
+        return {name: _integral(item) for name, item in value.items()}
+    if type(value) is list:
+        return [_integral(item) for item in value]
+    return value
+
+
 def decode_body(endpoint: Endpoint, data: bytes) -> Any:
     """The body decoded into its model (see the module docstring); an empty optional body is {}."""
     plan = _plan(endpoint)
@@ -260,7 +286,12 @@ def decode_body(endpoint: Endpoint, data: bytes) -> Any:
     if data.lstrip()[:1] != b"{":
         raise Problem(400, "malformed-json", "the body must be a JSON object")
     try:
-        decoded = plan.decoder.decode(data)
+        try:
+            decoded = plan.decoder.decode(data)
+        except msgspec.ValidationError as exc:
+            if "got `float`" not in str(exc):
+                raise
+            decoded = msgspec.convert(_integral(msgspec.json.decode(data)), endpoint.body)
     except msgspec.ValidationError as exc:
         issues = _issues(endpoint.body, data) or [_issue("", str(exc))]
         first = issues[0]

@@ -17,6 +17,7 @@ from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
 from lorebase.contract.fields import Cursor, DomainName, Name
 from lorebase.contract.policy import Need, P, Scope, Target, grant
+from lorebase.contract.schemas import members
 
 RecordReference = Annotated[
     str,
@@ -38,6 +39,7 @@ class Subject(Body, frozen=True, kw_only=True):
     value: Annotated[Any, Meta(description="The value, as written (a string, number or boolean)")]
 
 
+@members(one_of=("records", "subject"))
 class NewErasure(Body, frozen=True, kw_only=True):
     records: Annotated[list[RecordReference], Meta(min_length=1, max_length=1000)] | UnsetType = UNSET
     subject: Subject | UnsetType = UNSET

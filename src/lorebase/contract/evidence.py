@@ -15,10 +15,12 @@ from msgspec import Meta
 
 from lorebase.contract._base import Body
 from lorebase.contract.fields import bounded, matching
+from lorebase.contract.schemas import members
 
 Offset = Annotated[int, Meta(ge=0, le=2**53, description="A character offset in the document")]
 
 
+@members(any_of=("start", "quote"), together=("start", "end"))
 class Span(Body, frozen=True, kw_only=True):
     """Where in the document: `start` and `end` (character offsets, end exclusive), a `quote` of
     the passage, or both; at least one of them."""

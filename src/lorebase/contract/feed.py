@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from msgspec import Meta
 
 from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
 from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
-from lorebase.contract.fields import BranchRef, DomainName, Limit, Name, RevisionRef, bounded
+from lorebase.contract.fields import BranchRef, DomainName, Name, RevisionRef, bounded
 from lorebase.contract.policy import Delegation, Need, P, Scope, grant
+from lorebase.contract.schemas import members
 
 KindList = Annotated[str, Meta(max_length=4096, pattern=r"^[^\x00]*$", description="Kinds, comma-separated")]
-Sequence = Annotated[str, Meta(max_length=20, pattern=r"^[0-9]*$", description="An event sequence")]
+Sequence = Annotated[
+    str, Meta(max_length=19, pattern=r"^[0-9]*$", description="An event sequence (a signed 64-bit number)")
+]
+# The clearances a webhook may hold: the sensitivity tags (docs/security.md).
+Clearances = Annotated[list[Literal["pii", "confidential", "restricted"]], Meta(max_length=3)]
 
 
 class Changes(Request, frozen=True, kw_only=True):
@@ -21,7 +26,13 @@ class Changes(Request, frozen=True, kw_only=True):
     branch: Annotated[BranchRef, Path]
     since: Annotated[RevisionRef, Query] = ""
     kinds: Annotated[KindList, Query] = ""
-    limit: Annotated[Limit, Query] = 0
+    limit: Annotated[
+        Annotated[
+            int,
+            Meta(ge=0, le=100, description="Page size, at most agents.feed.page_size (default 100); 0: that"),
+        ],
+        Query,
+    ] = 0
 
 
 class Events(Request, frozen=True, kw_only=True):
@@ -42,7 +53,7 @@ class NewWebhook(Body, frozen=True, kw_only=True):
     url: Url
     events: Patterns | None = None
     branches: Patterns | None = None
-    clearances: Patterns | None = None
+    clearances: Clearances | None = None
 
 
 class CreateWebhook(Request, frozen=True, kw_only=True):
@@ -59,11 +70,12 @@ class WebhookCall(Request, frozen=True, kw_only=True):
     id: Annotated[Name, Path]
 
 
+@members(any_of=("url", "events", "branches", "clearances"))
 class WebhookChange(Body, frozen=True, kw_only=True):
     url: Url | None = None
     events: Patterns | None = None
     branches: Patterns | None = None
-    clearances: Patterns | None = None
+    clearances: Clearances | None = None
 
 
 class UpdateWebhook(Request, frozen=True, kw_only=True):

@@ -33,11 +33,16 @@ def matching(pattern: str, description: str) -> Meta:
     return Meta(pattern=f"^(?:{pattern}){_END}", description=description)
 
 
-def grammar(rule: names.NameRule, description: str) -> Meta:
-    """The constraints of a name following its grammar (lorebase.names), as a JSON Schema pattern."""
+def grammar(rule: names.NameRule, description: str, *, empty: bool = False) -> Meta:
+    """The constraints of a name following its grammar (lorebase.names), as a JSON Schema pattern;
+    `empty`: the empty string too (a parameter left out)."""
     extra = r"(?!.*\.\.)(?!.*\.lock$)" if rule.path else ""
     pattern = f"^{extra}(?:{rule.pattern.pattern}){_END}"
-    return Meta(min_length=1, max_length=rule.max_length, pattern=pattern, description=description)
+    if empty:
+        pattern = f"^(?:{_END}|{pattern[1:]})"
+    return Meta(
+        min_length=0 if empty else 1, max_length=rule.max_length, pattern=pattern, description=description
+    )
 
 
 NewBranchName = Annotated[str, grammar(names.BRANCH, "A branch name: " + names.BRANCH.hint)]
@@ -52,17 +57,16 @@ ShortText = Annotated[str, Meta(max_length=4096, pattern=_NO_NUL)]
 Name = Annotated[str, Meta(min_length=1, max_length=512, pattern=_NO_NUL, description="A name or key")]
 OptionalName = Annotated[str, Meta(max_length=512, pattern=_NO_NUL)]
 DomainName = Annotated[str, Meta(min_length=1, max_length=63, pattern=_NO_NUL, description="A Domain name")]
+# A branch named in a read or a write: its grammar, since keeper refuses (400) any other.
 BranchRef = Annotated[
-    str,
-    Meta(max_length=255, pattern=_NO_NUL, description="A branch name; empty: the Domain's default branch"),
+    str, grammar(names.BRANCH, "A branch name; empty: the Domain's default branch", empty=True)
 ]
+SessionId = Annotated[str, grammar(names.SESSION, "An agent session id: " + names.SESSION.hint)]
+# A Revision named in a read: its id, a prefix of 12 or more hex digits, or a tag (hex digits are a
+# tag's grammar too); which one it names depends on what exists (an ambiguous prefix: 400).
 RevisionRef = Annotated[
     str,
-    Meta(
-        max_length=128,
-        pattern=_NO_NUL,
-        description="A Revision id (or a unique prefix) or a tag; empty: the head",
-    ),
+    grammar(names.TAG, "A Revision id (or a unique prefix) or a tag; empty: the head", empty=True),
 ]
 # expected_head: the head a write expects (a tag is a read's name for a Revision, not a head).
 HeadRef = Annotated[
@@ -90,7 +94,12 @@ FLOAT32_MAX = 3.4028234663852886e38
 Component = Annotated[float, Meta(ge=-FLOAT32_MAX, le=FLOAT32_MAX)]
 Vector = Annotated[
     list[Component],
-    Meta(min_length=1, max_length=4096, description="1 to 4096 numbers, each within single precision"),
+    Meta(
+        min_length=1,
+        max_length=4096,
+        description="1 to 4096 numbers, each within single precision, not all zero (a direction)",
+        extra_json_schema={"contains": {"not": {"const": 0}}},
+    ),
 ]
 Document = dict[str, Any]  # a JSON object whose shape the schema document decides
 
@@ -116,6 +125,7 @@ __all__ = [
     "Names",
     "OptionalName",
     "RevisionRef",
+    "SessionId",
     "ShortText",
     "Text",
     "Vector",

@@ -22,6 +22,7 @@ from lorebase.contract import ENDPOINTS, Endpoint, examples
 from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
 from lorebase.contract.documents import Problem
 from lorebase.contract.policy import Who
+from lorebase.contract.schemas import RULES, for_generators
 
 # RFC 9457 problem details, with the issues of a bad input (lorebase.contract.documents).
 (_,), _PROBLEM_SCHEMAS = msgspec.json.schema_components([Problem], ref_template="#/components/schemas/{name}")
@@ -60,6 +61,11 @@ _SSE_EVENT = {
         },
     },
 }
+_WWW_AUTHENTICATE = {
+    "description": 'How to authenticate (RFC 6750): Bearer realm="lorebase"',
+    "required": True,
+    "schema": {"type": "string", "pattern": "^Bearer "},
+}
 _REVISION = {
     "description": "The Revision the answer describes or created (absent when there is none)",
     "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
@@ -73,9 +79,9 @@ _READ_CACHE_PARAMETERS = [
         "name": "Cache-Control",
         "in": "header",
         "required": False,
-        "description": "max-stale=<seconds>: an answer up to that old (cut to http.read_cache.max_stale_s) may "
+        "description": "Its max-stale=<seconds> directive (others are ignored): an answer up to that old (cut to http.read_cache.max_stale_s) may "
         "come from the gateway's cache without asking keeper; without it the answer is as fresh as the head",
-        "schema": {"type": "string", "pattern": "^max-stale(=[0-9]{1,12})?$"},
+        "schema": {"type": "string", "maxLength": 1024},
     },
     {
         "name": "Lorebase-Min-Revision",
@@ -211,6 +217,8 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
             "description": _REASONS.get(status, "A problem"),
             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
+        if status == 401:
+            responses["401"]["headers"] = {"WWW-Authenticate": _WWW_AUTHENTICATE}
     operation["responses"] = responses
     operation["security"] = [] if endpoint.policy.who is Who.ANYONE else SECURITY
     return operation
@@ -275,33 +283,40 @@ def document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in ENDPOINTS:
         paths.setdefault(endpoint.openapi_path, {})[endpoint.method.lower()] = _operation(endpoint, schemas)
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "Lorebase",
-            "version": __version__,
-            "description": "Shared, versioned knowledge for AI agents: a typed graph with Revisions, "
-            "Operations and a change feed. Every call but /health and the web app's sign-in needs "
-            "`Authorization: Bearer <key>` (or the web app's session cookie, with X-CSRF-Token on writes). "
-            "Values travel in canonical form (integers and decimals as strings).",
-        },
-        "servers": [{"url": "/"}],
-        "paths": paths,
-        "webhooks": _webhooks(schemas),
-        "components": {
-            "schemas": schemas,
-            "securitySchemes": {
-                "bearer": {"type": "http", "scheme": "bearer", "description": "An API key"},
-                "session": {
-                    "type": "apiKey",
-                    "in": "cookie",
-                    "name": "lorebase_session",
-                    "description": "The web app's session (POST /api/v1/web/session); writes also send "
-                    "X-CSRF-Token",
+    for name, rule in RULES.items():  # the rules annotations cannot say (lorebase.contract.schemas)
+        if name in schemas:
+            component = schemas[name]
+            required = sorted({*component.get("required", ()), *rule.get("required", ())})
+            schemas[name] = {**component, **rule, **({"required": required} if required else {})}
+    return for_generators(
+        {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "Lorebase",
+                "version": __version__,
+                "description": "Shared, versioned knowledge for AI agents: a typed graph with Revisions, "
+                "Operations and a change feed. Every call but /health and the web app's sign-in needs "
+                "`Authorization: Bearer <key>` (or the web app's session cookie, with X-CSRF-Token on writes). "
+                "Values travel in canonical form (integers and decimals as strings).",
+            },
+            "servers": [{"url": "/"}],
+            "paths": paths,
+            "webhooks": _webhooks(schemas),
+            "components": {
+                "schemas": schemas,
+                "securitySchemes": {
+                    "bearer": {"type": "http", "scheme": "bearer", "description": "An API key"},
+                    "session": {
+                        "type": "apiKey",
+                        "in": "cookie",
+                        "name": "lorebase_session",
+                        "description": "The web app's session (POST /api/v1/web/session); writes also send "
+                        "X-CSRF-Token",
+                    },
                 },
             },
-        },
-    }
+        }
+    )
 
 
 _PAGE = """<!doctype html>

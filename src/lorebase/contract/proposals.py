@@ -10,7 +10,7 @@ from msgspec import Meta
 from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, PROPOSAL, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
-from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, bounded
+from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, NewBranchName, bounded
 from lorebase.contract.policy import Need, Owner, P, Scope, Target, grant
 
 Title = Annotated[str, bounded(200, "What the Proposal changes", min_length=1)]
@@ -18,7 +18,7 @@ Description = Annotated[str, bounded(20000)]
 
 
 class NewProposal(Body, frozen=True, kw_only=True):
-    source: BranchRef
+    source: NewBranchName  # a branch of the Domain (its grammar; not empty)
     target: BranchRef | None = None
     title: Title
     description: Description | None = None

@@ -23,8 +23,10 @@ from lorebase.contract.fields import (
     RevisionRef,
     ShortText,
     Vector,
+    bounded,
 )
 from lorebase.contract.policy import P, Scope, grant
+from lorebase.contract.schemas import members
 
 MARKDOWN = ("application/json", "text/markdown")
 
@@ -76,8 +78,8 @@ class Explain(RecordAt, frozen=True, kw_only=True):
 class Diff(Request, frozen=True, kw_only=True):
     domain: Annotated[DomainName, Path]
     branch: Annotated[BranchRef, Query] = ""
-    from_revision: Annotated[RevisionRef, Query("from")] = ""
-    to_revision: Annotated[RevisionRef, Query("to")] = ""
+    from_revision: Annotated[Revision, Query("from")]
+    to_revision: Annotated[Revision, Query("to")]
 
 
 class Health(Request, frozen=True, kw_only=True):
@@ -91,6 +93,8 @@ class KindHealth(Health, frozen=True, kw_only=True):
     kind: Annotated[Name, Path]
 
 
+# diff's ends: both required (a Revision id, a unique prefix or a tag).
+Revision = Annotated[str, bounded(128, "A Revision id, a unique prefix of one or a tag", min_length=1)]
 Tokens = Annotated[int, Meta(ge=0, le=10_000_000)]
 Depth = Annotated[int, Meta(ge=0, le=100)]
 Refs = Annotated[list[Name], Meta(min_length=1, max_length=1000, description="Record references: Kind/key")]
@@ -106,6 +110,7 @@ class Aggregate(Body, frozen=True, kw_only=True):
     group_by: Name | None = None
 
 
+@members(one_of=("kind", "trait"))
 class QueryBody(Body, frozen=True, kw_only=True):
     """A query (docs/query.md): exactly one of kind or trait; `where` is the filter DSL, checked
     against the schema by keeper; `limit` and `branch` left out take the settings and the default
@@ -124,6 +129,7 @@ class QueryBody(Body, frozen=True, kw_only=True):
     coverage: bool = True
 
 
+@members(one_of=("refs", "query", "search"))
 class ContextBody(Body, frozen=True, kw_only=True):
     """A context pack: exactly one seed selector (refs, query or search); the members left out take
     the lens's values, then the settings (agents.context)."""
@@ -161,6 +167,7 @@ class TraverseBody(Body, frozen=True, kw_only=True):
     at: RevisionRef | None = None
 
 
+@members(any_of=("text", "query_vector"))
 class SearchBody(Body, frozen=True, kw_only=True):
     text: ShortText | None = None
     kinds: Names | None = None

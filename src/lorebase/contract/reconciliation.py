@@ -23,7 +23,9 @@ class ListReconciliation(Request, frozen=True, kw_only=True):
     status: Annotated[Literal["", "open", "accepted", "dismissed", "all"], Query] = ""
     kind: Annotated[OptionalName, Query] = ""
     assigned: Annotated[Literal["", "me"], Query] = ""
-    limit: Annotated[Annotated[int, Meta(ge=0, le=200)], Query] = 0
+    limit: Annotated[
+        Annotated[int, Meta(ge=1, le=200, description="Page size (left out: 50)")] | None, Query
+    ] = None
     cursor: Annotated[Cursor, Query] = ""
 
 

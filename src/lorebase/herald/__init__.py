@@ -1,4 +1,4 @@
-"""Herald, Lorebase's MCP server (docs/herald.md): `lorebase herald` (or `lorebase-herald`, the light
+"""Herald, Lorebase's MCP server (docs/herald.md): `lorebase herald` (or `lorebasehq-herald`, the light
 distribution) over stdio or streamable HTTP.
 
 The names below are imported on first use (PEP 562): `lorebase.herald.cli` is imported by every

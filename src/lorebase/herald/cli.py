@@ -1,4 +1,4 @@
-"""Herald's command line, shared by `lorebase herald` (the full distribution) and `lorebase-herald`
+"""Herald's command line, shared by `lorebase herald` (the full distribution) and `lorebasehq-herald`
 (the light one, clients/herald: Herald alone against a remote Lorebase). It imports only what the
 light distribution ships: the REST client, the contract and the MCP SDK (docs/herald.md)."""
 
@@ -17,6 +17,8 @@ environment:
   LOREBASE_URL     the Lorebase gateway (default http://127.0.0.1:8080)
   LOREBASE_KEY     the agent's API key (stdio: required; http: each caller sends its own)
   LOREBASE_DOMAIN  the tools' default Domain (default supply)
+  LOREBASE_AUTHORIZATION_SERVERS  http: the identity providers (issuer URLs, space-separated) whose
+                   access tokens Lorebase accepts (keeper.auth.oidc), named in the RFC 9728 metadata
 """
 
 
@@ -31,6 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8765, help="http: the port (default 8765)")
     parser.add_argument("--url", help="the gateway (default: LOREBASE_URL, else http://127.0.0.1:8080)")
     parser.add_argument("--domain", help="the default Domain of the tools (LOREBASE_DOMAIN, else supply)")
+    parser.add_argument(
+        "--authorization-server",
+        action="append",
+        default=[],
+        help="http: an identity provider (issuer URL) whose tokens Lorebase accepts; MCP hosts with OAuth "
+        "sign in there (LOREBASE_AUTHORIZATION_SERVERS)",
+    )
 
 
 def run(args: argparse.Namespace, *, program: str = "lorebase herald") -> int:
@@ -46,22 +55,28 @@ def run(args: argparse.Namespace, *, program: str = "lorebase herald") -> int:
                 return 1
             asyncio.run(serve_stdio(rest, domain=domain))
         else:
-            asyncio.run(serve_http(rest, domain=domain, host=args.host, port=args.port))
+            servers = (
+                list(args.authorization_server)
+                or os.environ.get("LOREBASE_AUTHORIZATION_SERVERS", "").split()
+            )
+            asyncio.run(
+                serve_http(rest, domain=domain, host=args.host, port=args.port, authorization_servers=servers)
+            )
     except KeyboardInterrupt:
         return 0
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`lorebase-herald`: Herald, Lorebase's MCP server, against a remote Lorebase."""
+    """`lorebasehq-herald`: Herald, Lorebase's MCP server, against a remote Lorebase."""
     parser = argparse.ArgumentParser(
-        prog="lorebase-herald",
+        prog="lorebasehq-herald",
         description="Herald, Lorebase's MCP server: its reads and Operation writes as tools for agents.",
         epilog=ENVIRONMENT,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(parser)
-    return run(parser.parse_args(argv), program="lorebase-herald")
+    return run(parser.parse_args(argv), program="lorebasehq-herald")
 
 
 if __name__ == "__main__":

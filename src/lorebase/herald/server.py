@@ -12,6 +12,7 @@ key may read.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -127,19 +128,23 @@ def _origin(scope: Scope) -> str:
     return f"{scheme}://{host}"
 
 
-def protected_resource(origin: str) -> dict[str, Any]:
+def protected_resource(origin: str, authorization_servers: Sequence[str] = ()) -> dict[str, Any]:
     """The OAuth 2.0 Protected Resource Metadata (RFC 9728) of Herald's MCP endpoint: Lorebase is
-    the resource, and its bearer tokens are Lorebase API keys sent in the Authorization header.
-    There is no authorization server: a key comes from `lorebase keys create` (docs/herald.md)."""
-    return {
+    the resource, and its bearer tokens are Lorebase API keys or access tokens of the identity
+    providers Lorebase trusts (keeper.auth.oidc), named as its `authorization_servers` so that an
+    MCP host with OAuth signs in there (docs/herald.md, "Signing in with OAuth")."""
+    metadata: dict[str, Any] = {
         "resource": f"{origin}/mcp",
         "resource_name": "Lorebase (Herald MCP server)",
         "bearer_methods_supported": ["header"],
         "resource_documentation": "https://github.com/lorebase/lorebase/blob/main/docs/herald.md",
     }
+    if authorization_servers:
+        metadata["authorization_servers"] = list(authorization_servers)
+    return metadata
 
 
-def with_authorization(app: ASGIApp) -> ASGIApp:
+def with_authorization(app: ASGIApp, authorization_servers: Sequence[str] = ()) -> ASGIApp:
     """The MCP authorization spec's side of a resource server: a request to /mcp without a credential
     is answered 401 with `WWW-Authenticate: Bearer resource_metadata=...`, and the metadata document
     is served at /.well-known/oauth-protected-resource (and .../mcp), so a stock MCP client learns
@@ -151,7 +156,9 @@ def with_authorization(app: ASGIApp) -> ASGIApp:
             return
         path = scope.get("path", "")
         if path in (PROTECTED_RESOURCE_PATH, PROTECTED_RESOURCE_PATH + "/mcp"):
-            await JSONResponse(protected_resource(_origin(scope)))(scope, receive, send)
+            await JSONResponse(protected_resource(_origin(scope), authorization_servers))(
+                scope, receive, send
+            )
             return
         has_credential = any(name.lower() == b"authorization" and value for name, value in scope["headers"])
         if path.startswith("/mcp") and not has_credential:
@@ -160,7 +167,8 @@ def with_authorization(app: ASGIApp) -> ASGIApp:
                 {
                     "error": "invalid_request",
                     "error_description": "send a Lorebase API key as 'Authorization: Bearer <key>' "
-                    "(lorebase keys create makes one)",
+                    "(lorebase keys create makes one), or sign in with an authorization server the "
+                    "metadata names",
                 },
                 status_code=401,
                 headers={"WWW-Authenticate": f'Bearer resource_metadata="{metadata}"'},
@@ -172,16 +180,21 @@ def with_authorization(app: ASGIApp) -> ASGIApp:
     return guarded
 
 
-def http_app(settings: RestSettings, *, domain: str, host: str = "127.0.0.1") -> Any:
+def http_app(
+    settings: RestSettings, *, domain: str, host: str = "127.0.0.1", authorization_servers: Sequence[str] = ()
+) -> Any:
     """The streamable HTTP app (an ASGI app serving /mcp), behind `with_authorization`."""
     server = build_server(settings, domain=domain, http=True)
-    return with_authorization(streamable_http_app(server, host=host))  # lifespan passes through
+    # lifespan passes through
+    return with_authorization(streamable_http_app(server, host=host), authorization_servers)
 
 
-async def serve_http(settings: RestSettings, *, domain: str, host: str, port: int) -> None:
+async def serve_http(
+    settings: RestSettings, *, domain: str, host: str, port: int, authorization_servers: Sequence[str] = ()
+) -> None:
     import uvicorn
 
-    app = http_app(settings, domain=domain, host=host)
+    app = http_app(settings, domain=domain, host=host, authorization_servers=authorization_servers)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve()
 

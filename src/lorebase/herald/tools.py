@@ -13,7 +13,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from lorebase.clients.rest import REST_ONLY, RestClient
+from lorebase.contract import BY_NAME
+from lorebase.contract.schemas import for_generators
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,21 @@ def _strings(description: str) -> dict[str, Any]:
 DOMAIN = _string("the Domain (default: the one Herald was started for)")
 BRANCH = _string("the branch (default: the Domain's default branch)")
 AT = _string("read as of this Revision (64 hex digits or a unique prefix of 12+)")
+
+
+def _declared(endpoint: str, name: str, description: str = "") -> dict[str, Any]:
+    """The JSON Schema of a parameter or body member as the endpoint declares it (what
+    /openapi.json publishes), so that a tool's argument cannot disagree with the REST call it
+    makes; `description` says it in a model's words."""
+    declared = BY_NAME[endpoint]
+    hint: Any = next((p.type for p in declared.parameters if p.alias == name), None)
+    if hint is None:
+        hint = next(f.type for f in msgspec.structs.fields(declared.body) if f.encode_name == name)
+    schema = for_generators(msgspec.json.schema(hint))
+    schema.pop("$defs", None)
+    return {**schema, **({"description": description} if description else {})}
+
+
 KIND = _string("a Kind of the schema, as in Supplier")
 KEY = _string("the Record's key, as in S-1001")
 FORMAT = {
@@ -213,7 +232,9 @@ QUERY_MEMBERS = (
         "trait": _string("a Trait in place of kind"),
         "where": {"type": "object", "description": "a predicate, or and/or/not of predicates"},
         "select": _strings("the Attributes to answer"),
-        "order_by": {"description": "an Attribute name, or a list of {attr, dir}"},
+        "order_by": _declared(
+            "query", "order_by", "an Attribute name, or a list of them; -name sorts descending (-risk_score)"
+        ),
         "limit": {"type": "integer", "minimum": 1},
         "cursor": _string("next_cursor of the previous page"),
         "aggregate": {"type": "object", "description": '{"count": true} or {"group_by": "attr"}'},
@@ -403,12 +424,12 @@ async def _changes(client: RestClient, domain: str, arguments: dict[str, Any]) -
 @tool(
     "lorebase_proposals",
     "Follow the Proposals your writes opened: one by id, or the list (status open by default; "
-    "assigned=true for those whose stewards include you).",
+    "assigned=me for those whose stewards include you).",
     {
         "proposal": _string("a Proposal id (prp_...)"),
-        "status": {"type": "string", "enum": ["open", "merged", "closed", "all"]},
-        "assigned": {"type": "boolean"},
-        "limit": {"type": "integer", "minimum": 1},
+        "status": _declared("list_proposals", "status", "open (the default), merged, closed or all"),
+        "assigned": _declared("list_proposals", "assigned", "me: those whose stewards include you"),
+        "limit": _declared("list_proposals", "limit", "a page of at most this many"),
         "cursor": _string("next_cursor"),
     },
 )
@@ -418,8 +439,8 @@ async def _proposals(client: RestClient, domain: str, arguments: dict[str, Any])
     answer = await client.list_proposals(
         domain=domain,
         status=arguments.get("status", ""),
-        assigned="me" if arguments.get("assigned") else "",
-        limit=int(arguments.get("limit") or 0),
+        assigned=arguments.get("assigned", ""),
+        limit=arguments.get("limit") or None,
         cursor=arguments.get("cursor", ""),
     )
     return _json(answer)
@@ -428,14 +449,14 @@ async def _proposals(client: RestClient, domain: str, arguments: dict[str, Any])
 @tool(
     "lorebase_reconciliation",
     "Records likely to be the same thing (same unique value, same or similar title within a Kind): one "
-    "candidate by id with both Records, or the list (open by default; assigned=true for the Kinds you "
+    "candidate by id with both Records, or the list (open by default; assigned=me for the Kinds you "
     "steward). Each has its evidence and score; lorebase_reconcile accepts or dismisses one.",
     {
         "candidate": _string("a candidate id (rcn_...)"),
         "status": {"type": "string", "enum": ["open", "accepted", "dismissed", "all"]},
         "kind": KIND,
-        "assigned": {"type": "boolean"},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+        "assigned": _declared("list_reconciliation", "assigned", "me: the Kinds you steward"),
+        "limit": _declared("list_reconciliation", "limit", "a page of at most this many"),
         "cursor": _string("next_cursor"),
     },
 )
@@ -446,8 +467,8 @@ async def _reconciliation(client: RestClient, domain: str, arguments: dict[str, 
         domain=domain,
         status=arguments.get("status", ""),
         kind=arguments.get("kind", ""),
-        assigned="me" if arguments.get("assigned") else "",
-        limit=int(arguments.get("limit") or 0),
+        assigned=arguments.get("assigned", ""),
+        limit=arguments.get("limit") or None,
         cursor=arguments.get("cursor", ""),
     )
     return _json(answer)

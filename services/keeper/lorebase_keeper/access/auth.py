@@ -3,7 +3,9 @@
 Every keeper call authenticates the credential of its `authorization` metadata and asks an
 `Access` whether the principal holds a permission on a branch, and which Kinds it may read there.
 A credential is an API key or a web session made from one (lorebase_keeper.admin.web_sessions):
-the same principal with the same grants, until it expires or is revoked.
+the same principal with the same grants, until it expires or is revoked; or an access token of a
+configured identity provider (lorebase_keeper.access.oidc): a person, signed in as the principal its
+claims name (created on first sight), with the grants its groups bring besides those given to it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 from lorebase.contract.policy import ADMIN, ROLES
 from lorebase.credentials import ADMIN_PRINCIPAL, presented_digest, unknown_credential
 from lorebase.problems import Problem
+from lorebase.settings_model import Oidc, OidcGrant
+from lorebase_keeper.access.oidc import OidcVerifier, looks_like_jwt
 from lorebase_store import CredentialRow, Database, GrantRow, Txn
 
 
@@ -113,11 +117,15 @@ class Authenticator:
     A request whose credential and grants are cached costs no statement; a miss reads each with one
     statement outside a transaction (one round trip: a single statement reads one snapshot)."""
 
-    def __init__(self, db: Database, *, ttl_s: float) -> None:
+    def __init__(self, db: Database, *, ttl_s: float, oidc: Oidc | None = None) -> None:
         self.db = db
         self.ttl_s = ttl_s
+        self.oidc = OidcVerifier(oidc) if oidc is not None and oidc.issuers else None
         self._principals: dict[str, tuple[float, Principal | None]] = {}
         self._access: dict[tuple[str, int], tuple[float, Access]] = {}
+        # Signed in through an identity provider: the grants its groups bring, by principal.
+        self._mapped: dict[str, tuple[OidcGrant, ...]] = {}
+        self._domain_names: dict[int, str | None] = {}
 
     def forget(self) -> None:
         """Drop the caches (after a key is revoked or a grant changes in this process)."""
@@ -131,6 +139,10 @@ class Authenticator:
         digest = presented_digest(authorization)
         now = time.monotonic()
         cached = self._principals.get(digest)
+        if self.oidc is not None and (cached is None or cached[0] < now):
+            token = (authorization or "").partition(" ")[2].strip()
+            if looks_like_jwt(token):
+                return await self._signed_in(digest, token, now)
         if cached is None or cached[0] < now:
             row = await self.db.read_one("credential_for_digest", _credential_for_digest, digest)
             principal = (
@@ -148,6 +160,40 @@ class Authenticator:
             raise unknown_credential()
         return principal
 
+    async def _signed_in(self, digest: str, token: str, now: float) -> Principal:
+        """The principal of an identity provider's access token (created on first sight)."""
+        assert self.oidc is not None
+        identity = await self.oidc.verify(token)
+        principal = Principal(identity.principal_id, "user", identity.name)
+        if identity.principal_id not in self._mapped:
+            await self.db.run_interaction(
+                "oidc_principal", _insert_principal, identity.principal_id, identity.name
+            )
+        self._mapped[identity.principal_id] = identity.grants
+        until = min(now + self.ttl_s, now + identity.expires_at - time.time())
+        self._principals[digest] = (until, principal)
+        return principal
+
+    async def _mapped_grants(self, principal: Principal, domain_id: int) -> tuple[GrantRow, ...]:
+        mapped = self._mapped.get(principal.id)
+        if not mapped:
+            return ()
+        if domain_id not in self._domain_names:
+            self._domain_names[domain_id] = await self.db.read_one("domain_name", _domain_name, domain_id)
+        name = self._domain_names[domain_id]
+        return tuple(
+            GrantRow(
+                f"oidc_{index}",
+                domain_id,
+                principal.id,
+                grant.role,
+                tuple(grant.branches),
+                None if grant.kinds is None else tuple(grant.kinds),
+            )
+            for index, grant in enumerate(mapped)
+            if grant.domain == name
+        )
+
     async def access(self, principal: Principal, domain_id: int) -> Access:
         """The principal's grants in the Domain; the same Access for the cache time, so that what it
         may read is worked out once (Access.views)."""
@@ -157,6 +203,7 @@ class Authenticator:
         if cached is not None and cached[0] >= now and cached[1].principal == principal:
             return cached[1]
         grants = tuple(await self.db.read_one("grants_of", _grants_of, principal.id, domain_id))
+        grants += await self._mapped_grants(principal, domain_id)
         access = Access(principal, grants)
         self._access[cache_key] = (now + self.ttl_s, access)
         if len(self._access) > 10000:
@@ -166,6 +213,14 @@ class Authenticator:
 
 async def _credential_for_digest(txn: Txn, digest: str) -> CredentialRow | None:
     return await txn.credential_for_digest(digest)
+
+
+async def _insert_principal(txn: Txn, principal_id: str, name: str) -> None:
+    await txn.insert_principal(principal_id, "user", name, datetime.now(UTC))
+
+
+async def _domain_name(txn: Txn, domain_id: int) -> str | None:
+    return await txn.domain_name(domain_id)
 
 
 async def _grants_of(txn: Txn, principal_id: str, domain_id: int) -> list[GrantRow]:

@@ -81,6 +81,7 @@ def domain_settings(overrides: dict[str, Any], base: Settings) -> dict[str, Any]
     """A Domain's setting overrides, checked by the typed settings model (names, types, ranges)
     on top of the process settings `base`; 422 with an issue at `settings.<path>` for each bad one."""
     tree, issues = check_overrides(base, overrides, aliases=_ALIASES)
+    issues += _not_per_domain(overrides)
     if issues:
         raise Problem(
             422,
@@ -89,6 +90,30 @@ def domain_settings(overrides: dict[str, Any], base: Settings) -> dict[str, Any]
             issues=[{**i, "path": f"settings.{i['path']}"} for i in issues],
         )
     return tree
+
+
+# Of the change feed's settings, only this one is read per Domain (at commit); the others belong to
+# the feed process (page sizes, scans, heartbeats) and a Domain's value would be ignored: refused.
+_FEED_PER_DOMAIN = {"changed_keys_max"}
+
+
+def _not_per_domain(overrides: dict[str, Any]) -> list[dict[str, str]]:
+    feed = overrides.get("feed")
+    agents = overrides.get("agents")
+    if isinstance(agents, dict) and isinstance(agents.get("feed"), dict):
+        feed = {**(feed if isinstance(feed, dict) else {}), **agents["feed"]}
+    if not isinstance(feed, dict):
+        return []
+    return [
+        {
+            "path": f"feed.{name}",
+            "rule": "not_per_domain",
+            "message": f"feed.{name} is a setting of the feed process, not of a Domain; "
+            f"a Domain may set {', '.join(sorted(_FEED_PER_DOMAIN))}",
+        }
+        for name in feed
+        if name not in _FEED_PER_DOMAIN
+    ]
 
 
 def describe(row: DomainRow) -> dict[str, Any]:

@@ -17,9 +17,9 @@ from lorebase.contract.memory import (
     MemoryDeletion,
     MemoryGrantBody,
     MemoryQueryBody,
+    MemoryReviewCommand,
     MemoryUpdate,
     NewMemory,
-    ReviewDecision,
 )
 from lorebase.credentials import presented_digest
 from lorebase.grpc_problems import problem_rpc
@@ -41,7 +41,7 @@ _COMMANDS: dict[str, tuple[str, type[memory.CommandBody]]] = {
     "update": ("update_memory", MemoryUpdate),
     "delete": ("delete_memory", MemoryDeletion),
     "attach_embedding": ("attach_memory_embedding", EmbeddingBinding),
-    "review": ("review_memory", ReviewDecision),
+    "review": ("review_memory", MemoryReviewCommand),
 }
 
 

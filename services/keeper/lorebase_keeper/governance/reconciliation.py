@@ -90,7 +90,7 @@ async def list_candidates(
     status: str,
     kind: str,
     assigned: str,
-    limit: int,
+    limit: int | None,
     cursor: str,
 ) -> dict[str, Any]:
     if status not in ("", "all", *STATUSES):
@@ -102,8 +102,8 @@ async def list_candidates(
         )
     if assigned not in ("", "me"):
         raise Problem(400, "invalid-parameter", f"assigned takes me, not {assigned!r}", parameter="assigned")
-    if not 0 <= limit <= 200:
-        raise Problem(400, "invalid-parameter", "limit is 1 to 200 (0: 50)", parameter="limit")
+    if limit is not None and not 1 <= limit <= 200:
+        raise Problem(400, "invalid-parameter", "limit is 1 to 200 (left out: 50)", parameter="limit")
     limit = limit or 50
     branch = domain.default_branch
     view = readable(access, domain, branch)
@@ -113,6 +113,10 @@ async def list_candidates(
     wanted = None if status == "all" else (status or "open")
 
     async def read(txn: Txn) -> dict[str, Any]:
+        if cursor and await txn.get_candidate(domain.id, cursor) is None:
+            raise Problem(
+                400, "invalid-cursor", "cursor is not one this API returned; start again without it"
+            )
         rows = await txn.list_candidates(domain.id, status=wanted, kinds=kinds, after=cursor, limit=limit + 1)
         more = len(rows) > limit
         rows = rows[:limit]

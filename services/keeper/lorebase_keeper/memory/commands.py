@@ -26,9 +26,9 @@ from lorebase.contract.memory import (
     DerivedMemory,
     EmbeddingBinding,
     MemoryDeletion,
+    MemoryReviewCommand,
     MemoryUpdate,
     NewMemory,
-    ReviewDecision,
 )
 from lorebase.memory import Scope
 from lorebase.memory.access import MemoryCaller, capabilities
@@ -39,7 +39,7 @@ from lorebase_store import MemoryRecordRow, Txn
 # The header's key (a gRPC caller's is not checked at the edge); the body's is its model's.
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 COMMANDS = ("create", "derive", "update", "delete", "attach_embedding", "review")
-CommandBody = NewMemory | MemoryUpdate | MemoryDeletion | EmbeddingBinding | ReviewDecision
+CommandBody = NewMemory | MemoryUpdate | MemoryDeletion | EmbeddingBinding | MemoryReviewCommand
 
 
 def now_millis() -> int:
@@ -94,7 +94,7 @@ class Command:
             return spec
         if isinstance(body, EmbeddingBinding):
             return {"record_revision": body.record_revision, "model": body.model, "vector": list(body.vector)}
-        if isinstance(body, ReviewDecision):
+        if isinstance(body, MemoryReviewCommand):
             return {"record_revision": body.record_revision, "decision": body.decision, "reason": body.reason}
         return {"record_revision": body.record_revision}
 

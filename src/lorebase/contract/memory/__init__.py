@@ -29,9 +29,9 @@ from lorebase.contract.memory.records import (
     MemoryDeletion,
     MemoryGrantBody,
     MemoryQueryBody,
+    MemoryReviewCommand,
     MemoryUpdate,
     NewMemory,
-    ReviewDecision,
     ScopeRef,
 )
 
@@ -52,6 +52,6 @@ __all__ = [
     "MemoryQueryBody",
     "MemoryUpdate",
     "NewMemory",
-    "ReviewDecision",
+    "MemoryReviewCommand",
     "ScopeRef",
 ]

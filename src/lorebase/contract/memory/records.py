@@ -14,6 +14,7 @@ from lorebase.contract.answers.memory import Capability
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
 from lorebase.contract.fields import BodyKey, Cursor, IdempotencyKey, Name, Vector, bounded, grammar, matching
 from lorebase.contract.policy import Policy, admin_only, memory
+from lorebase.contract.schemas import members
 
 LIMIT = "memory.max_body_bytes"
 MAX_DERIVED_FROM = 64
@@ -56,12 +57,14 @@ class _Command(Body, frozen=True, kw_only=True):
     idempotency_key: BodyKey | None = None
 
 
+@members(required=("idempotency_key",))
 class NewMemory(_Command, frozen=True, kw_only=True):
     scope: ScopeRef
     content: Content
     valid_until_millis: ValidUntil | None = None
 
 
+@members(required=("idempotency_key",))
 class DerivedMemory(NewMemory, frozen=True, kw_only=True):
     derived_from: Annotated[
         list[Name],
@@ -74,6 +77,9 @@ class DerivedMemory(NewMemory, frozen=True, kw_only=True):
     ]
 
 
+@members(
+    any_of=("content", "valid_until_millis"), nullable=("valid_until_millis",), required=("idempotency_key",)
+)
 class MemoryUpdate(_Command, frozen=True, kw_only=True):
     """An update sets content, valid_until_millis (null: it never expires) or both."""
 
@@ -82,10 +88,12 @@ class MemoryUpdate(_Command, frozen=True, kw_only=True):
     valid_until_millis: ValidUntil | None | UnsetType = UNSET
 
 
+@members(required=("idempotency_key",))
 class MemoryDeletion(_Command, frozen=True, kw_only=True):
     record_revision: Revision | None = None
 
 
+@members(required=("idempotency_key",))
 class EmbeddingBinding(_Command, frozen=True, kw_only=True):
     """An embedding bound to the record's current revision (which it does not bump)."""
 
@@ -94,7 +102,8 @@ class EmbeddingBinding(_Command, frozen=True, kw_only=True):
     vector: Vector
 
 
-class ReviewDecision(_Command, frozen=True, kw_only=True):
+@members(required=("idempotency_key",))
+class MemoryReviewCommand(_Command, frozen=True, kw_only=True):
     decision: Literal["approve", "reject", "request_changes"]
     reason: Annotated[
         str,
@@ -149,7 +158,7 @@ class AttachEmbedding(_RecordKeyed, frozen=True, kw_only=True):
 
 
 class ReviewMemory(_RecordKeyed, frozen=True, kw_only=True):
-    body: ReviewDecision
+    body: MemoryReviewCommand
 
 
 class RecordRead(Request, frozen=True, kw_only=True):
@@ -336,7 +345,7 @@ __all__ = [
     "MemoryUpdate",
     "NewMemory",
     "PageSize",
-    "ReviewDecision",
+    "MemoryReviewCommand",
     "ScopeRef",
     "memory_endpoint",
 ]
