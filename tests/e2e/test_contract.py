@@ -58,6 +58,7 @@ KNOWN = {
 STATEFUL: dict[tuple[str, ...], str] = {
     ("invalid-cursor",): "a cursor is one the server handed out",
     ("invalid-at",): "a Revision prefix must name one Revision of the branch",
+    ("idempotency-key-reused",): "a key once used names that command: a key the fuzzer drew twice",
     ("changes", "invalid-parameter", "unknown Kinds"): "kinds names Kinds of the Domain's schema",
     ("create_grant", "validation-failed", "unknown principal"): "the principal must exist",
     ("create_domain", "schema-invalid"): "the schema document has its own rules (docs/schema.md)",
@@ -134,8 +135,6 @@ SCHEMA.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.N
 # The documented examples and fuzzing; the coverage phase (boundary values of every keyword) takes
 # minutes on bodies of 4096 numbers and is left out to keep make test in its time.
 SCHEMA.config.phases.update(phases=["examples", "fuzzing"])
-# The documented examples and fuzzing; the coverage phase (boundary values of every keyword) takes
-# minutes on bodies of 4096 numbers and is left out to keep make test in its time.
 
 
 @pytest.fixture(scope="module")
