@@ -10,6 +10,7 @@ import { useParams } from "react-router";
 import { closeProposal, getProposal, listConflicts, mergeProposal, resolveConflict, reviewProposal, type Resolution } from "../api/proposals";
 import type { Conflict, Proposal } from "../api/types";
 import { ProblemAlert } from "../shell/ProblemAlert";
+import { useSession } from "../shell/auth";
 import { formatTime, shortRevision } from "../shell/format";
 import { useReadPoint } from "../shell/readPoint";
 import { useApi } from "../shell/useApi";
@@ -18,9 +19,29 @@ import { ProposalDiffPanel } from "./ProposalDiffPanel";
 import { STATUS_COLORS } from "./ProposalsPage";
 import { ReviewForm } from "./ReviewForm";
 
+/** Why a Proposal cannot merge, one sentence per blocker the API names. */
+export function blockerReasons(p: Pick<Proposal, "merge" | "approval" | "conflicts">): string[] {
+  const reasons = p.merge.blockers.map((blocker) => {
+    switch (blocker) {
+      case "approvals-pending":
+        return `Merge is blocked: it needs ${p.approval.required} approval${p.approval.required === 1 ? "" : "s"} and has ${p.approval.approvals}.`;
+      case "review-policy-needs-approval":
+        return "Merge is blocked: the Operation's review policy asks for an approval first.";
+      case "changes-requested":
+        return "Merge is blocked: a reviewer requested changes.";
+      case "open-conflicts":
+        return `Merge is blocked: ${p.conflicts.open} Conflict${p.conflicts.open === 1 ? " is" : "s are"} open; resolve ${p.conflicts.open === 1 ? "it" : "them"} below.`;
+      default:
+        return `Merge is blocked: ${blocker}.`;
+    }
+  });
+  return reasons.length > 0 ? reasons : ["Merge is blocked until the next merge check."];
+}
+
 export function ProposalPage() {
   const { domain } = useReadPoint();
   const { id = "" } = useParams();
+  const session = useSession();
   const proposal = useApi(() => getProposal(domain, id), [domain, id]);
   const conflicts = useApi(() => listConflicts(domain, id), [domain, id]);
   const [actionError, setActionError] = useState<unknown>(null);
@@ -113,7 +134,7 @@ export function ProposalPage() {
             </Alert>
           )}
 
-          <ProblemAlert error={actionError} />
+          {p.status !== "open" && <ProblemAlert error={actionError} />}
 
           <Grid gap="md">
             <Grid.Col span={{ base: 12, lg: 7 }}>
@@ -133,19 +154,33 @@ export function ProposalPage() {
               <Stack gap="md">
                 {p.status === "open" && (
                   <>
-                    <ReviewForm disabled={busy !== null} onReview={(decision, comment) => act("review", () => reviewProposal(domain, p.id, decision, comment))} />
+                    <ReviewForm disabled={busy !== null} canApprove={session.principal !== p.author} onReview={(decision, comment) => act("review", () => reviewProposal(domain, p.id, decision, comment))} />
                     <Paper withBorder p="sm">
                       <Group>
-                        <Button onClick={() => act("merge", () => mergeProposal(domain, p.id))} loading={busy === "merge"} disabled={busy !== null} data-testid="merge">
+                        <Button
+                          onClick={() => act("merge", () => mergeProposal(domain, p.id))}
+                          loading={busy === "merge"}
+                          disabled={busy !== null || !p.merge.mergeable}
+                          aria-describedby={p.merge.mergeable ? undefined : "merge-reasons"}
+                          data-testid="merge"
+                        >
                           Merge
                         </Button>
                         <Button variant="default" color="red" onClick={() => act("close", () => closeProposal(domain, p.id))} loading={busy === "close"} disabled={busy !== null}>
                           Close without merging
                         </Button>
                       </Group>
+                      {!p.merge.mergeable && (
+                        <List size="sm" mt="xs" id="merge-reasons" data-testid="merge-reasons">
+                          {blockerReasons(p).map((reason) => (
+                            <List.Item key={reason}>{reason}</List.Item>
+                          ))}
+                        </List>
+                      )}
                       <Text size="xs" c="dimmed" mt={4}>
                         A merge with Conflicts records them here; resolve them and merge again.
                       </Text>
+                      <ProblemAlert error={actionError} />
                     </Paper>
                   </>
                 )}

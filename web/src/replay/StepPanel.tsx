@@ -3,9 +3,10 @@
  * around it, and the Records and Links it touched as of the Revision it read.
  */
 
-import { Badge, Code, Group, List, Paper, ScrollArea, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Code, Group, List, Paper, ScrollArea, Stack, Text, Title } from "@mantine/core";
+import { Link } from "react-router";
 import type { AsOf } from "./asof";
-import { notesAround, type Timeline } from "./timeline";
+import { notesAround, splitRef, type Timeline } from "./timeline";
 import type { SessionNote } from "./types";
 
 const LISTED = 30;
@@ -25,6 +26,12 @@ function valuesLine(values: Record<string, unknown>): string {
     .slice(0, 4)
     .map(([name, value]) => `${name}=${typeof value === "string" ? value : JSON.stringify(value)}`)
     .join("; ");
+}
+
+/** The app's page of a Record (`Kind/key`) of a Domain. */
+export function recordPath(domain: string, ref: string): string {
+  const { kind, key } = splitRef(ref);
+  return `/d/${encodeURIComponent(domain)}/records/${encodeURIComponent(kind)}/${encodeURIComponent(key)}`;
 }
 
 function Notes({ notes, label }: { notes: SessionNote[]; label: string }) {
@@ -107,6 +114,40 @@ export function StepPanel({ timeline, step, asOf }: { timeline: Timeline; step: 
           <Code block>{request.length > 4000 ? `${request.slice(0, 4000)}\n…` : request}</Code>
         </ScrollArea.Autosize>
       </div>
+      {(current.changed?.length || current.proposal) && (
+        <div data-testid="step-writes">
+          <Text size="xs" c="dimmed">
+            Wrote {current.revisions?.length ?? 0} Revision{current.revisions?.length === 1 ? "" : "s"}
+            {current.branch ? ` on ${current.branch}` : ""}
+          </Text>
+          {current.proposal && current.domain && (
+            <Text size="sm">
+              Opened Proposal{" "}
+              <Anchor component={Link} to={`/d/${encodeURIComponent(current.domain)}/proposals/${encodeURIComponent(current.proposal)}`} data-testid="step-proposal">
+                {current.proposal}
+              </Anchor>
+            </Text>
+          )}
+          <List size="sm" spacing={2} data-testid="step-changed">
+            {(current.changed ?? []).slice(0, LISTED).map((change) => (
+              <List.Item key={change.ref}>
+                <Badge size="xs" variant="light" color={change.change === "deleted" ? "red" : change.change === "created" ? "green" : "blue"} mr={4}>
+                  {change.change}
+                </Badge>
+                {current.domain ? (
+                  <Anchor component={Link} to={recordPath(current.domain, change.ref)} size="sm" ff="monospace">
+                    {change.ref}
+                  </Anchor>
+                ) : (
+                  <Text span size="sm" ff="monospace">
+                    {change.ref}
+                  </Text>
+                )}
+              </List.Item>
+            ))}
+          </List>
+        </div>
+      )}
       <div>
         <Text size="xs" c="dimmed">
           Records touched ({current.touched.length}), as of Revision {shortRevision(current.revision)}
