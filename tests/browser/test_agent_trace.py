@@ -93,3 +93,41 @@ def test_the_replay_reads_a_deleted_task_branch_and_draws_no_import_source(
     expect(records).to_contain_text(f"Supplier/{SUPPLIER}")
     expect(records).not_to_contain_text("examples/")
     snap("replay-deleted-branch")
+
+
+def test_the_trace_lists_steps_marks_errors_sums_up_and_links_its_proposal(
+    page: Page, web_stack: WebStack, agent_session: AgentSession, snap: Callable[[str], None]
+) -> None:
+    sign_in(page, web_stack, web_stack.admin_key)
+    page.goto(f"{web_stack.url}/app/sessions/{agent_session.session}")
+    rows = page.get_by_test_id("step-row")
+    expect(rows).to_have_count(5)
+    expect(rows.nth(1)).to_contain_text("ExecuteOperation")
+    expect(rows.nth(1)).to_contain_text("202")
+    expect(rows.nth(3)).to_have_attribute("data-failed", "true")
+    totals = page.get_by_test_id("session-totals")
+    expect(totals).to_contain_text("5 steps")
+    expect(totals).to_contain_text("1 errors")
+    expect(totals).to_contain_text("1 writes · 1 Revisions · 1 Records changed")
+    expect(page).to_have_title(f"Session {agent_session.session} · Lorebase")
+
+    # The failed step is marked on the scrubber; its mark goes to it and the panel says why.
+    marks = page.get_by_test_id("scrubber-errors").get_by_role("button")
+    expect(marks).to_have_count(1)
+    marks.first.click()
+    expect(page.get_by_test_id("step-panel")).to_have_attribute("data-step", "3")
+    expect(page.get_by_test_id("step-problem")).to_contain_text("S-NOPE")
+    expect(rows.nth(3)).to_have_attribute("aria-current", "step")
+
+    # A click in the list goes to the step: the write, with what it changed and its Proposal.
+    rows.nth(1).click()
+    expect(page.get_by_test_id("step-panel")).to_have_attribute("data-step", "1")
+    expect(page.get_by_test_id("step-changed")).to_contain_text("modified")
+    snap("trace")
+
+    # Session -> Proposal, and back.
+    page.get_by_test_id("session-proposals").get_by_role("link", name=agent_session.proposal).click()
+    expect(page.get_by_test_id("proposal-status-badge")).to_have_text("merged")
+    page.get_by_test_id("proposal-sessions").get_by_role("link", name=agent_session.session).click()
+    expect(page.get_by_test_id("step-list")).to_be_visible()
+    assert f"/app/sessions/{agent_session.session}" in page.url

@@ -158,3 +158,35 @@ async def test_a_task_write_step_names_what_it_changed_and_its_branch_is_read_af
         headers=agent,
     )
     assert other.status_code == 404, "a Revision is read only on the (deleted) branch that made it"
+
+
+async def test_a_refused_step_keeps_its_problem_and_sessions_are_found_by_proposal(supply: Stack) -> None:
+    agent = await supply.principal("agt_proposer", type="service")
+    await supply.grant("supply", "agt_proposer", "editor")
+    headers = {**agent, "Lorebase-Session": "sess-proposer"}
+    base = "/api/v1/domains/supply"
+    missing = await supply.http.get(f"{base}/kinds/Supplier/records/S-0000", headers=headers)
+    assert missing.status_code == 404
+    wrote = await supply.http.post(
+        f"{base}/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1003", "risk_score": 62}, "task": "trace-find"},
+        headers=headers,
+    )
+    assert wrote.status_code == 202, wrote.text
+    proposal = wrote.json()["proposal"]["id"]
+    session = (await supply.http.get("/api/v1/sessions/sess-proposer", headers=agent)).json()
+    refused, write = session["entries"]
+    assert refused["problem"] == {
+        "code": "not-found",
+        "title": missing.json()["title"],
+        "detail": missing.json()["detail"],
+    }
+    assert write["bytes"] == len(wrote.content) and "problem" not in write
+    for reader in (agent, supply.admin):
+        found = await supply.http.get("/api/v1/sessions", params={"proposal": proposal}, headers=reader)
+        assert [s["session"] for s in found.json()["sessions"]] == ["sess-proposer"], found.text
+    other = await supply.http.get("/api/v1/sessions", params={"proposal": "prp_none"}, headers=supply.admin)
+    assert other.json()["sessions"] == []
+    stranger = await supply.principal("agt_stranger", type="service")
+    hidden = await supply.http.get("/api/v1/sessions", params={"proposal": proposal}, headers=stranger)
+    assert hidden.json()["sessions"] == [], "another principal's session is not listed"

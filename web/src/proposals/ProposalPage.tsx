@@ -4,9 +4,10 @@
  * (review, merge, close). Each action's answer replaces the Proposal shown; a refusal shows the
  * API's problem (which names the blocker and what to do).
  */
-import { Alert, Badge, Button, Grid, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Grid, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
+import { listSessions } from "../replay/api";
 import { closeProposal, getProposal, listConflicts, mergeProposal, resolveConflict, reviewProposal, type Resolution } from "../api/proposals";
 import type { Conflict, Proposal } from "../api/types";
 import { ProblemAlert } from "../shell/ProblemAlert";
@@ -44,6 +45,8 @@ export function ProposalPage() {
   const session = useSession();
   const proposal = useApi(() => getProposal(domain, id), [domain, id]);
   const conflicts = useApi(() => listConflicts(domain, id), [domain, id]);
+  // The agent sessions that opened or added to it (only those the reader may read: its own, or all for the admin).
+  const sessions = useApi(() => listSessions({ proposal: id, limit: 5 }), [id]);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -88,6 +91,16 @@ export function ProposalPage() {
               </Badge>
             </Group>
             {p.description && <Text mt="sm">{p.description}</Text>}
+            {(sessions.data?.sessions.length ?? 0) > 0 && (
+              <Group gap="xs" mt={4} data-testid="proposal-sessions">
+                <Text size="sm">Made in agent session</Text>
+                {sessions.data?.sessions.map((s) => (
+                  <Anchor key={s.session} component={Link} size="sm" to={`/sessions/${encodeURIComponent(s.session)}`}>
+                    {s.session}
+                  </Anchor>
+                ))}
+              </Group>
+            )}
             {p.task && <Text size="sm" mt={4}>Task: {p.task}</Text>}
             {p.intent && <Text size="sm">Intent: {p.intent}</Text>}
             <Group gap="xs" mt="sm">

@@ -6,16 +6,12 @@
 import { Anchor, Badge, Code, Group, List, Paper, ScrollArea, Stack, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
 import type { AsOf } from "./asof";
+import { statusColour } from "./StepList";
 import { notesAround, splitRef, type Timeline } from "./timeline";
+import { formatBytes } from "./totals";
 import type { SessionNote } from "./types";
 
 const LISTED = 30;
-
-function statusColour(status: number): string {
-  if (status >= 500) return "red";
-  if (status >= 400) return "orange";
-  return "green";
-}
 
 function shortRevision(revision?: string): string {
   return revision ? revision.slice(0, 12) : "none";
@@ -83,7 +79,7 @@ export function StepPanel({ timeline, step, asOf }: { timeline: Timeline; step: 
   return (
     <Stack gap="sm" data-testid="step-panel" data-step={step}>
       <Group justify="space-between">
-        <Title order={4}>
+        <Title order={2} size="h4">
           Step {step + 1} of {timeline.steps.length}
         </Title>
         <Badge color={statusColour(current.status)} data-testid="step-status">
@@ -99,7 +95,18 @@ export function StepPanel({ timeline, step, asOf }: { timeline: Timeline; step: 
         {current.at} · {current.latency_ms.toFixed(1)} ms · Revision{" "}
         <span title={current.revision ?? ""}>{shortRevision(current.revision)}</span>
       </Text>
-      <Group gap={4}>
+      {current.problem && (
+        <Paper withBorder p={6} bg="red.0" data-testid="step-problem" role="note">
+          <Text size="sm" fw={600}>
+            {current.status} {current.problem.title} ({current.problem.code})
+          </Text>
+          <Text size="sm">{current.problem.detail}</Text>
+        </Paper>
+      )}
+      <Text size="xs" c="dimmed">
+        Answer{current.bytes !== undefined ? ` (${formatBytes(current.bytes)})` : ""}
+      </Text>
+      <Group gap={4} data-testid="step-answer">
         {Object.entries(current.counts).map(([name, count]) => (
           <Badge key={name} variant="light" color="gray">
             {name}: {count}

@@ -36,6 +36,10 @@ export interface SessionStep {
   branch?: string;
   changed?: Array<{ ref: string; change: string }>;
   proposal?: string;
+  /** The size of the answer's body. */
+  bytes?: number;
+  /** A refused call: the problem it was answered. */
+  problem?: { code: string; title: string; detail: string };
 }
 
 /** A note the agent attached to its session. */

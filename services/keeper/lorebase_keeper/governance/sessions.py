@@ -55,6 +55,7 @@ async def list_sessions(rt: Runtime, caller: Principal, request: ListSessions) -
             domain=request.domain or None,
             before=before,
             limit=limit + 1,
+            proposal=request.proposal or None,
         ),
     )
     more = len(rows) > limit

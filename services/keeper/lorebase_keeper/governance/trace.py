@@ -172,8 +172,10 @@ async def record_step(
     status: int,
     latency_ms: float,
     reply_body: bytes | None,
+    problem: Problem | None = None,
 ) -> None:
-    """Keep one step; a failure to keep it is logged, never passed on to the call."""
+    """Keep one step; a failure to keep it is logged, never passed on to the call. A refused call
+    keeps its problem's code, title and detail (what the caller was told)."""
     try:
         document = None
         if reply_body and len(reply_body) <= 1_048_576 and reply_body[:1] in (b"{", b"["):
@@ -187,6 +189,10 @@ async def record_step(
             "touched_links": links,
             "counts": counts,
         }
+        if reply_body is not None:
+            details["bytes"] = len(reply_body)
+        if problem is not None:
+            details["problem"] = {"code": problem.code, "title": problem.title, "detail": problem.detail}
         if isinstance(document, dict):
             for name in ("records", "results", "candidates", "changes", "links", "neighbors", "seeds"):
                 if isinstance(document.get(name), list):

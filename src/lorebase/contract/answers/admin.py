@@ -147,6 +147,14 @@ class TouchedLink(Answer, kw_only=True):
     to: Annotated[str, Meta(description="Kind/key")]
 
 
+class StepProblem(Answer, kw_only=True):
+    """The problem a refused call was answered (problem details' code, title and detail)."""
+
+    code: str
+    title: str
+    detail: str
+
+
 class ChangedRecord(Answer, kw_only=True):
     """A Record a write's Revision changed."""
 
@@ -184,6 +192,12 @@ class SessionStep(Answer, tag_field="kind", tag="step", kw_only=True):
     branch: Annotated[
         str | UnsetType,
         Meta(description="A write's step: the branch of its Revision (a task write's task branch)"),
+    ] = UNSET
+    bytes: Annotated[
+        int | UnsetType, Meta(description="The size of the answer's body (steps kept before it: none)")
+    ] = UNSET
+    problem: Annotated[
+        StepProblem | UnsetType, Meta(description="A refused call: the problem it was answered")
     ] = UNSET
 
 
@@ -231,5 +245,6 @@ __all__ = [
     "Session",
     "SessionList",
     "SessionSummary",
+    "StepProblem",
     "TouchedLink",
 ]
