@@ -12,13 +12,16 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import WebStack, change_risk, sign_in
 
 
-def open_proposal(stack: WebStack, title: str) -> str:
+def open_proposal(stack: WebStack, title: str, description: str | None = None) -> str:
     """A branch with one change to Supplier S-1005's risk score, proposed into main by usr_author."""
     branch = f"web/review-{secrets.token_hex(3)}"
     with stack.rest(stack.author_key) as http:
         assert http.post("/api/v1/domains/supply/branches", json={"name": branch}).status_code == 201
         change_risk(http, "S-1005", "A new risk score for S-1005", branch=branch)
-        response = http.post("/api/v1/domains/supply/proposals", json={"source": branch, "title": title})
+        body = {"source": branch, "title": title}
+        if description is not None:
+            body["description"] = description
+        response = http.post("/api/v1/domains/supply/proposals", json=body)
         assert response.status_code == 201, response.text
         return str(response.json()["id"])
 
@@ -98,6 +101,9 @@ def test_a_conflict_is_resolved_from_the_page(page: Page, web_stack: WebStack) -
             "/api/v1/domains/supply/kinds/Supplier/records/S-1003", params={"branch": branch}
         ).json()["values"]["risk_score"]
         change_risk(http, "S-1003", "main's score", step=13)  # another value: a Conflict
+        ours_score = http.get("/api/v1/domains/supply/kinds/Supplier/records/S-1003").json()["values"][
+            "risk_score"
+        ]
         response = http.post("/api/v1/domains/supply/proposals", json={"source": branch, "title": title})
         assert response.status_code == 201, response.text
     sign_in(page, web_stack, web_stack.web_key)
@@ -108,6 +114,14 @@ def test_a_conflict_is_resolved_from_the_page(page: Page, web_stack: WebStack) -
     # The Proposal was tried when it opened: its Conflict is listed and blocks the merge.
     conflicts = page.get_by_test_id("conflicts")
     expect(conflicts).to_contain_text("Supplier/S-1003.risk_score")
+    # The diff marks it, and shows what main holds now beside the base and the source.
+    record = page.get_by_test_id("diff-record").filter(has_text="Supplier/S-1003")
+    expect(record).to_have_attribute("data-conflict", "open")
+    row = record.locator("tr[data-conflict=open]")
+    expect(row).to_contain_text("risk_score")
+    expect(row.get_by_test_id("conflict-mark")).to_be_visible()
+    expect(row.get_by_test_id("target-now")).to_have_text(str(ours_score))
+    expect(record.get_by_role("columnheader")).to_have_text(["Attribute", "Base", "Target now", "Source"])
     expect(page.get_by_test_id("blockers")).to_contain_text("open-conflicts")
     expect(page.get_by_test_id("merge")).to_be_disabled()
     expect(page.get_by_test_id("merge-reasons")).to_contain_text("1 Conflict is open")
@@ -130,3 +144,26 @@ def test_assigned_to_me_asks_the_api_for_my_proposals(page: Page, web_stack: Web
     assert "assigned=me" in page.url
     # usr_web stewards no Kind of supply: the API lists none for it
     expect(page.get_by_text("No Proposals.")).to_be_visible()
+
+
+def test_the_description_is_markdown_without_html_and_the_author_cannot_approve(
+    page: Page, web_stack: WebStack
+) -> None:
+    title = f"Described {secrets.token_hex(2)}"
+    description = (
+        "Raise the **risk score** after the audit.\n\n- seal failures\n- late deliveries\n\n"
+        '<script>window.injected = 1</script><img src=x onerror="window.injected = 2">'
+        "[a link](javascript:window.injected=3)"
+    )
+    proposal = open_proposal(web_stack, title, description)
+    sign_in(page, web_stack, web_stack.author_key)  # usr_author opened it
+    page.goto(f"{web_stack.url}/app/d/supply/proposals/{proposal}")
+    shown = page.get_by_test_id("proposal-description")
+    expect(shown.locator("strong")).to_have_text("risk score")
+    expect(shown.locator("li")).to_have_text(["seal failures", "late deliveries"])
+    expect(shown.locator("script, img")).to_have_count(0)
+    expect(shown.locator("a[href^=javascript]")).to_have_count(0)
+    assert page.evaluate("() => window.injected") is None
+    expect(page.get_by_test_id("review-approve")).to_have_count(0)
+    expect(page.get_by_test_id("own-proposal")).to_contain_text("another reviewer approves it")
+    expect(page.get_by_test_id("review-request-changes")).to_be_visible()

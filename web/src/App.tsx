@@ -4,6 +4,8 @@
  */
 import { Navigate, Route, Routes } from "react-router";
 import { DomainsPage } from "./domains/DomainsPage";
+import { ComparePage } from "./history/ComparePage";
+import { RevisionPage } from "./history/RevisionPage";
 import { HealthPage } from "./health/HealthPage";
 import { LabPage } from "./lab";
 import { OverviewPage } from "./overview/OverviewPage";
@@ -37,6 +39,8 @@ export function App() {
             <Route path="proposals" element={<ProposalsPage />} />
             <Route path="proposals/:id" element={<ProposalPage />} />
             <Route path="health" element={<HealthPage />} />
+            <Route path="revisions/:revision" element={<RevisionPage />} />
+            <Route path="compare" element={<ComparePage />} />
             <Route path="lab" element={<LabPage />} />
           </Route>
           <Route path="sessions" element={<SessionsPage />} />

@@ -12,6 +12,7 @@ import { events } from "../api/events";
 import type { RevisionEvent } from "../api/types";
 import { useDomain } from "../shell/DomainLayout";
 import { ProblemAlert } from "../shell/ProblemAlert";
+import { revisionPath } from "../history/RevisionPage";
 import { formatTime, shortRevision } from "../shell/format";
 import { domainPath, useReadPoint } from "../shell/readPoint";
 import { useApi } from "../shell/useApi";
@@ -208,13 +209,13 @@ export function OverviewPage() {
           </Tooltip>
         </Group>
         <ProblemAlert error={revisions.error} title="The Revisions cannot be listed" />
-        {revisions.data && <RevisionTable revisions={revisions.data} domain={domain} />}
+        {revisions.data && <RevisionTable revisions={revisions.data} domain={domain} branch={branchName} />}
       </Paper>
     </Stack>
   );
 }
 
-function RevisionTable({ revisions, domain }: { revisions: RevisionEvent[]; domain: string }) {
+function RevisionTable({ revisions, domain, branch }: { revisions: RevisionEvent[]; domain: string; branch: string }) {
   if (revisions.length === 0) return <Text c="dimmed">No Revisions yet.</Text>;
   return (
     <Table striped data-testid="revisions">
@@ -239,7 +240,11 @@ function RevisionTable({ revisions, domain }: { revisions: RevisionEvent[]; doma
             <Table.Td>{formatTime(r.created_at)}</Table.Td>
             <Table.Td>{r.author}</Table.Td>
             <Table.Td>{r.origin.type}</Table.Td>
-            <Table.Td>{r.message}</Table.Td>
+            <Table.Td>
+              <Anchor component={Link} to={revisionPath(domain, branch, r.revision, r.parents[0])} size="sm" data-testid="revision-link">
+                {r.message || "(no message)"}
+              </Anchor>
+            </Table.Td>
             <Table.Td>
               {Object.entries(r.kinds)
                 .map(([kind, n]) => `${kind} ${n}`)

@@ -1,8 +1,11 @@
-/** What the Proposal changes, Record by Record (each Record a link, each change as before/after),
- * and the Links it adds, removes or changes. */
+/** What the Proposal changes, Record by Record (each Record a link, each change as base / target
+ * now / source), the Attributes with an open Conflict marked, and the Links it adds, removes or
+ * changes. While the Proposal is open, each changed Record is also read on the target as it is now
+ * (the base is where the source started; the target may have moved since). */
 import { Anchor, Badge, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
-import type { Proposal } from "../api/types";
+import { getRecord } from "../api/records";
+import type { Conflict, Proposal, Values } from "../api/types";
 import { BeforeAfterTable } from "../diff/BeforeAfterTable";
 import { recordDiffs } from "../diff/beforeAfter";
 import { ProblemAlert } from "../shell/ProblemAlert";
@@ -13,9 +16,39 @@ import { proposalDiff } from "./proposalDiff";
 
 const COLORS = { added: "green", removed: "red", changed: "orange" } as const;
 
-export function ProposalDiffPanel({ domain, proposal }: { domain: string; proposal: Proposal }) {
+/** Records read on the target at most (the rest show base and source only). */
+const TARGET_READS = 50;
+
+/** The target's values now of the Records `refs` (null: not on the target). */
+async function targetValues(domain: string, target: string, refs: string[]): Promise<Map<string, Values | null>> {
+  const found = new Map<string, Values | null>();
+  await Promise.all(
+    refs.slice(0, TARGET_READS).map(async (ref) => {
+      const slash = ref.indexOf("/");
+      try {
+        const record = await getRecord(domain, ref.slice(0, slash), ref.slice(slash + 1), { branch: target, at: "" });
+        found.set(ref, record.values);
+      } catch {
+        found.set(ref, null);
+      }
+    }),
+  );
+  return found;
+}
+
+export function ProposalDiffPanel({ domain, proposal, conflicts = [] }: { domain: string; proposal: Proposal; conflicts?: Conflict[] }) {
   const diff = useApi(() => proposalDiff(domain, proposal), [domain, proposal.id, proposal.status, proposal.updated_at]);
   const data = diff.data;
+  const open = proposal.status === "open";
+  const refs = data ? recordDiffs(data).filter((r) => r.change !== "added").map((r) => r.ref) : [];
+  const target = useApi(open && data ? () => targetValues(domain, proposal.target_ref, refs) : null, [data, open, proposal.target_ref]);
+  const conflicted = new Map<string, Set<string>>();
+  for (const c of conflicts) {
+    if (c.status !== "open" || c.entity !== "record") continue;
+    const set = conflicted.get(c.ref) ?? new Set<string>();
+    set.add(c.attribute ?? "");
+    conflicted.set(c.ref, set);
+  }
   const links = data ? [...data.links.added.map((l) => ["added", l.ref] as const), ...data.links.removed.map((l) => ["removed", l.ref] as const), ...data.links.changed.map((l) => ["changed", l.ref] as const)] : [];
   return (
     <Paper withBorder p="sm" data-testid="proposal-diff">
@@ -31,7 +64,7 @@ export function ProposalDiffPanel({ domain, proposal }: { domain: string; propos
             {data.branch}: {shortRevision(data.from)} → {shortRevision(data.to)}
           </Text>
           {recordDiffs(data).map((record) => (
-            <div key={record.ref} data-testid="diff-record">
+            <div key={record.ref} data-testid="diff-record" data-conflict={conflicted.has(record.ref) ? "open" : undefined}>
               <Group gap="xs" mb={4}>
                 <Badge size="sm" color={COLORS[record.change]}>
                   {record.change}
@@ -44,7 +77,15 @@ export function ProposalDiffPanel({ domain, proposal }: { domain: string; propos
                   <Text ff="monospace" size="sm">{record.ref}</Text>
                 )}
               </Group>
-              <BeforeAfterTable rows={record.rows} />
+              <BeforeAfterTable
+                rows={record.rows}
+                labels={{ before: open ? "Base" : "Before", after: open ? "Source" : "After" }}
+                review={
+                  open && target.data && (record.change === "added" || target.data.has(record.ref))
+                    ? { target: target.data.get(record.ref) ?? null, conflicts: conflicted.get(record.ref) ?? new Set() }
+                    : undefined
+                }
+              />
             </div>
           ))}
           {links.length > 0 && (

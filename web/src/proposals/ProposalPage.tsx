@@ -10,6 +10,7 @@ import { Link, useParams } from "react-router";
 import { listSessions } from "../replay/api";
 import { closeProposal, getProposal, listConflicts, mergeProposal, resolveConflict, reviewProposal, type Resolution } from "../api/proposals";
 import type { Conflict, Proposal } from "../api/types";
+import { Markdown } from "../shell/Markdown";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { useSession } from "../shell/auth";
 import { formatTime, shortRevision } from "../shell/format";
@@ -79,7 +80,7 @@ export function ProposalPage() {
           <Paper withBorder p="md">
             <Group justify="space-between" align="flex-start">
               <div>
-                <Title order={3} data-testid="proposal-title">
+                <Title order={1} size="h3" data-testid="proposal-title">
                   {p.title}
                 </Title>
                 <Text size="sm" c="dimmed">
@@ -90,7 +91,11 @@ export function ProposalPage() {
                 {p.status}
               </Badge>
             </Group>
-            {p.description && <Text mt="sm">{p.description}</Text>}
+            {p.description && (
+              <div style={{ marginTop: "var(--mantine-spacing-sm)" }}>
+                <Markdown text={p.description} testId="proposal-description" />
+              </div>
+            )}
             {(sessions.data?.sessions.length ?? 0) > 0 && (
               <Group gap="xs" mt={4} data-testid="proposal-sessions">
                 <Text size="sm">Made in agent session</Text>
@@ -152,7 +157,7 @@ export function ProposalPage() {
           <Grid gap="md">
             <Grid.Col span={{ base: 12, lg: 7 }}>
               <Stack gap="md">
-                <ProposalDiffPanel domain={domain} proposal={p} />
+                <ProposalDiffPanel domain={domain} proposal={p} conflicts={conflicts.data?.conflicts} />
                 <ProblemAlert error={conflicts.error} />
                 {conflicts.data && (
                   <ConflictsPanel

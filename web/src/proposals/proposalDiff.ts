@@ -7,7 +7,7 @@
  * - a merged Proposal: the merge Revision on the target, from its first parent to itself.
  * Both reads need a grant not narrowed to Kinds (the feed); the API's problem says so otherwise.
  */
-import { getChanges } from "../api/domain";
+import { allChanges } from "../api/domain";
 import { getDiff } from "../api/records";
 import type { DiffResult, Proposal, RevisionEvent } from "../api/types";
 
@@ -16,9 +16,6 @@ export interface DiffRange {
   from: string;
   to: string;
 }
-
-const PAGE = 100; // agents.feed.page_size caps a page (100 by default)
-const MAX_PAGES = 200;
 
 /** The range of a source branch's own Revisions among the feed's events (oldest first), or null. */
 export function ownRange(events: RevisionEvent[], source: string): DiffRange | null {
@@ -36,25 +33,13 @@ export function mergeRange(events: RevisionEvent[], target: string, merged: stri
   return { branch: target, from: event.parents[0], to: merged };
 }
 
-async function allEvents(domain: string, branch: string): Promise<RevisionEvent[]> {
-  const events: RevisionEvent[] = [];
-  let since = "";
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await getChanges(domain, branch, since, PAGE);
-    events.push(...answer.events);
-    if (!answer.more || !answer.next_since) break;
-    since = answer.next_since;
-  }
-  return events;
-}
-
 /** The Proposal's diff, or null when there is nothing to show (no own Revision, branch gone). */
 export async function proposalDiff(domain: string, proposal: Proposal): Promise<DiffResult | null> {
   let range: DiffRange | null = null;
   if (proposal.status === "merged" && proposal.merged_revision) {
-    range = mergeRange(await allEvents(domain, proposal.target_ref), proposal.target_ref, proposal.merged_revision);
+    range = mergeRange(await allChanges(domain, proposal.target_ref), proposal.target_ref, proposal.merged_revision);
   } else if (!proposal.branch_deleted) {
-    range = ownRange(await allEvents(domain, proposal.source_ref), proposal.source_ref);
+    range = ownRange(await allChanges(domain, proposal.source_ref), proposal.source_ref);
   }
   return range ? getDiff(domain, range.branch, range.from, range.to) : null;
 }

@@ -16,6 +16,7 @@ const TABS = [
   { value: "overview", label: "Overview" },
   { value: "records", label: "Records" },
   { value: "proposals", label: "Proposals" },
+  { value: "compare", label: "Compare" },
   { value: "health", label: "Health" },
   { value: "lab", label: "Retrieval lab" },
 ];
