@@ -65,6 +65,7 @@ protos: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_rest_docs.py
+	$(BIN)/python scripts/gen_web_types.py
 
 bench: $(STAMP)
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)

@@ -32,6 +32,7 @@ describe("before/after rows", () => {
       author: "u",
       message: "m",
       origin: { type: "operation", ref: "inv" },
+      provenance: {},
       change: "modified",
       attributes: ["risk_score"],
       before: { risk_score: "72" },
@@ -44,6 +45,7 @@ describe("before/after rows", () => {
 describe("recordDiffs", () => {
   it("lists a diff Record by Record with the kind and key split out", () => {
     const diff: DiffResult = {
+      domain: "supply",
       branch: "work",
       from: "a",
       to: "b",

@@ -17,6 +17,10 @@ function event(revision: string, branch: string, generation: number, parent = ""
     created_at: "",
     kinds: {},
     relations: {},
+    stats: { partitions_changed: 0, changes: 0 },
+    schema_changed: false,
+    keys: {},
+    keys_truncated: false,
   };
 }
 

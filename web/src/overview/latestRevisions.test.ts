@@ -16,6 +16,10 @@ const event = (sequence: number): RevisionEvent => ({
   created_at: "2026-01-01T00:00:00Z",
   kinds: {},
   relations: {},
+  stats: { partitions_changed: 0, changes: 0 },
+  schema_changed: false,
+  keys: {},
+  keys_truncated: false,
 });
 
 describe("latest Revisions", () => {

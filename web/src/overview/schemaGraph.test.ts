@@ -8,15 +8,17 @@ const schema = {
   description: "",
   revision: "r",
   kinds: [
-    { name: "A", description: "", key: ["k"], title: null, attributes: {}, implements: ["Located"] },
-    { name: "B", description: "", key: ["k"], title: null, attributes: {} },
+    { name: "A", description: "", key: ["k"], title: null, aliases: [], stewards: [], attributes: {}, implements: ["Located"] },
+    { name: "B", description: "", key: ["k"], title: null, aliases: [], stewards: [], attributes: {}, implements: [] },
   ],
   relations: [
-    { name: "a_to_b", from: "A", to: "B", inverse: null, cardinality: "many_to_one", description: "" },
-    { name: "b_to_hidden", from: "B", to: "Hidden", inverse: null, cardinality: "many_to_one", description: "" },
+    { name: "a_to_b", from: "A", to: "B", inverse: null, cardinality: "many_to_one", description: "", required_from: false, attributes: {} },
+    { name: "b_to_hidden", from: "B", to: "Hidden", inverse: null, cardinality: "many_to_one", description: "", required_from: false, attributes: {} },
   ],
   traits: [],
   lenses: [],
+  operations: [],
+  sources: [],
 } satisfies Schema;
 
 describe("schemaElements", () => {

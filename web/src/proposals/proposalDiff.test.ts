@@ -16,6 +16,10 @@ const event = (sequence: number, branch: string, revision: string, parent: strin
   created_at: "",
   kinds: {},
   relations: {},
+  stats: { partitions_changed: 0, changes: 0 },
+  schema_changed: false,
+  keys: {},
+  keys_truncated: false,
 });
 
 describe("Proposal diff ranges", () => {

@@ -91,7 +91,7 @@ export function ResolveBox({ domain, point, onCandidate }: Props) {
               Not understood: {answer.unmatched.join(", ")}
             </Text>
           )}
-          {answer.coverage.notes.map((note, i) => (
+          {(answer.coverage?.notes ?? []).map((note, i) => (
             <Text key={i} size="xs" c="dimmed">
               {note}
             </Text>
