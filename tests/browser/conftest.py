@@ -32,6 +32,7 @@ from tests.e2e.running import stop
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = ROOT / "web" / "dist"
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"  # a devDependency of the web app
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -188,6 +189,28 @@ def sign_in(page: Page, stack: WebStack, key: str, domain: str = "supply") -> No
     page.get_by_test_id("domain-input").fill(domain)
     page.get_by_test_id("signin-submit").click()
     page.get_by_test_id("domain-title").wait_for()
+
+
+def assert_accessible(page: Page, label: str) -> None:
+    """axe-core's checks (WCAG 2 A and AA, and its best practices) on the page as it is now: no
+    serious or critical violation; the others are printed."""
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: `make web` installs the web app's packages")
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        # Evaluated through the driver, not as a <script>: the app's Content-Security-Policy
+        # refuses inline scripts (rightly), and the driver's evaluation is not the page's script.
+        page.evaluate(f"() => {{ {AXE.read_text()}\n }}")
+    result = page.evaluate(
+        "() => axe.run(document, {resultTypes: ['violations'], runOnly: {type: 'tag', values: "
+        "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})"
+    )
+    found = [
+        f"{v['impact']}: {v['id']} ({v['help']}) at {[n['target'] for n in v['nodes'][:3]]}"
+        for v in result["violations"]
+    ]
+    print(f"axe on {label}: {len(found)} violations", *found, sep="\n  ")
+    blocking = [line for line in found if line.startswith(("serious", "critical"))]
+    assert not blocking, f"axe on {label}:\n" + "\n".join(blocking)
 
 
 def choose(page: Page, field: Locator, option: str) -> None:

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import WebStack, make_principal, sign_in
+from tests.browser.conftest import WebStack, assert_accessible, make_principal, sign_in
 
 SUPPLIER = "S-1004"
 
@@ -124,6 +124,7 @@ def test_the_trace_lists_steps_marks_errors_sums_up_and_links_its_proposal(
     expect(page.get_by_test_id("step-panel")).to_have_attribute("data-step", "1")
     expect(page.get_by_test_id("step-changed")).to_contain_text("modified")
     snap("trace")
+    assert_accessible(page, "the trace")
 
     # Session -> Proposal, and back.
     page.get_by_test_id("session-proposals").get_by_role("link", name=agent_session.proposal).click()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import WebStack
+from tests.browser.conftest import WebStack, assert_accessible
 
 
 def sign_in_without_a_domain(page: Page, stack: WebStack, key: str) -> None:
@@ -31,6 +31,7 @@ def test_sign_in_lists_the_domains_to_open(
     row = listed.locator("tr", has=page.get_by_role("link", name="supply", exact=True))
     expect(row).to_contain_text("main")
     snap("domains")
+    assert_accessible(page, "the Domains")
     row.get_by_role("link", name="supply", exact=True).click()
     expect(page.get_by_test_id("domain-title")).to_have_text("supply")
     # The header's link comes back to the list.

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import WebStack, change_risk, sign_in
+from tests.browser.conftest import WebStack, assert_accessible, change_risk, sign_in
 
 
 def test_a_revision_page_says_who_why_and_what_changed(
@@ -30,6 +30,7 @@ def test_a_revision_page_says_who_why_and_what_changed(
     expect(record).to_contain_text("risk_score")
     expect(page).to_have_title(f"Revision {answer['revision'][:12]} · supply · Lorebase")
     snap("revision")
+    assert_accessible(page, "a Revision")
 
 
 def test_a_branch_compared_with_main(page: Page, web_stack: WebStack, snap: Callable[[str], None]) -> None:
@@ -52,6 +53,7 @@ def test_a_branch_compared_with_main(page: Page, web_stack: WebStack, snap: Call
     expect(diff).to_contain_text("Supplier/S-1007")
     expect(diff).not_to_contain_text("Supplier/S-1009")
     snap("compare")
+    assert_accessible(page, "a branch compare")
     # A Revision in the list opens its page.
     page.get_by_test_id("compare-ahead").get_by_role("link").first.click()
     expect(page.get_by_test_id("revision-message")).to_have_text("Second change on the branch")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import WebStack, change_risk, sign_in
+from tests.browser.conftest import WebStack, assert_accessible, change_risk, sign_in
 
 
 def open_proposal(stack: WebStack, title: str, description: str | None = None) -> str:
@@ -167,3 +167,4 @@ def test_the_description_is_markdown_without_html_and_the_author_cannot_approve(
     expect(page.get_by_test_id("review-approve")).to_have_count(0)
     expect(page.get_by_test_id("own-proposal")).to_contain_text("another reviewer approves it")
     expect(page.get_by_test_id("review-request-changes")).to_be_visible()
+    assert_accessible(page, "a Proposal under review")

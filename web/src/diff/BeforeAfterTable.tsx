@@ -5,7 +5,8 @@ import type { Values } from "../api/types";
 import { formatValue } from "../shell/format";
 import type { BeforeAfterRow } from "./beforeAfter";
 
-const COLOR = { added: "green", removed: "red", changed: "orange", unchanged: "dimmed" } as const;
+// Shade 9 of green and red, and a dark orange: 4.5:1 or more on white (WCAG AA).
+const COLOR = { added: "green.9", removed: "red.9", changed: "#a34200", unchanged: "dimmed" } as const;
 
 interface Review {
   /** The target branch's values now (null: the Record is not on the target). */
@@ -46,7 +47,7 @@ export function BeforeAfterTable({ rows, review, labels }: { rows: BeforeAfterRo
                 )}
               </Table.Td>
               <Table.Td>
-                <Text size="sm" td={row.change === "changed" || row.change === "removed" ? "line-through" : undefined} c={row.change === "removed" ? "red" : undefined}>
+                <Text size="sm" td={row.change === "changed" || row.change === "removed" ? "line-through" : undefined} c={row.change === "removed" ? "red.9" : undefined}>
                   {formatValue(row.before)}
                 </Text>
               </Table.Td>
@@ -57,7 +58,7 @@ export function BeforeAfterTable({ rows, review, labels }: { rows: BeforeAfterRo
                       not on the target
                     </Text>
                   ) : (
-                    <Text size="sm" fw={moved ? 600 : undefined} c={moved ? "red.8" : undefined} title={moved ? "changed on the target since the base" : undefined}>
+                    <Text size="sm" fw={moved ? 600 : undefined} c={moved ? "red.9" : undefined} title={moved ? "changed on the target since the base" : undefined}>
                       {formatValue(targetValue)}
                     </Text>
                   )}

@@ -13,6 +13,7 @@ import { recordPath, useReadPoint, type ReadPoint } from "../shell/readPoint";
 import { useApi } from "../shell/useApi";
 import { HealthSummaryCard } from "./HealthSummaryCard";
 import { keyRef, orphanRefs, type ExampleRef } from "./examples";
+import { usePageTitle } from "../shell/title";
 
 function Examples({ domain, point, refs }: { domain: string; point: ReadPoint; refs: ExampleRef[] }) {
   return (
@@ -94,6 +95,7 @@ function RelationRow({ domain, point, relation }: { domain: string; point: ReadP
 
 export function HealthPage() {
   const { domain, branch, at } = useReadPoint();
+  usePageTitle("Health", domain);
   const point = { branch, at };
   const health = useApi(() => getHealth(domain, point), [domain, branch, at]);
   const data = health.data;

@@ -66,7 +66,7 @@ export function ComparePage() {
   const r = result.data;
   return (
     <Stack gap="md" data-testid="compare-page">
-      <Title order={1} size="h3">
+      <Title order={2} size="h3">
         Compare branches
       </Title>
       <Group align="flex-end">

@@ -47,7 +47,7 @@ export function RevisionPage() {
   );
   return (
     <Stack gap="md" data-testid="revision-page">
-      <Title order={1} size="h3">
+      <Title order={2} size="h3">
         Revision{" "}
         <Text span ff="monospace" inherit>
           {shortRevision(event?.revision ?? revision)}

@@ -23,9 +23,11 @@ import { ConfigEditor } from "./ConfigEditor";
 import { LabResults } from "./LabResults";
 import type { LabRun } from "./types";
 import { decodeLabState, encodeLabState } from "./urlState";
+import { usePageTitle } from "../shell/title";
 
 export function LabPage() {
   const { domain, branch } = useReadPoint();
+  usePageTitle("Retrieval lab", domain);
   const [params, setParams] = useSearchParams();
   const [{ state: restored, warnings }] = useState(() => decodeLabState(params));
   const [state, setState] = useState<LabState>(restored);
@@ -133,7 +135,7 @@ export function LabPage() {
         ))}
       </SimpleGrid>
       {stale && (
-        <Text size="sm" c="orange">
+        <Text size="sm" c="#a34200">
           The results below are for the setup before your last change: press Compare to run it again.
         </Text>
       )}

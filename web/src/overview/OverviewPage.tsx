@@ -19,11 +19,13 @@ import { useApi } from "../shell/useApi";
 import { HealthSummaryCard } from "../health/HealthSummaryCard";
 import { SchemaGraph } from "./SchemaGraph";
 import { asRevisionEvent, latestRevisions, withEvent } from "./latestRevisions";
+import { usePageTitle } from "../shell/title";
 
 type Live = "connecting" | "live" | "off";
 
 export function OverviewPage() {
   const { domain, branch, at } = useReadPoint();
+  usePageTitle("Overview", domain);
   const { branches, branchName, reloadBranches } = useDomain();
   const navigate = useNavigate();
   const point = { branch, at };

@@ -20,6 +20,7 @@ import { ConflictsPanel } from "./ConflictsPanel";
 import { ProposalDiffPanel } from "./ProposalDiffPanel";
 import { STATUS_COLORS } from "./ProposalsPage";
 import { ReviewForm } from "./ReviewForm";
+import { usePageTitle } from "../shell/title";
 
 /** Why a Proposal cannot merge, one sentence per blocker the API names. */
 export function blockerReasons(p: Pick<Proposal, "merge" | "approval" | "conflicts">): string[] {
@@ -48,6 +49,7 @@ export function ProposalPage() {
   const conflicts = useApi(() => listConflicts(domain, id), [domain, id]);
   // The agent sessions that opened or added to it (only those the reader may read: its own, or all for the admin).
   const sessions = useApi(() => listSessions({ proposal: id, limit: 5 }), [id]);
+  usePageTitle(proposal.data?.title ?? "Proposal", domain);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -80,7 +82,7 @@ export function ProposalPage() {
           <Paper withBorder p="md">
             <Group justify="space-between" align="flex-start">
               <div>
-                <Title order={1} size="h3" data-testid="proposal-title">
+                <Title order={2} size="h3" data-testid="proposal-title">
                   {p.title}
                 </Title>
                 <Text size="sm" c="dimmed">
@@ -119,7 +121,7 @@ export function ProposalPage() {
               </Text>
             </Group>
             {p.status === "merged" && (
-              <Text size="sm" mt={4} c="green">
+              <Text size="sm" mt={4} c="green.9">
                 Merged as {shortRevision(p.merged_revision)} by {p.merged_by} at {formatTime(p.merged_at)}
               </Text>
             )}

@@ -7,6 +7,7 @@ import { ProblemAlert } from "../shell/ProblemAlert";
 import { formatTime } from "../shell/format";
 import { domainPath, useReadPoint } from "../shell/readPoint";
 import { useApi } from "../shell/useApi";
+import { usePageTitle } from "../shell/title";
 
 const STATES = ["open", "merged", "closed", "all"] as const;
 
@@ -14,6 +15,7 @@ export const STATUS_COLORS: Record<string, string> = { open: "blue", merged: "gr
 
 export function ProposalsPage() {
   const { domain, branch, at } = useReadPoint();
+  usePageTitle("Proposals", domain);
   const [params, setParams] = useSearchParams();
   const status = (STATES as readonly string[]).includes(params.get("status") ?? "") ? (params.get("status") as ProposalFilter["status"]) : "open";
   const assigned = params.get("assigned") === "me";

@@ -110,7 +110,7 @@ export function QueryAnswer({ domain, point, answer, onNextPage }: Props) {
                 </List>
               )}
               {answer.coverage.notes.map((note, i) => (
-                <Text key={i} size="sm" c="orange" mt={4}>
+                <Text key={i} size="sm" c="#a34200" mt={4}>
                   {note}
                 </Text>
               ))}

@@ -16,10 +16,12 @@ import { ExplainTab } from "./record/ExplainTab";
 import { HistoryTab } from "./record/HistoryTab";
 import { LinksTab } from "./record/LinksTab";
 import { ValuesTab } from "./record/ValuesTab";
+import { usePageTitle } from "../shell/title";
 
 export function RecordPage() {
   const { domain, branch, at } = useReadPoint();
   const { kind = "", key = "" } = useParams();
+  usePageTitle(`${kind}/${key}`, domain);
   const point = { branch, at };
   const record = useApi(() => getRecord(domain, kind, key, point), [domain, kind, key, branch, at]);
 

@@ -16,9 +16,11 @@ import { QueryAnswer } from "./QueryAnswer";
 import { QueryBuilder } from "./QueryBuilder";
 import { ResolveBox } from "./ResolveBox";
 import { conditionFromPredicate, decodeQueryState, emptyQuery, encodeQueryState, toQueryBody, type QueryState } from "./queryModel";
+import { usePageTitle } from "../shell/title";
 
 export function RecordsPage() {
   const { domain, branch, at } = useReadPoint();
+  usePageTitle("Records", domain);
   const point = { branch, at };
   const [params, setParams] = useSearchParams();
   const schema = useApi(() => getSchema(domain, branch), [domain, branch]);

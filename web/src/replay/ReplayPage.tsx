@@ -223,6 +223,7 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
             onChange={(value) => engine?.seek(value)}
             label={(value) => `step ${value + 1}`}
             aria-label="Scrub"
+            thumbLabel="Scrub to a step"
           />
           <ErrorMarks steps={timeline.steps.length} failed={failedAt} onSeek={(s) => engine?.seek(s)} />
         </div>

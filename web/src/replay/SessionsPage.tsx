@@ -10,8 +10,10 @@ import { Link, useSearchParams } from "react-router";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { listSessions } from "./api";
 import type { SessionSummary } from "./types";
+import { usePageTitle } from "../shell/title";
 
 export function SessionsPage() {
+  usePageTitle("Agent sessions");
   const [params, setParams] = useSearchParams();
   const domain = params.get("domain") ?? "";
   const principal = params.get("principal") ?? "";

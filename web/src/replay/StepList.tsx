@@ -64,7 +64,7 @@ export function StepList({ timeline, step, onSelect }: { timeline: Timeline; ste
                     {s.bytes !== undefined ? ` · ${formatBytes(s.bytes)}` : ""}
                   </Text>
                   {s.problem && (
-                    <Text size="xs" c="red.8" truncate>
+                    <Text size="xs" c="red.9" truncate>
                       {s.problem.detail}
                     </Text>
                   )}

@@ -53,13 +53,13 @@ export function AsOfLine({ asOf }: { asOf: AsOf | undefined }) {
   if (!asOf) return <Text span size="xs" c="dimmed">not read yet (pause to read)</Text>;
   if (asOf.state === "absent")
     return (
-      <Text span size="xs" c="red" data-absent="true">
+      <Text span size="xs" c="red.9" data-absent="true">
         did not exist at this Revision
       </Text>
     );
   if (asOf.state === "error")
     return (
-      <Text span size="xs" c="orange">
+      <Text span size="xs" c="#a34200">
         {asOf.detail}
       </Text>
     );
@@ -117,7 +117,7 @@ export function StepPanel({ timeline, step, asOf }: { timeline: Timeline; step: 
         <Text size="xs" c="dimmed">
           Request
         </Text>
-        <ScrollArea.Autosize mah={160}>
+        <ScrollArea.Autosize mah={160} viewportProps={{ tabIndex: 0, "aria-label": "The step's request" }}>
           <Code block>{request.length > 4000 ? `${request.slice(0, 4000)}\n…` : request}</Code>
         </ScrollArea.Autosize>
       </div>

@@ -59,7 +59,7 @@ export function DomainLayout() {
   return (
     <Stack gap="sm">
       <Group justify="space-between" align="flex-end">
-        <Title order={2} data-testid="domain-title">
+        <Title order={1} size="h2" data-testid="domain-title">
           {domain}
         </Title>
         <Group gap="xs" align="flex-end">

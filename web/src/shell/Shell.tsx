@@ -1,5 +1,5 @@
 /** The frame around every signed-in page: the header with who is signed in and sign-out. */
-import { AppShell, Anchor, Button, Group, Text, Title } from "@mantine/core";
+import { AppShell, Anchor, Button, Group, Text } from "@mantine/core";
 import { Link, Outlet, useLocation, useNavigate } from "react-router";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { useAuth, useSession } from "./auth";
@@ -13,11 +13,16 @@ export function Shell() {
   const home = lastDomain();
   return (
     <AppShell header={{ height: 52 }} padding="md">
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
           <Group gap="lg">
             <Anchor component={Link} to={home ? `/d/${encodeURIComponent(home)}` : "/"} underline="never">
-              <Title order={4}>Lorebase</Title>
+              <Text fw={700} size="lg" component="span">
+                Lorebase
+              </Text>
             </Anchor>
             <Anchor component={Link} to="/domains" size="sm">
               Domains
@@ -44,7 +49,7 @@ export function Shell() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Main>
+      <AppShell.Main id="main" tabIndex={-1}>
         <ErrorBoundary resetKey={location.pathname}>
           <Outlet />
         </ErrorBoundary>
