@@ -168,3 +168,25 @@ def test_the_description_is_markdown_without_html_and_the_author_cannot_approve(
     expect(page.get_by_test_id("own-proposal")).to_contain_text("another reviewer approves it")
     expect(page.get_by_test_id("review-request-changes")).to_be_visible()
     assert_accessible(page, "a Proposal under review")
+
+
+def test_a_record_says_an_open_proposal_changes_it(page: Page, web_stack: WebStack) -> None:
+    title = f"Pending {secrets.token_hex(2)}"
+    proposal = open_proposal(web_stack, title)
+    with web_stack.rest() as http:
+        branch = http.get(f"/api/v1/domains/supply/proposals/{proposal}").json()["source_ref"]
+        proposed = http.get(
+            "/api/v1/domains/supply/kinds/Supplier/records/S-1005", params={"branch": branch}
+        ).json()["values"]["risk_score"]
+    sign_in(page, web_stack, web_stack.web_key)
+    page.goto(f"{web_stack.url}/app/d/supply/records/Supplier/S-1005")
+    banner = page.get_by_test_id("proposal-banner")
+    expect(banner).to_contain_text(title)
+    expect(banner.locator("li", has_text=title)).to_contain_text(f"risk_score = {proposed}")
+    banner.get_by_role("link", name=title).click()
+    expect(page.get_by_test_id("proposal-title")).to_have_text(title)
+    # A Record no open Proposal changes has no banner.
+    page.goto(f"{web_stack.url}/app/d/supply/records/Supplier/S-1010")
+    expect(page.get_by_test_id("record-title")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    expect(page.get_by_test_id("proposal-banner")).to_have_count(0)

@@ -170,3 +170,28 @@ def test_the_root_setting() -> None:
     assert web_root("web/dist") == CHECKOUT / "web" / "dist"
     assert (CHECKOUT / "src" / "lorebase").is_dir()  # the checkout, wherever the tests run from
     assert web_root("/srv/lorebase-web") == Path("/srv/lorebase-web")
+
+
+async def test_text_files_go_gzip_compressed_to_a_client_that_accepts_it(
+    built: Path, http: httpx.AsyncClient
+) -> None:
+    script = b"export const greeting = 'lorebase';\n" * 200
+    (built / "assets" / "page-9a8b7c6d.js").write_bytes(script)
+    (built / "assets" / "logo-1a2b3c4d.png").write_bytes(b"\x89PNG" + b"\0" * 4000)
+    compressed = await http.get("/app/assets/page-9a8b7c6d.js", headers={"Accept-Encoding": "gzip, br"})
+    assert compressed.status_code == 200
+    assert (
+        compressed.headers["content-encoding"] == "gzip" and compressed.headers["vary"] == "Accept-Encoding"
+    )
+    assert compressed.content == script  # httpx decodes it
+    assert int(compressed.headers["content-length"]) < len(script) / 5
+    assert compressed.headers["cache-control"] == IMMUTABLE
+    assert compressed.headers["content-security-policy"] == SECURITY_HEADERS["Content-Security-Policy"]
+    assert "javascript" in compressed.headers["content-type"]
+    plain = await http.get("/app/assets/page-9a8b7c6d.js", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == script
+    # Small files and images go as they are.
+    small = await http.get("/app/assets/index-3f2a9c1d.js", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in small.headers and small.content == ASSET
+    image = await http.get("/app/assets/logo-1a2b3c4d.png", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in image.headers

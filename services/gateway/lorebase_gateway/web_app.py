@@ -14,10 +14,16 @@ These routes are not REST endpoints: they are not in /openapi.json. Every answer
 Content-Security-Policy (same origin only, no framing), `X-Content-Type-Options: nosniff` and
 `Referrer-Policy: no-referrer`; hashed assets under `/app/assets/` are cached for a year, immutable,
 and `index.html` is revalidated on every load (`no-cache`), so a new build is picked up at once.
+
+Text files (scripts, styles, SVG, JSON, source maps) of 1 KiB or more go gzip-compressed to a client
+that accepts it (`Content-Encoding: gzip`, `Vary: Accept-Encoding`); each is compressed once per
+build (kept in memory by path, size and modification time).
 """
 
 from __future__ import annotations
 
+import gzip
+import mimetypes
 import re
 from pathlib import Path
 
@@ -46,6 +52,10 @@ _ASSET = re.compile(
     re.IGNORECASE,
 )
 
+_COMPRESSIBLE = re.compile(r".*\.(js|mjs|cjs|css|map|json|svg|txt|xml|webmanifest)", re.IGNORECASE)
+COMPRESS_MIN_BYTES = 1024
+_CACHE_ENTRIES = 512
+
 NOT_BUILT = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Lorebase: the web app is not built</title></head>
 <body><h1>The web app is not built</h1>
@@ -68,6 +78,25 @@ class AppFiles:
 
     def __init__(self, root: Path | None) -> None:
         self.root = root
+        self._gzipped: dict[Path, tuple[tuple[int, int], bytes]] = {}
+
+    def gzipped(self, found: Path) -> bytes | None:
+        """The gzip encoding of a text file of the app (None: not worth it), compressed once per
+        version of the file."""
+        if not _COMPRESSIBLE.fullmatch(found.name):
+            return None
+        stat = found.stat()
+        if stat.st_size < COMPRESS_MIN_BYTES:
+            return None
+        version = (stat.st_size, stat.st_mtime_ns)
+        cached = self._gzipped.get(found)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        body = gzip.compress(found.read_bytes(), compresslevel=9, mtime=0)
+        if len(self._gzipped) >= _CACHE_ENTRIES:
+            self._gzipped.clear()
+        self._gzipped[found] = (version, body)
+        return body
 
     def built(self) -> bool:
         return self.root is not None and (self.root / "index.html").is_file()
@@ -122,7 +151,13 @@ def app_routes(files: AppFiles) -> list[tuple[str, str, Route]]:
             return _secured(problem_response(problem))
         if found is not None:
             cache = IMMUTABLE if path.startswith("assets/") else "no-cache"
-            return _secured(FileResponse(found, headers={"Cache-Control": cache}))
+            if "gzip" in request.headers.get("accept-encoding", "").lower():
+                body = files.gzipped(found)
+                if body is not None:
+                    media = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+                    headers = {"Cache-Control": cache, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+                    return _secured(Response(body, media_type=media, headers=headers))
+            return _secured(FileResponse(found, headers={"Cache-Control": cache, "Vary": "Accept-Encoding"}))
         if _ASSET.fullmatch(path.rsplit("/", 1)[-1]):  # looks like a file: no fallback to the app
             return _secured(_not_found(path))
         assert files.root is not None

@@ -17,12 +17,15 @@ import { HistoryTab } from "./record/HistoryTab";
 import { LinksTab } from "./record/LinksTab";
 import { ValuesTab } from "./record/ValuesTab";
 import { usePageTitle } from "../shell/title";
+import { useDomain } from "../shell/DomainLayout";
+import { ProposalBanner } from "./ProposalBanner";
 
 export function RecordPage() {
   const { domain, branch, at } = useReadPoint();
   const { kind = "", key = "" } = useParams();
   usePageTitle(`${kind}/${key}`, domain);
   const point = { branch, at };
+  const { branchName } = useDomain();
   const record = useApi(() => getRecord(domain, kind, key, point), [domain, kind, key, branch, at]);
 
   return (
@@ -33,7 +36,7 @@ export function RecordPage() {
             <Text size="sm" c="dimmed" ff="monospace">
               {kind}/{key}
             </Text>
-            <Title order={3} data-testid="record-title">
+            <Title order={2} size="h3" data-testid="record-title">
               {record.data?.title ?? key}
             </Title>
           </div>
@@ -49,6 +52,7 @@ export function RecordPage() {
         </Group>
       </Paper>
       <ProblemAlert error={record.error} />
+      {record.data && !at && <ProposalBanner domain={domain} branch={branchName} kind={kind} recordRef={record.data.ref} />}
       {record.data && (
         <Tabs defaultValue="values" keepMounted={false}>
           <Tabs.List>

@@ -3,8 +3,8 @@
  * (branch from the Domain's branches; `at` as free text: a Revision id now, a tag later; the API
  * says when it does not know it).
  */
-import { Group, Select, Stack, Tabs, TextInput, Title } from "@mantine/core";
-import { createContext, useContext, useEffect, useState } from "react";
+import { Group, Loader, Select, Stack, Tabs, TextInput, Title } from "@mantine/core";
+import { Suspense, createContext, useContext, useEffect, useState } from "react";
 import { Outlet, useLocation, useNavigate } from "react-router";
 import { listBranches } from "../api/domain";
 import type { Branch } from "../api/types";
@@ -17,6 +17,7 @@ const TABS = [
   { value: "records", label: "Records" },
   { value: "proposals", label: "Proposals" },
   { value: "compare", label: "Compare" },
+  { value: "duplicates", label: "Duplicates" },
   { value: "health", label: "Health" },
   { value: "lab", label: "Retrieval lab" },
 ];
@@ -106,7 +107,9 @@ export function DomainLayout() {
           reloadBranches: branches.reload,
         }}
       >
-        <Outlet />
+        <Suspense fallback={<Loader m="xl" aria-label="Loading the page" />}>
+          <Outlet />
+        </Suspense>
       </DomainContext.Provider>
     </Stack>
   );

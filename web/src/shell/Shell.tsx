@@ -1,5 +1,6 @@
 /** The frame around every signed-in page: the header with who is signed in and sign-out. */
-import { AppShell, Anchor, Button, Group, Text } from "@mantine/core";
+import { AppShell, Anchor, Button, Group, Loader, Text } from "@mantine/core";
+import { Suspense } from "react";
 import { Link, Outlet, useLocation, useNavigate } from "react-router";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { useAuth, useSession } from "./auth";
@@ -51,7 +52,9 @@ export function Shell() {
       </AppShell.Header>
       <AppShell.Main id="main" tabIndex={-1}>
         <ErrorBoundary resetKey={location.pathname}>
-          <Outlet />
+          <Suspense fallback={<Loader m="xl" aria-label="Loading the page" />}>
+            <Outlet />
+          </Suspense>
         </ErrorBoundary>
       </AppShell.Main>
     </AppShell>

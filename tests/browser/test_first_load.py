@@ -1,0 +1,64 @@
+"""The first load: the overview opened in a browser with an empty cache (signed in: the session
+cookie only) transfers at most 400 KB in all, and the initial scripts (those index.html loads,
+before any page's own chunk) at most 300 KB: each page is its own chunk, and the gateway sends text
+files gzip-compressed. It has a favicon and the page's title."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Browser, expect
+
+from tests.browser.conftest import WAIT_MS, WebStack, sign_in
+
+TOTAL_BUDGET = 400_000
+SCRIPT_BUDGET = 300_000
+# The scripts index.html names itself (its entry and the chunks it preloads), not those the
+# router loads later for a page.
+INITIAL = re.compile(r'<(?:script[^>]*\ssrc|link[^>]*rel="modulepreload"[^>]*\shref)="([^"]+\.js)"')
+
+# Every resource of the page so far with the bytes it took on the wire (same origin: all of them).
+TRANSFERS = """() => [
+  ...performance.getEntriesByType('navigation'),
+  ...performance.getEntriesByType('resource'),
+].map((e) => ({name: e.name, type: e.initiatorType, bytes: e.transferSize, encoded: e.encodedBodySize}))"""
+
+
+def test_the_overviews_first_load_fits_the_budget(browser: Browser, web_stack: WebStack) -> None:
+    signing = browser.new_context()
+    signing.set_default_timeout(WAIT_MS)
+    try:
+        page = signing.new_page()
+        sign_in(page, web_stack, web_stack.web_key)
+        cookies = signing.cookies()
+    finally:
+        signing.close()
+    fresh = browser.new_context(viewport={"width": 1400, "height": 900})  # an empty cache
+    fresh.set_default_timeout(WAIT_MS)
+    try:
+        fresh.add_cookies(cookies)
+        page = fresh.new_page()
+        page.goto(f"{web_stack.url}/app/d/supply")
+        expect(page.get_by_test_id("schema-graph")).to_be_visible()
+        expect(page.get_by_test_id("revisions")).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        expect(page).to_have_title("Overview · supply · Lorebase")
+        icon = page.evaluate("() => document.querySelector('link[rel=icon]').href")
+        assert page.request.get(icon).status == 200, "the favicon is served"
+        transfers = page.evaluate(TRANSFERS)
+        index = page.request.get(f"{web_stack.url}/app/").text()
+        initial = {f"{web_stack.url}{path}" for path in INITIAL.findall(index)}
+    finally:
+        fresh.close()
+    total = sum(t["bytes"] for t in transfers)
+    scripts = sum(t["bytes"] for t in transfers if t["name"].endswith(".js"))
+    entry = sum(t["bytes"] for t in transfers if t["name"] in initial)
+    print(
+        f"first load of the overview: {total} bytes in {len(transfers)} transfers, scripts {scripts} "
+        f"bytes, of which initial {entry} bytes ({len(initial)} files)"
+    )
+    for t in sorted(transfers, key=lambda t: -t["bytes"])[:8]:
+        print(f"  {t['bytes']:>8} {t['name'].rsplit('/', 1)[-1]}")
+    assert initial and entry > 0, "index.html loads its scripts"
+    assert entry <= SCRIPT_BUDGET, f"the initial scripts took {entry} bytes (budget {SCRIPT_BUDGET})"
+    assert total <= TOTAL_BUDGET, f"the first load took {total} bytes (budget {TOTAL_BUDGET})"
