@@ -47,6 +47,10 @@ def test_a_viewer_narrowed_to_one_kind_sees_no_other(
     expect(page.locator('[data-testid="overview"][data-ready="true"]')).to_be_visible()
     assert page.get_by_test_id("schema-graph").get_attribute("data-kinds") == SEEN
     assert_no_hidden_kind(page, hidden, "the overview")
+    # The Revisions feed needs a grant not narrowed to Kinds: a permission notice, not an error.
+    notice = page.locator("[data-permission=denied]").first
+    expect(notice).to_contain_text("you do not have permission")
+    expect(notice).to_contain_text("a Domain admin can grant what is missing")
 
     page.goto(f"{base}/records")
     expect(page.get_by_test_id("query-records")).to_contain_text(f"{SEEN}/")

@@ -15,9 +15,21 @@ export function ProblemAlert({ error, title }: { error: unknown; title?: string 
       </Alert>
     );
   }
+  const forbidden = error.status === 403;
   return (
-    <Alert color={error.status >= 500 || error.status === 0 ? "red" : "orange"} title={title ?? error.title} role="alert" data-problem={error.code}>
+    <Alert
+      color={error.status >= 500 || error.status === 0 ? "red" : forbidden ? "yellow" : "orange"}
+      title={forbidden ? `${title ? `${title}: y` : "Y"}ou do not have permission` : (title ?? error.title)}
+      role="alert"
+      data-problem={error.code}
+      data-permission={forbidden ? "denied" : undefined}
+    >
       <Text size="sm">{error.detail}</Text>
+      {forbidden && (
+        <Text size="sm" mt={4}>
+          Your grants on this Domain do not allow it; a Domain admin can grant what is missing.
+        </Text>
+      )}
       {error.issues.length > 0 && (
         <List size="sm" mt="xs">
           {error.issues.map((issue, i) => (
