@@ -257,6 +257,31 @@ class Cluster:
         self.nats.stop()
         self.postgres.stop()
 
+    def stop_services(self) -> None:
+        """Stop every replica of every service (the servers go on), as scaling each Deployment to 0."""
+        with self._lock:
+            for unit in [unit for unit in self.supervisor.units if isinstance(unit, ServiceProcess)]:
+                self.supervisor.remove(unit)
+
+    def start_services(self) -> None:
+        """Start every replica of every service with the environment of the servers as they are now
+        (after a restore: database.url names the restored server alone), and wait until healthy."""
+        self.env = self._environment()
+        for name in COMPONENTS:
+            for index in range(len(self.ports[name])):
+                self.start_service(name, index)
+        self.wait_healthy()
+
+    def restore(self, backup: Path, target: str) -> None:
+        """A restore to a point in time, as an operator runs one: stop the services, replace the
+        PostgreSQL servers by one made from the base backup `backup` and the archived WAL up to the
+        restore point `target` (ReplicatedPostgres.restore), start the services on it. NATS keeps
+        what it had (the stream is ahead of the restored outbox: lorebase_feed.relay handles it)."""
+        self._say(f"restoring PostgreSQL from {backup} to the restore point {target!r}")
+        self.stop_services()
+        self.postgres.restore(backup, target)
+        self.start_services()
+
     def kill(self, name: str, index: int, sig: signal.Signals = signal.SIGKILL) -> int:
         """Send `sig` to replica `index` of service `name`; its pid."""
         pid = self.pid(name, index)
