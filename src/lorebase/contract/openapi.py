@@ -159,8 +159,10 @@ def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         headers["Cache-Control"] = {"schema": {"type": "string", "enum": ["no-store"]}}
     if endpoint.read_cache:
         headers.update(_READ_CACHE_HEADERS)
+    if 300 <= endpoint.success < 400:  # a redirect: where the browser goes next
+        headers["Location"] = {"description": "Where the browser goes next", "schema": {"type": "string"}}
     answer: dict[str, Any] = {"description": endpoint.summary}
-    if endpoint.success != 204:  # No Content
+    if endpoint.success != 204 and content:  # 204 No Content; a redirect's body is nobody's
         answer["content"] = content
     if headers:
         answer["headers"] = headers
