@@ -106,6 +106,54 @@ async def test_tokens_of_the_trusted_issuer_sign_people_in(
         assert (await stack.http.get(D + "/schema", headers=stack.admin)).status_code == 200
 
 
+async def test_a_token_of_one_tenant_never_gets_another_s_grants(
+    database_url: str, providers: tuple[str, str]
+) -> None:
+    """A multi-tenant issuer (tenant_claim `tid`): the same person's claim in two tenants names two
+    principals, each with its own tenant's grants, however the caches are warmed; a tenant not
+    listed, or a token naming none, is refused."""
+    trusted, _ = providers
+    issuers = [
+        {
+            "issuer": trusted,
+            "audience": "lorebase",
+            "tenant_claim": "tid",
+            "tenants": {
+                "t-acme": {"name": "acme", "grants": [{"domain": "supply", "role": "editor"}]},
+                "t-globex": {
+                    "name": "globex",
+                    "roles": {"auditors": [{"domain": "supply", "role": "viewer", "kinds": ["Part"]}]},
+                },
+            },
+        }
+    ]
+    async with open_stack(database_url, LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps(issuers)) as stack:
+        await stack.supply()
+        acme = _bearer(await _token(trusted, sub="alice", claims='{"tid": "t-acme"}'))
+        globex = _bearer(await _token(trusted, sub="alice", groups="auditors", claims='{"tid": "t-globex"}'))
+        supplier = D + "/kinds/Supplier/records/S-1001"
+        for _ in range(2):  # in either order, with the caches warm from the other tenant's token
+            assert (await stack.http.get(supplier, headers=acme)).status_code == 200
+            hidden = await stack.http.get(supplier, headers=globex)
+            assert hidden.status_code == 404, hidden.text  # its grant reads Parts only
+            assert (
+                await stack.http.get(D + "/kinds/Part/records/P-10028", headers=globex)
+            ).status_code == 200
+        whoami = [
+            (await stack.http.get("/api/v1/web/session", headers=h)).json()["principal"]
+            for h in (acme, globex)
+        ]
+        assert whoami == ["usr_acme_alice", "usr_globex_alice"]
+        body = {"parameters": {"key": "S-1001", "risk_score": 62}, "message": "From acme"}
+        execute = D + "/operations/update_supplier/execute"
+        assert (await stack.http.post(execute, json=body, headers=globex)).status_code in (403, 404)
+        assert (await stack.http.post(execute, json=body, headers=acme)).status_code == 200
+        for claims in ('{"tid": "t-initech"}', "{}"):
+            stranger = _bearer(await _token(trusted, sub="alice", groups="auditors", claims=claims))
+            refused = await stack.http.get(supplier, headers=stranger)
+            assert refused.status_code == 401 and "tenant" in refused.json()["detail"], refused.text
+
+
 async def test_herald_names_the_authorization_server(providers: tuple[str, str]) -> None:
     from lorebase.clients.rest import RestSettings
     from lorebase.herald.server import http_app
