@@ -88,6 +88,8 @@ class Gateway:
         self.app_files = AppFiles(web_root)  # the built web app (web.root; None: not built)
         self.read_cache = read_cache  # repeated reads that opted into staleness (None: none kept)
         self.cors = cors  # http.cors: browser clients on other origins (None or no origins: off)
+        # The issuers whose access tokens keeper accepts: /openapi.json names them (openIdConnect).
+        self.oidc_issuers = tuple(i.issuer for i in oidc.issuers) if oidc is not None else ()
         # "Sign in with <issuer>" (lorebase_gateway.web_oidc); None: no issuer has a web client.
         self.web_sign_in = WebSignIn(oidc) if oidc is not None and any(i.web for i in oidc.issuers) else None
         self.body_gate = BodyGate(None)  # large bodies only for a known credential (body_gate.py)

@@ -23,7 +23,7 @@ from starlette.responses import HTMLResponse, Response
 from lorebase import consistency
 from lorebase.contract import ENDPOINTS, Endpoint
 from lorebase.contract.endpoint import READ_ORDER_HEADER
-from lorebase.contract.openapi import docs_page, document
+from lorebase.contract.openapi import docs_page, served_document
 from lorebase.features import health_document
 from lorebase.problems import Problem
 from lorebase_gateway.edge import check_body, credential, parameters, read_body
@@ -182,9 +182,10 @@ def declared_routes(gw: Gateway) -> list[tuple[str, str, Route]]:
     ]
 
 
-def contract_routes() -> list[tuple[str, str, Route]]:
-    """`GET /openapi.json` and `GET /docs`: the contract, for anyone (no key)."""
-    openapi = orjson.dumps(document())
+def contract_routes(gw: Gateway) -> list[tuple[str, str, Route]]:
+    """`GET /openapi.json` and `GET /docs`: the contract, for anyone (no key); with identity
+    providers configured, the document names their openIdConnect schemes."""
+    openapi = orjson.dumps(served_document(gw.oidc_issuers))
     page = docs_page()
     # The page's one inline script, allowed by its digest; it reads /openapi.json and nothing else.
     script = page.split("<script>", 1)[1].split("</script>", 1)[0]
