@@ -423,6 +423,12 @@ def _probes(p: Planted) -> dict[str, Probe]:
         "start_web_session": Probe(Request("POST", "/api/v1/web/session", body={"key": "{key}"})),
         "get_web_session": Probe(Request("GET", "/api/v1/web/session")),
         "end_web_session": Probe(Request("DELETE", "/api/v1/web/session")),
+        # No identity provider is offered to the web app here: the list is empty, the sign-in 404.
+        "list_identity_providers": Probe(Request("GET", "/api/v1/web/identity-providers")),
+        "start_oidc_sign_in": Probe(Request("GET", "/api/v1/web/oidc/corp/start")),
+        "finish_oidc_sign_in": Probe(
+            Request("GET", "/api/v1/web/oidc/callback", params={"code": "c", "state": "s"})
+        ),
     }
 
 

@@ -1,7 +1,9 @@
 /**
  * Sign in with an API key. The key goes once to `POST /api/v1/web/session`, which answers with an
  * HttpOnly session cookie; the key is kept nowhere (not in localStorage or sessionStorage). A
- * signed-in visitor goes on to the page asked for (`?next=`) or the Domain named here.
+ * signed-in visitor goes on to the page asked for (`?next=`) or the Domain named here, or picks one
+ * of the Domains it may read. Beside the key, "Sign in with <issuer>" for each identity provider
+ * the settings offer (identityProviders.tsx).
  */
 import { Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useState, type FormEvent } from "react";
@@ -9,6 +11,7 @@ import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { useAuth } from "../shell/auth";
 import { lastDomain, rememberDomain } from "../shell/lastDomain";
+import { IdentityProviderButtons, ReadableDomains } from "./identityProviders";
 
 /** Where to go after sign-in: a same-app `next` path, else the Domain's overview, else nowhere. */
 export function destination(next: string | null, domain: string): string | null {
@@ -54,7 +57,12 @@ export function SignInPage() {
               Sign in with an API key. It is exchanged for a session cookie and not stored in the
               browser.
             </Text>
-            {session && <Text size="sm">Signed in as {session.principal}. Name a Domain to open.</Text>}
+            {session && (
+              <Text size="sm" data-testid="signin-principal">
+                Signed in as {session.principal}. Open a Domain:
+              </Text>
+            )}
+            {session && <ReadableDomains />}
             {!session && (
               <PasswordInput
                 label="API key"
@@ -83,6 +91,7 @@ export function SignInPage() {
                 Sign in
               </Button>
             )}
+            {!session && <IdentityProviderButtons next={target} />}
           </Stack>
         </form>
       </Paper>
