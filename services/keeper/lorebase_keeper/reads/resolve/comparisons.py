@@ -23,7 +23,7 @@ from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.resolve.ground import Span, is_number
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
-from lorebase_keeper.reads.resolve.words import Word
+from lorebase_keeper.reads.resolve.words import Word, number_at
 
 REACH = 4
 OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
@@ -88,8 +88,9 @@ def _operand(words: list[Word], at: int) -> tuple[int, str, Any] | None:
         year, month = int(words[at + 1].key), MONTHS[word.key]
         after = date(year + month // 12, month % 12 + 1, 1)
         return 2, "date", (date(year, month, 1), after)
-    if is_number(word):
-        return 1, "number", word.key
+    number = number_at(words, at)
+    if number is not None:
+        return number[0], "number", number[1]
     return None
 
 
