@@ -4,8 +4,14 @@ say them. Resolve grounds the words; the reference agent (examples/analyst/agent
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
+import orjson
+
+from examples.analyst.agent import answer
 from tests.integration.conftest import Stack
 from tests.integration.test_resolve_classes import named, resolve
 
@@ -26,5 +32,58 @@ async def test_number_words_are_numbers_and_never_start_a_name(supply: Stack) ->
     assert "three" not in top["coverage"]["unknown"]
 
 
-def _ids(body: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(c["target"], c["matched"]) for c in body["candidates"]]
+SUPPLY_DATA = orjson.loads(
+    (Path(__file__).resolve().parents[2] / "examples" / "supply" / "data.json").read_bytes()
+)
+
+
+def records(kind: str) -> list[dict[str, Any]]:
+    return [r["values"] for r in SUPPLY_DATA["records"] if r["kind"] == kind]
+
+
+KEYS = {
+    "Part": "part_number",
+    "PurchaseOrder": "po_number",
+    "Contract": "contract_number",
+    "RiskFlag": "flag_id",
+}
+
+
+def keys(kind: str, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    return {"keys": sorted(r[KEYS[kind]] for r in records(kind) if test(r))}
+
+
+def count(kind: str, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    return {"count": sum(1 for r in records(kind) if test(r))}
+
+
+async def asked(stack: Stack, questions: dict[str, dict[str, Any]]) -> None:
+    """The reference agent answers each question as written."""
+    stack.http.headers.update(stack.admin)
+    wrong = {}
+    for question, expected in questions.items():
+        found, _ = await answer(stack.http, "supply", question)
+        if found != expected:
+            wrong[question] = (found, expected)
+    assert not wrong, wrong
+
+
+async def test_comparatives_answered_as_written(supply: Stack) -> None:
+    body = await resolve(supply, "orders older than 2023")
+    assert not named(body, "kind", level="similar"), "older is not a misspelling of order"
+    await asked(
+        supply,
+        {
+            "Which parts are cheaper than 20 EUR?": keys("Part", lambda r: Decimal(r["unit_cost"]) < 20),
+            "Which parts are cheaper than twelve euros?": keys(
+                "Part", lambda r: Decimal(r["unit_cost"]) < 12
+            ),
+            "How many orders are more expensive than 5000 euros?": count(
+                "PurchaseOrder", lambda r: Decimal(r["total"]) > 5000
+            ),
+            "How many contracts are older than 2023?": count("Contract", lambda r: r["valid_from"] < "2023"),
+            "How many risk flags are newer than March 2026?": count(
+                "RiskFlag", lambda r: r["raised_on"] >= "2026-04-01"
+            ),
+        },
+    )

@@ -48,9 +48,14 @@ def vocabulary(found: Domain, caller: Access) -> Vocabulary:
     return names_vocabulary(caller, found, "main", kinds)
 
 
-def ground(text: str, kinds: tuple[str, ...] | None = None, today: date = TODAY) -> dict[str, Any]:
+def ground(
+    text: str,
+    kinds: tuple[str, ...] | None = None,
+    today: date = TODAY,
+    schema: str | dict[str, Any] = SUPPLY,
+) -> dict[str, Any]:
     """What the word levels answer for `text`: candidates (ordered), hints and unmatched words."""
-    found = domain()
+    found = domain(schema)
     vocab = vocabulary(found, access(kinds))
     words = tokens(text)
     used = [False] * len(words)

@@ -5,6 +5,8 @@ the caller may not read."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.unit.resolve_words import answer_bytes, ground, named
 
 
@@ -41,3 +43,92 @@ def test_number_words_of_a_hidden_attribute_ground_nothing() -> None:
     body = ground("suppliers with a risk score above seventy", kinds=("Part",))
     assert not named(body, "comparison")
     assert not [c for c in body["candidates"] if c["kind"] == "Supplier"]
+
+
+def comparisons(text: str, kinds: tuple[str, ...] | None = None) -> list[tuple[str, str, str, str, float]]:
+    return [
+        (c["kind"], c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c["score"])
+        for c in named(ground(text, kinds), "comparison")
+    ]
+
+
+def test_comparatives_map_to_an_attribute_and_an_operator() -> None:
+    assert comparisons("parts cheaper than 20 EUR") == [("Part", "unit_cost", "lt", "20.00", 0.8)]
+    assert comparisons("parts cheaper than twenty euros") == [("Part", "unit_cost", "lt", "20.00", 0.8)]
+    assert comparisons("orders more expensive than 1000") == [
+        ("PurchaseOrder", "total", "gt", "1000.00", 0.8)
+    ]
+    assert comparisons("parts less expensive than 5") == [("Part", "unit_cost", "lt", "5.00", 0.8)]
+    # older than a year: a date, earlier; the date that starts the Record first, the other offered below
+    assert comparisons("contracts older than 2023") == [
+        ("Contract", "valid_from", "lt", "2023-01-01", 0.8),
+        ("Contract", "valid_to", "lt", "2023-01-01", 0.5),
+    ]
+    assert comparisons("flags newer than March 2026") == [("RiskFlag", "raised_on", "ge", "2026-04-01", 0.8)]
+    # an Attribute named nearby wins over the dimension
+    assert comparisons("parts with a unit cost cheaper than 20")[0][:4] == (
+        "Part",
+        "unit_cost",
+        "lt",
+        "20.00",
+    )
+    body = ground("orders older than 2023")
+    assert not named(body, "kind", kind="PurchaseOrder", level="similar"), "older is no misspelling of order"
+    assert "older" not in body["unmatched"]
+
+
+def test_older_than_a_number_is_an_age_and_than_a_year_a_date() -> None:
+    schema = {
+        "kinds": {
+            "Person": {
+                "key": ["id"],
+                "attributes": {
+                    "id": {"type": "string"},
+                    "age": {"type": "integer", "description": "Age in years."},
+                    "born_on": {"type": "date", "description": "Date of birth."},
+                },
+            }
+        }
+    }
+    assert comparisons_in(schema, "people older than 40") == [("Person", "age", "gt", "40", 0.8)]
+    assert comparisons_in(schema, "people older than 1990") == [
+        ("Person", "born_on", "lt", "1990-01-01", 0.8)
+    ]
+    assert comparisons_in(schema, "people younger than forty") == [("Person", "age", "lt", "40", 0.8)]
+
+
+def test_comparatives_offer_ties_ranked_and_the_same_bytes() -> None:
+    # two date Attributes that start nothing: both offered at 0.6, in schema order, never one guessed
+    schema = {
+        "kinds": {
+            "Lot": {
+                "key": ["id"],
+                "attributes": {
+                    "id": {"type": "string"},
+                    "checked_on": {"type": "date"},
+                    "packed_on": {"type": "date"},
+                },
+            }
+        }
+    }
+    assert comparisons_in(schema, "lots older than 2020") == [
+        ("Lot", "checked_on", "lt", "2020-01-01", 0.6),
+        ("Lot", "packed_on", "lt", "2020-01-01", 0.6),
+    ]
+    assert answer_bytes("parts cheaper than 20 EUR and older than 2023") == answer_bytes(
+        "parts cheaper than 20 EUR and older than 2023"
+    )
+
+
+def test_comparatives_never_name_a_hidden_kind() -> None:
+    assert comparisons("orders more expensive than 1000", kinds=("Part",)) == [
+        ("Part", "unit_cost", "gt", "1000.00", 0.8)
+    ], "PurchaseOrder is hidden: the money of the Kinds it may read"
+    assert not [c for c in comparisons("suppliers riskier than 70", kinds=("Part", "Contract"))]
+
+
+def comparisons_in(schema: dict[str, Any], text: str) -> list[tuple[str, str, str, str, float]]:
+    return [
+        (c["kind"], c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c["score"])
+        for c in named(ground(text, schema=schema), "comparison")
+    ]

@@ -243,7 +243,10 @@ class Candidate(Answer, kw_only=True):
     score: float
     level: Annotated[
         str,
-        Meta(description="exact | synonym | partial | prefix | words | inferred | similar | embedding"),
+        Meta(
+            description="exact | synonym | partial | prefix | words | inferred | comparative | state | "
+            "similar | embedding"
+        ),
     ]
     matched: str
     records: Count | UnsetType = UNSET

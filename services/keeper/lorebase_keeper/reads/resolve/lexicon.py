@@ -129,6 +129,20 @@ DIMENSIONS: dict[str, dict[str, Any]] = {
         "superlative": {"riskiest": 1, "safest": -1},
     },
 }
+# units as people write them -> as descriptions write them
+UNITS = {
+    "euro": "eur",
+    "euros": "eur",
+    "€": "eur",
+    "dollar": "usd",
+    "dollars": "usd",
+    "$": "usd",
+    "pounds": "gbp",
+    "tons": "tonnes",
+    "kilograms": "kg",
+    "kilometres": "km",
+    "kilometers": "km",
+}
 MORE = {"more": 1, "less": -1}
 MOST = {"most": 1, "least": -1}
 TOP = {"top": 1, "bottom": -1}
@@ -192,5 +206,6 @@ __all__ = [
     "START_CUES",
     "STATES",
     "TOP",
+    "UNITS",
     "WORDS",
 ]
