@@ -87,3 +87,39 @@ async def test_comparatives_answered_as_written(supply: Stack) -> None:
             ),
         },
     )
+
+
+def ranked(kind: str, attr: str, n: int, highest: bool) -> dict[str, Any]:
+    """The first n Records by attr (ties by key, as POST /query orders them)."""
+    rows = [r for r in records(kind) if r.get(attr) is not None]
+    value = (
+        (lambda r: Decimal(r[attr])) if attr in ("unit_cost", "total", "quantity") else (lambda r: r[attr])
+    )
+    rows.sort(key=lambda r: r[KEYS[kind]])
+    rows.sort(key=value, reverse=highest)
+    return {"keys": sorted(r[KEYS[kind]] for r in rows[:n])}
+
+
+async def suppliers(stack: Stack) -> list[dict[str, Any]]:
+    """The Suppliers as loaded (update_supplier changed some after the import)."""
+    response = await stack.http.post(
+        "/api/v1/domains/supply/query", json={"kind": "Supplier", "limit": 1000}, headers=stack.admin
+    )
+    assert response.status_code == 200, response.text
+    return [{"key": r["key"], **r["values"]} for r in response.json()["records"]]
+
+
+async def test_superlatives_and_top_k_answered_as_written(supply: Stack) -> None:
+    loaded = await suppliers(supply)
+    riskiest = sorted(loaded, key=lambda r: (-int(r["risk_score"]), r["key"]))
+    await asked(
+        supply,
+        {
+            "Which are the three cheapest parts?": ranked("Part", "unit_cost", 3, False),
+            "What is the most expensive part?": ranked("Part", "unit_cost", 1, True),
+            "Which is the most recent purchase order?": ranked("PurchaseOrder", "ordered_on", 1, True),
+            "Which are the two oldest risk flags?": ranked("RiskFlag", "raised_on", 2, False),
+            "Which supplier is the riskiest?": {"keys": [riskiest[0]["key"]]},
+            "Top 5 suppliers by risk score": {"keys": sorted(r["key"] for r in riskiest[:5])},
+        },
+    )

@@ -132,3 +132,41 @@ def comparisons_in(schema: dict[str, Any], text: str) -> list[tuple[str, str, st
         (c["kind"], c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c["score"])
         for c in named(ground(text, schema=schema), "comparison")
     ]
+
+
+def orders(text: str, kinds: tuple[str, ...] | None = None) -> list[tuple[Any, ...]]:
+    return [
+        (h["kind"], h["order_by"][0], h.get("limit"), h.get("score"))
+        for h in ground(text, kinds)["hints"]
+        if h["hint"] == "order_by"
+    ]
+
+
+def test_superlatives_and_top_k_are_an_order_with_a_limit() -> None:
+    assert orders("the most expensive part") == [("Part", "-unit_cost", None, 0.8)]
+    assert orders("the three cheapest parts") == [("Part", "unit_cost", 3, 0.8)]
+    assert orders("the cheapest ten parts") == [("Part", "unit_cost", 10, 0.8)]
+    assert orders("the most recent order") == [("PurchaseOrder", "-ordered_on", None, 0.8)]
+    assert orders("the newest risk flags") == [("RiskFlag", "-raised_on", None, 0.8)]
+    assert orders("top 5 suppliers by risk score") == [("Supplier", "-risk_score", 5, None)]
+    assert orders("which supplier has the highest risk score") == [("Supplier", "-risk_score", None, None)]
+    body = ground("the three cheapest parts")
+    assert body["hints"][0]["matched"] == "three cheapest" and body["unmatched"] == ["the"]
+
+
+def test_superlative_ties_are_offered_ranked() -> None:
+    # the oldest contract: the date that starts it first, the end date offered below
+    assert orders("the oldest contract") == [
+        ("Contract", "valid_from", None, 0.8),
+        ("Contract", "valid_to", None, 0.5),
+    ]
+    assert orders("top 3 riskiest suppliers") == [
+        ("Supplier", "-risk_score", 3, 0.8),
+        ("Supplier", "-open_flags", 3, 0.5),
+    ]
+    assert answer_bytes("the oldest contract") == answer_bytes("the oldest contract")
+
+
+def test_superlatives_never_name_a_hidden_kind() -> None:
+    assert orders("the riskiest supplier", kinds=("Part",)) == []
+    assert orders("the most expensive order", kinds=("Part",)) == [("Part", "-unit_cost", None, 0.8)]

@@ -24,7 +24,7 @@ def phrases(
     compared, units = comparisons(words, used, spans, vocab, domain)
     spans = [span for span in spans if not units & set(range(span.start, span.end))]
     candidates = [c for span in spans for c in merged(span)] + compared
-    return candidates, hints(words, used, spans, vocab)
+    return candidates, hints(words, used, spans, vocab, domain)
 
 
 __all__ = ["phrases"]
