@@ -13,7 +13,7 @@ The rules are about resolve's answer, never about one question:
 4. Its filter: per phrase, the `value` candidates on that Kind (their predicates as given), and
    every `comparison` on an Attribute of that Kind; all of them together (and).
 5. Hints on that Kind: `count` -> aggregate count, `group_by` -> aggregate group_by, `order_by`
-   -> the first Record in that order.
+   -> the first Record in that order (the first `limit` Records when the hint has one).
 6. POST /query, read the coverage block (its notes are kept with the answer: a missing value means
    "none of those with a value", not "none"), and explain the Record when the answer is one Record.
 
@@ -141,7 +141,7 @@ async def answer(client: httpx.AsyncClient, domain: str, question: str) -> tuple
     elif counting:
         body["aggregate"] = {"count": True}
     elif order is not None:
-        body.update(order_by=order["order_by"], limit=1)
+        body.update(order_by=order["order_by"], limit=order.get("limit", 1))
     else:
         body["limit"] = 1000
     result = await _call(client, log, "POST", f"{base}/query", body)

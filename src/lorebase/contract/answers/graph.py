@@ -243,7 +243,10 @@ class Candidate(Answer, kw_only=True):
     score: float
     level: Annotated[
         str,
-        Meta(description="exact | synonym | partial | prefix | words | inferred | similar | embedding"),
+        Meta(
+            description="exact | synonym | partial | prefix | words | inferred | comparative | state | "
+            "similar | embedding"
+        ),
     ]
     matched: str
     records: Count | UnsetType = UNSET
@@ -259,6 +262,11 @@ class Hint(Answer, kw_only=True):
     attribute: str | UnsetType = UNSET
     aggregate: dict[str, Any] | UnsetType = UNSET
     order_by: list[str] | UnsetType = UNSET
+    limit: Annotated[int, Meta(ge=1, description="The number of Records said (top-k)")] | UnsetType = UNSET
+    score: float | UnsetType = UNSET
+    level: Annotated[str, Meta(description="superlative: inferred from the word's dimension")] | UnsetType = (
+        UNSET
+    )
 
 
 class Skipped(Answer, kw_only=True):

@@ -20,10 +20,9 @@ from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.coverage import coverage
 from lorebase_keeper.reads.embeddings import check_vector
-from lorebase_keeper.reads.resolve.comparisons import comparisons
 from lorebase_keeper.reads.resolve.embedding import nearest_values
-from lorebase_keeper.reads.resolve.ground import merged, names, ordered, similar
-from lorebase_keeper.reads.resolve.hints import hints
+from lorebase_keeper.reads.resolve.ground import is_number, merged, ordered, similar
+from lorebase_keeper.reads.resolve.phrases import phrases
 from lorebase_keeper.reads.resolve.titles import keys, titles
 from lorebase_keeper.reads.resolve.vocabulary import vocabulary
 from lorebase_keeper.reads.resolve.words import tokens
@@ -68,17 +67,18 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
         )
         used = [False] * len(words)
         candidates = await titles(txn, access, domain, point, words, used, vocab, limits, whole=True)
-        spans = names(words, used, vocab)
-        compared, units = comparisons(words, used, spans, vocab, domain)
-        spans = [span for span in spans if not units & set(range(span.start, span.end))]
-        candidates += [c for span in spans for c in merged(span)] + compared
-        hinted = hints(words, used, spans, vocab)
+        found, hinted = phrases(words, used, vocab, domain)
+        candidates += found
         candidates += await keys(txn, domain, point, words, used, vocab)
         candidates += await titles(txn, access, domain, point, words, used, vocab, limits)
         candidates += [c for span in similar(words, used, vocab, limits) for c in merged(span)]
         candidates = ordered(candidates)
         unmatched = [w.key for w, u in zip(words, used, strict=True) if not u]
-        unknown = [w for w in unmatched if w not in vocab.stop and w not in SIGNS and not _number(w)]
+        unknown = [
+            w.key
+            for w, u in zip(words, used, strict=True)
+            if not u and w.key not in vocab.stop and w.key not in SIGNS and not is_number(w)
+        ]
         skipped: list[dict[str, str]] = []
         if candidates:
             skipped = [{"level": "embedding", "reason": "other levels matched"}]
@@ -128,10 +128,6 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
 
         await rt.db.run_interaction("record_misses", keep)
     return doc
-
-
-def _number(word: str) -> bool:
-    return word.replace(".", "", 1).isdigit()
 
 
 __all__ = ["resolve"]

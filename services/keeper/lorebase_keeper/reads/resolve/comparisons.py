@@ -21,9 +21,11 @@ from typing import Any
 from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.resolve.graded import YEAR, Graded, along, comparative_at, operator
 from lorebase_keeper.reads.resolve.ground import Span, is_number
+from lorebase_keeper.reads.resolve.lexicon import UNITS
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
-from lorebase_keeper.reads.resolve.words import Word
+from lorebase_keeper.reads.resolve.words import Word, number_at
 
 REACH = 4
 OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
@@ -31,7 +33,6 @@ OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
         (("more", "than"), "gt"),
         (("greater", "than"), "gt"),
         (("higher", "than"), "gt"),
-        (("larger", "than"), "gt"),
         (("above",), "gt"),
         (("over",), "gt"),
         (("exceeding",), "gt"),
@@ -40,7 +41,6 @@ OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
         (("less", "than"), "lt"),
         (("fewer", "than"), "lt"),
         (("lower", "than"), "lt"),
-        (("smaller", "than"), "lt"),
         (("below",), "lt"),
         (("under",), "lt"),
         (("<",), "lt"),
@@ -88,8 +88,9 @@ def _operand(words: list[Word], at: int) -> tuple[int, str, Any] | None:
         year, month = int(words[at + 1].key), MONTHS[word.key]
         after = date(year + month // 12, month % 12 + 1, 1)
         return 2, "date", (date(year, month, 1), after)
-    if is_number(word):
-        return 1, "number", word.key
+    number = number_at(words, at)
+    if number is not None:
+        return number[0], "number", number[1]
     return None
 
 
@@ -112,7 +113,8 @@ def _unit(term: Term, unit: Word | None) -> str | None:
     """The unit the description gives, when the question wrote it (or none was written)."""
     words = re.findall(r"\w+", term.description)
     if unit is not None:
-        return next((w for w in words if w.casefold() in (unit.key, unit.key.rstrip("s"))), None)
+        written = (unit.key, unit.key.rstrip("s"), UNITS.get(unit.key, unit.key))
+        return next((w for w in words if w.casefold() in written), None)
     for known in ("EUR", "USD", "days", "units", "percent"):
         if known in words:
             return known
@@ -173,6 +175,13 @@ def comparisons(
     }
     index = 0
     while index < len(words):
+        graded = comparative_at(words, used, index)
+        if graded is not None:
+            graded_end = _graded(words, used, index, graded, named, names_at, vocab, kinds, domain, out)
+            if graded_end is not None:
+                units |= graded_end[1]
+                index = graded_end[0]
+                continue
         found = _operator(words, used, index)
         parts: list[tuple[str, str, Any]] = []  # (op, shape, value)
         anchor, end = index, index
@@ -213,16 +222,7 @@ def comparisons(
         for term in terms:
             for op, part_shape, part_value in parts:
                 for pred_op, shown in _predicates(domain, term, op, part_shape, part_value):
-                    entry: dict[str, Any] = {"target": "comparison", "kind": term.kind}
-                    if term.relation is not None:
-                        entry.update(relation=term.relation, to=term.to)
-                    entry.update(attribute=term.attribute, type=term.type)
-                    entry["predicate"] = {"attr": term.attribute, "op": pred_op, "value": shown}
-                    entry.update(score=score, level=level, matched=matched)
-                    found_unit = _unit(term, unit)
-                    if found_unit is not None:
-                        entry["unit"] = found_unit
-                    out.append(entry)
+                    out.append(_entry(term, pred_op, shown, score, level, matched, _unit(term, unit)))
                     made += 1
         if made:
             if unit is not None and used[end]:
@@ -232,6 +232,79 @@ def comparisons(
         else:
             index += 1
     return out, units
+
+
+def _graded(
+    words: list[Word],
+    used: list[bool],
+    index: int,
+    graded: Graded,
+    named: dict[int, Span],
+    names_at: set[int],
+    vocab: Vocabulary,
+    kinds: list[str],
+    domain: Domain,
+    out: list[dict[str, Any]],
+) -> tuple[int, set[int]] | None:
+    """A comparative with its operand ("cheaper than 20 EUR", "older than 2023"): on the Attribute
+    named nearby when one fits, else on the Attributes of the named Kinds having its dimension
+    (graded.py). Appends the candidates; answers the index after the words taken and the unit."""
+    operand = _operand(words, index + graded.size)
+    if operand is None:
+        return None
+    taken, shape, value = operand
+    end = index + graded.size + taken
+    unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
+    year = shape == "number" and YEAR.fullmatch(str(value)) is not None
+    scored: list[tuple[Term, float, str]] = []
+    for position in range(index - 1, max(-1, index - 1 - REACH), -1):
+        span = named.get(position)
+        if span is None:
+            continue
+        fits = [h for h in span.hits if h.term.target == "attribute" and _fits(h.term, shape, value)]
+        if fits:
+            best = max(h.score for h in fits)
+            level = "exact" if best >= 1.0 else "partial"
+            scored = [(h.term, round(min(h.score, 1.0), 4), level) for h in fits]
+            break
+    if not scored:
+        dates = True if shape == "date" or year else False
+        found = along(domain, vocab, kinds, graded.dimension, dates=dates)
+        if not found and year:
+            found = along(domain, vocab, kinds, graded.dimension, dates=False)
+        if unit is not None:
+            with_unit = [(t, s) for t, s in found if _unit(t, unit) is not None]
+            found = with_unit or found
+        scored = [(t, s, "comparative") for t, s in found if _fits(t, shape, value)]
+    if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
+        unit = None
+    last = end + (1 if unit is not None else 0)
+    matched = " ".join(w.key for w in words[index:last])
+    made = 0
+    for term, score, level in scored:
+        op = operator(graded.dimension, graded.direction, term)
+        for pred_op, shown in _predicates(domain, term, op, shape, value):
+            out.append(_entry(term, pred_op, shown, score, level, matched, _unit(term, unit)))
+            made += 1
+    if not made:
+        return None
+    units = {end} if unit is not None and used[end] else set()
+    used[index:last] = [True] * (last - index)
+    return last, units
+
+
+def _entry(
+    term: Term, op: str, shown: Any, score: float, level: str, matched: str, unit: str | None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"target": "comparison", "kind": term.kind}
+    if term.relation is not None:
+        entry.update(relation=term.relation, to=term.to)
+    entry.update(attribute=term.attribute, type=term.type)
+    entry["predicate"] = {"attr": term.attribute, "op": op, "value": shown}
+    entry.update(score=score, level=level, matched=matched)
+    if unit is not None:
+        entry["unit"] = unit
+    return entry
 
 
 def _near(

@@ -403,4 +403,9 @@ def _names(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Voc
     return vocab
 
 
-__all__ = ["TITLE_WORD", "Term", "Titles", "Vocabulary", "vocabulary"]
+def names_vocabulary(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Vocabulary:
+    """The vocabulary of names only (no stored values): what the levels that read no data use."""
+    return _names(access, domain, branch, kinds)
+
+
+__all__ = ["TITLE_WORD", "Term", "Titles", "Vocabulary", "names_vocabulary", "vocabulary"]

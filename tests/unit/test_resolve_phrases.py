@@ -1,0 +1,172 @@
+"""Resolve's classes of issue 31 on the supply schema, without a database: number words,
+comparatives, superlatives and top-k, verbs of state, counts of related Records and dates as people
+say them. Each answers the same bytes for the same words, offers ties ranked, and never names what
+the caller may not read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.unit.resolve_words import answer_bytes, ground, named
+
+
+def test_number_words_are_numbers_where_a_number_fits() -> None:
+    body = ground("suppliers with a risk score above seventy")
+    assert [c["predicate"] for c in named(body, "comparison")] == [
+        {"attr": "risk_score", "op": "gt", "value": "70"}
+    ]
+    assert named(body, "comparison")[0]["matched"] == "above seventy"
+    body = ground("orders with a quantity of more than a dozen")
+    assert [c["predicate"] for c in named(body, "comparison", kind="PurchaseOrder")] == [
+        {"attr": "quantity", "op": "gt", "value": "12"}
+    ]
+    assert [c["predicate"] for c in named(ground("tier one suppliers"), "comparison")] == [
+        {"attr": "tier", "op": "eq", "value": "1"}
+    ]
+    body = ground("orders with a quantity of at least twenty-five")
+    assert {c["predicate"]["value"] for c in named(body, "comparison")} == {"25"}
+    body = ground("orders with a quantity between twenty five and two hundred")
+    assert [c["predicate"] for c in named(body, "comparison", kind="PurchaseOrder")] == [
+        {"attr": "quantity", "op": "ge", "value": "25"},
+        {"attr": "quantity", "op": "le", "value": "200"},
+    ]
+
+
+def test_a_number_word_alone_is_neither_unknown_nor_a_misspelt_name() -> None:
+    body = ground("three parts")
+    assert not [c for c in body["candidates"] if "three" in c["matched"]]
+    assert "three" in body["unmatched"]
+    assert answer_bytes("three parts") == answer_bytes("three parts")
+
+
+def test_number_words_of_a_hidden_attribute_ground_nothing() -> None:
+    body = ground("suppliers with a risk score above seventy", kinds=("Part",))
+    assert not named(body, "comparison")
+    assert not [c for c in body["candidates"] if c["kind"] == "Supplier"]
+
+
+def comparisons(text: str, kinds: tuple[str, ...] | None = None) -> list[tuple[str, str, str, str, float]]:
+    return [
+        (c["kind"], c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c["score"])
+        for c in named(ground(text, kinds), "comparison")
+    ]
+
+
+def test_comparatives_map_to_an_attribute_and_an_operator() -> None:
+    assert comparisons("parts cheaper than 20 EUR") == [("Part", "unit_cost", "lt", "20.00", 0.8)]
+    assert comparisons("parts cheaper than twenty euros") == [("Part", "unit_cost", "lt", "20.00", 0.8)]
+    assert comparisons("orders more expensive than 1000") == [
+        ("PurchaseOrder", "total", "gt", "1000.00", 0.8)
+    ]
+    assert comparisons("parts less expensive than 5") == [("Part", "unit_cost", "lt", "5.00", 0.8)]
+    # older than a year: a date, earlier; the date that starts the Record first, the other offered below
+    assert comparisons("contracts older than 2023") == [
+        ("Contract", "valid_from", "lt", "2023-01-01", 0.8),
+        ("Contract", "valid_to", "lt", "2023-01-01", 0.5),
+    ]
+    assert comparisons("flags newer than March 2026") == [("RiskFlag", "raised_on", "ge", "2026-04-01", 0.8)]
+    # an Attribute named nearby wins over the dimension
+    assert comparisons("parts with a unit cost cheaper than 20")[0][:4] == (
+        "Part",
+        "unit_cost",
+        "lt",
+        "20.00",
+    )
+    body = ground("orders older than 2023")
+    assert not named(body, "kind", kind="PurchaseOrder", level="similar"), "older is no misspelling of order"
+    assert "older" not in body["unmatched"]
+
+
+def test_older_than_a_number_is_an_age_and_than_a_year_a_date() -> None:
+    schema = {
+        "kinds": {
+            "Person": {
+                "key": ["id"],
+                "attributes": {
+                    "id": {"type": "string"},
+                    "age": {"type": "integer", "description": "Age in years."},
+                    "born_on": {"type": "date", "description": "Date of birth."},
+                },
+            }
+        }
+    }
+    assert comparisons_in(schema, "people older than 40") == [("Person", "age", "gt", "40", 0.8)]
+    assert comparisons_in(schema, "people older than 1990") == [
+        ("Person", "born_on", "lt", "1990-01-01", 0.8)
+    ]
+    assert comparisons_in(schema, "people younger than forty") == [("Person", "age", "lt", "40", 0.8)]
+
+
+def test_comparatives_offer_ties_ranked_and_the_same_bytes() -> None:
+    # two date Attributes that start nothing: both offered at 0.6, in schema order, never one guessed
+    schema = {
+        "kinds": {
+            "Lot": {
+                "key": ["id"],
+                "attributes": {
+                    "id": {"type": "string"},
+                    "checked_on": {"type": "date"},
+                    "packed_on": {"type": "date"},
+                },
+            }
+        }
+    }
+    assert comparisons_in(schema, "lots older than 2020") == [
+        ("Lot", "checked_on", "lt", "2020-01-01", 0.6),
+        ("Lot", "packed_on", "lt", "2020-01-01", 0.6),
+    ]
+    assert answer_bytes("parts cheaper than 20 EUR and older than 2023") == answer_bytes(
+        "parts cheaper than 20 EUR and older than 2023"
+    )
+
+
+def test_comparatives_never_name_a_hidden_kind() -> None:
+    assert comparisons("orders more expensive than 1000", kinds=("Part",)) == [
+        ("Part", "unit_cost", "gt", "1000.00", 0.8)
+    ], "PurchaseOrder is hidden: the money of the Kinds it may read"
+    assert not [c for c in comparisons("suppliers riskier than 70", kinds=("Part", "Contract"))]
+
+
+def comparisons_in(schema: dict[str, Any], text: str) -> list[tuple[str, str, str, str, float]]:
+    return [
+        (c["kind"], c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c["score"])
+        for c in named(ground(text, schema=schema), "comparison")
+    ]
+
+
+def orders(text: str, kinds: tuple[str, ...] | None = None) -> list[tuple[Any, ...]]:
+    return [
+        (h["kind"], h["order_by"][0], h.get("limit"), h.get("score"))
+        for h in ground(text, kinds)["hints"]
+        if h["hint"] == "order_by"
+    ]
+
+
+def test_superlatives_and_top_k_are_an_order_with_a_limit() -> None:
+    assert orders("the most expensive part") == [("Part", "-unit_cost", None, 0.8)]
+    assert orders("the three cheapest parts") == [("Part", "unit_cost", 3, 0.8)]
+    assert orders("the cheapest ten parts") == [("Part", "unit_cost", 10, 0.8)]
+    assert orders("the most recent order") == [("PurchaseOrder", "-ordered_on", None, 0.8)]
+    assert orders("the newest risk flags") == [("RiskFlag", "-raised_on", None, 0.8)]
+    assert orders("top 5 suppliers by risk score") == [("Supplier", "-risk_score", 5, None)]
+    assert orders("which supplier has the highest risk score") == [("Supplier", "-risk_score", None, None)]
+    body = ground("the three cheapest parts")
+    assert body["hints"][0]["matched"] == "three cheapest" and body["unmatched"] == ["the"]
+
+
+def test_superlative_ties_are_offered_ranked() -> None:
+    # the oldest contract: the date that starts it first, the end date offered below
+    assert orders("the oldest contract") == [
+        ("Contract", "valid_from", None, 0.8),
+        ("Contract", "valid_to", None, 0.5),
+    ]
+    assert orders("top 3 riskiest suppliers") == [
+        ("Supplier", "-risk_score", 3, 0.8),
+        ("Supplier", "-open_flags", 3, 0.5),
+    ]
+    assert answer_bytes("the oldest contract") == answer_bytes("the oldest contract")
+
+
+def test_superlatives_never_name_a_hidden_kind() -> None:
+    assert orders("the riskiest supplier", kinds=("Part",)) == []
+    assert orders("the most expensive order", kinds=("Part",)) == [("Part", "-unit_cost", None, 0.8)]
