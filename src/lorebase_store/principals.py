@@ -274,6 +274,13 @@ class PrincipalsTxn(TxnBase):
         ).first()
         return None if row is None else _grant(row)
 
+    async def grants_in(self, domain_id: int) -> list[GrantRow]:
+        """Every grant in a Domain."""
+        rows = await self.conn.execute(
+            select(grants).where(grants.c.domain_id == domain_id).order_by(grants.c.id)
+        )
+        return [_grant(row) for row in rows]
+
     async def grants_of(self, principal_id: str, domain_id: int) -> list[GrantRow]:
         rows = await self.conn.execute(
             select(grants)

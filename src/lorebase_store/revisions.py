@@ -30,6 +30,8 @@ class RevisionRow:
     origin: dict[str, Any]
     stats: dict[str, Any]
     created_at: datetime
+    # The schema version it was committed under (schema_versions); None: the creation schema.
+    schema_digest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ def _revision(row: Any) -> RevisionRow:
         row.origin,
         row.stats,
         row.created_at,
+        row.schema_digest,
     )
 
 
@@ -162,7 +165,7 @@ def snapshot_of(
 
 
 _GET_REVISIONS = """
-SELECT id, branch, generation, parents, author, message, origin, stats, created_at
+SELECT id, branch, generation, parents, author, message, origin, stats, created_at, schema_digest
   FROM revisions WHERE domain_id = $1 AND id = ANY(CAST($2 AS text[]))
 """
 

@@ -210,6 +210,28 @@ def _probes(p: Planted) -> dict[str, Probe]:
         "delete_webhook": Probe(Request("DELETE", D + "/webhooks/whk_absent")),
         "update_webhook": Probe(Request("PATCH", D + "/webhooks/whk_absent", body={"clearances": ["pii"]})),
         "get_schema": Probe(Request("GET", D + "/schema")),
+        "change_schema": Probe(
+            Request(
+                "POST",
+                D + "/branches/main/schema/changes",
+                body={
+                    "changes": [
+                        {"op": "rename_attribute", "kind": "Zeppelin", "attribute": "zq_secret", "to": "zq_x"}
+                    ],
+                    "dry_run": True,
+                },
+            ),
+            Request(
+                "POST",
+                D + "/branches/main/schema/changes",
+                body={
+                    "changes": [
+                        {"op": "rename_attribute", "kind": "Gizmo", "attribute": "zq_secret", "to": "zq_x"}
+                    ],
+                    "dry_run": True,
+                },
+            ),
+        ),
         "create_branch": Probe(
             Request("POST", D + "/branches", body={"name": "mx-{caller}", "from": "main"})
         ),

@@ -235,7 +235,7 @@ def _schema_human(schema: Any) -> str:
 
 @client_command("schema", "the schema: Kinds, Relations, Traits, lenses, Operations", _branch_at)
 async def _schema(client: RestClient, args: argparse.Namespace) -> int:
-    emit(args, await client.get_schema(domain=args.domain, branch=args.branch), _schema_human)
+    emit(args, await client.get_schema(domain=args.domain, branch=args.branch, at=args.at), _schema_human)
     return 0
 
 

@@ -571,6 +571,8 @@ NOT_IN_HERALD: dict[str, str] = {
     "create_key": _ADMIN,
     "revoke_key": _ADMIN,
     "create_domain": _ADMIN,
+    "change_schema": "a schema change is a person's decision, made on a branch with the CLI "
+    "(lorebase schema-change) or REST; agents read the schema with lorebase_schema",
     "create_grant": _ADMIN,
     "delete_grant": _ADMIN,
     "list_domains": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",

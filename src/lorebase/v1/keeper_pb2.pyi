@@ -87,12 +87,26 @@ class DeleteGrantRequest(_message.Message):
     def __init__(self, domain: _Optional[str] = ..., grant_id: _Optional[str] = ...) -> None: ...
 
 class GetSchemaRequest(_message.Message):
-    __slots__ = ("domain", "branch")
+    __slots__ = ("domain", "branch", "at")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
     domain: str
     branch: str
-    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ...) -> None: ...
+    at: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
+
+class ChangeSchemaRequest(_message.Message):
+    __slots__ = ("domain", "branch", "body", "idempotency_key")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    body: bytes
+    idempotency_key: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class CreateBranchRequest(_message.Message):
     __slots__ = ("domain", "body")

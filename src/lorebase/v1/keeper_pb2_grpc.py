@@ -80,6 +80,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetSchemaRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.ChangeSchema = channel.unary_unary(
+                '/lorebase.v1.Keeper/ChangeSchema',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.CreateBranch = channel.unary_unary(
                 '/lorebase.v1.Keeper/CreateBranch',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.CreateBranchRequest.SerializeToString,
@@ -394,6 +399,12 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetSchema(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ChangeSchema(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -762,6 +773,11 @@ def add_KeeperServicer_to_server(servicer, server):
             'GetSchema': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSchema,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GetSchemaRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ChangeSchema': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangeSchema,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'CreateBranch': grpc.unary_unary_rpc_method_handler(
@@ -1267,6 +1283,33 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/GetSchema',
             lorebase_dot_v1_dot_keeper__pb2.GetSchemaRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangeSchema(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ChangeSchema',
+            lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

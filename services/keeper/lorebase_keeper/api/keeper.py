@@ -31,6 +31,7 @@ from lorebase_keeper.api import (
     proposals,
     reads,
     reconciliation,
+    schema_changes,
     suggestions,
     writes,
 )
@@ -43,7 +44,7 @@ from lorebase_keeper.proposals import ProposalChecks
 from lorebase_keeper.runtime import Runtime
 
 # The handler modules bind their functions to endpoints when imported.
-AREAS = (admin, branches, erasures, proposals, reads, reconciliation, suggestions, writes)
+AREAS = (admin, branches, erasures, proposals, reads, reconciliation, schema_changes, suggestions, writes)
 
 
 @handler("add_session_note")

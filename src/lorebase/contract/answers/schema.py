@@ -132,6 +132,58 @@ class SchemaView(Answer, kw_only=True):
     operations: list[OperationDoc]
     sources: list[SourceDoc]
     revision: RevisionId | None
+    schema_version: (
+        Annotated[
+            str, Meta(description="The schema version: SHA-256 of the schema document's canonical JSON")
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class SchemaViolation(Answer, kw_only=True):
+    """A Record or Link the new schema would make invalid: which, the Attribute, the rule, why."""
+
+    record: str | UnsetType = UNSET  # Kind/key
+    link: str | UnsetType = UNSET  # Relation/from->to
+    path: str
+    rule: str
+    message: str
+
+
+class SchemaMigrated(Answer, kw_only=True):
+    """How many Records and Links the change set's data migration changes."""
+
+    records: Count
+    links: Count
+
+
+class SchemaTouches(Answer, kw_only=True):
+    """What else a change set reaches: Operations and lenses it rewrote, grants narrowed to a Kind it
+    removes, webhooks that will see its Revision."""
+
+    operations: list[str]
+    lenses: list[str]
+    grants: list[str]
+    webhooks: list[str]
+
+
+class SchemaChange(Answer, kw_only=True):
+    """What a change set did (or, in a dry run, would do): the schema version before and after, each
+    change, the data migration and what failed there, and what else it reaches."""
+
+    status: Literal["committed", "dry_run"]
+    branch: str
+    revision: RevisionId | None
+    head: RevisionId | None
+    schema_version: str
+    previous_schema_version: str
+    valid: bool
+    changes: list[dict[str, Any]]
+    migrated: SchemaMigrated
+    violations: list[SchemaViolation]
+    violation_count: Count
+    touches: SchemaTouches
+    replayed: bool
 
 
 class Branch(Answer, kw_only=True):
