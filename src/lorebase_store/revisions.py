@@ -211,6 +211,28 @@ class RevisionsTxn(TxnBase):
         )
         return [_revision(row) for row in rows]
 
+    async def revision_changes(
+        self, domain_id: int, revision_ids: list[str], *, limit: int
+    ) -> list[tuple[str, str, str]]:
+        """(Kind, key, change) of the Records the Revisions `revision_ids` changed, at most `limit`,
+        in the order they were written (a Revision's history rows, found by its branch and
+        generation, whichever name its branch goes by now)."""
+        if not revision_ids:
+            return []
+        made = (
+            select(revisions.c.branch, revisions.c.generation)
+            .where(revisions.c.domain_id == domain_id, revisions.c.id.in_(revision_ids))
+            .subquery()
+        )
+        rows = await self.conn.execute(
+            select(history.c.name, history.c.key, history.c.change)
+            .join(made, (made.c.branch == history.c.branch) & (made.c.generation == history.c.generation))
+            .where(history.c.domain_id == domain_id, history.c.entity == "record")
+            .order_by(history.c.seq)
+            .limit(limit)
+        )
+        return [(r.name, r.key, r.change) for r in rows]
+
     async def revisions_with_prefix(
         self, domain_id: int, prefix: str, *, limit: int = 2
     ) -> list[RevisionRow]:

@@ -147,19 +147,30 @@ class TraceTxn(TxnBase):
         domain: str | None,
         before: tuple[datetime, str] | None,
         limit: int,
+        proposal: str | None = None,
     ) -> list[TraceSessionRow]:
         """Sessions, the latest active first, made of the entries `viewer` may read (its own; None:
         every entry), of `principal` and with an entry in `domain` when given, after the keyset
         `before` (last active at, session id). Read from the summaries (trace_sessions): a
         principal's through its index; everyone's grouped per session (its principals: at most the
-        one that started it and the admin)."""
+        one that started it and the admin). `proposal` keeps the sessions with a step that opened
+        or added to that Proposal (a scan of the entries' details)."""
         t = trace_sessions.c
+        proposed = (
+            None
+            if proposal is None
+            else select(trace_entries.c.session_id).where(
+                trace_entries.c.kind == "step", trace_entries.c.details["proposal"].astext == proposal
+            )
+        )
         if viewer is not None:  # a principal's entries are all in sessions it started
             stmt = select(trace_sessions).where(t.principal == viewer)
             if principal is not None:
                 stmt = stmt.where(t.principal == principal)
             if domain is not None:
                 stmt = stmt.where(literal(domain) == any_(t.domains))
+            if proposed is not None:
+                stmt = stmt.where(t.session_id.in_(proposed))
             if before is not None:
                 stmt = stmt.where(
                     tuple_(t.last_at, t.session_id) < tuple_(literal(before[0]), literal(before[1]))
@@ -174,6 +185,8 @@ class TraceTxn(TxnBase):
             page = page.where(t.session_id.in_(started)).having(owner == principal)
         if domain is not None:
             page = page.having(func.bool_or(literal(domain) == any_(t.domains)))
+        if proposed is not None:
+            page = page.where(t.session_id.in_(proposed))
         if before is not None:
             page = page.having(tuple_(last_at, t.session_id) < tuple_(literal(before[0]), literal(before[1])))
         chosen = page.order_by(last_at.desc(), t.session_id.desc()).limit(limit).subquery()

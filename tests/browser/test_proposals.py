@@ -54,20 +54,41 @@ def test_a_proposal_is_reviewed_and_merged_from_the_page(
     assert merged["status"] == "merged" and merged["merged_revision"]
 
 
-def test_a_refused_action_shows_the_problem(page: Page, web_stack: WebStack) -> None:
-    title = f"Refused {secrets.token_hex(2)}"
+def test_a_blocked_merge_says_why(page: Page, web_stack: WebStack) -> None:
+    """Not approved yet: Merge is disabled and says what blocks it; approved, it merges."""
+    title = f"Blocked {secrets.token_hex(2)}"
     open_proposal(web_stack, title)
     sign_in(page, web_stack, web_stack.web_key)
     page.goto(f"{web_stack.url}/app/d/supply/proposals?status=open")
     page.get_by_test_id("proposals").get_by_role("link", name=title).click()
-    page.get_by_test_id("merge").click()  # no approval yet: the API refuses and says why
-    alert = page.get_by_role("alert").filter(has_text="approv")
+    merge = page.get_by_test_id("merge")
+    expect(merge).to_be_disabled()
+    expect(page.get_by_test_id("merge-reasons")).to_contain_text("needs 1 approval and has 0")
+    page.get_by_test_id("review-approve").click()
+    expect(merge).to_be_enabled()
+    expect(page.get_by_test_id("merge-reasons")).to_have_count(0)
+    merge.click()
+    expect(page.get_by_test_id("proposal-status-badge")).to_have_text("merged")
+
+
+def test_a_refused_action_shows_the_problem(page: Page, web_stack: WebStack) -> None:
+    """The author may not approve their own Proposal: the page does not offer it; asked through the
+    API anyway, the refusal says why (shown here for a request-changes on a closed Proposal)."""
+    title = f"Refused {secrets.token_hex(2)}"
+    proposal = open_proposal(web_stack, title)
+    sign_in(page, web_stack, web_stack.web_key)
+    page.goto(f"{web_stack.url}/app/d/supply/proposals/{proposal}")
+    expect(page.get_by_test_id("proposal-title")).to_have_text(title)
+    with web_stack.rest(web_stack.author_key) as http:  # closed behind the page's back
+        assert http.post(f"/api/v1/domains/supply/proposals/{proposal}/close").status_code == 200
+    page.get_by_test_id("review-request-changes").click()
+    alert = page.get_by_role("alert").filter(has_text="closed")
     expect(alert.first).to_be_visible()
 
 
 def test_a_conflict_is_resolved_from_the_page(page: Page, web_stack: WebStack) -> None:
-    """The source and the target both change S-1003's risk score: approved, the first merge
-    records a Conflict, resolved here with the source's value, and the next merge goes through."""
+    """The source and the target both change S-1003's risk score: the Proposal's Conflict, recorded
+    when it opened, blocks Merge until it is resolved here with the source's value; then it merges."""
     title = f"Conflicting {secrets.token_hex(2)}"
     branch = f"web/conflict-{secrets.token_hex(3)}"
     with web_stack.rest(web_stack.author_key) as http:
@@ -84,10 +105,12 @@ def test_a_conflict_is_resolved_from_the_page(page: Page, web_stack: WebStack) -
     page.get_by_test_id("proposals").get_by_role("link", name=title).click()
     page.get_by_test_id("review-approve").click()
     expect(page.get_by_test_id("reviews")).to_contain_text("approved")
-    page.get_by_test_id("merge").click()  # the attempt records the Conflict
+    # The Proposal was tried when it opened: its Conflict is listed and blocks the merge.
     conflicts = page.get_by_test_id("conflicts")
     expect(conflicts).to_contain_text("Supplier/S-1003.risk_score")
     expect(page.get_by_test_id("blockers")).to_contain_text("open-conflicts")
+    expect(page.get_by_test_id("merge")).to_be_disabled()
+    expect(page.get_by_test_id("merge-reasons")).to_contain_text("1 Conflict is open")
     conflicts.get_by_label("theirs (source)").check()
     conflicts.get_by_role("button", name="Resolve").click()
     expect(conflicts).to_contain_text("Resolved with theirs")

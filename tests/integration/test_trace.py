@@ -96,3 +96,97 @@ async def test_only_the_sessions_principal_and_the_admin_add_to_it(supply: Stack
     assert (
         await supply.http.post("/api/v1/sessions/sess-admin/notes", json={"text": "b"}, headers=owner)
     ).status_code == 403
+
+
+async def test_a_task_write_step_names_what_it_changed_and_its_branch_is_read_after_merge(
+    supply: Stack,
+) -> None:
+    """A write's step lists the Records its Revision changed, the task branch and the Proposal; once
+    the Proposal merged and its task branch is gone, the branch is still read at its Revision (its
+    archive), its head is not; an answer's origin (`examples/supply`) is no touched Record."""
+    agent = await supply.principal("agt_writer", type="service")
+    await supply.grant("supply", "agt_writer", "editor")
+    headers = {**agent, "Lorebase-Session": "sess-write"}
+    base = "/api/v1/domains/supply"
+    wrote = await supply.http.post(
+        f"{base}/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1002", "risk_score": 61}, "task": "trace-write"},
+        headers=headers,
+    )
+    assert wrote.status_code == 202, wrote.text
+    branch, revision, proposal = (
+        wrote.json()["branch"],
+        wrote.json()["revision"],
+        wrote.json()["proposal"]["id"],
+    )
+    lineage = await supply.http.get(f"{base}/kinds/Supplier/records/S-1002/lineage", headers=headers)
+    assert lineage.status_code == 200 and "examples/supply" in lineage.text
+    merged = await supply.http.post(f"{base}/proposals/{proposal}/merge", headers=supply.admin)
+    assert merged.status_code in (200, 409), merged.text
+    if merged.status_code == 409:  # approvals: an admin's review, then the merge
+        reviewer = await supply.principal("usr_trace_reviewer")
+        await supply.grant("supply", "usr_trace_reviewer", "admin")
+        review = await supply.http.post(
+            f"{base}/proposals/{proposal}/reviews", json={"decision": "approve"}, headers=reviewer
+        )
+        assert review.status_code == 200, review.text
+        merged = await supply.http.post(f"{base}/proposals/{proposal}/merge", headers=reviewer)
+    assert merged.json()["status"] == "merged", merged.text
+    assert (await supply.http.get(f"{base}/branches/{branch}", headers=supply.admin)).status_code == 404
+
+    for reader in (agent, supply.admin):
+        session = (await supply.http.get("/api/v1/sessions/sess-write", headers=reader)).json()
+        write, read = (e for e in session["entries"] if e["kind"] == "step")
+        assert write["call"] == "ExecuteOperation" and write["branch"] == branch
+        assert write["revisions"] == [revision] and write["proposal"] == proposal
+        assert write["changed"] == [{"ref": "Supplier/S-1002", "change": "modified"}]
+        assert write["touched"] == ["Supplier/S-1002"] and write["counts"]["changed"] == 1
+        assert read["touched"] == ["Supplier/S-1002"], read["touched"]  # no examples/supply
+
+    at = await supply.http.get(
+        f"{base}/kinds/Supplier/records/S-1002", params={"branch": branch, "at": revision}, headers=agent
+    )
+    assert at.status_code == 200, at.text
+    assert at.json()["values"]["risk_score"] == "61" and at.json()["revision"] == revision
+    head = await supply.http.get(
+        f"{base}/kinds/Supplier/records/S-1002", params={"branch": branch}, headers=agent
+    )
+    assert head.status_code == 404 and "unknown branch" in head.json()["detail"]
+    other = await supply.http.get(
+        f"{base}/kinds/Supplier/records/S-1002",
+        params={"branch": "agent/nobody/x", "at": revision},
+        headers=agent,
+    )
+    assert other.status_code == 404, "a Revision is read only on the (deleted) branch that made it"
+
+
+async def test_a_refused_step_keeps_its_problem_and_sessions_are_found_by_proposal(supply: Stack) -> None:
+    agent = await supply.principal("agt_proposer", type="service")
+    await supply.grant("supply", "agt_proposer", "editor")
+    headers = {**agent, "Lorebase-Session": "sess-proposer"}
+    base = "/api/v1/domains/supply"
+    missing = await supply.http.get(f"{base}/kinds/Supplier/records/S-0000", headers=headers)
+    assert missing.status_code == 404
+    wrote = await supply.http.post(
+        f"{base}/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1003", "risk_score": 62}, "task": "trace-find"},
+        headers=headers,
+    )
+    assert wrote.status_code == 202, wrote.text
+    proposal = wrote.json()["proposal"]["id"]
+    session = (await supply.http.get("/api/v1/sessions/sess-proposer", headers=agent)).json()
+    refused, write = session["entries"]
+    assert refused["problem"] == {
+        "code": "not-found",
+        "title": missing.json()["title"],
+        "detail": missing.json()["detail"],
+    }
+    assert write["bytes"] == len(wrote.content) and "problem" not in write
+    for reader in (agent, supply.admin):
+        found = await supply.http.get("/api/v1/sessions", params={"proposal": proposal}, headers=reader)
+        assert [s["session"] for s in found.json()["sessions"]] == ["sess-proposer"], found.text
+    other = await supply.http.get("/api/v1/sessions", params={"proposal": "prp_none"}, headers=supply.admin)
+    assert other.json()["sessions"] == []
+    stranger = await supply.principal("agt_stranger", type="service")
+    hidden = await supply.http.get("/api/v1/sessions", params={"proposal": proposal}, headers=stranger)
+    assert hidden.json()["sessions"] == [], "another principal's session is not listed"

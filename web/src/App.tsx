@@ -3,6 +3,7 @@
  * read point in its query string (`?branch=&at=`); the shell's pickers edit it.
  */
 import { Navigate, Route, Routes } from "react-router";
+import { DomainsPage } from "./domains/DomainsPage";
 import { HealthPage } from "./health/HealthPage";
 import { LabPage } from "./lab";
 import { OverviewPage } from "./overview/OverviewPage";
@@ -28,6 +29,7 @@ export function App() {
             </RequireSession>
           }
         >
+          <Route path="domains" element={<DomainsPage />} />
           <Route path="d/:domain" element={<DomainLayout />}>
             <Route index element={<OverviewPage />} />
             <Route path="records" element={<RecordsPage />} />

@@ -107,6 +107,7 @@ class ListSessions(Request, frozen=True, kw_only=True):
     principal: Annotated[OptionalName, Query] = ""
     limit: Annotated[Annotated[int, Meta(ge=0, le=200)], Query] = 0
     before: Annotated[Cursor, Query] = ""
+    proposal: Annotated[OptionalName, Query] = ""
 
 
 ENDPOINTS = [
@@ -177,7 +178,7 @@ ENDPOINTS = [
         description="Each session with its principal, the Domains its entries name, when it started "
         "and was last active, its steps, the steps that failed (status 400 or above) and its notes. "
         "`domain` keeps the sessions with an entry in that Domain, `principal` those of that "
-        "principal; `limit` (default 50, at most 200) and `before` (the `next` of the previous "
+        "principal, `proposal` those with a step that opened or added to that Proposal; `limit` (default 50, at most 200) and `before` (the `next` of the previous "
         "page) page through them.",
         response=answers.admin.SessionList,
     ),

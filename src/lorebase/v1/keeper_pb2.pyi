@@ -389,16 +389,18 @@ class SessionRequest(_message.Message):
     def __init__(self, session: _Optional[str] = ...) -> None: ...
 
 class ListSessionsRequest(_message.Message):
-    __slots__ = ("domain", "principal", "limit", "before")
+    __slots__ = ("domain", "principal", "limit", "before", "proposal")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     BEFORE_FIELD_NUMBER: _ClassVar[int]
+    PROPOSAL_FIELD_NUMBER: _ClassVar[int]
     domain: str
     principal: str
     limit: int
     before: str
-    def __init__(self, domain: _Optional[str] = ..., principal: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ...) -> None: ...
+    proposal: str
+    def __init__(self, domain: _Optional[str] = ..., principal: _Optional[str] = ..., limit: _Optional[int] = ..., before: _Optional[str] = ..., proposal: _Optional[str] = ...) -> None: ...
 
 class WebSessionRequest(_message.Message):
     __slots__ = ("key",)

@@ -12,6 +12,11 @@ export interface WebSession {
   csrf_token: string;
 }
 
+/** `GET /api/v1/domains`: the Domains the caller holds a grant in. */
+export interface DomainList {
+  domains: Array<{ name: string; default_branch: string }>;
+}
+
 /** A branch of a Domain (`GET .../branches`). */
 export interface Branch {
   name: string;

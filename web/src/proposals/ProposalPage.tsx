@@ -4,12 +4,14 @@
  * (review, merge, close). Each action's answer replaces the Proposal shown; a refusal shows the
  * API's problem (which names the blocker and what to do).
  */
-import { Alert, Badge, Button, Grid, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Grid, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
+import { listSessions } from "../replay/api";
 import { closeProposal, getProposal, listConflicts, mergeProposal, resolveConflict, reviewProposal, type Resolution } from "../api/proposals";
 import type { Conflict, Proposal } from "../api/types";
 import { ProblemAlert } from "../shell/ProblemAlert";
+import { useSession } from "../shell/auth";
 import { formatTime, shortRevision } from "../shell/format";
 import { useReadPoint } from "../shell/readPoint";
 import { useApi } from "../shell/useApi";
@@ -18,11 +20,33 @@ import { ProposalDiffPanel } from "./ProposalDiffPanel";
 import { STATUS_COLORS } from "./ProposalsPage";
 import { ReviewForm } from "./ReviewForm";
 
+/** Why a Proposal cannot merge, one sentence per blocker the API names. */
+export function blockerReasons(p: Pick<Proposal, "merge" | "approval" | "conflicts">): string[] {
+  const reasons = p.merge.blockers.map((blocker) => {
+    switch (blocker) {
+      case "approvals-pending":
+        return `Merge is blocked: it needs ${p.approval.required} approval${p.approval.required === 1 ? "" : "s"} and has ${p.approval.approvals}.`;
+      case "review-policy-needs-approval":
+        return "Merge is blocked: the Operation's review policy asks for an approval first.";
+      case "changes-requested":
+        return "Merge is blocked: a reviewer requested changes.";
+      case "open-conflicts":
+        return `Merge is blocked: ${p.conflicts.open} Conflict${p.conflicts.open === 1 ? " is" : "s are"} open; resolve ${p.conflicts.open === 1 ? "it" : "them"} below.`;
+      default:
+        return `Merge is blocked: ${blocker}.`;
+    }
+  });
+  return reasons.length > 0 ? reasons : ["Merge is blocked until the next merge check."];
+}
+
 export function ProposalPage() {
   const { domain } = useReadPoint();
   const { id = "" } = useParams();
+  const session = useSession();
   const proposal = useApi(() => getProposal(domain, id), [domain, id]);
   const conflicts = useApi(() => listConflicts(domain, id), [domain, id]);
+  // The agent sessions that opened or added to it (only those the reader may read: its own, or all for the admin).
+  const sessions = useApi(() => listSessions({ proposal: id, limit: 5 }), [id]);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -67,6 +91,16 @@ export function ProposalPage() {
               </Badge>
             </Group>
             {p.description && <Text mt="sm">{p.description}</Text>}
+            {(sessions.data?.sessions.length ?? 0) > 0 && (
+              <Group gap="xs" mt={4} data-testid="proposal-sessions">
+                <Text size="sm">Made in agent session</Text>
+                {sessions.data?.sessions.map((s) => (
+                  <Anchor key={s.session} component={Link} size="sm" to={`/sessions/${encodeURIComponent(s.session)}`}>
+                    {s.session}
+                  </Anchor>
+                ))}
+              </Group>
+            )}
             {p.task && <Text size="sm" mt={4}>Task: {p.task}</Text>}
             {p.intent && <Text size="sm">Intent: {p.intent}</Text>}
             <Group gap="xs" mt="sm">
@@ -113,7 +147,7 @@ export function ProposalPage() {
             </Alert>
           )}
 
-          <ProblemAlert error={actionError} />
+          {p.status !== "open" && <ProblemAlert error={actionError} />}
 
           <Grid gap="md">
             <Grid.Col span={{ base: 12, lg: 7 }}>
@@ -133,19 +167,33 @@ export function ProposalPage() {
               <Stack gap="md">
                 {p.status === "open" && (
                   <>
-                    <ReviewForm disabled={busy !== null} onReview={(decision, comment) => act("review", () => reviewProposal(domain, p.id, decision, comment))} />
+                    <ReviewForm disabled={busy !== null} canApprove={session.principal !== p.author} onReview={(decision, comment) => act("review", () => reviewProposal(domain, p.id, decision, comment))} />
                     <Paper withBorder p="sm">
                       <Group>
-                        <Button onClick={() => act("merge", () => mergeProposal(domain, p.id))} loading={busy === "merge"} disabled={busy !== null} data-testid="merge">
+                        <Button
+                          onClick={() => act("merge", () => mergeProposal(domain, p.id))}
+                          loading={busy === "merge"}
+                          disabled={busy !== null || !p.merge.mergeable}
+                          aria-describedby={p.merge.mergeable ? undefined : "merge-reasons"}
+                          data-testid="merge"
+                        >
                           Merge
                         </Button>
                         <Button variant="default" color="red" onClick={() => act("close", () => closeProposal(domain, p.id))} loading={busy === "close"} disabled={busy !== null}>
                           Close without merging
                         </Button>
                       </Group>
+                      {!p.merge.mergeable && (
+                        <List size="sm" mt="xs" id="merge-reasons" data-testid="merge-reasons">
+                          {blockerReasons(p).map((reason) => (
+                            <List.Item key={reason}>{reason}</List.Item>
+                          ))}
+                        </List>
+                      )}
                       <Text size="xs" c="dimmed" mt={4}>
                         A merge with Conflicts records them here; resolve them and merge again.
                       </Text>
+                      <ProblemAlert error={actionError} />
                     </Paper>
                   </>
                 )}

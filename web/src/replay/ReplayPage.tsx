@@ -11,12 +11,15 @@ import { ActionIcon, Anchor, Badge, Button, Grid, Group, NativeSelect, Paper, Sl
 import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { ProblemAlert } from "../shell/ProblemAlert";
+import { usePageTitle } from "../shell/title";
 import { useApi } from "../shell/useApi";
 import { fetchRecordAsOf, getSession } from "./api";
 import { AsOfCache, readPointOf, type AsOf } from "./asof";
 import { ReplayEngine } from "./engine";
 import { SPEEDS, type PlayerState } from "./player";
 import { AsOfLine, StepPanel } from "./StepPanel";
+import { StepList } from "./StepList";
+import { failedSteps, formatBytes, formatDuration, markPositions, sessionTotals } from "./totals";
 import { buildTimeline, clampStep, type Timeline } from "./timeline";
 
 /** Records read as of a Revision, kept while the app is open (a Revision never changes). */
@@ -30,10 +33,11 @@ export function ReplayPage() {
   const answer = useApi(() => getSession(session), [session]);
   const timeline = useMemo(() => (answer.data ? buildTimeline(answer.data) : null), [answer.data]);
   const initial = Number(params.get("step") ?? "1") - 1;
+  usePageTitle(`Session ${session}`);
   return (
     <Stack gap="sm">
       <Group justify="space-between">
-        <Title order={2}>
+        <Title order={1} size="h2">
           Session <Text span ff="monospace" inherit>{session}</Text>
         </Title>
         <Anchor component={Link} to="/sessions">
@@ -61,7 +65,8 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
   const [layout, setLayout] = useState({ ticks: 0, done: false });
   const [asOf, setAsOf] = useState<Map<string, AsOf>>(new Map());
   const [hover, setHover] = useState<Hover | null>(null);
-  const errors = useMemo(() => timeline.steps.filter((s) => s.status >= 400).length, [timeline]);
+  const totals = useMemo(() => sessionTotals(timeline), [timeline]);
+  const failedAt = useMemo(() => failedSteps(timeline), [timeline]);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -155,20 +160,41 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
 
   return (
     <Stack gap="sm">
-      <Group gap="xs">
-        <Badge variant="light">{timeline.steps.length} steps</Badge>
-        <Badge variant="light" color={errors ? "orange" : "gray"}>
-          {errors} errors
+      <Group gap="xs" data-testid="session-totals">
+        <Badge variant="light">{totals.steps} steps</Badge>
+        <Badge variant="light" color={totals.errors ? "red" : "gray"}>
+          {totals.errors} errors
         </Badge>
         <Badge variant="light" color="gray">
-          {timeline.nodes.length} Records · {timeline.edgeRelations.length} Links
+          {totals.records} Records · {totals.links} Links touched
         </Badge>
+        <Badge variant="light" color={totals.writes ? "blue" : "gray"}>
+          {totals.writes} writes · {totals.revisions} Revisions · {totals.changed} Records changed
+        </Badge>
+        <Badge variant="light" color="gray">
+          {formatDuration(totals.latencyMs)} in calls · {formatDuration(totals.spanMs)} elapsed
+        </Badge>
+        {totals.bytes > 0 && (
+          <Badge variant="light" color="gray">
+            {formatBytes(totals.bytes)} answered
+          </Badge>
+        )}
         {!layout.done && (
           <Badge variant="light" color="blue" data-testid="layout-progress">
             laying out… {layout.ticks} ticks
           </Badge>
         )}
       </Group>
+      {totals.proposals.length > 0 && (
+        <Group gap="xs" data-testid="session-proposals">
+          <Text size="sm">Proposals this session opened:</Text>
+          {totals.proposals.map((p) => (
+            <Anchor key={p.id} component={Link} size="sm" to={`/d/${encodeURIComponent(p.domain)}/proposals/${encodeURIComponent(p.id)}`}>
+              {p.id}
+            </Anchor>
+          ))}
+        </Group>
+      )}
       <Group gap="xs" wrap="nowrap" data-testid="replay-controls">
         <ActionIcon variant="default" aria-label="Step back" onClick={() => engine?.stepBy(-1)} disabled={step === 0}>
           ‹
@@ -189,15 +215,17 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
         >
           ›
         </ActionIcon>
-        <Slider
-          style={{ flex: 1 }}
-          min={0}
-          max={Math.max(0, timeline.steps.length - 1)}
-          value={step}
-          onChange={(value) => engine?.seek(value)}
-          label={(value) => `step ${value + 1}`}
-          aria-label="Scrub"
-        />
+        <div style={{ flex: 1, position: "relative", paddingBottom: 10 }}>
+          <Slider
+            min={0}
+            max={Math.max(0, timeline.steps.length - 1)}
+            value={step}
+            onChange={(value) => engine?.seek(value)}
+            label={(value) => `step ${value + 1}`}
+            aria-label="Scrub"
+          />
+          <ErrorMarks steps={timeline.steps.length} failed={failedAt} onSeek={(s) => engine?.seek(s)} />
+        </div>
         <Text size="sm" w={120} ta="right" data-testid="step-counter">
           {step + 1} / {timeline.steps.length}
         </Text>
@@ -211,7 +239,12 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
         />
       </Group>
       <Grid>
-        <Grid.Col span={{ base: 12, md: 8 }}>
+        <Grid.Col span={{ base: 12, lg: 3 }}>
+          <Paper withBorder>
+            <StepList timeline={timeline} step={step} onSelect={(s) => engine?.seek(s)} />
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 7, lg: 5 }}>
           <Paper withBorder style={{ position: "relative", height: 560, overflow: "hidden" }}>
             <canvas
               ref={canvasRef}
@@ -251,13 +284,42 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
             </Text>
           </Group>
         </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 4 }}>
+        <Grid.Col span={{ base: 12, md: 5, lg: 4 }}>
           <Paper withBorder p="sm">
             <StepPanel timeline={timeline} step={step} asOf={asOf} />
           </Paper>
         </Grid.Col>
       </Grid>
     </Stack>
+  );
+}
+
+/** The failed steps marked under the scrubber: a red tick each, a click goes to the step. */
+function ErrorMarks({ steps, failed, onSeek }: { steps: number; failed: number[]; onSeek: (step: number) => void }) {
+  const positions = markPositions(steps, failed);
+  return (
+    <div data-testid="scrubber-errors" aria-label="Failed steps" role="group" style={{ position: "absolute", left: 0, right: 0, bottom: 0, height: 8 }}>
+      {failed.map((s, i) => (
+        <button
+          key={s}
+          type="button"
+          onClick={() => onSeek(s)}
+          title={`step ${s + 1} failed`}
+          aria-label={`Go to failed step ${s + 1}`}
+          data-step={s}
+          style={{
+            position: "absolute",
+            left: `calc(${(positions[i] ?? 0) * 100}% - 2px)`,
+            width: 4,
+            height: 8,
+            padding: 0,
+            border: 0,
+            background: "var(--mantine-color-red-7)",
+            cursor: "pointer",
+          }}
+        />
+      ))}
+    </div>
   );
 }
 

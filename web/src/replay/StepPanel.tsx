@@ -3,18 +3,15 @@
  * around it, and the Records and Links it touched as of the Revision it read.
  */
 
-import { Badge, Code, Group, List, Paper, ScrollArea, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Code, Group, List, Paper, ScrollArea, Stack, Text, Title } from "@mantine/core";
+import { Link } from "react-router";
 import type { AsOf } from "./asof";
-import { notesAround, type Timeline } from "./timeline";
+import { statusColour } from "./StepList";
+import { notesAround, splitRef, type Timeline } from "./timeline";
+import { formatBytes } from "./totals";
 import type { SessionNote } from "./types";
 
 const LISTED = 30;
-
-function statusColour(status: number): string {
-  if (status >= 500) return "red";
-  if (status >= 400) return "orange";
-  return "green";
-}
 
 function shortRevision(revision?: string): string {
   return revision ? revision.slice(0, 12) : "none";
@@ -25,6 +22,12 @@ function valuesLine(values: Record<string, unknown>): string {
     .slice(0, 4)
     .map(([name, value]) => `${name}=${typeof value === "string" ? value : JSON.stringify(value)}`)
     .join("; ");
+}
+
+/** The app's page of a Record (`Kind/key`) of a Domain. */
+export function recordPath(domain: string, ref: string): string {
+  const { kind, key } = splitRef(ref);
+  return `/d/${encodeURIComponent(domain)}/records/${encodeURIComponent(kind)}/${encodeURIComponent(key)}`;
 }
 
 function Notes({ notes, label }: { notes: SessionNote[]; label: string }) {
@@ -76,7 +79,7 @@ export function StepPanel({ timeline, step, asOf }: { timeline: Timeline; step: 
   return (
     <Stack gap="sm" data-testid="step-panel" data-step={step}>
       <Group justify="space-between">
-        <Title order={4}>
+        <Title order={2} size="h4">
           Step {step + 1} of {timeline.steps.length}
         </Title>
         <Badge color={statusColour(current.status)} data-testid="step-status">
@@ -92,7 +95,18 @@ export function StepPanel({ timeline, step, asOf }: { timeline: Timeline; step: 
         {current.at} · {current.latency_ms.toFixed(1)} ms · Revision{" "}
         <span title={current.revision ?? ""}>{shortRevision(current.revision)}</span>
       </Text>
-      <Group gap={4}>
+      {current.problem && (
+        <Paper withBorder p={6} bg="red.0" data-testid="step-problem" role="note">
+          <Text size="sm" fw={600}>
+            {current.status} {current.problem.title} ({current.problem.code})
+          </Text>
+          <Text size="sm">{current.problem.detail}</Text>
+        </Paper>
+      )}
+      <Text size="xs" c="dimmed">
+        Answer{current.bytes !== undefined ? ` (${formatBytes(current.bytes)})` : ""}
+      </Text>
+      <Group gap={4} data-testid="step-answer">
         {Object.entries(current.counts).map(([name, count]) => (
           <Badge key={name} variant="light" color="gray">
             {name}: {count}
@@ -107,6 +121,40 @@ export function StepPanel({ timeline, step, asOf }: { timeline: Timeline; step: 
           <Code block>{request.length > 4000 ? `${request.slice(0, 4000)}\n…` : request}</Code>
         </ScrollArea.Autosize>
       </div>
+      {(current.changed?.length || current.proposal) && (
+        <div data-testid="step-writes">
+          <Text size="xs" c="dimmed">
+            Wrote {current.revisions?.length ?? 0} Revision{current.revisions?.length === 1 ? "" : "s"}
+            {current.branch ? ` on ${current.branch}` : ""}
+          </Text>
+          {current.proposal && current.domain && (
+            <Text size="sm">
+              Opened Proposal{" "}
+              <Anchor component={Link} to={`/d/${encodeURIComponent(current.domain)}/proposals/${encodeURIComponent(current.proposal)}`} data-testid="step-proposal">
+                {current.proposal}
+              </Anchor>
+            </Text>
+          )}
+          <List size="sm" spacing={2} data-testid="step-changed">
+            {(current.changed ?? []).slice(0, LISTED).map((change) => (
+              <List.Item key={change.ref}>
+                <Badge size="xs" variant="light" color={change.change === "deleted" ? "red" : change.change === "created" ? "green" : "blue"} mr={4}>
+                  {change.change}
+                </Badge>
+                {current.domain ? (
+                  <Anchor component={Link} to={recordPath(current.domain, change.ref)} size="sm" ff="monospace">
+                    {change.ref}
+                  </Anchor>
+                ) : (
+                  <Text span size="sm" ff="monospace">
+                    {change.ref}
+                  </Text>
+                )}
+              </List.Item>
+            ))}
+          </List>
+        </div>
+      )}
       <div>
         <Text size="xs" c="dimmed">
           Records touched ({current.touched.length}), as of Revision {shortRevision(current.revision)}

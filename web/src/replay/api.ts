@@ -13,6 +13,8 @@ export interface SessionFilter {
   principal?: string;
   before?: string;
   limit?: number;
+  /** The sessions with a step that opened or added to this Proposal. */
+  proposal?: string;
 }
 
 export function listSessions(filter: SessionFilter = {}): Promise<SessionList> {

@@ -66,4 +66,9 @@ describe("readPointOf", () => {
     expect(readPointOf({ domain: "supply", request: {} })).toBeNull();
     expect(readPointOf({ revision: "r", request: {} })).toBeNull();
   });
+
+  it("prefers the branch a write's answer named (a task write's task branch) to the request's", () => {
+    const step = { domain: "supply", revision: "r", branch: "agent/bot/audit", request: { body: { branch: "main" } } };
+    expect(readPointOf(step)?.branch).toBe("agent/bot/audit");
+  });
 });

@@ -129,16 +129,20 @@ export class AsOfCache {
   }
 }
 
-/** Where a step read: its Domain, the branch its request named (if any) and its Revision. */
+/** Where a step read: its Domain, the branch of its Revision (a write's answer names it: a task
+ * write's task branch) or else the branch its request named (if any), and its Revision. A task
+ * branch deleted at merge is still read at its Revisions (the API reads its archive). */
 export function readPointOf(step: {
   domain?: string;
   revision?: string;
+  branch?: string;
   request: Record<string, unknown>;
 }): ReadPoint | null {
   if (!step.domain || !step.revision) return null;
   const body = step.request.body;
   const fromBody = body && typeof body === "object" ? (body as Record<string, unknown>).branch : undefined;
-  const branch = typeof step.request.branch === "string" && step.request.branch ? step.request.branch : fromBody;
+  const named = typeof step.request.branch === "string" && step.request.branch ? step.request.branch : fromBody;
+  const branch = step.branch || named;
   return {
     domain: step.domain,
     branch: typeof branch === "string" && branch ? branch : undefined,

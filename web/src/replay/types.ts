@@ -28,8 +28,18 @@ export interface SessionStep {
   touched: string[];
   /** Links the answer named (added by the sessions work of issue 14; absent on older servers). */
   touched_links?: TouchedLink[];
-  /** The Revision the answer named: the one the step read. */
+  /** The Revision the answer named: the one the step read (or a write made). */
   revision?: string;
+  /** A write's step: the Revisions it made, the branch they are on, the Records they changed and
+   * the Proposal it opened or added to (absent on steps kept before these were recorded). */
+  revisions?: string[];
+  branch?: string;
+  changed?: Array<{ ref: string; change: string }>;
+  proposal?: string;
+  /** The size of the answer's body. */
+  bytes?: number;
+  /** A refused call: the problem it was answered. */
+  problem?: { code: string; title: string; detail: string };
 }
 
 /** A note the agent attached to its session. */

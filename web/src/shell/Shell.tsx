@@ -19,6 +19,9 @@ export function Shell() {
             <Anchor component={Link} to={home ? `/d/${encodeURIComponent(home)}` : "/"} underline="never">
               <Title order={4}>Lorebase</Title>
             </Anchor>
+            <Anchor component={Link} to="/domains" size="sm">
+              Domains
+            </Anchor>
             <Anchor component={Link} to="/sessions" size="sm">
               Agent sessions
             </Anchor>

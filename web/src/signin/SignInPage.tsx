@@ -13,10 +13,11 @@ import { useAuth } from "../shell/auth";
 import { lastDomain, rememberDomain } from "../shell/lastDomain";
 import { IdentityProviderButtons, ReadableDomains } from "./identityProviders";
 
-/** Where to go after sign-in: a same-app `next` path, else the Domain's overview, else nowhere. */
-export function destination(next: string | null, domain: string): string | null {
+/** Where to go after sign-in: a same-app `next` path, else the Domain's overview, else the list
+ * of the Domains the principal may read. */
+export function destination(next: string | null, domain: string): string {
   if (next && next.startsWith("/") && !next.startsWith("//")) return next;
-  return domain ? `/d/${encodeURIComponent(domain)}` : null;
+  return domain ? `/d/${encodeURIComponent(domain)}` : "/domains";
 }
 
 export function SignInPage() {
@@ -39,7 +40,7 @@ export function SignInPage() {
       await signIn(key.trim());
       setKey("");
       if (domain.trim()) rememberDomain(domain.trim());
-      navigate(target ?? "/", { replace: true });
+      navigate(target, { replace: true });
     } catch (problem) {
       setError(problem);
     } finally {

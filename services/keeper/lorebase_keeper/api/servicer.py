@@ -53,7 +53,7 @@ def rpc_method(rpc: str, endpoints: list[Endpoint]) -> Callable[..., Awaitable[p
                     answer = await dispatch(rt, endpoint, message, metadata)
             except Problem as problem:
                 if session:
-                    await _trace(rt, metadata, session, rpc, message, problem.status, started, None)
+                    await _trace(rt, metadata, session, rpc, message, problem.status, started, None, problem)
                 raise
             if session:
                 await _trace(rt, metadata, session, rpc, message, answer.status, started, answer.body)
@@ -74,6 +74,7 @@ async def _trace(
     status: int,
     started: float,
     body: bytes | None,
+    problem: Problem | None = None,
 ) -> None:
     try:
         principal = await rt.auth.authenticate(metadata.get("authorization"))
@@ -89,6 +90,7 @@ async def _trace(
         status=status,
         latency_ms=(time.perf_counter() - started) * 1000,
         reply_body=body,
+        problem=problem,
     )
 
 

@@ -114,6 +114,54 @@ def _request(message: Any, *, withheld: bool = False) -> dict[str, Any]:
     return summary
 
 
+def _made_revisions(document: dict[str, Any]) -> list[str]:
+    made = document.get("revisions")
+    ids = [r for r in made if isinstance(r, str)] if isinstance(made, list) else []
+    for name in ("revision", "merged_revision"):
+        if isinstance(document.get(name), str) and document[name] not in ids:
+            ids.append(document[name])
+    return ids
+
+
+# Calls that commit: their steps list the Records their Revisions changed.
+_WRITES = frozenset(
+    {"ExecuteOperation", "Import", "SyncSource", "MergeProposal", "ResolveConflict", "AcceptReconciliation"}
+)
+
+
+async def _written(
+    rt: Runtime, call: str, request: Any, document: dict[str, Any], details: dict[str, Any]
+) -> None:
+    """A write's step: the Records its Revisions changed (`changed`, also in `touched`: a write's
+    answer names none), the Revisions it made, the branch they are on (a task write's task branch)
+    and the Proposal it opened or added to."""
+    proposal = document.get("proposal")
+    if isinstance(proposal, dict) and isinstance(proposal.get("id"), str):
+        details["proposal"] = proposal["id"]
+    name = getattr(request, "domain", None)
+    made = _made_revisions(document)
+    if call not in _WRITES or not made or not isinstance(name, str) or not name:
+        return
+    try:
+        domain = await rt.domains.get(name)
+    except Problem:
+        return
+    rows = await rt.db.read(
+        "revision_changes", lambda txn: txn.revision_changes(domain.id, made, limit=MAX_TOUCHED)
+    )
+    details["revisions"] = made
+    if isinstance(document.get("branch"), str) and document["branch"]:
+        details["branch"] = document["branch"]
+    details["changed"] = [{"ref": f"{kind}/{key}", "change": change} for kind, key, change in rows]
+    touched = details["touched"]
+    for kind, key, _ in rows:
+        if f"{kind}/{key}" not in touched:
+            touched.append(f"{kind}/{key}")
+    details["touched"] = sorted(touched)[:MAX_TOUCHED]
+    details["counts"]["touched"] = len(details["touched"])
+    details["counts"]["changed"] = len(details["changed"])
+
+
 async def record_step(
     rt: Runtime,
     *,
@@ -124,8 +172,10 @@ async def record_step(
     status: int,
     latency_ms: float,
     reply_body: bytes | None,
+    problem: Problem | None = None,
 ) -> None:
-    """Keep one step; a failure to keep it is logged, never passed on to the call."""
+    """Keep one step; a failure to keep it is logged, never passed on to the call. A refused call
+    keeps its problem's code, title and detail (what the caller was told)."""
     try:
         document = None
         if reply_body and len(reply_body) <= 1_048_576 and reply_body[:1] in (b"{", b"["):
@@ -139,12 +189,17 @@ async def record_step(
             "touched_links": links,
             "counts": counts,
         }
+        if reply_body is not None:
+            details["bytes"] = len(reply_body)
+        if problem is not None:
+            details["problem"] = {"code": problem.code, "title": problem.title, "detail": problem.detail}
         if isinstance(document, dict):
             for name in ("records", "results", "candidates", "changes", "links", "neighbors", "seeds"):
                 if isinstance(document.get(name), list):
                     counts[name] = len(document[name])
             if document.get("revision"):
                 details["revision"] = document["revision"]
+            await _written(rt, call, request, document, details)
 
         async def keep(txn: Txn) -> bool:
             if not await txn.claim_trace_session(session, principal.id, admin=ADMIN_PRINCIPAL):

@@ -147,6 +147,21 @@ class TouchedLink(Answer, kw_only=True):
     to: Annotated[str, Meta(description="Kind/key")]
 
 
+class StepProblem(Answer, kw_only=True):
+    """The problem a refused call was answered (problem details' code, title and detail)."""
+
+    code: str
+    title: str
+    detail: str
+
+
+class ChangedRecord(Answer, kw_only=True):
+    """A Record a write's Revision changed."""
+
+    ref: Annotated[str, Meta(description="Kind/key")]
+    change: Annotated[str, Meta(description="created, modified or deleted")]
+
+
 class SessionStep(Answer, tag_field="kind", tag="step", kw_only=True):
     """A call made with the session's id: its request, status, latency, counts and what it touched."""
 
@@ -164,6 +179,26 @@ class SessionStep(Answer, tag_field="kind", tag="step", kw_only=True):
         list[TouchedLink], Meta(description="The Links the answer named (steps kept before it: none)")
     ] = []
     revision: RevisionId | UnsetType = UNSET
+    revisions: Annotated[
+        list[RevisionId], Meta(description="A write's step: the Revisions it made (and merged)")
+    ] = []
+    changed: Annotated[
+        list[ChangedRecord],
+        Meta(description="A write's step: the Records its Revisions changed (also in touched)"),
+    ] = []
+    proposal: Annotated[
+        str | UnsetType, Meta(description="A write's step: the Proposal it opened or added to")
+    ] = UNSET
+    branch: Annotated[
+        str | UnsetType,
+        Meta(description="A write's step: the branch of its Revision (a task write's task branch)"),
+    ] = UNSET
+    bytes: Annotated[
+        int | UnsetType, Meta(description="The size of the answer's body (steps kept before it: none)")
+    ] = UNSET
+    problem: Annotated[
+        StepProblem | UnsetType, Meta(description="A refused call: the problem it was answered")
+    ] = UNSET
 
 
 class Session(Answer, kw_only=True):
@@ -195,6 +230,7 @@ class SessionList(Answer, kw_only=True):
 
 
 __all__ = [
+    "ChangedRecord",
     "Deleted",
     "DomainList",
     "DomainView",
@@ -209,5 +245,6 @@ __all__ = [
     "Session",
     "SessionList",
     "SessionSummary",
+    "StepProblem",
     "TouchedLink",
 ]
