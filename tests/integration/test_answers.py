@@ -47,11 +47,13 @@ ADMIN = {
     "start_web_session",
     "get_web_session",
     "list_domains",
+    "list_identity_providers",
     "create_domain",
     "get_domain",
     "create_grant",
     "delete_grant",
     "get_schema",
+    "change_schema",
     "create_branch",
     "list_branches",
     "get_branch",
@@ -107,7 +109,8 @@ FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
 # A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
 # (tests/integration/test_web_sessions.py) and of deleting a tag (test_tags.py).
-NOT_JSON = {"events", "end_web_session", "delete_tag"}
+# The redirects of signing in through an identity provider (tests/integration/test_oidc_web.py).
+NOT_JSON = {"events", "end_web_session", "delete_tag", "start_oidc_sign_in", "finish_oidc_sign_in"}
 
 
 class Answers:
@@ -169,6 +172,7 @@ async def test_administration_answers(supply: Stack) -> None:
     supply.http.cookies.clear()
     await call("get_web_session", "/api/v1/web/session", headers={"Authorization": f"Bearer {token}"})
     await call("list_domains", "/api/v1/domains")
+    await call("list_identity_providers", "/api/v1/web/identity-providers")
     await call(
         "create_domain",
         "/api/v1/domains",
@@ -184,6 +188,10 @@ async def test_administration_answers(supply: Stack) -> None:
     await call("delete_grant", f"{D}/grants/{narrowed['id']}")
     await call("get_schema", D + "/schema")
     await call("get_schema", "/api/v1/domains/tiny/schema")  # no Revision yet: revision is null
+    rename = {"op": "rename_attribute", "kind": "Supplier", "attribute": "tier", "to": "supplier_tier"}
+    await call(
+        "change_schema", D + "/branches/main/schema/changes", json={"changes": [rename], "dry_run": True}
+    )
     await call("create_branch", D + "/branches", json={"name": "lay", "mode": "overlay"})
     await call("list_branches", D + "/branches")
     await call("get_branch", D + "/branches/main")
