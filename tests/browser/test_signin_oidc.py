@@ -1,7 +1,7 @@
 """Sign-in through the organisation's identity provider: "Sign in with Test IdP" beside the API key
 runs the authorization code flow with PKCE (through the gateway, against the provider process of
 tests/oidc/provider.py, which signs erin in at once) and comes back signed in with the session
-cookie; the page lists the Domains erin's group may read (supply, not a Domain it grants nothing
+cookie on the list of the Domains erin's group may read (supply, not a Domain it grants nothing
 in), opens one, and sign-out ends the session there and in Lorebase (the token is refused after)."""
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def test_sign_in_with_the_identity_provider_and_out(
     button.click()
 
     # Back from the provider, signed in: who, and the Domains its group may read.
-    expect(page.get_by_test_id("signin-principal")).to_contain_text("usr_erin")
-    domains = page.get_by_test_id("signin-domains")
+    expect(page.get_by_test_id("principal")).to_contain_text("usr_erin")
+    domains = page.get_by_test_id("domain-list")
     expect(domains).to_contain_text("supply")
     expect(domains).not_to_contain_text("oidc-hidden")
     cookies = {c["name"]: c for c in page.context.cookies()}
@@ -49,7 +49,7 @@ def test_sign_in_with_the_identity_provider_and_out(
     )
     snap("signed-in")
 
-    domains.get_by_role("link", name="supply").click()
+    domains.get_by_role("link", name="supply", exact=True).click()
     expect(page.get_by_test_id("domain-title")).to_have_text("supply")
     expect(page.get_by_test_id("principal")).to_contain_text("usr_erin")
 

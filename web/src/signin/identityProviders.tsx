@@ -1,14 +1,13 @@
 /**
- * "Sign in with <issuer>" beside the API key, and the Domains a signed-in person may open.
+ * "Sign in with <issuer>" beside the API key.
  *
  * The providers come from `GET /api/v1/web/identity-providers` (none when the settings offer none:
  * then no button shows). A button is a plain link to the provider's `start` URL: the gateway runs the
  * authorization code flow with PKCE and comes back to the app (`next`) with the same session cookie
  * the key sign-in gives, so nothing here handles a token.
  */
-import { Anchor, Button, Divider, List, Stack, Text } from "@mantine/core";
+import { Button, Divider, Stack } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { Link } from "react-router";
 import { request } from "../api/client";
 
 /** An identity provider the web app offers (`GET /api/v1/web/identity-providers`). */
@@ -51,38 +50,5 @@ export function IdentityProviderButtons({ next }: { next: string | null }) {
         </Button>
       ))}
     </Stack>
-  );
-}
-
-/** The Domains the signed-in principal may read (`GET /api/v1/domains` lists only those). */
-export function ReadableDomains() {
-  const [names, setNames] = useState<string[] | null>(null);
-  useEffect(() => {
-    let live = true;
-    request<{ domains: { name: string }[] }>("GET", "/api/v1/domains")
-      .then((answer) => live && setNames(answer.domains.map((d) => d.name)))
-      .catch(() => live && setNames([]));
-    return () => {
-      live = false;
-    };
-  }, []);
-  if (names === null) return null;
-  if (names.length === 0) {
-    return (
-      <Text size="sm" c="dimmed" data-testid="signin-domains">
-        No Domain grants you access yet; ask a Domain admin.
-      </Text>
-    );
-  }
-  return (
-    <List size="sm" data-testid="signin-domains">
-      {names.map((name) => (
-        <List.Item key={name}>
-          <Anchor component={Link} to={`/d/${encodeURIComponent(name)}`}>
-            {name}
-          </Anchor>
-        </List.Item>
-      ))}
-    </List>
   );
 }
