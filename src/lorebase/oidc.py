@@ -53,7 +53,6 @@ class Identity:
     name: str
     grants: tuple[OidcGrant, ...]
     expires_at: float  # unix seconds
-    subject: str = ""  # the token's `sub`
 
 
 @dataclass
@@ -203,7 +202,7 @@ def identity(issuer: OidcIssuer, claims: dict[str, Any]) -> Identity:
         roles, grants, prefix = tenant.roles, tuple(tenant.grants), prefix + tenant.name + "_"
     grants += tuple(g for group in groups if isinstance(group, str) for g in roles.get(group, ()))
     name = str(claims.get(issuer.name_claim) or subject)[:200]
-    return Identity((prefix + local)[:128], name, grants, float(claims["exp"]), str(claims.get("sub") or ""))
+    return Identity((prefix + local)[:128], name, grants, float(claims["exp"]))
 
 
 __all__ = ["Identity", "OidcVerifier", "identity", "looks_like_jwt"]

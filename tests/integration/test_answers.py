@@ -46,8 +46,8 @@ ADMIN = {
     "list_sessions",
     "start_web_session",
     "get_web_session",
-    "list_domains",
     "list_identity_providers",
+    "list_domains",
     "create_domain",
     "get_domain",
     "create_grant",
@@ -108,8 +108,8 @@ RECONCILIATION = {
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
 # A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
-# (tests/integration/test_web_sessions.py) and of deleting a tag (test_tags.py).
-# The redirects of signing in through an identity provider (tests/integration/test_oidc_web.py).
+# (tests/integration/test_web_sessions.py) and of deleting a tag (test_tags.py); the redirects of the
+# sign-in through an identity provider (test_oidc_web.py).
 NOT_JSON = {"events", "end_web_session", "delete_tag", "start_oidc_sign_in", "finish_oidc_sign_in"}
 
 
@@ -171,8 +171,8 @@ async def test_administration_answers(supply: Stack) -> None:
     token = supply.http.cookies["lorebase_session"]
     supply.http.cookies.clear()
     await call("get_web_session", "/api/v1/web/session", headers={"Authorization": f"Bearer {token}"})
-    await call("list_domains", "/api/v1/domains")
     await call("list_identity_providers", "/api/v1/web/identity-providers")
+    await call("list_domains", "/api/v1/domains")
     await call(
         "create_domain",
         "/api/v1/domains",

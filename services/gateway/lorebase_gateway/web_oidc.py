@@ -47,7 +47,7 @@ from lorebase.settings_model import OidcIssuer
 from lorebase_gateway.edge import parameters
 from lorebase_gateway.gateway import Gateway, WebSignIn
 from lorebase_gateway.responses import Route
-from lorebase_gateway.web_session import own_origin, session_cookie
+from lorebase_gateway.web_session import own_origin, secure_cookie, session_cookie
 
 FLOW_COOKIE = "lorebase_oidc"
 FLOW_TTL_S = 600
@@ -61,8 +61,7 @@ def _b64(data: bytes) -> str:
 
 def _flow_cookie(request: Request, gw: Gateway, value: str, max_age: int) -> str:
     cookie = f"{FLOW_COOKIE}={value}; HttpOnly; SameSite=Lax; Path={OIDC}; Max-Age={max_age}"
-    secure = gw.cookie_secure == "always" or (gw.cookie_secure == "auto" and request.url.scheme == "https")
-    return cookie + "; Secure" if secure else cookie
+    return secure_cookie(request, gw, cookie)
 
 
 def _offered(gw: Gateway) -> WebSignIn:

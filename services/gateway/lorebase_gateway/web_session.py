@@ -112,10 +112,15 @@ class SessionCookies:
         await self.app(scope, receive, send)
 
 
-def session_cookie(request: Request, gw: Gateway, token: str, max_age: int) -> str:
+def secure_cookie(request: Request, gw: Gateway, value: str) -> str:
+    """A Set-Cookie value with `; Secure` when web.cookie_secure says so (auto: over https)."""
     secure = gw.cookie_secure == "always" or (gw.cookie_secure == "auto" and request.url.scheme == "https")
-    value = f"{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}"
     return value + "; Secure" if secure else value
+
+
+def session_cookie(request: Request, gw: Gateway, token: str, max_age: int) -> str:
+    value = f"{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}"
+    return secure_cookie(request, gw, value)
 
 
 def _start(gw: Gateway, endpoint: Endpoint) -> Route:
@@ -155,4 +160,12 @@ def _end(gw: Gateway, endpoint: Endpoint) -> Route:
 
 WEB_ROUTES = {"start_web_session": _start, "end_web_session": _end}
 
-__all__ = ["CSRF_HEADER", "UNSAFE", "WEB_ROUTES", "SessionCookies", "own_origin", "session_cookie"]
+__all__ = [
+    "CSRF_HEADER",
+    "UNSAFE",
+    "WEB_ROUTES",
+    "SessionCookies",
+    "own_origin",
+    "secure_cookie",
+    "session_cookie",
+]
