@@ -123,3 +123,28 @@ async def test_superlatives_and_top_k_answered_as_written(supply: Stack) -> None
             "Top 5 suppliers by risk score": {"keys": sorted(r["key"] for r in riskiest[:5])},
         },
     )
+
+
+def linked(relation: str, end: str) -> set[str]:
+    """The keys at one end (`from` or `to`) of the example's Links of a Relation."""
+    return {link[end] for link in SUPPLY_DATA["links"] if link["relation"] == relation}
+
+
+async def test_verbs_of_state_answered_as_written(supply: Stack) -> None:
+    flagged = linked("flags", "to")
+    loaded = {r["key"]: r for r in await suppliers(supply)}
+    body = await resolve(supply, "expired contracts")
+    assert [c["predicate"] for c in named(body, "value", attribute="status")] == [
+        {"attr": "status", "op": "eq", "value": "expired"}
+    ], "a stored value spelled the same takes the word"
+    await asked(
+        supply,
+        {
+            "Which suppliers are flagged?": {"keys": sorted(flagged)},
+            "How many flagged suppliers are in Poland?": {
+                "count": sum(1 for key in flagged if loaded[key].get("country") == "PL")
+            },
+            "Which contracts expire before 2026?": keys("Contract", lambda r: r["valid_to"] < "2026-01-01"),
+            "How many expired contracts are there?": count("Contract", lambda r: r["status"] == "expired"),
+        },
+    )

@@ -170,3 +170,30 @@ def test_superlative_ties_are_offered_ranked() -> None:
 def test_superlatives_never_name_a_hidden_kind() -> None:
     assert orders("the riskiest supplier", kinds=("Part",)) == []
     assert orders("the most expensive order", kinds=("Part",)) == [("Part", "-unit_cost", None, 0.8)]
+
+
+def test_verbs_of_state_name_a_date_or_a_relation() -> None:
+    # a past participle alone: the end date before the day of the Revision
+    assert comparisons("expired contracts") == [("Contract", "valid_to", "lt", "2026-10-15", 0.8)]
+    assert named(ground("expired contracts"), "comparison")[0]["level"] == "state"
+    # a verb of state before a date: the comparison is on the date that ends
+    assert comparisons("contracts that expire before 2027") == [
+        ("Contract", "valid_to", "lt", "2027-01-01", 0.8)
+    ]
+    # a participle of a Relation's verb: the Records at its object end having a Link
+    assert ground("which suppliers are flagged")["hints"] == [
+        {
+            "hint": "has_link",
+            "matched": "flagged",
+            "kind": "Supplier",
+            "relation": "flags",
+            "path": ["risk_flags"],
+            "to": "RiskFlag",
+        }
+    ]
+    assert answer_bytes("flagged suppliers that expired") == answer_bytes("flagged suppliers that expired")
+
+
+def test_verbs_of_state_never_name_a_hidden_kind() -> None:
+    assert ground("which suppliers are flagged", kinds=("Supplier",))["hints"] == [], "RiskFlag is hidden"
+    assert ground("expired contracts", kinds=("Part",))["candidates"] == []

@@ -256,10 +256,18 @@ class Candidate(Answer, kw_only=True):
 class Hint(Answer, kw_only=True):
     """What the question asks to do with the Records, as POST /query members."""
 
-    hint: Literal["count", "group_by", "order_by"]
+    hint: Literal["count", "group_by", "order_by", "has_link", "count_links"]
     matched: str
     kind: str | UnsetType = UNSET
     attribute: str | UnsetType = UNSET
+    relation: str | UnsetType = UNSET
+    path: (
+        Annotated[
+            list[str], Meta(description="The Relation to follow from the Records of `kind` (POST /traverse)")
+        ]
+        | UnsetType
+    ) = UNSET
+    to: Annotated[str, Meta(description="The Kind at the other end of `path`")] | UnsetType = UNSET
     aggregate: dict[str, Any] | UnsetType = UNSET
     order_by: list[str] | UnsetType = UNSET
     limit: Annotated[int, Meta(ge=1, description="The number of Records said (top-k)")] | UnsetType = UNSET

@@ -10,6 +10,7 @@ false or the request reads an older Revision).
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 from lorebase.contract.reads import ResolveBody
@@ -22,7 +23,7 @@ from lorebase_keeper.reads.coverage import coverage
 from lorebase_keeper.reads.embeddings import check_vector
 from lorebase_keeper.reads.resolve.embedding import nearest_values
 from lorebase_keeper.reads.resolve.ground import is_number, merged, ordered, similar
-from lorebase_keeper.reads.resolve.phrases import phrases
+from lorebase_keeper.reads.resolve.phrases import needs_today, phrases
 from lorebase_keeper.reads.resolve.titles import keys, titles
 from lorebase_keeper.reads.resolve.vocabulary import vocabulary
 from lorebase_keeper.reads.resolve.words import tokens
@@ -67,7 +68,11 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
         )
         used = [False] * len(words)
         candidates = await titles(txn, access, domain, point, words, used, vocab, limits, whole=True)
-        found, hinted = phrases(words, used, vocab, domain)
+        today = None
+        if point.revision is not None and needs_today(words):
+            row = await txn.get_revision(domain.id, point.revision)
+            today = row.created_at.astimezone(UTC).date() if row is not None else None
+        found, hinted = phrases(words, used, vocab, domain, today)
         candidates += found
         candidates += await keys(txn, domain, point, words, used, vocab)
         candidates += await titles(txn, access, domain, point, words, used, vocab, limits)

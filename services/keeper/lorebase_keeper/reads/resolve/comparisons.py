@@ -21,9 +21,9 @@ from typing import Any
 from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.resolve.graded import YEAR, Graded, along, comparative_at, operator
+from lorebase_keeper.reads.resolve.graded import YEAR, Graded, along, comparative_at, ends, operator
 from lorebase_keeper.reads.resolve.ground import Span, is_number
-from lorebase_keeper.reads.resolve.lexicon import UNITS
+from lorebase_keeper.reads.resolve.lexicon import STATES, UNITS
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
 from lorebase_keeper.reads.resolve.words import Word, number_at
 
@@ -213,18 +213,31 @@ def comparisons(
         shape, value = parts[0][1], parts[0][2]
         unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
         terms, score, level = _near(named, anchor, end, shape, value, vocab, kinds, unit)
+        state = _state(words, used, anchor, shape, value)
+        scores = {id(t): score for t in terms}
+        if state is not None and level == "inferred":  # "expire before 2027": the date that ends
+            ended = ends(domain, vocab, kinds)
+            if ended:
+                terms, level = [t for t, _ in ended], "state"
+                scores = {id(t): s for t, s in ended}
         if unit is not None and all(_unit(t, unit) is None for t in terms):
             unit = None
         last = end + (1 if unit is not None else 0)
         begin = named[index].start if anchor != index else index
+        if level == "state" and state is not None:
+            begin = state
         matched = " ".join(w.key for w in words[begin:last])
         made = 0
         for term in terms:
             for op, part_shape, part_value in parts:
                 for pred_op, shown in _predicates(domain, term, op, part_shape, part_value):
-                    out.append(_entry(term, pred_op, shown, score, level, matched, _unit(term, unit)))
+                    out.append(
+                        entry(term, pred_op, shown, scores[id(term)], level, matched, _unit(term, unit))
+                    )
                     made += 1
         if made:
+            if level == "state" and state is not None:
+                used[state] = True
             if unit is not None and used[end]:
                 units.add(end)
             used[anchor:last] = [True] * (last - anchor)
@@ -284,7 +297,7 @@ def _graded(
     for term, score, level in scored:
         op = operator(graded.dimension, graded.direction, term)
         for pred_op, shown in _predicates(domain, term, op, shape, value):
-            out.append(_entry(term, pred_op, shown, score, level, matched, _unit(term, unit)))
+            out.append(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)))
             made += 1
     if not made:
         return None
@@ -293,7 +306,7 @@ def _graded(
     return last, units
 
 
-def _entry(
+def entry(
     term: Term, op: str, shown: Any, score: float, level: str, matched: str, unit: str | None
 ) -> dict[str, Any]:
     entry: dict[str, Any] = {"target": "comparison", "kind": term.kind}
@@ -305,6 +318,16 @@ def _entry(
     if unit is not None:
         entry["unit"] = unit
     return entry
+
+
+def _state(words: list[Word], used: list[bool], start: int, shape: str, value: Any) -> int | None:
+    """The index of a verb of state ("expire") up to REACH words before a date comparison."""
+    if shape != "date" and not (shape == "number" and YEAR.fullmatch(str(value))):
+        return None
+    for position in range(start - 1, max(-1, start - 1 - REACH), -1):
+        if not used[position] and words[position].key in STATES:
+            return position
+    return None
 
 
 def _near(
@@ -339,4 +362,4 @@ def _near(
     return [], 0.0, ""
 
 
-__all__ = ["comparisons"]
+__all__ = ["comparisons", "entry"]

@@ -11,6 +11,8 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.resolve.comparisons import comparisons
 from lorebase_keeper.reads.resolve.ground import merged, names
 from lorebase_keeper.reads.resolve.hints import hints
+from lorebase_keeper.reads.resolve.lexicon import STATES
+from lorebase_keeper.reads.resolve.states import states
 from lorebase_keeper.reads.resolve.vocabulary import Vocabulary
 from lorebase_keeper.reads.resolve.words import Word
 
@@ -23,8 +25,14 @@ def phrases(
     spans = names(words, used, vocab)
     compared, units = comparisons(words, used, spans, vocab, domain)
     spans = [span for span in spans if not units & set(range(span.start, span.end))]
-    candidates = [c for span in spans for c in merged(span)] + compared
-    return candidates, hints(words, used, spans, vocab, domain)
+    stated, has_link = states(words, used, spans, vocab, domain, today)
+    candidates = [c for span in spans for c in merged(span)] + compared + stated
+    return candidates, hints(words, used, spans, vocab, domain) + has_link
 
 
-__all__ = ["phrases"]
+def needs_today(words: list[Word]) -> bool:
+    """Whether the words need the day of the Revision read (a verb of state in the past)."""
+    return any(w.key in STATES for w in words)
+
+
+__all__ = ["needs_today", "phrases"]
