@@ -8,8 +8,9 @@ The rules are about resolve's answer, never about one question:
    explain (GET .../explain), which also says where it came from.
    A Record named with a Relation one end of which is its Kind: the Records at the other end
    (GET .../links/{relation}).
-3. Otherwise the Kind asked about: the best `kind` candidate, the first in the question among
-   equals; without one, the Kind of the best value or comparison candidate.
+3. Otherwise the Kind asked about: the Kind of a `count_links` hint (Links counted per Record of
+   it), else the best `kind` candidate, the first in the question among equals; without one, the
+   Kind of the best value or comparison candidate.
 4. Its filter: per phrase, the `value` candidates on that Kind (their predicates as given), and
    every `comparison` on an Attribute of that Kind; all of them together (and).
 5. Hints on that Kind: `count` -> aggregate count, `group_by` -> aggregate group_by, `order_by`
@@ -108,7 +109,9 @@ async def answer(client: httpx.AsyncClient, domain: str, question: str) -> tuple
                 for link in links["links"]
             ]
             return {"keys": sorted(ends)}, log
-    target = _best(candidates, "kind", question)
+    target = next((h for h in hints if h["hint"] == "count_links"), None)  # counts per Record of its Kind
+    if target is None:
+        target = _best(candidates, "kind", question)
     if target is None:
         target = next((h for h in hints if "kind" in h), None)
     if target is None:

@@ -148,3 +148,20 @@ async def test_verbs_of_state_answered_as_written(supply: Stack) -> None:
             "How many expired contracts are there?": count("Contract", lambda r: r["status"] == "expired"),
         },
     )
+
+
+async def test_counts_of_related_records_answered_as_written(supply: Stack) -> None:
+    loaded = await suppliers(supply)
+    supplied = [link["to"] for link in SUPPLY_DATA["links"] if link["relation"] == "supplied_by"]
+    flags = [link["to"] for link in SUPPLY_DATA["links"] if link["relation"] == "flags"]
+    await asked(
+        supply,
+        {
+            "How many parts does each tier 1 supplier supply?": {
+                "groups": {r["key"]: supplied.count(r["key"]) for r in loaded if r.get("tier") == "1"}
+            },
+            "How many risk flags does each supplier in Poland have?": {
+                "groups": {r["key"]: flags.count(r["key"]) for r in loaded if r.get("country") == "PL"}
+            },
+        },
+    )

@@ -197,3 +197,33 @@ def test_verbs_of_state_name_a_date_or_a_relation() -> None:
 def test_verbs_of_state_never_name_a_hidden_kind() -> None:
     assert ground("which suppliers are flagged", kinds=("Supplier",))["hints"] == [], "RiskFlag is hidden"
     assert ground("expired contracts", kinds=("Part",))["candidates"] == []
+
+
+def test_counting_related_records_is_a_count_of_links_per_record() -> None:
+    body = ground("how many parts does each tier 1 supplier supply")
+    assert body["hints"] == [
+        {"hint": "count", "matched": "how many", "aggregate": {"count": True}},
+        {
+            "hint": "count_links",
+            "matched": "each tier 1 supplier",
+            "kind": "Supplier",
+            "relation": "supplied_by",
+            "path": ["supplies"],
+            "to": "Part",
+        },
+    ], "no group_by on tier: the question fixed it"
+    assert [c["predicate"] for c in named(body, "comparison")] == [{"attr": "tier", "op": "eq", "value": "1"}]
+    # no Relation said: the one joining the two Kinds named
+    assert [
+        h["path"] for h in ground("how many parts per supplier")["hints"] if h["hint"] == "count_links"
+    ] == [["supplies"]]
+    assert answer_bytes("how many risk flags does each supplier have") == answer_bytes(
+        "how many risk flags does each supplier have"
+    )
+
+
+def test_counting_related_records_never_names_a_hidden_kind() -> None:
+    hints = ground("how many parts does each tier 1 supplier supply", kinds=("Part",))["hints"]
+    assert [h["hint"] for h in hints] == ["count"]
+    hints = ground("how many risk flags does each supplier have", kinds=("Supplier", "Part"))["hints"]
+    assert not [h for h in hints if h["hint"] == "count_links"]

@@ -156,10 +156,11 @@ def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int
 
 def comparisons(
     words: list[Word], used: list[bool], spans: list[Span], vocab: Vocabulary, domain: Domain
-) -> tuple[list[dict[str, Any]], set[int]]:
-    """Comparison candidates, and the words taken as units that earlier levels had grounded (their
-    spans no longer count: "EUR" after "more than 100" is a unit, not a currency filter). The words
-    they take are marked used."""
+) -> tuple[list[dict[str, Any]], set[int], set[int]]:
+    """Comparison candidates, the words taken as units that earlier levels had grounded (their
+    spans no longer count: "EUR" after "more than 100" is a unit, not a currency filter), and the
+    first words of Attributes whose value is said ("tier 1": no grouping by tier). The words they
+    take are marked used."""
     named = {
         i: s
         for s in spans
@@ -169,6 +170,7 @@ def comparisons(
     kinds = sorted({h.term.kind for s in spans for h in s.hits if h.term.target in ("kind", "value")})
     out: list[dict[str, Any]] = []
     units: set[int] = set()
+    fixed: set[int] = set()
     # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be
     names_at = {
         i for s in spans for i in range(s.start, s.end) if any(h.term.target != "value" for h in s.hits)
@@ -240,11 +242,13 @@ def comparisons(
                 used[state] = True
             if unit is not None and used[end]:
                 units.add(end)
+            if anchor != index:
+                fixed.add(index)  # "tier 1": the Attribute's value is said, it is not grouped by
             used[anchor:last] = [True] * (last - anchor)
             index = last
         else:
             index += 1
-    return out, units
+    return out, units, fixed
 
 
 def _graded(

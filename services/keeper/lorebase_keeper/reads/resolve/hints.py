@@ -10,6 +10,9 @@ agent builds the aggregate or the order without parsing English itself.
 - a superlative of the lexicon without an Attribute ("the most expensive", "the riskiest", "the
   most recent", "the oldest"): the same on the Attributes of the named Kinds having its dimension
   (graded.py), with `score` and `level: superlative` (ties offered, each with its score);
+- with a count, "each X", "per X", "for each X" where X is a Kind and a Relation joins X to
+  another Kind the question names: `{"hint": "count_links", "kind": X, "relation": R, "path": [R or
+  its inverse, read from X], "to": the other Kind}`, Links counted per Record of X;
 - a number said with a superlative ("the three cheapest", "top 5 riskiest", "the cheapest ten") adds
   `limit`; "top 5 suppliers by risk score" is an order with a limit, not a grouping.
 
@@ -24,7 +27,7 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.resolve.graded import along, base_type, operator, superlative_at
 from lorebase_keeper.reads.resolve.ground import Span
 from lorebase_keeper.reads.resolve.lexicon import DATES, NUMERIC, TOP
-from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
+from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary, relations
 from lorebase_keeper.reads.resolve.words import Word, number_at
 
 COUNT = [("how", "many"), ("number", "of"), ("count", "of"), ("count",)]
@@ -86,7 +89,71 @@ def hints(
         if _top_by(words, used, index, by_start, out):
             continue
         _superlative(words, used, index, spans, by_start, vocab, domain, kinds, out)
+    if any(h["hint"] == "count" for h in out):
+        out += _count_links(words, used, spans, vocab)
     return out
+
+
+PER = [("for", "each"), ("by", "each"), ("per",), ("each",), ("every",)]
+
+
+def _count_links(
+    words: list[Word], used: list[bool], spans: list[Span], vocab: Vocabulary
+) -> list[dict[str, Any]]:
+    """ "how many parts does each tier 1 supplier supply", "number of parts per supplier": with a
+    count, a per-word before a Kind (within a few words) asks for the Links of a Relation counted per
+    Record of that Kind. The Relation is the one the question names between that Kind and another
+    it names, else every readable Relation between them (ties offered, in name order)."""
+    named = sorted({h.term.kind for s in spans for h in s.hits if h.term.target == "kind"})
+    said = [h.term for s in spans for h in s.hits if h.term.target == "relation"]
+    for index in range(len(words)):
+        for phrase in PER:
+            if not _at(words, used, index, phrase):
+                continue
+            after = index + len(phrase)
+            span = next(
+                (
+                    s
+                    for s in spans
+                    if after <= s.start <= after + 3 and any(h.term.target == "kind" for h in s.hits)
+                ),
+                None,
+            )
+            if span is None:
+                continue
+            out: list[dict[str, Any]] = []
+            for per in sorted({h.term.kind for h in span.hits if h.term.target == "kind"}):
+                others = [k for k in named if k != per]
+                joins = [t for t in said if per in (t.kind, t.to) and t.kind != t.to]
+                if not joins:
+                    joins = [
+                        t
+                        for t in relations(vocab)
+                        if t.kind != t.to and per in (t.kind, t.to) and {t.kind, t.to} - {per} <= set(others)
+                    ]
+                seen: set[str] = set()
+                for term in sorted(joins, key=lambda t: str(t.relation)):
+                    if term.relation in seen:
+                        continue
+                    seen.add(str(term.relation))
+                    forward = term.kind == per
+                    path = term.relation if forward else term.inverse
+                    if not path:
+                        continue
+                    out.append(
+                        {
+                            "hint": "count_links",
+                            "matched": " ".join(w.key for w in words[index : span.end]),
+                            "kind": per,
+                            "relation": term.relation,
+                            "path": [path],
+                            "to": term.to if forward else term.kind,
+                        }
+                    )
+            if out:
+                used[index:after] = [True] * len(phrase)
+                return out
+    return []
 
 
 def _count_before(words: list[Word], used: list[bool], index: int) -> tuple[int, int] | None:

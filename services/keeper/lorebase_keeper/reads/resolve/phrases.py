@@ -23,11 +23,12 @@ def phrases(
     """Candidates and hints of the words not yet `used`; the words they take are marked used.
     `today` is the day of the Revision read (UTC), which relative dates count from."""
     spans = names(words, used, vocab)
-    compared, units = comparisons(words, used, spans, vocab, domain)
+    compared, units, fixed = comparisons(words, used, spans, vocab, domain)
     spans = [span for span in spans if not units & set(range(span.start, span.end))]
     stated, has_link = states(words, used, spans, vocab, domain, today)
     candidates = [c for span in spans for c in merged(span)] + compared + stated
-    return candidates, hints(words, used, spans, vocab, domain) + has_link
+    free = [span for span in spans if span.start not in fixed]
+    return candidates, hints(words, used, free, vocab, domain) + has_link
 
 
 def needs_today(words: list[Word]) -> bool:

@@ -23,7 +23,7 @@ from lorebase_keeper.reads.resolve.comparisons import entry
 from lorebase_keeper.reads.resolve.graded import ends
 from lorebase_keeper.reads.resolve.ground import Span
 from lorebase_keeper.reads.resolve.lexicon import STATES
-from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
+from lorebase_keeper.reads.resolve.vocabulary import Vocabulary, relations
 from lorebase_keeper.reads.resolve.words import Word, inflections
 
 
@@ -39,15 +39,6 @@ def _bases(word: str) -> list[str]:
     return out
 
 
-def _relations(vocab: Vocabulary) -> list[Term]:
-    seen: dict[str, Term] = {}
-    for terms in vocab.exact.values():
-        for term in terms:
-            if term.target == "relation" and term.relation is not None:
-                seen.setdefault(term.relation, term)
-    return [seen[name] for name in sorted(seen)]
-
-
 def states(
     words: list[Word],
     used: list[bool],
@@ -60,7 +51,7 @@ def states(
     kinds = sorted({h.term.kind for s in spans for h in s.hits if h.term.target in ("kind", "value")})
     candidates: list[dict[str, Any]] = []
     out: list[dict[str, Any]] = []
-    relations = _relations(vocab)
+    found = relations(vocab)
     for index, word in enumerate(words):
         if used[index]:
             continue
@@ -75,7 +66,7 @@ def states(
         bases = _bases(word.key)
         if not bases:
             continue
-        for term in relations:
+        for term in found:
             relation = domain.schema.relations[str(term.relation)]
             for name, forward in ((relation.name, True), (relation.inverse, False)):
                 if not name or "_" in name or not {name, *inflections(name)} & set(bases):
