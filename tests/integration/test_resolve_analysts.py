@@ -5,11 +5,13 @@ say them. Resolve grounds the words; the reference agent (examples/analyst/agent
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, date, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import orjson
+from sqlalchemy import text
 
 from examples.analyst.agent import answer
 from tests.integration.conftest import Stack
@@ -163,5 +165,40 @@ async def test_counts_of_related_records_answered_as_written(supply: Stack) -> N
             "How many risk flags does each supplier in Poland have?": {
                 "groups": {r["key"]: flags.count(r["key"]) for r in loaded if r.get("country") == "PL"}
             },
+        },
+    )
+
+
+async def test_dates_as_people_say_them_answered_as_written(supply: Stack) -> None:
+    body = await resolve(supply, "orders since Q3")
+    said = named(body, "comparison", attribute="ordered_on")[0]["interval"]
+    today = date.fromisoformat(said["today"])
+    async with supply.rt.db.engine.connect() as conn:
+        created = (
+            await conn.execute(
+                text("select created_at from revisions where id = :id"), {"id": body["revision"]}
+            )
+        ).scalar_one()
+    assert created.astimezone(UTC).date() == today, "counted from the Revision's day"
+    assert said["from"] == f"{today.year}-07-01"
+    assert any(n.startswith("since q3: read as ") for n in body["coverage"]["notes"])
+    year = today.year
+    last_month_end = date(today.year, today.month, 1)
+    last_month = (last_month_end - timedelta(days=1)).replace(day=1)
+    await asked(
+        supply,
+        {
+            "How many purchase orders were placed since Q3?": count(
+                "PurchaseOrder", lambda r: r["ordered_on"] >= f"{year}-07-01"
+            ),
+            "How many risk flags were raised this year?": count(
+                "RiskFlag", lambda r: r["raised_on"][:4] == str(year)
+            ),
+            "How many orders were placed before the end of March?": count(
+                "PurchaseOrder", lambda r: r["ordered_on"] < f"{year}-04-01"
+            ),
+            "Which risk flags were raised last month?": keys(
+                "RiskFlag", lambda r: last_month.isoformat() <= r["raised_on"] < last_month_end.isoformat()
+            ),
         },
     )

@@ -5,9 +5,10 @@ the caller may not read."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
-from tests.unit.resolve_words import answer_bytes, ground, named
+from tests.unit.resolve_words import TODAY, answer_bytes, ground, named
 
 
 def test_number_words_are_numbers_where_a_number_fits() -> None:
@@ -227,3 +228,40 @@ def test_counting_related_records_never_names_a_hidden_kind() -> None:
     assert [h["hint"] for h in hints] == ["count"]
     hints = ground("how many risk flags does each supplier have", kinds=("Supplier", "Part"))["hints"]
     assert not [h for h in hints if h["hint"] == "count_links"]
+
+
+def dates(text: str, today: date = TODAY) -> list[tuple[Any, ...]]:
+    return [
+        (c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c.get("interval"))
+        for c in named(ground(text, today=today), "comparison")
+    ]
+
+
+def test_dates_as_people_say_them_count_from_the_revisions_day() -> None:
+    said = {"from": "2026-09-01", "before": "2026-10-01", "today": "2026-10-15"}
+    assert dates("orders placed last month") == [
+        ("ordered_on", "ge", "2026-09-01", said),
+        ("ordered_on", "lt", "2026-10-01", said),
+    ]
+    this_year = {"from": "2026-01-01", "before": "2027-01-01", "today": "2026-10-15"}
+    assert dates("flags raised this year") == [
+        ("raised_on", "ge", "2026-01-01", this_year),
+        ("raised_on", "lt", "2027-01-01", this_year),
+    ]
+    assert dates("orders since Q3")[0][:3] == ("ordered_on", "ge", "2026-07-01")
+    assert dates("orders before the end of March")[0][:3] == ("ordered_on", "lt", "2026-04-01")
+    assert dates("flags raised in the last 30 days")[0][:3] == ("raised_on", "ge", "2026-09-16")
+    assert dates("orders placed last week")[0][:3] == ("ordered_on", "ge", "2026-10-05")
+    # a year said is not relative: no interval
+    assert dates("orders in Q2 2026") == [
+        ("ordered_on", "ge", "2026-04-01", None),
+        ("ordered_on", "lt", "2026-07-01", None),
+    ]
+    # the same words at a Revision of another day read another interval
+    assert dates("orders since Q3", today=date(2027, 2, 1))[0][:3] == ("ordered_on", "ge", "2027-07-01")
+    assert dates("contracts that expire this year")[0][:3] == ("valid_to", "ge", "2026-01-01")
+    assert answer_bytes("orders placed last month") == answer_bytes("orders placed last month")
+
+
+def test_dates_never_name_a_hidden_kind() -> None:
+    assert ground("orders placed last month", kinds=("Part",))["candidates"] == []

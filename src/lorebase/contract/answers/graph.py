@@ -225,6 +225,14 @@ class Predicate(Answer, kw_only=True):
     value: Any
 
 
+class DateInterval(Answer, kw_only=True):
+    """The days a date said relative to the Revision read was read as: [from, before)."""
+
+    from_: Annotated[str, Meta(description="The first day")] = msgspec.field(name="from")
+    before: Annotated[str, Meta(description="The first day after (equal to from for a day's start)")]
+    today: Annotated[str, Meta(description="The day of the Revision read (UTC) it counted from")]
+
+
 class Candidate(Answer, kw_only=True):
     """What a phrase of the text may mean: a Kind, an Attribute (of a Kind, or of a Relation's
     Links), a Relation, stored values of an Attribute, Records by key or title, or a comparison
@@ -251,6 +259,7 @@ class Candidate(Answer, kw_only=True):
     matched: str
     records: Count | UnsetType = UNSET
     unit: Annotated[str, Meta(description="The unit the Attribute's description gives")] | UnsetType = UNSET
+    interval: DateInterval | UnsetType = UNSET
 
 
 class Hint(Answer, kw_only=True):
