@@ -181,6 +181,15 @@ def comparisons(
                 index = graded_end[0]
                 continue
         found = _operator(words, used, index)
+        near = named
+        if found is None and index in named and named[index].start == index == named[index].end - 1:
+            # a comparison word that is also an Attribute's name ("since", a Link's date) followed
+            # by its operand compares: the Attribute is then looked for around it
+            found = _operator(words, [False] * len(words), index)
+            if found is not None and found[1] == 1 and _operand(words, index + 1, today) is not None:
+                near = {i: span for i, span in named.items() if i != index}
+            else:
+                found = None
         parts: list[tuple[str, str, Any]] = []  # (op, shape, value)
         anchor, end = index, index
         if found is not None:
@@ -215,7 +224,7 @@ def comparisons(
             continue
         shape, value = parts[0][1], parts[0][2]
         unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
-        terms, score, level = _near(named, anchor, end, shape, value, vocab, kinds, unit)
+        terms, score, level = _near(near, anchor, end, shape, value, vocab, kinds, unit)
         state = _state(words, used, anchor, shape, value)
         scores = {id(t): score for t in terms}
         if state is not None and level == "inferred":  # "expire before 2027": the date that ends
