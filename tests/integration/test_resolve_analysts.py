@@ -202,3 +202,23 @@ async def test_dates_as_people_say_them_answered_as_written(supply: Stack) -> No
             ),
         },
     )
+
+
+async def test_a_narrowed_viewer_learns_nothing_of_hidden_kinds_from_the_new_words(supply: Stack) -> None:
+    viewer = await supply.principal("usr_parts_31")
+    await supply.grant("supply", "usr_parts_31", "viewer", kinds=["Part"])
+    hidden = {"Supplier", "Contract", "PurchaseOrder", "Plant", "RiskFlag"}
+    for words in (
+        "flagged suppliers cheaper than twenty EUR",
+        "the three riskiest suppliers and the oldest contract",
+        "how many parts does each tier 1 supplier supply",
+        "contracts that expire this year, expired contracts, orders placed last month",
+        "orders more expensive than 1000 older than 2023",
+    ):
+        body = await resolve(supply, words, headers=viewer)
+        assert all(c["kind"] == "Part" and c.get("to") in (None, "Part") for c in body["candidates"]), body
+        assert all(
+            h.get("kind") in (None, "Part") and h.get("to") in (None, "Part") for h in body["hints"]
+        ), body
+        assert not [name for name in hidden if name in repr(body["candidates"]) + repr(body["hints"])]
+        assert all(k["kind"] == "Part" for k in body["coverage"]["kinds"])

@@ -170,6 +170,8 @@ def test_superlative_ties_are_offered_ranked() -> None:
 
 def test_superlatives_never_name_a_hidden_kind() -> None:
     assert orders("the riskiest supplier", kinds=("Part",)) == []
+    # open_flags counts RiskFlags: unseen by a caller who may not read them, so never offered
+    assert orders("the riskiest supplier", kinds=("Supplier",)) == [("Supplier", "-risk_score", None, 0.8)]
     assert orders("the most expensive order", kinds=("Part",)) == [("Part", "-unit_cost", None, 0.8)]
 
 
