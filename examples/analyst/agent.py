@@ -16,7 +16,8 @@ The rules are about resolve's answer, never about one question:
 5. Hints on that Kind: `count` -> aggregate count, `group_by` -> aggregate group_by, `order_by`
    -> the first Record in that order (the first `limit` Records when the hint has one);
    `has_link` -> the Records of the query having a Link along the hint's `path` (POST /traverse),
-   `count_links` -> the number of those Links per Record. A comparison whose words are also a
+   `count_links` -> the number of those Links per Record (with `order`: the first `limit`, or one,
+   Records by that number). A comparison whose words are also a
    stored value at a higher score is left out (the value is what the words say).
 6. POST /query, read the coverage block (its notes are kept with the answer: a missing value means
    "none of those with a value", not "none"), and explain the Record when the answer is one Record.
@@ -193,6 +194,10 @@ async def _linked(
             start = link["from"] if link["from"] in per else link["to"]
             if start in per:
                 per[start] += 1
+    if linked["hint"] == "count_links" and "order" in linked:  # the most / the fewest
+        sign = -1 if linked["order"] == "desc" else 1
+        ranked = sorted(refs, key=lambda ref: (sign * per[ref], ref))[: linked.get("limit", 1)]
+        return {"keys": sorted(ref.split("/", 1)[1] for ref in ranked)}
     if linked["hint"] == "count_links":
         return {"groups": {ref.split("/", 1)[1]: n for ref, n in per.items()}}
     kept = [ref for ref in refs if per[ref]]

@@ -364,6 +364,17 @@ def per_record(rows: Rows, key: str, links: Rows, relation: str, end: str) -> di
     return {"groups": {r[key]: held.get(r[key], 0) for r in rows}}
 
 
+def most_linked(
+    rows: Rows, key: str, links: Rows, relation: str, end: str, n: int, most: bool
+) -> dict[str, Any]:
+    """The n Records with the most (or fewest) Links of `relation`; a tie at the cut would make the
+    question ambiguous."""
+    held = per_record(rows, key, links, relation, end)["groups"]
+    found = sorted(held, key=lambda k: (-held[k] if most else held[k], k))
+    assert len(found) == n or held[found[n - 1]] != held[found[n]], "a tie at the cut"
+    return {"keys": sorted(found[:n])}
+
+
 def compositional(s: dict[str, Rows], f: dict[str, Rows]) -> list[tuple[str, str, dict[str, Any]]]:
     """Questions of issue 31, asked as an analyst writes them: number words, comparatives,
     superlatives and top-k, verbs of state, counts of related Records, dates as people say them
@@ -477,6 +488,26 @@ def compositional(s: dict[str, Rows], f: dict[str, Rows]) -> list[tuple[str, str
             "fleet",
             "How many trucks does each driver with a CE licence drive?",
             per_record([r for r in drv if r["licence"] == "CE"], "driver_id", f["links"], "drives", "from"),
+        ),
+        (
+            "supply",
+            "Which supplier supplies the most parts?",
+            most_linked(sup, "supplier_code", s["links"], "supplied_by", "to", 1, True),
+        ),
+        (
+            "supply",
+            "Which are the two suppliers with the most parts?",
+            most_linked(sup, "supplier_code", s["links"], "supplied_by", "to", 2, True),
+        ),
+        (
+            "supply",
+            "Which part has the fewest suppliers?",
+            most_linked(part, "part_number", s["links"], "supplied_by", "from", 1, False),
+        ),
+        (
+            "fleet",
+            "Which depot has the most trucks?",
+            most_linked(dep, "code", f["links"], "based_at", "to", 1, True),
         ),
         # dates as people say them, with a year
         (

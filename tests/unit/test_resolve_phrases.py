@@ -267,3 +267,23 @@ def test_dates_as_people_say_them_count_from_the_revisions_day() -> None:
 
 def test_dates_never_name_a_hidden_kind() -> None:
     assert ground("orders placed last month", kinds=("Part",))["candidates"] == []
+
+
+def test_the_most_of_a_related_kind_ranks_records_by_their_links() -> None:
+    assert ground("which part has the fewest suppliers")["hints"] == [
+        {
+            "hint": "count_links",
+            "matched": "fewest suppliers",
+            "kind": "Part",
+            "relation": "supplied_by",
+            "path": ["supplied_by"],
+            "to": "Supplier",
+            "order": "asc",
+        }
+    ]
+    hints = ground("the two suppliers with the most parts")["hints"]
+    assert [(h["kind"], h["path"], h["order"], h["limit"]) for h in hints] == [
+        ("Supplier", ["supplies"], "desc", 2)
+    ]
+    hidden = ground("which supplier has the most risk flags", kinds=("Supplier", "Part"))["hints"]
+    assert not [h for h in hidden if h["hint"] == "count_links" or "RiskFlag" in repr(h)]

@@ -277,6 +277,12 @@ class Hint(Answer, kw_only=True):
         | UnsetType
     ) = UNSET
     to: Annotated[str, Meta(description="The Kind at the other end of `path`")] | UnsetType = UNSET
+    order: (
+        Annotated[
+            Literal["asc", "desc"], Meta(description="count_links: Records ranked by their number of Links")
+        ]
+        | UnsetType
+    ) = UNSET
     aggregate: dict[str, Any] | UnsetType = UNSET
     order_by: list[str] | UnsetType = UNSET
     limit: Annotated[int, Meta(ge=1, description="The number of Records said (top-k)")] | UnsetType = UNSET
