@@ -15,7 +15,8 @@ The rules are about resolve's answer, never about one question:
    every `comparison` on an Attribute of that Kind; all of them together (and).
 5. Hints on that Kind: `count` -> aggregate count, `group_by` -> aggregate group_by, `order_by`
    -> the first Record in that order (the first `limit` Records when the hint has one);
-   `has_link` -> the Records of the query having a Link along the hint's `path` (POST /traverse),
+   `has_link` -> the Records of the query having a Link along the hint's `path` (POST /traverse;
+   with `negated`, those having none),
    `count_links` -> the number of those Links per Record (with `order`: the first `limit`, or one,
    Records by that number). A comparison whose words are also a
    stored value at a higher score is left out (the value is what the words say).
@@ -200,7 +201,7 @@ async def _linked(
         return {"keys": sorted(ref.split("/", 1)[1] for ref in ranked)}
     if linked["hint"] == "count_links":
         return {"groups": {ref.split("/", 1)[1]: n for ref, n in per.items()}}
-    kept = [ref for ref in refs if per[ref]]
+    kept = [ref for ref in refs if bool(per[ref]) != bool(linked.get("negated"))]
     if counting:
         return {"count": len(kept)}
     if order is not None:

@@ -462,6 +462,11 @@ def compositional(s: dict[str, Rows], f: dict[str, Rows]) -> list[tuple[str, str
         ),
         (
             "supply",
+            "How many suppliers are not flagged?",
+            count(sup, lambda r: r["supplier_code"] not in flagged),
+        ),
+        (
+            "supply",
             "Which contracts expire before 2026?",
             keys(con, "contract_number", lambda r: r["valid_to"] < "2026-01-01"),
         ),

@@ -287,3 +287,15 @@ def test_the_most_of_a_related_kind_ranks_records_by_their_links() -> None:
     ]
     hidden = ground("which supplier has the most risk flags", kinds=("Supplier", "Part"))["hints"]
     assert not [h for h in hidden if h["hint"] == "count_links" or "RiskFlag" in repr(h)]
+
+
+def test_a_negated_participle_asks_for_records_without_the_link() -> None:
+    for text, matched in (
+        ("which suppliers are not flagged", "not flagged"),
+        ("unflagged suppliers", "unflagged"),
+    ):
+        hints = ground(text)["hints"]
+        assert [(h["hint"], h["matched"], h["kind"], h["path"], h.get("negated")) for h in hints] == [
+            ("has_link", matched, "Supplier", ["risk_flags"], True)
+        ]
+    assert "negated" not in ground("flagged suppliers")["hints"][0]

@@ -277,6 +277,7 @@ class Hint(Answer, kw_only=True):
         | UnsetType
     ) = UNSET
     to: Annotated[str, Meta(description="The Kind at the other end of `path`")] | UnsetType = UNSET
+    negated: Annotated[bool, Meta(description="has_link: the Records with no such Link")] | UnsetType = UNSET
     order: (
         Annotated[
             Literal["asc", "desc"], Meta(description="count_links: Records ranked by their number of Links")

@@ -10,7 +10,8 @@
 - A participle of a Relation's verb ("flagged" of `flags`, "stocked" of `stocks`, "supplied" of
   `supplies`) is a `has_link` hint: the Records at the object end of the verb having at least one
   Link of that Relation, with the `path` to follow from them (POST /traverse). Not for a Kind the
-  caller may not read: the vocabulary holds only readable Relations.
+  caller may not read: the vocabulary holds only readable Relations. "not flagged", "never
+  flagged" and "unflagged" add `negated: true`: the Records with no such Link.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from lorebase_keeper.reads.resolve.ground import Span
 from lorebase_keeper.reads.resolve.lexicon import STATES
 from lorebase_keeper.reads.resolve.vocabulary import Vocabulary, relations
 from lorebase_keeper.reads.resolve.words import Word, inflections
+
+NEGATIONS = frozenset({"not", "never"})
 
 
 def _bases(word: str) -> list[str]:
@@ -63,7 +66,16 @@ def states(
                     candidates.append(entry(term, "lt", shown, score, "state", word.key, None))
                     used[index] = True
             continue
-        bases = _bases(word.key)
+        key = word.key
+        negated = key.startswith("un") and bool(_bases(key[2:]))  # "unflagged"
+        if negated:
+            key = key[2:]
+        before = index - 1
+        if not negated and before >= 0 and not used[before] and words[before].key in NEGATIONS:
+            negated = True  # "not flagged"
+        else:
+            before = index
+        bases = _bases(key)
         if not bases:
             continue
         for term in found:
@@ -77,17 +89,18 @@ def states(
                 path = (relation.inverse if forward else relation.name) or ""
                 if (kinds and target not in kinds) or not path:
                     continue
-                out.append(
-                    {
-                        "hint": "has_link",
-                        "matched": word.key,
-                        "kind": target,
-                        "relation": relation.name,
-                        "path": [path],
-                        "to": other,
-                    }
-                )
-                used[index] = True
+                hint: dict[str, Any] = {
+                    "hint": "has_link",
+                    "matched": " ".join(w.key for w in words[before : index + 1]),
+                    "kind": target,
+                    "relation": relation.name,
+                    "path": [path],
+                    "to": other,
+                }
+                if negated:
+                    hint["negated"] = True  # the Records with no such Link
+                out.append(hint)
+                used[before : index + 1] = [True] * (index + 1 - before)
     return candidates, out
 
 
