@@ -5,11 +5,13 @@ say them. Resolve grounds the words; the reference agent (examples/analyst/agent
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, date, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import orjson
+from sqlalchemy import text
 
 from examples.analyst.agent import answer
 from tests.integration.conftest import Stack
@@ -123,3 +125,100 @@ async def test_superlatives_and_top_k_answered_as_written(supply: Stack) -> None
             "Top 5 suppliers by risk score": {"keys": sorted(r["key"] for r in riskiest[:5])},
         },
     )
+
+
+def linked(relation: str, end: str) -> set[str]:
+    """The keys at one end (`from` or `to`) of the example's Links of a Relation."""
+    return {link[end] for link in SUPPLY_DATA["links"] if link["relation"] == relation}
+
+
+async def test_verbs_of_state_answered_as_written(supply: Stack) -> None:
+    flagged = linked("flags", "to")
+    loaded = {r["key"]: r for r in await suppliers(supply)}
+    body = await resolve(supply, "expired contracts")
+    assert [c["predicate"] for c in named(body, "value", attribute="status")] == [
+        {"attr": "status", "op": "eq", "value": "expired"}
+    ], "a stored value spelled the same takes the word"
+    await asked(
+        supply,
+        {
+            "Which suppliers are flagged?": {"keys": sorted(flagged)},
+            "How many flagged suppliers are in Poland?": {
+                "count": sum(1 for key in flagged if loaded[key].get("country") == "PL")
+            },
+            "Which contracts expire before 2026?": keys("Contract", lambda r: r["valid_to"] < "2026-01-01"),
+            "How many expired contracts are there?": count("Contract", lambda r: r["status"] == "expired"),
+        },
+    )
+
+
+async def test_counts_of_related_records_answered_as_written(supply: Stack) -> None:
+    loaded = await suppliers(supply)
+    supplied = [link["to"] for link in SUPPLY_DATA["links"] if link["relation"] == "supplied_by"]
+    flags = [link["to"] for link in SUPPLY_DATA["links"] if link["relation"] == "flags"]
+    await asked(
+        supply,
+        {
+            "How many parts does each tier 1 supplier supply?": {
+                "groups": {r["key"]: supplied.count(r["key"]) for r in loaded if r.get("tier") == "1"}
+            },
+            "How many risk flags does each supplier in Poland have?": {
+                "groups": {r["key"]: flags.count(r["key"]) for r in loaded if r.get("country") == "PL"}
+            },
+        },
+    )
+
+
+async def test_dates_as_people_say_them_answered_as_written(supply: Stack) -> None:
+    body = await resolve(supply, "orders since Q3")
+    said = named(body, "comparison", attribute="ordered_on")[0]["interval"]
+    today = date.fromisoformat(said["today"])
+    async with supply.rt.db.engine.connect() as conn:
+        created = (
+            await conn.execute(
+                text("select created_at from revisions where id = :id"), {"id": body["revision"]}
+            )
+        ).scalar_one()
+    assert created.astimezone(UTC).date() == today, "counted from the Revision's day"
+    assert said["from"] == f"{today.year}-07-01"
+    assert any(n.startswith("since q3: read as ") for n in body["coverage"]["notes"])
+    year = today.year
+    last_month_end = date(today.year, today.month, 1)
+    last_month = (last_month_end - timedelta(days=1)).replace(day=1)
+    await asked(
+        supply,
+        {
+            "How many purchase orders were placed since Q3?": count(
+                "PurchaseOrder", lambda r: r["ordered_on"] >= f"{year}-07-01"
+            ),
+            "How many risk flags were raised this year?": count(
+                "RiskFlag", lambda r: r["raised_on"][:4] == str(year)
+            ),
+            "How many orders were placed before the end of March?": count(
+                "PurchaseOrder", lambda r: r["ordered_on"] < f"{year}-04-01"
+            ),
+            "Which risk flags were raised last month?": keys(
+                "RiskFlag", lambda r: last_month.isoformat() <= r["raised_on"] < last_month_end.isoformat()
+            ),
+        },
+    )
+
+
+async def test_a_narrowed_viewer_learns_nothing_of_hidden_kinds_from_the_new_words(supply: Stack) -> None:
+    viewer = await supply.principal("usr_parts_31")
+    await supply.grant("supply", "usr_parts_31", "viewer", kinds=["Part"])
+    hidden = {"Supplier", "Contract", "PurchaseOrder", "Plant", "RiskFlag"}
+    for words in (
+        "flagged suppliers cheaper than twenty EUR",
+        "the three riskiest suppliers and the oldest contract",
+        "how many parts does each tier 1 supplier supply",
+        "contracts that expire this year, expired contracts, orders placed last month",
+        "orders more expensive than 1000 older than 2023",
+    ):
+        body = await resolve(supply, words, headers=viewer)
+        assert all(c["kind"] == "Part" and c.get("to") in (None, "Part") for c in body["candidates"]), body
+        assert all(
+            h.get("kind") in (None, "Part") and h.get("to") in (None, "Part") for h in body["hints"]
+        ), body
+        assert not [name for name in hidden if name in repr(body["candidates"]) + repr(body["hints"])]
+        assert all(k["kind"] == "Part" for k in body["coverage"]["kinds"])

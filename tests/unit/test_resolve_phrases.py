@@ -5,9 +5,10 @@ the caller may not read."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
-from tests.unit.resolve_words import answer_bytes, ground, named
+from tests.unit.resolve_words import TODAY, answer_bytes, ground, named
 
 
 def test_number_words_are_numbers_where_a_number_fits() -> None:
@@ -169,4 +170,132 @@ def test_superlative_ties_are_offered_ranked() -> None:
 
 def test_superlatives_never_name_a_hidden_kind() -> None:
     assert orders("the riskiest supplier", kinds=("Part",)) == []
+    # open_flags counts RiskFlags: unseen by a caller who may not read them, so never offered
+    assert orders("the riskiest supplier", kinds=("Supplier",)) == [("Supplier", "-risk_score", None, 0.8)]
     assert orders("the most expensive order", kinds=("Part",)) == [("Part", "-unit_cost", None, 0.8)]
+
+
+def test_verbs_of_state_name_a_date_or_a_relation() -> None:
+    # a past participle alone: the end date before the day of the Revision
+    assert comparisons("expired contracts") == [("Contract", "valid_to", "lt", "2026-10-15", 0.8)]
+    assert named(ground("expired contracts"), "comparison")[0]["level"] == "state"
+    # a verb of state before a date: the comparison is on the date that ends
+    assert comparisons("contracts that expire before 2027") == [
+        ("Contract", "valid_to", "lt", "2027-01-01", 0.8)
+    ]
+    # a participle of a Relation's verb: the Records at its object end having a Link
+    assert ground("which suppliers are flagged")["hints"] == [
+        {
+            "hint": "has_link",
+            "matched": "flagged",
+            "kind": "Supplier",
+            "relation": "flags",
+            "path": ["risk_flags"],
+            "to": "RiskFlag",
+        }
+    ]
+    assert answer_bytes("flagged suppliers that expired") == answer_bytes("flagged suppliers that expired")
+
+
+def test_verbs_of_state_never_name_a_hidden_kind() -> None:
+    assert ground("which suppliers are flagged", kinds=("Supplier",))["hints"] == [], "RiskFlag is hidden"
+    assert ground("expired contracts", kinds=("Part",))["candidates"] == []
+
+
+def test_counting_related_records_is_a_count_of_links_per_record() -> None:
+    body = ground("how many parts does each tier 1 supplier supply")
+    assert body["hints"] == [
+        {"hint": "count", "matched": "how many", "aggregate": {"count": True}},
+        {
+            "hint": "count_links",
+            "matched": "each tier 1 supplier",
+            "kind": "Supplier",
+            "relation": "supplied_by",
+            "path": ["supplies"],
+            "to": "Part",
+        },
+    ], "no group_by on tier: the question fixed it"
+    assert [c["predicate"] for c in named(body, "comparison")] == [{"attr": "tier", "op": "eq", "value": "1"}]
+    # no Relation said: the one joining the two Kinds named
+    assert [
+        h["path"] for h in ground("how many parts per supplier")["hints"] if h["hint"] == "count_links"
+    ] == [["supplies"]]
+    assert answer_bytes("how many risk flags does each supplier have") == answer_bytes(
+        "how many risk flags does each supplier have"
+    )
+
+
+def test_counting_related_records_never_names_a_hidden_kind() -> None:
+    hints = ground("how many parts does each tier 1 supplier supply", kinds=("Part",))["hints"]
+    assert [h["hint"] for h in hints] == ["count"]
+    hints = ground("how many risk flags does each supplier have", kinds=("Supplier", "Part"))["hints"]
+    assert not [h for h in hints if h["hint"] == "count_links"]
+
+
+def dates(text: str, today: date = TODAY) -> list[tuple[Any, ...]]:
+    return [
+        (c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c.get("interval"))
+        for c in named(ground(text, today=today), "comparison")
+    ]
+
+
+def test_dates_as_people_say_them_count_from_the_revisions_day() -> None:
+    said = {"from": "2026-09-01", "before": "2026-10-01", "today": "2026-10-15"}
+    assert dates("orders placed last month") == [
+        ("ordered_on", "ge", "2026-09-01", said),
+        ("ordered_on", "lt", "2026-10-01", said),
+    ]
+    this_year = {"from": "2026-01-01", "before": "2027-01-01", "today": "2026-10-15"}
+    assert dates("flags raised this year") == [
+        ("raised_on", "ge", "2026-01-01", this_year),
+        ("raised_on", "lt", "2027-01-01", this_year),
+    ]
+    assert dates("orders since Q3")[0][:3] == ("ordered_on", "ge", "2026-07-01")
+    assert dates("orders before the end of March")[0][:3] == ("ordered_on", "lt", "2026-04-01")
+    assert dates("flags raised in the last 30 days")[0][:3] == ("raised_on", "ge", "2026-09-16")
+    assert dates("orders placed last week")[0][:3] == ("ordered_on", "ge", "2026-10-05")
+    # a year said is not relative: no interval
+    assert dates("orders in Q2 2026") == [
+        ("ordered_on", "ge", "2026-04-01", None),
+        ("ordered_on", "lt", "2026-07-01", None),
+    ]
+    # the same words at a Revision of another day read another interval
+    assert dates("orders since Q3", today=date(2027, 2, 1))[0][:3] == ("ordered_on", "ge", "2027-07-01")
+    assert dates("contracts that expire this year")[0][:3] == ("valid_to", "ge", "2026-01-01")
+    assert answer_bytes("orders placed last month") == answer_bytes("orders placed last month")
+
+
+def test_dates_never_name_a_hidden_kind() -> None:
+    assert ground("orders placed last month", kinds=("Part",))["candidates"] == []
+
+
+def test_the_most_of_a_related_kind_ranks_records_by_their_links() -> None:
+    assert ground("which part has the fewest suppliers")["hints"] == [
+        {
+            "hint": "count_links",
+            "matched": "fewest suppliers",
+            "kind": "Part",
+            "relation": "supplied_by",
+            "path": ["supplied_by"],
+            "to": "Supplier",
+            "order": "asc",
+        }
+    ]
+    hints = ground("the two suppliers with the most parts")["hints"]
+    assert [(h["kind"], h["path"], h["order"], h["limit"]) for h in hints] == [
+        ("Supplier", ["supplies"], "desc", 2)
+    ]
+    hidden = ground("which supplier has the most risk flags", kinds=("Supplier", "Part"))["hints"]
+    assert not [h for h in hidden if h["hint"] == "count_links" or "RiskFlag" in repr(h)]
+
+
+def test_a_negated_participle_asks_for_records_without_the_link() -> None:
+    for text, matched in (
+        ("which suppliers are not flagged", "not flagged"),
+        ("unflagged suppliers", "unflagged"),
+    ):
+        hints = ground(text)["hints"]
+        assert [(h["hint"], h["matched"], h["kind"], h["path"], h.get("negated")) for h in hints] == [
+            ("has_link", matched, "Supplier", ["risk_flags"], True)
+        ]
+    assert "negated" not in ground("flagged suppliers")["hints"][0]

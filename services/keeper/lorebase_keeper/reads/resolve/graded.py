@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.resolve.lexicon import DATES, DIMENSIONS, MORE, MOST, START_CUES
+from lorebase_keeper.reads.resolve.lexicon import DATES, DIMENSIONS, END_CUES, MORE, MOST, START_CUES
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
 from lorebase_keeper.reads.resolve.words import Word, split_name
 
@@ -136,8 +136,29 @@ __all__ = [
     "along",
     "base_type",
     "comparative_at",
+    "ends",
     "operator",
     "schema_attribute",
     "strength",
     "superlative_at",
 ]
+
+
+def ends(domain: Domain, vocab: Vocabulary, kinds: list[str]) -> list[tuple[Term, float]]:
+    """The date Attributes of `kinds` (every readable Kind when none) whose name or description
+    says they end something ("valid_to", "Last day the agreement applies", "expires_on"): what a
+    verb of state such as "expire" speaks of. 0.8 for one, 0.6 each for several."""
+    found = []
+    for term in vocab.attributes:
+        if term.relation is not None or (kinds and term.kind not in kinds) or base_type(term) not in DATES:
+            continue
+        words = set(split_name(str(term.attribute))) | {
+            w.casefold() for w in re.findall(r"\w+", term.description)
+        }
+        for alias in schema_attribute(domain, term).aliases:
+            words |= {w.casefold() for w in re.findall(r"\w+", alias)}
+        if words & END_CUES:
+            found.append(term)
+    if len(found) > MAX_OFFERED:
+        return []
+    return [(t, 0.8 if len(found) == 1 else 0.6) for t in sorted(found, key=lambda t: t.rank)]

@@ -10,6 +10,12 @@ agent builds the aggregate or the order without parsing English itself.
 - a superlative of the lexicon without an Attribute ("the most expensive", "the riskiest", "the
   most recent", "the oldest"): the same on the Attributes of the named Kinds having its dimension
   (graded.py), with `score` and `level: superlative` (ties offered, each with its score);
+- with a count, "each X", "per X", "for each X" where X is a Kind and a Relation joins X to
+  another Kind the question names: `{"hint": "count_links", "kind": X, "relation": R, "path": [R or
+  its inverse, read from X], "to": the other Kind}`, Links counted per Record of X;
+- "the most X", "the fewest X" where X is a Kind joined to another Kind the question names ("the
+  supplier with the most risk flags"): a `count_links` hint with `order` (desc, asc) and `limit`
+  when a number is said ("the two suppliers with the most parts");
 - a number said with a superlative ("the three cheapest", "top 5 riskiest", "the cheapest ten") adds
   `limit`; "top 5 suppliers by risk score" is an order with a limit, not a grouping.
 
@@ -24,7 +30,7 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.resolve.graded import along, base_type, operator, superlative_at
 from lorebase_keeper.reads.resolve.ground import Span
 from lorebase_keeper.reads.resolve.lexicon import DATES, NUMERIC, TOP
-from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
+from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary, relations
 from lorebase_keeper.reads.resolve.words import Word, number_at
 
 COUNT = [("how", "many"), ("number", "of"), ("count", "of"), ("count",)]
@@ -86,7 +92,139 @@ def hints(
         if _top_by(words, used, index, by_start, out):
             continue
         _superlative(words, used, index, spans, by_start, vocab, domain, kinds, out)
+    if any(h["hint"] == "count" for h in out):
+        out += _count_links(words, used, spans, vocab)
     return out
+
+
+PER = [("for", "each"), ("by", "each"), ("per",), ("each",), ("every",)]
+
+
+def _count_links(
+    words: list[Word], used: list[bool], spans: list[Span], vocab: Vocabulary
+) -> list[dict[str, Any]]:
+    """ "how many parts does each tier 1 supplier supply", "number of parts per supplier": with a
+    count, a per-word before a Kind (within a few words) asks for the Links of a Relation counted per
+    Record of that Kind. The Relation is the one the question names between that Kind and another
+    it names, else every readable Relation between them (ties offered, in name order)."""
+    named = sorted({h.term.kind for s in spans for h in s.hits if h.term.target == "kind"})
+    for index in range(len(words)):
+        for phrase in PER:
+            if not _at(words, used, index, phrase):
+                continue
+            after = index + len(phrase)
+            span = next(
+                (
+                    s
+                    for s in spans
+                    if after <= s.start <= after + 3 and any(h.term.target == "kind" for h in s.hits)
+                ),
+                None,
+            )
+            if span is None:
+                continue
+            out: list[dict[str, Any]] = []
+            for per in sorted({h.term.kind for h in span.hits if h.term.target == "kind"}):
+                others = [k for k in named if k != per]
+                for term in _joins(per, others, spans, vocab):
+                    hint = _linked_hint(per, term, " ".join(w.key for w in words[index : span.end]))
+                    if hint is not None:
+                        out.append(hint)
+            if out:
+                used[index:after] = [True] * len(phrase)
+                return out
+    return []
+
+
+LINKED = {"most": "desc", "fewest": "asc", "least": "asc"}
+
+
+def _joins(per: str, others: list[str], spans: list[Span], vocab: Vocabulary) -> list[Term]:
+    """The Relations joining `per` to one of `others`: those the question names, else every
+    readable one between them, in name order, one Term each."""
+    said = [h.term for s in spans for h in s.hits if h.term.target == "relation"]
+    joins = [
+        t
+        for t in said
+        if per in (t.kind, t.to)
+        and t.kind != t.to
+        and (not others or ({t.kind, t.to} - {per}) <= set(others))
+    ]
+    if not joins:
+        joins = [
+            t
+            for t in relations(vocab)
+            if t.kind != t.to and per in (t.kind, t.to) and {t.kind, t.to} - {per} <= set(others)
+        ]
+    unique: dict[str, Term] = {}
+    for term in joins:
+        unique.setdefault(str(term.relation), term)
+    return [unique[name] for name in sorted(unique)]
+
+
+def _linked_hint(per: str, term: Term, matched: str) -> dict[str, Any] | None:
+    forward = term.kind == per
+    path = term.relation if forward else term.inverse
+    if not path:
+        return None
+    return {
+        "hint": "count_links",
+        "matched": matched,
+        "kind": per,
+        "relation": term.relation,
+        "path": [path],
+        "to": term.to if forward else term.kind,
+    }
+
+
+def _most_linked(
+    words: list[Word],
+    used: list[bool],
+    index: int,
+    spans: list[Span],
+    by_start: dict[int, Span],
+    vocab: Vocabulary,
+    out: list[dict[str, Any]],
+) -> bool:
+    """ "the supplier with the most risk flags", "the two parts with the fewest suppliers": Links
+    counted per Record of the other Kind named, ordered (`order`), with `limit` when a number is
+    said."""
+    word = words[index].key
+    span = by_start.get(index + 1)
+    if used[index] or word not in LINKED or span is None:
+        return False
+    counted = sorted({h.term.kind for h in span.hits if h.term.target == "kind"})
+    asked = sorted(
+        {h.term.kind for s in spans if s is not span for h in s.hits if h.term.target == "kind"}
+        - set(counted)
+    )
+    if len(counted) != 1 or not asked:
+        return False
+    kind_start = next(
+        (
+            s.start
+            for s in spans
+            if s.end <= index and s.start >= index - 6 and any(h.term.target == "kind" for h in s.hits)
+        ),
+        None,
+    )
+    before = _count_before(words, used, kind_start) if kind_start is not None else None
+    made = []
+    for per in asked:
+        for term in _joins(per, counted, spans, vocab):
+            hint = _linked_hint(per, term, " ".join(w.key for w in words[index : span.end]))
+            if hint is not None:
+                hint["order"] = LINKED[word]
+                if before is not None:
+                    hint["limit"] = before[1]
+                made.append(hint)
+    if not made:
+        return False
+    out += made
+    used[index] = True
+    if before is not None and kind_start is not None:
+        used[before[0] : kind_start] = [True] * (kind_start - before[0])
+    return True
 
 
 def _count_before(words: list[Word], used: list[bool], index: int) -> tuple[int, int] | None:
@@ -167,6 +305,8 @@ def _superlative(
     """A superlative at `index`: on the Attribute next to it ("highest risk score"), else on the
     Attributes of the named Kinds having its dimension ("the most expensive", "the riskiest"),
     with `limit` when a number is said ("the three cheapest", "top 5 riskiest")."""
+    if _most_linked(words, used, index, spans, by_start, vocab, out):
+        return
     graded = superlative_at(words, used, index)
     word = words[index].key
     if graded is None and (used[index] or word not in DESCENDING | ASCENDING):

@@ -167,9 +167,7 @@ START_CUES = frozenset(
         "issued",
     }
 )
-END_CUES = frozenset(
-    {"to", "end", "ends", "last", "until", "expiry", "expires", "expiration", "due", "valid"}
-)
+END_CUES = frozenset({"to", "end", "ends", "last", "until", "expiry", "expires", "expiration", "due"})
 
 # verb forms of state -> (the date they speak of, past: whether the state holds now)
 STATES: dict[str, tuple[str, bool]] = {
@@ -184,7 +182,7 @@ STATES: dict[str, tuple[str, bool]] = {
 
 def lexicon_words() -> frozenset[str]:
     """Every word of the lexicon: English, never a misspelling of a name (similar spelling skips them)."""
-    words: set[str] = set(NUMBER_WORDS) | set(SCALES) | set(MORE) | set(MOST)
+    words: set[str] = set(NUMBER_WORDS) | set(SCALES) | set(MORE) | set(MOST) | set(STATES)
     for dimension in DIMENSIONS.values():
         for part in ("positive", "comparative", "superlative"):
             words |= set(dimension[part])

@@ -408,4 +408,14 @@ def names_vocabulary(access: Access, domain: Domain, branch: str, kinds: list[st
     return _names(access, domain, branch, kinds)
 
 
-__all__ = ["TITLE_WORD", "Term", "Titles", "Vocabulary", "names_vocabulary", "vocabulary"]
+def relations(vocab: Vocabulary) -> list[Term]:
+    """One Term per readable Relation of the vocabulary, in name order."""
+    seen: dict[str, Term] = {}
+    for terms in vocab.exact.values():
+        for term in terms:
+            if term.target == "relation" and term.relation is not None:
+                seen.setdefault(term.relation, term)
+    return [seen[name] for name in sorted(seen)]
+
+
+__all__ = ["TITLE_WORD", "Term", "Titles", "Vocabulary", "names_vocabulary", "relations", "vocabulary"]
