@@ -5,8 +5,8 @@ The cluster starts on the previous release (deploy/cluster/previous-release, bui
 lorebase.cluster.release) with its schema, under a steady load through HAProxy: writes
 (`update_supplier`) and reads (a Record, `/changes`). Then, as `helm upgrade` does: this branch's
 `lorebase migrate` (the hook Job: 0016, 0017 and whatever else is newer) while the old pods serve,
-then each Deployment rolled one pod at a time (`maxUnavailable: 0`: the new pod is started and
-ready before the old one is stopped), keeper, feed, scribe, gateway. Old and new pods serve side by
+then each Deployment rolled one pod at a time (`maxUnavailable: 0`), in an order that has a new
+feed beside old keepers and an old feed beside new keepers (ROLL). Old and new pods serve side by
 side the whole time. Counted: requests that failed, after the retries a client is told to make (a
 503 or a connection refused, retried after a moment: docs/rest-reference.md's Retry-After), and
 reads whose answer is not what the writes made.
@@ -38,6 +38,19 @@ pytestmark = pytest.mark.timeout(600)
 RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
 RETRIES = 5  # a client's retries of a 503 or a refused connection, RETRY_S (or Retry-After) apart
 RETRY_S = 0.5
+
+# The order the replicas are replaced in: Helm rolls the Deployments at once, so a new feed may
+# serve beside old keepers (feed-1 first) and an old feed beside new keepers (feed-2 last of them).
+ROLL = [
+    ("feed", 0),
+    ("keeper", 0),
+    ("keeper", 1),
+    ("feed", 1),
+    ("scribe", 0),
+    ("scribe", 1),
+    ("gateway", 0),
+    ("gateway", 1),
+]
 
 # What both releases take: the chart's cluster values without the settings the previous release
 # does not know (standby reads came after it).
@@ -186,23 +199,22 @@ def test_a_rolling_upgrade_from_the_previous_release(old_cluster: Cluster) -> No
         started = time.monotonic()
         cluster.migrate(sys.executable)  # the hook Job: the old pods serve on the migrated schema
         steps.append(f"migrated in {time.monotonic() - started:.1f} s")
-        for name in ("keeper", "feed", "scribe", "gateway"):
-            for index in range(len(cluster.ports[name])):
-                # maxUnavailable 0 on one machine: the pod is replaced on its own port, so the other
-                # replica serves while this one stops (graceful) and the new one becomes ready.
-                begun = time.monotonic()
-                unit = cluster.start_service(name, index, command=[sys.executable, "-m", "lorebase", name])
-                port = cluster.ports[name][index]
-                while not _listening(port):
-                    assert unit.poll() is None, f"the new {name}-{index + 1} exited: {unit.tail()}"
-                    assert time.monotonic() - begun < 120, f"the new {name}-{index + 1} never listened"
-                    time.sleep(0.1)
-                cluster.wait_healthy()
-                steps.append(f"{name}-{index + 1} {time.monotonic() - begun:.1f} s")
-                written = len(load.written)
-                while len(load.written) < written + 5:  # traffic on the mixed cluster
-                    assert time.monotonic() - begun < 180, f"writes stalled: {load.failed[-3:]}"
-                    time.sleep(0.1)
+        for name, index in ROLL:
+            # maxUnavailable 0 on one machine: the pod is replaced on its own port, so the other
+            # replica serves while this one stops (graceful) and the new one becomes ready.
+            begun = time.monotonic()
+            unit = cluster.start_service(name, index, command=[sys.executable, "-m", "lorebase", name])
+            port = cluster.ports[name][index]
+            while not _listening(port):
+                assert unit.poll() is None, f"the new {name}-{index + 1} exited: {unit.tail()}"
+                assert time.monotonic() - begun < 120, f"the new {name}-{index + 1} never listened"
+                time.sleep(0.1)
+            cluster.wait_healthy()
+            steps.append(f"{name}-{index + 1} {time.monotonic() - begun:.1f} s")
+            written = len(load.written)
+            while len(load.written) < written + 5:  # traffic on the mixed cluster
+                assert time.monotonic() - begun < 180, f"writes stalled: {load.failed[-3:]}"
+                time.sleep(0.1)
         rolled = time.monotonic() - started
     finally:
         load.stop()
