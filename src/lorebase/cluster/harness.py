@@ -85,6 +85,7 @@ class Cluster:
         self.admin_key = admin_key or ""
         self.password = ""
         self.env: dict[str, str] = {}
+        self.restore_timings: dict[str, float] = {}  # of the last restore(), in seconds
         self._watching: threading.Thread | None = None
         self._stop_watching = threading.Event()
         self._lock = threading.Lock()
@@ -277,8 +278,12 @@ class Cluster:
 
     def stop_services(self) -> None:
         """Stop every replica of every service (the servers go on), as scaling each Deployment to 0."""
-        with self._lock:
-            for unit in [unit for unit in self.supervisor.units if isinstance(unit, ServiceProcess)]:
+        with self._lock:  # the supervising thread must not restart them meanwhile
+            units = [unit for unit in self.supervisor.units if isinstance(unit, ServiceProcess)]
+            for unit in units:  # every graceful shutdown at once, as a Deployment scaled to 0
+                if unit.process is not None and unit.poll() is None:
+                    unit.process.terminate()
+            for unit in units:
                 self.supervisor.remove(unit)
 
     def start_services(self) -> None:
@@ -296,9 +301,17 @@ class Cluster:
         restore point `target` (ReplicatedPostgres.restore), start the services on it. NATS keeps
         what it had (the stream is ahead of the restored outbox: lorebase_feed.relay handles it)."""
         self._say(f"restoring PostgreSQL from {backup} to the restore point {target!r}")
+        began = time.monotonic()
         self.stop_services()
+        stopped = time.monotonic()
         self.postgres.restore(backup, target)
+        recovered = time.monotonic()
         self.start_services()
+        self.restore_timings = {
+            "services stopped": stopped - began,
+            "recovered and promoted": recovered - stopped,
+            "services healthy": time.monotonic() - recovered,
+        }
 
     def kill(self, name: str, index: int, sig: signal.Signals = signal.SIGKILL) -> int:
         """Send `sig` to replica `index` of service `name`; its pid."""
