@@ -166,9 +166,27 @@ def _delivered(cluster: Cluster, revisions: set[str]) -> bool:
     return {row[0] for row in rows} >= revisions
 
 
-def test_a_restore_to_a_point_in_time(cluster: Cluster, receiver: WebhookReceiver, tmp_path: Path) -> None:
-    client = Client(cluster)
-    consumer = DurableConsumer(cluster.nats.url, name="restore").start()
+@pytest.fixture
+def client(cluster: Cluster) -> Iterator[Client]:
+    opened = Client(cluster)
+    try:
+        yield opened
+    finally:
+        opened.http.close()
+
+
+@pytest.fixture
+def consumer(cluster: Cluster) -> Iterator[DurableConsumer]:
+    following = DurableConsumer(cluster.nats.url, name="restore").start()
+    try:
+        yield following
+    finally:
+        following.stop()
+
+
+def test_a_restore_to_a_point_in_time(
+    cluster: Cluster, receiver: WebhookReceiver, client: Client, consumer: DurableConsumer, tmp_path: Path
+) -> None:
     agent = client.memory_agent("agt_restore")
     superuser = cluster.postgres.primary.superuser_url
     backup = cluster.postgres.base_backup(tmp_path / "base-backup")
@@ -277,8 +295,9 @@ def test_a_restore_to_a_point_in_time(cluster: Cluster, receiver: WebhookReceive
             "| restore | lost writes | their webhooks sent again | pending at the point, sent again | new event ids after |"
         ],
     )
+    timings = ", ".join(f"{what} {seconds:.1f} s" for what, seconds in cluster.restore_timings.items())
     table.append(
-        f"| {restored_in:.1f} s (restore point {point}) | {len(lost)} Records, {len(lost_memory)} memories "
+        f"| {restored_in:.1f} s ({timings}; restore point {point}) | {len(lost)} Records, {len(lost_memory)} memories "
         f"| 0 of {len(delivered_at_point)} delivered | {len(again)} ({len(again & pending_at_point)} pending) "
         f"| after evt_{stream_last} |"
     )

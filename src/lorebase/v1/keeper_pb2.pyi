@@ -424,6 +424,16 @@ class AuthenticateRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class AuthorizeReadRequest(_message.Message):
+    __slots__ = ("domain", "branch", "permission")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    permission: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., permission: _Optional[str] = ...) -> None: ...
+
 class AuthorizeRequest(_message.Message):
     __slots__ = ("endpoint", "request")
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]

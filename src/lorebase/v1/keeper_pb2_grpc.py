@@ -345,6 +345,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.AuthorizeRead = channel.unary_unary(
+                '/lorebase.v1.Keeper/AuthorizeRead',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
 
 
 class KeeperServicer:
@@ -727,6 +732,15 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AuthorizeRead(self, request, context):
+        """Deprecated, for one release (the previous release's feed during a rolling upgrade): Authorize
+        for `changes` (data.read) or `list_webhooks` (domain.settings), in the previous answer's form
+        (with "narrowed"). Removed in the next release.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KeeperServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1038,6 +1052,11 @@ def add_KeeperServicer_to_server(servicer, server):
             'Authenticate': grpc.unary_unary_rpc_method_handler(
                     servicer.Authenticate,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'AuthorizeRead': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthorizeRead,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
     }
@@ -2714,6 +2733,33 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/Authenticate',
             lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuthorizeRead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/AuthorizeRead',
+            lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,
