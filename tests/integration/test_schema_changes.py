@@ -213,3 +213,60 @@ async def test_a_write_on_another_branch_keeps_its_own_schema(supply: Stack) -> 
     assert executed.status_code == 200, executed.text
     s1003 = (await supply.http.get(D + "/kinds/Supplier/records/S-1003", headers=supply.admin)).json()
     assert s1003["values"]["tier"] == "3"
+
+
+async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply: Stack) -> None:
+    """The change set on a branch; a Proposal merges it (a fast-forward) and main stands on the new
+    schema. A data branch made before it merges only once it has the same change."""
+    for name in ("schema-tier", "data-before"):
+        made = await supply.http.post(
+            D + "/branches", json={"name": name, "from": "main"}, headers=supply.admin
+        )
+        assert made.status_code == 201, made.text
+    data = await supply.http.post(
+        D + "/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1004", "risk_score": 44}, "branch": "data-before"},
+        headers=supply.admin,
+    )
+    assert data.status_code == 200, data.text
+    changed = await change(supply, {"changes": [RENAME_TIER]}, branch="schema-tier")
+    assert changed.status_code == 200, changed.text
+    proposal = await supply.http.post(
+        D + "/proposals",
+        json={"source": "schema-tier", "target": "main", "title": "Rename tier"},
+        headers=supply.admin,
+    )
+    assert proposal.status_code == 201, proposal.text
+    reviewer = await supply.principal("usr_reviewer")
+    await supply.grant("supply", "usr_reviewer", "reviewer")
+    approved = await supply.http.post(
+        f"{D}/proposals/{proposal.json()['id']}/reviews", json={"decision": "approve"}, headers=reviewer
+    )
+    assert approved.status_code == 200, approved.text
+    merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["attempt"]["result"] == "fast_forward"
+    schema = (await supply.http.get(D + "/schema", headers=supply.admin)).json()
+    assert schema["schema_version"] == changed.json()["schema_version"]
+    record = (await supply.http.get(S1001, headers=supply.admin)).json()
+    assert record["values"]["supplier_tier"] == "1"
+
+    # The data branch made before the change: refused while it stands on the old schema...
+    body = {"source": "data-before", "target": "main", "title": "Risk"}
+    refused = await supply.http.post(D + "/proposals", json=body, headers=supply.admin)
+    assert refused.status_code == 409 and refused.json()["type"].endswith("schema-conflict"), refused.text
+    # ...and merged once the same change set is applied to it.
+    caught_up = await change(supply, {"changes": [RENAME_TIER]}, branch="data-before")
+    assert caught_up.status_code == 200, caught_up.text
+    assert caught_up.json()["schema_version"] == changed.json()["schema_version"]
+    proposal = await supply.http.post(D + "/proposals", json=body, headers=supply.admin)
+    assert proposal.status_code == 201, proposal.text
+    pid = proposal.json()["id"]
+    approved = await supply.http.post(
+        f"{D}/proposals/{pid}/reviews", json={"decision": "approve"}, headers=reviewer
+    )
+    assert approved.status_code == 200, approved.text
+    merged = await supply.http.post(f"{D}/proposals/{pid}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
+    assert s1004["values"]["risk_score"] == "44" and "supplier_tier" in s1004["values"]
