@@ -210,6 +210,10 @@ def _probes(p: Planted) -> dict[str, Probe]:
         "delete_webhook": Probe(Request("DELETE", D + "/webhooks/whk_absent")),
         "update_webhook": Probe(Request("PATCH", D + "/webhooks/whk_absent", body={"clearances": ["pii"]})),
         "get_schema": Probe(Request("GET", D + "/schema")),
+        "get_revision": Probe(
+            Request("GET", D + "/revisions/" + i["zeppelin_revision"]),
+            Request("GET", D + "/revisions/" + "0" * 64),
+        ),
         "change_schema": Probe(
             Request(
                 "POST",

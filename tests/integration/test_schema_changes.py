@@ -270,3 +270,40 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
     assert merged.status_code == 200, merged.text
     s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
     assert s1004["values"]["risk_score"] == "44" and "supplier_tier" in s1004["values"]
+
+
+async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> None:
+    before = await head(supply)
+    response = await change(supply, {"changes": [CERTIFICATION, RENAME_TIER]})
+    assert response.status_code == 200, response.text
+    revision = response.json()["revision"]
+    page = await supply.http.get(f"{D}/revisions/{revision}", params={"limit": 20}, headers=supply.admin)
+    assert page.status_code == 200, page.text
+    body = page.json()
+    assert body["revision"]["id"] == revision and body["revision"]["schema_changed"] is True
+    assert body["revision"]["origin"]["type"] == "schema"
+    assert body["schema"] == {
+        "added": ["Supplier.supplier_tier", "Supplier.certification"],
+        "removed": ["Supplier.tier"],
+        "changed": ["operation:update_supplier"],
+    }
+    assert len(body["changes"]) == 20 and body["next_cursor"]
+    assert body["changes"][0]["entity"] == "record" and body["changes"][0]["name"] == "Supplier"
+    assert set(body["changes"][0]["attributes"]) == {"certification", "supplier_tier", "tier"}
+    rest = await supply.http.get(
+        f"{D}/revisions/{revision}", params={"cursor": body["next_cursor"]}, headers=supply.admin
+    )
+    assert len(rest.json()["changes"]) == 10 and rest.json()["next_cursor"] is None
+    earlier = (await supply.http.get(f"{D}/revisions/{before[:12]}", headers=supply.admin)).json()
+    assert earlier["schema"] is None and earlier["revision"]["schema_changed"] is False
+    assert earlier["changes"] == [
+        {
+            "entity": "record",
+            "name": "Supplier",
+            "key": "S-1001",
+            "change": "modified",
+            "attributes": ["risk_score"],
+        }
+    ]
+    unknown = await supply.http.get(f"{D}/revisions/{'0' * 64}", headers=supply.admin)
+    assert unknown.status_code == 404, unknown.text

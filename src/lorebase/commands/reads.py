@@ -239,6 +239,47 @@ async def _schema(client: RestClient, args: argparse.Namespace) -> int:
     return 0
 
 
+# -- revision ----------------------------------------------------------------------------------------
+
+
+def _revision_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("revision", metavar="REV", help="a Revision id, a prefix of 12+, or a tag")
+    parser.add_argument("--limit", type=int, default=0, help="changes per page")
+    parser.add_argument("--cursor", default="", help="the next_cursor of the previous page")
+    _branch_at(parser, at=False)
+
+
+def _revision_human(answer: Any) -> str:
+    revision = answer.get("revision") or {}
+    lines = [
+        fields(
+            [
+                ("revision", revision.get("id")),
+                ("author", revision.get("author")),
+                ("message", revision.get("message")),
+                ("origin", revision.get("origin")),
+                ("schema version", revision.get("schema_version")),
+                ("schema changed", answer.get("schema")),
+            ]
+        ),
+        table(
+            answer.get("changes", []), ["entity", "name", "key", "change", "attributes"], empty="(no changes)"
+        ),
+    ]
+    if answer.get("next_cursor"):
+        lines.append(f"more: --cursor {answer['next_cursor']}")
+    return "\n".join(lines)
+
+
+@client_command("revision", "one Revision and its changes (Records, Links, schema)", _revision_arguments)
+async def _revision(client: RestClient, args: argparse.Namespace) -> int:
+    answer = await client.get_revision(
+        domain=args.domain, revision=args.revision, branch=args.branch, limit=args.limit, cursor=args.cursor
+    )
+    emit(args, answer, _revision_human)
+    return 0
+
+
 # -- record ------------------------------------------------------------------------------------------
 
 

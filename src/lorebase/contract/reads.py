@@ -52,6 +52,14 @@ class GetLinks(Request, frozen=True, kw_only=True):
     cursor: Annotated[Cursor, Query] = ""
 
 
+class GetRevision(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    revision: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    limit: Annotated[Limit, Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
+
+
 class GetHistory(Request, frozen=True, kw_only=True):
     domain: Annotated[DomainName, Path]
     kind: Annotated[Name, Path]
@@ -247,6 +255,23 @@ ENDPOINTS = [
         etag=True,
         read_cache=True,
         response=answers.records.LinksPage,
+    ),
+    Endpoint(
+        "get_revision",
+        "GET",
+        DOMAIN + "/revisions/{revision}",
+        "keeper",
+        "GetRevision",
+        GetRevision,
+        "One Revision and its changes: Records, Links and the schema",
+        "reads",
+        policy=grant(P.DATA_READ, scope=Scope.EVERY_KIND),
+        description="The Revision a Revision id, a unique prefix or a tag names on the branch's "
+        "first-parent history (`branch`, default the default branch), who made it and why, the schema "
+        "version it was committed under and what it changed in the schema, and a page of the Records "
+        "and Links it changed (the Attributes named, not their values: read them with `at`).",
+        etag=True,
+        response=answers.schema.RevisionView,
     ),
     Endpoint(
         "get_history",

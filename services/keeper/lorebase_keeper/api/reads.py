@@ -14,6 +14,7 @@ from lorebase.contract.reads import (
     GetHistory,
     GetLinks,
     GetRecord,
+    GetRevision,
     Health,
     KindHealth,
     Neighborhood,
@@ -67,6 +68,13 @@ async def get_links(call: DomainCall[GetLinks]) -> dict[str, Any]:
         limit=r.limit,
         cursor=r.cursor or None,
     )
+
+
+@handler("get_revision")
+async def get_revision(call: DomainCall[GetRevision]) -> pb.Reply:
+    r = call.request
+    document = await reads.revision_view(call.rt, call.domain, call.branch, r.revision, r.limit, r.cursor)
+    return reply(document, revision=document["revision"]["id"])
 
 
 @handler("get_history")

@@ -18,6 +18,7 @@ from lorebase_keeper.reads.neighborhood import neighborhood, traverse
 from lorebase_keeper.reads.query import query_in, run_query
 from lorebase_keeper.reads.records import get_links, get_record, links_along, load_record, title_of
 from lorebase_keeper.reads.resolve import resolve, vocabulary
+from lorebase_keeper.reads.revisions import revision_view
 from lorebase_keeper.reads.schema_view import visible_schema
 from lorebase_keeper.reads.search import search, search_kinds, search_refs
 from lorebase_keeper.reads.snapshots import ReadPoint, read_point
@@ -53,6 +54,7 @@ __all__ = [
     "read_point",
     "resolve",
     "revision_summary",
+    "revision_view",
     "run_query",
     "search",
     "search_kinds",
