@@ -307,3 +307,50 @@ async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> No
     ]
     unknown = await supply.http.get(f"{D}/revisions/{'0' * 64}", headers=supply.admin)
     assert unknown.status_code == 404, unknown.text
+
+
+async def test_paged_listings_of_records_and_links_at_a_revision(supply: Stack) -> None:
+    before = await head(supply)
+    first = await supply.http.get(D + "/kinds/Supplier/records", params={"limit": 25}, headers=supply.admin)
+    assert first.status_code == 200, first.text
+    keys = [r["key"] for r in first.json()["records"]]
+    assert len(keys) == 25 and keys == sorted(keys) and first.json()["next_cursor"]
+    rest = await supply.http.get(
+        D + "/kinds/Supplier/records", params={"cursor": first.json()["next_cursor"]}, headers=supply.admin
+    )
+    assert len(rest.json()["records"]) == 5 and not rest.json().get("next_cursor")
+    links = await supply.http.get(
+        D + "/relations/supplied_by/links", params={"limit": 7}, headers=supply.admin
+    )
+    assert links.status_code == 200, links.text
+    page = links.json()
+    assert page["from_kind"] == "Part" and page["to_kind"] == "Supplier" and len(page["links"]) == 7
+    seen = [(link["from"], link["to"]) for link in page["links"]]
+    cursor = page["next_cursor"]
+    while cursor:
+        more = (
+            await supply.http.get(
+                D + "/relations/supplied_by/links", params={"cursor": cursor}, headers=supply.admin
+            )
+        ).json()
+        seen += [(link["from"], link["to"]) for link in more["links"]]
+        cursor = more["next_cursor"]
+    assert seen == sorted(seen) and len(seen) == len(set(seen)) > 7
+
+    response = await change(supply, {"changes": [RENAME_TIER]})
+    assert response.status_code == 200, response.text
+    now = (
+        await supply.http.get(D + "/kinds/Supplier/records", params={"limit": 1}, headers=supply.admin)
+    ).json()
+    then = (
+        await supply.http.get(
+            D + "/kinds/Supplier/records", params={"limit": 1, "at": before}, headers=supply.admin
+        )
+    ).json()
+    assert now["records"][0]["key"] == then["records"][0]["key"]
+    then_links = await supply.http.get(
+        D + "/relations/supplied_by/links", params={"at": before, "limit": 1000}, headers=supply.admin
+    )
+    assert [(link["from"], link["to"]) for link in then_links.json()["links"]] == seen
+    unknown = await supply.http.get(D + "/relations/nope/links", headers=supply.admin)
+    assert unknown.status_code == 404, unknown.text

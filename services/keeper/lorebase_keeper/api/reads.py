@@ -17,6 +17,8 @@ from lorebase.contract.reads import (
     GetRevision,
     Health,
     KindHealth,
+    ListLinks,
+    ListRecords,
     Neighborhood,
     QueryCall,
     RecordAt,
@@ -67,6 +69,36 @@ async def get_links(call: DomainCall[GetLinks]) -> dict[str, Any]:
         at=r.at or None,
         limit=r.limit,
         cursor=r.cursor or None,
+    )
+
+
+@handler("list_records")
+async def list_records(call: DomainCall[ListRecords]) -> dict[str, Any]:
+    r = call.request
+    return await reads.list_records(
+        call.rt,
+        call.access,
+        call.domain,
+        kind=r.kind,
+        branch=r.branch,
+        at=r.at,
+        limit=r.limit,
+        cursor=r.cursor,
+    )
+
+
+@handler("list_links")
+async def list_links(call: DomainCall[ListLinks]) -> dict[str, Any]:
+    r = call.request
+    return await reads.list_links(
+        call.rt,
+        call.access,
+        call.domain,
+        relation_name=r.relation,
+        branch=r.branch,
+        at=r.at,
+        limit=r.limit,
+        cursor=r.cursor,
     )
 
 
