@@ -354,3 +354,16 @@ async def test_paged_listings_of_records_and_links_at_a_revision(supply: Stack) 
     assert [(link["from"], link["to"]) for link in then_links.json()["links"]] == seen
     unknown = await supply.http.get(D + "/relations/nope/links", headers=supply.admin)
     assert unknown.status_code == 404, unknown.text
+
+
+async def test_an_idempotency_key_answers_a_retry_once(supply: Stack) -> None:
+    body = {"changes": [RENAME_TIER], "idempotency_key": "rename-tier-1"}
+    first = await change(supply, body)
+    assert first.status_code == 200, first.text
+    again = await change(supply, body)
+    assert again.status_code == 200, again.text
+    assert again.json()["replayed"] is True and again.json()["revision"] == first.json()["revision"]
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert await head(supply) == first.json()["revision"]
+    other = await change(supply, {"changes": [CERTIFICATION], "idempotency_key": "rename-tier-1"})
+    assert other.status_code == 422 and other.json()["type"].endswith("idempotency-key-reused"), other.text
