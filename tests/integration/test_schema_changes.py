@@ -367,3 +367,32 @@ async def test_an_idempotency_key_answers_a_retry_once(supply: Stack) -> None:
     assert await head(supply) == first.json()["revision"]
     other = await change(supply, {"changes": [CERTIFICATION], "idempotency_key": "rename-tier-1"})
     assert other.status_code == 422 and other.json()["type"].endswith("idempotency-key-reused"), other.text
+
+
+async def test_scribe_counts_with_the_default_branchs_schema(supply: Stack) -> None:
+    from lorebase_scribe.statistics import recount
+
+    response = await change(
+        supply,
+        {
+            "changes": [
+                RENAME_TIER,
+                {
+                    "op": "add_kind",
+                    "kind": "Audit",
+                    "definition": {
+                        "key": ["code"],
+                        "attributes": {"code": {"type": "string", "required": True}},
+                    },
+                },
+            ]
+        },
+    )
+    assert response.status_code == 200, response.text
+    assert await recount(supply.rt.db) == 7  # the six Kinds and the new one
+    domain = await supply.rt.domains.get("supply")
+    stats = await supply.rt.db.read(
+        "statistics", lambda txn: txn.get_statistics(domain.id, "main", ["Supplier", "Audit"])
+    )
+    assert "supplier_tier" in stats["Supplier"].missing and "tier" not in stats["Supplier"].missing
+    assert stats["Audit"].records == 0
