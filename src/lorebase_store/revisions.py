@@ -244,6 +244,31 @@ class RevisionsTxn(TxnBase):
         )
         return [_revision(row) for row in rows]
 
+    async def revision_changes(
+        self, domain_id: int, branch: str, generation: int, *, after: int, limit: int
+    ) -> list[tuple[int, str, str, str, str, list[str]]]:
+        """The changes one Revision made (its history rows, in the order it made them), after the
+        history row `after`: (row, entity, name, key, change, attributes)."""
+        rows = await self.conn.execute(
+            select(
+                history.c.seq,
+                history.c.entity,
+                history.c.name,
+                history.c.key,
+                history.c.change,
+                history.c.attributes,
+            )
+            .where(
+                history.c.domain_id == domain_id,
+                history.c.branch == branch,
+                history.c.generation == generation,
+                history.c.seq > after,
+            )
+            .order_by(history.c.seq)
+            .limit(limit)
+        )
+        return [(r.seq, r.entity, r.name, r.key, r.change, list(r.attributes)) for r in rows]
+
     async def entity_history(
         self,
         domain_id: int,

@@ -8,13 +8,16 @@ Revision that first names it, and never changes: its digest is its content.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import branches, revisions, schema_versions
 from lorebase_store.txn import TxnBase
+
+if TYPE_CHECKING:  # domains.py imports commits.py, which imports this module
+    from lorebase_store.domains import DomainRow
 
 
 class SchemaVersionsTxn(TxnBase):
@@ -28,6 +31,12 @@ class SchemaVersionsTxn(TxnBase):
             )
         ).first()
         return None if row is None else dict(row.document)
+
+    async def schema_document(self, domain: DomainRow, digest: str | None) -> dict[str, Any]:
+        """The schema document a Revision or branch head names (None: the creation schema)."""
+        if digest is None:
+            return domain.schema
+        return await self.schema_version(domain.id, digest) or domain.schema
 
     async def write_schema_versions(self, domain_id: int, rows: list[dict[str, Any]]) -> None:
         """Keep schema versions ({digest, document, created_at}); one already kept stays as it is."""

@@ -105,6 +105,8 @@ RECONCILIATION = {
     "dismiss_reconciliation",
     "scan_reconciliation",
 }
+# Schema change sets, a Revision's changes and the plain listings (docs/schema.md, docs/rest.md).
+SCHEMA = {"change_schema", "get_revision", "list_records", "list_links"}
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
 # A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
@@ -149,7 +151,7 @@ class Answers:
 
 
 def test_the_areas_cover_every_json_endpoint() -> None:
-    areas = [ADMIN, READS, WRITES, RECONCILIATION, FEED, MEMORY, NOT_JSON]
+    areas = [ADMIN, READS, WRITES, RECONCILIATION, SCHEMA, FEED, MEMORY, NOT_JSON]
     assert sum(len(area) for area in areas) == len(set().union(*areas)), "an endpoint is in two areas"
     assert set().union(*areas) == set(BY_NAME)
 
@@ -513,3 +515,26 @@ async def test_memory_answers(stack: Stack) -> None:
     await call("query_memory", "/api/v1/memory/query", json={"scope": SCOPE, "include_unavailable": True})
     await call("delete_memory_grant", "/api/v1/memory/grants/" + grant["id"])
     call.covered(MEMORY)
+
+
+async def test_schema_change_and_listing_answers(supply: Stack) -> None:
+    call = Answers(supply)
+    rename = {"op": "rename_attribute", "kind": "Supplier", "attribute": "tier", "to": "supplier_tier"}
+    changes = D + "/branches/main/schema/changes"
+    await call("change_schema", changes, json={"changes": [rename], "dry_run": True})
+    failing = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "legal_name",
+        "definition": {"type": "integer"},
+    }
+    dry = await call("change_schema", changes, json={"changes": [failing], "dry_run": True})
+    assert dry["valid"] is False and dry["violation_count"] == 30
+    changed = await call("change_schema", changes, json={"changes": [rename], "message": "rename"})
+    await call("get_revision", f"{D}/revisions/{changed['revision']}?limit=2")
+    await call("get_revision", f"{D}/revisions/{changed['revision'][:12]}")
+    await call("list_records", D + "/kinds/Supplier/records?limit=2")
+    await call("list_records", D + f"/kinds/Part/records?at={changed['revision']}")
+    await call("list_links", D + "/relations/supplied_by/links?limit=2")
+    await call("list_links", D + f"/relations/supplied_by/links?at={changed['revision']}")
+    call.covered(SCHEMA)

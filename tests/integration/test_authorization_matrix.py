@@ -210,6 +210,10 @@ def _probes(p: Planted) -> dict[str, Probe]:
         "delete_webhook": Probe(Request("DELETE", D + "/webhooks/whk_absent")),
         "update_webhook": Probe(Request("PATCH", D + "/webhooks/whk_absent", body={"clearances": ["pii"]})),
         "get_schema": Probe(Request("GET", D + "/schema")),
+        "get_revision": Probe(
+            Request("GET", D + "/revisions/" + i["zeppelin_revision"]),
+            Request("GET", D + "/revisions/" + "0" * 64),
+        ),
         "change_schema": Probe(
             Request(
                 "POST",
@@ -349,6 +353,12 @@ def _probes(p: Planted) -> dict[str, Probe]:
         ),
         "scan_reconciliation": Probe(Request("POST", D + "/reconciliation/scan")),
         "get_record": Probe(Request("GET", rec, {"links": "true", "lineage": "true"}), Request("GET", nope)),
+        "list_records": Probe(
+            Request("GET", D + "/kinds/Zeppelin/records"), Request("GET", D + "/kinds/Gizmo/records")
+        ),
+        "list_links": Probe(
+            Request("GET", D + "/relations/moors_at/links"), Request("GET", D + "/relations/gizmos/links")
+        ),
         "get_links": Probe(
             Request("GET", D + "/kinds/Vendor/records/V-1/links/zq_moorings"),
             Request("GET", D + "/kinds/Vendor/records/V-1/links/gizmos"),

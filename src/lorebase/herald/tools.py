@@ -677,6 +677,12 @@ NOT_IN_HERALD: dict[str, str] = {
     "create_key": _ADMIN,
     "revoke_key": _ADMIN,
     "create_domain": _ADMIN,
+    "list_records": "agents ask for what they need with lorebase_query (filters, coverage) and "
+    "lorebase_context; a plain listing of a Kind is for people and exports",
+    "list_links": "agents follow Links from a Record (lorebase_neighborhood, lorebase_traverse); a "
+    "plain listing of a Relation is for people and exports",
+    "get_revision": "agents follow Revisions with lorebase_changes and read values with at; one "
+    "Revision's change list is for people (lorebase revision, the web app)",
     "change_schema": "a schema change is a person's decision, made on a branch with the CLI "
     "(lorebase schema-change) or REST; agents read the schema with lorebase_schema",
     "create_grant": _ADMIN,

@@ -96,6 +96,52 @@ class GetSchemaRequest(_message.Message):
     at: str
     def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
 
+class GetRevisionRequest(_message.Message):
+    __slots__ = ("domain", "revision", "branch", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    revision: str
+    branch: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., revision: _Optional[str] = ..., branch: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListRecordsRequest(_message.Message):
+    __slots__ = ("domain", "kind", "branch", "at", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    kind: str
+    branch: str
+    at: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., kind: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListLinksRequest(_message.Message):
+    __slots__ = ("domain", "relation", "branch", "at", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    relation: str
+    branch: str
+    at: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., relation: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
 class ChangeSchemaRequest(_message.Message):
     __slots__ = ("domain", "branch", "body", "idempotency_key")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]

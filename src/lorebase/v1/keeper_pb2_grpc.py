@@ -85,6 +85,21 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.GetRevision = channel.unary_unary(
+                '/lorebase.v1.Keeper/GetRevision',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetRevisionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListRecords = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListRecords',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListRecordsRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListLinks = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListLinks',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListLinksRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.CreateBranch = channel.unary_unary(
                 '/lorebase.v1.Keeper/CreateBranch',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.CreateBranchRequest.SerializeToString,
@@ -410,6 +425,24 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ChangeSchema(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRevision(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRecords(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLinks(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -792,6 +825,21 @@ def add_KeeperServicer_to_server(servicer, server):
             'ChangeSchema': grpc.unary_unary_rpc_method_handler(
                     servicer.ChangeSchema,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'GetRevision': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRevision,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GetRevisionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListRecords': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRecords,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListRecordsRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListLinks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLinks,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListLinksRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'CreateBranch': grpc.unary_unary_rpc_method_handler(
@@ -1329,6 +1377,87 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/ChangeSchema',
             lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRevision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/GetRevision',
+            lorebase_dot_v1_dot_keeper__pb2.GetRevisionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRecords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListRecords',
+            lorebase_dot_v1_dot_keeper__pb2.ListRecordsRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLinks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListLinks',
+            lorebase_dot_v1_dot_keeper__pb2.ListLinksRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

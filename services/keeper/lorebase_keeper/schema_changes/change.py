@@ -55,16 +55,22 @@ async def change_schema(
     rt: Runtime, access: Access, domain: Domain, branch: str, body: SchemaChangeSet, header_key: str
 ) -> Outcome:
     branch = check_branch_name(branch or domain.default_branch)
-    plan = plan_of(domain, body)
-    new_digest = schema_digest(plan.schema.document)
-    version = SchemaVersion(
-        new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
-    )
     key = idempotency_key(body.idempotency_key, header_key)
     digest = (
         "" if key is None else request_digest({"change_schema": msgspec.to_builtins(body), "branch": branch})
     )
     principal = access.principal
+    if key is not None and not body.dry_run:
+        # A retry after the change landed: the branch stands on the new schema, which the change set
+        # no longer applies to; its receipt answers it.
+        receipt = await rt.db.read("get_receipt", lambda txn: txn.get_receipt(domain.id, principal.id, key))
+        if receipt is not None:
+            return replay(receipt, digest, key)
+    plan = plan_of(domain, body)
+    new_digest = schema_digest(plan.schema.document)
+    version = SchemaVersion(
+        new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
+    )
     message = body.message or "; ".join(_describe(item) for item in plan.summary)[:4096]
     origin = Origin("schema", new_digest, principal.id)
     at = utc_now()

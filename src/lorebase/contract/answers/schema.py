@@ -140,6 +140,54 @@ class SchemaView(Answer, kw_only=True):
     ) = UNSET
 
 
+class SchemaDiff(Answer, kw_only=True):
+    """What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
+    Operations and lenses added, removed or changed."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+
+
+class RevisionDoc(Answer, kw_only=True):
+    """A Revision: its place, who made it, why, from where, and the schema it was committed under."""
+
+    id: RevisionId
+    branch: str
+    generation: Count
+    parents: list[RevisionId]
+    author: str
+    message: str
+    origin: dict[str, str]
+    stats: dict[str, Any]
+    created_at: Timestamp
+    schema_version: str
+    schema_changed: bool
+
+
+class RevisionChange(Answer, kw_only=True):
+    """A Record (entity record, name the Kind) or Link (entity link, name the Relation, key
+    from->to) the Revision changed, and the names of the changed Attributes."""
+
+    entity: Literal["record", "link"]
+    name: str
+    key: str
+    change: Literal["created", "modified", "deleted"]
+    attributes: list[str]
+
+
+class RevisionView(Answer, kw_only=True):
+    """One Revision and a page of its changes (in the order it made them); `schema` says what it
+    changed in the schema, null when it changed nothing there."""
+
+    domain: str
+    branch: str
+    revision: RevisionDoc
+    changes: list[RevisionChange]
+    next_cursor: Cursor
+    schema: SchemaDiff | None
+
+
 class SchemaViolation(Answer, kw_only=True):
     """A Record or Link the new schema would make invalid: which, the Attribute, the rule, why."""
 
