@@ -211,7 +211,7 @@ class RevisionsTxn(TxnBase):
         )
         return [_revision(row) for row in rows]
 
-    async def revision_changes(
+    async def records_changed_by(
         self, domain_id: int, revision_ids: list[str], *, limit: int
     ) -> list[tuple[str, str, str]]:
         """(Kind, key, change) of the Records the Revisions `revision_ids` changed, at most `limit`,
