@@ -25,12 +25,15 @@
    the gateway beside raw NATS publish → subscribe, and webhook deliveries per second by Scribe.
 8. The agent reads (bench/agent_reads.py), and the analyst questions answered by the reference
    agent without a model (bench/analyst.py: share right, median response bytes per question).
+   After the stack has stopped, reads on PostgreSQL standbys (bench/standbys.py): the cluster
+   harness's primary with one and two standbys, reads per second and CPU per read of each server.
 9. Prints each as a ratio with p50/p99 latencies, and for each measure the CPU milliseconds per
    request of every process (bench/cpu.py: gateway, keeper, feed, scribe, PostgreSQL, NATS, from
    /proc), and appends the results to bench/RESULTS.md. docs/performance.md, "Harness".
 
 LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_SCALE=0, LOREBASE_BENCH_FEED=0, LOREBASE_BENCH_AGENT_READS=0
 and LOREBASE_BENCH_ANALYST=0 skip steps 2-4, 6, 7, 8 (agent reads) and the analyst questions;
+LOREBASE_BENCH_STANDBYS=0 skips the reads on standbys;
 LOREBASE_BENCH_BIG_RECORDS=0 skips `big` with the cold reads and the agent reads. Targets: issue 17.
 LOREBASE_BENCH_TRACING=1 runs the stack with tracing on at ratio 1 (LOREBASE_BENCH_TRACING_RATIO
 sets another), exporting to a receiver that drops the spans (bench/otlp_sink.py): the cost of
@@ -55,7 +58,7 @@ from urllib.parse import urlsplit
 
 import asyncpg
 
-from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, write_tail
+from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, standbys, write_tail
 from bench import memory as memory_bench
 from bench.imports import IMPORT_RECORDS, raw_copy, rest_import
 from bench.report import Measure, Row, machine, median_pair, pair, table_lines
@@ -323,6 +326,8 @@ def main() -> int:
     try:
         with stack.started(work, tracing_ratio=TRACING_RATIO if TRACING else None) as up:
             rows, lines, cpu_rows, feed_lines, agent_lines = _steps(up, work)
+        # After the stack has stopped: the cluster harness's PostgreSQL topology of its own.
+        agent_lines += standbys.run(wrk, ROUNDS)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     traced = f", tracing on at ratio {TRACING_RATIO} (exported)" if TRACING else ""

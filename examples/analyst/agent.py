@@ -8,12 +8,18 @@ The rules are about resolve's answer, never about one question:
    explain (GET .../explain), which also says where it came from.
    A Record named with a Relation one end of which is its Kind: the Records at the other end
    (GET .../links/{relation}).
-3. Otherwise the Kind asked about: the best `kind` candidate, the first in the question among
-   equals; without one, the Kind of the best value or comparison candidate.
+3. Otherwise the Kind asked about: the Kind of a `count_links` hint (Links counted per Record of
+   it), else the best `kind` candidate, the first in the question among equals; without one, the
+   Kind of the best value or comparison candidate.
 4. Its filter: per phrase, the `value` candidates on that Kind (their predicates as given), and
    every `comparison` on an Attribute of that Kind; all of them together (and).
 5. Hints on that Kind: `count` -> aggregate count, `group_by` -> aggregate group_by, `order_by`
-   -> the first Record in that order.
+   -> the first Record in that order (the first `limit` Records when the hint has one);
+   `has_link` -> the Records of the query having a Link along the hint's `path` (POST /traverse;
+   with `negated`, those having none),
+   `count_links` -> the number of those Links per Record (with `order`: the first `limit`, or one,
+   Records by that number). A comparison whose words are also a
+   stored value at a higher score is left out (the value is what the words say).
 6. POST /query, read the coverage block (its notes are kept with the answer: a missing value means
    "none of those with a value", not "none"), and explain the Record when the answer is one Record.
 
@@ -105,7 +111,9 @@ async def answer(client: httpx.AsyncClient, domain: str, question: str) -> tuple
                 for link in links["links"]
             ]
             return {"keys": sorted(ends)}, log
-    target = _best(candidates, "kind", question)
+    target = next((h for h in hints if h["hint"] == "count_links"), None)  # counts per Record of its Kind
+    if target is None:
+        target = _best(candidates, "kind", question)
     if target is None:
         target = next((h for h in hints if "kind" in h), None)
     if target is None:
@@ -120,7 +128,10 @@ async def answer(client: httpx.AsyncClient, domain: str, question: str) -> tuple
     for c in candidates:
         if c["kind"] == kind and "relation" not in c and c["target"] in ("value", "comparison"):
             phrases.setdefault(c["matched"] + c["target"], []).append(c)
+    valued = {c["matched"]: c["score"] for c in candidates if c["target"] == "value"}
     for found in phrases.values():
+        if found[0]["target"] == "comparison" and valued.get(found[0]["matched"], 0) > found[0]["score"]:
+            continue  # the words are a stored value first ("expired" is a status)
         if found[0]["target"] == "value":
             best = max(found, key=lambda c: c["score"])
             where.append(best["predicate"])
@@ -136,12 +147,15 @@ async def answer(client: httpx.AsyncClient, domain: str, question: str) -> tuple
     group = next((h for h in mine if h["hint"] == "group_by"), None)
     order = next((h for h in mine if h["hint"] == "order_by"), None)
     counting = any(h["hint"] == "count" for h in mine)
+    linked = next((h for h in mine if h["hint"] in ("has_link", "count_links")), None)
+    if linked is not None:
+        return await _linked(client, log, base, body, linked, order, counting), log
     if group is not None:
         body["aggregate"] = group["aggregate"]
     elif counting:
         body["aggregate"] = {"count": True}
     elif order is not None:
-        body.update(order_by=order["order_by"], limit=1)
+        body.update(order_by=order["order_by"], limit=order.get("limit", 1))
     else:
         body["limit"] = 1000
     result = await _call(client, log, "POST", f"{base}/query", body)
@@ -154,6 +168,45 @@ async def answer(client: httpx.AsyncClient, domain: str, question: str) -> tuple
     if len(found_keys) == 1:
         await _call(client, log, "GET", f"{base}/kinds/{kind}/records/{found_keys[0]}/explain")
     return {"keys": found_keys}, log
+
+
+async def _linked(
+    client: httpx.AsyncClient,
+    log: Transcript,
+    base: str,
+    body: dict[str, Any],
+    linked: dict[str, Any],
+    order: dict[str, Any] | None,
+    counting: bool,
+) -> dict[str, Any]:
+    """The Records of the query with their Links along the hint's path (POST /traverse): those
+    having one (`has_link`), or the number each has (`count_links`)."""
+    if order is not None:
+        body["order_by"] = order["order_by"]
+    result = await _call(client, log, "POST", f"{base}/query", {**body, "limit": 1000})
+    log.notes += result.get("coverage", {}).get("notes", [])
+    refs = [r["ref"] for r in result["records"]]
+    per: dict[str, int] = dict.fromkeys(refs, 0)
+    if refs:
+        walked = await _call(
+            client, log, "POST", f"{base}/traverse", {"from": refs, "path": linked["path"], "values": False}
+        )
+        for link in walked["links"]:
+            start = link["from"] if link["from"] in per else link["to"]
+            if start in per:
+                per[start] += 1
+    if linked["hint"] == "count_links" and "order" in linked:  # the most / the fewest
+        sign = -1 if linked["order"] == "desc" else 1
+        ranked = sorted(refs, key=lambda ref: (sign * per[ref], ref))[: linked.get("limit", 1)]
+        return {"keys": sorted(ref.split("/", 1)[1] for ref in ranked)}
+    if linked["hint"] == "count_links":
+        return {"groups": {ref.split("/", 1)[1]: n for ref, n in per.items()}}
+    kept = [ref for ref in refs if bool(per[ref]) != bool(linked.get("negated"))]
+    if counting:
+        return {"count": len(kept)}
+    if order is not None:
+        kept = kept[: order.get("limit", 1)]
+    return {"keys": sorted(ref.split("/", 1)[1] for ref in kept)}
 
 
 async def _main() -> None:

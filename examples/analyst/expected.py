@@ -341,7 +341,201 @@ def questions() -> list[dict[str, Any]]:
             count(veh, lambda r: r["fuel"] == "electric" and r["status"] == "in_service"),
         ),
     ]
+    asked += compositional(s, f)
     return [{"domain": d, "question": q, "expected": e} for d, q, e in asked]
+
+
+def ranked(rows: Rows, key: str, attr: str, n: int, highest: bool) -> dict[str, Any]:
+    """The first n Records by attr; a tie at the cut would make the question ambiguous."""
+    found = sorted(
+        (r for r in rows if r.get(attr) is not None), key=lambda r: _order(r[attr]), reverse=highest
+    )
+    assert len(found) == n or _order(found[n - 1][attr]) != _order(found[n][attr]), "a tie at the cut"
+    return {"keys": sorted(r[key] for r in found[:n])}
+
+
+def _order(value: Any) -> Any:
+    return num(value) if str(value).replace(".", "", 1).isdigit() else str(value)
+
+
+def per_record(rows: Rows, key: str, links: Rows, relation: str, end: str) -> dict[str, Any]:
+    """Links of `relation` counted per Record (at its `end`: from or to), zero included."""
+    held = Counter(link[end] for link in links if link["relation"] == relation)
+    return {"groups": {r[key]: held.get(r[key], 0) for r in rows}}
+
+
+def most_linked(
+    rows: Rows, key: str, links: Rows, relation: str, end: str, n: int, most: bool
+) -> dict[str, Any]:
+    """The n Records with the most (or fewest) Links of `relation`; a tie at the cut would make the
+    question ambiguous."""
+    held = per_record(rows, key, links, relation, end)["groups"]
+    found = sorted(held, key=lambda k: (-held[k] if most else held[k], k))
+    assert len(found) == n or held[found[n - 1]] != held[found[n]], "a tie at the cut"
+    return {"keys": sorted(found[:n])}
+
+
+def compositional(s: dict[str, Rows], f: dict[str, Rows]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Questions of issue 31, asked as an analyst writes them: number words, comparatives,
+    superlatives and top-k, verbs of state, counts of related Records, dates as people say them
+    (those with a year: the relative ones depend on the day and are in
+    tests/integration/test_resolve_analysts.py)."""
+    sup, part, po, con, flag = (s[k] for k in ("Supplier", "Part", "PurchaseOrder", "Contract", "RiskFlag"))
+    veh, dep, drv = f["Vehicle"], f["Depot"], f["Driver"]
+    flagged = {link["to"] for link in s["links"] if link["relation"] == "flags"}
+    return [
+        # number words
+        (
+            "supply",
+            "Which suppliers have a risk score above seventy?",
+            keys(sup, "supplier_code", lambda r: num(r["risk_score"]) > 70),
+        ),
+        ("supply", "How many tier two suppliers are there?", count(sup, lambda r: r["tier"] == "2")),
+        (
+            "supply",
+            "How many orders have a quantity of more than a dozen?",
+            count(po, lambda r: num(r["quantity"]) > 12),
+        ),
+        (
+            "fleet",
+            "How many drivers have more than thirty years of experience?",
+            count(drv, lambda r: int(r["years_experience"]) > 30),
+        ),
+        ("fleet", "How many depots have fewer than twenty bays?", count(dep, lambda r: int(r["bays"]) < 20)),
+        # comparatives
+        (
+            "supply",
+            "Which parts are cheaper than 20 EUR?",
+            keys(part, "part_number", lambda r: num(r["unit_cost"]) < 20),
+        ),
+        (
+            "supply",
+            "How many orders are more expensive than 5000 euros?",
+            count(po, lambda r: num(r["total"]) > 5000),
+        ),
+        (
+            "supply",
+            "How many contracts are older than 2023?",
+            count(con, lambda r: r["valid_from"] < "2023-01-01"),
+        ),
+        (
+            "supply",
+            "How many risk flags are newer than March 2026?",
+            count(flag, lambda r: r["raised_on"] >= "2026-04-01"),
+        ),
+        (
+            "supply",
+            "How many suppliers are riskier than 75?",
+            count(sup, lambda r: num(r["risk_score"]) > 75),
+        ),
+        (
+            "fleet",
+            "How many trucks are older than 2018?",
+            count(veh, lambda r: r["registered_on"] < "2018-01-01"),
+        ),
+        ("fleet", "Which depots are larger than 50 bays?", keys(dep, "code", lambda r: int(r["bays"]) > 50)),
+        (
+            "fleet",
+            "How many trucks carry heavier than 25 tonnes?",
+            count(veh, lambda r: num(r["capacity_t"]) > 25),
+        ),
+        # superlatives and top-k
+        ("supply", "Which are the three cheapest parts?", ranked(part, "part_number", "unit_cost", 3, False)),
+        ("supply", "What is the most expensive part?", ranked(part, "part_number", "unit_cost", 1, True)),
+        (
+            "supply",
+            "Which is the most recent purchase order?",
+            ranked(po, "po_number", "ordered_on", 1, True),
+        ),
+        ("supply", "Which are the two oldest risk flags?", ranked(flag, "flag_id", "raised_on", 2, False)),
+        ("supply", "Which supplier is the riskiest?", ranked(sup, "supplier_code", "risk_score", 1, True)),
+        ("supply", "Top 5 suppliers by risk score", ranked(sup, "supplier_code", "risk_score", 5, True)),
+        ("fleet", "Which is the oldest truck?", ranked(veh, "plate", "registered_on", 1, False)),
+        ("fleet", "Which are the three largest depots?", ranked(dep, "code", "bays", 3, True)),
+        ("fleet", "Which are the 4 newest trucks?", ranked(veh, "plate", "registered_on", 4, True)),
+        # verbs of state
+        ("supply", "Which suppliers are flagged?", {"keys": sorted(flagged)}),
+        (
+            "supply",
+            "How many flagged suppliers are in Poland?",
+            count(sup, lambda r: r["supplier_code"] in flagged and r["country"] == "PL"),
+        ),
+        (
+            "supply",
+            "How many suppliers are not flagged?",
+            count(sup, lambda r: r["supplier_code"] not in flagged),
+        ),
+        (
+            "supply",
+            "Which contracts expire before 2026?",
+            keys(con, "contract_number", lambda r: r["valid_to"] < "2026-01-01"),
+        ),
+        ("supply", "How many expired contracts are there?", count(con, lambda r: r["status"] == "expired")),
+        # counts of related Records
+        (
+            "supply",
+            "How many parts does each tier 1 supplier supply?",
+            per_record(
+                [r for r in sup if r["tier"] == "1"], "supplier_code", s["links"], "supplied_by", "to"
+            ),
+        ),
+        (
+            "supply",
+            "How many risk flags does each supplier in Poland have?",
+            per_record([r for r in sup if r["country"] == "PL"], "supplier_code", s["links"], "flags", "to"),
+        ),
+        (
+            "fleet",
+            "How many trucks does each depot have?",
+            per_record(dep, "code", f["links"], "based_at", "to"),
+        ),
+        (
+            "fleet",
+            "How many trucks does each driver with a CE licence drive?",
+            per_record([r for r in drv if r["licence"] == "CE"], "driver_id", f["links"], "drives", "from"),
+        ),
+        (
+            "supply",
+            "Which supplier supplies the most parts?",
+            most_linked(sup, "supplier_code", s["links"], "supplied_by", "to", 1, True),
+        ),
+        (
+            "supply",
+            "Which are the two suppliers with the most parts?",
+            most_linked(sup, "supplier_code", s["links"], "supplied_by", "to", 2, True),
+        ),
+        (
+            "supply",
+            "Which part has the fewest suppliers?",
+            most_linked(part, "part_number", s["links"], "supplied_by", "from", 1, False),
+        ),
+        (
+            "fleet",
+            "Which depot has the most trucks?",
+            most_linked(dep, "code", f["links"], "based_at", "to", 1, True),
+        ),
+        # dates as people say them, with a year
+        (
+            "supply",
+            "How many orders were placed in Q2 2026?",
+            count(po, lambda r: "2026-04-01" <= r["ordered_on"] < "2026-07-01"),
+        ),
+        (
+            "supply",
+            "How many orders were placed before the end of April 2026?",
+            count(po, lambda r: r["ordered_on"] < "2026-05-01"),
+        ),
+        (
+            "fleet",
+            "How many drivers were hired since the start of 2020?",
+            count(drv, lambda r: r["hired_on"] >= "2020-01-01"),
+        ),
+        (
+            "fleet",
+            "How many trucks were registered in Q1 2020?",
+            count(veh, lambda r: "2020-01-01" <= r["registered_on"] < "2020-04-01"),
+        ),
+    ]
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from sqlalchemy import text
 from lorebase import tracing
 from lorebase_store import bulk
 from lorebase_store.extractions import ExtractionsTxn
+from lorebase_store.schema_versions import SchemaVersionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.stored_form import StoredRows
 from lorebase_store.vault import VaultTxn
@@ -30,12 +31,12 @@ _COMMIT = """
 WITH
 rev AS (
   INSERT INTO revisions (domain_id, id, branch, generation, parents, author, message, origin,
-                         changes_digest, stats, created_at)
+                         changes_digest, stats, created_at, schema_digest)
   SELECT $1, x.id, x.branch, x.generation, x.parents, x.author, x.message, x.origin,
-         x.changes_digest, x.stats, x.created_at
+         x.changes_digest, x.stats, x.created_at, x.schema_digest
   FROM jsonb_to_recordset(CAST($3 AS jsonb)) AS x(id text, branch text, generation bigint,
        parents jsonb, author text, message text, origin jsonb, changes_digest text, stats jsonb,
-       created_at timestamptz)
+       created_at timestamptz, schema_digest text)
 ),
 rec AS (
   INSERT INTO records (domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision)
@@ -151,6 +152,8 @@ class CommitRows:
     extractions: list[dict[str, Any]] = field(default_factory=list)
     # Vault entries the commit's values name by ref (VaultTxn.write_vault_entries).
     vault_entries: list[dict[str, Any]] = field(default_factory=list)
+    # Schema versions a schema change commits under ({digest, document, created_at}; schema_versions.py).
+    schema_versions: list[dict[str, Any]] = field(default_factory=list)
 
     def extend(self, other: CommitRows) -> None:
         for name in _LISTS:
@@ -158,6 +161,7 @@ class CommitRows:
         self.source_syncs.extend(other.source_syncs)
         self.extractions.extend(other.extractions)
         self.vault_entries.extend(other.vault_entries)
+        self.schema_versions.extend(other.schema_versions)
 
     def compacted(self) -> CommitRows:
         """The rows with one final state per Record and Link.
@@ -255,7 +259,7 @@ _LISTS = (
 )
 
 
-class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
+class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
     async def write_commit_rows(self, rows: CommitRows) -> None:
         """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one,
         then the source syncs and extractions of the group."""
@@ -265,6 +269,8 @@ class CommitsTxn(ExtractionsTxn, SourcesTxn, VaultTxn):
             await self.write_extractions(rows.domain_id, rows.extractions)
         if rows.vault_entries:
             await self.write_vault_entries(rows.domain_id, rows.vault_entries)
+        if rows.schema_versions:
+            await self.write_schema_versions(rows.domain_id, rows.schema_versions)
         if not any(getattr(rows, name) for name in _LISTS):
             return
         rows = rows.compacted()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -50,6 +50,9 @@ class BranchRow:
     created_by: str
     created_at: datetime
     chain: list[list[Any]] | None = None
+    # The schema version of its head (revisions.schema_digest; None: the creation schema). Read by
+    # get_branch and the commit path's lock (lock_branch); listings leave it None.
+    schema_digest: str | None = None
 
 
 def _domain(row: Any) -> DomainRow:
@@ -71,6 +74,7 @@ WITH locked AS (
 SELECT 'b' AS part, l.domain_id, l.name, l.head, l.generation, l.protected, l.required_approvals,
        l.from_branch, l.fork_generation, l.mode, l.created_by, l.created_at, l.chain,
        (SELECT generation FROM seen) AS seen_generation,
+       (SELECT v.schema_digest FROM revisions v WHERE v.domain_id = $1 AND v.id = l.head) AS schema_digest,
        pg_current_xact_id()::text AS xid, pg_notify('"""
     + OUTBOX_CHANNEL
     + """', '') IS NULL AS notified,
@@ -78,7 +82,7 @@ SELECT 'b' AS part, l.domain_id, l.name, l.head, l.generation, l.protected, l.re
        NULL::text AS created_revision, NULL::text AS updated_revision
 FROM locked l
 UNION ALL
-SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL,
+SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL, NULL,
        r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
 FROM records r JOIN wanted w ON r.kind = w.kind AND r.key = w.key
 WHERE r.domain_id = $1 AND r.branch = $2
@@ -124,8 +128,12 @@ _BRANCH_FIELDS = (
 )
 
 
-_GET_BRANCH = f"SELECT {', '.join(_BRANCH_FIELDS)} FROM branches WHERE domain_id = $1 AND name = $2"
-_GET_BRANCH_FOR_UPDATE = _GET_BRANCH + " FOR UPDATE"
+_GET_BRANCH = (
+    f"SELECT {', '.join('b.' + f for f in _BRANCH_FIELDS)}, "
+    "(SELECT v.schema_digest FROM revisions v WHERE v.domain_id = b.domain_id AND v.id = b.head) AS schema_digest "
+    "FROM branches b WHERE b.domain_id = $1 AND b.name = $2"
+)
+_GET_BRANCH_FOR_UPDATE = _GET_BRANCH + " FOR UPDATE OF b"
 
 
 class DomainsTxn(TxnBase):
@@ -171,7 +179,7 @@ class DomainsTxn(TxnBase):
         statement goes to the driver, prepared once per connection (TxnBase.driver)."""
         driver = await self.driver()
         row = await driver.fetchrow(_GET_BRANCH_FOR_UPDATE if for_update else _GET_BRANCH, domain_id, name)
-        return None if row is None else _branch_record(row)
+        return None if row is None else replace(_branch_record(row), schema_digest=row["schema_digest"])
 
     async def lock_branch(
         self, domain_id: int, name: str, wanted: list[tuple[str, str]]
@@ -190,7 +198,7 @@ class DomainsTxn(TxnBase):
         found: dict[tuple[str, str], RecordRow] = {}
         for row in rows:
             if row["part"] == "b":
-                branch = _branch_record(row)
+                branch = replace(_branch_record(row), schema_digest=row["schema_digest"])
                 fresh = row["seen_generation"] == row["generation"]
                 self.outbox_xid_held = True
             else:

@@ -21,6 +21,18 @@ _SEQUENCE_TAKEN = (
     "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('outbox', 'sequence')::regclass), 0)"
 )
 _TAKE_XID = "SELECT pg_current_xact_id()::text"
+# After a restore (OutboxTxn.skip_sequences_past): wait for every outbox writer, move the sequence,
+# and keep the skipped range in feed_cursors under these names.
+_LOCK_WRITERS = "LOCK TABLE outbox IN SHARE ROW EXCLUSIVE MODE"
+_LAST_SEQUENCE = "SELECT max(sequence) FROM outbox"
+_SKIP_TO = "SELECT setval(pg_get_serial_sequence('outbox', 'sequence'), $1)"
+_KEEP_POSITION = (
+    "INSERT INTO feed_cursors (name, position) VALUES ($1, $2) "
+    "ON CONFLICT (name) DO UPDATE SET position = excluded.position"
+)
+_POSITIONS = "SELECT name, position FROM feed_cursors WHERE name = ANY($1::text[])"
+SKIPPED_FROM = "outbox.restore.skipped_from"
+SKIPPED_THROUGH = "outbox.restore.skipped_through"
 # The fence's candidate (lorebase_store.fence): `taken`, then an xid, in this order. A MATERIALIZED CTE
 # is run to its row before the outer query's target list (which takes the xid) is evaluated.
 _FENCE_CANDIDATE = """
@@ -176,6 +188,35 @@ class OutboxTxn(TxnBase):
         """The last outbox sequence handed out, committed or not (sequences are not transactional)."""
         driver = await self.driver()
         return int(await driver.fetchval(_SEQUENCE_TAKEN) or 0)
+
+    async def skip_sequences_past(self, through: int) -> int | None:
+        """When the outbox holds no event up to `through`, the stream's last (`evt_<through>`): the
+        database was restored from a backup taken before the stream's last events. Hand out
+        sequences after `through` from now on, so that a new event never reuses a lost one's
+        `evt_<sequence>` id (NATS's duplicate window, webhook receivers and event stream clients
+        would take it for the lost one), and keep the range of the lost ones (feed_cursors) so that
+        a client whose last event was one of them is told to resync. Holds a lock that waits for the
+        transactions writing to the outbox, so that none is still to commit a lower sequence.
+        Returns the first lost sequence, or None when the outbox holds `evt_<through>`."""
+        driver = await self.driver()
+        await driver.execute(_LOCK_WRITERS)
+        last = int(await driver.fetchval(_LAST_SEQUENCE) or 0)
+        if through <= last:
+            return None
+        if through > int(await driver.fetchval(_SEQUENCE_TAKEN) or 0):
+            await driver.execute(_SKIP_TO, through)
+        await driver.execute(_KEEP_POSITION, SKIPPED_FROM, last + 1)
+        await driver.execute(_KEEP_POSITION, SKIPPED_THROUGH, through)
+        return last + 1
+
+    async def skipped_sequences(self) -> tuple[int, int] | None:
+        """The range of sequences skipped after the last restore (`skip_sequences_past`), if any."""
+        driver = await self.driver()
+        rows = await driver.fetch(_POSITIONS, [SKIPPED_FROM, SKIPPED_THROUGH])
+        found = {row[0]: int(row[1]) for row in rows}
+        if SKIPPED_FROM not in found or SKIPPED_THROUGH not in found:
+            return None
+        return found[SKIPPED_FROM], found[SKIPPED_THROUGH]
 
     async def fence_candidate(self) -> tuple[int, int]:
         """(taken, xid): the last outbox sequence handed out, then a transaction id of this

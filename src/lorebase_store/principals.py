@@ -166,6 +166,40 @@ class PrincipalsTxn(TxnBase):
             )
         )
 
+    async def token_ended(self, digest: str) -> bool:
+        """Whether an identity provider's token was signed out of (`end_token`): such a token has a
+        row only then."""
+        found = await self.conn.execute(select(api_keys.c.id).where(api_keys.c.digest == digest).limit(1))
+        return found.first() is not None
+
+    async def end_token(
+        self, key_id: str, principal_id: str, digest: str, at: datetime, expires_at: datetime
+    ) -> bool:
+        """Remember an identity provider's token as signed out of until it expires (a revoked row
+        of api_keys; the principal's earlier ones that have expired are forgotten); False when it
+        already was."""
+        await self.conn.execute(
+            delete(api_keys).where(
+                api_keys.c.principal_id == principal_id,
+                api_keys.c.parent_key_id.is_(None),
+                api_keys.c.revoked_at.is_not(None),
+                api_keys.c.expires_at <= func.now(),
+            )
+        )
+        result = await self.conn.execute(
+            pg_insert(api_keys)
+            .values(
+                id=key_id,
+                principal_id=principal_id,
+                digest=digest,
+                created_at=at,
+                revoked_at=at,
+                expires_at=expires_at,
+            )
+            .on_conflict_do_nothing(index_elements=["digest"])
+        )
+        return bool(result.rowcount)
+
     async def revoke_key(self, principal_id: str, key_id: str, at: datetime) -> bool:
         """Revoke a key and the web sessions made from it (False: no such live key)."""
         result = await self.conn.execute(
@@ -239,6 +273,13 @@ class PrincipalsTxn(TxnBase):
             )
         ).first()
         return None if row is None else _grant(row)
+
+    async def grants_in(self, domain_id: int) -> list[GrantRow]:
+        """Every grant in a Domain."""
+        rows = await self.conn.execute(
+            select(grants).where(grants.c.domain_id == domain_id).order_by(grants.c.id)
+        )
+        return [_grant(row) for row in rows]
 
     async def grants_of(self, principal_id: str, domain_id: int) -> list[GrantRow]:
         rows = await self.conn.execute(

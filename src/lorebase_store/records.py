@@ -195,6 +195,15 @@ class RecordsTxn(TxnBase):
         )
         return [(row.key, row.values) for row in rows]
 
+    async def record_keys_of_kind(self, domain_id: int, branch: str, kind: str) -> list[str]:
+        """The keys of a Kind's Records at a branch's materialised head, in key order."""
+        rows = await self.conn.execute(
+            select(records.c.key)
+            .where(records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind == kind)
+            .order_by(records.c.key)
+        )
+        return [row.key for row in rows]
+
     async def search_records(
         self,
         domain_id: int,

@@ -30,6 +30,8 @@ class RevisionRow:
     origin: dict[str, Any]
     stats: dict[str, Any]
     created_at: datetime
+    # The schema version it was committed under (schema_versions); None: the creation schema.
+    schema_digest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ def _revision(row: Any) -> RevisionRow:
         row.origin,
         row.stats,
         row.created_at,
+        row.schema_digest,
     )
 
 
@@ -162,7 +165,7 @@ def snapshot_of(
 
 
 _GET_REVISIONS = """
-SELECT id, branch, generation, parents, author, message, origin, stats, created_at
+SELECT id, branch, generation, parents, author, message, origin, stats, created_at, schema_digest
   FROM revisions WHERE domain_id = $1 AND id = ANY(CAST($2 AS text[]))
 """
 
@@ -208,7 +211,7 @@ class RevisionsTxn(TxnBase):
         )
         return [_revision(row) for row in rows]
 
-    async def revision_changes(
+    async def records_changed_by(
         self, domain_id: int, revision_ids: list[str], *, limit: int
     ) -> list[tuple[str, str, str]]:
         """(Kind, key, change) of the Records the Revisions `revision_ids` changed, at most `limit`,
@@ -240,6 +243,31 @@ class RevisionsTxn(TxnBase):
             .limit(limit)
         )
         return [_revision(row) for row in rows]
+
+    async def revision_changes(
+        self, domain_id: int, branch: str, generation: int, *, after: int, limit: int
+    ) -> list[tuple[int, str, str, str, str, list[str]]]:
+        """The changes one Revision made (its history rows, in the order it made them), after the
+        history row `after`: (row, entity, name, key, change, attributes)."""
+        rows = await self.conn.execute(
+            select(
+                history.c.seq,
+                history.c.entity,
+                history.c.name,
+                history.c.key,
+                history.c.change,
+                history.c.attributes,
+            )
+            .where(
+                history.c.domain_id == domain_id,
+                history.c.branch == branch,
+                history.c.generation == generation,
+                history.c.seq > after,
+            )
+            .order_by(history.c.seq)
+            .limit(limit)
+        )
+        return [(r.seq, r.entity, r.name, r.key, r.change, list(r.attributes)) for r in rows]
 
     async def entity_history(
         self,

@@ -17,6 +17,7 @@ from lorebase_store.receipts import ReceiptsTxn
 from lorebase_store.reconciliation import ReconciliationTxn
 from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
+from lorebase_store.schema_versions import SchemaVersionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
 from lorebase_store.suggestions import SuggestionsTxn
@@ -37,6 +38,7 @@ class Txn(
     PrincipalsTxn,
     ProposalsTxn,
     RevisionsTxn,
+    SchemaVersionsTxn,
     RecordsTxn,
     ReceiptsTxn,
     ReconciliationTxn,

@@ -108,8 +108,22 @@ revisions = Table(
     Column("changes_digest", Text, nullable=False),
     Column("stats", JSONB, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Migration 0018: the schema version it was committed under (schema_versions.digest); NULL is the
+    # Domain's creation schema (domains.schema).
+    Column("schema_digest", Text),
     PrimaryKeyConstraint("domain_id", "id"),
     UniqueConstraint("domain_id", "branch", "generation", name="revisions_branch_generation"),
+)
+
+# Every schema a Domain has had, by the SHA-256 of its canonical JSON (migration 0018).
+schema_versions = Table(
+    "schema_versions",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("digest", Text, nullable=False),
+    Column("document", JSON, nullable=False),  # JSON, not JSONB: declaration order matters
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "digest"),
 )
 
 # The materialised head of each branch: one row per live Record. `provenance` maps each Attribute
@@ -618,6 +632,7 @@ __all__ = [
     "records",
     "resolve_misses",
     "revisions",
+    "schema_versions",
     "source_keys",
     "source_syncs",
     "statistics",

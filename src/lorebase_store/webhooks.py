@@ -1,5 +1,6 @@
 """Webhooks: the registry rows (`webhooks`) and their deliveries (`webhook_deliveries`), with what a
-delivery pass reads besides (the `webhooks` cursor, outbox events, invocations, Domain schemas), and
+delivery pass reads besides (the `webhooks` cursor, outbox events, invocations, the schemas events'
+Revisions were committed under), and
 where a webhook created now starts (`start_position`).
 
 The delivery pass is lorebase_scribe.webhook_delivery.deliver_pending.
@@ -12,11 +13,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.outbox import OutboxEvent, outbox_event
-from lorebase_store.tables import domains, feed_cursors, invocations, outbox, webhook_deliveries, webhooks
+from lorebase_store.tables import (
+    domains,
+    feed_cursors,
+    invocations,
+    outbox,
+    revisions,
+    schema_versions,
+    webhook_deliveries,
+    webhooks,
+)
 from lorebase_store.txn import TxnBase
 
 if TYPE_CHECKING:  # the store's Txn mixes this module's WebhooksTxn in
@@ -190,11 +200,28 @@ class WebhooksTxn(TxnBase):
         )
         return {row.id: dict(row._mapping) for row in rows}
 
-    async def domain_schemas(self, domain_ids: list[int]) -> dict[int, dict[str, Any]]:
+    async def revision_schemas(
+        self, revisions_of: list[tuple[int, str]]
+    ) -> dict[tuple[int, str], dict[str, Any]]:
+        """The schema document each (Domain, Revision) was committed under (schema_versions; the
+        Domain's creation schema for a Revision that names none)."""
+        if not revisions_of:
+            return {}
+        wanted = sorted(set(revisions_of))
         rows = await self.conn.execute(
-            select(domains.c.id, domains.c.schema).where(domains.c.id.in_(sorted(set(domain_ids))))
+            select(revisions.c.domain_id, revisions.c.id, schema_versions.c.document, domains.c.schema)
+            .select_from(
+                revisions.join(domains, domains.c.id == revisions.c.domain_id).outerjoin(
+                    schema_versions,
+                    and_(
+                        schema_versions.c.domain_id == revisions.c.domain_id,
+                        schema_versions.c.digest == revisions.c.schema_digest,
+                    ),
+                )
+            )
+            .where(tuple_(revisions.c.domain_id, revisions.c.id).in_(wanted))
         )
-        return {row.id: row.schema for row in rows}
+        return {(row.domain_id, row.id): row.document or row.schema for row in rows}
 
     async def record_attempts(self, outcomes: list[dict[str, Any]]) -> None:
         """Each outcome: `b_id` and every column that an attempt sets (one statement, many rows)."""

@@ -1,6 +1,9 @@
 """The web app's browser tests: one `lorebase up --example supply` serving the built app (web/dist),
 and Debian's chromium driven by Playwright.
 
+The stack offers "Sign in with Test IdP" (tests/oidc/provider.py, a process of its own whose person
+`erin` is in the group `supply-readers`, a viewer of supply; a public web client registered there).
+
 Nothing is built here: `make test` (or `make web`) builds web/dist, and the stack fixture fails with
 what to run when it is missing. Chromium is /usr/bin/chromium (never `playwright install`), headless,
 without GPU or background network, with a fresh profile per test. Every test leaves a screenshot
@@ -14,6 +17,7 @@ collected after them call asyncio.run.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -29,6 +33,7 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwrig
 
 from lorebase.embedded import free_port
 from tests.e2e.running import stop
+from tests.oidc.provider import start_provider, stop_provider
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB_DIST = ROOT / "web" / "dist"
@@ -57,6 +62,7 @@ class WebStack:
     web_key: str  # usr_web: a user with the admin role on supply (signs in; reviews and merges)
     author_key: str  # usr_author: a user, editor on supply (writes and opens Proposals through REST)
     log: Path
+    provider: str = ""  # the identity provider's issuer URL (signs erin in at once)
 
     def rest(self, key: str | None = None) -> httpx.Client:
         """A REST client with an API key (the admin's by default), for what a test sets up."""
@@ -91,12 +97,24 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
     directory = tmp_path_factory.mktemp("webstack")
     data_dir, log = directory / "data", directory / "up.log"
     port = free_port()
+    provider, issuer = start_provider("--user", "Erin", "--groups", "supply-readers")
+    callback = f"http://127.0.0.1:{port}/api/v1/web/oidc/callback"
+    client = httpx.post(issuer + "/register", json={"redirect_uris": [callback]}, trust_env=False).json()
+    issuers = [
+        {
+            "issuer": issuer,
+            "audience": "lorebase",
+            "roles": {"supply-readers": [{"domain": "supply", "role": "viewer"}]},
+            "web": {"id": "test-idp", "label": "Test IdP", "client_id": client["client_id"]},
+        }
+    ]
     env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
     env.update(
         LOREBASE_DATA_DIR=str(data_dir),
         LOREBASE_HTTP_PORT=str(port),
         LOREBASE_ADMIN_KEY=ADMIN_KEY,
         LOREBASE_WEB__ROOT=str(WEB_DIST),
+        LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps(issuers),
     )
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -118,9 +136,10 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
         ) as http:
             web = make_principal(http, "usr_web", "user", "admin")
             author = make_principal(http, "usr_author", "user", "editor")
-        yield WebStack(url, ADMIN_KEY, web, author, log)
+        yield WebStack(url, ADMIN_KEY, web, author, log, issuer)
     finally:
         stop(process, data_dir)
+        stop_provider(provider)
 
 
 @pytest.fixture(scope="package")  # Playwright's sync API holds an event loop: gone after tests/browser

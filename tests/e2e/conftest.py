@@ -3,6 +3,7 @@ starts it, once per session, with an agent principal (a service) and a viewer na
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from lorebase.embedded import free_port
 from tests.e2e.running import ADMIN_KEY, Running, Stack, principal, stop
 
 UP_TIMEOUT_S = 120.0
+E2E_ISSUER = "https://login.example.com/lorebase-e2e"
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +27,11 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     port = free_port()
     env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
     env.update(LOREBASE_DATA_DIR=str(data_dir), LOREBASE_HTTP_PORT=str(port), LOREBASE_ADMIN_KEY=ADMIN_KEY)
+    # An identity provider as an organisation configures one (never asked here: the tests send API
+    # keys), so that /openapi.json names its openIdConnect scheme, as generators meet it.
+    env.update(
+        LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps([{"issuer": E2E_ISSUER, "audience": "lorebase"}])
+    )
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "lorebase", "up", "--example", "supply"],

@@ -1,6 +1,7 @@
 """Clients generated from the served /openapi.json, as an integrator makes them, run the agent flow
 (resolve, query with coverage, context, dry run, execution on a task branch, the Proposal) against
-the session's stack as its agent principal (a service: its write opens a Proposal):
+the session's stack as its agent principal (a service: its write opens a Proposal). The stack trusts
+an identity provider, so the document they are made from names its openIdConnect scheme as well:
 
 - Python: openapi-python-client generates `lorebase_api` (no warning, no schema dropped), and
   clients/python/agent_flow.py calls it;
@@ -21,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.e2e.conftest import E2E_ISSUER
 from tests.e2e.running import Running
 from tests.typescript_client import BIN as NODE_BIN
 from tests.typescript_client import TYPESCRIPT, ensure_installed
@@ -45,6 +47,9 @@ def served(running: Running, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The document as the stack serves it."""
     path = tmp_path_factory.mktemp("generated") / "openapi.json"
     path.write_bytes(httpx.get(running.url + "/openapi.json", timeout=30, trust_env=False).content)
+    # The stack trusts an identity provider: the generators meet its openIdConnect scheme too.
+    schemes = json.loads(path.read_text())["components"]["securitySchemes"]
+    assert schemes["oidc"]["openIdConnectUrl"] == E2E_ISSUER + "/.well-known/openid-configuration"
     return path
 
 

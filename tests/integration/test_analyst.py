@@ -10,7 +10,8 @@ from pathlib import Path
 
 from examples.analyst import fleet
 from examples.analyst.agent import answer
-from examples.analyst.expected import questions
+from examples.analyst.expected import compositional, fleet_data, questions
+from examples.analyst.expected import supply as supply_data
 from tests.integration.conftest import Stack
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "examples" / "analyst" / "questions.json"
@@ -39,6 +40,9 @@ def test_the_expected_answers_are_those_the_script_computes() -> None:
     assert json.loads(QUESTIONS.read_text()) == questions(), "run: python -m examples.analyst.expected"
     assert len(questions()) >= 40
     assert {q["domain"] for q in questions()} == {"supply", "fleet"}
+    # issue 31: at least 30 compositional questions over its six classes, on both Domains
+    asked = compositional(supply_data(), fleet_data())
+    assert len(asked) >= 30 and {d for d, _, _ in asked} == {"supply", "fleet"}
 
 
 async def test_the_reference_agent_answers_the_questions(supply: Stack) -> None:

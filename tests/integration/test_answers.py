@@ -46,12 +46,14 @@ ADMIN = {
     "list_sessions",
     "start_web_session",
     "get_web_session",
+    "list_identity_providers",
     "list_domains",
     "create_domain",
     "get_domain",
     "create_grant",
     "delete_grant",
     "get_schema",
+    "change_schema",
     "create_branch",
     "list_branches",
     "get_branch",
@@ -103,11 +105,14 @@ RECONCILIATION = {
     "dismiss_reconciliation",
     "scan_reconciliation",
 }
+# Schema change sets, a Revision's changes and the plain listings (docs/schema.md, docs/rest.md).
+SCHEMA = {"change_schema", "get_revision", "list_records", "list_links"}
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
 # A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
-# (tests/integration/test_web_sessions.py) and of deleting a tag (test_tags.py).
-NOT_JSON = {"events", "end_web_session", "delete_tag"}
+# (tests/integration/test_web_sessions.py) and of deleting a tag (test_tags.py); the redirects of the
+# sign-in through an identity provider (test_oidc_web.py).
+NOT_JSON = {"events", "end_web_session", "delete_tag", "start_oidc_sign_in", "finish_oidc_sign_in"}
 
 
 class Answers:
@@ -146,7 +151,7 @@ class Answers:
 
 
 def test_the_areas_cover_every_json_endpoint() -> None:
-    areas = [ADMIN, READS, WRITES, RECONCILIATION, FEED, MEMORY, NOT_JSON]
+    areas = [ADMIN, READS, WRITES, RECONCILIATION, SCHEMA, FEED, MEMORY, NOT_JSON]
     assert sum(len(area) for area in areas) == len(set().union(*areas)), "an endpoint is in two areas"
     assert set().union(*areas) == set(BY_NAME)
 
@@ -168,6 +173,7 @@ async def test_administration_answers(supply: Stack) -> None:
     token = supply.http.cookies["lorebase_session"]
     supply.http.cookies.clear()
     await call("get_web_session", "/api/v1/web/session", headers={"Authorization": f"Bearer {token}"})
+    await call("list_identity_providers", "/api/v1/web/identity-providers")
     await call("list_domains", "/api/v1/domains")
     await call(
         "create_domain",
@@ -184,6 +190,10 @@ async def test_administration_answers(supply: Stack) -> None:
     await call("delete_grant", f"{D}/grants/{narrowed['id']}")
     await call("get_schema", D + "/schema")
     await call("get_schema", "/api/v1/domains/tiny/schema")  # no Revision yet: revision is null
+    rename = {"op": "rename_attribute", "kind": "Supplier", "attribute": "tier", "to": "supplier_tier"}
+    await call(
+        "change_schema", D + "/branches/main/schema/changes", json={"changes": [rename], "dry_run": True}
+    )
     await call("create_branch", D + "/branches", json={"name": "lay", "mode": "overlay"})
     await call("list_branches", D + "/branches")
     await call("get_branch", D + "/branches/main")
@@ -505,3 +515,26 @@ async def test_memory_answers(stack: Stack) -> None:
     await call("query_memory", "/api/v1/memory/query", json={"scope": SCOPE, "include_unavailable": True})
     await call("delete_memory_grant", "/api/v1/memory/grants/" + grant["id"])
     call.covered(MEMORY)
+
+
+async def test_schema_change_and_listing_answers(supply: Stack) -> None:
+    call = Answers(supply)
+    rename = {"op": "rename_attribute", "kind": "Supplier", "attribute": "tier", "to": "supplier_tier"}
+    changes = D + "/branches/main/schema/changes"
+    await call("change_schema", changes, json={"changes": [rename], "dry_run": True})
+    failing = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "legal_name",
+        "definition": {"type": "integer"},
+    }
+    dry = await call("change_schema", changes, json={"changes": [failing], "dry_run": True})
+    assert dry["valid"] is False and dry["violation_count"] == 30
+    changed = await call("change_schema", changes, json={"changes": [rename], "message": "rename"})
+    await call("get_revision", f"{D}/revisions/{changed['revision']}?limit=2")
+    await call("get_revision", f"{D}/revisions/{changed['revision'][:12]}")
+    await call("list_records", D + "/kinds/Supplier/records?limit=2")
+    await call("list_records", D + f"/kinds/Part/records?at={changed['revision']}")
+    await call("list_links", D + "/relations/supplied_by/links?limit=2")
+    await call("list_links", D + f"/relations/supplied_by/links?at={changed['revision']}")
+    call.covered(SCHEMA)

@@ -210,6 +210,32 @@ def _probes(p: Planted) -> dict[str, Probe]:
         "delete_webhook": Probe(Request("DELETE", D + "/webhooks/whk_absent")),
         "update_webhook": Probe(Request("PATCH", D + "/webhooks/whk_absent", body={"clearances": ["pii"]})),
         "get_schema": Probe(Request("GET", D + "/schema")),
+        "get_revision": Probe(
+            Request("GET", D + "/revisions/" + i["zeppelin_revision"]),
+            Request("GET", D + "/revisions/" + "0" * 64),
+        ),
+        "change_schema": Probe(
+            Request(
+                "POST",
+                D + "/branches/main/schema/changes",
+                body={
+                    "changes": [
+                        {"op": "rename_attribute", "kind": "Zeppelin", "attribute": "zq_secret", "to": "zq_x"}
+                    ],
+                    "dry_run": True,
+                },
+            ),
+            Request(
+                "POST",
+                D + "/branches/main/schema/changes",
+                body={
+                    "changes": [
+                        {"op": "rename_attribute", "kind": "Gizmo", "attribute": "zq_secret", "to": "zq_x"}
+                    ],
+                    "dry_run": True,
+                },
+            ),
+        ),
         "create_branch": Probe(
             Request("POST", D + "/branches", body={"name": "mx-{caller}", "from": "main"})
         ),
@@ -327,6 +353,12 @@ def _probes(p: Planted) -> dict[str, Probe]:
         ),
         "scan_reconciliation": Probe(Request("POST", D + "/reconciliation/scan")),
         "get_record": Probe(Request("GET", rec, {"links": "true", "lineage": "true"}), Request("GET", nope)),
+        "list_records": Probe(
+            Request("GET", D + "/kinds/Zeppelin/records"), Request("GET", D + "/kinds/Gizmo/records")
+        ),
+        "list_links": Probe(
+            Request("GET", D + "/relations/moors_at/links"), Request("GET", D + "/relations/gizmos/links")
+        ),
         "get_links": Probe(
             Request("GET", D + "/kinds/Vendor/records/V-1/links/zq_moorings"),
             Request("GET", D + "/kinds/Vendor/records/V-1/links/gizmos"),
@@ -423,6 +455,12 @@ def _probes(p: Planted) -> dict[str, Probe]:
         "start_web_session": Probe(Request("POST", "/api/v1/web/session", body={"key": "{key}"})),
         "get_web_session": Probe(Request("GET", "/api/v1/web/session")),
         "end_web_session": Probe(Request("DELETE", "/api/v1/web/session")),
+        # No identity provider is offered to the web app here: the list is empty, the sign-in 404.
+        "list_identity_providers": Probe(Request("GET", "/api/v1/web/identity-providers")),
+        "start_oidc_sign_in": Probe(Request("GET", "/api/v1/web/oidc/corp/start")),
+        "finish_oidc_sign_in": Probe(
+            Request("GET", "/api/v1/web/oidc/callback", params={"code": "c", "state": "s"})
+        ),
     }
 
 

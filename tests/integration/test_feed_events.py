@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 import pytest_asyncio
+from lorebase_feed.relay import Relay
 from sqlalchemy import text
 
 from lorebase.clients.feed import EventStream
@@ -188,3 +189,62 @@ async def test_sse_through_the_gateway(supply: Stack, feed: Feed) -> None:
             assert refused.json()["type"].endswith("resync-required")
     missing = await supply.http.get("/api/v1/domains/supply/branches/nope/events", headers=supply.admin)
     assert missing.status_code == 404
+
+
+async def _publish_everything(relay: Relay) -> None:
+    async with asyncio.timeout(20):
+        while True:
+            await relay.publish_pending()
+            if not await relay.db.read_one("unpublished", lambda txn: txn.unpublished(limit=1)):
+                return
+            await asyncio.sleep(0.05)
+
+
+async def _last_event_id(feed: Feed) -> str:
+    js = feed.nc.jetstream()
+    state = (await js.stream_info(feed.stream)).state
+    return str((await js.get_msg(feed.stream, state.last_seq)).headers["Lorebase-Event-Id"])
+
+
+async def test_a_restored_database_numbers_new_events_after_the_streams_last(
+    supply: Stack, nats_url: str
+) -> None:
+    """A database restored from a backup older than the stream: the relay that takes over moves the
+    outbox's sequence past the stream's last event, so a new event never reuses a lost one's
+    `evt_<sequence>` (JetStream's duplicate window would drop it, receivers deduplicating by id too),
+    marks what the restored outbox holds as published (it is on the stream), and a client whose
+    Last-Event-ID was lost is told to resync (docs/operations.md, "Backup and restore")."""
+    async with running_feed(supply, nats_url, relay=False) as feed:
+        relay = Relay(supply.rt.db, feed.nc.jetstream(), subjects=feed.subjects, stream=feed.stream)
+        for score in (61, 62):
+            await raise_risk(supply, score)
+        await _publish_everything(relay)
+        assert await _last_event_id(feed) == "evt_4"
+        # The restore, as the outbox sees it: events 3 and 4 are gone, 2 was not published yet, and
+        # the sequence is back at 2.
+        async with supply.rt.db.engine.begin() as conn:
+            await conn.execute(text("DELETE FROM outbox WHERE sequence > 2"))
+            await conn.execute(text("UPDATE outbox SET published_at = NULL WHERE sequence = 2"))
+            await conn.execute(text("SELECT setval(pg_get_serial_sequence('outbox', 'sequence'), 2)"))
+        messages = (await feed.nc.jetstream().stream_info(feed.stream)).state.messages
+
+        taking_over = Relay(supply.rt.db, feed.nc.jetstream(), subjects=feed.subjects, stream=feed.stream)
+        await _publish_everything(taking_over)
+        assert (await feed.nc.jetstream().stream_info(feed.stream)).state.messages == messages
+        for lost in ("3", "4"):
+            refused = await supply.http.get(
+                "/api/v1/domains/supply/branches/main/events",
+                headers={**supply.admin, "Last-Event-ID": lost},
+            )
+            assert refused.status_code == 409, refused.text
+            assert refused.json()["reason"] == "lost-in-restore"
+            assert "restored" in refused.json()["detail"]
+
+        await raise_risk(supply, 63)
+        await _publish_everything(taking_over)
+        assert await _last_event_id(feed) == "evt_5"
+        assert (await feed.nc.jetstream().stream_info(feed.stream)).state.messages == messages + 2
+        ahead = await supply.http.get(
+            "/api/v1/domains/supply/branches/main/events", headers={**supply.admin, "Last-Event-ID": "6"}
+        )
+        assert ahead.status_code == 409 and ahead.json()["reason"] == "ahead-of-stream"

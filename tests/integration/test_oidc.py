@@ -12,56 +12,31 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from lorebase_keeper.access import oidc
 
+from lorebase import oidc
 from lorebase.embedded import free_port
 from tests.integration.conftest import open_stack
 from tests.integration.gateway_server import serving
+from tests.oidc.provider import start_provider, stop_provider
 from tests.typescript_client import TYPESCRIPT, ensure_installed
 
 D = "/api/v1/domains/supply"
 
 
-def _provider(*options: str) -> tuple[subprocess.Popen[str], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.oidc.provider", "--port", str(port), *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    assert line.startswith("ready "), line
-    url = line.split()[1]
-    for _ in range(100):
-        try:
-            httpx.get(url + "/jwks", timeout=1, trust_env=False)
-            break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    return process, url
-
-
 @pytest.fixture(scope="module")
 def providers() -> Iterator[tuple[str, str]]:
-    trusted, stranger = _provider("--user", "Erin", "--groups", "supply-readers"), _provider()
+    trusted, stranger = start_provider("--user", "Erin", "--groups", "supply-readers"), start_provider()
     try:
         yield trusted[1], stranger[1]
     finally:
         for process, _ in (trusted, stranger):
-            process.terminate()
-            process.wait(10)
-            if process.stdout is not None:
-                process.stdout.close()
+            stop_provider(process)
 
 
 async def _token(issuer: str, **claims: str) -> str:
@@ -94,6 +69,9 @@ async def test_tokens_of_the_trusted_issuer_sign_people_in(
     monkeypatch.setattr(oidc, "MIN_REFETCH_S", 0.0)
     async with open_stack(database_url, LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps(issuers)) as stack:
         await stack.supply()
+        # No issuer has a web client: the web app offers the API key alone.
+        offered = await stack.http.get("/api/v1/web/identity-providers")
+        assert offered.status_code == 200 and offered.json() == {"providers": []}
         reader = await _token(trusted, sub="Alice@Example.com", groups="supply-readers", name="Alice")
         schema = await stack.http.get(D + "/schema", headers=_bearer(reader))
         assert schema.status_code == 200, schema.text
@@ -126,6 +104,54 @@ async def test_tokens_of_the_trusted_issuer_sign_people_in(
         assert (await stack.http.get(D + "/schema", headers=_bearer(rotated))).status_code == 200
         # API keys go on working beside tokens.
         assert (await stack.http.get(D + "/schema", headers=stack.admin)).status_code == 200
+
+
+async def test_a_token_of_one_tenant_never_gets_another_s_grants(
+    database_url: str, providers: tuple[str, str]
+) -> None:
+    """A multi-tenant issuer (tenant_claim `tid`): the same person's claim in two tenants names two
+    principals, each with its own tenant's grants, however the caches are warmed; a tenant not
+    listed, or a token naming none, is refused."""
+    trusted, _ = providers
+    issuers = [
+        {
+            "issuer": trusted,
+            "audience": "lorebase",
+            "tenant_claim": "tid",
+            "tenants": {
+                "t-acme": {"name": "acme", "grants": [{"domain": "supply", "role": "editor"}]},
+                "t-globex": {
+                    "name": "globex",
+                    "roles": {"auditors": [{"domain": "supply", "role": "viewer", "kinds": ["Part"]}]},
+                },
+            },
+        }
+    ]
+    async with open_stack(database_url, LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps(issuers)) as stack:
+        await stack.supply()
+        acme = _bearer(await _token(trusted, sub="alice", claims='{"tid": "t-acme"}'))
+        globex = _bearer(await _token(trusted, sub="alice", groups="auditors", claims='{"tid": "t-globex"}'))
+        supplier = D + "/kinds/Supplier/records/S-1001"
+        for _ in range(2):  # in either order, with the caches warm from the other tenant's token
+            assert (await stack.http.get(supplier, headers=acme)).status_code == 200
+            hidden = await stack.http.get(supplier, headers=globex)
+            assert hidden.status_code == 404, hidden.text  # its grant reads Parts only
+            assert (
+                await stack.http.get(D + "/kinds/Part/records/P-10028", headers=globex)
+            ).status_code == 200
+        whoami = [
+            (await stack.http.get("/api/v1/web/session", headers=h)).json()["principal"]
+            for h in (acme, globex)
+        ]
+        assert whoami == ["usr_acme_alice", "usr_globex_alice"]
+        body = {"parameters": {"key": "S-1001", "risk_score": 62}, "message": "From acme"}
+        execute = D + "/operations/update_supplier/execute"
+        assert (await stack.http.post(execute, json=body, headers=globex)).status_code in (403, 404)
+        assert (await stack.http.post(execute, json=body, headers=acme)).status_code == 200
+        for claims in ('{"tid": "t-initech"}', "{}"):
+            stranger = _bearer(await _token(trusted, sub="alice", groups="auditors", claims=claims))
+            refused = await stack.http.get(supplier, headers=stranger)
+            assert refused.status_code == 401 and "tenant" in refused.json()["detail"], refused.text
 
 
 async def test_herald_names_the_authorization_server(providers: tuple[str, str]) -> None:

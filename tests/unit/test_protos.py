@@ -15,6 +15,7 @@ NO_ROUTE: dict[str, str] = {
     "Feed.Status": "operator-facing publication state (published_through, pending, fence)",
     "Keeper.Authenticate": "service to service: the gateway asks who a credential is before it reads a large body",
     "Keeper.Authorize": "service to service: the feed asks keeper whether a call passes its endpoint's policy",
+    "Keeper.AuthorizeRead": "deprecated for one release: the previous release's feed asks it during a rolling upgrade",
     "Scribe.ListJobs": "operator-facing job state, read by health checks and the CLI, not by agents",
 }
 

@@ -101,9 +101,22 @@ def parse_last_event_id(value: str) -> int | None:
 async def check_not_ahead(db: Database, access: FeedAccess, last_event_id: int | None) -> None:
     """409 resync-required for a Last-Event-ID that no event ever had: one beyond the last outbox
     sequence handed out (a stream of another installation, or of a database restored from an older
-    backup). Without this the stream would wait, silent, for events that never come."""
+    backup), or one of the sequences skipped after a restore (lorebase_feed.relay: the events the
+    restore lost). Without this the stream would wait, silent, for events that never come, or go on
+    after a history that is gone."""
     if last_event_id is None:
         return
+    skipped = await db.read_one("outbox_sequences_skipped", _sequences_skipped)
+    if skipped is not None and skipped[0] <= last_event_id <= skipped[1]:
+        raise Problem(
+            409,
+            "resync-required",
+            f"Last-Event-ID {last_event_id} is an event lost when this server's database was restored "
+            f"from a backup (events {skipped[0]} to {skipped[1]}); take a new context pack (POST "
+            "/context) and follow from its revision without Last-Event-ID",
+            branch=access.branch,
+            reason="lost-in-restore",
+        )
     taken = await db.read_one("outbox_sequence_taken", _sequence_taken)
     if last_event_id > taken:
         raise Problem(
@@ -118,6 +131,10 @@ async def check_not_ahead(db: Database, access: FeedAccess, last_event_id: int |
 
 async def _sequence_taken(txn: Txn) -> int:
     return await txn.sequence_taken()
+
+
+async def _sequences_skipped(txn: Txn) -> tuple[int, int] | None:
+    return await txn.skipped_sequences()
 
 
 async def _page(txn: Txn, access: FeedAccess, after: int, upto: int) -> list[OutboxEvent]:

@@ -270,9 +270,11 @@ class Relay:
         """Mark published what the stream already holds: every sequence up to the stream's last
         `evt_<n>` (the relay publishes in sequence order up to its fence, so all of them are on the
         stream), then publish from there. A relay that died after JetStream's acknowledgement and
-        before marking therefore republishes nothing, even after the duplicate window. Needs
-        `stream`. False: not yet (the fence is below the stream's last sequence; try again next
-        pass)."""
+        before marking therefore republishes nothing, even after the duplicate window. A stream
+        beyond every event the outbox holds means a database restored from an older backup: the
+        outbox's sequence is moved past the stream's last (OutboxTxn.skip_sequences_past), so new
+        events never reuse the id of a lost one. Needs `stream`. False: not yet (the fence is
+        below the stream's last sequence; try again next pass)."""
         if self.stream is None:
             return True
         try:
@@ -286,7 +288,20 @@ class Relay:
         through = self.subjects.published_through((last.headers or {}).get("Nats-Msg-Id", ""))
         if through is None:
             return True
-        if through > upto:
+        skipped = await txn.skip_sequences_past(through) if through > await txn.last_sequence() else None
+        if skipped is not None:
+            # The stream is ahead of the database (restored from a backup): every event the outbox
+            # holds was on the stream already, and new ones are numbered after the stream's last.
+            logger.warning(
+                "stream %s holds events up to evt_%d, beyond this database's outbox (restored from a "
+                "backup?): evt_%d to evt_%d are lost, new events are numbered after them",
+                self.stream,
+                through,
+                skipped,
+                through,
+            )
+            upto = through
+        elif through > upto:
             return False
         result = await txn.conn.execute(
             text("UPDATE outbox SET published_at = :at WHERE published_at IS NULL AND sequence <= :through"),

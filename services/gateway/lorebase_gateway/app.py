@@ -102,7 +102,7 @@ def create_app(gateway: Gateway, *, metrics: bool = False) -> Starlette:
     if metrics:
         add_route(app, "/metrics", "GET", metrics_endpoint)
     for path, method, route in (
-        *contract_routes(),
+        *contract_routes(gateway),
         *declared_routes(gateway),
         *app_routes(gateway.app_files),
     ):

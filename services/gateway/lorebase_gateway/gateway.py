@@ -15,13 +15,37 @@ from lorebase.clients import (
 )
 from lorebase.clients._channel import ServiceClient
 from lorebase.config import Settings
-from lorebase.settings_model import Cors
+from lorebase.oidc import OidcVerifier
+from lorebase.problems import Problem
+from lorebase.settings_model import Cors, Oidc, OidcIssuer
 from lorebase_gateway.address_limits import AddressLimits
 from lorebase_gateway.body_gate import BodyGate
 from lorebase_gateway.fanout import Fanout, Follower
 from lorebase_gateway.read_cache import ReadCache
 from lorebase_gateway.stream_caps import StreamCaps
 from lorebase_gateway.web_app import AppFiles, web_root
+
+
+class WebSignIn:
+    """The identity providers offered to the web app (keeper.auth.oidc.issuers with a `web` client),
+    by their web client's id, and the one token verifier (lorebase.oidc); lorebase_gateway.web_oidc
+    runs their sign-in."""
+
+    def __init__(self, settings: Oidc) -> None:
+        self.providers = {i.web.id: i for i in settings.issuers if i.web is not None}
+        self.verifier = OidcVerifier(settings)
+
+    def provider(self, provider_id: str) -> OidcIssuer:
+        issuer = self.providers.get(provider_id)
+        if issuer is None:
+            raise Problem(
+                404,
+                "not-found",
+                f"no identity provider {provider_id!r} is offered to the web app; "
+                "GET /api/v1/web/identity-providers lists them",
+            )
+        return issuer
+
 
 # GET /health asks every service's gRPC health check at once, each with this deadline.
 HEALTH_CHECK_TIMEOUT_S = 2.0
@@ -50,6 +74,7 @@ class Gateway:
         read_cache: ReadCache | None = None,
         admin_key: str = "",
         cors: Cors | None = None,
+        oidc: Oidc | None = None,
     ) -> None:
         self.max_body_bytes = max_body_bytes
         self.max_import_body_bytes = max_import_body_bytes or max_body_bytes
@@ -63,6 +88,10 @@ class Gateway:
         self.app_files = AppFiles(web_root)  # the built web app (web.root; None: not built)
         self.read_cache = read_cache  # repeated reads that opted into staleness (None: none kept)
         self.cors = cors  # http.cors: browser clients on other origins (None or no origins: off)
+        # The issuers whose access tokens keeper accepts: /openapi.json names them (openIdConnect).
+        self.oidc_issuers = tuple(i.issuer for i in oidc.issuers) if oidc is not None else ()
+        # "Sign in with <issuer>" (lorebase_gateway.web_oidc); None: no issuer has a web client.
+        self.web_sign_in = WebSignIn(oidc) if oidc is not None and any(i.web for i in oidc.issuers) else None
         self.body_gate = BodyGate(None)  # large bodies only for a known credential (body_gate.py)
         # The operator's credential (admin.key), for Feed.Status behind /health's `degraded`.
         self._operator = f"Bearer {admin_key}" if admin_key else ""
@@ -94,6 +123,7 @@ class Gateway:
             ),
             admin_key=settings.model.admin.key,
             cors=http.cors,
+            oidc=settings.model.keeper.auth.oidc,
         )
 
     @property

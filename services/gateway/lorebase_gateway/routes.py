@@ -5,7 +5,8 @@ Every declared endpoint becomes one route: its parameters and body are parsed at
 (lorebase.clients.calls), and the answer goes back with `Lorebase-Revision` and, on cacheable reads,
 an ETag. Three endpoints are the gateway's own and have a handler here: `GET /health`, the event
 stream (GET .../events, through the fan-out) and the contract itself (`/openapi.json`, `/docs`);
-the web app's sign-in and sign-out set its cookie (lorebase_gateway.web_session).
+the web app's sign-in and sign-out set its cookie (lorebase_gateway.web_session), and its sign-in
+through an identity provider is the gateway's own too (lorebase_gateway.web_oidc).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from starlette.responses import HTMLResponse, Response
 from lorebase import consistency
 from lorebase.contract import ENDPOINTS, Endpoint
 from lorebase.contract.endpoint import READ_ORDER_HEADER
-from lorebase.contract.openapi import docs_page, document
+from lorebase.contract.openapi import docs_page, served_document
 from lorebase.features import health_document
 from lorebase.problems import Problem
 from lorebase_gateway.edge import check_body, credential, parameters, read_body
@@ -30,6 +31,7 @@ from lorebase_gateway.fanout import EventStreamResponse
 from lorebase_gateway.gateway import HEALTH_CHECK_TIMEOUT_S, Gateway
 from lorebase_gateway.read_cache import CACHE_STATUS, MIN_REVISION, Looked, max_stale, now
 from lorebase_gateway.responses import Route, answer_response, handled
+from lorebase_gateway.web_oidc import OIDC_ROUTES
 from lorebase_gateway.web_session import WEB_ROUTES
 
 
@@ -165,7 +167,7 @@ def _health(gw: Gateway, endpoint: Endpoint) -> Route:
     return health
 
 
-_OWN = {"events": _events, "health": _health, **WEB_ROUTES}
+_OWN = {"events": _events, "health": _health, **WEB_ROUTES, **OIDC_ROUTES}
 
 
 def declared_routes(gw: Gateway) -> list[tuple[str, str, Route]]:
@@ -180,9 +182,10 @@ def declared_routes(gw: Gateway) -> list[tuple[str, str, Route]]:
     ]
 
 
-def contract_routes() -> list[tuple[str, str, Route]]:
-    """`GET /openapi.json` and `GET /docs`: the contract, for anyone (no key)."""
-    openapi = orjson.dumps(document())
+def contract_routes(gw: Gateway) -> list[tuple[str, str, Route]]:
+    """`GET /openapi.json` and `GET /docs`: the contract, for anyone (no key); with identity
+    providers configured, the document names their openIdConnect schemes."""
+    openapi = orjson.dumps(served_document(gw.oidc_issuers))
     page = docs_page()
     # The page's one inline script, allowed by its digest; it reads /openapi.json and nothing else.
     script = page.split("<script>", 1)[1].split("</script>", 1)[0]

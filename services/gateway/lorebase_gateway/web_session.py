@@ -44,17 +44,19 @@ from lorebase_gateway.responses import Route, answer_response, problem_response
 
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CSRF_HEADER = "X-CSRF-Token"
-_TOKEN = re.compile(r"[\x21-\x7e]{1,512}")  # what a token in a cookie may be (keeper makes base64url)
+# What a token in a cookie may be: keeper makes base64url, an identity provider's access token is a
+# JWT (lorebase_gateway.web_oidc).
+_TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
 _KEY = re.compile(r"[\x20-\x7e]{1,8192}")
 
 
-def _own_origin(scope: Scope, headers: Headers) -> str:
+def own_origin(scope: Scope, headers: Headers) -> str:
     return f"{scope.get('scheme', 'http')}://{headers.get('host', '')}".lower()
 
 
 def _foreign_origin(scope: Scope, headers: Headers) -> Problem | None:
     origin = headers.get("origin")
-    own = _own_origin(scope, headers)
+    own = own_origin(scope, headers)
     # A page served over https by a TLS proxy the gateway does not trust reaches it as http: the
     # same host over https is still this site (the other way round, an http page, is not).
     upgraded = "https://" + own.removeprefix("http://") if own.startswith("http://") else own
@@ -63,7 +65,7 @@ def _foreign_origin(scope: Scope, headers: Headers) -> Problem | None:
     return Problem(
         403,
         "cross-origin-request",
-        f"a write with the session cookie must come from this origin ({_own_origin(scope, headers)}), "
+        f"a write with the session cookie must come from this origin ({own_origin(scope, headers)}), "
         f"not {origin}; agents send Authorization: Bearer <key> instead of the cookie",
     )
 
@@ -110,10 +112,15 @@ class SessionCookies:
         await self.app(scope, receive, send)
 
 
-def _cookie(request: Request, gw: Gateway, token: str, max_age: int) -> str:
+def secure_cookie(request: Request, gw: Gateway, value: str) -> str:
+    """A Set-Cookie value with `; Secure` when web.cookie_secure says so (auto: over https)."""
     secure = gw.cookie_secure == "always" or (gw.cookie_secure == "auto" and request.url.scheme == "https")
-    value = f"{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}"
     return value + "; Secure" if secure else value
+
+
+def session_cookie(request: Request, gw: Gateway, token: str, max_age: int) -> str:
+    value = f"{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}"
+    return secure_cookie(request, gw, value)
 
 
 def _start(gw: Gateway, endpoint: Endpoint) -> Route:
@@ -131,7 +138,7 @@ def _start(gw: Gateway, endpoint: Endpoint) -> Route:
         response = answer_response(request, replace(answer, headers=headers))
         expires_at = datetime.fromisoformat(answer.json()["expires_at"].replace("Z", "+00:00"))
         max_age = max(1, math.ceil((expires_at - datetime.now(UTC)).total_seconds()))
-        response.headers.append("Set-Cookie", _cookie(request, gw, token, max_age))
+        response.headers.append("Set-Cookie", session_cookie(request, gw, token, max_age))
         return response
 
     return start_web_session
@@ -145,7 +152,7 @@ def _end(gw: Gateway, endpoint: Endpoint) -> Route:
             response = Response(status_code=204)
         except Problem as problem:
             response = problem_response(problem)
-        response.headers.append("Set-Cookie", _cookie(request, gw, "", 0))
+        response.headers.append("Set-Cookie", session_cookie(request, gw, "", 0))
         return response
 
     return end_web_session
@@ -153,4 +160,12 @@ def _end(gw: Gateway, endpoint: Endpoint) -> Route:
 
 WEB_ROUTES = {"start_web_session": _start, "end_web_session": _end}
 
-__all__ = ["CSRF_HEADER", "UNSAFE", "WEB_ROUTES", "SessionCookies"]
+__all__ = [
+    "CSRF_HEADER",
+    "UNSAFE",
+    "WEB_ROUTES",
+    "SessionCookies",
+    "own_origin",
+    "secure_cookie",
+    "session_cookie",
+]

@@ -33,12 +33,13 @@ async def _scan_domain(txn: Txn, domain: DomainRow, settings: Settings) -> ScanR
     branch = await txn.get_branch(domain.id, domain.default_branch)
     if branch is None:
         return None
+    document = await txn.schema_document(domain, branch.schema_digest)
     return await scan_branch(
         txn,
         domain.id,
         branch,
-        load_schema(domain.schema),
-        domain.schema,
+        load_schema(document),
+        document,
         settings.model.scribe.reconciliation,
         utc_now(),
     )

@@ -22,10 +22,10 @@ async def recount(db: Database) -> int:
 
 async def _recount_domain(txn: Txn, domain: DomainRow) -> int:
     await txn.repeatable_read()
-    schema = load_schema(domain.schema)
     branch = await txn.get_branch(domain.id, domain.default_branch)
     if branch is None:
         return 0
+    schema = load_schema(await txn.schema_document(domain, branch.schema_digest))
     known = await txn.get_statistics(domain.id, branch.name, list(schema.kinds))
     counted = 0
     for kind in schema.kinds.values():

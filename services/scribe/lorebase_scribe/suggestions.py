@@ -109,7 +109,8 @@ async def _suggest_domain(txn: Txn, domain: DomainRow, settings: Settings) -> in
     )
     if not misses:
         return 0
-    schema = load_schema(domain.schema)
+    branch = await txn.get_branch(domain.id, domain.default_branch)
+    schema = load_schema(await txn.schema_document(domain, None if branch is None else branch.schema_digest))
     terms = await _terms(txn, domain, schema, settings)
     made = 0
     for phrase, count in misses:

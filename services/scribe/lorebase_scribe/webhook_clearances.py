@@ -29,10 +29,11 @@ async def cleared_inputs(
     page: list[DeliveryRow],
     hooks: dict[str, WebhookRow],
     events: dict[int, OutboxEvent],
-    schemas: dict[int, Any],
+    schemas: dict[tuple[int, str], Any],
 ) -> dict[str, dict[str, Any]]:
     """The invocations behind the page's operation events bound for webhooks with clearances (by
-    id), and the schemas of their Domains (parsed into `schemas`)."""
+    id), and the schemas their Revisions were committed under (parsed into `schemas`, by Domain id
+    and Revision)."""
     wanted = [
         events[d.sequence] for d in page if _wants_reveal(hooks.get(d.webhook_id), events.get(d.sequence))
     ]
@@ -40,23 +41,32 @@ async def cleared_inputs(
         return {}
     from lorebase.schema import load_schema
 
-    async def load(txn: Txn) -> tuple[dict[str, dict[str, Any]], dict[int, dict[str, Any]]]:
+    async def load(txn: Txn) -> tuple[dict[str, dict[str, Any]], dict[tuple[int, str], dict[str, Any]]]:
         return (
             await txn.invocations_by_id_full([str(e.event["invocation_id"]) for e in wanted]),
-            await txn.domain_schemas([e.domain_id for e in wanted if e.domain_id not in schemas]),
+            await txn.revision_schemas(
+                [
+                    (e.domain_id, e.revision)
+                    for e in wanted
+                    if e.revision and (e.domain_id, e.revision) not in schemas
+                ]
+            ),
         )
 
     found, documents = await db.read("webhook_reveal_load", load)
-    for domain_id, document in documents.items():
+    for ref, document in documents.items():
         try:
-            schemas[domain_id] = load_schema(document)
+            schemas[ref] = load_schema(document)
         except Exception:  # a schema that no longer loads reveals nothing
-            schemas[domain_id] = None
+            schemas[ref] = None
     return found
 
 
 def delivery_document(
-    hook: WebhookRow, event: OutboxEvent, cleared: dict[str, dict[str, Any]], schemas: dict[int, Any]
+    hook: WebhookRow,
+    event: OutboxEvent,
+    cleared: dict[str, dict[str, Any]],
+    schemas: dict[tuple[int, str], Any],
 ) -> dict[str, Any]:
     """What this webhook receives: the stored document, with the values its clearances cover
     re-rendered (lorebase.operation_events) for operation events."""
@@ -64,7 +74,7 @@ def delivery_document(
     if not _wants_reveal(hook, event):
         return document
     invocation = cleared.get(str(event.event["invocation_id"]))
-    schema = schemas.get(event.domain_id)
+    schema = schemas.get((event.domain_id, event.revision or ""))
     if invocation is None or schema is None:
         return document
     from lorebase.operation_events import revealed

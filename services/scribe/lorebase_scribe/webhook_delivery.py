@@ -96,7 +96,9 @@ async def deliver_pending(
     # Scribe that dies mid-page leaves its claimed deliveries to another one after that.
     lease = timedelta(seconds=settings.pass_timeout_s + settings.timeout_s + LEASE_MARGIN_S)
 
-    schemas: dict[int, Any] = {}  # DomainSchema by domain id, parsed once per pass
+    # DomainSchema by (Domain id, Revision): the schema each event's Revision was committed under,
+    # parsed once per pass.
+    schemas: dict[tuple[int, str], Any] = {}
 
     async def one(
         delivery: DeliveryRow,

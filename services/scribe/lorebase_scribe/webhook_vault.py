@@ -31,7 +31,7 @@ async def reveal_delivery(
     hook: WebhookRow,
     event: OutboxEvent,
     document: dict[str, Any],
-    schemas: dict[int, Any],
+    schemas: dict[tuple[int, str], Any],
 ) -> dict[str, Any]:
     """`document` with its vault refs shown as this webhook may see them, as of now."""
     body = orjson.dumps(document)
@@ -44,7 +44,7 @@ async def reveal_delivery(
     if not refs:
         return document
     entries = await db.read("webhook_vault_reveal", lambda txn: txn.get_vault_entries(refs))
-    schema = schemas.get(event.domain_id)
+    schema = schemas.get((event.domain_id, event.revision or ""))
     shown: dict[str, Any] = {}
     for ref in refs:
         entry = entries.get(ref)

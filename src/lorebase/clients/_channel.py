@@ -18,6 +18,8 @@ from lorebase.grpc_serve import MAX_MESSAGE_BYTES, MAX_METADATA_BYTES
 from lorebase.logs import REQUEST_ID, REQUEST_ID_METADATA
 
 T = TypeVar("T")
+RECONNECT_INITIAL_MS = 250
+RECONNECT_MAX_MS = 2000
 
 # The agent session of the request being served (the gateway sets it from `Lorebase-Session`).
 SESSION: ContextVar[str | None] = ContextVar("lorebase_session", default=None)
@@ -63,6 +65,13 @@ class ServiceClient:
                 # A name resolving to several pods (the Helm chart's headless Services) gets its
                 # calls spread over all of them, not pinned to the first address.
                 ("grpc.lb_policy_name", "round_robin"),
+                # A replica that went away is tried again within RECONNECT_MAX_MS, not after gRPC's
+                # default backoff of up to two minutes: a restarted or replaced replica (a rolling
+                # upgrade) serves again in seconds, and while the others also restart, the calls
+                # would have no replica left to go to.
+                ("grpc.initial_reconnect_backoff_ms", RECONNECT_INITIAL_MS),
+                ("grpc.min_reconnect_backoff_ms", RECONNECT_INITIAL_MS),
+                ("grpc.max_reconnect_backoff_ms", RECONNECT_MAX_MS),
             ],
             # With tracing on: a span per call, its context in the metadata (lorebase.tracing).
             interceptors=tracing.client_interceptors() or None,

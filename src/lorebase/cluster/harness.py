@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -66,8 +67,13 @@ class Cluster:
         settings: dict[str, str] | None = None,
         admin_key: str | None = None,
         quiet: bool = False,
+        python: str | Path = sys.executable,
+        several_hosts: bool = True,
     ) -> None:
         self.directory = directory
+        self.python = str(python)  # the release every service runs (lorebase.cluster.release)
+        # database.url and nats.url list every server (v0.9.0 takes one of each: False)
+        self.several_hosts = several_hosts
         self.values = ClusterValues.load(values)
         self.settings = dict(settings or {})
         self.quiet = quiet
@@ -79,6 +85,7 @@ class Cluster:
         self.admin_key = admin_key or ""
         self.password = ""
         self.env: dict[str, str] = {}
+        self.restore_timings: dict[str, float] = {}  # of the last restore(), in seconds
         self._watching: threading.Thread | None = None
         self._stop_watching = threading.Event()
         self._lock = threading.Lock()
@@ -96,8 +103,10 @@ class Cluster:
 
     @property
     def database_url(self) -> str:
-        """What database.url is: every server, the read-write one chosen at each connection."""
-        return _app_url(self.password, [s.port for s in self.postgres.servers], read_write=True)
+        """What database.url is: every server, the read-write one chosen at each connection (or the
+        primary alone, for a release before several hosts were taken: `several_hosts=False`)."""
+        servers = self.postgres.servers if self.several_hosts else [self.postgres.primary]
+        return _app_url(self.password, [s.port for s in servers], read_write=self.several_hosts)
 
     def server_url(self, name: str) -> str:
         """The application role's URL of one PostgreSQL server (primary, sync1, async1)."""
@@ -108,7 +117,7 @@ class Cluster:
         standbys = [self.server_url(s.name) for s in self.postgres.servers if s.role == "standby"]
         return {
             "database-url": self.database_url,
-            "nats-url": self.nats.url,
+            "nats-url": self.nats.url if self.several_hosts else self.nats.nodes[0].url,
             "standby-urls": yaml.safe_dump(standbys, default_flow_style=True, width=100000).strip(),
         }
 
@@ -128,13 +137,11 @@ class Cluster:
         self.nats.start()
         for node in self.nats.nodes:
             self.supervisor.adopt(ServerProcess(node.name, node))
-        self._say("migrating the database")
-        from lorebase_store.migrate import upgrade
-
-        upgrade(self.database_url)
         if not self.admin_key:
             self.admin_key, _ = kept_secret(self.directory / "admin.key", prefix="lbk_")
         self.env = self._environment()
+        self._say("migrating the database")
+        self.migrate(self.python)
         for name in COMPONENTS:
             for index in range(len(self.ports[name])):
                 self.start_service(name, index)
@@ -165,6 +172,18 @@ class Cluster:
         env.update(self.settings)
         return env
 
+    def migrate(self, python: str | Path) -> None:
+        """`lorebase migrate` of the release whose python is `python`, as the chart's hook Job runs it."""
+        result = subprocess.run(
+            [str(python), "-m", "lorebase", "migrate"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            raise EmbeddedServerError(f"lorebase migrate failed: {result.stderr[-2000:]}")
+
     def unit_name(self, name: str, index: int) -> str:
         return f"{name}-{index + 1}"
 
@@ -184,7 +203,7 @@ class Cluster:
         else:
             own[f"LOREBASE_SERVICES__{name.upper()}__LISTEN"] = f"127.0.0.1:{port}"
         unit_name = self.unit_name(name, index)
-        program = list(command) if command else [sys.executable, "-m", "lorebase", name]
+        program = list(command) if command else [self.python, "-m", "lorebase", name]
         unit = ServiceProcess(unit_name, program, own, lambda: {"process_group": 0}, stop_timeout_s=20)
         with self._lock:
             old = self.service(name, index)
@@ -256,6 +275,43 @@ class Cluster:
             self.supervisor.stop()
         self.nats.stop()
         self.postgres.stop()
+
+    def stop_services(self) -> None:
+        """Stop every replica of every service (the servers go on), as scaling each Deployment to 0."""
+        with self._lock:  # the supervising thread must not restart them meanwhile
+            units = [unit for unit in self.supervisor.units if isinstance(unit, ServiceProcess)]
+            for unit in units:  # every graceful shutdown at once, as a Deployment scaled to 0
+                if unit.process is not None and unit.poll() is None:
+                    unit.process.terminate()
+            for unit in units:
+                self.supervisor.remove(unit)
+
+    def start_services(self) -> None:
+        """Start every replica of every service with the environment of the servers as they are now
+        (after a restore: database.url names the restored server alone), and wait until healthy."""
+        self.env = self._environment()
+        for name in COMPONENTS:
+            for index in range(len(self.ports[name])):
+                self.start_service(name, index)
+        self.wait_healthy()
+
+    def restore(self, backup: Path, target: str) -> None:
+        """A restore to a point in time, as an operator runs one: stop the services, replace the
+        PostgreSQL servers by one made from the base backup `backup` and the archived WAL up to the
+        restore point `target` (ReplicatedPostgres.restore), start the services on it. NATS keeps
+        what it had (the stream is ahead of the restored outbox: lorebase_feed.relay handles it)."""
+        self._say(f"restoring PostgreSQL from {backup} to the restore point {target!r}")
+        began = time.monotonic()
+        self.stop_services()
+        stopped = time.monotonic()
+        self.postgres.restore(backup, target)
+        recovered = time.monotonic()
+        self.start_services()
+        self.restore_timings = {
+            "services stopped": stopped - began,
+            "recovered and promoted": recovered - stopped,
+            "services healthy": time.monotonic() - recovered,
+        }
 
     def kill(self, name: str, index: int, sig: signal.Signals = signal.SIGKILL) -> int:
         """Send `sig` to replica `index` of service `name`; its pid."""

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,15 @@ cluster {
   routes: [%(routes)s]
 }
 """
+
+
+@dataclass(frozen=True)
+class RaftView:
+    """One node's view of a Raft group (its `/raftz`): its own state, the term, the leader it names."""
+
+    state: str  # LEADER, FOLLOWER, CANDIDATE
+    term: int
+    leader: str | None  # a node's name
 
 
 class NatsNode:
@@ -160,23 +170,75 @@ class NatsCluster:
                 raise EmbeddedServerError(f"the NATS cluster did not become healthy:\n{tails}")
             time.sleep(0.1)
 
-    def stream_leader(self, stream: str) -> NatsNode | None:
-        """The node that leads `stream` now, as a running node reports it."""
+    def raft_group(self, stream: str) -> str | None:
+        """The name of `stream`'s Raft group, as a running node reports it."""
         for node in self.nodes:
+            if node.poll() is not None:
+                continue
             try:
-                info = node.monitor("/jsz?streams=true&raft=true&acc=$G")
+                info = node.monitor("/jsz?streams=true&acc=$G")
             except (OSError, ValueError):
                 continue
             for account in info.get("account_details", []) or []:
                 for detail in account.get("stream_detail", []) or []:
                     if detail.get("name") == stream:
-                        leader = (detail.get("cluster") or {}).get("leader")
-                        return next((n for n in self.nodes if n.name == leader), None)
+                        group = (detail.get("cluster") or {}).get("raft_group")
+                        if group:
+                            return str(group)
         return None
+
+    def stream_views(self, stream: str) -> dict[str, RaftView | None]:
+        """Each node's Raft state for `stream` (None: it did not answer)."""
+        group = self.raft_group(stream)
+        answers: dict[str, dict[str, Any] | None] = {}
+        for node in self.nodes:
+            answers[node.name] = None
+            if group is None or node.poll() is not None:
+                continue
+            try:
+                accounts = node.monitor(f"/raftz?acc=$G&group={group}")
+            except (OSError, ValueError):
+                continue
+            answers[node.name] = ((accounts or {}).get("$G") or {}).get(group)
+        names = {str(a["id"]): name for name, a in answers.items() if a and a.get("id")}
+        return {
+            name: None
+            if answer is None
+            else RaftView(
+                str(answer.get("state")), int(answer.get("term") or 0), names.get(str(answer.get("leader")))
+            )
+            for name, answer in answers.items()
+        }
+
+    def stream_election(self, stream: str) -> tuple[NatsNode, int] | None:
+        """`stream`'s leader and its Raft term, once every node names that leader in that term and
+        the leader says it leads; None meanwhile. For seconds after a leader dies its followers still
+        name it (until the election), and a leader killed and restarted names itself for a moment,
+        in its old term: an election after a fault is a term above the one before it."""
+        views = self.stream_views(stream)
+        if any(view is None for view in views.values()):
+            return None
+        agreed = {(view.leader, view.term) for view in views.values() if view is not None}
+        if len(agreed) != 1:
+            return None
+        leader, term = agreed.pop()
+        node = next((n for n in self.nodes if n.name == leader), None)
+        if (
+            node is None
+            or node.poll() is not None
+            or (views[node.name] or RaftView("", 0, None)).state != "LEADER"
+        ):
+            return None
+        return node, term
+
+    def stream_leader(self, stream: str) -> NatsNode | None:
+        """The node that leads `stream` now (stream_election), or None while that is not settled."""
+        elected = self.stream_election(stream)
+        return None if elected is None else elected[0]
 
     def stop(self) -> None:
         for node in reversed(self.nodes):
             node.stop()
 
 
-__all__ = ["NatsCluster", "NatsNode"]
+__all__ = ["NatsCluster", "NatsNode", "RaftView"]

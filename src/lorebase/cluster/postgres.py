@@ -173,9 +173,55 @@ class ReplicatedPostgres:
                 other.role = "old-primary"
         server.role = "primary"
 
+    def base_backup(self, directory: Path) -> Path:
+        """A base backup of the primary (`pg_basebackup`, with the WAL it needs) in `directory`."""
+        self.copy_of(self.primary.server, directory)
+        return directory
+
+    def restore(self, backup: Path, target: str, name: str = "restored", timeout_s: float = 120.0) -> Server:
+        """Stop every server and start, in place of them all, one made from `backup` that replays the
+        archived WAL up to the restore point `target` (`pg_create_restore_point`) and is promoted
+        there: a restore to a point in time. It archives on (a new timeline) and has no standby."""
+        for server in self.servers:
+            server.server.stop()
+        directory = self.directory / f"pg-{name}"
+        if directory.exists():
+            shutil.rmtree(directory)
+        shutil.copytree(backup, directory, symlinks=True)
+        (directory / "postgres" / "standby.signal").unlink(missing_ok=True)
+        (directory / "postgres" / "recovery.signal").touch()
+        own_for_server(directory)
+        settings = {
+            **_primary_settings(self.archive),
+            "synchronous_standby_names": "",
+            "restore_command": f"cp {self.archive}/%f %p",
+            "recovery_target_name": target,
+            "recovery_target_action": "promote",
+        }
+        restored = EmbeddedPostgres(directory, settings=settings, hba=HBA_REPLICATION)
+        restored.start()
+        asyncio.run(_wait_promoted(restored.url, timeout_s))
+        self.servers = [Server(name, "primary", restored)]
+        return self.servers[0]
+
     def stop(self) -> None:
         for server in reversed(self.servers):
             server.server.stop()
+
+
+async def _wait_promoted(url: str, timeout_s: float) -> None:
+    """Until the server at `url` has left recovery (reached its target and promoted itself)."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while True:
+        conn = await asyncpg.connect(url)
+        try:
+            if not await conn.fetchval("SELECT pg_is_in_recovery()"):
+                return
+        finally:
+            await conn.close()
+        if asyncio.get_running_loop().time() > deadline:
+            raise EmbeddedServerError(f"the restored server did not leave recovery within {timeout_s:.0f} s")
+        await asyncio.sleep(0.2)
 
 
 async def _promote(url: str) -> None:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
 
 from lorebase.contract import answers, examples
 from lorebase.contract._base import DOMAIN, Body
-from lorebase.contract.endpoint import Endpoint, Path, Query, Request
-from lorebase.contract.fields import BranchRef, DomainName, NewBranchName
+from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
+from lorebase.contract.fields import (
+    BodyKey,
+    BranchRef,
+    Document,
+    DomainName,
+    HeadRef,
+    IdempotencyKey,
+    Name,
+    NewBranchName,
+    RevisionRef,
+    bounded,
+)
 from lorebase.contract.policy import Need, Owner, P, Scope, Target, grant
 from lorebase.contract.schemas import members
 
@@ -20,6 +31,71 @@ Approvals = Annotated[int, Meta(ge=0, le=10, description="Approvals a merge into
 class GetSchema(Request, frozen=True, kw_only=True):
     domain: Annotated[DomainName, Path]
     branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+
+
+class Backfill(Body, frozen=True, kw_only=True):
+    """The value an Attribute takes on Records without one: a constant `value`, or an `expression`
+    over the Record's values (the Derivation language without aggregates; names as the new schema
+    spells them)."""
+
+    value: Any = None
+    expression: Annotated[str, bounded(2000, "An expression over the Record's own values")] | None = None
+
+
+SchemaOp = Literal[
+    "add_kind",
+    "change_kind",
+    "remove_kind",
+    "add_attribute",
+    "rename_attribute",
+    "remove_attribute",
+    "change_attribute",
+    "add_relation",
+    "remove_relation",
+    "put_operation",
+    "remove_operation",
+    "put_lens",
+    "remove_lens",
+]
+
+
+class SchemaChangeItem(Body, frozen=True, kw_only=True):
+    """One change of a change set (docs/schema.md, "Changing a schema" lists what each op takes)."""
+
+    op: SchemaOp
+    kind: Name | None = None
+    attribute: Name | None = None
+    relation: Name | None = None
+    operation: Name | None = None
+    lens: Name | None = None
+    to: Name | None = None
+    definition: Document | None = None
+    backfill: Backfill | None = None
+    map: (
+        Annotated[Document, Meta(description="Old values to new ones, applied before a conversion")] | None
+    ) = None
+    delete_data: bool = False
+
+
+class SchemaChangeSet(Body, frozen=True, kw_only=True):
+    """A change set: its changes in order, applied as one Revision with its data migration. A Record
+    that would end invalid refuses the whole (422 naming it) unless `on_invalid` is `clear` (its
+    invalid values that are not required are cleared)."""
+
+    changes: Annotated[list[SchemaChangeItem], Meta(min_length=1, max_length=200)]
+    message: Annotated[str, bounded(4096, "The Revision's message")] | None = None
+    dry_run: bool = False
+    expected_head: HeadRef | None = None
+    idempotency_key: BodyKey | None = None
+    on_invalid: Literal["refuse", "clear"] = "refuse"
+
+
+class ChangeSchema(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[BranchRef, Path]
+    idempotency_key: Annotated[IdempotencyKey, Header("Idempotency-Key")] = ""
+    body: SchemaChangeSet
 
 
 class NewBranch(Body, frozen=True, kw_only=True):
@@ -73,6 +149,27 @@ ENDPOINTS = [
         policy=grant(P.DATA_READ, scope=Scope.READABLE),
         etag=True,
         response=answers.schema.SchemaView,
+    ),
+    Endpoint(
+        "change_schema",
+        "POST",
+        BRANCH + "/schema/changes",
+        "keeper",
+        "ChangeSchema",
+        ChangeSchema,
+        "Change the schema on a branch: a change set as one Revision, with its data migration",
+        "schema",
+        policy=grant(P.DATA_READ, P.SCHEMA_CHANGE, scope=Scope.EVERY_KIND),
+        description="Adds, renames and removes Kinds, Attributes and Relations, changes types, enums, "
+        "constraints and aliases, and sets Operations and lenses, in one Revision (origin `schema`, "
+        "`schema_changed: true` on every feed) that migrates the data with it: renamed values keep "
+        "their Records, history and lineage; backfills and conversions are written; a Record that "
+        "would end invalid refuses the whole change set (422 naming it). `dry_run` answers what it "
+        "would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md).",
+        problems=(409,),
+        response=answers.schema.SchemaChange,
+        bulk=True,
+        clears_cache=True,
     ),
     Endpoint(
         "create_branch",

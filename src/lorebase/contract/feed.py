@@ -114,7 +114,8 @@ ENDPOINTS = [
         problems=(409, 503),
         media_types=("text/event-stream",),
         description="Resume with Last-Event-ID (or ?last_event_id=); one ahead of every event of the "
-        "server answers 409 resync-required. Keep-alive comments every "
+        "server, or one lost when the database was restored from a backup, answers 409 resync-required "
+        "(reason ahead-of-stream or lost-in-restore). Keep-alive comments every "
         "agents.feed.heartbeat_s; the server ends the stream after agents.feed.max_connection_s.",
     ),
     Endpoint(

@@ -12,6 +12,7 @@ may answer 401, 403, 404, 429 and 503, every call with parameters 400, every cal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -159,8 +160,10 @@ def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         headers["Cache-Control"] = {"schema": {"type": "string", "enum": ["no-store"]}}
     if endpoint.read_cache:
         headers.update(_READ_CACHE_HEADERS)
+    if 300 <= endpoint.success < 400:  # a redirect: where the browser goes next
+        headers["Location"] = {"description": "Where the browser goes next", "schema": {"type": "string"}}
     answer: dict[str, Any] = {"description": endpoint.summary}
-    if endpoint.success != 204:  # No Content
+    if endpoint.success != 204 and content:  # 204 No Content; a redirect's body is nobody's
         answer["content"] = content
     if headers:
         answer["headers"] = headers
@@ -305,7 +308,12 @@ def document() -> dict[str, Any]:
             "components": {
                 "schemas": schemas,
                 "securitySchemes": {
-                    "bearer": {"type": "http", "scheme": "bearer", "description": "An API key"},
+                    "bearer": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "An API key (an identity provider's access token travels the same "
+                        "way: its openIdConnect scheme, when one is configured)",
+                    },
                     "session": {
                         "type": "apiKey",
                         "in": "cookie",
@@ -317,6 +325,44 @@ def document() -> dict[str, Any]:
             },
         }
     )
+
+
+def oidc_schemes(issuers: Sequence[str]) -> dict[str, Any]:
+    """The `openIdConnect` security schemes of the identity providers whose access tokens Lorebase
+    accepts (keeper.auth.oidc.issuers): one per issuer (`oidc`, or `oidc_1`, `oidc_2`... for more than
+    one), each naming its discovery document."""
+    named = ["oidc"] if len(issuers) == 1 else [f"oidc_{n}" for n in range(1, len(issuers) + 1)]
+    return {
+        name: {
+            "type": "openIdConnect",
+            "openIdConnectUrl": issuer.rstrip("/") + "/.well-known/openid-configuration",
+            "description": f"An access token (JWT) of the identity provider {issuer}, as "
+            "`Authorization: Bearer <token>` (docs/security.md)",
+        }
+        for name, issuer in zip(named, issuers, strict=True)
+    }
+
+
+def served_document(issuers: Sequence[str] = ()) -> dict[str, Any]:
+    """The document as the gateway serves it: `document()`, and with identity providers configured
+    their `openIdConnect` schemes, which every operation that needs a credential accepts too."""
+    base = document()
+    if not issuers:
+        return base
+    schemes = oidc_schemes(issuers)
+    security = SECURITY + [{name: []} for name in schemes]
+    paths = {
+        path: {
+            method: {**operation, "security": security} if operation["security"] else operation
+            for method, operation in methods.items()
+        }
+        for path, methods in base["paths"].items()
+    }
+    components = {
+        **base["components"],
+        "securitySchemes": {**base["components"]["securitySchemes"], **schemes},
+    }
+    return {**base, "paths": paths, "components": components}
 
 
 _PAGE = """<!doctype html>

@@ -42,6 +42,7 @@ class Permission(StrEnum):
     CONFIDENTIAL_READ = "confidential.read"
     RESTRICTED_READ = "restricted.read"
     DATA_ERASE = "data.erase"
+    SCHEMA_CHANGE = "schema.change"  # change sets on a branch (docs/schema.md, "Changing a schema")
 
 
 P = Permission

@@ -52,6 +52,32 @@ class GetLinks(Request, frozen=True, kw_only=True):
     cursor: Annotated[Cursor, Query] = ""
 
 
+class ListRecords(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    kind: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+    limit: Annotated[Limit, Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
+
+
+class ListLinks(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    relation: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    at: Annotated[RevisionRef, Query] = ""
+    limit: Annotated[Limit, Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
+
+
+class GetRevision(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    revision: Annotated[Name, Path]
+    branch: Annotated[BranchRef, Query] = ""
+    limit: Annotated[Limit, Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
+
+
 class GetHistory(Request, frozen=True, kw_only=True):
     domain: Annotated[DomainName, Path]
     kind: Annotated[Name, Path]
@@ -247,6 +273,55 @@ ENDPOINTS = [
         etag=True,
         read_cache=True,
         response=answers.records.LinksPage,
+    ),
+    Endpoint(
+        "list_records",
+        "GET",
+        DOMAIN + "/kinds/{kind}/records",
+        "keeper",
+        "ListRecords",
+        ListRecords,
+        "A page of a Kind's Records, in key order",
+        "reads",
+        policy=grant(P.DATA_READ, scope=Scope.KIND, kind="kind"),
+        description="Every Record of the Kind at the branch's head or at `at`, a page at a time "
+        "(`limit`, default and bounds of read.query; `next_cursor`): a query without a filter and "
+        "without coverage, answered like POST /query.",
+        etag=True,
+        response=answers.graph.QueryResult,
+    ),
+    Endpoint(
+        "list_links",
+        "GET",
+        DOMAIN + "/relations/{relation}/links",
+        "keeper",
+        "ListLinks",
+        ListLinks,
+        "A page of a Relation's Links, ordered by from and to key",
+        "reads",
+        policy=grant(P.DATA_READ, scope=Scope.READABLE),
+        description="Every Link of the Relation (its forward name) at the branch's head or at `at`, a "
+        "page at a time (`limit`, default and bounds of read.links; `next_cursor`). A Relation with an "
+        "end the caller may not read answers like an unknown one.",
+        etag=True,
+        response=answers.records.RelationLinksPage,
+    ),
+    Endpoint(
+        "get_revision",
+        "GET",
+        DOMAIN + "/revisions/{revision}",
+        "keeper",
+        "GetRevision",
+        GetRevision,
+        "One Revision and its changes: Records, Links and the schema",
+        "reads",
+        policy=grant(P.DATA_READ, scope=Scope.EVERY_KIND),
+        description="The Revision a Revision id, a unique prefix or a tag names on the branch's "
+        "first-parent history (`branch`, default the default branch), who made it and why, the schema "
+        "version it was committed under and what it changed in the schema, and a page of the Records "
+        "and Links it changed (the Attributes named, not their values: read them with `at`).",
+        etag=True,
+        response=answers.schema.RevisionView,
     ),
     Endpoint(
         "get_history",

@@ -3,13 +3,22 @@
 A tool gets the REST client of the caller (its credential, never Herald's own) and the Domain it
 defaults to, and answers text: Markdown where the REST call has a Markdown format (context, explain,
 health), else the JSON answer. Problems come back as tool errors carrying the problem document.
+
+A tool's arguments are made from the declarations of the endpoints it calls (`calls`), the ones
+/openapi.json is made from: each argument is the declared parameter or body member of the same name
+(`aliases` for another name), with its type, enum, range, length and pattern (`for_tool` says how a
+declared schema becomes an argument), so a tool cannot describe what the server refuses. A tool says
+only what a model reads (`Arg`: a description, and Herald's own default where it has one). An
+argument the endpoints do not declare, or one whose shape Herald changes, is Herald's own and says
+why (`own`); a tool that names a member no endpoint declares and does not say so fails at import.
+tests/unit/test_herald_tools.py checks every argument against the declarations.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +41,11 @@ class Answer:
 class HeraldTool:
     name: str
     description: str
-    properties: dict[str, Any]
+    properties: dict[str, Any]  # each argument's JSON Schema (made by `tool` from the declarations)
     run: Callable[[RestClient, str, dict[str, Any]], Awaitable[Answer]]
+    calls: tuple[str, ...]  # the endpoints it calls (lorebase.contract), whose members its arguments are
+    own: dict[str, str]  # its arguments that are Herald's own, each with why
+    aliases: dict[str, str]  # an argument named otherwise than its declared member: argument -> member
     required: tuple[str, ...] = ()
     read_only: bool = True
     # MCP tool annotations: a write tool may update and delete (destructive), and one answered once
@@ -45,7 +57,7 @@ class HeraldTool:
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {
             "type": "object",
-            "properties": {"domain": DOMAIN, **self.properties},
+            "properties": self.properties,
             "additionalProperties": False,
         }
         if self.required:
@@ -53,40 +65,76 @@ class HeraldTool:
         return schema
 
 
-def _string(description: str, **more: Any) -> dict[str, Any]:
-    return {"type": "string", "description": description, **more}
+@dataclass(frozen=True)
+class Arg:
+    """An argument made from the declared member of the same name: what a model reads about it, and
+    Herald's own default where it has one (`dry_run` true: Herald writes only when asked)."""
+
+    description: str
+    default: Any = None
 
 
-def _strings(description: str) -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string"}, "description": description}
+_NO_NUL = "^[^\\x00]*$"  # every declared string's; it says nothing to a model
 
 
-DOMAIN = _string("the Domain (default: the one Herald was started for)")
-BRANCH = _string("the branch (default: the Domain's default branch)")
-AT = _string("read as of this Revision (64 hex digits or a unique prefix of 12+)")
+def for_tool(schema: Any) -> Any:
+    """A declared JSON Schema as a tool argument: a null alternative dropped (a model leaves the
+    argument out instead), a nested document named by its type (the description says what goes
+    in it; /openapi.json has the whole), descriptions inside it and the pattern that only refuses
+    NUL left out. The rest stays as declared: type, enum, range, length, pattern, items."""
+    if isinstance(schema, list):
+        return [for_tool(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return {"type": "object"}
+    if "anyOf" in schema:
+        kept = [alternative for alternative in schema["anyOf"] if alternative != {"type": "null"}]
+        rest = {k: v for k, v in schema.items() if k != "anyOf"}
+        if len(kept) == 1:
+            return for_tool({**kept[0], **rest})
+        schema = {**rest, "anyOf": kept}
+    return {
+        key: for_tool(value)
+        for key, value in schema.items()
+        if key not in ("description", "$defs", "title") and not (key == "pattern" and value == _NO_NUL)
+    }
 
 
-def _declared(endpoint: str, name: str, description: str = "") -> dict[str, Any]:
-    """The JSON Schema of a parameter or body member as the endpoint declares it (what
-    /openapi.json publishes), so that a tool's argument cannot disagree with the REST call it
-    makes; `description` says it in a model's words."""
+def declared_member(endpoint: str, name: str) -> Any:
+    """The declared type of a parameter (by its name in the request) or body member; None when the
+    endpoint declares none of that name."""
     declared = BY_NAME[endpoint]
     hint: Any = next((p.type for p in declared.parameters if p.alias == name), None)
-    if hint is None:
-        hint = next(f.type for f in msgspec.structs.fields(declared.body) if f.encode_name == name)
-    schema = for_generators(msgspec.json.schema(hint))
-    schema.pop("$defs", None)
-    return {**schema, **({"description": description} if description else {})}
+    if hint is None and isinstance(declared.body, type) and issubclass(declared.body, msgspec.Struct):
+        hint = next((f.type for f in msgspec.structs.fields(declared.body) if f.encode_name == name), None)
+    return hint
 
 
-KIND = _string("a Kind of the schema, as in Supplier")
-KEY = _string("the Record's key, as in S-1001")
+def declared_argument(calls: tuple[str, ...], name: str) -> dict[str, Any] | None:
+    """The argument `name` as the first of `calls` that declares it says (None: none does)."""
+    for endpoint in calls:
+        hint = declared_member(endpoint, name)
+        if hint is not None:
+            schema = for_generators(msgspec.json.schema(hint))
+            return dict(for_tool(schema))
+    return None
+
+
+DOMAIN = Arg("the Domain (default: the one Herald was started for)")
+BRANCH = Arg("the branch (default: the Domain's default branch)")
+AT = Arg("read as of this Revision (64 hex digits or a unique prefix of 12+)")
+KIND = Arg("a Kind of the schema, as in Supplier")
+KEY = Arg("the Record's key, as in S-1001")
 FORMAT = {
     "type": "string",
     "enum": ["markdown", "json"],
     "default": "markdown",
     "description": "answer format",
 }
+# Why FORMAT is Herald's own: it answers Markdown unless asked, and names JSON `json` where REST's
+# default is the empty format.
+_FORMAT = "Herald answers Markdown unless asked for json; REST's default is JSON"
 
 
 def _json(data: Any) -> Answer:
@@ -107,16 +155,50 @@ TOOLS: list[HeraldTool] = []
 def tool(
     name: str,
     description: str,
-    properties: dict[str, Any],
+    arguments: Mapping[str, Arg | dict[str, Any]],
     *,
+    calls: tuple[str, ...],
+    own: dict[str, str] | None = None,
+    aliases: dict[str, str] | None = None,
     required: tuple[str, ...] = (),
     read_only: bool = True,
     destructive: bool = False,
     idempotent: bool = True,
 ) -> Callable[[Callable[[RestClient, str, dict[str, Any]], Awaitable[Answer]]], None]:
+    """Register a tool calling `calls`; each `Arg` becomes the declared member of its name (or
+    alias), each schema written out must be in `own`, with why."""
+    own = own or {}
+    aliases = aliases or {}
+    properties: dict[str, Any] = {}
+    for argument, given in {"domain": DOMAIN, **arguments}.items():
+        if isinstance(given, dict):
+            if argument not in own:
+                raise TypeError(f"{name}.{argument}: written out; make it an Arg or say why in own")
+            properties[argument] = given
+            continue
+        schema = declared_argument(calls, aliases.get(argument, argument))
+        if schema is None:
+            raise TypeError(f"{name}.{argument}: no endpoint of {calls} declares it")
+        schema["description"] = given.description
+        if given.default is not None:
+            schema["default"] = given.default
+        properties[argument] = schema
+
     def register(run: Callable[[RestClient, str, dict[str, Any]], Awaitable[Answer]]) -> None:
         TOOLS.append(
-            HeraldTool(name, description, properties, run, required, read_only, destructive, idempotent)
+            HeraldTool(
+                name,
+                description,
+                properties,
+                run,
+                calls,
+                own,
+                aliases,
+                required,
+                read_only,
+                destructive,
+                idempotent,
+            )
         )
 
     return register
@@ -131,22 +213,20 @@ def tool(
     "the Records, their neighborhood, the schema of what is in it, recent changes and lineage, within a "
     "token budget. Markdown by default; its header names the revision to pass as expected_head.",
     {
-        "refs": _strings("seed Records as Kind/key, as in Supplier/S-1001"),
-        "search": _string("seed Records found by this text"),
-        "query": {"type": "object", "description": "seed Records of a query document (see lorebase_query)"},
-        "lens": _string("a lens of the schema (lorebase_schema lists them), as in supplier_risk"),
-        "traits": _strings("limit neighbors and seeds to the Kinds implementing these Traits"),
-        "relations": _strings("Relation names to follow"),
-        "depth": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "neighborhood depth; 0 for the seeds alone",
-        },
-        "budget_tokens": {"type": "integer", "minimum": 1, "description": "estimated token budget"},
-        "since": _string("recent changes after this Revision"),
+        "refs": Arg("seed Records as Kind/key, as in Supplier/S-1001"),
+        "search": Arg("seed Records found by this text"),
+        "query": Arg("seed Records of a query document (see lorebase_query)"),
+        "lens": Arg("a lens of the schema (lorebase_schema lists them), as in supplier_risk"),
+        "traits": Arg("limit neighbors and seeds to the Kinds implementing these Traits"),
+        "relations": Arg("Relation names to follow"),
+        "depth": Arg("neighborhood depth; 0 for the seeds alone"),
+        "budget_tokens": Arg("estimated token budget"),
+        "since": Arg("recent changes after this Revision"),
         "branch": BRANCH,
         "format": FORMAT,
     },
+    calls=("context",),
+    own={"format": _FORMAT},
 )
 async def _context(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     body = _members(
@@ -162,14 +242,15 @@ async def _context(client: RestClient, domain: str, arguments: dict[str, Any]) -
     "lorebase_search",
     "Records by text, limited to Kinds, Traits or a lens; ranked, with their values.",
     {
-        "text": _string("the words to look for"),
-        "kinds": _strings("search these Kinds"),
-        "traits": _strings("search the Kinds implementing these Traits"),
-        "lens": _string("search the Kinds of this lens (when neither kinds nor traits is given)"),
-        "limit": {"type": "integer", "minimum": 1},
+        "text": Arg("the words to look for"),
+        "kinds": Arg("search these Kinds"),
+        "traits": Arg("search the Kinds implementing these Traits"),
+        "lens": Arg("search the Kinds of this lens (when neither kinds nor traits is given)"),
+        "limit": Arg("a page of at most this many"),
         "branch": BRANCH,
     },
     required=("text",),
+    calls=("search",),
 )
 async def _search(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     body = _members(arguments, "text", "kinds", "traits", "lens", "limit", "branch")
@@ -181,6 +262,7 @@ async def _search(client: RestClient, domain: str, arguments: dict[str, Any]) ->
     "The schema you may read: Kinds with their Attributes, Relations, Traits, lenses and Operations "
     "(with their parameters: what lorebase_execute can run).",
     {"branch": BRANCH},
+    calls=("get_schema",),
 )
 async def _schema(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     return _json(await client.get_schema(domain=domain, branch=arguments.get("branch", "")))
@@ -193,13 +275,14 @@ async def _schema(client: RestClient, domain: str, arguments: dict[str, Any]) ->
     "and hints (count, group_by, order_by). Resolve first, then write lorebase_query from the "
     "predicates and hints. Read coverage before concluding that nothing matches.",
     {
-        "text": _string("the words of the question"),
-        "kinds": _strings("only these Kinds"),
-        "record_misses": {"type": "boolean", "default": True, "description": "keep unmatched words"},
+        "text": Arg("the words of the question"),
+        "kinds": Arg("only these Kinds"),
+        "record_misses": Arg("keep unmatched words", default=True),
         "branch": BRANCH,
         "at": AT,
     },
     required=("text",),
+    calls=("resolve",),
 )
 async def _resolve(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     body = _members(arguments, "text", "kinds", "branch", "at")
@@ -229,18 +312,17 @@ QUERY_MEMBERS = (
     '"attr"} counts per value. The answer carries coverage: read its notes before saying "none".',
     {
         "kind": KIND,
-        "trait": _string("a Trait in place of kind"),
-        "where": {"type": "object", "description": "a predicate, or and/or/not of predicates"},
-        "select": _strings("the Attributes to answer"),
-        "order_by": _declared(
-            "query", "order_by", "an Attribute name, or a list of them; -name sorts descending (-risk_score)"
-        ),
-        "limit": {"type": "integer", "minimum": 1},
-        "cursor": _string("next_cursor of the previous page"),
-        "aggregate": {"type": "object", "description": '{"count": true} or {"group_by": "attr"}'},
+        "trait": Arg("a Trait in place of kind"),
+        "where": Arg("a predicate, or and/or/not of predicates"),
+        "select": Arg("the Attributes to answer"),
+        "order_by": Arg("an Attribute name, or a list of them; -name sorts descending (-risk_score)"),
+        "limit": Arg("a page of at most this many"),
+        "cursor": Arg("next_cursor of the previous page"),
+        "aggregate": Arg('{"count": true} or {"group_by": "attr"}'),
         "branch": BRANCH,
         "at": AT,
     },
+    calls=("query",),
 )
 async def _query(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     return _json(await client.query(domain=domain, body=_members(arguments, *QUERY_MEMBERS)))
@@ -254,6 +336,7 @@ RECORD = {"kind": KIND, "key": KEY, "branch": BRANCH, "at": AT}
     "One Record with its values, Link counts per Relation and the Revision behind each value.",
     RECORD,
     required=("kind", "key"),
+    calls=("get_record",),
 )
 async def _record(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     answer = await client.get_record(
@@ -267,11 +350,12 @@ async def _record(client: RestClient, domain: str, arguments: dict[str, Any]) ->
     "The Links of a Record along one Relation (its name or inverse name), with their values.",
     {
         **RECORD,
-        "relation": _string("a Relation's name or inverse name"),
-        "limit": {"type": "integer"},
-        "cursor": _string("next_cursor"),
+        "relation": Arg("a Relation's name or inverse name"),
+        "limit": Arg("a page of at most this many"),
+        "cursor": Arg("next_cursor"),
     },
     required=("kind", "key", "relation"),
+    calls=("get_links",),
 )
 async def _links(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     names = ("kind", "key", "relation", "branch", "at", "limit", "cursor")
@@ -282,14 +366,15 @@ async def _links(client: RestClient, domain: str, arguments: dict[str, Any]) -> 
     "lorebase_neighborhood",
     "The graph around some Records: Records within depth hops and the Links between them.",
     {
-        "refs": _strings("the start Records as Kind/key"),
-        "depth": {"type": "integer", "minimum": 0},
-        "relations": _strings("Relation names to follow"),
-        "values": {"type": "boolean", "description": "false for headers and Link ends only"},
+        "refs": Arg("the start Records as Kind/key"),
+        "depth": Arg("hops from the start Records"),
+        "relations": Arg("Relation names to follow"),
+        "values": Arg("false for headers and Link ends only"),
         "branch": BRANCH,
         "at": AT,
     },
     required=("refs",),
+    calls=("neighborhood",),
 )
 async def _neighborhood(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     body = _members(arguments, "refs", "depth", "relations", "branch", "at")
@@ -302,12 +387,13 @@ async def _neighborhood(client: RestClient, domain: str, arguments: dict[str, An
     "lorebase_traverse",
     "Follow a path of Relations from some Records: the Records at its end.",
     {
-        "from": _strings("the start Records as Kind/key"),
-        "path": _strings("the Relation names, in order"),
+        "from": Arg("the start Records as Kind/key"),
+        "path": Arg("the Relation names, in order"),
         "branch": BRANCH,
         "at": AT,
     },
     required=("from", "path"),
+    calls=("traverse",),
 )
 async def _traverse(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     return _json(
@@ -322,6 +408,8 @@ async def _traverse(client: RestClient, domain: str, arguments: dict[str, Any]) 
     "a surprising value.",
     {**RECORD, "format": FORMAT},
     required=("kind", "key"),
+    calls=("explain",),
+    own={"format": _FORMAT},
 )
 async def _explain(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     common = _members(arguments, "kind", "key", "branch", "at")
@@ -337,11 +425,12 @@ async def _explain(client: RestClient, domain: str, arguments: dict[str, Any]) -
     "changed values before and after).",
     {
         **RECORD,
-        "values": {"type": "boolean"},
-        "limit": {"type": "integer", "minimum": 1},
-        "cursor": _string("next_cursor"),
+        "values": Arg("true adds the changed values before and after"),
+        "limit": Arg("a page of at most this many"),
+        "cursor": Arg("next_cursor"),
     },
     required=("kind", "key"),
+    calls=("get_history",),
 )
 async def _history(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     answer = await client.get_history(
@@ -359,6 +448,7 @@ async def _history(client: RestClient, domain: str, arguments: dict[str, Any]) -
     "extracted value, and the Proposal that brought it.",
     RECORD,
     required=("kind", "key"),
+    calls=("get_lineage",),
 )
 async def _lineage(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     return _json(
@@ -371,6 +461,8 @@ async def _lineage(client: RestClient, domain: str, arguments: dict[str, Any]) -
     "How sound the data is before you build on it: per Kind violations and duplicates, per Relation "
     "orphans and required-relation gaps. Give kind for one Kind.",
     {"kind": KIND, "branch": BRANCH, "at": AT, "format": FORMAT},
+    calls=("get_kind_health", "get_health"),
+    own={"format": _FORMAT},
 )
 async def _health(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     common = _members(arguments, "branch", "at")
@@ -386,8 +478,9 @@ async def _health(client: RestClient, domain: str, arguments: dict[str, Any]) ->
 @tool(
     "lorebase_diff",
     "What changed between two Revisions of a branch: Records and Links added, removed and changed.",
-    {"from": _string("the earlier Revision"), "to": _string("the later Revision"), "branch": BRANCH},
+    {"from": Arg("the earlier Revision"), "to": Arg("the later Revision"), "branch": BRANCH},
     required=("from", "to"),
+    calls=("diff",),
 )
 async def _diff(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     answer = await client.diff(
@@ -404,11 +497,17 @@ async def _diff(client: RestClient, domain: str, arguments: dict[str, Any]) -> A
     "The Revisions committed on a branch after since (a revision from a context pack), oldest first, "
     "with the changed Kinds and keys: refresh only what changed. Continue with next_since.",
     {
-        "branch": _string("the branch (default main)"),
-        "since": _string("a Revision id; without it, the latest Revisions"),
-        "kinds": _strings("only Revisions changing these Kinds"),
-        "limit": {"type": "integer", "minimum": 1},
+        "branch": Arg("the branch (default main)"),
+        "since": Arg("a Revision id; without it, the latest Revisions"),
+        "kinds": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 512},
+            "description": "only Revisions changing these Kinds",
+        },
+        "limit": Arg("a page of at most this many"),
     },
+    calls=("changes",),
+    own={"kinds": "a list, which Herald sends as REST's comma-separated kinds"},
 )
 async def _changes(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     answer = await client.changes(
@@ -426,12 +525,13 @@ async def _changes(client: RestClient, domain: str, arguments: dict[str, Any]) -
     "Follow the Proposals your writes opened: one by id, or the list (status open by default; "
     "assigned=me for those whose stewards include you).",
     {
-        "proposal": _string("a Proposal id (prp_...)"),
-        "status": _declared("list_proposals", "status", "open (the default), merged, closed or all"),
-        "assigned": _declared("list_proposals", "assigned", "me: those whose stewards include you"),
-        "limit": _declared("list_proposals", "limit", "a page of at most this many"),
-        "cursor": _string("next_cursor"),
+        "proposal": Arg("a Proposal id (prp_...)"),
+        "status": Arg("open (the default), merged, closed or all"),
+        "assigned": Arg("me: those whose stewards include you"),
+        "limit": Arg("a page of at most this many"),
+        "cursor": Arg("next_cursor"),
     },
+    calls=("get_proposal", "list_proposals"),
 )
 async def _proposals(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     if arguments.get("proposal"):
@@ -452,13 +552,15 @@ async def _proposals(client: RestClient, domain: str, arguments: dict[str, Any])
     "candidate by id with both Records, or the list (open by default; assigned=me for the Kinds you "
     "steward). Each has its evidence and score; lorebase_reconcile accepts or dismisses one.",
     {
-        "candidate": _string("a candidate id (rcn_...)"),
-        "status": {"type": "string", "enum": ["open", "accepted", "dismissed", "all"]},
+        "candidate": Arg("a candidate id (rcn_...)"),
+        "status": Arg("open (the default), accepted, dismissed or all"),
         "kind": KIND,
-        "assigned": _declared("list_reconciliation", "assigned", "me: the Kinds you steward"),
-        "limit": _declared("list_reconciliation", "limit", "a page of at most this many"),
-        "cursor": _string("next_cursor"),
+        "assigned": Arg("me: the Kinds you steward"),
+        "limit": Arg("a page of at most this many"),
+        "cursor": Arg("next_cursor"),
     },
+    calls=("get_reconciliation", "list_reconciliation"),
+    aliases={"candidate": "id"},
 )
 async def _reconciliation(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     if arguments.get("candidate"):
@@ -498,21 +600,22 @@ def idempotency_key(domain: str, arguments: dict[str, Any]) -> str:
     "review. Pass expected_head (the revision of your context pack) to fail instead of overwriting a "
     "newer state. An idempotency_key is derived from the request when you give none.",
     {
-        "operation": _string("the Operation's name (lorebase_schema lists them)"),
-        "parameters": {"type": "object", "description": "the Operation's parameters"},
-        "dry_run": {"type": "boolean", "default": True, "description": "false to write"},
-        "task": _string("a short slug naming the piece of work, as in q4-audit"),
-        "intent": _string("what you are after, in a sentence or two (needs task)"),
-        "idempotency_key": _string("1-255 characters; a retry with the same key is answered once"),
-        "expected_head": _string("fail with 409 stale-head if the branch head is another Revision"),
-        "message": _string("the commit message"),
+        "operation": Arg("the Operation's name (lorebase_schema lists them)"),
+        "parameters": Arg("the Operation's parameters"),
+        "dry_run": Arg("false to write", default=True),
+        "task": Arg("a short slug naming the piece of work, as in q4-audit"),
+        "intent": Arg("what you are after, in a sentence or two (needs task)"),
+        "idempotency_key": Arg("1-255 characters; a retry with the same key is answered once"),
+        "expected_head": Arg("fail with 409 stale-head if the branch head is another Revision"),
+        "message": Arg("the commit message"),
         "branch": BRANCH,
-        "auto_merge": {"type": "boolean", "description": "ask for an immediate merge (needs task)"},
+        "auto_merge": Arg("ask for an immediate merge (needs task)"),
     },
     required=("operation",),
     read_only=False,
     destructive=True,  # Operations update and delete Records and Links
-    idempotent=True,  # a real execution carries an idempotency key (given or derived): answered once
+    idempotent=True,  # a real execution carries an idempotency key (given or derived): answered once,
+    calls=("execute_operation",),
 )
 async def _execute(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     dry_run = arguments.get("dry_run", True) is not False
@@ -532,16 +635,19 @@ async def _execute(client: RestClient, domain: str, arguments: dict[str, Any]) -
     "protected branch it opens a Proposal on a task branch instead. dismiss: they are not the same "
     "thing (reason required); the pair is never proposed again.",
     {
-        "candidate": _string("the candidate id (rcn_...)"),
-        "action": {"type": "string", "enum": ["accept", "dismiss"]},
-        "keep": _string("accept: the key of the Record that survives (record_a's or record_b's)"),
-        "reason": _string("why (required to dismiss)"),
-        "task": _string("accept on a protected branch: a short slug naming the task branch"),
+        "candidate": Arg("the candidate id (rcn_...)"),
+        "action": {"type": "string", "enum": ["accept", "dismiss"], "description": "accept or dismiss"},
+        "keep": Arg("accept: the key of the Record that survives (record_a's or record_b's)"),
+        "reason": Arg("why (required to dismiss)"),
+        "task": Arg("accept on a protected branch: a short slug naming the task branch"),
     },
     required=("candidate", "action"),
     read_only=False,
     destructive=True,  # accepting deletes a Record
-    idempotent=True,  # a decided candidate is refused (409 candidate-decided), never merged twice
+    idempotent=True,  # a decided candidate is refused (409 candidate-decided), never merged twice,
+    calls=("accept_reconciliation", "dismiss_reconciliation"),
+    own={"action": "which of the two calls Herald makes"},
+    aliases={"candidate": "id"},
 )
 async def _reconcile(client: RestClient, domain: str, arguments: dict[str, Any]) -> Answer:
     if arguments["action"] == "dismiss":
@@ -571,6 +677,14 @@ NOT_IN_HERALD: dict[str, str] = {
     "create_key": _ADMIN,
     "revoke_key": _ADMIN,
     "create_domain": _ADMIN,
+    "list_records": "agents ask for what they need with lorebase_query (filters, coverage) and "
+    "lorebase_context; a plain listing of a Kind is for people and exports",
+    "list_links": "agents follow Links from a Record (lorebase_neighborhood, lorebase_traverse); a "
+    "plain listing of a Relation is for people and exports",
+    "get_revision": "agents follow Revisions with lorebase_changes and read values with at; one "
+    "Revision's change list is for people (lorebase revision, the web app)",
+    "change_schema": "a schema change is a person's decision, made on a branch with the CLI "
+    "(lorebase schema-change) or REST; agents read the schema with lorebase_schema",
     "create_grant": _ADMIN,
     "delete_grant": _ADMIN,
     "list_domains": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",

@@ -87,12 +87,72 @@ class DeleteGrantRequest(_message.Message):
     def __init__(self, domain: _Optional[str] = ..., grant_id: _Optional[str] = ...) -> None: ...
 
 class GetSchemaRequest(_message.Message):
-    __slots__ = ("domain", "branch")
+    __slots__ = ("domain", "branch", "at")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
     domain: str
     branch: str
-    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ...) -> None: ...
+    at: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
+
+class GetRevisionRequest(_message.Message):
+    __slots__ = ("domain", "revision", "branch", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    revision: str
+    branch: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., revision: _Optional[str] = ..., branch: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListRecordsRequest(_message.Message):
+    __slots__ = ("domain", "kind", "branch", "at", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    kind: str
+    branch: str
+    at: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., kind: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListLinksRequest(_message.Message):
+    __slots__ = ("domain", "relation", "branch", "at", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    relation: str
+    branch: str
+    at: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., relation: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ChangeSchemaRequest(_message.Message):
+    __slots__ = ("domain", "branch", "body", "idempotency_key")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    body: bytes
+    idempotency_key: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class CreateBranchRequest(_message.Message):
     __slots__ = ("domain", "body")
@@ -409,6 +469,16 @@ class EmbeddingRequest(_message.Message):
 class AuthenticateRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class AuthorizeReadRequest(_message.Message):
+    __slots__ = ("domain", "branch", "permission")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    permission: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., permission: _Optional[str] = ...) -> None: ...
 
 class AuthorizeRequest(_message.Message):
     __slots__ = ("endpoint", "request")

@@ -80,6 +80,26 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetSchemaRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.ChangeSchema = channel.unary_unary(
+                '/lorebase.v1.Keeper/ChangeSchema',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.GetRevision = channel.unary_unary(
+                '/lorebase.v1.Keeper/GetRevision',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetRevisionRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListRecords = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListRecords',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListRecordsRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListLinks = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListLinks',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListLinksRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.CreateBranch = channel.unary_unary(
                 '/lorebase.v1.Keeper/CreateBranch',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.CreateBranchRequest.SerializeToString,
@@ -340,6 +360,11 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.AuthorizeRead = channel.unary_unary(
+                '/lorebase.v1.Keeper/AuthorizeRead',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
 
 
 class KeeperServicer:
@@ -394,6 +419,30 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetSchema(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ChangeSchema(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRevision(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRecords(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLinks(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -716,6 +765,15 @@ class KeeperServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AuthorizeRead(self, request, context):
+        """Deprecated, for one release (the previous release's feed during a rolling upgrade): Authorize
+        for `changes` (data.read) or `list_webhooks` (domain.settings), in the previous answer's form
+        (with "narrowed"). Removed in the next release.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KeeperServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -762,6 +820,26 @@ def add_KeeperServicer_to_server(servicer, server):
             'GetSchema': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSchema,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GetSchemaRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ChangeSchema': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangeSchema,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'GetRevision': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRevision,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GetRevisionRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListRecords': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRecords,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListRecordsRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListLinks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLinks,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListLinksRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'CreateBranch': grpc.unary_unary_rpc_method_handler(
@@ -1024,6 +1102,11 @@ def add_KeeperServicer_to_server(servicer, server):
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
+            'AuthorizeRead': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthorizeRead,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'lorebase.v1.Keeper', rpc_method_handlers)
@@ -1267,6 +1350,114 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/GetSchema',
             lorebase_dot_v1_dot_keeper__pb2.GetSchemaRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangeSchema(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ChangeSchema',
+            lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRevision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/GetRevision',
+            lorebase_dot_v1_dot_keeper__pb2.GetRevisionRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRecords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListRecords',
+            lorebase_dot_v1_dot_keeper__pb2.ListRecordsRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLinks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListLinks',
+            lorebase_dot_v1_dot_keeper__pb2.ListLinksRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,
@@ -2671,6 +2862,33 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/Authenticate',
             lorebase_dot_v1_dot_keeper__pb2.AuthenticateRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuthorizeRead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/AuthorizeRead',
+            lorebase_dot_v1_dot_keeper__pb2.AuthorizeReadRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

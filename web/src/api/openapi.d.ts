@@ -259,7 +259,7 @@ export interface paths {
         };
         /**
          * A Server-Sent Events stream of the Revisions committed on a branch
-         * @description Needs data.read on `branch`; a grant narrowed to Kinds is not enough. Resume with Last-Event-ID (or ?last_event_id=); one ahead of every event of the server answers 409 resync-required. Keep-alive comments every agents.feed.heartbeat_s; the server ends the stream after agents.feed.max_connection_s.
+         * @description Needs data.read on `branch`; a grant narrowed to Kinds is not enough. Resume with Last-Event-ID (or ?last_event_id=); one ahead of every event of the server, or one lost when the database was restored from a backup, answers 409 resync-required (reason ahead-of-stream or lost-in-restore). Keep-alive comments every agents.feed.heartbeat_s; the server ends the stream after agents.feed.max_connection_s.
          */
         get: operations["events"];
         put?: never;
@@ -332,6 +332,26 @@ export interface paths {
         get: operations["get_schema"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/branches/{branch}/schema/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the schema on a branch: a change set as one Revision, with its data migration
+         * @description Needs data.read on `branch`, schema.change on `branch`; a grant narrowed to Kinds is not enough. Adds, renames and removes Kinds, Attributes and Relations, changes types, enums, constraints and aliases, and sets Operations and lenses, in one Revision (origin `schema`, `schema_changed: true` on every feed) that migrates the data with it: renamed values keep their Records, history and lineage; backfills and conversions are written; a Record that would end invalid refuses the whole change set (422 naming it). `dry_run` answers what it would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md).
+         */
+        post: operations["change_schema"];
         delete?: never;
         options?: never;
         head?: never;
@@ -886,6 +906,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/domains/{domain}/kinds/{kind}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a Kind's Records, in key order
+         * @description Needs data.read on `branch`; a Kind the caller may not read answers as unknown. Every Record of the Kind at the branch's head or at `at`, a page at a time (`limit`, default and bounds of read.query; `next_cursor`): a query without a filter and without coverage, answered like POST /query.
+         */
+        get: operations["list_records"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/relations/{relation}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a Relation's Links, ordered by from and to key
+         * @description Needs data.read on `branch`; it names and shows only the Kinds and values the caller may read (a hidden Kind is an unknown one). Every Link of the Relation (its forward name) at the branch's head or at `at`, a page at a time (`limit`, default and bounds of read.links; `next_cursor`). A Relation with an end the caller may not read answers like an unknown one.
+         */
+        get: operations["list_links"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One Revision and its changes: Records, Links and the schema
+         * @description Needs data.read on `branch`; a grant narrowed to Kinds is not enough. The Revision a Revision id, a unique prefix or a tag names on the branch's first-parent history (`branch`, default the default branch), who made it and why, the schema version it was committed under and what it changed in the schema, and a page of the Records and Links it changed (the Attributes named, not their values: read them with `at`).
+         */
+        get: operations["get_revision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/domains/{domain}/kinds/{kind}/records/{key}/history": {
         parameters: {
             query?: never;
@@ -1385,6 +1465,66 @@ export interface paths {
          * @description A live web session: its cookie, or `Authorization: Bearer <token>` (an API key is 401). 204; the session stops authenticating at once, and the answer clears the cookie (Max-Age=0) whatever the session's state.
          */
         delete: operations["end_web_session"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/web/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity providers the web app offers a sign-in with
+         * @description No credential. Those of `keeper.auth.oidc.issuers` with a `web` client, in their order; empty when none is: the web app then offers the API key alone.
+         */
+        get: operations["list_identity_providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/web/oidc/{provider}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in to the web app through an identity provider: go there
+         * @description No credential. 302 to the provider's authorization endpoint (authorization code with PKCE, S256), with a fresh `state` and `nonce` kept, with the PKCE verifier and `next`, in the short-lived HttpOnly cookie `lorebase_oidc` (SameSite=Lax, Path=/api/v1/web/oidc, 10 minutes). 404 for a provider the settings do not offer to the web app.
+         */
+        get: operations["start_oidc_sign_in"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/web/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in to the web app through an identity provider: its answer
+         * @description No credential. The redirect URI of the web clients. The `state` must be the one of the `lorebase_oidc` cookie (else 400 `sign-in-state-mismatch`, which also refuses a sign-in the browser did not start); the code is exchanged with the PKCE verifier (and the client secret of a confidential client); the ID token must verify (the issuer's keys, `aud` the web client, the `nonce` sent) and the access token too, exactly as every request's token is: an untrusted issuer or tenant, an expired token or another audience is 401 and signs nobody in. Then 303 to the web app (`next`), with the session cookie of `POST /web/session` holding the access token: the session lasts as long as the token, and sign-out ends the token in Lorebase.
+         */
+        get: operations["finish_oidc_sign_in"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2120,6 +2260,8 @@ export interface components {
             operations: components["schemas"]["OperationDoc"][];
             sources: components["schemas"]["SourceDoc"][];
             revision: string | null;
+            /** @description The schema version: SHA-256 of the schema document's canonical JSON */
+            schema_version?: string;
         };
         /**
          * KindDoc
@@ -2248,6 +2390,125 @@ export interface components {
             description: string;
             kinds: string[];
             stale_after: string;
+        };
+        /**
+         * SchemaChangeSet
+         * @description A change set: its changes in order, applied as one Revision with its data migration. A Record
+         *     that would end invalid refuses the whole (422 naming it) unless `on_invalid` is `clear` (its
+         *     invalid values that are not required are cleared).
+         */
+        SchemaChangeSet: {
+            changes: components["schemas"]["SchemaChangeItem"][];
+            /** @default null */
+            message?: string | null;
+            /** @default false */
+            dry_run?: boolean;
+            /** @default null */
+            expected_head?: string | null;
+            /** @default null */
+            idempotency_key?: string | null;
+            /**
+             * @default refuse
+             * @enum {string}
+             */
+            on_invalid?: "clear" | "refuse";
+        };
+        /**
+         * SchemaChangeItem
+         * @description One change of a change set (docs/schema.md, "Changing a schema" lists what each op takes).
+         */
+        SchemaChangeItem: {
+            /** @enum {string} */
+            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute";
+            /** @default null */
+            kind?: string | null;
+            /** @default null */
+            attribute?: string | null;
+            /** @default null */
+            relation?: string | null;
+            /** @default null */
+            operation?: string | null;
+            /** @default null */
+            lens?: string | null;
+            /** @default null */
+            to?: string | null;
+            /** @default null */
+            definition?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default null */
+            backfill?: components["schemas"]["Backfill"] | null;
+            /** @default null */
+            map?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default false */
+            delete_data?: boolean;
+        };
+        /**
+         * Backfill
+         * @description The value an Attribute takes on Records without one: a constant `value`, or an `expression`
+         *     over the Record's values (the Derivation language without aggregates; names as the new schema
+         *     spells them).
+         */
+        Backfill: {
+            /** @default null */
+            value?: unknown;
+            /** @default null */
+            expression?: string | null;
+        };
+        /**
+         * SchemaChange
+         * @description What a change set did (or, in a dry run, would do): the schema version before and after, each
+         *     change, the data migration and what failed there, and what else it reaches.
+         */
+        SchemaChange: {
+            /** @enum {string} */
+            status: "committed" | "dry_run";
+            branch: string;
+            revision: string | null;
+            head: string | null;
+            schema_version: string;
+            previous_schema_version: string;
+            valid: boolean;
+            changes: {
+                [key: string]: unknown;
+            }[];
+            migrated: components["schemas"]["SchemaMigrated"];
+            violations: components["schemas"]["SchemaViolation"][];
+            violation_count: number;
+            touches: components["schemas"]["SchemaTouches"];
+            replayed: boolean;
+        };
+        /**
+         * SchemaMigrated
+         * @description How many Records and Links the change set's data migration changes.
+         */
+        SchemaMigrated: {
+            records: number;
+            links: number;
+        };
+        /**
+         * SchemaViolation
+         * @description A Record or Link the new schema would make invalid: which, the Attribute, the rule, why.
+         */
+        SchemaViolation: {
+            record?: string;
+            link?: string;
+            path: string;
+            rule: string;
+            message: string;
+        };
+        /**
+         * SchemaTouches
+         * @description What else a change set reaches: Operations and lenses it rewrote, grants narrowed to a Kind it
+         *     removes, webhooks that will see its Revision.
+         */
+        SchemaTouches: {
+            operations: string[];
+            lenses: string[];
+            grants: string[];
+            webhooks: string[];
         };
         /** NewBranch */
         NewBranch: {
@@ -3413,6 +3674,182 @@ export interface components {
             revision: string;
         };
         /**
+         * QueryResult
+         * @description The Records matching a query (a page: `records`, `count`, `next_cursor`), or with `aggregate`
+         *     their counts; and the coverage block unless the request said `"coverage": false`.
+         */
+        QueryResult: {
+            domain: string;
+            branch: string;
+            revision: string | null;
+            kind?: string;
+            trait?: string;
+            records?: components["schemas"]["RecordEntry"][];
+            count?: number;
+            /** @description Pass it back as `cursor` for the next page; null on the last page */
+            next_cursor?: string | null;
+            aggregate?: components["schemas"]["AggregateCounts"];
+            coverage?: components["schemas"]["QueryCoverage"];
+        };
+        /**
+         * RecordEntry
+         * @description A Record with the values the caller may read.
+         */
+        RecordEntry: {
+            /** @description A Record reference: Kind/key */
+            ref: string;
+            kind: string;
+            key: string;
+            title: string | null;
+            /** @description Attribute values in canonical form: integers and decimals are strings */
+            values: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * AggregateCounts
+         * @description Counts of the matching Records, in all or per value of `group_by`.
+         */
+        AggregateCounts: {
+            count: number;
+            group_by?: string;
+            groups?: components["schemas"]["Group"][];
+        };
+        /**
+         * Group
+         * @description A value of the grouping Attribute (canonical; null for Records without one) and its count.
+         */
+        Group: {
+            value: unknown;
+            count: number;
+        };
+        /**
+         * QueryCoverage
+         * @description What the answer covers: read it before concluding that nothing matches. Statistics and
+         *     Sources describe the default branch head only (`omitted` says so elsewhere).
+         */
+        QueryCoverage: {
+            kinds: components["schemas"]["KindCoverage"][];
+            attributes: components["schemas"]["AttributeCoverage"][];
+            sources: components["schemas"]["SourceCoverage"][];
+            notes: string[];
+            omitted?: string;
+        };
+        /**
+         * KindCoverage
+         * @description A Kind read: its Records, counted at `as_of` (`approximate` when older than the head).
+         */
+        KindCoverage: {
+            kind: string;
+            records: number;
+            as_of: string | null;
+            approximate: boolean;
+        };
+        /**
+         * AttributeCoverage
+         * @description An Attribute the query used, and how many Records lack a value.
+         */
+        AttributeCoverage: {
+            kind: string;
+            attribute: string;
+            /** @description The share of Records without a value */
+            missing: number;
+            missing_records: number;
+            used_in: ("group_by" | "select" | "where")[];
+        };
+        /**
+         * SourceCoverage
+         * @description How fresh a Source's delivery of a Kind is, on the default branch head.
+         */
+        SourceCoverage: {
+            kind: string;
+            source: string;
+            last_synced_at: string | null;
+            /** @description An ISO 8601 duration, as the schema writes it */
+            stale_after: string;
+            stale: boolean;
+            unseen_records: number;
+        };
+        /**
+         * RelationLinksPage
+         * @description A page of a Relation's Links, ordered by (from key, to key).
+         */
+        RelationLinksPage: {
+            domain: string;
+            branch: string;
+            revision: string | null;
+            relation: string;
+            from_kind: string;
+            to_kind: string;
+            links: components["schemas"]["Link"][];
+            /** @description Pass it back as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /**
+         * RevisionView
+         * @description One Revision and a page of its changes (in the order it made them); `schema` says what it
+         *     changed in the schema, null when it changed nothing there.
+         */
+        RevisionView: {
+            domain: string;
+            branch: string;
+            revision: components["schemas"]["RevisionDoc"];
+            changes: components["schemas"]["RevisionChange"][];
+            /** @description Pass it back as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            schema: components["schemas"]["SchemaDiff"] | null;
+        };
+        /**
+         * RevisionDoc
+         * @description A Revision: its place, who made it, why, from where, and the schema it was committed under.
+         */
+        RevisionDoc: {
+            /** @description A Revision id: the SHA-256 hex of its content */
+            id: string;
+            branch: string;
+            generation: number;
+            parents: string[];
+            author: string;
+            message: string;
+            origin: {
+                [key: string]: string;
+            };
+            stats: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description A UTC time, ISO 8601 with Z (2026-10-01T08:00:04.120044Z)
+             */
+            created_at: string;
+            schema_version: string;
+            schema_changed: boolean;
+        };
+        /**
+         * RevisionChange
+         * @description A Record (entity record, name the Kind) or Link (entity link, name the Relation, key
+         *     from->to) the Revision changed, and the names of the changed Attributes.
+         */
+        RevisionChange: {
+            /** @enum {string} */
+            entity: "link" | "record";
+            name: string;
+            key: string;
+            /** @enum {string} */
+            change: "created" | "deleted" | "modified";
+            attributes: string[];
+        };
+        /**
+         * SchemaDiff
+         * @description What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
+         *     Operations and lenses added, removed or changed.
+         */
+        SchemaDiff: {
+            added: string[];
+            removed: string[];
+            changed: string[];
+        };
+        /**
          * HistoryPage
          * @description The changes of one Record on the branch, newest first.
          */
@@ -4185,12 +4622,13 @@ export interface components {
             refs?: string[];
             predicate?: components["schemas"]["Predicate"];
             score: number;
-            /** @description exact | synonym | partial | prefix | words | inferred | similar | embedding */
+            /** @description exact | synonym | partial | prefix | words | inferred | comparative | state | similar | embedding */
             level: string;
             matched: string;
             records?: number;
             /** @description The unit the Attribute's description gives */
             unit?: string;
+            interval?: components["schemas"]["DateInterval"];
         };
         /**
          * Predicate
@@ -4203,19 +4641,48 @@ export interface components {
             value: unknown;
         };
         /**
+         * DateInterval
+         * @description The days a date said relative to the Revision read was read as: [from, before).
+         */
+        DateInterval: {
+            /** @description The first day */
+            from: string;
+            /** @description The first day after (equal to from for a day's start) */
+            before: string;
+            /** @description The day of the Revision read (UTC) it counted from */
+            today: string;
+        };
+        /**
          * Hint
          * @description What the question asks to do with the Records, as POST /query members.
          */
         Hint: {
             /** @enum {string} */
-            hint: "count" | "group_by" | "order_by";
+            hint: "count" | "count_links" | "group_by" | "has_link" | "order_by";
             matched: string;
             kind?: string;
             attribute?: string;
+            relation?: string;
+            /** @description The Relation to follow from the Records of `kind` (POST /traverse) */
+            path?: string[];
+            /** @description The Kind at the other end of `path` */
+            to?: string;
+            /** @description has_link: the Records with no such Link */
+            negated?: boolean;
+            /**
+             * @description count_links: Records ranked by their number of Links
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
             aggregate?: {
                 [key: string]: unknown;
             };
             order_by?: string[];
+            /** @description The number of Records said (top-k) */
+            limit?: number;
+            score?: number;
+            /** @description superlative: inferred from the word's dimension */
+            level?: string;
         };
         /**
          * Skipped
@@ -4235,103 +4702,6 @@ export interface components {
             kinds: components["schemas"]["KindCoverage"][];
             attributes: components["schemas"]["AttributeCoverage"][];
             unknown: string[];
-            sources: components["schemas"]["SourceCoverage"][];
-            notes: string[];
-            omitted?: string;
-        };
-        /**
-         * KindCoverage
-         * @description A Kind read: its Records, counted at `as_of` (`approximate` when older than the head).
-         */
-        KindCoverage: {
-            kind: string;
-            records: number;
-            as_of: string | null;
-            approximate: boolean;
-        };
-        /**
-         * AttributeCoverage
-         * @description An Attribute the query used, and how many Records lack a value.
-         */
-        AttributeCoverage: {
-            kind: string;
-            attribute: string;
-            /** @description The share of Records without a value */
-            missing: number;
-            missing_records: number;
-            used_in: ("group_by" | "select" | "where")[];
-        };
-        /**
-         * SourceCoverage
-         * @description How fresh a Source's delivery of a Kind is, on the default branch head.
-         */
-        SourceCoverage: {
-            kind: string;
-            source: string;
-            last_synced_at: string | null;
-            /** @description An ISO 8601 duration, as the schema writes it */
-            stale_after: string;
-            stale: boolean;
-            unseen_records: number;
-        };
-        /**
-         * QueryResult
-         * @description The Records matching a query (a page: `records`, `count`, `next_cursor`), or with `aggregate`
-         *     their counts; and the coverage block unless the request said `"coverage": false`.
-         */
-        QueryResult: {
-            domain: string;
-            branch: string;
-            revision: string | null;
-            kind?: string;
-            trait?: string;
-            records?: components["schemas"]["RecordEntry"][];
-            count?: number;
-            /** @description Pass it back as `cursor` for the next page; null on the last page */
-            next_cursor?: string | null;
-            aggregate?: components["schemas"]["AggregateCounts"];
-            coverage?: components["schemas"]["QueryCoverage"];
-        };
-        /**
-         * RecordEntry
-         * @description A Record with the values the caller may read.
-         */
-        RecordEntry: {
-            /** @description A Record reference: Kind/key */
-            ref: string;
-            kind: string;
-            key: string;
-            title: string | null;
-            /** @description Attribute values in canonical form: integers and decimals are strings */
-            values: {
-                [key: string]: unknown;
-            };
-        };
-        /**
-         * AggregateCounts
-         * @description Counts of the matching Records, in all or per value of `group_by`.
-         */
-        AggregateCounts: {
-            count: number;
-            group_by?: string;
-            groups?: components["schemas"]["Group"][];
-        };
-        /**
-         * Group
-         * @description A value of the grouping Attribute (canonical; null for Records without one) and its count.
-         */
-        Group: {
-            value: unknown;
-            count: number;
-        };
-        /**
-         * QueryCoverage
-         * @description What the answer covers: read it before concluding that nothing matches. Statistics and
-         *     Sources describe the default branch head only (`omitted` says so elsewhere).
-         */
-        QueryCoverage: {
-            kinds: components["schemas"]["KindCoverage"][];
-            attributes: components["schemas"]["AttributeCoverage"][];
             sources: components["schemas"]["SourceCoverage"][];
             notes: string[];
             omitted?: string;
@@ -4732,6 +5102,27 @@ export interface components {
             expires_at: string;
             /** @description Send it as X-CSRF-Token on every write made with the session's cookie */
             csrf_token: string;
+        };
+        /**
+         * IdentityProviders
+         * @description The identity providers the web app offers besides the API key (none: the key alone).
+         */
+        IdentityProviders: {
+            providers: components["schemas"]["IdentityProvider"][];
+        };
+        /**
+         * IdentityProvider
+         * @description An identity provider the web app offers a sign-in with ("Sign in with <label>").
+         */
+        IdentityProvider: {
+            /** @description Its id in the sign-in URL */
+            id: string;
+            /** @description What the button says after 'Sign in with' */
+            label: string;
+            /** @description The issuer (its `iss`) */
+            issuer: string;
+            /** @description Where the browser goes to sign in (add ?next=<app path>) */
+            start: string;
         };
         /**
          * OperationEvent
@@ -6462,6 +6853,7 @@ export interface operations {
         parameters: {
             query?: {
                 branch?: string;
+                at?: string;
             };
             header?: never;
             path: {
@@ -6522,6 +6914,132 @@ export interface operations {
             };
             /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    change_schema: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                domain: string;
+                /** @description May hold '/' (a branch name like agent/agt_risk/q4) */
+                branch: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchemaChangeSet"];
+            };
+        };
+        responses: {
+            /** @description Change the schema on a branch: a change set as one Revision, with its data migration */
+            200: {
+                headers: {
+                    /** @description The Revision the answer describes or created (absent when there is none) */
+                    "Lorebase-Revision"?: string;
+                    /** @description The original answer of a request retried under its idempotency key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchemaChange"];
+                };
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The state conflicts with the request (stale head, review required, already exists...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body does not fit (the issues name each member) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9806,6 +10324,290 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LinksPage"];
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match is still current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_records: {
+        parameters: {
+            query?: {
+                branch?: string;
+                at?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                domain: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of a Kind's Records, in key order */
+            200: {
+                headers: {
+                    /** @description The Revision the answer describes or created (absent when there is none) */
+                    "Lorebase-Revision"?: string;
+                    /** @description Send it back in If-None-Match: 304 while the answer is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryResult"];
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match is still current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_links: {
+        parameters: {
+            query?: {
+                branch?: string;
+                at?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                domain: string;
+                relation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of a Relation's Links, ordered by from and to key */
+            200: {
+                headers: {
+                    /** @description The Revision the answer describes or created (absent when there is none) */
+                    "Lorebase-Revision"?: string;
+                    /** @description Send it back in If-None-Match: 304 while the answer is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RelationLinksPage"];
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match is still current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_revision: {
+        parameters: {
+            query?: {
+                branch?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                domain: string;
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One Revision and its changes: Records, Links and the schema */
+            200: {
+                headers: {
+                    /** @description The Revision the answer describes or created (absent when there is none) */
+                    "Lorebase-Revision"?: string;
+                    /** @description Send it back in If-None-Match: 304 while the answer is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisionView"];
                 };
             };
             /** @description Not modified: the ETag sent in If-None-Match is still current */
@@ -13464,6 +14266,245 @@ export interface operations {
                     /** @description The Revision the answer describes or created (absent when there is none) */
                     "Lorebase-Revision"?: string;
                     "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_identity_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity providers the web app offers a sign-in with */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProviders"];
+                };
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    start_oidc_sign_in: {
+        parameters: {
+            query?: {
+                next?: string;
+            };
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sign in to the web app through an identity provider: go there */
+            302: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    finish_oidc_sign_in: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sign in to the web app through an identity provider: its answer */
+            303: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    /** @description Where the browser goes next */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

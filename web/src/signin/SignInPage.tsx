@@ -1,7 +1,9 @@
 /**
  * Sign in with an API key. The key goes once to `POST /api/v1/web/session`, which answers with an
  * HttpOnly session cookie; the key is kept nowhere (not in localStorage or sessionStorage). A
- * signed-in visitor goes on to the page asked for (`?next=`) or the Domain named here.
+ * signed-in visitor goes on to the page asked for (`?next=`) or the Domain named here, else to the
+ * list of the Domains it may read (DomainsPage). Beside the key, "Sign in with <issuer>" for each identity provider
+ * the settings offer (identityProviders.tsx).
  */
 import { Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useState, type FormEvent } from "react";
@@ -9,6 +11,7 @@ import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { useAuth } from "../shell/auth";
 import { lastDomain, rememberDomain } from "../shell/lastDomain";
+import { IdentityProviderButtons } from "./identityProviders";
 
 /** Where to go after sign-in: a same-app `next` path, else the Domain's overview, else the list
  * of the Domains the principal may read. */
@@ -27,7 +30,7 @@ export function SignInPage() {
   const [busy, setBusy] = useState(false);
 
   const target = destination(params.get("next"), domain.trim());
-  if (session && target && !busy) return <Navigate to={target} replace />;
+  if (session && !busy) return <Navigate to={target} replace />;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -55,35 +58,26 @@ export function SignInPage() {
               Sign in with an API key. It is exchanged for a session cookie and not stored in the
               browser.
             </Text>
-            {session && <Text size="sm">Signed in as {session.principal}. Name a Domain to open.</Text>}
-            {!session && (
-              <PasswordInput
-                label="API key"
-                value={key}
-                onChange={(e) => setKey(e.currentTarget.value)}
-                required
-                autoComplete="off"
-                data-testid="key-input"
-              />
-            )}
+            <PasswordInput
+              label="API key"
+              value={key}
+              onChange={(e) => setKey(e.currentTarget.value)}
+              required
+              autoComplete="off"
+              data-testid="key-input"
+            />
             <TextInput
               label="Domain"
               value={domain}
               onChange={(e) => setDomain(e.currentTarget.value)}
               placeholder="supply"
-              required={Boolean(session)}
               data-testid="domain-input"
             />
             <ProblemAlert error={error} />
-            {session ? (
-              <Button onClick={() => target && navigate(target)} disabled={!target}>
-                Open
-              </Button>
-            ) : (
-              <Button type="submit" loading={busy} disabled={!key.trim()} data-testid="signin-submit">
-                Sign in
-              </Button>
-            )}
+            <Button type="submit" loading={busy} disabled={!key.trim()} data-testid="signin-submit">
+              Sign in
+            </Button>
+            <IdentityProviderButtons next={target} />
           </Stack>
         </form>
       </Paper>

@@ -4,7 +4,7 @@ Every keeper call authenticates the credential of its `authorization` metadata a
 `Access` whether the principal holds a permission on a branch, and which Kinds it may read there.
 A credential is an API key or a web session made from one (lorebase_keeper.admin.web_sessions):
 the same principal with the same grants, until it expires or is revoked; or an access token of a
-configured identity provider (lorebase_keeper.access.oidc): a person, signed in as the principal its
+configured identity provider (lorebase.oidc): a person, signed in as the principal its
 claims name (created on first sight), with the grants its groups bring besides those given to it.
 """
 
@@ -19,10 +19,10 @@ from functools import cached_property
 from typing import Any
 
 from lorebase.contract.policy import ADMIN, ROLES
-from lorebase.credentials import ADMIN_PRINCIPAL, presented_digest, unknown_credential
+from lorebase.credentials import ADMIN_PRINCIPAL, key_digest, presented_digest, unknown_credential
+from lorebase.oidc import Identity, OidcVerifier, looks_like_jwt
 from lorebase.problems import Problem
 from lorebase.settings_model import Oidc, OidcGrant
-from lorebase_keeper.access.oidc import OidcVerifier, looks_like_jwt
 from lorebase_store import CredentialRow, Database, GrantRow, Txn
 
 
@@ -162,17 +162,27 @@ class Authenticator:
 
     async def _signed_in(self, digest: str, token: str, now: float) -> Principal:
         """The principal of an identity provider's access token (created on first sight)."""
-        assert self.oidc is not None
-        identity = await self.oidc.verify(token)
+        identity = await self.verify_token(token)
         principal = Principal(identity.principal_id, "user", identity.name)
+        until = min(now + self.ttl_s, now + identity.expires_at - time.time())
+        self._principals[digest] = (until, principal)
+        return principal
+
+    async def verify_token(self, token: str) -> Identity:
+        """Who an access token names: verified (lorebase.oidc), not signed out of (the web app's
+        sign-out ends the token it holds: lorebase_keeper.admin.web_sessions), its principal created
+        on first sight and the grants its claims bring remembered for `access`."""
+        if self.oidc is None:
+            raise unknown_credential()
+        identity = await self.oidc.verify(token)
+        if await self.db.read_one("token_ended", _token_ended, key_digest(token)):
+            raise unknown_credential("this token was signed out; sign in again")
         if identity.principal_id not in self._mapped:
             await self.db.run_interaction(
                 "oidc_principal", _insert_principal, identity.principal_id, identity.name
             )
         self._mapped[identity.principal_id] = identity.grants
-        until = min(now + self.ttl_s, now + identity.expires_at - time.time())
-        self._principals[digest] = (until, principal)
-        return principal
+        return identity
 
     async def _mapped_grants(self, principal: Principal, domain_id: int) -> tuple[GrantRow, ...]:
         mapped = self._mapped.get(principal.id)
@@ -213,6 +223,10 @@ class Authenticator:
 
 async def _credential_for_digest(txn: Txn, digest: str) -> CredentialRow | None:
     return await txn.credential_for_digest(digest)
+
+
+async def _token_ended(txn: Txn, digest: str) -> bool:
+    return await txn.token_ended(digest)
 
 
 async def _insert_principal(txn: Txn, principal_id: str, name: str) -> None:

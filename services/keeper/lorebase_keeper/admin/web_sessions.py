@@ -15,12 +15,18 @@ key either comes first (the sign-in answers 401) or waits and then revokes the n
 Each sign-in forgets the key's sessions that have expired (their rows only: the audit log keeps
 `web_session.start` and `web_session.end`). These calls are never steps of an agent session
 (lorebase_keeper.api.rpc.UNTRACED): their answers carry the CSRF token.
+
+Signed in through an identity provider instead ("Sign in with <issuer>", lorebase_gateway.web_oidc),
+the cookie holds the provider's access token itself: it authenticates as any such token does
+(lorebase.oidc), so the session lasts as long as the token, `GET` describes it from the token's
+claims, and sign-out remembers the token as ended until it expires (`end_token`): from then on it
+authenticates nobody, in the browser or anywhere else.
 """
 
 from __future__ import annotations
 
 import secrets
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from lorebase.credentials import (
@@ -32,6 +38,7 @@ from lorebase.credentials import (
     unknown_credential,
 )
 from lorebase.ids import iso, new_id, utc_now
+from lorebase.oidc import looks_like_jwt
 from lorebase.problems import Problem
 from lorebase_keeper.access.auth import ADMIN_PRINCIPAL
 from lorebase_keeper.runtime import Runtime
@@ -103,7 +110,18 @@ async def current(rt: Runtime, authorization: str | None) -> tuple[CredentialRow
     return row, token
 
 
+def _provider_token(rt: Runtime, authorization: str | None) -> str:
+    """The identity provider's access token the credential is ("": it is none)."""
+    token = (authorization or "").partition(" ")[2].strip()
+    return token if rt.auth.oidc is not None and looks_like_jwt(token) else ""
+
+
 async def describe(rt: Runtime, authorization: str | None) -> dict[str, Any]:
+    provided = _provider_token(rt, authorization)
+    if provided:
+        identity = await rt.auth.verify_token(provided)
+        principal = PrincipalRow(identity.principal_id, "user", identity.name)
+        return _answer(principal, datetime.fromtimestamp(identity.expires_at, UTC), provided)
     row, token = await current(rt, authorization)
     assert row.expires_at is not None
     return _answer(row.principal, row.expires_at, token)
@@ -111,6 +129,10 @@ async def describe(rt: Runtime, authorization: str | None) -> dict[str, Any]:
 
 async def end(rt: Runtime, authorization: str | None) -> None:
     """Sign out: the session stops authenticating at once (in this keeper: its cache is dropped)."""
+    provided = _provider_token(rt, authorization)
+    if provided:
+        await _end_token(rt, provided)
+        return
     row, _ = await current(rt, authorization)
     at = utc_now()
 
@@ -128,6 +150,30 @@ async def end(rt: Runtime, authorization: str | None) -> None:
 
     if not await rt.db.run_interaction("end_web_session", txn_fn):
         raise _not_a_session(None)
+    rt.auth.forget()
+
+
+async def _end_token(rt: Runtime, token: str) -> None:
+    identity = await rt.auth.verify_token(token)
+    at = utc_now()
+    expires_at = datetime.fromtimestamp(identity.expires_at, UTC) + timedelta(
+        seconds=rt.settings.model.keeper.auth.oidc.leeway_s
+    )
+    session_id = new_id("key")
+
+    async def txn_fn(txn: Txn) -> bool:
+        ended = await txn.end_token(session_id, identity.principal_id, key_digest(token), at, expires_at)
+        if ended:
+            await txn.audit(
+                identity.principal_id,
+                "web_session.end",
+                at,
+                target=identity.principal_id,
+                details={"session_id": session_id, "signed_in_with": "identity provider"},
+            )
+        return ended
+
+    await rt.db.run_interaction("end_token", txn_fn)
     rt.auth.forget()
 
 

@@ -11,16 +11,26 @@ from lorebase.v1 import keeper_pb2 as pb
 from lorebase_keeper import branches
 from lorebase_keeper.api.call import DomainCall, handler
 from lorebase_keeper.branches import describe_tag
-from lorebase_keeper.reads import visible_schema
+from lorebase_keeper.reads import read_point, visible_schema
 
 
 @handler("get_schema")
 async def get_schema(call: DomainCall[GetSchema]) -> dict[str, Any]:
-    domain, branch = call.domain, call.branch
-    head = await call.rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
-    if head is None:
-        raise Problem(404, "not-found", f"unknown branch {branch!r}")
-    return {**visible_schema(call.access, domain, branch), "revision": head.head}
+    """The schema of the branch's head, or of the Revision `at` names (the dispatcher chose it)."""
+    domain, branch, at = call.domain, call.branch, call.request.at
+    if at:
+        point = await call.rt.db.read("read_point", lambda txn: read_point(txn, domain, branch, at))
+        revision = point.revision
+    else:
+        head = await call.rt.db.read("get_branch", lambda txn: txn.get_branch(domain.id, branch))
+        if head is None:
+            raise Problem(404, "not-found", f"unknown branch {branch!r}")
+        revision = head.head
+    return {
+        **visible_schema(call.access, domain, branch),
+        "revision": revision,
+        "schema_version": domain.schema_digest,
+    }
 
 
 @handler("create_branch")

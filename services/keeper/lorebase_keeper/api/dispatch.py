@@ -45,7 +45,9 @@ from lorebase_keeper.api.call import (
 )
 from lorebase_keeper.api.targets import Found, load_target
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads import read_point
 from lorebase_keeper.runtime import Runtime
+from lorebase_store import Txn
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ async def enforce(rt: Runtime, endpoint: Endpoint, request: Any, principal: Prin
             ) from None
         raise
     branch = request_branch(request) or domain.default_branch
+    domain = await _schema_of_request(rt, domain, request, branch)
     # Needs on a branch the request names are checked before its target is looked up, so a caller
     # without them learns nothing of what exists (unless an owner may act in their place: who owns
     # the target is known once it is found).
@@ -113,6 +116,28 @@ async def enforce(rt: Runtime, endpoint: Endpoint, request: Any, principal: Prin
     elif policy.delegates is Delegation.CLEARANCES:
         require_clearances(access, domain.default_branch, field_of(request, "body.clearances") or ())
     return Decision(domain, access, branch, found)
+
+
+async def _schema_of_request(rt: Runtime, domain: Domain, request: Any, branch: str) -> Domain:
+    """The Domain with the schema the request reads or writes under: that of the Revision its `at`
+    names, else that of its branch's head (docs/schema.md, "Changing a schema"). An `at` that names
+    no Revision on the branch keeps the branch's: the read itself answers why."""
+    at = field_of(request, "at")
+    if at is None:
+        at = field_of(request, "body.at")
+    if isinstance(at, str) and at:
+        try:
+            digest = await rt.db.read("schema_at", _schema_at, domain, branch, at)
+        except Problem:
+            digest = ""
+        if digest != "":
+            return await rt.domains.at_version(domain, digest)
+    return await rt.domains.on_branch(domain, branch)
+
+
+async def _schema_at(txn: Txn, domain: Domain, branch: str, at: str) -> str | None:
+    point = await read_point(txn, domain, branch, at)
+    return point.schema_digest
 
 
 # The `on` of a need that names the branch of the request's target (lorebase.contract.policy.Need).

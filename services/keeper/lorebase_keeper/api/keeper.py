@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
+import orjson
 from google.protobuf.message import DecodeError
 
 from lorebase.clients.calls import request_message
@@ -31,6 +32,7 @@ from lorebase_keeper.api import (
     proposals,
     reads,
     reconciliation,
+    schema_changes,
     suggestions,
     writes,
 )
@@ -43,7 +45,7 @@ from lorebase_keeper.proposals import ProposalChecks
 from lorebase_keeper.runtime import Runtime
 
 # The handler modules bind their functions to endpoints when imported.
-AREAS = (admin, branches, erasures, proposals, reads, reconciliation, suggestions, writes)
+AREAS = (admin, branches, erasures, proposals, reads, reconciliation, schema_changes, suggestions, writes)
 
 
 @handler("add_session_note")
@@ -102,6 +104,45 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
             principal = await self.rt.auth.authenticate(metadata.get("authorization"))
             return reply({"principal": principal.id})
         raise AssertionError("unreachable")  # problems_as_status aborts the call
+
+    async def AuthorizeRead(
+        self, message: pb.AuthorizeReadRequest, context: grpc.aio.ServicerContext
+    ) -> pb.Reply:
+        """Deprecated, for one release: the previous release's feed (v0.9.0) asks this while a rolling
+        upgrade runs it beside this keeper. Decided as `Authorize` decides for the endpoint the
+        permission stands for (the same policy point), answered in the previous form."""
+        async with problems_as_status(context, "keeper", "AuthorizeRead"):
+            return await authorize_read(self.rt, message, dict(context.invocation_metadata() or ()))
+        raise AssertionError("unreachable")  # problems_as_status aborts the call
+
+
+# What the previous release's feed asked AuthorizeRead for, and the endpoint whose policy decides it.
+_PREVIOUS_PERMISSIONS = {"": "changes", "data.read": "changes", "domain.settings": "list_webhooks"}
+
+
+async def authorize_read(rt: Runtime, message: pb.AuthorizeReadRequest, metadata: dict[str, Any]) -> pb.Reply:
+    name = _PREVIOUS_PERMISSIONS.get(message.permission)
+    if name is None:
+        raise Problem(
+            403,
+            "forbidden",
+            f"{message.permission} is checked by this keeper through its endpoints only: retry once the "
+            "feed runs this release",
+        )
+    endpoint = BY_NAME[name]
+    fields = (
+        {"domain": message.domain}
+        if name == "list_webhooks"
+        else {
+            "domain": message.domain,
+            "branch": message.branch,
+        }
+    )
+    request = request_message(endpoint)(**fields).SerializeToString()
+    answer = await authorize(rt, pb.AuthorizeRequest(endpoint=name, request=request), metadata)
+    document = orjson.loads(answer.body)
+    # The endpoint's policy reads through a grant of every Kind: none narrowed to Kinds passed it.
+    return reply({**document, "narrowed": False})
 
 
 async def authorize(rt: Runtime, message: pb.AuthorizeRequest, metadata: dict[str, Any]) -> pb.Reply:

@@ -14,8 +14,11 @@ from lorebase.contract.reads import (
     GetHistory,
     GetLinks,
     GetRecord,
+    GetRevision,
     Health,
     KindHealth,
+    ListLinks,
+    ListRecords,
     Neighborhood,
     QueryCall,
     RecordAt,
@@ -67,6 +70,43 @@ async def get_links(call: DomainCall[GetLinks]) -> dict[str, Any]:
         limit=r.limit,
         cursor=r.cursor or None,
     )
+
+
+@handler("list_records")
+async def list_records(call: DomainCall[ListRecords]) -> dict[str, Any]:
+    r = call.request
+    return await reads.list_records(
+        call.rt,
+        call.access,
+        call.domain,
+        kind=r.kind,
+        branch=r.branch,
+        at=r.at,
+        limit=r.limit,
+        cursor=r.cursor,
+    )
+
+
+@handler("list_links")
+async def list_links(call: DomainCall[ListLinks]) -> dict[str, Any]:
+    r = call.request
+    return await reads.list_links(
+        call.rt,
+        call.access,
+        call.domain,
+        relation_name=r.relation,
+        branch=r.branch,
+        at=r.at,
+        limit=r.limit,
+        cursor=r.cursor,
+    )
+
+
+@handler("get_revision")
+async def get_revision(call: DomainCall[GetRevision]) -> pb.Reply:
+    r = call.request
+    document = await reads.revision_view(call.rt, call.domain, call.branch, r.revision, r.limit, r.cursor)
+    return reply(document, revision=document["revision"]["id"])
 
 
 @handler("get_history")

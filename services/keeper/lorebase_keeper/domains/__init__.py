@@ -2,6 +2,12 @@
 cached per process, and the grammar of branch names. Below authorization and the Runtime: it needs
 nothing else of keeper."""
 
-from lorebase_keeper.domains.registry import Domain, Domains, branch_of_revision, check_branch_name
+from lorebase_keeper.domains.registry import (
+    Domain,
+    Domains,
+    branch_of_revision,
+    check_branch_name,
+    schema_digest,
+)
 
-__all__ = ["Domain", "Domains", "branch_of_revision", "check_branch_name"]
+__all__ = ["Domain", "Domains", "branch_of_revision", "check_branch_name", "schema_digest"]

@@ -62,7 +62,11 @@ async def propose_merge(
     )
     assert made is not None
     committed = await rt.committer.run(
-        domain.id, task_branch, work_on(task_branch), prefetch={row.kind: [row.record_a, row.record_b]}
+        domain.id,
+        task_branch,
+        work_on(task_branch),
+        prefetch={row.kind: [row.record_a, row.record_b]},
+        schema=domain.stored_digest,
     )
     document: dict[str, Any] = await rt.db.run_interaction(
         "reconciliation_proposal",

@@ -280,7 +280,7 @@ def merge_work(
             "moved_links": moved,
             "dropped_links": dropped,
         }
-        return document, Head(revision, committed.revision.generation), rows
+        return document, Head.of(committed.revision), rows
 
     return work
 
@@ -329,7 +329,11 @@ async def accept(rt: Runtime, access: Access, domain: Domain, candidate_id: str,
         domain, access, view, candidate_id, body, target=branch, invocation_id=invocation_id, at=at
     )
     document = await rt.committer.run(
-        domain.id, branch, work, prefetch={row.kind: [row.record_a, row.record_b]}
+        domain.id,
+        branch,
+        work,
+        prefetch={row.kind: [row.record_a, row.record_b]},
+        schema=domain.stored_digest,
     )
     removed = document["removed"].split("/", 1)[1]
     document = {

@@ -147,7 +147,7 @@ async def _written(
     except Problem:
         return
     rows = await rt.db.read(
-        "revision_changes", lambda txn: txn.revision_changes(domain.id, made, limit=MAX_TOUCHED)
+        "records_changed_by", lambda txn: txn.records_changed_by(domain.id, made, limit=MAX_TOUCHED)
     )
     details["revisions"] = made
     if isinstance(document.get("branch"), str) and document["branch"]:

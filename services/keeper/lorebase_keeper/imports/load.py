@@ -219,7 +219,7 @@ async def load(
             rows.extractions = extracted.rows(revision_id, principal.id, at)
             if vault is not None:
                 rows.vault_entries = vault.rows()
-            new_head = Head(revision_id, committed.revision.generation)
+            new_head = Head.of(committed.revision)
         counts = {
             "records": sum(1 for c in change_list if c.entity == "record"),
             "links": sum(1 for c in change_list if c.entity == "link"),
@@ -257,7 +257,7 @@ async def load(
         )
         return Outcome(200, document, revision_id, {}), new_head, rows
 
-    outcome = await rt.committer.run(domain.id, branch, work, bulk=True)
+    outcome = await rt.committer.run(domain.id, branch, work, bulk=True, schema=domain.stored_digest)
     if len(records) + len(links) >= planner_statistics.ANALYZE_AFTER and outcome.revision and rt.statistics:
         rt.statistics.refresh_soon()
     return outcome

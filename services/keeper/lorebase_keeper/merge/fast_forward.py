@@ -124,7 +124,7 @@ def _revision_event(domain: Domain, branch: str, revision: Any, changes: list[Hi
         "created_at": iso(revision.created_at),
         "kinds": kinds,
         "relations": relations,
-        "schema_changed": False,
+        "schema_changed": revision.origin.get("type") == "schema",  # a change set it moves onto
         "keys": keys,
         "keys_truncated": truncated,
     }

@@ -14,11 +14,13 @@ A value brought over keeps its provenance (the Revision of the source that set i
 Revision that brought it in `$via` (the merge Revision, and the Proposal and resolution when there
 is one; provenance.py). A fast-forward moves the target onto the source's Revisions: its
 history then runs through the source's segment, and lineage names the source Revision itself
-(fast_forward.py).
+(fast_forward.py); the target then stands on the source's schema version too. A three-way merge of
+branches that stand on different schema versions is refused (409 schema-conflict).
 """
 
 from __future__ import annotations
 
+from lorebase.problems import Problem
 from lorebase_keeper.merge.attempt import MergeRequest, MergeResult
 from lorebase_keeper.merge.base import Side, find_base, lock_pair
 from lorebase_keeper.merge.fast_forward import fast_forward
@@ -38,6 +40,17 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
         s_side.add(row)
     if t_base >= target.generation and (target.head is None or s_base == common):
         return await fast_forward(txn, request, source, s_chain, target, s_side)
+    if source.schema_digest != target.schema_digest:
+        raise Problem(
+            409,
+            "schema-conflict",
+            f"{request.source} and {request.target} stand on different schemas (versions "
+            f"{source.schema_digest or domain.base_digest} and {target.schema_digest or domain.base_digest}); "
+            "a three-way merge across a schema change is not built: apply the same change set to "
+            f"{request.source} first (POST /branches/{request.source}/schema/changes), then merge",
+            source=request.source,
+            target=request.target,
+        )
     t_side = Side()
     for row in await txn.changes_after(domain.id, t_chain, t_base):
         t_side.add(row)

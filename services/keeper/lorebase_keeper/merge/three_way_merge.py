@@ -115,7 +115,7 @@ async def three_way_merge(
         change = diff_change(entity, name, key, before, after)
         if change is not None:
             changes.append(change)
-    head = Head(target.head, target.generation)
+    head = Head(target.head, target.generation, target.schema_digest)
     rows = CommitRows(domain.id, target.name)
     stored = await _stored(view, changes)
     s_provenance = {ref: s_side.provenance(ref) for ref in results if ref in s_side.rows}

@@ -120,7 +120,9 @@ async def execute_task(
         work = make_work(p, target, dry_run=request.dry_run)
         if request.dry_run:
             return await dry_run(rt, work, domain.id, target)
-        return await rt.committer.run(domain.id, target, work, prefetch=p.prefetch())
+        return await rt.committer.run(
+            domain.id, target, work, prefetch=p.prefetch(), schema=domain.stored_digest
+        )
     if not auto_propose or task is None or not writes.enabled:
         raise review_required(domain, name, target, reason)
     task_branch = check_branch_name(f"{writes.branch_prefix}{principal.id.lower()}/{task}")
@@ -181,7 +183,9 @@ async def execute_task(
         replayed = True
     else:
         work = make_work(p, task_branch, dry_run=False, review=False, deferred=deferred)
-        committed = await rt.committer.run(domain.id, task_branch, work, prefetch=p.prefetch())
+        committed = await rt.committer.run(
+            domain.id, task_branch, work, prefetch=p.prefetch(), schema=domain.stored_digest
+        )
         replayed = bool(committed.document.get("replayed"))
     invocation = str(committed.document.get("invocation_id") or p.invocation_id)
     if replayed and not deferred:

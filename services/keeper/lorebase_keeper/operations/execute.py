@@ -33,7 +33,7 @@ async def execute(
     work = make_work(p, branch, dry_run=request.dry_run)
     if request.dry_run:
         return await dry_run(rt, work, domain.id, branch)
-    return await rt.committer.run(domain.id, branch, work, prefetch=p.prefetch())
+    return await rt.committer.run(domain.id, branch, work, prefetch=p.prefetch(), schema=domain.stored_digest)
 
 
 __all__ = ["execute"]

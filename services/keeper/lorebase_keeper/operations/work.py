@@ -135,7 +135,7 @@ def make_work(
                 rows.extractions = extracted.rows(revision_id, principal.id, p.at)
             if p.vault is not None:
                 rows.vault_entries = p.vault.rows()
-            new_head = Head(revision_id, committed.revision.generation)
+            new_head = Head.of(committed.revision)
         stamp = iso(p.at)
         rows.invocations.append(
             {
@@ -191,7 +191,9 @@ async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
     row = await txn.get_branch(domain_id, branch)
     if row is None:
         raise Problem(404, "not-found", f"unknown branch {branch!r}")
-    outcome, _, _ = await work(await open_view(txn, row), row, Head(row.head, row.generation))
+    outcome, _, _ = await work(
+        await open_view(txn, row), row, Head(row.head, row.generation, row.schema_digest)
+    )
     return outcome  # Database.read rolls everything back
 
 

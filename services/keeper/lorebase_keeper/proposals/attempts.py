@@ -153,6 +153,7 @@ async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
     document = await rt.db.run_interaction("merge_proposal", txn_fn)
     if document.get("status") == "merged":  # the target moved: its other Proposals are tried again
         rt.moves.moved(domain.id, document["target_ref"])
+        rt.domains.forget(domain.name)  # it may stand on the source's schema version now
     return document
 
 

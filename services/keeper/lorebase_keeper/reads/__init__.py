@@ -14,10 +14,12 @@ from lorebase_keeper.reads.graph import Caps, Ref, Step, Walk, load_records, par
 from lorebase_keeper.reads.health import data_health, health_markdown
 from lorebase_keeper.reads.history import get_history, get_lineage
 from lorebase_keeper.reads.lineage import lineage_of, revision_summary
+from lorebase_keeper.reads.listings import list_links, list_records
 from lorebase_keeper.reads.neighborhood import neighborhood, traverse
 from lorebase_keeper.reads.query import query_in, run_query
 from lorebase_keeper.reads.records import get_links, get_record, links_along, load_record, title_of
 from lorebase_keeper.reads.resolve import resolve, vocabulary
+from lorebase_keeper.reads.revisions import revision_view
 from lorebase_keeper.reads.schema_view import visible_schema
 from lorebase_keeper.reads.search import search, search_kinds, search_refs
 from lorebase_keeper.reads.snapshots import ReadPoint, read_point
@@ -44,6 +46,8 @@ __all__ = [
     "get_record",
     "health_markdown",
     "lineage_of",
+    "list_links",
+    "list_records",
     "links_along",
     "load_record",
     "load_records",
@@ -53,6 +57,7 @@ __all__ = [
     "read_point",
     "resolve",
     "revision_summary",
+    "revision_view",
     "run_query",
     "search",
     "search_kinds",

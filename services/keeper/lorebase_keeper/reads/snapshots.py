@@ -27,6 +27,9 @@ class ReadPoint:
     chain: BranchChain
     revision: str | None
     at: tuple[str, int] | None  # (branch segment, generation) of the Revision read as of
+    # The schema version the Revision read as of was committed under (None: the creation schema, or
+    # a read at the head, whose version the Domain's registry knows).
+    schema_digest: str | None = None
 
     @property
     def snapshot(self) -> tuple[BranchChain, tuple[str, int]] | None:
@@ -71,7 +74,9 @@ async def read_point(txn: Txn, domain: Domain, branch_name: str | None, at: str 
             f"{through} is not on the first-parent history of branch {name!r}; "
             f"read it with branch={revision.branch.split('~')[0]!r}, or read the branch's head",
         )
-    return ReadPoint(branch, chain, revision.id, (revision.branch, revision.generation))
+    return ReadPoint(
+        branch, chain, revision.id, (revision.branch, revision.generation), revision.schema_digest
+    )
 
 
 async def _archived_point(txn: Txn, domain: Domain, name: str, at: str) -> ReadPoint | None:

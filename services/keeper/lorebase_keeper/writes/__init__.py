@@ -11,10 +11,12 @@ from lorebase_keeper.writes.commit import (
     Committer,
     Head,
     Origin,
+    SchemaVersion,
     changes_digest,
     plan_commit,
     remember,
     revision_id,
+    schema_changed,
 )
 from lorebase_keeper.writes.derive import materialize
 from lorebase_keeper.writes.group_queue import GroupQueue, Queued
@@ -42,6 +44,7 @@ __all__ = [
     "PlannerStatistics",
     "Queued",
     "RecordState",
+    "SchemaVersion",
     "changes_digest",
     "diff_change",
     "idempotency_key",
@@ -55,4 +58,5 @@ __all__ = [
     "replay",
     "request_digest",
     "revision_id",
+    "schema_changed",
 ]

@@ -40,16 +40,33 @@ class Head:
 
     revision: str | None
     generation: int
+    # The schema version the head stands on (revisions.schema_digest; None: the creation schema).
+    schema: str | None = None
+
+    @classmethod
+    def of(cls, revision: RevisionRow) -> Head:
+        """The head a committed Revision makes."""
+        return cls(revision.id, revision.generation, revision.schema_digest)
 
 
 @dataclass(frozen=True)
 class Origin:
-    type: str  # operation | import | source_sync | merge
+    type: str  # operation | import | source_sync | merge | extraction | schema
     ref: str  # invocation id, import source, Source name, ...
     actor: str
 
     def document(self) -> dict[str, str]:
         return {"type": self.type, "ref": self.ref}
+
+
+@dataclass(frozen=True)
+class SchemaVersion:
+    """The schema a Revision changes to: its digest, its document, and the digest its Revisions store
+    (None when it is the Domain's creation schema again)."""
+
+    digest: str
+    document: dict[str, Any]
+    stored: str | None
 
 
 @dataclass(frozen=True)
@@ -70,6 +87,8 @@ class _Pending(Generic[T]):
     revisions: int = 0  # Revisions its work wrote (the commits metric)
     # The writer's `commit` span (lorebase.tracing), stored with the events it commits; "": untraced.
     traceparent: str = ""
+    # The schema version the work was prepared under (Domain.stored_digest); False: not checked.
+    schema: str | None | bool = False
 
 
 def revision_id(
@@ -82,8 +101,10 @@ def revision_id(
     message: str,
     origin: dict[str, str],
     created_at: str,
+    schema: str | None = None,
 ) -> str:
-    """SHA-256 hex of the canonical serialisation of a Revision's content."""
+    """SHA-256 hex of the canonical serialisation of a Revision's content; a Revision that changes
+    the schema has the new version's digest in it too (`schema`)."""
     content = {
         "domain": domain,
         "branch": branch,
@@ -94,6 +115,8 @@ def revision_id(
         "origin": origin,
         "created_at": created_at,
     }
+    if schema is not None:
+        content["schema"] = schema
     return sha256_hex(canonical_json(content))
 
 
@@ -116,8 +139,10 @@ def plan_commit(
     extra_events: list[tuple[str, dict[str, Any]]] | None = None,
     parents: list[str] | None = None,
     provenance_of: Callable[[Change, dict[str, Any], str], dict[str, Any]] | None = None,
+    schema: SchemaVersion | None = None,
 ) -> Committed:
-    """Add one Revision to `rows`: the revision row, Records, Links, history and outbox events."""
+    """Add one Revision to `rows`: the revision row, Records, Links, history and outbox events.
+    With `schema`, the Revision changes the schema to that version; else it keeps its head's."""
     branch = rows.branch
     current, current_links = stored
     digest = changes_digest(changes)
@@ -133,7 +158,9 @@ def plan_commit(
         message=message,
         origin=origin.document(),
         created_at=created_at,
+        schema=None if schema is None else schema.digest,
     )
+    schema_digest = head.schema if schema is None else schema.stored
     generation = head.generation + 1
     # Provenance names the Revision behind each value; its origin, author and time are the Revision's.
     stamp = rev_id
@@ -223,7 +250,10 @@ def plan_commit(
         origin=origin.document(),
         stats=stats,
         created_at=at,
+        schema_digest=schema_digest,
     )
+    if schema is not None and schema.stored is not None:
+        rows.schema_versions.append({"digest": schema.digest, "document": schema.document, "created_at": at})
     rows.revisions.append(
         {
             "id": rev_id,
@@ -236,6 +266,7 @@ def plan_commit(
             "changes_digest": digest,
             "stats": stats,
             "created_at": created_at,
+            "schema_digest": schema_digest,
         }
     )
     truncated = sum(len(v) for v in keys.values()) > changed_keys_max
@@ -260,7 +291,7 @@ def plan_commit(
         "created_at": created_at,
         "kinds": kinds,
         "relations": relations,
-        "schema_changed": False,
+        "schema_changed": schema is not None,
         "keys": keys,
         "keys_truncated": truncated,
     }
@@ -277,6 +308,17 @@ def plan_commit(
             }
         )
     return Committed(revision, changes)
+
+
+def schema_changed(branch: str) -> Problem:
+    """A write prepared under another schema than its branch stands on by the time it commits."""
+    return Problem(
+        409,
+        "schema-changed",
+        f"the schema of branch {branch!r} changed while this write was prepared; send it again "
+        "(GET /schema shows the new one)",
+        branch=branch,
+    )
 
 
 _NOTES = ("$via", "$evidence")
@@ -357,14 +399,19 @@ class Committer:
         *,
         prefetch: dict[str, list[str]] | None = None,
         bulk: bool = False,
+        schema: str | None | bool = False,
     ) -> T:
         """Run `work(view, branch_row, head)` in a commit transaction of `branch`.
 
         The work checks what it needs through the view and returns (result, new head, rows to write);
-        `prefetch` names Records it will read, so the group reads them all in one statement.
+        `prefetch` names Records it will read, so the group reads them all in one statement. `schema`
+        is the schema version the work was prepared under (Domain.stored_digest): when the branch
+        stands on another by then, the work is refused (409 schema-changed) before it runs.
         """
         with tracing.span("commit", attributes={"lorebase.branch": branch}):
-            pending: _Pending[T] = _Pending(work, prefetch or {}, bulk, traceparent=tracing.traceparent())
+            pending: _Pending[T] = _Pending(
+                work, prefetch or {}, bulk, traceparent=tracing.traceparent(), schema=schema
+            )
             self._groups.put((domain_id, branch), pending)
             return await pending.future
 
@@ -404,7 +451,7 @@ async def _commit_group(
     else:  # the lock waited for another commit: read what it wrote
         for kind in sorted({kind for kind, _ in wanted}):
             await view.prefetch(kind, [k for other, k in wanted if other == kind])
-    head = Head(branch.head, branch.generation)
+    head = Head(branch.head, branch.generation, branch.schema_digest)
     merged = CommitRows(domain_id, branch_name)
     outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
     for index, pending in enumerate(batch):
@@ -412,8 +459,12 @@ async def _commit_group(
         # leaves nothing behind, and the group writes every planned commit in one statement.
         pending.revisions = 0
         try:
+            if pending.schema is not False and pending.schema != head.schema:
+                raise schema_changed(branch_name)
             result, new_head, rows = await pending.work(
-                view, replace(branch, head=head.revision, generation=head.generation), head
+                view,
+                replace(branch, head=head.revision, generation=head.generation, schema_digest=head.schema),
+                head,
             )
         except Problem as problem:
             outcomes.append((pending, None, problem))
@@ -441,8 +492,10 @@ __all__ = [
     "Committer",
     "Head",
     "Origin",
+    "SchemaVersion",
     "changes_digest",
     "plan_commit",
     "remember",
     "revision_id",
+    "schema_changed",
 ]

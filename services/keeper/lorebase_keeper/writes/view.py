@@ -50,6 +50,34 @@ class BranchView:
     ) -> dict[Any, list[str]]:
         return await self.txn.keys_with_value(self.domain_id, self.branch, kind, attribute, values)
 
+    async def _stored_keys_of_kind(self, kind: str) -> list[str]:
+        return await self.txn.record_keys_of_kind(self.domain_id, self.branch, kind)
+
+    async def _stored_pairs_of_relation(self, relation: str) -> list[tuple[str, str]]:
+        return await self.txn.link_pairs(self.domain_id, self.branch, relation)
+
+    async def keys_of_kind(self, kind: str) -> list[str]:
+        """The keys of every Record of a Kind (a schema change migrates them all), in key order."""
+        keys = set(await self._stored_keys_of_kind(kind))
+        for (name, key), row in self.records.items():
+            if name == kind:
+                if row is None:
+                    keys.discard(key)
+                else:
+                    keys.add(key)
+        return sorted(keys)
+
+    async def pairs_of_relation(self, relation: str) -> list[tuple[str, str]]:
+        """The (from, to) keys of every Link of a Relation."""
+        pairs = set(await self._stored_pairs_of_relation(relation))
+        for (name, from_key, to_key), row in self.links.items():
+            if name == relation:
+                if row is None:
+                    pairs.discard((from_key, to_key))
+                else:
+                    pairs.add((from_key, to_key))
+        return sorted(pairs)
+
     async def get_records(self, kind: str, keys: list[str]) -> dict[str, RecordRow]:
         wanted = [
             k
@@ -183,6 +211,14 @@ class OverlayView(BranchView):
             self.domain_id, self.chain, self._upto, relation, from_keys=from_keys, to_keys=to_keys
         )
         return [link_of(row) for row in rows]
+
+    async def _stored_keys_of_kind(self, kind: str) -> list[str]:
+        rows = await self.txn.snapshot_entities(self.domain_id, self.chain, self._upto, "record", kind)
+        return [row.key for row in rows]
+
+    async def _stored_pairs_of_relation(self, relation: str) -> list[tuple[str, str]]:
+        rows = await self.txn.snapshot_entities(self.domain_id, self.chain, self._upto, "link", relation)
+        return [(link.from_key, link.to_key) for link in (link_of(row) for row in rows)]
 
     async def _stored_keys_with_value(
         self, kind: str, attribute: str, values: list[Any]

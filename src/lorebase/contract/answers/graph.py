@@ -225,6 +225,14 @@ class Predicate(Answer, kw_only=True):
     value: Any
 
 
+class DateInterval(Answer, kw_only=True):
+    """The days a date said relative to the Revision read was read as: [from, before)."""
+
+    from_: Annotated[str, Meta(description="The first day")] = msgspec.field(name="from")
+    before: Annotated[str, Meta(description="The first day after (equal to from for a day's start)")]
+    today: Annotated[str, Meta(description="The day of the Revision read (UTC) it counted from")]
+
+
 class Candidate(Answer, kw_only=True):
     """What a phrase of the text may mean: a Kind, an Attribute (of a Kind, or of a Relation's
     Links), a Relation, stored values of an Attribute, Records by key or title, or a comparison
@@ -243,22 +251,46 @@ class Candidate(Answer, kw_only=True):
     score: float
     level: Annotated[
         str,
-        Meta(description="exact | synonym | partial | prefix | words | inferred | similar | embedding"),
+        Meta(
+            description="exact | synonym | partial | prefix | words | inferred | comparative | state | "
+            "similar | embedding"
+        ),
     ]
     matched: str
     records: Count | UnsetType = UNSET
     unit: Annotated[str, Meta(description="The unit the Attribute's description gives")] | UnsetType = UNSET
+    interval: DateInterval | UnsetType = UNSET
 
 
 class Hint(Answer, kw_only=True):
     """What the question asks to do with the Records, as POST /query members."""
 
-    hint: Literal["count", "group_by", "order_by"]
+    hint: Literal["count", "group_by", "order_by", "has_link", "count_links"]
     matched: str
     kind: str | UnsetType = UNSET
     attribute: str | UnsetType = UNSET
+    relation: str | UnsetType = UNSET
+    path: (
+        Annotated[
+            list[str], Meta(description="The Relation to follow from the Records of `kind` (POST /traverse)")
+        ]
+        | UnsetType
+    ) = UNSET
+    to: Annotated[str, Meta(description="The Kind at the other end of `path`")] | UnsetType = UNSET
+    negated: Annotated[bool, Meta(description="has_link: the Records with no such Link")] | UnsetType = UNSET
+    order: (
+        Annotated[
+            Literal["asc", "desc"], Meta(description="count_links: Records ranked by their number of Links")
+        ]
+        | UnsetType
+    ) = UNSET
     aggregate: dict[str, Any] | UnsetType = UNSET
     order_by: list[str] | UnsetType = UNSET
+    limit: Annotated[int, Meta(ge=1, description="The number of Records said (top-k)")] | UnsetType = UNSET
+    score: float | UnsetType = UNSET
+    level: Annotated[str, Meta(description="superlative: inferred from the word's dimension")] | UnsetType = (
+        UNSET
+    )
 
 
 class Skipped(Answer, kw_only=True):

@@ -112,6 +112,19 @@ class LinksPage(Answer, kw_only=True):
     next_cursor: Cursor
 
 
+class RelationLinksPage(Answer, kw_only=True):
+    """A page of a Relation's Links, ordered by (from key, to key)."""
+
+    domain: str
+    branch: str
+    revision: RevisionId | None
+    relation: str
+    from_kind: str
+    to_kind: str
+    links: list[Link]
+    next_cursor: Cursor
+
+
 class Provenance(Answer, kw_only=True):
     """The provenance of one changed Attribute: the Revision and its origin, and for an extracted
     value its evidence."""

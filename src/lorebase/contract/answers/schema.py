@@ -132,6 +132,106 @@ class SchemaView(Answer, kw_only=True):
     operations: list[OperationDoc]
     sources: list[SourceDoc]
     revision: RevisionId | None
+    schema_version: (
+        Annotated[
+            str, Meta(description="The schema version: SHA-256 of the schema document's canonical JSON")
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class SchemaDiff(Answer, kw_only=True):
+    """What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
+    Operations and lenses added, removed or changed."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+
+
+class RevisionDoc(Answer, kw_only=True):
+    """A Revision: its place, who made it, why, from where, and the schema it was committed under."""
+
+    id: RevisionId
+    branch: str
+    generation: Count
+    parents: list[RevisionId]
+    author: str
+    message: str
+    origin: dict[str, str]
+    stats: dict[str, Any]
+    created_at: Timestamp
+    schema_version: str
+    schema_changed: bool
+
+
+class RevisionChange(Answer, kw_only=True):
+    """A Record (entity record, name the Kind) or Link (entity link, name the Relation, key
+    from->to) the Revision changed, and the names of the changed Attributes."""
+
+    entity: Literal["record", "link"]
+    name: str
+    key: str
+    change: Literal["created", "modified", "deleted"]
+    attributes: list[str]
+
+
+class RevisionView(Answer, kw_only=True):
+    """One Revision and a page of its changes (in the order it made them); `schema` says what it
+    changed in the schema, null when it changed nothing there."""
+
+    domain: str
+    branch: str
+    revision: RevisionDoc
+    changes: list[RevisionChange]
+    next_cursor: Cursor
+    schema: SchemaDiff | None
+
+
+class SchemaViolation(Answer, kw_only=True):
+    """A Record or Link the new schema would make invalid: which, the Attribute, the rule, why."""
+
+    record: str | UnsetType = UNSET  # Kind/key
+    link: str | UnsetType = UNSET  # Relation/from->to
+    path: str
+    rule: str
+    message: str
+
+
+class SchemaMigrated(Answer, kw_only=True):
+    """How many Records and Links the change set's data migration changes."""
+
+    records: Count
+    links: Count
+
+
+class SchemaTouches(Answer, kw_only=True):
+    """What else a change set reaches: Operations and lenses it rewrote, grants narrowed to a Kind it
+    removes, webhooks that will see its Revision."""
+
+    operations: list[str]
+    lenses: list[str]
+    grants: list[str]
+    webhooks: list[str]
+
+
+class SchemaChange(Answer, kw_only=True):
+    """What a change set did (or, in a dry run, would do): the schema version before and after, each
+    change, the data migration and what failed there, and what else it reaches."""
+
+    status: Literal["committed", "dry_run"]
+    branch: str
+    revision: RevisionId | None
+    head: RevisionId | None
+    schema_version: str
+    previous_schema_version: str
+    valid: bool
+    changes: list[dict[str, Any]]
+    migrated: SchemaMigrated
+    violations: list[SchemaViolation]
+    violation_count: Count
+    touches: SchemaTouches
+    replayed: bool
 
 
 class Branch(Answer, kw_only=True):

@@ -21,4 +21,19 @@ class WebSession(Answer, kw_only=True):
     ]
 
 
-__all__ = ["WebSession"]
+class IdentityProvider(Answer, kw_only=True):
+    """An identity provider the web app offers a sign-in with ("Sign in with <label>")."""
+
+    id: Annotated[str, Meta(description="Its id in the sign-in URL")]
+    label: Annotated[str, Meta(description="What the button says after 'Sign in with'")]
+    issuer: Annotated[str, Meta(description="The issuer (its `iss`)")]
+    start: Annotated[str, Meta(description="Where the browser goes to sign in (add ?next=<app path>)")]
+
+
+class IdentityProviders(Answer, kw_only=True):
+    """The identity providers the web app offers besides the API key (none: the key alone)."""
+
+    providers: list[IdentityProvider]
+
+
+__all__ = ["IdentityProvider", "IdentityProviders", "WebSession"]

@@ -26,6 +26,10 @@ from lorebase.contract.policy import memory
 from lorebase.memory.journal import MAX_SEQUENCE
 
 ConsumerName = Annotated[str, grammar(names.CHECKPOINT, "A consumer name: " + names.CHECKPOINT.hint)]
+# A consumer name to page after, or none (the parameter left out or empty: from the start).
+AfterConsumer = Annotated[
+    str, grammar(names.CHECKPOINT, "A consumer name to list after: " + names.CHECKPOINT.hint, empty=True)
+]
 JournalId = Annotated[str, matching(r"jrn_[A-Za-z0-9]{8,64}", "The journal_id of a cursor a page returned")]
 Sequence = Annotated[
     int, Meta(ge=0, description="An unsigned 64-bit sequence", extra_json_schema={"maximum": MAX_SEQUENCE})
@@ -96,7 +100,7 @@ class CheckpointRead(Request, frozen=True, kw_only=True):
 
 
 class ListCheckpoints(Request, frozen=True, kw_only=True):
-    after: Annotated[ConsumerName, Query] = ""
+    after: Annotated[AfterConsumer, Query] = ""
     limit: Annotated[PageSize, Query] = 100
 
 

@@ -10,6 +10,7 @@ false or the request reads an older Revision).
 
 from __future__ import annotations
 
+from datetime import UTC, date, timedelta
 from typing import Any
 
 from lorebase.contract.reads import ResolveBody
@@ -20,10 +21,9 @@ from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.coverage import coverage
 from lorebase_keeper.reads.embeddings import check_vector
-from lorebase_keeper.reads.resolve.comparisons import comparisons
 from lorebase_keeper.reads.resolve.embedding import nearest_values
-from lorebase_keeper.reads.resolve.ground import merged, names, ordered, similar
-from lorebase_keeper.reads.resolve.hints import hints
+from lorebase_keeper.reads.resolve.ground import is_number, merged, ordered, similar
+from lorebase_keeper.reads.resolve.phrases import needs_today, phrases
 from lorebase_keeper.reads.resolve.titles import keys, titles
 from lorebase_keeper.reads.resolve.vocabulary import vocabulary
 from lorebase_keeper.reads.resolve.words import tokens
@@ -68,17 +68,22 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
         )
         used = [False] * len(words)
         candidates = await titles(txn, access, domain, point, words, used, vocab, limits, whole=True)
-        spans = names(words, used, vocab)
-        compared, units = comparisons(words, used, spans, vocab, domain)
-        spans = [span for span in spans if not units & set(range(span.start, span.end))]
-        candidates += [c for span in spans for c in merged(span)] + compared
-        hinted = hints(words, used, spans, vocab)
+        today = None
+        if point.revision is not None and needs_today(words):
+            row = await txn.get_revision(domain.id, point.revision)
+            today = row.created_at.astimezone(UTC).date() if row is not None else None
+        found, hinted = phrases(words, used, vocab, domain, today)
+        candidates += found
         candidates += await keys(txn, domain, point, words, used, vocab)
         candidates += await titles(txn, access, domain, point, words, used, vocab, limits)
         candidates += [c for span in similar(words, used, vocab, limits) for c in merged(span)]
         candidates = ordered(candidates)
         unmatched = [w.key for w, u in zip(words, used, strict=True) if not u]
-        unknown = [w for w in unmatched if w not in vocab.stop and w not in SIGNS and not _number(w)]
+        unknown = [
+            w.key
+            for w, u in zip(words, used, strict=True)
+            if not u and w.key not in vocab.stop and w.key not in SIGNS and not is_number(w)
+        ]
         skipped: list[dict[str, str]] = []
         if candidates:
             skipped = [{"level": "embedding", "reason": "other levels matched"}]
@@ -115,7 +120,9 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
                 "attributes": block["attributes"],
                 "unknown": unknown,
                 "sources": block["sources"],
-                "notes": [f"{w}: term unknown in this Domain" for w in unknown] + block["notes"],
+                "notes": [f"{w}: term unknown in this Domain" for w in unknown]
+                + _intervals(candidates)
+                + block["notes"],
                 **({"omitted": block["omitted"]} if "omitted" in block else {}),
             }
         return doc, unknown
@@ -130,8 +137,21 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
     return doc
 
 
-def _number(word: str) -> bool:
-    return word.replace(".", "", 1).isdigit()
+def _intervals(candidates: list[dict[str, Any]]) -> list[str]:
+    """One note per date said relative to the Revision's day, with the days it was read as."""
+    notes: dict[str, str] = {}
+    for c in candidates:
+        said = c.get("interval")
+        if said is None or c["matched"] in notes:
+            continue
+        last = (date.fromisoformat(said["before"]) - timedelta(days=1)).isoformat()
+        days = said["from"] if said["from"] >= last else f"{said['from']} to {last}"
+        if said["from"] == said["before"]:
+            days = f"the start of {said['from']}"
+        notes[c["matched"]] = (
+            f"{c['matched']}: read as {days}, counted from {said['today']} (the day of the Revision read, UTC)"
+        )
+    return [notes[k] for k in sorted(notes)]
 
 
 __all__ = ["resolve"]

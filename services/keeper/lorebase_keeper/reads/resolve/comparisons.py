@@ -13,7 +13,6 @@ offered at 0.8 (level `inferred`), several at 0.6. The value is in the Attribute
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import date
 from typing import Any
@@ -21,9 +20,12 @@ from typing import Any
 from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.resolve.dates import Said, date_at, implicit
+from lorebase_keeper.reads.resolve.graded import YEAR, Graded, along, comparative_at, ends, operator
 from lorebase_keeper.reads.resolve.ground import Span, is_number
+from lorebase_keeper.reads.resolve.lexicon import STATES, UNITS
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
-from lorebase_keeper.reads.resolve.words import Word
+from lorebase_keeper.reads.resolve.words import Word, number_at
 
 REACH = 4
 OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
@@ -31,7 +33,6 @@ OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
         (("more", "than"), "gt"),
         (("greater", "than"), "gt"),
         (("higher", "than"), "gt"),
-        (("larger", "than"), "gt"),
         (("above",), "gt"),
         (("over",), "gt"),
         (("exceeding",), "gt"),
@@ -40,7 +41,6 @@ OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
         (("less", "than"), "lt"),
         (("fewer", "than"), "lt"),
         (("lower", "than"), "lt"),
-        (("smaller", "than"), "lt"),
         (("below",), "lt"),
         (("under",), "lt"),
         (("<",), "lt"),
@@ -65,31 +65,21 @@ OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
     ],
     key=lambda item: -len(item[0]),
 )
-MONTHS = {name.casefold(): i for i, name in enumerate(calendar.month_name) if name}
-MONTHS |= {name.casefold(): i for i, name in enumerate(calendar.month_abbr) if name}
-ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 NUMERIC = ("integer", "decimal")
 DATES = ("date", "datetime")
 
 
-def _operand(words: list[Word], at: int) -> tuple[int, str, Any] | None:
-    """(words used, "number" | "date", value) of the operand at `at`: a number, an ISO date, a
-    month with a year, or a year. A date value is (first day, first day after)."""
+def _operand(words: list[Word], at: int, today: date | None) -> tuple[int, str, Any] | None:
+    """(words used, "number" | "date", value) of the operand at `at`: a number, a date as people
+    say it (dates.py; relative ones only with `today`), or a year. A date value is a `Said`."""
     if at >= len(words):
         return None
-    word = words[at]
-    if ISO_DATE.fullmatch(word.key):
-        try:
-            day = date.fromisoformat(word.key)
-        except ValueError:
-            return None
-        return 1, "date", (day, date.fromordinal(day.toordinal() + 1))
-    if word.key in MONTHS and at + 1 < len(words) and re.fullmatch(r"\d{4}", words[at + 1].key):
-        year, month = int(words[at + 1].key), MONTHS[word.key]
-        after = date(year + month // 12, month % 12 + 1, 1)
-        return 2, "date", (date(year, month, 1), after)
-    if is_number(word):
-        return 1, "number", word.key
+    said = date_at(words, at, today)
+    if said is not None:
+        return said.taken, "date", said
+    number = number_at(words, at)
+    if number is not None:
+        return number[0], "number", number[1]
     return None
 
 
@@ -112,7 +102,8 @@ def _unit(term: Term, unit: Word | None) -> str | None:
     """The unit the description gives, when the question wrote it (or none was written)."""
     words = re.findall(r"\w+", term.description)
     if unit is not None:
-        return next((w for w in words if w.casefold() in (unit.key, unit.key.rstrip("s"))), None)
+        written = (unit.key, unit.key.rstrip("s"), UNITS.get(unit.key, unit.key))
+        return next((w for w in words if w.casefold() in written), None)
     for known in ("EUR", "USD", "days", "units", "percent"):
         if known in words:
             return known
@@ -123,9 +114,9 @@ def _predicates(domain: Domain, term: Term, op: str, shape: str, value: Any) -> 
     attr = _attribute(domain, term)
     if shape == "number" and attr.type in DATES:  # a bare year
         year = int(value)
-        shape, value = "date", (date(year, 1, 1), date(year + 1, 1, 1))
+        shape, value = "date", Said(1, date(year, 1, 1), date(year + 1, 1, 1), False)
     if shape == "date":
-        first, after = value
+        first, after = value.first, value.after
         pairs = {
             "gt": [("ge", after)],
             "ge": [("ge", first)],
@@ -153,11 +144,17 @@ def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int
 
 
 def comparisons(
-    words: list[Word], used: list[bool], spans: list[Span], vocab: Vocabulary, domain: Domain
-) -> tuple[list[dict[str, Any]], set[int]]:
-    """Comparison candidates, and the words taken as units that earlier levels had grounded (their
-    spans no longer count: "EUR" after "more than 100" is a unit, not a currency filter). The words
-    they take are marked used."""
+    words: list[Word],
+    used: list[bool],
+    spans: list[Span],
+    vocab: Vocabulary,
+    domain: Domain,
+    today: date | None = None,
+) -> tuple[list[dict[str, Any]], set[int], set[int]]:
+    """Comparison candidates, the words taken as units that earlier levels had grounded (their
+    spans no longer count: "EUR" after "more than 100" is a unit, not a currency filter), and the
+    first words of Attributes whose value is said ("tier 1": no grouping by tier). The words they
+    take are marked used."""
     named = {
         i: s
         for s in spans
@@ -167,18 +164,37 @@ def comparisons(
     kinds = sorted({h.term.kind for s in spans for h in s.hits if h.term.target in ("kind", "value")})
     out: list[dict[str, Any]] = []
     units: set[int] = set()
+    fixed: set[int] = set()
     # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be
     names_at = {
         i for s in spans for i in range(s.start, s.end) if any(h.term.target != "value" for h in s.hits)
     }
     index = 0
     while index < len(words):
+        graded = comparative_at(words, used, index)
+        if graded is not None:
+            graded_end = _graded(
+                words, used, index, graded, named, names_at, vocab, kinds, domain, out, today
+            )
+            if graded_end is not None:
+                units |= graded_end[1]
+                index = graded_end[0]
+                continue
         found = _operator(words, used, index)
+        near = named
+        if found is None and index in named and named[index].start == index == named[index].end - 1:
+            # a comparison word that is also an Attribute's name ("since", a Link's date) followed
+            # by its operand compares: the Attribute is then looked for around it
+            found = _operator(words, [False] * len(words), index)
+            if found is not None and found[1] == 1 and _operand(words, index + 1, today) is not None:
+                near = {i: span for i, span in named.items() if i != index}
+            else:
+                found = None
         parts: list[tuple[str, str, Any]] = []  # (op, shape, value)
         anchor, end = index, index
         if found is not None:
             op, size = found
-            operand = _operand(words, index + size)
+            operand = _operand(words, index + size, today)
             if operand is not None:
                 taken, shape, value = operand
                 end = index + size + taken
@@ -186,52 +202,162 @@ def comparisons(
                 if op == "in" and not (shape == "date" or re.fullmatch(r"(19|20)\d{2}", str(value))):
                     parts = []
         elif words[index].key == "between":
-            first = _operand(words, index + 1)
+            first = _operand(words, index + 1, today)
             if first is not None and index + 1 + first[0] < len(words):
                 middle = index + 1 + first[0]
-                second = _operand(words, middle + 1) if words[middle].key == "and" else None
+                second = _operand(words, middle + 1, today) if words[middle].key == "and" else None
                 if second is not None and second[1] == first[1]:
                     end = middle + 1 + second[0]
                     parts = [("ge", first[1], first[2]), ("le", second[1], second[2])]
         elif index in named and named[index].end == index + 1 and not any(used[index + 1 : index + 2]):
-            operand = _operand(words, index + 1)  # "tier 1": the Attribute, then its value
+            operand = _operand(words, index + 1, today)  # "tier 1": the Attribute, then its value
             if operand is not None and operand[1] == "number":
                 anchor, end = index + 1, index + 1 + operand[0]
                 parts = [("eq", operand[1], operand[2])]
+        elif implicit(words, index):  # "orders placed last month": in that month
+            said = date_at(words, index, today)
+            if said is not None and said.relative:
+                end = index + said.taken
+                parts = [("in", "date", said)]
         if not parts:
             index += 1
             continue
         shape, value = parts[0][1], parts[0][2]
         unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
-        terms, score, level = _near(named, anchor, end, shape, value, vocab, kinds, unit)
+        terms, score, level = _near(near, anchor, end, shape, value, vocab, kinds, unit)
+        state = _state(words, used, anchor, shape, value)
+        scores = {id(t): score for t in terms}
+        if state is not None and level == "inferred":  # "expire before 2027": the date that ends
+            ended = ends(domain, vocab, kinds)
+            if ended:
+                terms, level = [t for t, _ in ended], "state"
+                scores = {id(t): s for t, s in ended}
         if unit is not None and all(_unit(t, unit) is None for t in terms):
             unit = None
         last = end + (1 if unit is not None else 0)
         begin = named[index].start if anchor != index else index
+        if level == "state" and state is not None:
+            begin = state
         matched = " ".join(w.key for w in words[begin:last])
         made = 0
         for term in terms:
             for op, part_shape, part_value in parts:
                 for pred_op, shown in _predicates(domain, term, op, part_shape, part_value):
-                    entry: dict[str, Any] = {"target": "comparison", "kind": term.kind}
-                    if term.relation is not None:
-                        entry.update(relation=term.relation, to=term.to)
-                    entry.update(attribute=term.attribute, type=term.type)
-                    entry["predicate"] = {"attr": term.attribute, "op": pred_op, "value": shown}
-                    entry.update(score=score, level=level, matched=matched)
-                    found_unit = _unit(term, unit)
-                    if found_unit is not None:
-                        entry["unit"] = found_unit
-                    out.append(entry)
+                    made_entry = entry(
+                        term, pred_op, shown, scores[id(term)], level, matched, _unit(term, unit)
+                    )
+                    out.append(_said(made_entry, part_value, today))
                     made += 1
         if made:
+            if level == "state" and state is not None:
+                used[state] = True
             if unit is not None and used[end]:
                 units.add(end)
+            if anchor != index:
+                fixed.add(index)  # "tier 1": the Attribute's value is said, it is not grouped by
             used[anchor:last] = [True] * (last - anchor)
             index = last
         else:
             index += 1
-    return out, units
+    return out, units, fixed
+
+
+def _graded(
+    words: list[Word],
+    used: list[bool],
+    index: int,
+    graded: Graded,
+    named: dict[int, Span],
+    names_at: set[int],
+    vocab: Vocabulary,
+    kinds: list[str],
+    domain: Domain,
+    out: list[dict[str, Any]],
+    today: date | None,
+) -> tuple[int, set[int]] | None:
+    """A comparative with its operand ("cheaper than 20 EUR", "older than 2023"): on the Attribute
+    named nearby when one fits, else on the Attributes of the named Kinds having its dimension
+    (graded.py). Appends the candidates; answers the index after the words taken and the unit."""
+    operand = _operand(words, index + graded.size, today)
+    if operand is None:
+        return None
+    taken, shape, value = operand
+    end = index + graded.size + taken
+    unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
+    year = shape == "number" and YEAR.fullmatch(str(value)) is not None
+    scored: list[tuple[Term, float, str]] = []
+    for position in range(index - 1, max(-1, index - 1 - REACH), -1):
+        span = named.get(position)
+        if span is None:
+            continue
+        fits = [h for h in span.hits if h.term.target == "attribute" and _fits(h.term, shape, value)]
+        if fits:
+            best = max(h.score for h in fits)
+            level = "exact" if best >= 1.0 else "partial"
+            scored = [(h.term, round(min(h.score, 1.0), 4), level) for h in fits]
+            break
+    if not scored:
+        dates = True if shape == "date" or year else False
+        found = along(domain, vocab, kinds, graded.dimension, dates=dates)
+        if not found and year:
+            found = along(domain, vocab, kinds, graded.dimension, dates=False)
+        if unit is not None:
+            with_unit = [(t, s) for t, s in found if _unit(t, unit) is not None]
+            found = with_unit or found
+        scored = [(t, s, "comparative") for t, s in found if _fits(t, shape, value)]
+    if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
+        unit = None
+    last = end + (1 if unit is not None else 0)
+    matched = " ".join(w.key for w in words[index:last])
+    made = 0
+    for term, score, level in scored:
+        op = operator(graded.dimension, graded.direction, term)
+        for pred_op, shown in _predicates(domain, term, op, shape, value):
+            out.append(
+                _said(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)), value, today)
+            )
+            made += 1
+    if not made:
+        return None
+    units = {end} if unit is not None and used[end] else set()
+    used[index:last] = [True] * (last - index)
+    return last, units
+
+
+def _said(made: dict[str, Any], value: Any, today: date | None) -> dict[str, Any]:
+    """The candidate with the interval of days a relative date was read as, so it can be checked:
+    [from, before) counted from the day of the Revision read (`today`)."""
+    if isinstance(value, Said) and value.relative and today is not None:
+        made["interval"] = {
+            "from": value.first.isoformat(),
+            "before": value.after.isoformat(),
+            "today": today.isoformat(),
+        }
+    return made
+
+
+def entry(
+    term: Term, op: str, shown: Any, score: float, level: str, matched: str, unit: str | None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"target": "comparison", "kind": term.kind}
+    if term.relation is not None:
+        entry.update(relation=term.relation, to=term.to)
+    entry.update(attribute=term.attribute, type=term.type)
+    entry["predicate"] = {"attr": term.attribute, "op": op, "value": shown}
+    entry.update(score=score, level=level, matched=matched)
+    if unit is not None:
+        entry["unit"] = unit
+    return entry
+
+
+def _state(words: list[Word], used: list[bool], start: int, shape: str, value: Any) -> int | None:
+    """The index of a verb of state ("expire") up to REACH words before a date comparison."""
+    if shape != "date" and not (shape == "number" and YEAR.fullmatch(str(value))):
+        return None
+    for position in range(start - 1, max(-1, start - 1 - REACH), -1):
+        if not used[position] and words[position].key in STATES:
+            return position
+    return None
 
 
 def _near(
@@ -266,4 +392,4 @@ def _near(
     return [], 0.0, ""
 
 
-__all__ = ["comparisons"]
+__all__ = ["comparisons", "entry"]

@@ -16,8 +16,16 @@ from typing import Any
 
 from lorebase.settings_model import ResolveLimits
 from lorebase.vocabulary import trigrams
+from lorebase_keeper.reads.resolve.lexicon import WORDS
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
-from lorebase_keeper.reads.resolve.words import Word, edit_distance, edits_allowed, inflections, typo_score
+from lorebase_keeper.reads.resolve.words import (
+    Word,
+    edit_distance,
+    edits_allowed,
+    inflections,
+    is_number_word,
+    typo_score,
+)
 
 LEVEL_SCORE = {"exact": 1.0, "synonym": 0.95}
 
@@ -40,7 +48,8 @@ class Span:
 
 
 def is_number(word: Word) -> bool:
-    return word.key.replace(".", "", 1).isdigit()
+    """Digits or a number word ("3", "three", "twenty-five", "dozen")."""
+    return word.key.replace(".", "", 1).isdigit() or is_number_word(word)
 
 
 def _written(term: Term, raw: str) -> bool:
@@ -96,8 +105,8 @@ def similar(words: list[Word], used: list[bool], vocab: Vocabulary, limits: Reso
     spans: list[Span] = []
     tables = [(vocab.exact, 1.0), (vocab.synonyms, 1.0)]
     for index, word in enumerate(words):
-        if used[index] or len(word.key) < 3 or word.key in vocab.stop or is_number(word):
-            continue
+        if used[index] or len(word.key) < 3 or word.key in vocab.stop or is_number(word) or word.key in WORDS:
+            continue  # words of the lexicon ("older", "cheaper") are English, not misspelt names
         forms = [word.key, *inflections(word.key)]
         grams = trigrams(word.key)
         best: dict[int, Hit] = {}

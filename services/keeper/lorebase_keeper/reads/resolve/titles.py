@@ -26,7 +26,7 @@ from lorebase_keeper.reads.graph import load_records
 from lorebase_keeper.reads.query import query_in
 from lorebase_keeper.reads.resolve.ground import is_number
 from lorebase_keeper.reads.resolve.vocabulary import TITLE_WORD, Titles, Vocabulary
-from lorebase_keeper.reads.resolve.words import Word, edit_distance, edits_allowed, typo_score
+from lorebase_keeper.reads.resolve.words import Word, edit_distance, edits_allowed, is_number_word, typo_score
 from lorebase_keeper.reads.snapshots import ReadPoint
 from lorebase_store import Txn
 
@@ -168,14 +168,19 @@ async def titles(
     runs of two words or more that are a whole title or its beginning (tried before the other
     levels, so that "Depot Duisburg Logport" is the Record, not a Kind, a city and a word)."""
     out: list[dict[str, Any]] = []
-    free = [not u and w.key not in vocab.stop and not is_number(w) for u, w in zip(used, words, strict=True)]
+    # a number word is a word of a name only when the whole name (or its beginning) is written
+    free = [
+        not u and w.key not in vocab.stop and (not is_number(w) or (whole and is_number_word(w)))
+        for u, w in zip(used, words, strict=True)
+    ]
     for size in (4, 3, 2) if whole else (4, 3, 2, 1):
         for start in range(len(words) - size + 1):
             if not all(free[start : start + size]):
                 continue
-            run = [w.key for w in words[start : start + size]]
-            if size == 1 and len(run[0]) < 4:
+            if size == 1 and len(words[start].key) < 4:
                 continue
+            # titles are held by their \w+ words: "three-phase" is "three" and "phase"
+            run = [part for w in words[start : start + size] for part in TITLE_WORD.findall(w.key)]
             matched: list[dict[str, Any]] = []
             for index in vocab.titles:
                 found = _match(run, index, limits)
@@ -189,7 +194,8 @@ async def titles(
                     continue
                 attr = domain.schema.kinds[index.kind].attributes[index.attribute]
                 entry = _record(index.kind, index.attribute, attr.type_name, values, keys_, index.key)
-                entry.update(score=score, level=level, matched=" ".join(run), records=len(keys_))
+                matched_words = " ".join(w.key for w in words[start : start + size])
+                entry.update(score=score, level=level, matched=matched_words, records=len(keys_))
                 matched.append(entry)
             if matched:
                 out += matched

@@ -403,4 +403,19 @@ def _names(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Voc
     return vocab
 
 
-__all__ = ["TITLE_WORD", "Term", "Titles", "Vocabulary", "vocabulary"]
+def names_vocabulary(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Vocabulary:
+    """The vocabulary of names only (no stored values): what the levels that read no data use."""
+    return _names(access, domain, branch, kinds)
+
+
+def relations(vocab: Vocabulary) -> list[Term]:
+    """One Term per readable Relation of the vocabulary, in name order."""
+    seen: dict[str, Term] = {}
+    for terms in vocab.exact.values():
+        for term in terms:
+            if term.target == "relation" and term.relation is not None:
+                seen.setdefault(term.relation, term)
+    return [seen[name] for name in sorted(seen)]
+
+
+__all__ = ["TITLE_WORD", "Term", "Titles", "Vocabulary", "names_vocabulary", "relations", "vocabulary"]

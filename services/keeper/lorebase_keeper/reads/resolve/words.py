@@ -9,6 +9,12 @@ on their own: not to values, Kinds or Attributes; they may still be part of a lo
 "supplied by". A word nothing matched that is a function word is left out of coverage's `unknown`
 and of the miss log, so what remains there is a real gap in the vocabulary.
 
+Numbers: digits ("3", "12.5") and number words ("three", "twenty-five", "twenty five", "a dozen",
+"two hundred"; lexicon.py) are numbers wherever a number fits: in comparisons, after an Attribute
+("tier one"), before a superlative ("the three cheapest"). A number word is never a word of a Record's
+name unless the whole name, or its beginning, is written (the Record level tries whole names
+first: "three phase induction motor" is the Part).
+
 Typos: one edit for words of `one_edit_min_letters` letters or more, two from
 `two_edits_min_letters` (optimal string alignment distance: a swap of neighbours is one edit).
 Trigram similarity alone misses one wrong letter in a six-letter word (about 0.40).
@@ -21,6 +27,7 @@ from dataclasses import dataclass
 
 from lorebase.settings_model import ResolveLimits
 from lorebase.vocabulary import TOKEN as _TOKEN
+from lorebase_keeper.reads.resolve.lexicon import ARTICLES, NUMBER_WORDS, SCALES
 
 TOKEN = _TOKEN
 MAX_WORDS = 64
@@ -37,6 +44,70 @@ class Word:
 def tokens(text: str) -> list[Word]:
     """The tokens of `text`, at most MAX_WORDS of them."""
     return [Word(t, t.casefold()) for t in TOKEN.findall(text)][:MAX_WORDS]
+
+
+def _number_parts(word: str) -> list[str] | None:
+    """The number words of one token ("twenty-five": twenty, five), or None."""
+    parts = word.split("-")
+    if all(p in NUMBER_WORDS or p in SCALES for p in parts) and parts[0] not in SCALES:
+        return parts
+    return None
+
+
+def number_at(words: list[Word], index: int) -> tuple[int, str] | None:
+    """(tokens taken, the number in digits) of a number starting at `index`: digits, or number
+    words ("three", "twenty-five", "twenty five", "a dozen", "two hundred and fifty")."""
+    if index >= len(words):
+        return None
+    key = words[index].key
+    if key.replace(".", "", 1).isdigit():
+        return 1, key
+    total, current, taken, seen = 0, 0, 0, False
+    at = index
+    if key in ARTICLES:  # "a dozen": only with a scale after it
+        if at + 1 < len(words) and words[at + 1].key in SCALES:
+            current, at, seen = 1, at + 1, True
+        else:
+            return None
+    while at < len(words):
+        word = words[at].key
+        if word == "and" and seen and at + 1 < len(words) and _number_parts(words[at + 1].key):
+            at += 1
+            continue
+        parts = _number_parts(word) if word not in SCALES else [word]
+        if parts is None:
+            break
+        last = current % 100 if current else 0
+        fits = True
+        for part in parts:
+            if part in SCALES:
+                scale = SCALES[part]
+                if scale >= 1000:
+                    total += (current or 1) * scale
+                    current = 0
+                else:
+                    current = (current or 1) * scale
+            elif NUMBER_WORDS[part] < 10 and last >= 20 and last % 10 == 0:
+                current += NUMBER_WORDS[part]  # "twenty five"
+            elif current % 100 == 0 or not seen:
+                current += NUMBER_WORDS[part]
+            else:
+                fits = False
+                break
+            last = current % 100
+            seen = True
+        if not fits:
+            break
+        at += 1
+        taken = at - index
+    if not seen or not taken:
+        return None
+    return taken, str(total + current)
+
+
+def is_number_word(word: Word) -> bool:
+    """A token that is (part of) a number written in words."""
+    return _number_parts(word.key) is not None or word.key in SCALES
 
 
 def stop_words(limits: ResolveLimits) -> frozenset[str]:
@@ -121,6 +192,8 @@ __all__ = [
     "edits_allowed",
     "inflections",
     "is_code",
+    "is_number_word",
+    "number_at",
     "split_name",
     "stop_words",
     "tokens",

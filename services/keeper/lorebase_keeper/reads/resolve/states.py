@@ -1,0 +1,107 @@
+"""Verbs and participles of state: words that say something holds of a Record.
+
+- A verb of state of the lexicon (lexicon.STATES: "expired", "lapsed", "expire", "expiring") speaks
+  of the date a Record ends (graded.ends: a date Attribute whose name or description says it ends
+  something, "valid_to", "Last day the agreement applies"). A past participle alone ("expired
+  contracts") is that date before the day of the Revision read: a `comparison` `lt` that day (level
+  `state`). With a date after it ("expire before 2027") the comparison level binds the date to that
+  Attribute. A stored value spelled the same ("expired", a Contract status) is found first, at the
+  exact level, and takes the word.
+- A participle of a Relation's verb ("flagged" of `flags`, "stocked" of `stocks`, "supplied" of
+  `supplies`) is a `has_link` hint: the Records at the object end of the verb having at least one
+  Link of that Relation, with the `path` to follow from them (POST /traverse). Not for a Kind the
+  caller may not read: the vocabulary holds only readable Relations. "not flagged", "never
+  flagged" and "unflagged" add `negated: true`: the Records with no such Link.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.resolve.comparisons import entry
+from lorebase_keeper.reads.resolve.graded import ends
+from lorebase_keeper.reads.resolve.ground import Span
+from lorebase_keeper.reads.resolve.lexicon import STATES
+from lorebase_keeper.reads.resolve.vocabulary import Vocabulary, relations
+from lorebase_keeper.reads.resolve.words import Word, inflections
+
+NEGATIONS = frozenset({"not", "never"})
+
+
+def _bases(word: str) -> list[str]:
+    """The verbs a participle may come from: "flagged" flag, "stocked" stock, "supplied" supply."""
+    out: list[str] = []
+    if len(word) > 4 and word.endswith("ied"):
+        out.append(word[:-3] + "y")
+    if len(word) > 4 and word.endswith("ed"):
+        out += [word[:-2], word[:-1]]
+        if len(word) > 5 and word[-3] == word[-4]:
+            out.append(word[:-3])  # a doubled consonant
+    return out
+
+
+def states(
+    words: list[Word],
+    used: list[bool],
+    spans: list[Span],
+    vocab: Vocabulary,
+    domain: Domain,
+    today: date | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Comparisons and `has_link` hints of the verbs of state left; their words are marked used."""
+    kinds = sorted({h.term.kind for s in spans for h in s.hits if h.term.target in ("kind", "value")})
+    candidates: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    found = relations(vocab)
+    for index, word in enumerate(words):
+        if used[index]:
+            continue
+        state = STATES.get(word.key)
+        if state is not None:
+            if state[1] and today is not None:
+                for term, score in ends(domain, vocab, kinds):
+                    shown = today.isoformat()
+                    candidates.append(entry(term, "lt", shown, score, "state", word.key, None))
+                    used[index] = True
+            continue
+        key = word.key
+        negated = key.startswith("un") and bool(_bases(key[2:]))  # "unflagged"
+        if negated:
+            key = key[2:]
+        before = index - 1
+        if not negated and before >= 0 and not used[before] and words[before].key in NEGATIONS:
+            negated = True  # "not flagged"
+        else:
+            before = index
+        bases = _bases(key)
+        if not bases:
+            continue
+        for term in found:
+            relation = domain.schema.relations[str(term.relation)]
+            for name, forward in ((relation.name, True), (relation.inverse, False)):
+                if not name or "_" in name or not {name, *inflections(name)} & set(bases):
+                    continue
+                # the object of the verb: the to end of a forward name, the from end of an inverse
+                target = relation.to_kind if forward else relation.from_kind
+                other = relation.from_kind if forward else relation.to_kind
+                path = (relation.inverse if forward else relation.name) or ""
+                if (kinds and target not in kinds) or not path:
+                    continue
+                hint: dict[str, Any] = {
+                    "hint": "has_link",
+                    "matched": " ".join(w.key for w in words[before : index + 1]),
+                    "kind": target,
+                    "relation": relation.name,
+                    "path": [path],
+                    "to": other,
+                }
+                if negated:
+                    hint["negated"] = True  # the Records with no such Link
+                out.append(hint)
+                used[before : index + 1] = [True] * (index + 1 - before)
+    return candidates, out
+
+
+__all__ = ["states"]

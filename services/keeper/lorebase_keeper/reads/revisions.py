@@ -1,0 +1,78 @@
+"""GET /revisions/{revision}: one Revision, what it changed in the schema, and a page of the Records
+and Links it changed (their Attribute names; the values are read with `at`).
+
+The Revision is named like every `at` (an id, a unique prefix, a tag) and must lie on the branch's
+first-parent history (snapshots.read_point). What it changed in the schema is the difference between
+its schema version and its first parent's (lorebase.schema.changes.schema_diff)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.cursors import decode_cursor, encode_cursor
+from lorebase.ids import iso
+from lorebase.problems import Problem
+from lorebase.schema.changes import schema_diff
+from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.snapshots import read_point
+from lorebase_keeper.runtime import Runtime
+from lorebase_store import RevisionRow, Txn
+
+DEFAULT_LIMIT = 500
+MAX_LIMIT = 5000
+
+
+async def revision_view(
+    rt: Runtime, domain: Domain, branch: str, ref: str, limit: int, cursor: str
+) -> dict[str, Any]:
+    after = 0 if not cursor else int(decode_cursor(cursor, lambda v: isinstance(v, int) and v >= 0))
+    size = min(limit or DEFAULT_LIMIT, MAX_LIMIT)
+
+    async def read(txn: Txn) -> tuple[RevisionRow, RevisionRow | None, list[Any]]:
+        point = await read_point(txn, domain, branch, ref)
+        assert point.revision is not None
+        row = await txn.get_revision(domain.id, point.revision)
+        if row is None:
+            raise Problem(404, "revision-not-found", f"unknown Revision {ref!r}")
+        parent = await txn.get_revision(domain.id, row.parents[0]) if row.parents else None
+        changes = await txn.revision_changes(
+            domain.id, row.branch, row.generation, after=after, limit=size + 1
+        )
+        return row, parent, changes
+
+    row, parent, changes = await rt.db.read("get_revision", read)
+    more = len(changes) > size
+    changes = changes[:size]
+    version = row.schema_digest or domain.base_digest
+    before = version if parent is None else parent.schema_digest or domain.base_digest
+    schema = None
+    if before != version:
+        old = await rt.domains.version(domain, before)
+        new = await rt.domains.version(domain, version)
+        schema = schema_diff(old.document, new.document)
+    return {
+        "domain": domain.name,
+        "branch": branch,
+        "revision": {
+            "id": row.id,
+            "branch": row.branch,
+            "generation": row.generation,
+            "parents": row.parents,
+            "author": row.author,
+            "message": row.message,
+            "origin": row.origin,
+            "stats": row.stats,
+            "created_at": iso(row.created_at),
+            "schema_version": version,
+            "schema_changed": schema is not None,
+        },
+        "changes": [
+            {"entity": entity, "name": name, "key": key, "change": change, "attributes": attributes}
+            for _, entity, name, key, change, attributes in changes
+        ],
+        "next_cursor": encode_cursor(changes[-1][0]) if more else None,
+        "schema": schema,
+    }
+
+
+__all__ = ["revision_view"]

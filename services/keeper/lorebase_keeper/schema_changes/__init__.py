@@ -1,0 +1,7 @@
+"""Schema change sets on a branch: the new schema version and its data migration as one Revision
+(docs/schema.md, "Changing a schema")."""
+
+from lorebase_keeper.schema_changes.change import change_schema, plan_of
+from lorebase_keeper.schema_changes.migrate import BATCH, Migration, migrate
+
+__all__ = ["BATCH", "Migration", "change_schema", "migrate", "plan_of"]

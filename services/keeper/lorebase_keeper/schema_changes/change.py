@@ -1,0 +1,247 @@
+"""A change set on a branch: the new schema version and its data migration, committed as one Revision.
+
+The change set is applied to the schema the branch stands on (lorebase.schema.changes; every
+problem answers 422 at once), then, inside the branch's commit transaction, the data are migrated
+(migrate.py) and the Revision planned with the new version (origin `schema`, its ref the version's
+digest): its event says `schema_changed: true`, and every later Revision of the branch names the new
+version until another change set. A dry run does all of it in a read-only snapshot and answers the
+same document with `status: dry_run`, the violations listed instead of refused.
+
+`expected_head` and the idempotency key (body or header) work as for Operations. A write prepared
+under the old schema that reaches the branch after the change is refused (409 schema-changed,
+lorebase_keeper.writes.commit): it would write values the new schema does not know.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from typing import Any
+
+import msgspec
+
+from lorebase.contract.branches import SchemaChangeSet
+from lorebase.ids import iso, utc_now
+from lorebase.problems import Problem, invalid
+from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
+from lorebase_keeper.access import Access
+from lorebase_keeper.domains import Domain, check_branch_name, schema_digest
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.schema_changes.migrate import Migration, migrate
+from lorebase_keeper.writes import (
+    BranchView,
+    Head,
+    Origin,
+    Outcome,
+    SchemaVersion,
+    idempotency_key,
+    open_view,
+    plan_commit,
+    replay,
+    request_digest,
+)
+from lorebase_store import BranchRow, CommitRows, Txn
+
+
+def plan_of(domain: Domain, body: SchemaChangeSet) -> Plan:
+    """The change set applied to the branch's schema, or 422 with every problem."""
+    items = [msgspec.to_builtins(item) for item in body.changes]
+    try:
+        return apply_changes(domain.schema.document, items)
+    except SchemaChangeError as error:
+        raise invalid(error.issues) from None
+
+
+async def change_schema(
+    rt: Runtime, access: Access, domain: Domain, branch: str, body: SchemaChangeSet, header_key: str
+) -> Outcome:
+    branch = check_branch_name(branch or domain.default_branch)
+    key = idempotency_key(body.idempotency_key, header_key)
+    digest = (
+        "" if key is None else request_digest({"change_schema": msgspec.to_builtins(body), "branch": branch})
+    )
+    principal = access.principal
+    if key is not None and not body.dry_run:
+        # A retry after the change landed: the branch stands on the new schema, which the change set
+        # no longer applies to; its receipt answers it.
+        receipt = await rt.db.read("get_receipt", lambda txn: txn.get_receipt(domain.id, principal.id, key))
+        if receipt is not None:
+            return replay(receipt, digest, key)
+    plan = plan_of(domain, body)
+    new_digest = schema_digest(plan.schema.document)
+    version = SchemaVersion(
+        new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
+    )
+    message = body.message or "; ".join(_describe(item) for item in plan.summary)[:4096]
+    origin = Origin("schema", new_digest, principal.id)
+    at = utc_now()
+    touches = await rt.db.read("schema_touches", _touches, domain, plan, branch)
+
+    async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
+        if key is not None and not body.dry_run:
+            receipt = await view.get_receipt(principal.id, key)
+            if receipt is not None:
+                return replay(receipt, digest, key), head, None
+        if body.expected_head is not None and body.expected_head != head.revision:
+            raise Problem(
+                409,
+                "stale-head",
+                f"branch {branch!r} moved: its head is {head.revision}, not the expected "
+                f"{body.expected_head}; read again and retry with the new head",
+                branch=branch,
+                head=head.revision,
+                expected_head=body.expected_head,
+            )
+        migration = await migrate(view, plan, body.on_invalid)
+        changes = [] if migration.violations else await migration.changes.finish()
+        for issue in migration.changes.issues:
+            record = issue["path"].split(".", 1)[0]
+            migration.violate(record=record, **issue)
+        document = _document(domain, branch, plan, new_digest, migration, changes, touches, head)
+        if body.dry_run:
+            return Outcome(200, document, None, {}), head, None
+        if migration.violation_count:
+            first = "; ".join(f"{v['path']}: {v['message']}" for v in migration.violations[:3])
+            more = migration.violation_count - 3
+            raise Problem(
+                422,
+                "schema-migration-failed",
+                f"{migration.violation_count} Records or Links would not fit the new schema, so "
+                f"nothing changed: {first}{f' (and {more} more)' if more > 0 else ''}. Fix them first, "
+                "give a backfill or a map, or say on_invalid: clear",
+                records=sorted({v["record"] for v in migration.violations if "record" in v}),
+                links=sorted({v["link"] for v in migration.violations if "link" in v}),
+                violations=migration.violations,
+                violation_count=migration.violation_count,
+            )
+        all_changes = sorted(
+            [*changes, *migration.deletions],
+            key=lambda c: (c.entity != "record", c.name, c.key),
+        )
+        records, links = migration.changes.stored()
+        records = {**records, **migration.deleted_records}
+        links = {**links, **migration.deleted_links}
+        rows = CommitRows(domain.id, branch)
+        committed = plan_commit(
+            rows,
+            domain=domain.name,
+            head=head,
+            changes=all_changes,
+            author=principal.id,
+            message=message,
+            origin=origin,
+            at=at,
+            stored=(records, links),
+            changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
+            provenance_of=migration.provenance_of,
+            schema=version,
+        )
+        revision_id = committed.revision.id
+        document.update(status="committed", revision=revision_id, head=revision_id)
+        stamp = iso(at)
+        if key is not None:
+            rows.receipt(
+                principal=principal.id,
+                key=key,
+                request_digest=digest,
+                status=200,
+                response=document,
+                revision=revision_id,
+                at=stamp,
+            )
+        rows.audit(
+            principal=principal.id,
+            action="schema.change",
+            domain=domain.name,
+            target=branch,
+            details={
+                "revision": revision_id,
+                "schema_version": new_digest,
+                "previous_schema_version": domain.schema_digest,
+                "changes": plan.summary,
+            },
+            at=stamp,
+        )
+        return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
+
+    if body.dry_run:
+        return await rt.db.read("schema_dry_run", _dry_run, work, domain.id, branch)
+    outcome = await rt.committer.run(domain.id, branch, work, bulk=True, schema=domain.stored_digest)
+    rt.domains.forget(domain.name)
+    return outcome
+
+
+async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
+    row = await txn.get_branch(domain_id, branch)
+    if row is None:
+        raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
+    outcome, _, _ = await work(
+        await open_view(txn, row), row, Head(row.head, row.generation, row.schema_digest)
+    )
+    return outcome  # type: ignore[no-any-return]
+
+
+def _document(
+    domain: Domain,
+    branch: str,
+    plan: Plan,
+    new_digest: str,
+    migration: Migration,
+    changes: list[Any],
+    touches: dict[str, list[str]],
+    head: Head,
+) -> dict[str, Any]:
+    return {
+        "status": "dry_run",
+        "branch": branch,
+        "revision": None,
+        "head": head.revision,
+        "schema_version": new_digest,
+        "previous_schema_version": domain.schema_digest,
+        "valid": migration.violation_count == 0,
+        "changes": plan.summary,
+        "migrated": {
+            "records": sum(1 for c in changes if c.entity == "record")
+            + sum(1 for c in migration.deletions if c.entity == "record"),
+            "links": sum(1 for c in changes if c.entity == "link")
+            + sum(1 for c in migration.deletions if c.entity == "link"),
+        },
+        "violations": migration.violations,
+        "violation_count": migration.violation_count,
+        "touches": touches,
+        "replayed": False,
+    }
+
+
+async def _touches(txn: Txn, domain: Domain, plan: Plan, branch: str) -> dict[str, list[str]]:
+    """What else the change set reaches: the Operations and lenses it rewrote (and those the old
+    schema had over a removed Kind or Relation), grants narrowed to a removed Kind, and the webhooks
+    of the branch (they see its Revision, `schema_changed: true`)."""
+    removed = set(plan.removed_kinds)
+    operations = set(plan.touches.get("operations", []))
+    lenses = set(plan.touches.get("lenses", []))
+    for name, operation in domain.schema.operations.items():
+        if any(e.kind in removed or e.relation in plan.removed_relations for e in operation.edits):
+            operations.add(name)
+    for name, lens in domain.schema.lenses.items():
+        if removed & set(lens.kinds) or set(plan.removed_relations) & set(lens.relations):
+            lenses.add(name)
+    grants = [g.id for g in await txn.grants_in(domain.id) if g.kinds and removed & set(g.kinds)]
+    webhooks = [
+        w.id
+        for w in await txn.list_webhooks(domain.id)
+        if any(fnmatchcase(branch, pattern) for pattern in w.branches)
+    ]
+    return {
+        "operations": sorted(operations),
+        "lenses": sorted(lenses),
+        "grants": sorted(grants),
+        "webhooks": sorted(webhooks),
+    }
+
+
+def _describe(item: dict[str, Any]) -> str:
+    text = f"{item['op']} {item['target']}"
+    return f"{text} to {item['to']}" if "to" in item else text
+
+
+__all__ = ["change_schema", "plan_of"]

@@ -1,0 +1,203 @@
+"""The data migration of a change set: every Record of each Kind it changes, read through the branch's
+view inside the commit transaction and rewritten for the new schema, in the same Revision.
+
+Per Record, in order: renamed values move (with their provenance, so lineage still names the
+Revision that wrote them), removed ones go, converted ones are put through the change's `map` and
+then read as the new type, missing ones take their backfill; then the Record is checked against the
+new Kind (types, bounds, enums, patterns, required, unique). Whatever fails is a violation naming
+the Record; with `on_invalid: clear`, a failing value that is not required is cleared instead.
+Records of a removed Kind and Links of a removed Relation are deleted when the change says
+`delete_data`, else each is a violation.
+
+Records are read in batches of `BATCH` keys; all of them are written by the one commit (a branch
+never shows a half-migrated head).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebase.canonical import ValueProblem, canonical_text, canonical_value
+from lorebase.schema import Kind, validate_values
+from lorebase.schema.changes import KindMigration, Plan
+from lorebase_keeper.writes import BranchView, Change, ChangeSet, diff_change, link_key
+from lorebase_store import LinkRow, RecordRow
+
+BATCH = 10_000
+MAX_VIOLATIONS = 1000
+
+
+@dataclass
+class Migration:
+    """The migration's outcome: the change set over the new schema, the deletions it adds, and
+    every violation found."""
+
+    changes: ChangeSet
+    deletions: list[Change] = field(default_factory=list)
+    deleted_records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
+    deleted_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    violation_count: int = 0
+    # Kind -> old name -> new name, for provenance.
+    renamed: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def violate(self, **violation: Any) -> None:
+        self.violation_count += 1
+        if len(self.violations) < MAX_VIOLATIONS:
+            self.violations.append(violation)
+
+    def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
+        """A renamed value keeps the provenance it had under its old name."""
+        renamed = self.renamed.get(change.name) if change.entity == "record" else None
+        if not renamed or change.before is None:
+            return provenance
+        state = self.changes.records.get((change.name, change.key))
+        before = None if state is None or state.before is None else state.before.provenance
+        if not before:
+            return provenance
+        for old, new in renamed.items():
+            if old in before and change.after is not None and new in change.after:
+                provenance[new] = before[old]
+        return provenance
+
+
+async def migrate(view: BranchView, plan: Plan, on_invalid: str) -> Migration:
+    migration = Migration(ChangeSet(view, plan.schema))
+    for kind_name, kind_migration in plan.kinds.items():
+        kind = plan.schema.kinds[kind_name]
+        if kind_migration.renamed:
+            migration.renamed[kind_name] = dict(kind_migration.renamed)
+        keys = await view.keys_of_kind(kind_name)
+        unique: dict[str, dict[Any, list[str]]] = {
+            name: {} for name, attribute in kind.attributes.items() if attribute.unique
+        }
+        for start in range(0, len(keys), BATCH):
+            batch = keys[start : start + BATCH]
+            await migration.changes.preload_records(kind_name, batch)
+            for key in batch:
+                state = migration.changes.records[(kind_name, key)]
+                if state.values is None:
+                    continue
+                state.values = _migrate_record(migration, kind, kind_migration, key, state.values, on_invalid)
+                for name, holders in unique.items():
+                    value = state.values.get(name)
+                    if value is not None:
+                        holders.setdefault(value, []).append(key)
+        for name, holders in unique.items():
+            for value, held_by in holders.items():
+                if len(held_by) > 1:
+                    for key in held_by:
+                        migration.violate(
+                            record=f"{kind_name}/{key}",
+                            path=f"{kind_name}/{key}.{name}",
+                            rule="value.unique",
+                            message=f"{name} must be unique on {kind_name}; {value!r} is also held by "
+                            f"{', '.join(k for k in held_by if k != key)}",
+                        )
+    for kind_name, delete in plan.removed_kinds.items():
+        await _remove_records(migration, view, kind_name, delete)
+    for relation, delete in plan.removed_relations.items():
+        await _remove_links(migration, view, relation, delete)
+    return migration
+
+
+def _migrate_record(
+    migration: Migration,
+    kind: Kind,
+    plan: KindMigration,
+    key: str,
+    values: dict[str, Any],
+    on_invalid: str,
+) -> dict[str, Any]:
+    ref = f"{kind.name}/{key}"
+    out = plan.migrate(values)
+    failed: dict[str, tuple[str, str]] = {}
+    for name, value_map in plan.converted.items():
+        value = out.get(name)
+        if value is None or kind.attributes[name].derived is not None:
+            continue
+        mapped = value_map.get(canonical_text(value), value) if value_map else value
+        try:
+            out[name] = canonical_value(kind.attributes[name], mapped)
+        except ValueProblem as problem:
+            failed[name] = (problem.rule, f"{problem.message} (the value was {value!r})")
+    for name, backfill in plan.backfills.items():
+        if out.get(name) is not None or name in failed:
+            continue
+        value = backfill.evaluate(out)
+        if value is None:
+            if backfill.expression is not None:
+                failed[name] = (
+                    "backfill.failed",
+                    f"the backfill {backfill.expression.source!r} gave no value",
+                )
+            continue
+        out[name] = value
+    for name, (rule, message) in failed.items():
+        out.pop(name, None)
+        if on_invalid == "clear" and not kind.attributes[name].required:
+            continue
+        migration.violate(record=ref, path=f"{ref}.{name}", rule=rule, message=message)
+    _, issues = validate_values(kind.attributes, out, path=ref, partial=False, stored=True)
+    for issue in issues:
+        name = issue.path.rsplit(".", 1)[-1]
+        if name in failed:
+            continue
+        if on_invalid == "clear" and name in out and not kind.attributes.get(name, _REQUIRED).required:
+            out.pop(name, None)
+            continue
+        migration.violate(record=ref, path=issue.path, rule=issue.rule, message=issue.message)
+    return out
+
+
+class _Required:
+    required = True
+
+
+_REQUIRED: Any = _Required()
+
+
+async def _remove_records(migration: Migration, view: BranchView, kind: str, delete: bool) -> None:
+    keys = await view.keys_of_kind(kind)
+    if keys and not delete:
+        for key in keys[:MAX_VIOLATIONS]:
+            migration.violate(
+                record=f"{kind}/{key}",
+                path=f"{kind}/{key}",
+                rule="kind.removed",
+                message=f"Kind {kind} is removed and this Record is one of its {len(keys)}; "
+                "say delete_data: true on the change to delete them",
+            )
+        return
+    for start in range(0, len(keys), BATCH):
+        rows = await view.get_records(kind, keys[start : start + BATCH])
+        for key, row in rows.items():
+            change = diff_change("record", kind, key, row.values, None)
+            if change is not None:
+                migration.deletions.append(change)
+                migration.deleted_records[(kind, key)] = row
+
+
+async def _remove_links(migration: Migration, view: BranchView, relation: str, delete: bool) -> None:
+    pairs = await view.pairs_of_relation(relation)
+    if pairs and not delete:
+        for from_key, to_key in pairs[:MAX_VIOLATIONS]:
+            migration.violate(
+                link=f"{relation}/{link_key(from_key, to_key)}",
+                path=f"{relation}/{link_key(from_key, to_key)}",
+                rule="relation.removed",
+                message=f"Relation {relation} is removed and this Link is one of its {len(pairs)}; "
+                "say delete_data: true on the change to delete them",
+            )
+        return
+    for start in range(0, len(pairs), BATCH):
+        rows = await view.get_links(relation, pairs[start : start + BATCH])
+        for (from_key, to_key), row in rows.items():
+            change = diff_change("link", relation, link_key(from_key, to_key), row.values, None)
+            if change is not None:
+                migration.deletions.append(change)
+                migration.deleted_links[(relation, from_key, to_key)] = row
+
+
+__all__ = ["BATCH", "Migration", "migrate"]

@@ -1,0 +1,517 @@
+"""Schema change sets: a list of changes applied to a schema document, and what they ask of the data.
+
+A change set (docs/schema.md, "Changing a schema") is a list of items, each with an `op`:
+
+| op | members | what it does to the document | what it asks of the data |
+| --- | --- | --- | --- |
+| add_kind | kind, definition | adds the Kind | nothing |
+| change_kind | kind, definition | sets description, title, aliases, stewards | nothing |
+| remove_kind | kind, delete_data | removes the Kind | its Records deleted (only with `delete_data`) |
+| add_attribute | kind, attribute, definition, backfill | adds the Attribute | the backfill written |
+| rename_attribute | kind, attribute, to | renames it, and in the Kind's key, title and the Operations writing it | each value moved, with its provenance |
+| remove_attribute | kind, attribute | removes it | its values dropped |
+| change_attribute | kind, attribute, definition, map | merges the members (type, values, bounds, pattern, required, unique, aliases, value_aliases...) | each value converted (through `map` first), or reported |
+| add_relation | relation, definition | adds the Relation | nothing |
+| remove_relation | relation, delete_data | removes it | its Links deleted (only with `delete_data`) |
+| put_operation / remove_operation | operation, definition | sets or removes an Operation | nothing |
+| put_lens / remove_lens | lens, definition | sets or removes a lens | nothing |
+
+`apply_changes` checks every item against the document as the items before it left it, then loads
+the result (every rule of the schema document holds); every problem comes back at once, by the
+item's path (`changes[2].to`). Nothing here reads data: keeper migrates the Records
+(lorebase_keeper.schema_changes) with the `Plan`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebase.canonical import ValueProblem, canonical_value
+from lorebase.schema.derivations import Derivation, DerivationError, compile_derivation
+from lorebase.schema.errors import SchemaError
+from lorebase.schema.loader import load_schema
+from lorebase.schema.model import DomainSchema
+
+__all__ = [
+    "OPS",
+    "Backfill",
+    "KindMigration",
+    "Plan",
+    "SchemaChangeError",
+    "apply_changes",
+    "schema_diff",
+]
+
+OPS = (
+    "add_kind",
+    "change_kind",
+    "remove_kind",
+    "add_attribute",
+    "rename_attribute",
+    "remove_attribute",
+    "change_attribute",
+    "add_relation",
+    "remove_relation",
+    "put_operation",
+    "remove_operation",
+    "put_lens",
+    "remove_lens",
+)
+_KIND_MEMBERS = ("description", "title", "aliases", "stewards")
+# Members an Attribute keeps only for some types: dropped when its type changes and they are not given.
+_TYPED_MEMBERS = {"values": ("enum",)}
+_UNCHANGEABLE = ("derived", "vault")
+
+
+class SchemaChangeError(ValueError):
+    """A change set that cannot apply; `issues` lists every problem ({path, rule, message})."""
+
+    def __init__(self, issues: list[dict[str, str]]) -> None:
+        super().__init__("; ".join(f"{i['path']}: {i['message']}" for i in issues))
+        self.issues = issues
+
+
+@dataclass(frozen=True)
+class Backfill:
+    """The value a new (or converted) Attribute takes on Records without one: a constant, already
+    canonical, or an expression over the Record's values (a Derivation without aggregates)."""
+
+    value: Any = None
+    expression: Derivation | None = None
+
+    def evaluate(self, values: Mapping[str, Any]) -> Any:
+        if self.expression is None:
+            return self.value
+        return self.expression.evaluate(values, {})
+
+
+@dataclass
+class KindMigration:
+    """What the change set does to the values of one Kind's Records (names are the new ones)."""
+
+    renamed: dict[str, str] = field(default_factory=dict)  # old name -> new name
+    removed: set[str] = field(default_factory=set)  # old names
+    backfills: dict[str, Backfill] = field(default_factory=dict)
+    converted: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> value map
+
+    def migrate(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values after the renames and removals (conversions and backfills are keeper's: they
+        may fail per Record)."""
+        out: dict[str, Any] = {}
+        for name, value in values.items():
+            if name in self.removed:
+                continue
+            out[self.renamed.get(name, name)] = value
+        return out
+
+
+@dataclass
+class Plan:
+    """A change set applied to a document: the new schema and what it asks of the data."""
+
+    schema: DomainSchema
+    kinds: dict[str, KindMigration] = field(default_factory=dict)
+    removed_kinds: dict[str, bool] = field(default_factory=dict)  # Kind -> delete its Records
+    removed_relations: dict[str, bool] = field(default_factory=dict)  # Relation -> delete its Links
+    # Attributes of which a value is checked again (converted, or newly required or unique).
+    summary: list[dict[str, Any]] = field(default_factory=list)
+    # Schema elements a change rewrote besides its own target: Operations, lenses.
+    touches: dict[str, list[str]] = field(default_factory=lambda: {"operations": [], "lenses": []})
+    renamed_kinds: dict[str, str] = field(default_factory=dict)
+
+    def migration(self, kind: str) -> KindMigration:
+        return self.kinds.setdefault(kind, KindMigration())
+
+
+class _Changes:
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        self.doc: dict[str, Any] = copy.deepcopy(dict(document))
+        for member in ("kinds", "relations", "traits", "lenses", "operations", "sources"):
+            if not isinstance(self.doc.get(member), dict):
+                self.doc[member] = {}
+        self.issues: list[dict[str, str]] = []
+        self.kinds: dict[str, KindMigration] = {}
+        self.removed_kinds: dict[str, bool] = {}
+        self.removed_relations: dict[str, bool] = {}
+        self.summary: list[dict[str, Any]] = []
+        self.touches: dict[str, set[str]] = {"operations": set(), "lenses": set()}
+        self.backfills: dict[tuple[str, str], tuple[str, Any]] = {}  # (kind, attr) -> (path, spec)
+
+    def issue(self, path: str, rule: str, message: str) -> None:
+        self.issues.append({"path": path, "rule": rule, "message": message})
+
+    def migration(self, kind: str) -> KindMigration:
+        return self.kinds.setdefault(kind, KindMigration())
+
+    # Lookups that report
+
+    def kind(self, item: Mapping[str, Any], path: str) -> dict[str, Any] | None:
+        name = item.get("kind")
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.kind", "change.required", f"{item.get('op')} names a Kind (kind)")
+            return None
+        found = self.doc["kinds"].get(name)
+        if found is None:
+            known = ", ".join(self.doc["kinds"]) or "none"
+            self.issue(f"{path}.kind", "change.unknown", f"unknown Kind {name!r}; Kinds are: {known}")
+        return found  # type: ignore[no-any-return]
+
+    def attribute(self, item: Mapping[str, Any], path: str) -> tuple[dict[str, Any], str] | None:
+        kind = self.kind(item, path)
+        if kind is None:
+            return None
+        name = item.get("attribute")
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.attribute", "change.required", f"{item.get('op')} names an Attribute")
+            return None
+        if name not in kind["attributes"]:
+            known = ", ".join(kind["attributes"]) or "none"
+            self.issue(
+                f"{path}.attribute",
+                "change.unknown",
+                f"{item['kind']} has no Attribute {name!r}; its Attributes are: {known}",
+            )
+            return None
+        return kind, name
+
+    def definition(self, item: Mapping[str, Any], path: str) -> dict[str, Any] | None:
+        definition = item.get("definition")
+        if not isinstance(definition, dict):
+            self.issue(
+                f"{path}.definition",
+                "change.required",
+                f"{item.get('op')} needs a definition (an object as in the schema document)",
+            )
+            return None
+        return copy.deepcopy(definition)
+
+    def new_name(self, item: Mapping[str, Any], path: str, taken: Mapping[str, Any], what: str) -> str | None:
+        name = item.get("to")
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.to", "change.required", "a rename names the new name (to)")
+            return None
+        if name in taken:
+            self.issue(f"{path}.to", "change.exists", f"{what} {name!r} exists already")
+            return None
+        return name
+
+    # The changes
+
+    def apply(self, index: int, item: Mapping[str, Any]) -> None:
+        path = f"changes[{index}]"
+        op = item.get("op")
+        method = getattr(self, f"_{op}", None) if op in OPS else None
+        if method is None:
+            self.issue(f"{path}.op", "change.op", f"unknown op {op!r}; ops are: {', '.join(OPS)}")
+            return
+        method(item, path)
+
+    def _add_kind(self, item: Mapping[str, Any], path: str) -> None:
+        name = item.get("kind")
+        definition = self.definition(item, path)
+        if not isinstance(name, str) or not name or definition is None:
+            if not isinstance(name, str) or not name:
+                self.issue(f"{path}.kind", "change.required", "add_kind names the Kind (kind)")
+            return
+        if name in self.doc["kinds"]:
+            self.issue(f"{path}.kind", "change.exists", f"Kind {name!r} exists already")
+            return
+        self.doc["kinds"][name] = definition
+        self.summary.append({"op": "add_kind", "target": name})
+
+    def _change_kind(self, item: Mapping[str, Any], path: str) -> None:
+        kind = self.kind(item, path)
+        definition = self.definition(item, path)
+        if kind is None or definition is None:
+            return
+        for member, value in definition.items():
+            if member not in _KIND_MEMBERS:
+                self.issue(
+                    f"{path}.definition.{member}",
+                    "change.member",
+                    f"change_kind sets {', '.join(_KIND_MEMBERS)}; {member} changes through its own op",
+                )
+                continue
+            kind[member] = value
+        self.summary.append({"op": "change_kind", "target": item["kind"], "members": sorted(definition)})
+
+    def _remove_kind(self, item: Mapping[str, Any], path: str) -> None:
+        if self.kind(item, path) is None:
+            return
+        name = item["kind"]
+        del self.doc["kinds"][name]
+        self.removed_kinds[name] = bool(item.get("delete_data"))
+        self.kinds.pop(name, None)
+        self.summary.append({"op": "remove_kind", "target": name})
+
+    def _add_attribute(self, item: Mapping[str, Any], path: str) -> None:
+        kind = self.kind(item, path)
+        definition = self.definition(item, path)
+        name = item.get("attribute")
+        if kind is None or definition is None:
+            return
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.attribute", "change.required", "add_attribute names the Attribute")
+            return
+        if name in kind["attributes"]:
+            self.issue(f"{path}.attribute", "change.exists", f"{item['kind']}.{name} exists already")
+            return
+        kind["attributes"][name] = definition
+        migration = self.migration(item["kind"])
+        migration.removed.discard(name)
+        if item.get("backfill") is not None:
+            self.backfills[(item["kind"], name)] = (f"{path}.backfill", item["backfill"])
+        self.summary.append({"op": "add_attribute", "target": f"{item['kind']}.{name}"})
+
+    def _rename_attribute(self, item: Mapping[str, Any], path: str) -> None:
+        found = self.attribute(item, path)
+        if found is None:
+            return
+        kind, old = found
+        new = self.new_name(item, path, kind["attributes"], f"{item['kind']} Attribute")
+        if new is None:
+            return
+        kind["attributes"] = {new if n == old else n: a for n, a in kind["attributes"].items()}
+        kind["key"] = [new if n == old else n for n in kind.get("key") or []]
+        if kind.get("title") == old:
+            kind["title"] = new
+        migration = self.migration(item["kind"])
+        original = next((o for o, n in migration.renamed.items() if n == old), old)
+        migration.renamed[original] = new
+        for name, operation in self.doc["operations"].items():
+            for edit in operation.get("edits") or []:
+                values = edit.get("values")
+                if edit.get("kind") == item["kind"] and isinstance(values, dict) and old in values:
+                    edit["values"] = {new if n == old else n: v for n, v in values.items()}
+                    self.touches["operations"].add(name)
+        self.summary.append({"op": "rename_attribute", "target": f"{item['kind']}.{old}", "to": new})
+
+    def _remove_attribute(self, item: Mapping[str, Any], path: str) -> None:
+        found = self.attribute(item, path)
+        if found is None:
+            return
+        kind, name = found
+        if name in (kind.get("key") or []):
+            self.issue(
+                f"{path}.attribute",
+                "change.key",
+                f"{name} is part of {item['kind']}'s key: a Record's key cannot lose a part",
+            )
+            return
+        del kind["attributes"][name]
+        migration = self.migration(item["kind"])
+        original = next((o for o, n in migration.renamed.items() if n == name), name)
+        migration.renamed.pop(original, None)
+        migration.removed.add(original)
+        migration.converted.pop(name, None)
+        migration.backfills.pop(name, None)
+        self.backfills.pop((item["kind"], name), None)
+        if kind.get("title") == name:
+            kind["title"] = None
+        self.summary.append({"op": "remove_attribute", "target": f"{item['kind']}.{name}"})
+
+    def _change_attribute(self, item: Mapping[str, Any], path: str) -> None:
+        found = self.attribute(item, path)
+        definition = self.definition(item, path)
+        if found is None or definition is None:
+            return
+        kind, name = found
+        attribute = kind["attributes"][name]
+        for member in _UNCHANGEABLE:
+            if member in definition and definition[member] != attribute.get(member):
+                self.issue(
+                    f"{path}.definition.{member}",
+                    "change.member",
+                    f"{member} cannot change on an existing Attribute; add a new Attribute instead",
+                )
+                return
+        old_type = attribute.get("type")
+        merged = {**attribute, **definition}
+        if "type" in definition and definition["type"] != old_type:
+            for member, types in _TYPED_MEMBERS.items():
+                if member not in definition and str(definition["type"]) not in types:
+                    merged.pop(member, None)
+        kind["attributes"][name] = merged
+        value_map = item.get("map")
+        if value_map is not None and not isinstance(value_map, dict):
+            self.issue(f"{path}.map", "change.map", "map is an object from old values to new ones")
+            value_map = None
+        migration = self.migration(item["kind"])
+        migration.converted.setdefault(name, {}).update(value_map or {})
+        if item.get("backfill") is not None:
+            self.backfills[(item["kind"], name)] = (f"{path}.backfill", item["backfill"])
+        self.summary.append(
+            {"op": "change_attribute", "target": f"{item['kind']}.{name}", "members": sorted(definition)}
+        )
+
+    def _add_relation(self, item: Mapping[str, Any], path: str) -> None:
+        name = item.get("relation")
+        definition = self.definition(item, path)
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.relation", "change.required", "add_relation names the Relation")
+            return
+        if definition is None:
+            return
+        if name in self.doc["relations"]:
+            self.issue(f"{path}.relation", "change.exists", f"Relation {name!r} exists already")
+            return
+        self.doc["relations"][name] = definition
+        self.summary.append({"op": "add_relation", "target": name})
+
+    def _remove_relation(self, item: Mapping[str, Any], path: str) -> None:
+        name = item.get("relation")
+        if not isinstance(name, str) or name not in self.doc["relations"]:
+            known = ", ".join(self.doc["relations"]) or "none"
+            self.issue(
+                f"{path}.relation", "change.unknown", f"unknown Relation {name!r}; Relations are: {known}"
+            )
+            return
+        del self.doc["relations"][name]
+        self.removed_relations[name] = bool(item.get("delete_data"))
+        self.summary.append({"op": "remove_relation", "target": name})
+
+    def _put(self, member: str, what: str, item: Mapping[str, Any], path: str) -> None:
+        name = item.get(what)
+        definition = self.definition(item, path)
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.{what}", "change.required", f"put_{what} names the {what}")
+            return
+        if definition is None:
+            return
+        self.doc[member][name] = definition
+        self.summary.append({"op": f"put_{what}", "target": name})
+
+    def _remove(self, member: str, what: str, item: Mapping[str, Any], path: str) -> None:
+        name = item.get(what)
+        if not isinstance(name, str) or name not in self.doc[member]:
+            known = ", ".join(self.doc[member]) or "none"
+            self.issue(f"{path}.{what}", "change.unknown", f"unknown {what} {name!r}; they are: {known}")
+            return
+        del self.doc[member][name]
+        self.summary.append({"op": f"remove_{what}", "target": name})
+
+    def _put_operation(self, item: Mapping[str, Any], path: str) -> None:
+        self._put("operations", "operation", item, path)
+
+    def _remove_operation(self, item: Mapping[str, Any], path: str) -> None:
+        self._remove("operations", "operation", item, path)
+
+    def _put_lens(self, item: Mapping[str, Any], path: str) -> None:
+        self._put("lenses", "lens", item, path)
+
+    def _remove_lens(self, item: Mapping[str, Any], path: str) -> None:
+        self._remove("lenses", "lens", item, path)
+
+    # After every item
+
+    def compile_backfills(self, schema: DomainSchema) -> None:
+        for (kind_name, name), (path, spec) in self.backfills.items():
+            kind = schema.kinds.get(kind_name)
+            if kind is None or name not in kind.attributes:
+                continue
+            attribute = kind.attributes[name]
+            if not isinstance(spec, dict) or len([m for m in ("value", "expression") if m in spec]) != 1:
+                self.issue(path, "backfill.form", 'a backfill is {"value": ...} or {"expression": "..."}')
+                continue
+            if "value" in spec:
+                try:
+                    value = canonical_value(attribute, spec["value"])
+                except ValueProblem as problem:
+                    self.issue(f"{path}.value", problem.rule, problem.message)
+                    continue
+                self.migration(kind_name).backfills[name] = Backfill(value=value)
+                continue
+            try:
+                compiled = compile_derivation(spec["expression"], attribute, kind, schema.kinds, {})
+            except DerivationError as error:
+                self.issue(
+                    f"{path}.expression",
+                    "backfill.expression",
+                    f"{error} (a backfill reads the Record's own values; it aggregates over no Relation)",
+                )
+                continue
+            self.migration(kind_name).backfills[name] = Backfill(expression=compiled)
+
+
+def apply_changes(document: Mapping[str, Any], items: list[Mapping[str, Any]]) -> Plan:
+    """The change set `items` applied to the schema `document`; SchemaChangeError lists every problem."""
+    if not items:
+        raise SchemaChangeError([{"path": "changes", "rule": "change.required", "message": "no changes"}])
+    changes = _Changes(document)
+    for index, item in enumerate(items):
+        changes.apply(index, item)
+    if changes.issues:
+        raise SchemaChangeError(changes.issues)
+    try:
+        schema = load_schema(changes.doc)
+    except SchemaError as error:
+        raise SchemaChangeError(
+            [
+                {
+                    "path": f"schema.{p['path']}" if p.get("path") else "schema",
+                    "rule": "schema.invalid",
+                    "message": p["message"],
+                }
+                for p in _problems(error)
+            ]
+        ) from None
+    changes.compile_backfills(schema)
+    if changes.issues:
+        raise SchemaChangeError(changes.issues)
+    return Plan(
+        schema=schema,
+        kinds={k: m for k, m in changes.kinds.items() if k in schema.kinds},
+        removed_kinds=changes.removed_kinds,
+        removed_relations=changes.removed_relations,
+        summary=changes.summary,
+        touches={k: sorted(v) for k, v in changes.touches.items()},
+    )
+
+
+def schema_diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, list[str]]:
+    """What changed from one schema document to another: Kinds, Attributes (`Kind.Attribute`),
+    Relations, Operations and lenses (`operation:name`, `lens:name`) added, removed or changed."""
+    added: list[str] = []
+    removed: list[str] = []
+    changed: list[str] = []
+
+    def compare(old: Mapping[str, Any], new: Mapping[str, Any], label: Any) -> None:
+        for name in new:
+            if name not in old:
+                added.append(label(name))
+            elif old[name] != new[name]:
+                changed.append(label(name))
+        removed.extend(label(name) for name in old if name not in new)
+
+    old_kinds, new_kinds = before.get("kinds") or {}, after.get("kinds") or {}
+    for name in new_kinds:
+        if name not in old_kinds:
+            added.append(name)
+            continue
+        old_kind, new_kind = old_kinds[name], new_kinds[name]
+        bare_old = {k: v for k, v in old_kind.items() if k != "attributes"}
+        bare_new = {k: v for k, v in new_kind.items() if k != "attributes"}
+        if bare_old != bare_new:
+            changed.append(name)
+        compare(
+            old_kind.get("attributes") or {}, new_kind.get("attributes") or {}, lambda a, k=name: f"{k}.{a}"
+        )
+    removed.extend(name for name in old_kinds if name not in new_kinds)
+    compare(before.get("relations") or {}, after.get("relations") or {}, lambda n: n)
+    compare(before.get("traits") or {}, after.get("traits") or {}, lambda n: f"trait:{n}")
+    compare(before.get("operations") or {}, after.get("operations") or {}, lambda n: f"operation:{n}")
+    compare(before.get("lenses") or {}, after.get("lenses") or {}, lambda n: f"lens:{n}")
+    compare(before.get("sources") or {}, after.get("sources") or {}, lambda n: f"source:{n}")
+    return {"added": added, "removed": removed, "changed": changed}
+
+
+def _problems(error: SchemaError) -> list[dict[str, str]]:
+    out = []
+    for problem in error.problems:
+        text = str(problem)
+        where, sep, message = text.partition(": ")
+        out.append({"path": where if sep else "", "message": message if sep else text})
+    return out
