@@ -76,6 +76,8 @@ GAPS: dict[tuple[str, ...], str] = {
         "NUL",
     ): "no NUL in free-form values (a Record's, a memory's): not in the schema",
     ("*", "validation-failed", "beyond 64 bits"): "free-form integers within 64 bits: not in the schema",
+    ("*", "validation-failed", "an unsigned 64-bit integer"): "a sequence in decimal text: the pattern "
+    "bounds its digits (20), not its value",
     ("delete_memory", "validation-failed", "Idempotency-Key header"): "the key in the header or the "
     "optional body, one of the two: OpenAPI cannot require one of two locations",
 }

@@ -102,6 +102,9 @@ CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
     ("GET", D + "/kinds/Supplier/records/S-1001?at=not-a-tag", None, {}, 404, "revision-not-found"),
     ("GET", D + "/kinds/Supplier/records/S-1001?at=" + "f" * 64, None, {}, 404, "revision-not-found"),
     ("GET", D + "/kinds/Supplier/records/S-1001?links=maybe", None, {}, 400, "invalid-parameter"),
+    # An empty number or flag is no value (an empty text is a parameter left out).
+    ("GET", D + "/kinds/Supplier/records/S-1001?links=", None, {}, 400, "invalid-parameter"),
+    ("GET", D + "/kinds/Supplier/records/S-1001/links/supplies?limit=", None, {}, 400, "invalid-parameter"),
     ("GET", D + "/kinds/Supplier/records/S-1001?branch=a..b", None, {}, 400, "invalid-branch"),
     ("GET", D + "/kinds/Supplier/records/S-1001/links/married_to", None, {}, 404, "not-found"),
     ("GET", D + "/kinds/Supplier/records/S-1001/links/supplies?limit=-1", None, {}, 400, "invalid-parameter"),

@@ -10,7 +10,8 @@ here, and the service decodes it with the same model.
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import cache
+from typing import Annotated, Any, get_args, get_origin
 
 from starlette.requests import ClientDisconnect, Request
 
@@ -34,9 +35,18 @@ def parameters(endpoint: Endpoint, request: Request) -> dict[str, Any]:
         else:
             source = request.query_params if parameter.where == "query" else request.headers
             value = source.get(parameter.alias)
-            if value:  # absent or empty: the default
+            if value or (value == "" and not _text(parameter.type)):
+                # absent, or an empty text: the default; an empty number or flag is refused (400)
                 raw[parameter.name] = value
     return convert_parameters(endpoint, raw)
+
+
+@cache
+def _text(annotation: Any) -> bool:
+    """Whether a parameter's type is text (an empty value then means "left out")."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation is str or str in get_args(annotation)
 
 
 async def read_body(request: Request, *, limit: int, setting: str) -> bytes:
