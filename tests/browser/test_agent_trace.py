@@ -107,8 +107,8 @@ def test_the_trace_lists_steps_marks_errors_sums_up_and_links_its_proposal(
     expect(rows.nth(3)).to_have_attribute("data-failed", "true")
     totals = page.get_by_test_id("session-totals")
     expect(totals).to_contain_text("5 steps")
-    expect(totals).to_contain_text("1 errors")
-    expect(totals).to_contain_text("1 writes · 1 Revisions · 1 Records changed")
+    expect(totals).to_contain_text("1 error")
+    expect(totals).to_contain_text("1 write · 1 Revision · 1 Record changed")
     expect(page).to_have_title(f"Session {agent_session.session} · Lorebase")
 
     # The failed step is marked on the scrubber; its mark goes to it and the panel says why.

@@ -19,7 +19,7 @@ import { ReplayEngine } from "./engine";
 import { SPEEDS, type PlayerState } from "./player";
 import { AsOfLine, StepPanel } from "./StepPanel";
 import { StepList } from "./StepList";
-import { failedSteps, formatBytes, formatDuration, markPositions, sessionTotals } from "./totals";
+import { counted, failedSteps, formatBytes, formatDuration, markPositions, sessionTotals } from "./totals";
 import { buildTimeline, clampStep, type Timeline } from "./timeline";
 
 /** Records read as of a Revision, kept while the app is open (a Revision never changes). */
@@ -161,15 +161,16 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
   return (
     <Stack gap="sm">
       <Group gap="xs" data-testid="session-totals">
-        <Badge variant="light">{totals.steps} steps</Badge>
+        <Badge variant="light">{counted(totals.steps, "step")}</Badge>
         <Badge variant="light" color={totals.errors ? "red" : "gray"}>
-          {totals.errors} errors
+          {counted(totals.errors, "error")}
         </Badge>
         <Badge variant="light" color="gray">
-          {totals.records} Records · {totals.links} Links touched
+          {counted(totals.records, "Record")} · {counted(totals.links, "Link")} touched
         </Badge>
         <Badge variant="light" color={totals.writes ? "blue" : "gray"}>
-          {totals.writes} writes · {totals.revisions} Revisions · {totals.changed} Records changed
+          {counted(totals.writes, "write")} · {counted(totals.revisions, "Revision")} ·{" "}
+          {counted(totals.changed, "Record")} changed
         </Badge>
         <Badge variant="light" color="gray">
           {formatDuration(totals.latencyMs)} in calls · {formatDuration(totals.spanMs)} elapsed

@@ -85,6 +85,11 @@ export function failedSteps(timeline: Timeline): number[] {
   return found;
 }
 
+/** "1 error", "3 errors": a count with its noun. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** "1.2 kB", "3.4 MB": an answer's size. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
