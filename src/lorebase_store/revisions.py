@@ -228,6 +228,21 @@ class RevisionsTxn(TxnBase):
         )
         return [_revision(row) for row in rows]
 
+    async def schema_revisions(self, domain_id: int, chain: BranchChain, *, after: int) -> list[RevisionRow]:
+        """The schema change sets (origin `schema`) on a first-parent history after a generation,
+        oldest first."""
+        rows = await self.conn.execute(
+            select(revisions)
+            .where(
+                revisions.c.domain_id == domain_id,
+                chain.clause(revisions),
+                revisions.c.generation > after,
+                revisions.c.origin["type"].astext == "schema",
+            )
+            .order_by(revisions.c.generation)
+        )
+        return [_revision(row) for row in rows]
+
     async def records_changed_by(
         self, domain_id: int, revision_ids: list[str], *, limit: int
     ) -> list[tuple[str, str, str]]:

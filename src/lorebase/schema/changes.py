@@ -35,6 +35,7 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.derivations import Derivation, DerivationError, compile_derivation
 from lorebase.schema.errors import SchemaError
 from lorebase.schema.loader import load_schema
+from lorebase.schema.merge import Renames
 from lorebase.schema.model import DomainSchema
 
 __all__ = [
@@ -131,6 +132,17 @@ class Plan:
 
     def migration(self, kind: str) -> KindMigration:
         return self.kinds.setdefault(kind, KindMigration())
+
+    def renames(self) -> Renames:
+        """What the change set renamed, by the names before it (for the three-way schema merge)."""
+        back = {new: old for old, new in self.renamed_kinds.items()}
+        attributes = {
+            (back.get(kind, kind), old): new
+            for kind, migration in self.kinds.items()
+            for old, new in migration.renamed.items()
+            if old != new
+        }
+        return Renames(dict(self.renamed_kinds), dict(self.renamed_relations), attributes)
 
 
 class _Changes:

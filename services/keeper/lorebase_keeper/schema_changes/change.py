@@ -67,6 +67,7 @@ async def change_schema(
         if receipt is not None:
             return replay(receipt, digest, key)
     plan = plan_of(domain, body)
+    items = [msgspec.to_builtins(item) for item in body.changes]
     new_digest = schema_digest(plan.schema.document)
     version = SchemaVersion(
         new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
@@ -138,6 +139,7 @@ async def change_schema(
             schema=version,
         )
         revision_id = committed.revision.id
+        await view.txn.put_schema_change_set(domain.id, revision_id, items, at)
         document.update(status="committed", revision=revision_id, head=revision_id)
         stamp = iso(at)
         if key is not None:
