@@ -1,4 +1,4 @@
-"""Read commands: context, search, query, resolve, schema, record, links, neighborhood, traverse,
+"""Read commands: context, search, query, resolve, record, links, neighborhood, traverse,
 health and diff (docs/cli.md; the REST calls are in docs/rest.md and the seed's agent guide)."""
 
 from __future__ import annotations
@@ -214,28 +214,6 @@ async def _resolve(client: RestClient, args: argparse.Namespace) -> int:
         if value:
             body[member] = value
     emit(args, await client.resolve(domain=args.domain, body=body), _resolve_human)
-    return 0
-
-
-# -- schema ------------------------------------------------------------------------------------------
-
-
-def _schema_human(schema: Any) -> str:
-    parts = [f"{schema.get('domain')}/{schema.get('branch')} at {short(schema.get('revision'))}"]
-    for section, columns in (
-        ("kinds", ["name", "key", "title", "description"]),
-        ("relations", ["name", "from", "to", "inverse", "cardinality"]),
-        ("traits", ["name", "kinds", "description"]),
-        ("lenses", ["name", "kinds", "relations", "description"]),
-        ("operations", ["name", "description"]),
-    ):
-        parts.append(f"\n{section.capitalize()}\n" + table(schema.get(section) or [], columns))
-    return "\n".join(parts)
-
-
-@client_command("schema", "the schema: Kinds, Relations, Traits, lenses, Operations", _branch_at)
-async def _schema(client: RestClient, args: argparse.Namespace) -> int:
-    emit(args, await client.get_schema(domain=args.domain, branch=args.branch, at=args.at), _schema_human)
     return 0
 
 
