@@ -51,6 +51,11 @@ async def test_rename_and_backfill_keep_history_and_lineage(supply: Stack) -> No
     assert dry.json()["status"] == "dry_run" and dry.json()["valid"] is True
     assert dry.json()["touches"]["operations"] == ["update_supplier"]
     assert dry.json()["migrated"]["records"] == 30
+    writes = dry.json()["writes"]  # the backfill writes; the rename moves values and writes none
+    assert writes["counts"] == {"Supplier.certification": 30} and writes["derived"] == {}
+    assert {"ref": "Supplier/S-1001", "attribute": "certification", "before": None, "after": "iso9001"} in (
+        writes["sample"]
+    )
     assert await head(supply) == before  # a dry run writes nothing
 
     response = await change(

@@ -31,6 +31,20 @@ async def test_renamed_kind_and_relation_keep_history_lineage_and_old_reads(supp
         assert issue["path"] == path and issue["message"], issue
     assert await head(supply) == before
 
+    # A dry run names the derived values a conversion would change (closing every open flag).
+    close = {
+        "op": "change_attribute",
+        "kind": "RiskFlag",
+        "attribute": "status",
+        "definition": {"values": ["open", "closed"]},
+        "map": {"open": "closed"},
+    }
+    closing = await change(supply, {"changes": [close], "dry_run": True})
+    assert closing.status_code == 200, closing.text
+    writes = closing.json()["writes"]
+    assert writes["counts"]["RiskFlag.status"] > 0 and writes["derived"]["Supplier.open_flags"] > 0
+    assert all(w["after"] == "0" for w in writes["derived_sample"])
+
     dry = await change(supply, {"changes": [RENAME_KIND, RENAME_RELATION], "dry_run": True})
     assert dry.status_code == 200, dry.text
     touches = dry.json()["touches"]

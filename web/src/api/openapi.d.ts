@@ -2481,6 +2481,8 @@ export interface components {
             violation_count: number;
             touches: components["schemas"]["SchemaTouches"];
             replayed: boolean;
+            /** @default null */
+            writes?: components["schemas"]["SchemaWrites"] | null;
         };
         /**
          * SchemaMigrated
@@ -2504,13 +2506,40 @@ export interface components {
         /**
          * SchemaTouches
          * @description What else a change set reaches: Operations and lenses it rewrote, grants narrowed to a Kind it
-         *     removes, webhooks that will see its Revision.
+         *     removes or renames, webhooks that will see its Revision.
          */
         SchemaTouches: {
             operations: string[];
             lenses: string[];
             grants: string[];
             webhooks: string[];
+        };
+        /**
+         * SchemaWrites
+         * @description What the migration writes: per `Kind.Attribute`, how many values it writes (backfills,
+         *     conversions, values cleared or dropped; a rename moves values and writes none) and how many
+         *     derived values change, with the first of each.
+         */
+        SchemaWrites: {
+            counts: {
+                [key: string]: number;
+            };
+            derived: {
+                [key: string]: number;
+            };
+            sample: components["schemas"]["SchemaWrite"][];
+            derived_sample: components["schemas"]["SchemaWrite"][];
+        };
+        /**
+         * SchemaWrite
+         * @description One value a change set's migration writes (or a derived value it changes): the Record, the
+         *     Attribute, the value before and after.
+         */
+        SchemaWrite: {
+            ref: string;
+            attribute: string;
+            before: unknown;
+            after: unknown;
         };
         /** NewBranch */
         NewBranch: {

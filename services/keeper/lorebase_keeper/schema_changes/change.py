@@ -215,6 +215,7 @@ def _document(
         "violation_count": migration.violation_count,
         "touches": touches,
         "replayed": False,
+        "writes": migration.writes([*changes, *migration.deletions], plan.schema),
     }
 
 

@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.canonical import ValueProblem, canonical_text, canonical_value
-from lorebase.schema import Kind, validate_values
+from lorebase.schema import DomainSchema, Kind, validate_values
 from lorebase.schema.changes import KindMigration, Plan
 from lorebase_keeper.writes import BranchView, Change, ChangeSet, diff_change, link_key
 from lorebase_store import LinkRow, RecordRow
 
 BATCH = 10_000
 MAX_VIOLATIONS = 1000
+SAMPLE = 20  # values written (and derived values changed) a change set's answer shows
 
 
 @dataclass
@@ -82,6 +83,35 @@ class Migration:
             if old in before and change.after is not None and new in change.after:
                 provenance[new] = before[old]
         return provenance
+
+    def writes(self, changes: list[Change], schema: DomainSchema) -> dict[str, Any]:
+        """What the migration writes (SchemaWrites): values written and derived values changed, per
+        `Kind.Attribute`, with the first SAMPLE of each; values a rename moved are not writes."""
+        out: dict[str, Any] = {"counts": {}, "derived": {}, "sample": [], "derived_sample": []}
+        for change in changes:
+            kind = schema.kinds.get(change.name)
+            if change.entity != "record" or change.after is None or kind is None:
+                continue
+            renamed = self.renamed.get(change.name, {})  # old -> new
+            moved = self.moved_records.get((change.name, change.key))
+            held = moved.values if moved is not None else (change.before or {})
+            before = {n: v for n, v in held.items() if n not in renamed}
+            before.update({renamed[n]: v for n, v in held.items() if n in renamed})
+            names = list(change.after) if moved is not None else change.attributes
+            for name in names:
+                if name in renamed and name not in kind.attributes:
+                    continue  # the old name of a moved value
+                value, was = change.after.get(name), before.get(name)
+                if value == was:
+                    continue
+                attribute = kind.attributes.get(name)
+                derived = attribute is not None and attribute.derived is not None
+                counts, sample = ("derived", "derived_sample") if derived else ("counts", "sample")
+                label = f"{change.name}.{name}"
+                out[counts][label] = out[counts].get(label, 0) + 1
+                if len(out[sample]) < SAMPLE:
+                    out[sample].append({"ref": change.ref, "attribute": name, "before": was, "after": value})
+        return out
 
     def _moved(
         self, values: dict[str, Any], kept: dict[str, Any], change: Change, revision: str
