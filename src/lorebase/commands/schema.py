@@ -31,7 +31,7 @@ from lorebase.commands._runtime import (
 )
 from lorebase.schema import SchemaError, load_schema
 from lorebase.schema.changes import SchemaChangeError, apply_changes, schema_diff
-from lorebase.schema.inference import SampleError, infer, read_samples
+from lorebase.schema.inference import Sample, SampleError, infer, read_samples, table_sample
 
 ACTIONS = ("show", "infer", "diff", "apply")
 
@@ -60,6 +60,22 @@ def _schema_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=["yaml", "json"], default="yaml", help="infer: how to print the change set"
     )
+    parser.add_argument(
+        "--dsn",
+        metavar="URL",
+        help="infer: a PostgreSQL database to sample (postgresql://user@host/db; the password from "
+        "PGPASSWORD or ~/.pgpass, never an argument)",
+    )
+    parser.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        metavar="[SCHEMA.]TABLE",
+        help="infer: a table of --dsn (repeat)",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=1000, metavar="N", help="infer: rows sampled per table (default 1000)"
+    )
 
 
 def _change_arguments(parser: argparse.ArgumentParser, *, file: bool = True) -> None:
@@ -83,7 +99,8 @@ def _change_arguments(parser: argparse.ArgumentParser, *, file: bool = True) -> 
 @client_command("schema", "the schema; infer one from samples, diff or apply a change set", _schema_arguments)
 async def _schema(client: RestClient, args: argparse.Namespace) -> int:
     if args.action == "infer":
-        return _infer(args)
+        tables = await _table_samples(args.dsn, args.table, args.limit) if args.dsn or args.table else []
+        return _infer(args, tables)
     if args.action == "show":
         if args.files:
             raise Usage("lorebase schema takes no FILE; did you mean schema infer, diff or apply?")
@@ -134,10 +151,10 @@ def document_of(served: dict[str, Any]) -> dict[str, Any]:
 # -- infer -------------------------------------------------------------------------------------------
 
 
-def _infer(args: argparse.Namespace) -> int:
-    if not args.files:
-        raise Usage("schema infer takes one or more FILEs (.csv, .tsv, .json, .jsonl, .ndjson)")
-    samples = []
+def _infer(args: argparse.Namespace, tables: list[Sample]) -> int:
+    if not args.files and not tables:
+        raise Usage("schema infer takes FILEs (.csv, .tsv, .json, .jsonl, .ndjson) or --dsn URL --table T")
+    samples = list(tables)
     for name in args.files:
         text = read_file(name).decode("utf-8-sig", errors="replace")
         try:
@@ -148,14 +165,80 @@ def _infer(args: argparse.Namespace) -> int:
     if args.json or args.format == "json":
         print(json.dumps(inference.document(), indent=2, ensure_ascii=False))
         return 0
+    sources = [*args.files, *(f"table {t}" for t in args.table)]
     header = [
-        "# A change set proposed by `lorebase schema infer` from " + ", ".join(args.files) + ".",
+        "# A change set proposed by `lorebase schema infer` from " + ", ".join(sources) + ".",
         "# Review it, then: lorebase schema diff FILE; lorebase schema apply FILE --dry-run",
         *(f"# note: {note}" for note in inference.notes),
     ]
     body = yaml.safe_dump({"changes": inference.changes}, sort_keys=False, allow_unicode=True, width=100)
     print("\n".join(header) + "\n" + body.rstrip("\n"))
     return 0
+
+
+_COLUMNS = """
+SELECT column_name, data_type, is_nullable = 'YES', numeric_precision, numeric_scale
+  FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position
+"""
+_PRIMARY_KEY = """
+SELECT a.attname FROM pg_index i
+  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+ WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)
+"""
+_FOREIGN_KEYS = """
+SELECT a.attname, c.confrelid::regclass::text FROM pg_constraint c
+  JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+ WHERE c.conrelid = $1::regclass AND c.contype = 'f' AND cardinality(c.conkey) = 1
+ ORDER BY a.attname
+"""
+
+
+async def _table_samples(dsn: str | None, tables: list[str], limit: int) -> list[Sample]:
+    """Samples of PostgreSQL tables: their catalog (types, primary key, foreign keys) and up to
+    `limit` rows each, ordered by the primary key so that the same table gives the same sample."""
+    if not dsn or not tables:
+        raise Usage("schema infer --dsn URL needs --table T (one or more), and --table needs --dsn")
+    if limit < 1:
+        raise Usage("--limit is a number of rows, 1 or more")
+    import asyncpg
+
+    try:
+        conn = await asyncpg.connect(dsn.replace("postgresql+asyncpg://", "postgresql://"), timeout=30)
+    except (OSError, asyncpg.PostgresError, ValueError) as exc:
+        raise Usage(f"cannot connect to --dsn: {exc}") from None
+    samples = []
+    try:
+        for table in tables:
+            schema_name, _, name = table.rpartition(".")
+            schema_name = schema_name or "public"
+            columns = await conn.fetch(_COLUMNS, schema_name, name)
+            if not columns:
+                raise Usage(f"no table {table!r} in --dsn (or no column of it may be read)")
+            qualified = ".".join(_quoted(part) for part in (schema_name, name))
+            key = [row[0] for row in await conn.fetch(_PRIMARY_KEY, qualified)]
+            references = {
+                row[0]: row[1].rpartition(".")[2] for row in await conn.fetch(_FOREIGN_KEYS, qualified)
+            }
+            order = ", ".join(_quoted(c) for c in key) or "1"
+            rows = await conn.fetch(f"SELECT * FROM {qualified} ORDER BY {order} LIMIT {int(limit)}")  # noqa: S608
+            samples.append(
+                table_sample(
+                    name,
+                    [(c[0], c[1], bool(c[2]), c[3], c[4]) for c in columns],
+                    key,
+                    references,
+                    [dict(row) for row in rows],
+                )
+            )
+    except asyncpg.PostgresError as exc:
+        raise Usage(f"reading the tables failed: {exc}") from None
+    finally:
+        await conn.close()
+    return samples
+
+
+def _quoted(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
 
 
 # -- diff and apply ----------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["Inference", "Sample", "SampleError", "infer", "kind_name", "read_samples"]
+__all__ = ["Inference", "Sample", "SampleError", "infer", "kind_name", "read_samples", "table_sample"]
 
 ENUM_MAX_VALUES = 12  # an enum has at most this many distinct values...
 ENUM_MIN_ROWS = 6  # ...in a sample of at least this many values, each value seen twice on average
@@ -54,11 +54,16 @@ class SampleError(ValueError):
 @dataclass(frozen=True)
 class Sample:
     """The rows of one Kind as read: column name -> value (None or "" for no value). A sample of
-    Links (the import format's `links`) has `relation` set and rows of `from`, `to` and `values`."""
+    Links (the import format's `links`) has `relation` set and rows of `from`, `to` and `values`.
+    A table's sample also says what its catalog declares (`table_sample`): types, the primary key
+    and foreign keys (column -> the table it references), which win over what the values suggest."""
 
     name: str
     rows: list[dict[str, Any]]
     relation: bool = False
+    types: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    key: tuple[str, ...] = ()
+    references: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -132,6 +137,57 @@ def _imported(item: Any) -> bool:
     return (
         isinstance(item, dict) and isinstance(item.get("kind"), str) and isinstance(item.get("values"), dict)
     )
+
+
+_PG_TYPES = {
+    "smallint": "integer",
+    "integer": "integer",
+    "bigint": "integer",
+    "boolean": "boolean",
+    "date": "date",
+    "timestamp with time zone": "datetime",
+    "text": "text",
+    "character varying": "string",
+    "character": "string",
+    "uuid": "string",
+}
+
+
+def table_sample(
+    table: str,
+    columns: Sequence[tuple[str, str, bool, int | None, int | None]],
+    primary_key: Sequence[str],
+    foreign_keys: Mapping[str, str],
+    rows: Sequence[Mapping[str, Any]],
+) -> Sample:
+    """The sample of a PostgreSQL table: its columns (name, data type as information_schema names
+    it, nullable, numeric precision, numeric scale), primary key, single-column foreign keys and
+    some rows (values as the driver gives them: made JSON-like here)."""
+    types: dict[str, dict[str, Any]] = {}
+    for name, data_type, nullable, precision, scale in columns:
+        if data_type == "numeric" and precision:
+            definition: dict[str, Any] = {"type": f"decimal({min(precision, 38)},{min(scale or 0, 38)})"}
+        elif data_type in _PG_TYPES:
+            definition = {"type": _PG_TYPES[data_type]}
+        else:
+            continue  # json, arrays, naive timestamps...: from the values
+        if not nullable:
+            definition["required"] = True
+        types[name] = definition
+    plain = [{name: _plain(value) for name, value in row.items()} for row in rows]
+    return Sample(table, plain, types=types, key=tuple(primary_key), references=dict(foreign_keys))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat() if value.tzinfo is not None else value.isoformat(sep=" ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
 
 
 # -- names -------------------------------------------------------------------------------------------
@@ -360,11 +416,16 @@ def infer(samples: Sequence[Sample]) -> Inference:
         if not columns:
             out.notes.append(f"{sample.name}: no columns; no Kind proposed")
             continue
-        key = _key(name, columns, len(sample.rows))
+        declared = [c for c in columns if c.name in sample.key]
+        key = declared[0] if len(declared) == 1 else _key(name, columns, len(sample.rows))
         kinds[name] = (columns, key)
         attributes: dict[str, Any] = {}
         for column in columns:
             definition = _definition(column)
+            if column.name in sample.types and definition["type"] != "enum":
+                definition = dict(sample.types[column.name])
+            elif column.name in sample.types and sample.types[column.name].get("required"):
+                definition["required"] = True
             if column is key:
                 definition["required"] = True
                 if definition["type"] == "enum":
@@ -395,8 +456,41 @@ def infer(samples: Sequence[Sample]) -> Inference:
         out.changes.append({"op": "add_kind", "kind": name, "definition": definition})
     linked = [sample for sample in samples if sample.relation]
     out.changes.extend(_linked_relations(kinds, linked, out.notes))
+    out.changes.extend(_declared_relations(samples, kinds))
     taken = {c["relation"] for c in out.changes if c["op"] == "add_relation"}
-    out.changes.extend(_relations(kinds, out.notes, taken))
+    covered = [
+        f"{kind_name(sample.name)}.{attribute_name(column)}"
+        for sample in samples
+        for column in sample.references
+    ]
+    out.changes.extend(_relations(kinds, out.notes, taken, covered))
+    return out
+
+
+def _declared_relations(
+    samples: Sequence[Sample], kinds: Mapping[str, tuple[list[_Column], _Column | None]]
+) -> list[dict[str, Any]]:
+    """Relations from a table's foreign keys (to a table that is sampled too)."""
+    names = {sample.name: kind_name(sample.name) for sample in samples if not sample.relation}
+    out = []
+    for sample in samples:
+        for column, table in sample.references.items():
+            source, target = names.get(sample.name), names.get(table)
+            if source is None or target is None or target not in kinds:
+                continue
+            stem = re.sub(r"_(id|key|code|number|no|ref)$", "", attribute_name(column))
+            out.append(
+                {
+                    "op": "add_relation",
+                    "relation": stem if stem != attribute_name(column) else f"{stem}_of",
+                    "definition": {
+                        "from": source,
+                        "to": target,
+                        "cardinality": "many_to_one",
+                        "description": f"{source}.{attribute_name(column)} references {target} (a foreign key).",
+                    },
+                }
+            )
     return out
 
 
@@ -443,14 +537,18 @@ def _linked_relations(
 
 
 def _relations(
-    kinds: Mapping[str, tuple[list[_Column], _Column | None]], notes: list[str], taken: set[str]
+    kinds: Mapping[str, tuple[list[_Column], _Column | None]],
+    notes: list[str],
+    taken: set[str],
+    declared_columns: list[str],
 ) -> list[dict[str, Any]]:
     """Relations from foreign-key-like columns; columns sharing most values named in `notes`."""
     keys = {name: set(key.texts) for name, (_, key) in kinds.items() if key is not None}
     relations: list[dict[str, Any]] = []
+    declared = set(declared_columns)
     for name, (columns, key) in kinds.items():
         for column in columns:
-            if column is key or not column.values:
+            if column is key or not column.values or f"{name}.{column.attribute}" in declared:
                 continue
             values = set(column.texts)
             targets = [other for other, held in keys.items() if other != name and values <= held]
