@@ -10,10 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from lorebase_store.tables import branches, revisions, schema_change_sets, schema_versions
+from lorebase_store.tables import (
+    branches,
+    revisions,
+    schema_change_sets,
+    schema_versions,
+    source_keys,
+    statistics,
+)
 from lorebase_store.txn import TxnBase
 
 if TYPE_CHECKING:  # domains.py imports commits.py, which imports this module
@@ -47,6 +54,23 @@ class SchemaVersionsTxn(TxnBase):
             .values(domain_id=domain_id, revision=revision, changes=changes, created_at=at)
             .on_conflict_do_nothing(index_elements=["domain_id", "revision"])
         )
+
+    async def move_kind_rows(self, domain_id: int, branch: str, old: str, new: str) -> None:
+        """A Kind renamed on a branch: its embeddings, statistics and Source keys there follow it
+        (its Records move in the commit; the other branches keep the old name)."""
+        await self.conn.execute(
+            text(
+                "UPDATE embeddings SET kind = :new "
+                "WHERE domain_id = :domain_id AND branch = :branch AND kind = :old"
+            ),
+            {"domain_id": domain_id, "branch": branch, "old": old, "new": new},
+        )
+        for table in (statistics, source_keys):
+            await self.conn.execute(
+                update(table)
+                .where(table.c.domain_id == domain_id, table.c.branch == branch, table.c.kind == old)
+                .values(kind=new)
+            )
 
     async def schema_change_sets(self, domain_id: int, revision_ids: list[str]) -> dict[str, list[Any]]:
         """The change sets these Revisions applied, by Revision (one without a kept change set is left

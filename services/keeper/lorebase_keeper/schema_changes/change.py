@@ -123,6 +123,8 @@ async def change_schema(
         links = {**links, **migration.deleted_links, **migration.moved_links}
         for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
             await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
+        for old, new in plan.renamed_kinds.items():
+            await view.txn.move_kind_rows(domain.id, branch, old, new)
         rows = CommitRows(domain.id, branch)
         committed = plan_commit(
             rows,
