@@ -21,7 +21,15 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.resolve.dates import Said, date_at, implicit
-from lorebase_keeper.reads.resolve.graded import YEAR, Graded, along, comparative_at, ends, operator
+from lorebase_keeper.reads.resolve.graded import (
+    YEAR,
+    Graded,
+    along,
+    comparative_at,
+    declared_along,
+    ends,
+    operator,
+)
 from lorebase_keeper.reads.resolve.ground import Span, is_number
 from lorebase_keeper.reads.resolve.lexicon import STATES, UNITS
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
@@ -171,7 +179,7 @@ def comparisons(
     }
     index = 0
     while index < len(words):
-        graded = comparative_at(words, used, index)
+        graded = comparative_at(words, used, index, vocab)
         if graded is not None:
             graded_end = _graded(
                 words, used, index, graded, named, names_at, vocab, kinds, domain, out, today
@@ -298,8 +306,11 @@ def _graded(
             break
     if not scored:
         dates = True if shape == "date" or year else False
-        found = along(domain, vocab, kinds, graded.dimension, dates=dates)
-        if not found and year:
+        if graded.declared:
+            found = declared_along(graded, kinds)
+        else:
+            found = along(domain, vocab, kinds, graded.dimension, dates=dates)
+        if not found and year and not graded.declared:
             found = along(domain, vocab, kinds, graded.dimension, dates=False)
         if unit is not None:
             with_unit = [(t, s) for t, s in found if _unit(t, unit) is not None]
@@ -311,7 +322,7 @@ def _graded(
     matched = " ".join(w.key for w in words[index:last])
     made = 0
     for term, score, level in scored:
-        op = operator(graded.dimension, graded.direction, term)
+        op = operator(graded.dimension, graded.direction, term, graded)
         for pred_op, shown in _predicates(domain, term, op, shape, value):
             out.append(
                 _said(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)), value, today)
