@@ -9,6 +9,7 @@ import json
 from datetime import date
 from typing import Any
 
+from examples.analyst import energy
 from tests.unit.resolve_words import SUPPLY, TODAY, answer_bytes, ground, named
 
 
@@ -356,3 +357,62 @@ def test_a_declared_word_on_a_hidden_attribute_grounds_nothing() -> None:
     body = ground("suppliers shakier than 40", kinds=("Part",), schema=schema)
     assert not named(body, "comparison")
     assert not ground("the shakiest supplier", kinds=("Part",), schema=schema)["hints"]
+
+
+def _energy(text: str, kinds: tuple[str, ...] | None = None, today: date = TODAY) -> dict[str, Any]:
+    return ground(text, kinds, today, schema=json.loads(json.dumps(energy.SCHEMA)))
+
+
+def orjson_bytes(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, sort_keys=True).encode()
+
+
+def test_overdue_is_a_due_date_before_the_day_of_the_revision() -> None:
+    body = _energy("scheduled inspections that are overdue")
+    assert [
+        (c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c["level"])
+        for c in named(body, "comparison")
+    ] == [("due_on", "lt", TODAY.isoformat(), "state")]
+    assert _energy("scheduled inspections that are overdue", today=date(2027, 1, 2)) != body
+    assert orjson_bytes(_energy("overdue inspections")) == orjson_bytes(_energy("overdue inspections"))
+
+
+def test_running_at_is_a_level_of_the_load_an_attribute_has() -> None:
+    body = _energy("assets running at more than 90")
+    assert [
+        (c["attribute"], c["predicate"], c["level"], c["matched"]) for c in named(body, "comparison")
+    ] == [
+        ("output_pct", {"attr": "output_pct", "op": "gt", "value": "90"}, "state", "running at more than 90")
+    ]
+    body = _energy("assets operating at 100 percent")
+    assert [
+        (c["predicate"]["op"], c["predicate"]["value"], c.get("unit")) for c in named(body, "comparison")
+    ] == [("eq", "100", "percent")]
+    # no Attribute of the Kinds named has a load: the verb grounds nothing (the comparison is
+    # inferred as any other, from the only number of the Kind)
+    body = _energy("sites running at more than 90")
+    assert [c["level"] for c in named(body, "comparison")] == ["inferred"]
+    assert body["unmatched"] == ["running", "at"]
+    # nor for a caller who may not read the Asset
+    assert not named(_energy("assets running at more than 90", kinds=("Site",)), "comparison")
+
+
+def test_a_participle_read_as_its_relation_is_still_a_state() -> None:
+    hints = _energy("assets never inspected")["hints"]
+    assert hints == [
+        {
+            "hint": "has_link",
+            "matched": "never inspected",
+            "kind": "Asset",
+            "relation": "inspects",
+            "path": ["inspections"],
+            "to": "Inspection",
+            "negated": True,
+        }
+    ]
+
+
+def test_a_rate_unit_is_part_of_the_comparison_not_a_grouping() -> None:
+    body = _energy("how many assets are cheaper than 40 EUR per MWh")
+    assert [c["matched"] for c in named(body, "comparison")] == ["cheaper than 40 eur per mwh"]
+    assert [h["hint"] for h in body["hints"]] == ["count"]
