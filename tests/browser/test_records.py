@@ -5,12 +5,13 @@ history with before/after, explain, Links and context pack."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from urllib.parse import quote
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import WebStack, choose, sign_in
+from tests.browser.conftest import WebStack, assert_accessible, choose, sign_in
 
 
 def test_the_query_builder_filters_groups_and_shows_coverage(page: Page, web_stack: WebStack) -> None:
@@ -109,3 +110,42 @@ def test_the_at_picker_reads_an_earlier_revision_and_shows_the_apis_answer(
     at.fill("not a revision!")  # not even a name: the API's 400
     at.press("Enter")
     expect(page.locator('[role="alert"][data-problem="invalid-at"]').first).to_contain_text("Revision")
+
+
+def test_a_records_neighbourhood_expands_on_the_canvas_and_in_the_list(
+    page: Page, web_stack: WebStack, snap: Callable[[str], None]
+) -> None:
+    sign_in(page, web_stack, web_stack.web_key)
+    page.goto(f"{web_stack.url}/app/d/supply/records/Supplier/S-1001")
+    page.get_by_test_id("explore-link").click()
+    expect(page).to_have_title("Neighbourhood of Supplier/S-1001 · supply · Lorebase")
+    records = page.get_by_test_id("explore-records")
+    expect(records.locator("tr[data-ref='Supplier/S-1001']")).to_contain_text("expanded")
+    expect(records).to_contain_text("Part/")
+    canvas = page.locator("[data-testid=explore-canvas][data-positions]")
+    expect(canvas).to_be_visible()
+    first = records.locator("tbody tr").count()
+
+    # A click on a node on the canvas reads its neighbourhood too: it is expanded, one more ring.
+    positions = json.loads(canvas.get_attribute("data-positions") or "[]")
+    ref, x, y = next(p for p in positions if p[0].startswith("Part/"))
+    canvas.click(position={"x": x, "y": y})
+    expect(records.locator(f"tr[data-ref='{ref}']")).to_contain_text("expanded")
+    expect(records.locator("tbody tr td:nth-child(2)").filter(has_text="2").first).to_be_visible()
+    assert records.locator("tbody tr").count() > first
+
+    # The keyboard reaches the same through the list: Expand on a Record at depth 1.
+    button = records.get_by_role("button", name=re.compile(r"^Expand "))
+    label = button.first.get_attribute("aria-label") or ""
+    button.first.focus()
+    page.keyboard.press("Enter")
+    expect(records.locator(f"tr[data-ref='{label.removeprefix('Expand ')}']")).to_contain_text("expanded")
+    assert_accessible(page, "the neighbourhood canvas")
+    snap("neighbourhood")
+
+    # A Kind left out is drawn nowhere (with what only it reached); the Kind stays in the picker.
+    page.get_by_test_id("explore-kinds").get_by_label("Part", exact=True).uncheck()
+    expect(records).not_to_contain_text("Part/")
+    expect(page.get_by_test_id("explore-links")).not_to_contain_text("Part/")
+    page.get_by_test_id("explore-kinds").get_by_label("Part", exact=True).check()
+    expect(records).to_contain_text("Part/")

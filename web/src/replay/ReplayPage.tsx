@@ -9,6 +9,7 @@
 
 import { ActionIcon, Anchor, Badge, Button, Grid, Group, NativeSelect, Paper, Slider, Stack, Text, Title } from "@mantine/core";
 import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { useCanvasPointer, type Hover } from "./pointer";
 import { Link, useParams, useSearchParams } from "react-router";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { usePageTitle } from "../shell/title";
@@ -49,12 +50,6 @@ export function ReplayPage() {
       {timeline && <Replay key={session} timeline={timeline} initialStep={clampStep(timeline, initial)} />}
     </Stack>
   );
-}
-
-interface Hover {
-  node: number;
-  x: number;
-  y: number;
 }
 
 function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: number }) {
@@ -349,70 +344,4 @@ function useKeyboard(engineRef: RefObject<ReplayEngine | null>) {
     window.addEventListener("keydown", key);
     return () => window.removeEventListener("keydown", key);
   }, [engineRef]);
-}
-
-/** Wheel to zoom, drag to pan, double-click to fit, hover for a tooltip. */
-function useCanvasPointer(
-  canvasRef: RefObject<HTMLCanvasElement | null>,
-  engineRef: RefObject<ReplayEngine | null>,
-  setHover: (hover: Hover | null) => void,
-) {
-  useEffect(() => {
-    const canvas = canvasRef.current;
-    if (!canvas) return;
-    let drag: { x: number; y: number } | null = null;
-    let hovered = -1;
-    const local = (event: MouseEvent) => {
-      const rect = canvas.getBoundingClientRect();
-      return { x: event.clientX - rect.left, y: event.clientY - rect.top };
-    };
-    const wheel = (event: WheelEvent) => {
-      event.preventDefault();
-      const { x, y } = local(event);
-      engineRef.current?.renderer.zoomAt(x, y, event.deltaY < 0 ? 1.15 : 1 / 1.15);
-    };
-    const down = (event: PointerEvent) => {
-      drag = local(event);
-    };
-    const up = () => {
-      drag = null;
-    };
-    const move = (event: PointerEvent) => {
-      const renderer = engineRef.current?.renderer;
-      if (!renderer) return;
-      const p = local(event);
-      if (drag) {
-        renderer.panBy(p.x - drag.x, p.y - drag.y);
-        drag = p;
-        return;
-      }
-      const node = renderer.nodeAt(p.x, p.y);
-      renderer.setHover(node);
-      if (node !== hovered) {
-        hovered = node;
-        setHover(node >= 0 ? { node, ...p } : null);
-      }
-    };
-    const leave = () => {
-      drag = null;
-      hovered = -1;
-      engineRef.current?.renderer.setHover(-1);
-      setHover(null);
-    };
-    const fit = () => engineRef.current?.renderer.fit();
-    canvas.addEventListener("wheel", wheel, { passive: false });
-    canvas.addEventListener("pointerdown", down);
-    window.addEventListener("pointerup", up);
-    canvas.addEventListener("pointermove", move);
-    canvas.addEventListener("pointerleave", leave);
-    canvas.addEventListener("dblclick", fit);
-    return () => {
-      canvas.removeEventListener("wheel", wheel);
-      canvas.removeEventListener("pointerdown", down);
-      window.removeEventListener("pointerup", up);
-      canvas.removeEventListener("pointermove", move);
-      canvas.removeEventListener("pointerleave", leave);
-      canvas.removeEventListener("dblclick", fit);
-    };
-  }, [canvasRef, engineRef, setHover]);
 }
