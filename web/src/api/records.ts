@@ -7,6 +7,7 @@ import type {
   DiffResult,
   Explanation,
   HistoryPage,
+  Neighborhood,
   QueryResult,
   RecordView,
   ResolveResult,
@@ -45,6 +46,16 @@ export const contextFor = (domain: string, ref: string, point: ReadPointQuery) =
     refs: [ref],
     depth: 1,
     ...(point.branch ? { branch: point.branch } : {}),
+  });
+
+/** The graph `depth` Links around `refs` at the read point (headers only, no values). */
+export const readNeighborhood = (domain: string, refs: string[], depth: number, point: ReadPointQuery) =>
+  post<Neighborhood>(`${domainBase(domain)}/neighborhood`, {
+    refs,
+    depth,
+    values: false,
+    ...(point.branch ? { branch: point.branch } : {}),
+    ...(point.at ? { at: point.at } : {}),
   });
 
 /** What changed on a branch between two of its Revisions. */

@@ -19,6 +19,9 @@ export type Branch = Schemas["Branch"];
 
 export type BranchList = Schemas["BranchList"];
 
+/** `POST .../neighborhood`: the Records around some Records and the Links between them. */
+export type Neighborhood = Schemas["Neighborhood"];
+
 // ---- Schema (`GET .../schema`) -------------------------------------------------------------------
 
 export type AttributeSpec = Schemas["AttributeDoc"];

@@ -17,7 +17,7 @@ import { recordPath, useReadPoint } from "../shell/readPoint";
 import { usePageTitle } from "../shell/title";
 import { ReplayEngine } from "../replay/engine";
 import { useCanvasPointer, type Hover } from "../replay/pointer";
-import { readNeighborhood } from "./api";
+import { readNeighborhood } from "../api/records";
 import { addNeighborhood, emptyGraph, timelineOf, viewOf, type ExploreGraph, type GraphRecord } from "./graph";
 
 /** Records drawn at most; the others are counted, not drawn. */
@@ -41,7 +41,7 @@ export function ExplorePage() {
     (ref: string, hops: number) => {
       const asked = generation.current;
       setLoading((n) => n + 1);
-      readNeighborhood(domain, ref, hops, { branch, at })
+      readNeighborhood(domain, [ref], hops, { branch, at })
         .then((answer) => {
           if (asked !== generation.current) return;
           setGraph((current) => addNeighborhood(current, ref, answer));

@@ -12,11 +12,11 @@
  * The drawn graph becomes a one-step timeline, so the replay's renderer, layout and engine draw it.
  */
 
-import type { components } from "../api/openapi";
+import type { Neighborhood } from "../api/types";
 import type { SessionStep } from "../replay/types";
 import { kindOf, type Timeline } from "../replay/timeline";
 
-export type Neighborhood = components["schemas"]["Neighborhood"];
+export type { Neighborhood };
 
 export interface GraphRecord {
   ref: string;
