@@ -24,6 +24,10 @@ const recordBase = (domain: string, kind: string, key: string) =>
 
 export const runQuery = (domain: string, body: QueryBody) => post<QueryResult>(`${domainBase(domain)}/query`, body);
 
+/** A page of a Kind's Records in key order (`GET .../kinds/{kind}/records`, cursor paged). */
+export const listKindRecords = (domain: string, kind: string, point: ReadPointQuery, limit: number, cursor = "") =>
+  get<QueryResult>(`${domainBase(domain)}/kinds/${seg(kind)}/records`, { ...point, limit, cursor });
+
 export const resolveWords = (domain: string, text: string, point: ReadPointQuery) =>
   post<ResolveResult>(`${domainBase(domain)}/resolve`, {
     text,
