@@ -43,6 +43,11 @@ export type Origin = Schemas["Origin"];
 /** A `revision.committed` event: one Revision with what it changed, per Kind and Relation. */
 export type RevisionEvent = Schemas["RevisionEvent"];
 
+/** `GET .../revisions/{revision}`: one Revision, a page of what it changed, its schema changes. */
+export type RevisionView = Schemas["RevisionView"];
+
+export type RevisionDoc = Schemas["RevisionDoc"];
+
 export type ChangesPage = Schemas["ChangesPage"];
 
 // ---- Health (`GET .../health`) --------------------------------------------------------------------
