@@ -337,6 +337,8 @@ trace_entries = Table(
     Column("at", DateTime(timezone=True), nullable=False),
     Index("trace_entries_session", "session_id", "principal", "id"),
 )
+# The steps that opened or added to a Proposal (migration 0020, built concurrently).
+Index("trace_entries_proposal", trace_entries.c.details["proposal"].astext)
 
 # Migration 0012: per agent session and principal, what GET /sessions shows (written with each entry).
 trace_sessions = Table(

@@ -29,7 +29,7 @@ from lorebase.commands._runtime import (
     short,
     table,
 )
-from lorebase.schema import SchemaError, load_schema
+from lorebase.schema import SchemaError, load_schema, parse_yaml
 from lorebase.schema.changes import SchemaChangeError, apply_changes, schema_diff
 from lorebase.schema.inference import Sample, SampleError, infer, read_samples, table_sample
 
@@ -247,8 +247,8 @@ def _quoted(identifier: str) -> str:
 def _load(name: str) -> Any:
     text = read_file(name).decode("utf-8", errors="replace")
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+        return parse_yaml(text)
+    except SchemaError as exc:
         raise Usage(f"{name}: not JSON or YAML ({exc})") from exc
 
 

@@ -2300,6 +2300,10 @@ export interface components {
             value_aliases: {
                 [key: string]: string[];
             };
+            /** @description Words comparing (lt, gt) or ranking (min, max) by the Attribute */
+            comparatives?: {
+                [key: string]: "gt" | "lt" | "max" | "min";
+            };
             resolvable: boolean | null;
             sensitivity: string[];
             default?: unknown;
