@@ -108,6 +108,7 @@ export function ConfigEditor(props: {
           <NumberInput
             size="xs"
             label="Search limit"
+            description="also the pack's seeds"
             placeholder="default"
             min={1}
             value={config.limit ?? ""}

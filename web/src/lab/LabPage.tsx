@@ -1,7 +1,8 @@
 /**
  * `/app/d/:domain/lab`: the retrieval lab. A question and two to four configurations side by side;
  * "Compare" runs each configuration's resolve, search and context pack and highlights what one finds
- * and another misses.
+ * and another misses. Below, saved question sets score every configuration with hit@k
+ * (QuestionSets.tsx; kept in this browser's localStorage).
  *
  * The comparison is restored from the URL when the page opens (urlState.ts), and every edit rewrites
  * the query (replacing the history entry), so the address bar is always a shareable link; opening a
@@ -21,6 +22,7 @@ import { compareRuns } from "./compare";
 import { emptyConfig, MAX_CONFIGS, MIN_CONFIGS, type LabConfig, type LabState } from "./config";
 import { ConfigEditor } from "./ConfigEditor";
 import { LabResults } from "./LabResults";
+import { QuestionSets } from "./QuestionSets";
 import type { LabRun } from "./types";
 import { decodeLabState, encodeLabState } from "./urlState";
 import { usePageTitle } from "../shell/title";
@@ -140,6 +142,7 @@ export function LabPage() {
         </Text>
       )}
       {ranFor && <LabResults configs={ranFor.configs} runs={runs} comparison={comparison} />}
+      <QuestionSets domain={domain} branch={branch || undefined} configs={state.configs} />
     </Stack>
   );
 }

@@ -21,13 +21,32 @@ async function outcome<T>(call: Promise<T>): Promise<Outcome<T>> {
   }
 }
 
+/** A configuration's search alone (what a question set is scored on). */
+export function searchFor(domain: string, question: string, config: LabConfig, branch?: string): Promise<Outcome<SearchResults>> {
+  return outcome(post<SearchResults>(`/api/v1/domains/${seg(domain)}/search`, searchBody(question, config, branch)));
+}
+
+/** Resolve, search and the context pack of one configuration. With a limit, the pack is seeded with
+ * the search's first `limit` Records, so it waits for the search. */
 export async function runConfig(domain: string, question: string, config: LabConfig, branch?: string): Promise<LabRun> {
   const base = `/api/v1/domains/${seg(domain)}`;
-  const [resolve, search, context] = await Promise.all([
-    outcome(post<ResolveResult>(`${base}/resolve`, resolveBody(question, config, branch))),
-    outcome(post<SearchResults>(`${base}/search`, searchBody(question, config, branch))),
-    outcome(post<ContextPack>(`${base}/context`, contextBody(question, config, branch))),
-  ]);
+  const resolving = outcome(post<ResolveResult>(`${base}/resolve`, resolveBody(question, config, branch)));
+  const searching = searchFor(domain, question, config, branch);
+  let packing: Promise<Outcome<ContextPack>>;
+  if (config.limit === null) {
+    packing = outcome(post<ContextPack>(`${base}/context`, contextBody(question, config, branch)));
+  } else {
+    const limit = config.limit;
+    packing = searching.then((search): Promise<Outcome<ContextPack>> => {
+      if (!search.ok) return Promise.resolve({ ok: false, problem: { ...search.problem, title: `No seeds: ${search.problem.title}` } });
+      const seeds = search.value.results.slice(0, limit).map((hit) => hit.ref);
+      if (seeds.length === 0) {
+        return Promise.resolve({ ok: false, problem: { status: 0, title: "No seeds", detail: "The search found no Record to seed the pack with." } });
+      }
+      return outcome(post<ContextPack>(`${base}/context`, contextBody(question, config, branch, seeds)));
+    });
+  }
+  const [resolve, search, context] = await Promise.all([resolving, searching, packing]);
   return { resolve, search, context };
 }
 

@@ -4,7 +4,9 @@
  *
  * Only members the user set are sent, so the server's defaults (and the lens's, which win over the
  * settings) apply to the rest exactly as they would for an agent making the same call. The question
- * seeds the context pack through its `search` selector, so the pack starts from what search finds.
+ * seeds the context pack through its `search` selector, so the pack starts from what search finds;
+ * with a limit, the pack is seeded with the search's first `limit` Records instead (`refs`: the
+ * context call has no search limit of its own, and its `search` selector would seed every match).
  */
 
 export interface LabConfig {
@@ -17,7 +19,7 @@ export interface LabConfig {
   relations: string[];
   depth: number | null;
   budgetTokens: number | null;
-  /** Search results wanted. */
+  /** Search results wanted, and the context pack's seeds (the first ones found). */
   limit: number | null;
   includeSchema: boolean | null;
   includeRecentChanges: boolean | null;
@@ -84,8 +86,10 @@ export function searchBody(question: string, config: LabConfig, branch?: string)
   return withBranch(body, branch);
 }
 
-export function contextBody(question: string, config: LabConfig, branch?: string): Body {
-  const body: Body = { search: question, format: "json" };
+/** The context call's body: seeded by `seeds` (the search's first Records, with a limit) when
+ * given, else by the question through the `search` selector. */
+export function contextBody(question: string, config: LabConfig, branch?: string, seeds?: string[]): Body {
+  const body: Body = seeds ? { refs: seeds, format: "json" } : { search: question, format: "json" };
   if (config.lens) body.lens = config.lens;
   if (config.traits.length) body.traits = config.traits;
   if (config.relations.length) body.relations = config.relations;

@@ -232,7 +232,7 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
           ))}
         </Group>
       )}
-      <Group gap="xs" wrap="nowrap" data-testid="replay-controls">
+      <Group gap="xs" data-testid="replay-controls">
         <ActionIcon variant="default" aria-label="Step back" onClick={() => engine?.stepBy(-1)} disabled={step === 0}>
           ‹
         </ActionIcon>
@@ -252,7 +252,8 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
         >
           ›
         </ActionIcon>
-        <div style={{ flex: 1, position: "relative", paddingBottom: 10 }}>
+        {/* At least 220 px: on a phone the scrubber takes a line of its own rather than shrink. */}
+        <div style={{ flex: "1 1 220px", minWidth: 220, position: "relative", paddingBottom: 10 }} data-testid="replay-scrubber">
           <Slider
             min={0}
             max={Math.max(0, timeline.steps.length - 1)}
@@ -264,7 +265,7 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
           />
           <ErrorMarks steps={timeline.steps.length} failed={failedAt} onSeek={(s) => engine?.seek(s)} />
         </div>
-        <Text size="sm" w={120} ta="right" data-testid="step-counter">
+        <Text size="sm" miw={60} ta="right" data-testid="step-counter">
           {step + 1} / {timeline.steps.length}
         </Text>
         <NativeSelect
