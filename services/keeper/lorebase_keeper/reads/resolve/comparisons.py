@@ -110,7 +110,11 @@ def _unit(term: Term, unit: Word | None) -> str | None:
     """The unit the description gives, when the question wrote it (or none was written)."""
     words = re.findall(r"\w+", term.description)
     if unit is not None:
-        written = (unit.key, unit.key.rstrip("s"), UNITS.get(unit.key, unit.key))
+        written = {
+            form
+            for said in (unit.key, unit.sense)
+            for form in (said, said.rstrip("s"), UNITS.get(said, said))
+        }
         return next((w for w in words if w.casefold() in written), None)
     for known in ("EUR", "USD", "days", "units", "percent"):
         if known in words:
@@ -145,7 +149,7 @@ def _predicates(domain: Domain, term: Term, op: str, shape: str, value: Any) -> 
 
 def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int] | None:
     for phrase, name in OPERATORS:
-        window = tuple(w.key for w in words[index : index + len(phrase)])
+        window = tuple(w.sense for w in words[index : index + len(phrase)])
         if window == phrase and not any(used[index : index + len(phrase)]):
             return name, len(phrase)
     return None
@@ -218,11 +222,11 @@ def comparisons(
                 parts = [(op, shape, value)]
                 if op == "in" and not (shape == "date" or re.fullmatch(r"(19|20)\d{2}", str(value))):
                     parts = []
-        elif words[index].key == "between":
+        elif words[index].sense == "between":
             first = _operand(words, index + 1, today)
             if first is not None and index + 1 + first[0] < len(words):
                 middle = index + 1 + first[0]
-                second = _operand(words, middle + 1, today) if words[middle].key == "and" else None
+                second = _operand(words, middle + 1, today) if words[middle].sense == "and" else None
                 if second is not None and second[1] == first[1]:
                     end = middle + 1 + second[0]
                     parts = [("ge", first[1], first[2]), ("le", second[1], second[2])]
@@ -363,7 +367,7 @@ def _level(
         (
             p
             for p in LEVELS
-            if tuple(w.key for w in words[index : index + len(p)]) == p
+            if tuple(w.sense for w in words[index : index + len(p)]) == p
             and not any(used[index : index + len(p)])
         ),
         None,
@@ -404,7 +408,7 @@ def _level(
 def _rate(words: list[Word], last: int, terms: list[Term]) -> int:
     """After a unit, "per MWh" when the Attribute's description gives it ("EUR per MWh"): part of
     the unit, not a grouping. Answers the index after the words taken."""
-    if last + 1 >= len(words) or words[last].key != "per" or not terms:
+    if last + 1 >= len(words) or words[last].sense != "per" or not terms:
         return last
     said = words[last + 1].key
     for term in terms:
@@ -444,7 +448,7 @@ def _state(words: list[Word], used: list[bool], start: int, shape: str, value: A
     if shape != "date" and not (shape == "number" and YEAR.fullmatch(str(value))):
         return None
     for position in range(start - 1, max(-1, start - 1 - REACH), -1):
-        if not used[position] and words[position].key in STATES:
+        if not used[position] and words[position].sense in STATES:
             return position
     return None
 

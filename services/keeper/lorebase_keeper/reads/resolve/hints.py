@@ -52,7 +52,7 @@ ORDERED = (*NUMERIC, *DATES)
 
 
 def _at(words: list[Word], used: list[bool], index: int, phrase: tuple[str, ...]) -> bool:
-    window = tuple(w.key for w in words[index : index + len(phrase)])
+    window = tuple(w.sense for w in words[index : index + len(phrase)])
     return window == phrase and not any(used[index : index + len(phrase)])
 
 
@@ -66,7 +66,8 @@ def hints(
     for index in range(len(words)):
         for phrase in COUNT:
             if _at(words, used, index, phrase):
-                out.append({"hint": "count", "matched": " ".join(phrase), "aggregate": {"count": True}})
+                said = " ".join(w.key for w in words[index : index + len(phrase)])
+                out.append({"hint": "count", "matched": said, "aggregate": {"count": True}})
                 used[index : index + len(phrase)] = [True] * len(phrase)
                 break
         for phrase in GROUP:
@@ -80,7 +81,9 @@ def hints(
                 out.append(
                     {
                         "hint": "group_by",
-                        "matched": " ".join([*phrase, span.matched]),
+                        "matched": " ".join(
+                            [*(w.key for w in words[index : index + len(phrase)]), span.matched]
+                        ),
                         "kind": term.kind,
                         "attribute": term.attribute,
                         "aggregate": {"group_by": term.attribute},
@@ -189,7 +192,7 @@ def _most_linked(
     """ "the supplier with the most risk flags", "the two parts with the fewest suppliers": Links
     counted per Record of the other Kind named, ordered (`order`), with `limit` when a number is
     said."""
-    word = words[index].key
+    word = words[index].sense
     span = by_start.get(index + 1)
     if used[index] or word not in LINKED or span is None:
         return False
@@ -235,7 +238,7 @@ def _count_before(words: list[Word], used: list[bool], index: int) -> tuple[int,
             continue
         if not number[1].isdigit() or int(number[1]) < 1:
             return None
-        first = start - 1 if start > 0 and words[start - 1].key in TOP and not used[start - 1] else start
+        first = start - 1 if start > 0 and words[start - 1].sense in TOP and not used[start - 1] else start
         return first, int(number[1])
     return None
 
@@ -253,14 +256,14 @@ def _top_by(
 ) -> bool:
     """ "top 5 suppliers by risk score": an order, not a grouping (a number after top, then "by" and
     a number-like Attribute within a few words)."""
-    if words[index].key not in TOP or used[index]:
+    if words[index].sense not in TOP or used[index]:
         return False
     number = number_at(words, index + 1)
     if number is None or not number[1].isdigit() or any(used[index + 1 : index + 1 + number[0]]):
         return False
     after = index + 1 + number[0]
     for at in range(after, min(len(words) - 1, after + 4)):
-        if words[at].key != "by" or used[at]:
+        if words[at].sense != "by" or used[at]:
             continue
         span = by_start.get(at + 1)
         if span is None:
@@ -270,7 +273,7 @@ def _top_by(
             for h in span.hits
             if h.term.target == "attribute" and h.term.relation is None and base_type(h.term) in ORDERED
         ]
-        sign = "-" if TOP[words[index].key] > 0 else ""
+        sign = "-" if TOP[words[index].sense] > 0 else ""
         for term in sorted(terms, key=lambda t: (t.kind, str(t.attribute))):
             matched = " ".join(w.key for w in [*words[index:after], words[at], *words[span.start : span.end]])
             out.append(
@@ -308,7 +311,7 @@ def _superlative(
     if _most_linked(words, used, index, spans, by_start, vocab, out):
         return
     graded = superlative_at(words, used, index, vocab)
-    word = words[index].key
+    word = words[index].sense
     if graded is None and (used[index] or word not in DESCENDING | ASCENDING):
         return
     size = graded.size if graded is not None else 1

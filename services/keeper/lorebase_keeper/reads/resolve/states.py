@@ -66,7 +66,7 @@ def states(
     for index, word in enumerate(words):
         if used[index] and index not in participles:
             continue
-        state = STATES.get(word.key)
+        state = STATES.get(word.sense)
         if state is not None:
             if state[1] and today is not None:
                 for term, score in ends(domain, vocab, kinds):
@@ -79,7 +79,7 @@ def states(
         if negated:
             key = key[2:]
         before = index - 1
-        if not negated and before >= 0 and not used[before] and words[before].key in NEGATIONS:
+        if not negated and before >= 0 and not used[before] and words[before].sense in NEGATIONS:
             negated = True  # "not flagged"
         else:
             before = index
