@@ -213,8 +213,11 @@ def comparisons(
                 found = None
         parts: list[tuple[str, str, Any]] = []  # (op, shape, value)
         anchor, end = index, index
+        negated = False
         if found is not None:
             op, size = found
+            if _negated(words, used, index) and op in NEGATE:  # "not more than 20", "not before 2026"
+                op, negated = NEGATE[op], True
             operand = _operand(words, index + size, today)
             if operand is not None:
                 taken, shape, value = operand
@@ -257,6 +260,8 @@ def comparisons(
             unit = None
         last = _rate(words, end + (1 if unit is not None else 0), terms if unit is not None else [])
         begin = named[index].start if anchor != index else index
+        if negated:
+            begin = index - 1
         if level == "state" and state is not None:
             begin = state
         matched = " ".join(w.key for w in words[begin:last])
@@ -272,6 +277,8 @@ def comparisons(
         if made:
             if level == "state" and state is not None:
                 used[state] = True
+            if negated:
+                used[index - 1] = True
             if unit is not None and used[end]:
                 units.add(end)
             if anchor != index:
@@ -332,10 +339,12 @@ def _graded(
     if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
         unit = None
     last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
-    matched = " ".join(w.key for w in words[index:last])
+    first = index - 1 if _negated(words, used, index) else index  # "not older than 2023"
+    matched = " ".join(w.key for w in words[first:last])
     made = 0
     for term, score, level in scored:
         op = operator(graded.dimension, graded.direction, term, graded)
+        op = NEGATE[op] if first < index else op
         for pred_op, shown in _predicates(domain, term, op, shape, value):
             out.append(
                 _said(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)), value, today)
@@ -344,8 +353,16 @@ def _graded(
     if not made:
         return None
     units = {end} if unit is not None and used[end] else set()
-    used[index:last] = [True] * (last - index)
+    used[first:last] = [True] * (last - first)
     return last, units
+
+
+NEGATE = {"gt": "le", "ge": "lt", "lt": "ge", "le": "gt"}
+
+
+def _negated(words: list[Word], used: list[bool], index: int) -> bool:
+    """ "not" just before a comparison ("not older than", "nicht mehr als"): its opposite."""
+    return index > 0 and not used[index - 1] and words[index - 1].sense == "not"
 
 
 def _level(

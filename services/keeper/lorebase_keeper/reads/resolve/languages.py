@@ -167,6 +167,7 @@ _DE_WORDS = {
     "überfällige": "overdue",
     "überfälligen": "overdue",
     "nicht": "not",
+    "ohne": "without",
     "nie": "never",
     "niemals": "never",
     # dates
@@ -323,6 +324,7 @@ _FR_WORDS = {
     "échus": "expired",
     "échues": "expired",
     "jamais": "never",
+    "sans": "without",
     # dates
     "janvier": "january",
     "février": "february",
