@@ -126,6 +126,18 @@ schema_versions = Table(
     PrimaryKeyConstraint("domain_id", "digest"),
 )
 
+# The change set each schema-changing Revision applied, as it was sent (migration 0019): a merge
+# across schema versions replays the other side's on the data it brings over.
+schema_change_sets = Table(
+    "schema_change_sets",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("revision", Text, nullable=False),
+    Column("changes", JSONB, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "revision"),
+)
+
 # The materialised head of each branch: one row per live Record. `provenance` maps each Attribute
 # to the id of the Revision behind its value (origin, author and time are that Revision's).
 records = Table(

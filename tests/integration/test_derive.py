@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
 from lorebase_keeper.reads import health as data_health
 from sqlalchemy import text
 
+from lorebase.schema import parse_yaml
 from lorebase_store.materialize import verify
 from tests.integration.conftest import SUPPLY, Stack
 
@@ -39,7 +39,7 @@ OPERATIONS = {
 
 
 def schema() -> dict[str, Any]:
-    document = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
+    document = parse_yaml((SUPPLY / "schema.yaml").read_text())
     for kind, attributes in DERIVED.items():
         for name, attribute in attributes.items():
             document["kinds"][kind]["attributes"].setdefault(name, attribute)

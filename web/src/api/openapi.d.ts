@@ -2423,7 +2423,7 @@ export interface components {
          */
         SchemaChangeItem: {
             /** @enum {string} */
-            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute";
+            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute" | "rename_kind" | "rename_relation";
             /** @default null */
             kind?: string | null;
             /** @default null */
@@ -2436,6 +2436,8 @@ export interface components {
             lens?: string | null;
             /** @default null */
             to?: string | null;
+            /** @default null */
+            inverse?: string | null;
             /** @default null */
             definition?: {
                 [key: string]: unknown;

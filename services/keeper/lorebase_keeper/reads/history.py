@@ -22,7 +22,7 @@ from lorebase_keeper.reads.lineage import evidence_of, lineage_of, revision_summ
 from lorebase_keeper.reads.records import read_record
 from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import HistoryRow, RevisionRow, Txn
+from lorebase_store import RENAMED_FROM, HistoryRow, RevisionRow, Txn
 
 
 def _provenance(
@@ -63,8 +63,17 @@ async def get_history(
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, branch, at)
         kind = readable_kind(access, domain, point.branch.name, kind_name)
+        former = await txn.entity_names(domain.id, point.chain, point.at, "record", kind.name, key)
         rows = await txn.entity_history(
-            domain.id, point.chain, point.at, "record", kind.name, key, limit=limit + 1, before=before
+            domain.id,
+            point.chain,
+            point.at,
+            "record",
+            kind.name,
+            key,
+            limit=limit + 1,
+            before=before,
+            former=former,
         )
         if not rows and before is None:
             raise Problem(
@@ -90,6 +99,10 @@ async def get_history(
                 "attributes": attributes,
                 "provenance": {a: _provenance(revision, row, a, evidence) for a in attributes},
             }
+            renamed_from = row.provenance.get(RENAMED_FROM)
+            if isinstance(renamed_from, str):  # a rename of its Kind moved it (schema_changes/migrate.py)
+                entry["change"] = "renamed"
+                entry["renamed_from"] = f"{renamed_from}/{key}"
             merged_into = row.provenance.get("$merged_into")
             if row.change == "deleted" and isinstance(merged_into, str):
                 entry["merged_into"] = f"{kind.name}/{merged_into}"  # reconciliation (record_merge.py)
@@ -125,8 +138,9 @@ async def get_lineage(
         found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
         point, kind, shown, redacted = found.point, found.kind, found.shown, found.redacted
         lineage = await lineage_of(txn, domain, found.provenance, shown, branch=point.branch.name)
+        former = await txn.entity_names(domain.id, point.chain, point.at, "record", kind.name, key)
         count = await txn.count_entity_history(
-            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
+            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap, former=former
         )
         doc: dict[str, Any] = {
             "domain": domain.name,
