@@ -130,7 +130,8 @@ def test_superlatives_and_top_k() -> None:
     assert riskiest[0] == ("Supplier", ["-risk_score"], None)
     assert _orders(say("der riskanteste Lieferant", "de")) == riskiest
     assert _orders(say("die älteste Risikomeldung", "de")) == [("RiskFlag", ["raised_on"], None)]
-    assert _orders(say("les trois pièces les moins chères", "fr")) == [("Part", ["unit_cost"], None)]
+    assert _orders(say("les trois pièces les moins chères", "fr")) == [("Part", ["unit_cost"], 3)]
+    assert _orders(say("die drei Teile mit den niedrigsten unit cost", "de")) == [("Part", ["unit_cost"], 3)]
     assert _orders(say("les trois moins chères pièces", "fr")) == [("Part", ["unit_cost"], 3)]
     assert _orders(say("le fournisseur le plus risqué", "fr")) == riskiest
     assert _orders(say("la commande la plus récente", "fr")) == [("PurchaseOrder", ["-ordered_on"], None)]

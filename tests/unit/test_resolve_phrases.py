@@ -454,3 +454,15 @@ def test_without_a_kind_is_a_negated_link() -> None:
     # an Attribute after "without" is no Kind; a hidden Kind is never named
     assert not ground("suppliers without a risk score above 70")["hints"]
     assert not ground("suppliers without risk flags", kinds=("Supplier",))["hints"]
+
+
+def test_a_number_before_the_kind_a_superlative_ranks_is_its_limit() -> None:
+    def orders(text: str) -> list[tuple[list[str], int | None]]:
+        return [(h["order_by"], h.get("limit")) for h in ground(text)["hints"] if h["hint"] == "order_by"]
+
+    assert orders("the 5 suppliers with the highest risk score") == [(["-risk_score"], 5)]
+    assert orders("the three parts with the lowest unit cost") == [(["unit_cost"], 3)]
+    assert orders("which three parts are the cheapest") == [(["unit_cost"], 3)]
+    # a number compared is no count of Records
+    assert orders("suppliers with more than 5 parts with the highest risk score") == [(["-risk_score"], None)]
+    assert orders("at least 3 parts with the lowest unit cost") == [(["unit_cost"], None)]

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.reads.resolve.comparisons import OPERATORS
 from lorebase_keeper.reads.resolve.graded import along, base_type, declared_along, operator, superlative_at
 from lorebase_keeper.reads.resolve.ground import Span
 from lorebase_keeper.reads.resolve.lexicon import DATES, NUMERIC, TOP
@@ -243,6 +244,26 @@ def _count_before(words: list[Word], used: list[bool], index: int) -> tuple[int,
     return None
 
 
+def _count_before_kind(
+    words: list[Word], used: list[bool], index: int, spans: list[Span], vocab: Vocabulary
+) -> tuple[int, int] | None:
+    """(first word, number) of a count said before the Kind a superlative ranks, with only function
+    words between them: "the three parts with the lowest unit cost", "which 5 suppliers are the
+    riskiest", "les trois pièces les moins chères"."""
+    for span in spans:
+        if span.end > index or index - span.end > 4 or not any(h.term.target == "kind" for h in span.hits):
+            continue
+        between = range(span.end, index)
+        if all(not used[i] and (words[i].key in vocab.stop or words[i].sense == "the") for i in between):
+            found = _count_before(words, used, span.start)
+            if found is None or any(
+                tuple(w.sense for w in words[max(0, found[0] - len(p)) : found[0]]) == p for p, _ in OPERATORS
+            ):
+                return None  # "more than 5 parts": a number compared, not a count of Records
+            return found
+    return None
+
+
 def _count_after(words: list[Word], used: list[bool], index: int) -> tuple[int, int] | None:
     """(words taken, number) of a count said just after a superlative: "the cheapest three"."""
     number = number_at(words, index)
@@ -334,6 +355,8 @@ def _superlative(
         return
     before = _count_before(words, used, index)
     after = None if before is not None else _count_after(words, used, index + size)
+    if before is None and after is None:  # "the three parts with the lowest unit cost"
+        before = _count_before_kind(words, used, index, spans, vocab)
     first = before[0] if before is not None else index
     last = index + size + (after[0] if after is not None else 0)
     limit = before[1] if before is not None else (after[1] if after is not None else None)
