@@ -12,9 +12,9 @@ from typing import Any
 
 import orjson
 import pytest
-from lorebase_keeper.reads.resolve.words import number_at, tokens
+from lorebase_keeper.reads.resolve.words import number_at, stop_words, tokens
 
-from tests.unit.resolve_words import SUPPLY, TODAY, ground, named
+from tests.unit.resolve_words import SUPPLY, TODAY, domain, ground, named
 
 ALIASES = {
     "Part": ["teil", "teile", "teilen", "pièce", "pièces"],
@@ -198,3 +198,19 @@ def test_verbs_of_state() -> None:
     energy_overdue = [("Contract", "valid_to", "lt", TODAY.isoformat(), 0.8)]
     assert compared(say("Verträge überfällig", "de")) == energy_overdue
     assert compared(say("contrats en retard", "fr")) == energy_overdue
+
+
+def test_french_elisions_are_two_words_and_function_words() -> None:
+    assert [w.key for w in tokens("l'année dernière, d'au moins", "fr")] == [
+        "l'",
+        "année",
+        "dernière",
+        "d'",
+        "au",
+        "moins",
+    ]
+    body = say("combien d'alertes l'année dernière", "fr")
+    assert [h["hint"] for h in body["hints"]] == ["count"]
+    # the elided article is a function word: never unknown, never a miss
+    assert {"l'", "d'"} <= stop_words(domain(SCHEMA, "fr").settings.model.read.resolve)
+    assert "aujourd'hui" in [w.key for w in tokens("aujourd'hui", "fr")]
