@@ -635,6 +635,23 @@ def energy_questions(e: dict[str, Rows]) -> list[tuple[str, str, dict[str, Any]]
             "Which wind turbines are running at more than 98?",
             keys(tech("wind"), "asset_id", lambda r: int(r["output_pct"]) > 98),
         ),
+        # written after "without", "not" before a comparison and a count before the Kind ranked
+        # were added to resolve
+        (
+            "energy",
+            "How many operating assets are without inspections?",
+            count(asset, lambda r: r["status"] == "operating" and r["asset_id"] not in inspected),
+        ),
+        (
+            "energy",
+            "How many assets are not older than 2010?",
+            count(asset, lambda r: r["commissioned_on"] >= "2010-01-01"),
+        ),
+        (
+            "energy",
+            "Which two assets have the highest tariff?",
+            ranked(asset, "asset_id", "tariff_eur_mwh", 2, True),
+        ),
         # counts of related Records
         (
             "energy",

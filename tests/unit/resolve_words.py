@@ -29,10 +29,11 @@ SUPPLY = json.loads(json.dumps(parse_yaml((ROOT / "examples" / "supply" / "schem
 TODAY = date(2026, 10, 15)
 
 
-def domain(schema: str | dict[str, Any] = SUPPLY) -> Domain:
+def domain(schema: str | dict[str, Any] = SUPPLY, language: str = "en") -> Domain:
     parsed = load_schema(schema)
     row = DomainRow(1, "supply", "main", parsed.document, {}, datetime(2026, 1, 1, tzinfo=UTC))
-    return Domain(1, "supply", "main", parsed, Settings(), row)
+    settings = Settings().overlay({"read": {"resolve": {"language": language}}})
+    return Domain(1, "supply", "main", parsed, settings, row)
 
 
 def access(kinds: tuple[str, ...] | None = None) -> Access:
@@ -52,11 +53,12 @@ def ground(
     kinds: tuple[str, ...] | None = None,
     today: date = TODAY,
     schema: str | dict[str, Any] = SUPPLY,
+    language: str = "en",
 ) -> dict[str, Any]:
     """What the word levels answer for `text`: candidates (ordered), hints and unmatched words."""
-    found = domain(schema)
+    found = domain(schema, language)
     vocab = vocabulary(found, access(kinds))
-    words = tokens(text)
+    words = tokens(text, language)
     used = [False] * len(words)
     candidates, hints = phrases(words, used, vocab, found, today)
     return {

@@ -416,3 +416,53 @@ def test_a_rate_unit_is_part_of_the_comparison_not_a_grouping() -> None:
     body = _energy("how many assets are cheaper than 40 EUR per MWh")
     assert [c["matched"] for c in named(body, "comparison")] == ["cheaper than 40 eur per mwh"]
     assert [h["hint"] for h in body["hints"]] == ["count"]
+
+
+def test_not_before_a_comparison_is_its_opposite() -> None:
+    assert comparisons("contracts not older than 2023")[0] == (
+        "Contract",
+        "valid_from",
+        "ge",
+        "2023-01-01",
+        0.8,
+    )
+    body = ground("suppliers with a risk score not above 70")
+    assert [(c["predicate"], c["matched"]) for c in named(body, "comparison")] == [
+        ({"attr": "risk_score", "op": "le", "value": "70"}, "not above 70")
+    ]
+    assert comparisons("parts not cheaper than 20 EUR") == [("Part", "unit_cost", "ge", "20.00", 0.8)]
+    assert "not" not in ground("parts not cheaper than 20 EUR")["unmatched"]
+
+
+def test_without_a_kind_is_a_negated_link() -> None:
+    assert ground("suppliers without risk flags")["hints"] == [
+        {
+            "hint": "has_link",
+            "matched": "without risk flags",
+            "kind": "Supplier",
+            "relation": "flags",
+            "path": ["risk_flags"],
+            "to": "RiskFlag",
+            "negated": True,
+        }
+    ]
+    hints = ground("how many parts with no supplier")["hints"]
+    assert [(h["hint"], h.get("kind"), h.get("path"), h.get("negated")) for h in hints] == [
+        ("count", None, None, None),
+        ("has_link", "Part", ["supplied_by"], True),
+    ]
+    # an Attribute after "without" is no Kind; a hidden Kind is never named
+    assert not ground("suppliers without a risk score above 70")["hints"]
+    assert not ground("suppliers without risk flags", kinds=("Supplier",))["hints"]
+
+
+def test_a_number_before_the_kind_a_superlative_ranks_is_its_limit() -> None:
+    def orders(text: str) -> list[tuple[list[str], int | None]]:
+        return [(h["order_by"], h.get("limit")) for h in ground(text)["hints"] if h["hint"] == "order_by"]
+
+    assert orders("the 5 suppliers with the highest risk score") == [(["-risk_score"], 5)]
+    assert orders("the three parts with the lowest unit cost") == [(["unit_cost"], 3)]
+    assert orders("which three parts are the cheapest") == [(["unit_cost"], 3)]
+    # a number compared is no count of Records
+    assert orders("suppliers with more than 5 parts with the highest risk score") == [(["-risk_score"], None)]
+    assert orders("at least 3 parts with the lowest unit cost") == [(["unit_cost"], None)]

@@ -6,13 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 
 from lorebase.schema import load_schema
 from lorebase.schema.changes import SchemaChangeError, apply_changes
-from tests.unit.resolve_words import ROOT
-
-SUPPLY = json.loads(json.dumps(yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())))
+from tests.unit.resolve_words import SUPPLY
 
 
 def test_comparatives_load_and_appear_in_the_document_only_when_declared() -> None:

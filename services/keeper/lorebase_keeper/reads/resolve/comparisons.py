@@ -110,7 +110,11 @@ def _unit(term: Term, unit: Word | None) -> str | None:
     """The unit the description gives, when the question wrote it (or none was written)."""
     words = re.findall(r"\w+", term.description)
     if unit is not None:
-        written = (unit.key, unit.key.rstrip("s"), UNITS.get(unit.key, unit.key))
+        written = {
+            form
+            for said in (unit.key, unit.sense)
+            for form in (said, said.rstrip("s"), UNITS.get(said, said))
+        }
         return next((w for w in words if w.casefold() in written), None)
     for known in ("EUR", "USD", "days", "units", "percent"):
         if known in words:
@@ -145,7 +149,7 @@ def _predicates(domain: Domain, term: Term, op: str, shape: str, value: Any) -> 
 
 def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int] | None:
     for phrase, name in OPERATORS:
-        window = tuple(w.key for w in words[index : index + len(phrase)])
+        window = tuple(w.sense for w in words[index : index + len(phrase)])
         if window == phrase and not any(used[index : index + len(phrase)]):
             return name, len(phrase)
     return None
@@ -209,8 +213,11 @@ def comparisons(
                 found = None
         parts: list[tuple[str, str, Any]] = []  # (op, shape, value)
         anchor, end = index, index
+        negated = False
         if found is not None:
             op, size = found
+            if _negated(words, used, index) and op in NEGATE:  # "not more than 20", "not before 2026"
+                op, negated = NEGATE[op], True
             operand = _operand(words, index + size, today)
             if operand is not None:
                 taken, shape, value = operand
@@ -218,11 +225,11 @@ def comparisons(
                 parts = [(op, shape, value)]
                 if op == "in" and not (shape == "date" or re.fullmatch(r"(19|20)\d{2}", str(value))):
                     parts = []
-        elif words[index].key == "between":
+        elif words[index].sense == "between":
             first = _operand(words, index + 1, today)
             if first is not None and index + 1 + first[0] < len(words):
                 middle = index + 1 + first[0]
-                second = _operand(words, middle + 1, today) if words[middle].key == "and" else None
+                second = _operand(words, middle + 1, today) if words[middle].sense == "and" else None
                 if second is not None and second[1] == first[1]:
                     end = middle + 1 + second[0]
                     parts = [("ge", first[1], first[2]), ("le", second[1], second[2])]
@@ -253,6 +260,8 @@ def comparisons(
             unit = None
         last = _rate(words, end + (1 if unit is not None else 0), terms if unit is not None else [])
         begin = named[index].start if anchor != index else index
+        if negated:
+            begin = index - 1
         if level == "state" and state is not None:
             begin = state
         matched = " ".join(w.key for w in words[begin:last])
@@ -268,6 +277,8 @@ def comparisons(
         if made:
             if level == "state" and state is not None:
                 used[state] = True
+            if negated:
+                used[index - 1] = True
             if unit is not None and used[end]:
                 units.add(end)
             if anchor != index:
@@ -328,10 +339,12 @@ def _graded(
     if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
         unit = None
     last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
-    matched = " ".join(w.key for w in words[index:last])
+    first = index - 1 if _negated(words, used, index) else index  # "not older than 2023"
+    matched = " ".join(w.key for w in words[first:last])
     made = 0
     for term, score, level in scored:
         op = operator(graded.dimension, graded.direction, term, graded)
+        op = NEGATE[op] if first < index else op
         for pred_op, shown in _predicates(domain, term, op, shape, value):
             out.append(
                 _said(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)), value, today)
@@ -340,8 +353,16 @@ def _graded(
     if not made:
         return None
     units = {end} if unit is not None and used[end] else set()
-    used[index:last] = [True] * (last - index)
+    used[first:last] = [True] * (last - first)
     return last, units
+
+
+NEGATE = {"gt": "le", "ge": "lt", "lt": "ge", "le": "gt"}
+
+
+def _negated(words: list[Word], used: list[bool], index: int) -> bool:
+    """ "not" just before a comparison ("not older than", "nicht mehr als"): its opposite."""
+    return index > 0 and not used[index - 1] and words[index - 1].sense == "not"
 
 
 def _level(
@@ -363,7 +384,7 @@ def _level(
         (
             p
             for p in LEVELS
-            if tuple(w.key for w in words[index : index + len(p)]) == p
+            if tuple(w.sense for w in words[index : index + len(p)]) == p
             and not any(used[index : index + len(p)])
         ),
         None,
@@ -404,7 +425,7 @@ def _level(
 def _rate(words: list[Word], last: int, terms: list[Term]) -> int:
     """After a unit, "per MWh" when the Attribute's description gives it ("EUR per MWh"): part of
     the unit, not a grouping. Answers the index after the words taken."""
-    if last + 1 >= len(words) or words[last].key != "per" or not terms:
+    if last + 1 >= len(words) or words[last].sense != "per" or not terms:
         return last
     said = words[last + 1].key
     for term in terms:
@@ -444,7 +465,7 @@ def _state(words: list[Word], used: list[bool], start: int, shape: str, value: A
     if shape != "date" and not (shape == "number" and YEAR.fullmatch(str(value))):
         return None
     for position in range(start - 1, max(-1, start - 1 - REACH), -1):
-        if not used[position] and words[position].key in STATES:
+        if not used[position] and words[position].sense in STATES:
             return position
     return None
 

@@ -67,9 +67,9 @@ def _form(word: str, part: str) -> tuple[str, int] | None:
 def comparative_at(words: list[Word], used: list[bool], index: int, vocab: Vocabulary) -> Graded | None:
     """ "cheaper than", "more expensive than", "less risky than" at `index`; a word the Domain
     declares comes before the lexicon's."""
-    keys = [w.key for w in words[index : index + 3]]
+    keys = [w.sense for w in words[index : index + 3]]
     if len(keys) >= 2 and keys[1] == "than" and not any(used[index : index + 2]):
-        declared = _declared(vocab, keys[0], ("lt", "gt"), 2)
+        declared = _declared(vocab, words[index].key, ("lt", "gt"), 2)
         if declared is not None:
             return declared
         found = _form(keys[0], "comparative")
@@ -90,13 +90,13 @@ def superlative_at(words: list[Word], used: list[bool], index: int, vocab: Vocab
     declared = _declared(vocab, words[index].key, ("min", "max"), 1)
     if declared is not None:
         return declared
-    found = _form(words[index].key, "superlative")
+    found = _form(words[index].sense, "superlative")
     if found is not None:
         return Graded(found[0], found[1], 1)
-    if words[index].key in MOST and index + 1 < len(words) and not used[index + 1]:
-        found = _form(words[index + 1].key, "positive")
+    if words[index].sense in MOST and index + 1 < len(words) and not used[index + 1]:
+        found = _form(words[index + 1].sense, "positive")
         if found is not None:
-            return Graded(found[0], found[1] * MOST[words[index].key], 2)
+            return Graded(found[0], found[1] * MOST[words[index].sense], 2)
     return None
 
 

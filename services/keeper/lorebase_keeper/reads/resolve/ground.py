@@ -49,7 +49,7 @@ class Span:
 
 def is_number(word: Word) -> bool:
     """Digits or a number word ("3", "three", "twenty-five", "dozen")."""
-    return word.key.replace(".", "", 1).isdigit() or is_number_word(word)
+    return word.sense.replace(".", "", 1).isdigit() or is_number_word(word)
 
 
 def _written(term: Term, raw: str) -> bool:
@@ -111,6 +111,7 @@ def similar(words: list[Word], used: list[bool], vocab: Vocabulary, limits: Reso
             or word.key in vocab.stop
             or is_number(word)
             or word.key in WORDS
+            or word.sense != word.key  # a word of the lexicon in another language
             or word.key in vocab.graded
         ):
             continue  # words of the lexicon ("older", "cheaper") are English, not misspelt names
