@@ -18,6 +18,7 @@ from collections import OrderedDict
 from typing import Any
 
 from lorebase.canonical import canonical_json
+from lorebase.contract.reads import Health, KindHealth
 from lorebase.reconciliation import fold
 from lorebase.schema import Attribute, DomainSchema, Kind, key_values, validate_values
 from lorebase_keeper.access import Access, readable, readable_kind
@@ -129,9 +130,10 @@ async def _links(txn: Txn, domain: Domain, point: ReadPoint, relation: str) -> l
     return pairs
 
 
-async def data_health(
-    rt: Runtime, access: Access, domain: Domain, *, branch: str | None, at: str | None, kind_name: str | None
-) -> dict[str, Any]:
+async def data_health(rt: Runtime, access: Access, domain: Domain, request: Health) -> dict[str, Any]:
+    """The health report of the Domain (Health) or of one Kind (KindHealth) on the request's branch."""
+    branch, at = request.branch or None, request.at or None
+    kind_name = request.kind if isinstance(request, KindHealth) else None
     limits = domain.settings.model.read.health
     max_validated = limits.max_records_validated
     examples = limits.examples
