@@ -16,7 +16,9 @@ grpc.aio: the baseline, `uvicorn/aio`), this starts, each with the environment `
   servicers run on the same asyncio loop as `lorebase keeper`'s, but behind `grpc.server` with a
   thread pool of 8 (the clients' count): each pool thread hands its call to the loop and waits
   (`run_coroutine_threadsafe`), since all of keeper's logic is async (asyncpg). It has no RPC
-  metrics interceptor (grpc.aio's does not fit a sync server), which favours it slightly.
+  metrics interceptor (grpc.aio's does not fit a sync server), so
+- `uvicorn/bare`: a uvicorn gateway over `lorebase keeper` with a grpc.aio server without
+  interceptors, is the grpc.aio side on equal terms.
 
 Each round runs every option once, in an order rotated per round, each option's gateway loaded by wrk
 (8 connections, 2 threads) for SECONDS; per option and workload the CPU per request of its gateway
@@ -33,6 +35,7 @@ out.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import statistics
@@ -145,6 +148,28 @@ def keeper_sync() -> int:
     stop.wait()
     server.stop(2).wait()
     return 0
+
+
+def keeper_aio_bare() -> int:
+    """`lorebase keeper` as it runs, but its grpc.aio server without interceptors (no RPC metrics):
+    the grpc.aio side of the comparison with the sync server on equal terms."""
+    import grpc
+    from lorebase_keeper import server
+
+    from lorebase import grpc_serve
+    from lorebase.config import load_settings
+
+    def bare() -> grpc.aio.Server:
+        return grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", grpc_serve.MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", grpc_serve.MAX_MESSAGE_BYTES),
+                ("grpc.max_metadata_size", grpc_serve.MAX_METADATA_BYTES),
+            ]
+        )
+
+    grpc_serve.new_server = bare  # type: ignore[assignment]
+    return server.main(load_settings())
 
 
 def granian_app() -> Any:
@@ -293,6 +318,7 @@ def measure() -> int:
             keepers = {}
             for server, argv in (
                 ("aio", [sys.executable, "-m", "lorebase", "keeper"]),
+                ("bare", [sys.executable, "-m", "bench.servers", "keeper-aio-bare"]),
                 ("sync", [sys.executable, "-m", "bench.servers", "keeper-sync"]),
             ):
                 listen = f"127.0.0.1:{free_port()}"
@@ -305,7 +331,7 @@ def measure() -> int:
                 }
                 started.append(_start(argv, env, work / f"keeper-{server}.log"))
                 keepers[server] = (listen, started[-1].pid)
-            gateways = [("uvicorn", "aio"), ("uvicorn", "sync")]
+            gateways = [("uvicorn", "aio"), ("uvicorn", "bare"), ("uvicorn", "sync")]
             if with_granian:
                 gateways.insert(1, ("granian", "aio"))
             for http, server in gateways:
@@ -354,30 +380,40 @@ def measure() -> int:
 
 
 def _report(options: list[Option]) -> None:
+    """Medians over the rounds, and the median and range of each round's ratio to the baseline
+    (`uvicorn/aio`) measured in the same round: the figure to read on a shared machine."""
     base = options[0]
     print()
     print(
-        "| workload | option | rounds | gateway | keeper | PostgreSQL | total | gateway / uvicorn | keeper / aio | load |"
+        "| workload | option | rounds | gateway | keeper | PostgreSQL | total | gateway / uvicorn "
+        "| keeper / aio | total / uvicorn/aio | load |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for workload in base.ms:
         for option in options:
             rows = option.ms[workload]
             med = {
                 k: statistics.median(r[k] for r in rows) for k in ("gateway", "keeper", "postgres", "total")
             }
-            ref = {k: statistics.median(r[k] for r in base.ms[workload]) for k in ("gateway", "keeper")}
+            cells = []
+            for part in ("gateway", "keeper", "total"):
+                ratios = [r[part] / b[part] for r, b in zip(rows, base.ms[workload], strict=True)]
+                cells.append(f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})")
             loads = [r["load"] for r in rows]
             print(
                 f"| {workload} | {option.name} | {len(rows)} | {med['gateway']:.3f} | {med['keeper']:.3f} | "
-                f"{med['postgres']:.3f} | {med['total']:.3f} | {med['gateway'] / ref['gateway']:.2f}x | "
-                f"{med['keeper'] / ref['keeper']:.2f}x | {min(loads):.1f}-{max(loads):.1f} |"
+                f"{med['postgres']:.3f} | {med['total']:.3f} | {' | '.join(cells)} | "
+                f"{min(loads):.1f}-{max(loads):.1f} |"
             )
+    print()
+    print(json.dumps({o.name: o.ms for o in options}))
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["keeper-sync"]:
         return keeper_sync()
+    if argv[:1] == ["keeper-aio-bare"]:
+        return keeper_aio_bare()
     if argv[:1] == ["gateway-granian"]:
         return gateway_granian()
     return measure()
