@@ -100,12 +100,11 @@ async def get_record(
             return found
     # A read with Link counts at the head is many statements: its answer is kept (read_cache.py)
     # and served again while the branch's head, looked up now, is the Revision it describes.
-    cached = not request.at and not request.lineage and rt.read_cache.enabled and rt.db.hot is not None
+    cached = not request.at and not request.lineage and rt.read_cache.enabled
     cache_key = ("get_record", request.kind, request.key, request.links)
     if cached:
         name = request.branch or domain.default_branch
-        assert rt.db.hot is not None
-        exists, head = await rt.db.hot.branch_head(domain.id, name)
+        exists, head = await rt.db.branch_head(domain.id, name)
         if exists:
             hit = rt.read_cache.get(rt.read_cache.key(domain, name, head, access, cache_key), domain)
             if hit is not None:
@@ -142,13 +141,7 @@ async def _head_record(
     already the cheapest answer as fresh as the head: no cache can skip it (read_cache.py)."""
     name = request.branch or domain.default_branch
     key = request.key
-    order = None
-    if rt.db.hot is not None:
-        head, exists, row, order = await rt.db.hot.record_at_head(domain.id, name, kind.name, key)
-    else:
-        head, exists, row = await rt.db.read_one(
-            "get_record_head", lambda txn: txn.record_at_head(domain.id, name, kind.name, key)
-        )
+    head, exists, row, order = await rt.db.record_at_head(domain.id, name, kind.name, key)
     if not exists:
         raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
     if row is None:
