@@ -21,9 +21,9 @@ from pathlib import Path
 
 import httpx
 import orjson
-import yaml
 
 from bench import cpu, paced_writes
+from lorebase.schema import parse_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG_RECORDS = int(os.environ.get("LOREBASE_BENCH_BIG_RECORDS", "1000000"))
@@ -64,7 +64,7 @@ class Big:
 
 def load(base: str, headers: dict[str, str], total: int = BIG_RECORDS, *, order_width: int = 6) -> Big:
     """Create and load the generated Domain `big` (once per run: the cold reads use it too)."""
-    schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
+    schema = parse_yaml((ROOT / "examples" / "supply" / "schema.yaml").read_text())
     if order_width != 6:  # the example's PurchaseOrder numbers have 6 digits
         number = schema["kinds"]["PurchaseOrder"]["attributes"]["po_number"]
         number["pattern"] = number["pattern"].replace("{6}", f"{{{order_width}}}")
@@ -294,7 +294,7 @@ def measure(
             round_lines, round_rows = _round(client, base, headers, big, rate, offset=index * 7919)
             lines += round_lines
             cpu_rows += round_rows
-        schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
+        schema = parse_yaml((ROOT / "examples" / "supply" / "schema.yaml").read_text())
         assert (
             client.post(
                 "/api/v1/domains", json={"name": "chain", "schema": schema}, headers=headers

@@ -9,7 +9,9 @@ admin, signed in, replays the session:
 - the read on the deleted task branch shows the Record as of its Revision (the API reads the
   branch's archive), not "did not exist";
 - the write's step lists the Record it changed, and links to its Proposal;
-- the import source is no Record: nothing named `examples/...` is drawn or listed.
+- the import source is no Record: nothing named `examples/...` is drawn or listed;
+- the canvas draws the graph as of each step's Revision: the Links around the step's Records there,
+  with the Records no step touched.
 """
 
 from __future__ import annotations
@@ -77,12 +79,20 @@ def test_the_replay_reads_a_deleted_task_branch_and_draws_no_import_source(
     page: Page, web_stack: WebStack, agent_session: AgentSession, snap: Callable[[str], None]
 ) -> None:
     sign_in(page, web_stack, web_stack.admin_key)
+    # Step 1: the canvas draws the graph around S-1004 at the step's Revision (its Parts, Contracts...
+    # which no step touched), not only what the session touched.
+    open_step(page, web_stack, agent_session.session, 1)
+    graph = page.get_by_test_id("revision-graph")
+    expect(graph).to_contain_text("As of this step's Revision")
+    expect(graph).to_contain_text("Links around its Records")
+    assert int(graph.get_attribute("data-extra-nodes") or "0") > 0, graph.inner_text()
     # Step 3: the read on the task branch, deleted since: the Record as of the step's Revision.
     open_step(page, web_stack, agent_session.session, 3)
     records = page.get_by_test_id("step-records")
     expect(records).to_contain_text(f"Supplier/{SUPPLIER}")
     expect(records).to_contain_text(agent_session.title)
     expect(records.locator("[data-absent]")).to_have_count(0)
+    expect(graph).to_contain_text("As of this step's Revision")  # read through the branch's archive
     # Step 2: the write lists the Record it changed (read on its task branch too).
     open_step(page, web_stack, agent_session.session, 2)
     expect(page.get_by_test_id("step-changed")).to_contain_text(f"Supplier/{SUPPLIER}")
@@ -92,6 +102,7 @@ def test_the_replay_reads_a_deleted_task_branch_and_draws_no_import_source(
     open_step(page, web_stack, agent_session.session, 5)
     expect(records).to_contain_text(f"Supplier/{SUPPLIER}")
     expect(records).not_to_contain_text("examples/")
+    expect(graph).to_contain_text("As of this step's Revision")
     snap("replay-deleted-branch")
 
 

@@ -66,6 +66,10 @@ def test_a_viewer_narrowed_to_one_kind_sees_no_other(
         page.get_by_role("tab", name=tab).click()
         assert_no_hidden_kind(page, hidden, f"the Record page's {tab} tab")
 
+    page.goto(f"{base}/records/{SEEN}/P-10028/neighbourhood")
+    expect(page.get_by_test_id("explore-records")).to_contain_text(f"{SEEN}/P-10028")
+    assert_no_hidden_kind(page, hidden, "the neighbourhood canvas")
+
     page.goto(f"{base}/proposals?status=all")
     assert_no_hidden_kind(page, hidden, "the Proposals")
 

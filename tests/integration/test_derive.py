@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
 from sqlalchemy import text
 
+from lorebase.schema import parse_yaml
 from lorebase_store.materialize import verify
 from tests.integration.conftest import SUPPLY, Stack
 
@@ -38,7 +38,7 @@ OPERATIONS = {
 
 
 def schema() -> dict[str, Any]:
-    document = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
+    document = parse_yaml((SUPPLY / "schema.yaml").read_text())
     for kind, attributes in DERIVED.items():
         for name, attribute in attributes.items():
             document["kinds"][kind]["attributes"].setdefault(name, attribute)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.access.auth import Access, Principal
 from lorebase_keeper.domains import Domain
@@ -20,13 +19,13 @@ from lorebase_keeper.reads.resolve.words import tokens
 
 from lorebase.config import Settings
 from lorebase.credentials import ADMIN_PRINCIPAL
-from lorebase.schema import load_schema
+from lorebase.schema import load_schema, parse_yaml
 from lorebase_store import DomainRow
 from lorebase_store.principals import GrantRow
 
 ROOT = Path(__file__).resolve().parents[2]
 # as the integration stack sends it (yaml, then JSON)
-SUPPLY = json.loads(json.dumps(yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())))
+SUPPLY = json.loads(json.dumps(parse_yaml((ROOT / "examples" / "supply" / "schema.yaml").read_text())))
 TODAY = date(2026, 10, 15)
 
 

@@ -17,6 +17,7 @@ const page = <K extends string>(load: () => Promise<Record<K, React.ComponentTyp
 const DomainsPage = page(() => import("./domains/DomainsPage"), "DomainsPage");
 const ComparePage = page(() => import("./history/ComparePage"), "ComparePage");
 const RevisionPage = page(() => import("./history/RevisionPage"), "RevisionPage");
+const ExplorePage = page(() => import("./explore"), "ExplorePage");
 const DuplicatesPage = page(() => import("./duplicates/DuplicatesPage"), "DuplicatesPage");
 const HealthPage = page(() => import("./health/HealthPage"), "HealthPage");
 const LabPage = page(() => import("./lab"), "LabPage");
@@ -45,6 +46,7 @@ export function App() {
             <Route index element={<OverviewPage />} />
             <Route path="records" element={<RecordsPage />} />
             <Route path="records/:kind/:key" element={<RecordPage />} />
+            <Route path="records/:kind/:key/neighbourhood" element={<ExplorePage />} />
             <Route path="proposals" element={<ProposalsPage />} />
             <Route path="proposals/:id" element={<ProposalPage />} />
             <Route path="health" element={<HealthPage />} />

@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
-
 from lorebase.clients.rest import RestClient
 from lorebase.commands._runtime import (
     REFUSED,
@@ -27,6 +25,7 @@ from lorebase.commands._runtime import (
     short,
     table,
 )
+from lorebase.schema import SchemaError, parse_yaml
 
 # -- exec --------------------------------------------------------------------------------------------
 
@@ -304,8 +303,8 @@ def _schema_change_human(answer: Any) -> str:
 async def _schema_change(client: RestClient, args: argparse.Namespace) -> int:
     text = read_file(args.file).decode("utf-8", errors="replace")
     try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+        document = parse_yaml(text)
+    except SchemaError as exc:
         raise Usage(f"{args.file}: not JSON or YAML ({exc})") from exc
     if isinstance(document, list):
         document = {"changes": document}

@@ -2300,6 +2300,10 @@ export interface components {
             value_aliases: {
                 [key: string]: string[];
             };
+            /** @description Words comparing (lt, gt) or ranking (min, max) by the Attribute */
+            comparatives?: {
+                [key: string]: "gt" | "lt" | "max" | "min";
+            };
             resolvable: boolean | null;
             sensitivity: string[];
             default?: unknown;
@@ -2419,7 +2423,7 @@ export interface components {
          */
         SchemaChangeItem: {
             /** @enum {string} */
-            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute";
+            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute" | "rename_kind" | "rename_relation";
             /** @default null */
             kind?: string | null;
             /** @default null */
@@ -2432,6 +2436,8 @@ export interface components {
             lens?: string | null;
             /** @default null */
             to?: string | null;
+            /** @default null */
+            inverse?: string | null;
             /** @default null */
             definition?: {
                 [key: string]: unknown;

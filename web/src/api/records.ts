@@ -7,6 +7,7 @@ import type {
   DiffResult,
   Explanation,
   HistoryPage,
+  Neighborhood,
   QueryResult,
   RecordView,
   ResolveResult,
@@ -22,6 +23,10 @@ const recordBase = (domain: string, kind: string, key: string) =>
   `${domainBase(domain)}/kinds/${seg(kind)}/records/${seg(key)}`;
 
 export const runQuery = (domain: string, body: QueryBody) => post<QueryResult>(`${domainBase(domain)}/query`, body);
+
+/** A page of a Kind's Records in key order (`GET .../kinds/{kind}/records`, cursor paged). */
+export const listKindRecords = (domain: string, kind: string, point: ReadPointQuery, limit: number, cursor = "") =>
+  get<QueryResult>(`${domainBase(domain)}/kinds/${seg(kind)}/records`, { ...point, limit, cursor });
 
 export const resolveWords = (domain: string, text: string, point: ReadPointQuery) =>
   post<ResolveResult>(`${domainBase(domain)}/resolve`, {
@@ -45,6 +50,16 @@ export const contextFor = (domain: string, ref: string, point: ReadPointQuery) =
     refs: [ref],
     depth: 1,
     ...(point.branch ? { branch: point.branch } : {}),
+  });
+
+/** The graph `depth` Links around `refs` at the read point (headers only, no values). */
+export const readNeighborhood = (domain: string, refs: string[], depth: number, point: ReadPointQuery) =>
+  post<Neighborhood>(`${domainBase(domain)}/neighborhood`, {
+    refs,
+    depth,
+    values: false,
+    ...(point.branch ? { branch: point.branch } : {}),
+    ...(point.at ? { at: point.at } : {}),
   });
 
 /** What changed on a branch between two of its Revisions. */

@@ -19,6 +19,9 @@ export type Branch = Schemas["Branch"];
 
 export type BranchList = Schemas["BranchList"];
 
+/** `POST .../neighborhood`: the Records around some Records and the Links between them. */
+export type Neighborhood = Schemas["Neighborhood"];
+
 // ---- Schema (`GET .../schema`) -------------------------------------------------------------------
 
 export type AttributeSpec = Schemas["AttributeDoc"];
@@ -39,6 +42,11 @@ export type Origin = Schemas["Origin"];
 
 /** A `revision.committed` event: one Revision with what it changed, per Kind and Relation. */
 export type RevisionEvent = Schemas["RevisionEvent"];
+
+/** `GET .../revisions/{revision}`: one Revision, a page of what it changed, its schema changes. */
+export type RevisionView = Schemas["RevisionView"];
+
+export type RevisionDoc = Schemas["RevisionDoc"];
 
 export type ChangesPage = Schemas["ChangesPage"];
 

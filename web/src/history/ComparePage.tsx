@@ -1,13 +1,14 @@
 /**
  * `/d/:domain/compare?base=&head=`: how far a branch (head) is ahead of and behind another (base),
- * the Revisions each has that the other has not, and what the head changed since they last met
- * (`GET .../diff` on the head, from the newest shared Revision to its newest).
+ * the Revisions each has that the other has not (read back from both heads with
+ * `GET .../revisions/{revision}` until they meet: compare.ts), and what the head changed since they
+ * last met (`GET .../diff` on the head, from the newest shared Revision to its newest).
  */
 import { Anchor, Badge, Grid, Group, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
 import { Link, useSearchParams } from "react-router";
-import { allChanges } from "../api/domain";
+import { getRevision, listBranches } from "../api/domain";
 import { getDiff } from "../api/records";
-import type { RevisionEvent } from "../api/types";
+import type { RevisionDoc } from "../api/types";
 import { DiffView } from "../diff/DiffView";
 import { useDomain } from "../shell/DomainLayout";
 import { ProblemAlert } from "../shell/ProblemAlert";
@@ -15,26 +16,30 @@ import { formatTime, shortRevision } from "../shell/format";
 import { useReadPoint } from "../shell/readPoint";
 import { usePageTitle } from "../shell/title";
 import { useApi } from "../shell/useApi";
-import { compareHistories } from "./compare";
+import { compareBranches } from "./compare";
 import { revisionPath } from "./RevisionPage";
 
 async function compare(domain: string, base: string, head: string) {
-  const [baseEvents, headEvents] = await Promise.all([allChanges(domain, base), allChanges(domain, head)]);
-  const result = compareHistories(baseEvents, headEvents);
+  const { branches } = await listBranches(domain); // their heads now (the layout's list may be older)
+  const headOf = (name: string) => branches.find((b) => b.name === name)?.head ?? null;
+  const result = await compareBranches(headOf(base), headOf(head), async (side, revision) => {
+    const view = await getRevision(domain, side === "base" ? base : head, revision, 1);
+    return view.revision;
+  });
   const diff = result.mergeBase && result.head && result.ahead.length > 0 ? await getDiff(domain, head, result.mergeBase, result.head) : null;
   return { ...result, diff };
 }
 
-function Revisions({ domain, branch, events, testId }: { domain: string; branch: string; events: RevisionEvent[]; testId: string }) {
+function Revisions({ domain, branch, events, testId }: { domain: string; branch: string; events: RevisionDoc[]; testId: string }) {
   if (events.length === 0) return <Text size="sm" c="dimmed">None.</Text>;
   return (
     <Table fz="sm" data-testid={testId}>
       <Table.Tbody>
-        {[...events].reverse().map((e) => (
-          <Table.Tr key={e.revision}>
+        {events.map((e) => (
+          <Table.Tr key={e.id}>
             <Table.Td ff="monospace">
-              <Anchor component={Link} to={revisionPath(domain, branch, e.revision, e.parents[0])} size="sm">
-                {shortRevision(e.revision)}
+              <Anchor component={Link} to={revisionPath(domain, branch, e.id)} size="sm">
+                {shortRevision(e.id)}
               </Anchor>
             </Table.Td>
             <Table.Td>{e.message}</Table.Td>
@@ -81,9 +86,11 @@ export function ComparePage() {
         <>
           <Group gap="xs" data-testid="compare-counts">
             <Badge size="lg" color={r.ahead.length ? "blue" : "gray"}>
+              {r.truncated ? "at least " : ""}
               {r.ahead.length} ahead
             </Badge>
             <Badge size="lg" color={r.behind.length ? "orange" : "gray"}>
+              {r.truncated ? "at least " : ""}
               {r.behind.length} behind
             </Badge>
             <Text size="sm" c="dimmed">

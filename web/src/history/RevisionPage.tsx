@@ -1,14 +1,14 @@
 /**
- * `/d/:domain/revisions/:revision?branch=&parent=`: what one Revision changed, who made it, why
- * (its message) and where it came from (its origin), with its parents. The Revision's event is read
- * from the branch's change feed (from `parent` when the link knows it, else the whole feed), and
- * its changes with `GET .../diff?from=<first parent>&to=<revision>`.
+ * `/d/:domain/revisions/:revision?branch=`: what one Revision changed, who made it, why (its message)
+ * and where it came from (its origin), with its parents: `GET .../revisions/{revision}` on the
+ * page's branch (the Revision, the Records and Links it changed, what it changed in the schema), and
+ * the values before and after with `GET .../diff?from=<first parent>&to=<revision>`.
  */
-import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from "@mantine/core";
-import { Link, useParams, useSearchParams } from "react-router";
-import { allChanges, getChanges } from "../api/domain";
+import { Anchor, Badge, Group, List, Paper, Stack, Table, Text, Title } from "@mantine/core";
+import { Link, useParams } from "react-router";
+import { getRevision } from "../api/domain";
 import { getDiff } from "../api/records";
-import type { DiffResult, RevisionEvent } from "../api/types";
+import type { DiffResult, RevisionView } from "../api/types";
 import { DiffView } from "../diff/DiffView";
 import { useDomain } from "../shell/DomainLayout";
 import { ProblemAlert } from "../shell/ProblemAlert";
@@ -17,49 +17,51 @@ import { domainPath, useReadPoint } from "../shell/readPoint";
 import { usePageTitle } from "../shell/title";
 import { useApi } from "../shell/useApi";
 
-/** The path of a Revision's page (with its first parent when known: one feed page instead of all). */
-export function revisionPath(domain: string, branch: string, revision: string, parent?: string): string {
-  return domainPath(domain, `revisions/${encodeURIComponent(revision)}`, { branch, at: "" }, { parent: parent ?? "" });
+/** The path of a Revision's page on a branch. */
+export function revisionPath(domain: string, branch: string, revision: string): string {
+  return domainPath(domain, `revisions/${encodeURIComponent(revision)}`, { branch, at: "" });
 }
 
-async function findRevision(domain: string, branch: string, revision: string, parent: string): Promise<RevisionEvent | null> {
-  if (parent) {
-    const page = await getChanges(domain, branch, parent, 5);
-    const found = page.events.find((e) => e.revision === revision || e.revision.startsWith(revision));
-    if (found) return found;
+/** How many Records per Kind and Links per Relation a page of changes holds. */
+function changedCounts(view: RevisionView): Array<{ entity: string; name: string; count: number }> {
+  const counts = new Map<string, { entity: string; name: string; count: number }>();
+  for (const change of view.changes) {
+    const id = `${change.entity}\u0000${change.name}`;
+    const known = counts.get(id);
+    if (known) known.count += 1;
+    else counts.set(id, { entity: change.entity, name: change.name, count: 1 });
   }
-  const events = await allChanges(domain, branch);
-  return events.find((e) => e.revision === revision || e.revision.startsWith(revision)) ?? null;
+  return [...counts.values()].sort((a, b) => a.entity.localeCompare(b.entity) || a.name.localeCompare(b.name));
+}
+
+function originText(origin: Record<string, unknown>): string {
+  const type = typeof origin.type === "string" ? origin.type : "";
+  const ref = typeof origin.ref === "string" ? origin.ref : "";
+  return ref ? `${type} · ${ref}` : type;
 }
 
 export function RevisionPage() {
   const { domain } = useReadPoint();
   const { revision = "" } = useParams();
   const { branchName } = useDomain();
-  const [params] = useSearchParams();
-  const parent = params.get("parent") ?? "";
   usePageTitle(`Revision ${shortRevision(revision)}`, domain);
-  const found = useApi(branchName ? () => findRevision(domain, branchName, revision, parent) : null, [domain, branchName, revision, parent]);
-  const event = found.data;
+  const found = useApi(branchName ? () => getRevision(domain, branchName, revision) : null, [domain, branchName, revision]);
+  const view = found.data;
+  const event = view?.revision;
   const diff = useApi<DiffResult | null>(
-    event ? () => (event.parents[0] ? getDiff(domain, branchName, event.parents[0], event.revision) : Promise.resolve(null)) : null,
-    [event?.revision, branchName],
+    event ? () => (event.parents[0] ? getDiff(domain, branchName, event.parents[0], event.id) : Promise.resolve(null)) : null,
+    [event?.id, branchName],
   );
   return (
     <Stack gap="md" data-testid="revision-page">
       <Title order={2} size="h3">
         Revision{" "}
         <Text span ff="monospace" inherit>
-          {shortRevision(event?.revision ?? revision)}
+          {shortRevision(event?.id ?? revision)}
         </Text>
       </Title>
       <ProblemAlert error={found.error} title="The Revision cannot be read" />
-      {found.data === null && (
-        <Text c="dimmed" data-testid="revision-missing">
-          No Revision {revision} on branch {branchName}'s history.
-        </Text>
-      )}
-      {event && (
+      {view && event && (
         <Paper withBorder p="md" data-testid="revision-summary">
           <Text fw={600} data-testid="revision-message">
             {event.message || "(no message)"}
@@ -76,10 +78,7 @@ export function RevisionPage() {
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Origin</Table.Th>
-                <Table.Td>
-                  {event.origin.type}
-                  {event.origin.ref ? ` · ${event.origin.ref}` : ""}
-                </Table.Td>
+                <Table.Td>{originText(event.origin)}</Table.Td>
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Branch</Table.Th>
@@ -104,22 +103,37 @@ export function RevisionPage() {
                 <Table.Th>Changed</Table.Th>
                 <Table.Td>
                   <Group gap={4}>
-                    {Object.entries(event.kinds).map(([kind, n]) => (
-                      <Badge key={kind} variant="light">
-                        {kind} {n}
+                    {changedCounts(view).map((c) => (
+                      <Badge key={`${c.entity} ${c.name}`} variant="light" color={c.entity === "record" ? "blue" : "gray"}>
+                        {c.name} {c.count}
                       </Badge>
                     ))}
-                    {Object.entries(event.relations).map(([relation, n]) => (
-                      <Badge key={relation} variant="light" color="gray">
-                        {relation} {n}
-                      </Badge>
-                    ))}
+                    {view.next_cursor && <Text size="xs">and more</Text>}
+                    {view.changes.length === 0 && !event.schema_changed && "nothing"}
                   </Group>
                 </Table.Td>
               </Table.Tr>
             </Table.Tbody>
           </Table>
-          <Anchor component={Link} size="sm" to={domainPath(domain, "records", { branch: branchName, at: event.revision })}>
+          {view.schema && (
+            <Stack gap={2} mt="xs" data-testid="revision-schema">
+              <Text size="sm" fw={600}>
+                The schema changed (version {view.revision.schema_version.slice(0, 12)})
+              </Text>
+              <List size="sm">
+                {view.schema.added.map((name) => (
+                  <List.Item key={`+${name}`}>added {name}</List.Item>
+                ))}
+                {view.schema.changed.map((name) => (
+                  <List.Item key={`~${name}`}>changed {name}</List.Item>
+                ))}
+                {view.schema.removed.map((name) => (
+                  <List.Item key={`-${name}`}>removed {name}</List.Item>
+                ))}
+              </List>
+            </Stack>
+          )}
+          <Anchor component={Link} size="sm" to={domainPath(domain, "records", { branch: branchName, at: event.id })}>
             Read the Records at this Revision
           </Anchor>
         </Paper>

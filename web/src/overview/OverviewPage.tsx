@@ -243,7 +243,7 @@ function RevisionTable({ revisions, domain, branch }: { revisions: RevisionEvent
             <Table.Td>{r.author}</Table.Td>
             <Table.Td>{r.origin.type}</Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={revisionPath(domain, branch, r.revision, r.parents[0])} size="sm" data-testid="revision-link">
+              <Anchor component={Link} to={revisionPath(domain, branch, r.revision)} size="sm" data-testid="revision-link">
                 {r.message || "(no message)"}
               </Anchor>
             </Table.Td>

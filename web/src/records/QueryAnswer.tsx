@@ -3,7 +3,7 @@
  * the coverage block: how many Records each Kind holds, as of which Revision, how often the
  * Attributes the query used are missing, and the notes to read before concluding "nothing matches".
  */
-import { Anchor, Button, Grid, Group, List, Paper, Table, Text, Title } from "@mantine/core";
+import { Anchor, Button, Grid, Group, List, Paper, Table, Text, Title, UnstyledButton } from "@mantine/core";
 import { Link } from "react-router";
 import type { QueryResult } from "../api/types";
 import { formatValue, shortRevision } from "../shell/format";
@@ -13,20 +13,45 @@ interface Props {
   domain: string;
   point: ReadPoint;
   answer: QueryResult;
+  /** 1-based, with the page size and the query's total when known. */
+  page?: number;
+  pageSize?: number;
+  total?: number | null;
   onNextPage?: () => void;
+  onPreviousPage?: () => void;
+  /** The query's order (`-name` descending); a column's header calls `onSort` with its name. */
+  orderBy?: string[];
+  onSort?: (column: string) => void;
 }
 
-export function QueryAnswer({ domain, point, answer, onNextPage }: Props) {
+function pageLine(answer: QueryResult, page: number, pageSize: number, total: number | null | undefined): string {
+  const shown = answer.records?.length ?? 0;
+  const first = (page - 1) * pageSize + 1;
+  const range = shown === 0 ? "No Records" : `Records ${first}–${first + shown - 1}`;
+  return `${range}${total !== null && total !== undefined ? ` of ${total}` : ""} · page ${page}`;
+}
+
+function SortHeader({ column, label, orderBy, onSort }: { column: string; label: string; orderBy: string[]; onSort?: (c: string) => void }) {
+  const direction = orderBy[0] === column ? "ascending" : orderBy[0] === `-${column}` ? "descending" : "none";
+  if (!onSort) return <Table.Th>{label}</Table.Th>;
+  return (
+    <Table.Th aria-sort={direction}>
+      <UnstyledButton onClick={() => onSort(column)} fz="sm" fw={700} data-testid={`sort-${column}`}>
+        {label} {direction === "ascending" ? "↑" : direction === "descending" ? "↓" : ""}
+      </UnstyledButton>
+    </Table.Th>
+  );
+}
+
+export function QueryAnswer({ domain, point, answer, page = 1, pageSize = 50, total, onNextPage, onPreviousPage, orderBy = [], onSort }: Props) {
   const records = answer.records ?? [];
   const columns = [...new Set(records.flatMap((r) => Object.keys(r.values)))];
   return (
     <Grid gap="md">
       <Grid.Col span={{ base: 12, lg: 9 }}>
         <Paper withBorder p="sm" data-testid="query-answer">
-          <Text size="sm" c="dimmed" mb="xs">
-            {answer.aggregate
-              ? `${answer.aggregate.count} matching Records`
-              : `${answer.count ?? records.length} Records on this page`}{" "}
+          <Text size="sm" c="dimmed" mb="xs" data-testid="query-page">
+            {answer.aggregate ? `${answer.aggregate.count} matching Records` : pageLine(answer, page, pageSize, total)}{" "}
             at {shortRevision(answer.revision)} on {answer.branch}
           </Text>
           {answer.aggregate?.groups && (
@@ -55,7 +80,7 @@ export function QueryAnswer({ domain, point, answer, onNextPage }: Props) {
                     <Table.Th>Record</Table.Th>
                     <Table.Th>Title</Table.Th>
                     {columns.map((c) => (
-                      <Table.Th key={c}>{c}</Table.Th>
+                      <SortHeader key={c} column={c} label={c} orderBy={orderBy} onSort={onSort} />
                     ))}
                   </Table.Tr>
                 </Table.Thead>
@@ -77,9 +102,12 @@ export function QueryAnswer({ domain, point, answer, onNextPage }: Props) {
               </Table>
             </Table.ScrollContainer>
           )}
-          {answer.next_cursor && onNextPage && (
-            <Group mt="sm">
-              <Button size="xs" variant="light" onClick={onNextPage}>
+          {!answer.aggregate && (onNextPage || onPreviousPage) && (
+            <Group mt="sm" gap="xs">
+              <Button size="xs" variant="light" onClick={onPreviousPage} disabled={!onPreviousPage}>
+                Previous page
+              </Button>
+              <Button size="xs" variant="light" onClick={onNextPage} disabled={!onNextPage}>
                 Next page
               </Button>
             </Group>

@@ -1,7 +1,9 @@
 /**
  * The query builder: Kind or Trait, conditions (Attribute, operator, value, "not"), combined with
  * and/or, then select, order, group-by and page size. It edits a QueryState; queryModel turns it
- * into the DSL. Only the names the schema answer holds are offered.
+ * into the DSL. Only the names the schema answer holds are offered, and a condition's value is picked
+ * as its Attribute's type says: an enum's values in a list, a date in a date input, a number in a
+ * number input with the comparisons (the operators offered are those of the type).
  */
 import {
   ActionIcon,
@@ -9,6 +11,7 @@ import {
   Checkbox,
   Group,
   MultiSelect,
+  NativeSelect,
   NumberInput,
   SegmentedControl,
   Select,
@@ -16,9 +19,9 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import type { Schema } from "../api/types";
-import { queryAttributes } from "./attributes";
-import { OPERATOR_LABELS, OPERATORS, emptyQuery, type Condition, type Operator, type QueryState } from "./queryModel";
+import type { AttributeSpec, Schema } from "../api/types";
+import { attributeSpecs, operatorsFor, queryAttributes, valueType } from "./attributes";
+import { OPERATOR_LABELS, emptyQuery, type Condition, type Operator, type QueryState } from "./queryModel";
 
 interface Props {
   schema: Schema;
@@ -28,6 +31,7 @@ interface Props {
 
 export function QueryBuilder({ schema, state, onChange }: Props) {
   const attributes = queryAttributes(schema, state);
+  const specs = attributeSpecs(schema, state);
   const names = state.target === "kind" ? schema.kinds.map((k) => k.name) : schema.traits.map((t) => t.name);
   const set = (patch: Partial<QueryState>) => onChange({ ...state, ...patch });
   const setCondition = (index: number, patch: Partial<Condition>) =>
@@ -87,25 +91,23 @@ export function QueryBuilder({ schema, state, onChange }: Props) {
               placeholder="Attribute"
               data={attributes.includes(condition.attr) || !condition.attr ? attributes : [condition.attr, ...attributes]}
               value={condition.attr || null}
-              onChange={(attr) => setCondition(index, { attr: attr ?? "" })}
+              onChange={(attr) => {
+                // A new Attribute keeps the operator when its type offers it, and starts with no value.
+                const ops = operatorsFor(valueType(specs[attr ?? ""]));
+                setCondition(index, { attr: attr ?? "", op: ops.includes(condition.op) ? condition.op : "eq", value: "" });
+              }}
               searchable
               w={200}
               aria-label="Attribute"
             />
             <Select
-              data={OPERATORS.map((op) => ({ value: op, label: OPERATOR_LABELS[op] }))}
+              data={operatorsFor(valueType(specs[condition.attr])).map((op) => ({ value: op, label: OPERATOR_LABELS[op] }))}
               value={condition.op}
               onChange={(op) => setCondition(index, { op: (op ?? "eq") as Operator })}
               w={190}
               aria-label="Operator"
             />
-            <TextInput
-              placeholder={condition.op === "is_null" ? "true / false" : condition.op === "in" ? "a, b, c" : "value"}
-              value={condition.value}
-              onChange={(e) => setCondition(index, { value: e.currentTarget.value })}
-              w={220}
-              aria-label="Value"
-            />
+            <ValueInput condition={condition} spec={specs[condition.attr]} onChange={(value) => setCondition(index, { value })} />
             <ActionIcon
               variant="subtle"
               color="red"
@@ -171,5 +173,52 @@ export function QueryBuilder({ schema, state, onChange }: Props) {
         />
       </Group>
     </Stack>
+  );
+}
+
+/** A condition's value, picked as its Attribute's type says (free text for a list, a flag "is
+ * missing" and text). */
+function ValueInput({ condition, spec, onChange }: { condition: Condition; spec?: AttributeSpec; onChange: (value: string) => void }) {
+  const type = valueType(spec);
+  const common = { w: 220, "aria-label": "Value", value: condition.value };
+  if (condition.op === "is_null") {
+    return <NativeSelect {...common} data={["true", "false"]} value={condition.value || "true"} onChange={(e) => onChange(e.currentTarget.value)} />;
+  }
+  if (condition.op !== "in" && type === "enum") {
+    const values = spec?.values ?? [];
+    return (
+      <NativeSelect
+        {...common}
+        data={[{ value: "", label: "choose a value" }, ...values.map((v) => ({ value: v, label: v }))]}
+        onChange={(e) => onChange(e.currentTarget.value)}
+        data-value-type="enum"
+      />
+    );
+  }
+  if (condition.op !== "in" && type === "boolean") {
+    return <NativeSelect {...common} data={["", "true", "false"]} onChange={(e) => onChange(e.currentTarget.value)} />;
+  }
+  if (condition.op !== "in" && type === "date") {
+    return <TextInput {...common} type="date" onChange={(e) => onChange(e.currentTarget.value)} data-value-type="date" />;
+  }
+  if (condition.op !== "in" && (type === "integer" || type === "decimal")) {
+    return (
+      <TextInput
+        {...common}
+        type="number"
+        step={type === "integer" ? 1 : "any"}
+        min={spec?.min ?? undefined}
+        max={spec?.max ?? undefined}
+        onChange={(e) => onChange(e.currentTarget.value)}
+        data-value-type="number"
+      />
+    );
+  }
+  return (
+    <TextInput
+      {...common}
+      placeholder={condition.op === "in" ? "a, b, c" : "value"}
+      onChange={(e) => onChange(e.currentTarget.value)}
+    />
   );
 }

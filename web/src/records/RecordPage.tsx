@@ -4,12 +4,12 @@
  * about it would get. Every read takes the page's branch and `at` (the context pack is read at the
  * head: the API's context call has no `at`).
  */
-import { Badge, Group, Paper, Stack, Tabs, Text, Title } from "@mantine/core";
-import { useParams } from "react-router";
+import { Anchor, Badge, Group, Paper, Stack, Tabs, Text, Title } from "@mantine/core";
+import { Link, useParams } from "react-router";
 import { getRecord } from "../api/records";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { shortRevision } from "../shell/format";
-import { useReadPoint } from "../shell/readPoint";
+import { domainPath, useReadPoint } from "../shell/readPoint";
 import { useApi } from "../shell/useApi";
 import { ContextTab } from "./record/ContextTab";
 import { ExplainTab } from "./record/ExplainTab";
@@ -42,7 +42,17 @@ export function RecordPage() {
           </div>
           {record.data && (
             <Stack gap={2} align="flex-end">
-              <Badge variant="light">{record.data.kind}</Badge>
+              <Group gap="xs">
+                <Anchor
+                  component={Link}
+                  size="sm"
+                  to={domainPath(domain, `records/${encodeURIComponent(kind)}/${encodeURIComponent(key)}/neighbourhood`, point)}
+                  data-testid="explore-link"
+                >
+                  Explore the neighbourhood
+                </Anchor>
+                <Badge variant="light">{record.data.kind}</Badge>
+              </Group>
               <Text size="xs" c="dimmed">
                 read at {shortRevision(record.data.revision)} on {record.data.branch}; last changed in{" "}
                 {shortRevision(record.data.updated_revision)}

@@ -1,13 +1,19 @@
 /**
  * Records: the query builder and the resolve box above the answer. The builder's state rides in the
  * URL (`?q=`, with `?kind=` as a shortcut from the overview), so a query is a shareable link; the
- * query runs when the state changes (or Run is pressed) and pages with the answer's cursor.
+ * query runs once the schema is read (so a shared link sends it once) and when Run is pressed.
+ *
+ * Pages go both ways: the cursors of the pages seen are kept (the API's cursors only go forward), so
+ * Previous goes back to the cursor before. A Kind's plain listing (no condition, selection or order)
+ * is read with `GET .../kinds/{kind}/records`, any other query with `POST /query`; the total beside
+ * the pages is the same query counted (`aggregate: {count: true}`). A column's header sorts by it
+ * (ascending, descending, none), which runs the query again from its first page.
  */
 import { Button, Code, Collapse, Group, Paper, Stack } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { useSearchParams } from "react-router";
 import { getSchema } from "../api/domain";
-import { runQuery } from "../api/records";
+import { listKindRecords, runQuery } from "../api/records";
 import type { Candidate, QueryResult } from "../api/types";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { useReadPoint } from "../shell/readPoint";
@@ -15,7 +21,24 @@ import { useApi } from "../shell/useApi";
 import { QueryAnswer } from "./QueryAnswer";
 import { QueryBuilder } from "./QueryBuilder";
 import { ResolveBox } from "./ResolveBox";
-import { conditionFromPredicate, decodeQueryState, emptyQuery, encodeQueryState, toQueryBody, type QueryState } from "./queryModel";
+import { attributeSpecs, valueType } from "./attributes";
+import {
+  conditionFromPredicate,
+  decodeQueryState,
+  emptyQuery,
+  encodeQueryState,
+  firstPage,
+  isPlainListing,
+  nextOrder,
+  nextPage,
+  pageCursor,
+  previousPage,
+  toCountBody,
+  toQueryBody,
+  type PageTrail,
+  type QueryState,
+  type TypeOf,
+} from "./queryModel";
 import { usePageTitle } from "../shell/title";
 
 export function RecordsPage() {
@@ -27,6 +50,8 @@ export function RecordsPage() {
   const fromUrl = decodeQueryState(params.get("q"));
   const [state, setState] = useState<QueryState>(fromUrl ?? emptyQuery(params.get("kind") ?? ""));
   const [answer, setAnswer] = useState<QueryResult | null>(null);
+  const [trail, setTrail] = useState<PageTrail>(firstPage);
+  const [total, setTotal] = useState<number | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [showDsl, setShowDsl] = useState(false);
@@ -36,12 +61,26 @@ export function RecordsPage() {
     if (!state.name && schema.data?.kinds[0]) setState(emptyQuery(schema.data.kinds[0].name));
   }, [schema.data, state.name]);
 
-  const run = async (query: QueryState, cursor = "") => {
+  const specs = attributeSpecs(schema.data, state);
+  const typeOf: TypeOf = (attr) => valueType(specs[attr]);
+
+  /** One page of `query` (the trail's last cursor); from its first page, its total too. */
+  const run = async (query: QueryState, pages: PageTrail = firstPage) => {
     if (!query.name) return;
     setBusy(true);
     setError(null);
+    const cursor = pageCursor(pages);
     try {
-      setAnswer(await runQuery(domain, toQueryBody(query, point, cursor)));
+      const counting = pages.cursors.length === 1 && !query.groupBy;
+      const [page, count] = await Promise.all([
+        isPlainListing(query)
+          ? listKindRecords(domain, query.name, point, query.limit, cursor)
+          : runQuery(domain, toQueryBody(query, point, cursor, typeOf)),
+        counting ? runQuery(domain, toCountBody(query, point, typeOf)) : Promise.resolve(null),
+      ]);
+      setAnswer(page);
+      setTrail(pages);
+      if (counting) setTotal(count?.aggregate?.count ?? null);
     } catch (problem) {
       setError(problem);
     } finally {
@@ -62,9 +101,10 @@ export function RecordsPage() {
     void run(query);
   };
 
-  // Run once the Kind is known, and again when the read point changes.
+  // Run once the Kind and the schema are known (once: a shared link's query is sent once), and
+  // again when the read point changes.
   useEffect(() => {
-    if (state.name) void run(state);
+    if (state.name && schema.data) void run(state);
     // The dependencies are listed on purpose (the callbacks change identity every render).
   }, [domain, branch, at, state.name && schema.data ? state.name : ""]);
 
@@ -102,7 +142,26 @@ export function RecordsPage() {
       )}
       <ProblemAlert error={error} title="The query was refused" />
       {answer && (
-        <QueryAnswer domain={domain} point={point} answer={answer} onNextPage={() => void run(state, answer.next_cursor ?? "")} />
+        <QueryAnswer
+          domain={domain}
+          point={point}
+          answer={answer}
+          page={trail.cursors.length}
+          pageSize={state.limit}
+          total={total}
+          onNextPage={answer.next_cursor ? () => void run(state, nextPage(trail, answer.next_cursor ?? "")) : undefined}
+          onPreviousPage={trail.cursors.length > 1 ? () => void run(state, previousPage(trail)) : undefined}
+          orderBy={state.orderBy}
+          onSort={
+            state.groupBy
+              ? undefined
+              : (column) => {
+                  const next = { ...state, orderBy: nextOrder(state.orderBy, column) };
+                  setState(next);
+                  submit(next);
+                }
+          }
+        />
       )}
     </Stack>
   );

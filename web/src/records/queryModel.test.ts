@@ -4,8 +4,16 @@ import {
   decodeQueryState,
   emptyQuery,
   encodeQueryState,
+  firstPage,
+  isPlainListing,
+  nextOrder,
+  nextPage,
+  pageCursor,
+  previousPage,
+  toCountBody,
   toQueryBody,
   type QueryState,
+  type ValueType,
 } from "./queryModel";
 
 const point = { branch: "", at: "" };
@@ -99,5 +107,52 @@ describe("query state in the URL", () => {
     expect(decodeQueryState("{not json")).toBeNull();
     expect(decodeQueryState(JSON.stringify({ nope: 1 }))).toBeNull();
     expect(decodeQueryState(null)).toBeNull();
+  });
+});
+
+describe("typed values, totals, sorting and pages both ways", () => {
+  const typeOf = (attr: string): ValueType => (attr === "risk_score" ? "integer" : attr === "unit_cost" ? "decimal" : "text");
+
+  it("sends an integer as a number and a decimal as its text", () => {
+    const state: QueryState = {
+      ...emptyQuery("Supplier"),
+      conditions: [
+        { attr: "risk_score", op: "ge", value: "50", negate: false },
+        { attr: "unit_cost", op: "lt", value: "1.50", negate: false },
+        { attr: "risk_score", op: "in", value: "1, 2", negate: false },
+      ],
+    };
+    expect(toQueryBody(state, point, "", typeOf).where).toEqual({
+      and: [
+        { attr: "risk_score", op: "ge", value: 50 },
+        { attr: "unit_cost", op: "lt", value: "1.50" },
+        { attr: "risk_score", op: "in", value: [1, 2] },
+      ],
+    });
+  });
+
+  it("counts the same query without its page, order or selection", () => {
+    const state: QueryState = { ...emptyQuery("Supplier"), orderBy: ["-risk_score"], select: ["city"], limit: 5 };
+    expect(toCountBody(state, { branch: "b", at: "" })).toEqual({ kind: "Supplier", branch: "b", aggregate: { count: true } });
+  });
+
+  it("lists a Kind plainly only without conditions, selection or order", () => {
+    expect(isPlainListing(emptyQuery("Supplier"))).toBe(true);
+    expect(isPlainListing({ ...emptyQuery("Supplier"), orderBy: ["city"] })).toBe(false);
+    expect(isPlainListing({ ...emptyQuery("Supplier"), target: "trait" })).toBe(false);
+  });
+
+  it("sorts ascending, descending, then not at all", () => {
+    expect(nextOrder([], "city")).toEqual(["city"]);
+    expect(nextOrder(["city"], "city")).toEqual(["-city"]);
+    expect(nextOrder(["-city"], "city")).toEqual([]);
+    expect(nextOrder(["-city"], "tier")).toEqual(["tier"]);
+  });
+
+  it("goes back to the cursor before", () => {
+    const trail = nextPage(nextPage(firstPage, "c2"), "c3");
+    expect(pageCursor(trail)).toBe("c3");
+    expect(pageCursor(previousPage(trail))).toBe("c2");
+    expect(previousPage(firstPage)).toBe(firstPage);
   });
 });

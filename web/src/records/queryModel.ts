@@ -24,6 +24,9 @@ export const OPERATOR_LABELS: Record<Operator, string> = {
   is_null: "is missing",
 };
 
+/** How a condition's value is typed (from its Attribute's type; text when unknown). */
+export type ValueType = "text" | "enum" | "date" | "integer" | "decimal" | "boolean";
+
 export interface Condition {
   attr: string;
   op: Operator;
@@ -71,35 +74,55 @@ export const emptyQuery = (name = ""): QueryState => ({
   limit: 50,
 });
 
-/** The value a condition sends: a list for `in`, a boolean for `is_null`, else the text as typed. */
-export function conditionValue(condition: Condition): unknown {
+/** One value as its type sends it: an integer as a number, a flag as a boolean, else the text. */
+function typedValue(text: string, type: ValueType): unknown {
+  const trimmed = text.trim();
+  if (type === "integer" && /^-?\d+$/.test(trimmed)) return Number(trimmed);
+  if (type === "boolean" && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
+  if (type === "decimal") return trimmed;
+  return text;
+}
+
+/** The value a condition sends: a list for `in`, a boolean for `is_null`, else the value as its
+ * Attribute's type sends it (`typeOf` names it; text when unknown). */
+export function conditionValue(condition: Condition, type: ValueType = "text"): unknown {
   if (condition.op === "in") {
     return condition.value
       .split(",")
       .map((v) => v.trim())
-      .filter((v) => v !== "");
+      .filter((v) => v !== "")
+      .map((v) => typedValue(v, type));
   }
   if (condition.op === "is_null") return condition.value.trim().toLowerCase() !== "false";
-  return condition.value;
+  return typedValue(condition.value, type);
 }
 
-export function toFilter(condition: Condition): Filter {
-  const predicate = { attr: condition.attr, op: condition.op, value: conditionValue(condition) };
+/** An Attribute's value type by name (text when the schema does not say). */
+export type TypeOf = (attr: string) => ValueType;
+const textType: TypeOf = () => "text";
+
+export function toFilter(condition: Condition, typeOf: TypeOf = textType): Filter {
+  const predicate = { attr: condition.attr, op: condition.op, value: conditionValue(condition, typeOf(condition.attr)) };
   return condition.negate ? { not: predicate } : predicate;
 }
 
 /** The `where` of the state: undefined without conditions, the predicate alone for one. */
-export function toWhere(state: QueryState): Filter | undefined {
-  const filters = state.conditions.filter((c) => c.attr !== "").map(toFilter);
+export function toWhere(state: QueryState, typeOf: TypeOf = textType): Filter | undefined {
+  const filters = state.conditions.filter((c) => c.attr !== "").map((c) => toFilter(c, typeOf));
   if (filters.length === 0) return undefined;
   if (filters.length === 1) return filters[0];
   return state.combine === "and" ? { and: filters } : { or: filters };
 }
 
 /** The DSL body of the builder's state at a read point (and a page cursor). */
-export function toQueryBody(state: QueryState, point: { branch: string; at: string }, cursor = ""): QueryBody {
+export function toQueryBody(
+  state: QueryState,
+  point: { branch: string; at: string },
+  cursor = "",
+  typeOf: TypeOf = textType,
+): QueryBody {
   const body: QueryBody = state.target === "kind" ? { kind: state.name } : { trait: state.name };
-  const where = toWhere(state);
+  const where = toWhere(state, typeOf);
   if (where) body.where = where;
   if (state.groupBy) {
     body.aggregate = { group_by: state.groupBy };
@@ -147,3 +170,43 @@ export function decodeQueryState(text: string | null): QueryState | null {
     return null;
   }
 }
+
+/** The same query counting its matches (`aggregate: {count: true}`): the total beside the pages. */
+export function toCountBody(state: QueryState, point: { branch: string; at: string }, typeOf: TypeOf = textType): QueryBody {
+  const { select: _s, order_by: _o, limit: _l, cursor: _c, aggregate: _a, ...rest } = toQueryBody(
+    { ...state, groupBy: "" },
+    point,
+    "",
+    typeOf,
+  );
+  return { ...rest, aggregate: { count: true } };
+}
+
+/** A Kind's plain listing (no condition, selection or order): `GET .../kinds/{kind}/records` pages it. */
+export function isPlainListing(state: QueryState): boolean {
+  return (
+    state.target === "kind" &&
+    state.conditions.every((c) => c.attr === "") &&
+    state.select.length === 0 &&
+    state.orderBy.length === 0 &&
+    !state.groupBy
+  );
+}
+
+/** The next order when a column's header is pressed: ascending, descending, then none. */
+export function nextOrder(orderBy: string[], column: string): string[] {
+  if (orderBy[0] === column) return [`-${column}`];
+  if (orderBy[0] === `-${column}`) return [];
+  return [column];
+}
+
+/** The cursors of the pages seen (`""` the first): going back pops, going on pushes. */
+export interface PageTrail {
+  cursors: string[];
+}
+
+export const firstPage: PageTrail = { cursors: [""] };
+export const pageCursor = (trail: PageTrail): string => trail.cursors[trail.cursors.length - 1] ?? "";
+export const nextPage = (trail: PageTrail, cursor: string): PageTrail => ({ cursors: [...trail.cursors, cursor] });
+export const previousPage = (trail: PageTrail): PageTrail =>
+  trail.cursors.length > 1 ? { cursors: trail.cursors.slice(0, -1) } : trail;

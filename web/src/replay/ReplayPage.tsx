@@ -4,17 +4,24 @@
  * Controls: play/pause, step back/forward, a scrub slider and the speed. `?step=N` (1-based, as shown)
  * is a permalink: the page opens paused on that step and keeps the parameter up to date whenever the
  * replay stops on a step. When paused, the step's touched Records are read as of the step's Revision
- * (see asof.ts) for the side panel and the tooltips, and those that did not exist there are ringed.
+ * (see asof.ts) for the side panel and the tooltips, and those that did not exist there are ringed;
+ * then the graph around those present is read at that Revision and drawn over the session's
+ * (revisionGraph.ts): Links not there are not drawn, Links and Records there that no step touched
+ * are drawn light.
  */
 
 import { ActionIcon, Anchor, Badge, Button, Grid, Group, NativeSelect, Paper, Slider, Stack, Text, Title } from "@mantine/core";
 import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { useCanvasPointer, type Hover } from "./pointer";
 import { Link, useParams, useSearchParams } from "react-router";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { usePageTitle } from "../shell/title";
 import { useApi } from "../shell/useApi";
 import { fetchRecordAsOf, getSession } from "./api";
-import { AsOfCache, readPointOf, type AsOf } from "./asof";
+import { readNeighborhood } from "../api/records";
+import type { Neighborhood } from "../api/types";
+import { AsOfCache, readPointOf, type AsOf, type ReadPoint } from "./asof";
+import { EMPTY_OVERLAY, revisionOverlay, type RevisionOverlay } from "./revisionGraph";
 import { ReplayEngine } from "./engine";
 import { SPEEDS, type PlayerState } from "./player";
 import { AsOfLine, StepPanel } from "./StepPanel";
@@ -26,6 +33,21 @@ import { buildTimeline, clampStep, type Timeline } from "./timeline";
 const asOfCache = new AsOfCache(fetchRecordAsOf, 6);
 /** Records read per paused step (a step touches at most 200). */
 const READ_PER_STEP = 100;
+
+/** The graph one Link around some Records at a Revision, kept while the app is open (the last 100
+ * asked: a Revision never changes). */
+const graphsAt = new Map<string, Promise<Neighborhood>>();
+function graphAt(point: ReadPoint, refs: string[]): Promise<Neighborhood> {
+  const name = [point.domain, point.branch ?? "", point.revision, ...refs].join("\u0000");
+  let answer = graphsAt.get(name);
+  if (!answer) {
+    answer = readNeighborhood(point.domain, refs, 1, { branch: point.branch ?? "", at: point.revision });
+    answer.catch(() => graphsAt.delete(name));
+    graphsAt.set(name, answer);
+    if (graphsAt.size > 100) graphsAt.delete(graphsAt.keys().next().value!);
+  }
+  return answer;
+}
 
 export function ReplayPage() {
   const { session = "" } = useParams();
@@ -51,12 +73,6 @@ export function ReplayPage() {
   );
 }
 
-interface Hover {
-  node: number;
-  x: number;
-  y: number;
-}
-
 function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: number }) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const engineRef = useRef<ReplayEngine | null>(null);
@@ -65,6 +81,7 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
   const [layout, setLayout] = useState({ ticks: 0, done: false });
   const [asOf, setAsOf] = useState<Map<string, AsOf>>(new Map());
   const [hover, setHover] = useState<Hover | null>(null);
+  const [overlay, setOverlay] = useState<{ step: number; overlay: RevisionOverlay; problem?: string } | null>(null);
   const totals = useMemo(() => sessionTotals(timeline), [timeline]);
   const failedAt = useMemo(() => failedSteps(timeline), [timeline]);
 
@@ -106,6 +123,8 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
   useEffect(() => {
     const current = timeline.steps[step];
     const engine = engineRef.current;
+    engine?.renderer.setOverlay(EMPTY_OVERLAY);
+    setOverlay(null);
     if (playing || !current || !engine) return;
     const point = readPointOf(current);
     if (!point) {
@@ -114,6 +133,21 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
       return;
     }
     let live = true;
+    const showRevisionGraph = (present: string[]) => {
+      if (present.length === 0) return;
+      graphAt(point, present)
+        .then((answer) => {
+          if (!live) return;
+          const next = revisionOverlay(timeline, step, present, answer);
+          engine.renderer.setOverlay(next);
+          setOverlay({ step, overlay: next });
+        })
+        .catch((problem: unknown) => {
+          if (!live) return;
+          const detail = problem instanceof Error ? problem.message : String(problem);
+          setOverlay({ step, overlay: EMPTY_OVERLAY, problem: detail });
+        });
+    };
     const timer = setTimeout(() => {
       void asOfCache.load(point, current.touched.slice(0, READ_PER_STEP)).then((answers) => {
         if (!live) return;
@@ -124,6 +158,8 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
           if (answer.state === "absent" && id !== undefined) absent.push(id);
         });
         engine.renderer.setAbsent(absent);
+        const present = [...answers].filter(([, answer]) => answer.state === "present").map(([ref]) => ref);
+        showRevisionGraph(present);
       });
     }, 150);
     return () => {
@@ -240,6 +276,7 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
           onChange={(event) => engine?.setSpeed(Number(event.currentTarget.value))}
         />
       </Group>
+      {overlay && overlay.step === step && <RevisionGraphLine {...overlay} />}
       <Grid>
         <Grid.Col span={{ base: 12, lg: 3 }}>
           <Paper withBorder>
@@ -281,7 +318,8 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
               </Group>
             ))}
             <Text size="xs" c="dimmed">
-              · current step ringed, earlier steps dimmed, red ring: did not exist at this step's Revision ·
+              · current step ringed, earlier steps dimmed, red ring: did not exist at this step's Revision,
+              blue: Links there no step touched (their Records hollow) ·
               wheel to zoom, drag to pan, double-click to fit · space plays, ← → step
             </Text>
           </Group>
@@ -293,6 +331,31 @@ function Replay({ timeline, initialStep }: { timeline: Timeline; initialStep: nu
         </Grid.Col>
       </Grid>
     </Stack>
+  );
+}
+
+/** What the canvas shows of the graph at the step's Revision, in words. */
+function RevisionGraphLine({ overlay, problem }: { overlay: RevisionOverlay; problem?: string }) {
+  if (problem) {
+    return (
+      <Text size="sm" c="dimmed" data-testid="revision-graph">
+        The graph at this step's Revision could not be read: {problem}
+      </Text>
+    );
+  }
+  return (
+    <Text
+      size="sm"
+      data-testid="revision-graph"
+      data-extra-nodes={overlay.extraNodes.length}
+      data-missing-edges={overlay.missingEdges.length}
+    >
+      As of this step's Revision <Text span ff="monospace" inherit>{overlay.revision.slice(0, 12)}</Text>:{" "}
+      {counted(overlay.links, "Link")} around its Records; {counted(overlay.extraEdges.length, "Link")} and{" "}
+      {counted(overlay.extraNodes.length + overlay.more, "Record")} no step touched drawn in blue
+      {overlay.more > 0 ? ` (${overlay.more} of those Records not drawn)` : ""};{" "}
+      {counted(overlay.missingEdges.length, "Link")} drawn before not there (left out).
+    </Text>
   );
 }
 
@@ -349,70 +412,4 @@ function useKeyboard(engineRef: RefObject<ReplayEngine | null>) {
     window.addEventListener("keydown", key);
     return () => window.removeEventListener("keydown", key);
   }, [engineRef]);
-}
-
-/** Wheel to zoom, drag to pan, double-click to fit, hover for a tooltip. */
-function useCanvasPointer(
-  canvasRef: RefObject<HTMLCanvasElement | null>,
-  engineRef: RefObject<ReplayEngine | null>,
-  setHover: (hover: Hover | null) => void,
-) {
-  useEffect(() => {
-    const canvas = canvasRef.current;
-    if (!canvas) return;
-    let drag: { x: number; y: number } | null = null;
-    let hovered = -1;
-    const local = (event: MouseEvent) => {
-      const rect = canvas.getBoundingClientRect();
-      return { x: event.clientX - rect.left, y: event.clientY - rect.top };
-    };
-    const wheel = (event: WheelEvent) => {
-      event.preventDefault();
-      const { x, y } = local(event);
-      engineRef.current?.renderer.zoomAt(x, y, event.deltaY < 0 ? 1.15 : 1 / 1.15);
-    };
-    const down = (event: PointerEvent) => {
-      drag = local(event);
-    };
-    const up = () => {
-      drag = null;
-    };
-    const move = (event: PointerEvent) => {
-      const renderer = engineRef.current?.renderer;
-      if (!renderer) return;
-      const p = local(event);
-      if (drag) {
-        renderer.panBy(p.x - drag.x, p.y - drag.y);
-        drag = p;
-        return;
-      }
-      const node = renderer.nodeAt(p.x, p.y);
-      renderer.setHover(node);
-      if (node !== hovered) {
-        hovered = node;
-        setHover(node >= 0 ? { node, ...p } : null);
-      }
-    };
-    const leave = () => {
-      drag = null;
-      hovered = -1;
-      engineRef.current?.renderer.setHover(-1);
-      setHover(null);
-    };
-    const fit = () => engineRef.current?.renderer.fit();
-    canvas.addEventListener("wheel", wheel, { passive: false });
-    canvas.addEventListener("pointerdown", down);
-    window.addEventListener("pointerup", up);
-    canvas.addEventListener("pointermove", move);
-    canvas.addEventListener("pointerleave", leave);
-    canvas.addEventListener("dblclick", fit);
-    return () => {
-      canvas.removeEventListener("wheel", wheel);
-      canvas.removeEventListener("pointerdown", down);
-      window.removeEventListener("pointerup", up);
-      canvas.removeEventListener("pointermove", move);
-      canvas.removeEventListener("pointerleave", leave);
-      canvas.removeEventListener("dblclick", fit);
-    };
-  }, [canvasRef, engineRef, setHover]);
 }

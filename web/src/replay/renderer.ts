@@ -12,10 +12,15 @@
  * only when something changed (`render()` returns false otherwise: the step, the positions, the
  * viewport, the size, the hover or the absent set).
  *
+ * Paused on a step, an overlay may say how the graph stood at the step's Revision (revisionGraph.ts):
+ * the edges not there are not drawn, and the Links and Records there that no step touched are drawn
+ * light (the Records hollow, around the node they hang from).
+ *
  * Indexes into the typed arrays below are in range by construction (node and edge ids come from the
  * timeline); `!` says so to the compiler (noUncheckedIndexedAccess) without a check per item.
  */
 
+import { EMPTY_OVERLAY, type RevisionOverlay } from "./revisionGraph";
 import type { Timeline } from "./timeline";
 
 /** The part of CanvasRenderingContext2D the renderer uses (a fake one is enough for unit tests). */
@@ -49,6 +54,8 @@ const CURRENT_EDGE = "#e8590c";
 const CURRENT_RING = "#212529";
 const ABSENT_RING = "#e03131";
 const MAX_LABELS = 40;
+const EXTRA_EDGE = "#1971c2";
+const GOLDEN_ANGLE = Math.PI * (3 - Math.sqrt(5));
 
 export interface Viewport {
   scale: number;
@@ -67,6 +74,12 @@ export class ReplayRenderer {
   private current = new Uint32Array(0);
   private currentMark = 1;
   private absent = new Set<number>();
+  private overlay: RevisionOverlay = EMPTY_OVERLAY;
+  /** `hiddenEdge[e]` is 1 when edge e is not there at the overlay's Revision. */
+  private hiddenEdge = new Uint8Array(0);
+  private extraX = new Float32Array(0);
+  private extraY = new Float32Array(0);
+  private extraColour: string[] = [];
   private step = 0;
   private hover = -1;
   private width = 300;
@@ -102,6 +115,7 @@ export class ReplayRenderer {
     for (let i = 0; i < count; i++) this.byColour[fill[this.colour[i]!]!++] = i;
     this.current = new Uint32Array(count);
     this.absent.clear();
+    this.setOverlay(EMPTY_OVERLAY);
     this.hover = -1;
     this.fitted = false;
     this.setStep(0);
@@ -126,6 +140,30 @@ export class ReplayRenderer {
   setAbsent(nodes: Iterable<number>): void {
     this.absent = new Set(nodes);
     this.dirty = true;
+  }
+
+  /** The graph as of the current step's Revision (EMPTY_OVERLAY: none). */
+  setOverlay(overlay: RevisionOverlay): void {
+    this.overlay = overlay;
+    this.hiddenEdge = new Uint8Array(this.timeline?.edgeRelations.length ?? 0);
+    for (const e of overlay.missingEdges) if (e < this.hiddenEdge.length) this.hiddenEdge[e] = 1;
+    this.extraX = new Float32Array(overlay.extraNodes.length);
+    this.extraY = new Float32Array(overlay.extraNodes.length);
+    this.extraColour = overlay.extraNodes.map((node) => this.kindColour(node.kind));
+    this.dirty = true;
+  }
+
+  /** Where the overlay's extra nodes sit now: around their anchors (which the layout may move). */
+  private placeExtra(): void {
+    const around = new Map<number, number>();
+    this.overlay.extraNodes.forEach((node, i) => {
+      const n = around.get(node.anchor) ?? 0;
+      around.set(node.anchor, n + 1);
+      const r = 14 + 3 * Math.sqrt(n);
+      const a = n * GOLDEN_ANGLE;
+      this.extraX[i] = (this.x[node.anchor] ?? 0) + r * Math.cos(a);
+      this.extraY[i] = (this.y[node.anchor] ?? 0) + r * Math.sin(a);
+    });
   }
 
   setHover(node: number): void {
@@ -241,6 +279,7 @@ export class ReplayRenderer {
     const { scale, tx, ty } = this.viewport;
     ctx.setTransform(this.dpr * scale, 0, 0, this.dpr * scale, this.dpr * tx, this.dpr * ty);
     this.drawEdges(timeline, scale);
+    this.drawOverlay(scale);
     this.drawNodes(timeline, scale);
     this.drawLabels(timeline, scale);
     return true;
@@ -255,8 +294,9 @@ export class ReplayRenderer {
     ctx.strokeStyle = SEEN_EDGE;
     ctx.lineWidth = 0.8 / scale;
     ctx.beginPath();
+    const hidden = this.hiddenEdge;
     for (let e = 0; e < first.length; e++) {
-      if (first[e]! > this.step) continue;
+      if (first[e]! > this.step || hidden[e] === 1) continue;
       const a = ends[2 * e]!;
       const b = ends[2 * e + 1]!;
       ctx.moveTo(this.x[a]!, this.y[a]!);
@@ -268,12 +308,44 @@ export class ReplayRenderer {
     ctx.lineWidth = 2 / scale;
     ctx.beginPath();
     for (let i = 0; i < current.length; i++) {
+      if (hidden[current[i]!] === 1) continue;
       const a = ends[2 * current[i]!]!;
       const b = ends[2 * current[i]! + 1]!;
       ctx.moveTo(this.x[a]!, this.y[a]!);
       ctx.lineTo(this.x[b]!, this.y[b]!);
     }
     ctx.stroke();
+  }
+
+  /** The Links and Records at the step's Revision that no step touched: light edges, hollow nodes. */
+  private drawOverlay(scale: number): void {
+    const overlay = this.overlay;
+    if (overlay.extraEdges.length === 0) return;
+    this.placeExtra();
+    const ctx = this.ctx;
+    const at = (id: number): [number, number] =>
+      id >= 0 ? [this.x[id]!, this.y[id]!] : [this.extraX[-1 - id]!, this.extraY[-1 - id]!];
+    ctx.globalAlpha = 0.6;
+    ctx.strokeStyle = EXTRA_EDGE;
+    ctx.lineWidth = 0.8 / scale;
+    ctx.beginPath();
+    for (const [a, b] of overlay.extraEdges) {
+      const [ax, ay] = at(a);
+      const [bx, by] = at(b);
+      ctx.moveTo(ax, ay);
+      ctx.lineTo(bx, by);
+    }
+    ctx.stroke();
+    const r = 3 / scale;
+    ctx.lineWidth = 1.2 / scale;
+    overlay.extraNodes.forEach((_node, i) => {
+      ctx.strokeStyle = this.extraColour[i]!;
+      ctx.beginPath();
+      ctx.moveTo(this.extraX[i]! + r, this.extraY[i]!);
+      ctx.arc(this.extraX[i]!, this.extraY[i]!, r, 0, 2 * Math.PI);
+      ctx.stroke();
+    });
+    ctx.globalAlpha = 1;
   }
 
   private drawNodes(timeline: Timeline, scale: number): void {

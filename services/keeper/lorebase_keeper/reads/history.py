@@ -23,7 +23,7 @@ from lorebase_keeper.reads.lineage import evidence_of, lineage_of, revision_summ
 from lorebase_keeper.reads.records import read_record, record_kind
 from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import HistoryRow, RevisionRow, Txn
+from lorebase_store import RENAMED_FROM, HistoryRow, RevisionRow, Txn
 
 
 def _provenance(
@@ -53,8 +53,17 @@ async def get_history(rt: Runtime, access: Access, domain: Domain, request: GetH
 
     async def read(txn: Txn) -> dict[str, Any]:
         point = await read_point(txn, domain, request.branch or None, request.at or None)
+        former = await txn.entity_names(domain.id, point.chain, point.at, "record", kind.name, key)
         rows = await txn.entity_history(
-            domain.id, point.chain, point.at, "record", kind.name, key, limit=limit + 1, before=before
+            domain.id,
+            point.chain,
+            point.at,
+            "record",
+            kind.name,
+            key,
+            limit=limit + 1,
+            before=before,
+            former=former,
         )
         if not rows and before is None:
             raise Problem(
@@ -80,6 +89,10 @@ async def get_history(rt: Runtime, access: Access, domain: Domain, request: GetH
                 "attributes": attributes,
                 "provenance": {a: _provenance(revision, row, a, evidence) for a in attributes},
             }
+            renamed_from = row.provenance.get(RENAMED_FROM)
+            if isinstance(renamed_from, str):  # a rename of its Kind moved it (schema_changes/migrate.py)
+                entry["change"] = "renamed"
+                entry["renamed_from"] = f"{renamed_from}/{key}"
             merged_into = row.provenance.get("$merged_into")
             if row.change == "deleted" and isinstance(merged_into, str):
                 entry["merged_into"] = f"{kind.name}/{merged_into}"  # reconciliation (record_merge.py)
@@ -108,8 +121,9 @@ async def get_lineage(rt: Runtime, access: Access, domain: Domain, request: Reco
         found = await read_record(txn, access, domain, request, kind)
         point, shown, redacted = found.point, found.shown, found.redacted
         lineage = await lineage_of(txn, domain, found.provenance, shown, branch=point.branch.name)
+        former = await txn.entity_names(domain.id, point.chain, point.at, "record", kind.name, key)
         count = await txn.count_entity_history(
-            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
+            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap, former=former
         )
         doc: dict[str, Any] = {
             "domain": domain.name,

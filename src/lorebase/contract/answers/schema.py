@@ -29,6 +29,13 @@ class AttributeDoc(Answer, kw_only=True):
     description: str
     aliases: list[str]
     value_aliases: dict[str, list[str]]
+    comparatives: (
+        Annotated[
+            dict[str, Literal["lt", "gt", "min", "max"]],
+            Meta(description="Words comparing (lt, gt) or ranking (min, max) by the Attribute"),
+        ]
+        | UnsetType
+    ) = UNSET
     resolvable: bool | None
     sensitivity: list[str]
     default: Any = UNSET  # parameters

@@ -21,9 +21,17 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.resolve.dates import Said, date_at, implicit
-from lorebase_keeper.reads.resolve.graded import YEAR, Graded, along, comparative_at, ends, operator
+from lorebase_keeper.reads.resolve.graded import (
+    YEAR,
+    Graded,
+    along,
+    comparative_at,
+    declared_along,
+    ends,
+    operator,
+)
 from lorebase_keeper.reads.resolve.ground import Span, is_number
-from lorebase_keeper.reads.resolve.lexicon import STATES, UNITS
+from lorebase_keeper.reads.resolve.lexicon import LEVELS, STATES, UNITS
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
 from lorebase_keeper.reads.resolve.words import Word, number_at
 
@@ -165,13 +173,22 @@ def comparisons(
     out: list[dict[str, Any]] = []
     units: set[int] = set()
     fixed: set[int] = set()
-    # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be
+    # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be,
+    # and so may a word that is only a part of Attributes' names ("EUR" of `tariff_eur_mwh`)
     names_at = {
-        i for s in spans for i in range(s.start, s.end) if any(h.term.target != "value" for h in s.hits)
+        i
+        for s in spans
+        for i in range(s.start, s.end)
+        if any(h.term.target != "value" and h.level != "partial" for h in s.hits)
     }
     index = 0
     while index < len(words):
-        graded = comparative_at(words, used, index)
+        level_end = _level(words, used, index, named, vocab, kinds, domain, out, today)
+        if level_end is not None:
+            units |= level_end[1]
+            index = level_end[0]
+            continue
+        graded = comparative_at(words, used, index, vocab)
         if graded is not None:
             graded_end = _graded(
                 words, used, index, graded, named, names_at, vocab, kinds, domain, out, today
@@ -234,7 +251,7 @@ def comparisons(
                 scores = {id(t): s for t, s in ended}
         if unit is not None and all(_unit(t, unit) is None for t in terms):
             unit = None
-        last = end + (1 if unit is not None else 0)
+        last = _rate(words, end + (1 if unit is not None else 0), terms if unit is not None else [])
         begin = named[index].start if anchor != index else index
         if level == "state" and state is not None:
             begin = state
@@ -298,8 +315,11 @@ def _graded(
             break
     if not scored:
         dates = True if shape == "date" or year else False
-        found = along(domain, vocab, kinds, graded.dimension, dates=dates)
-        if not found and year:
+        if graded.declared:
+            found = declared_along(graded, kinds)
+        else:
+            found = along(domain, vocab, kinds, graded.dimension, dates=dates)
+        if not found and year and not graded.declared:
             found = along(domain, vocab, kinds, graded.dimension, dates=False)
         if unit is not None:
             with_unit = [(t, s) for t, s in found if _unit(t, unit) is not None]
@@ -307,11 +327,11 @@ def _graded(
         scored = [(t, s, "comparative") for t, s in found if _fits(t, shape, value)]
     if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
         unit = None
-    last = end + (1 if unit is not None else 0)
+    last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
     matched = " ".join(w.key for w in words[index:last])
     made = 0
     for term, score, level in scored:
-        op = operator(graded.dimension, graded.direction, term)
+        op = operator(graded.dimension, graded.direction, term, graded)
         for pred_op, shown in _predicates(domain, term, op, shape, value):
             out.append(
                 _said(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)), value, today)
@@ -322,6 +342,75 @@ def _graded(
     units = {end} if unit is not None and used[end] else set()
     used[index:last] = [True] * (last - index)
     return last, units
+
+
+def _level(
+    words: list[Word],
+    used: list[bool],
+    index: int,
+    named: dict[int, Span],
+    vocab: Vocabulary,
+    kinds: list[str],
+    domain: Domain,
+    out: list[dict[str, Any]],
+    today: date | None,
+) -> tuple[int, set[int]] | None:
+    """A verb of level with its number ("running at more than 90", "operating at 100 percent": `eq`
+    without a comparison word): on the Attribute named nearby when one fits, else on those of the
+    named Kinds having the verb's dimension (level `state`). Appends the candidates; answers the
+    index after the words taken and the unit."""
+    phrase = next(
+        (
+            p
+            for p in LEVELS
+            if tuple(w.key for w in words[index : index + len(p)]) == p
+            and not any(used[index : index + len(p)])
+        ),
+        None,
+    )
+    if phrase is None:
+        return None
+    after = index + len(phrase)
+    found = _operator(words, used, after)
+    op, size = found if found is not None and found[0] in ("gt", "ge", "lt", "le", "eq") else ("eq", 0)
+    operand = _operand(words, after + size, today)
+    if operand is None or operand[1] != "number":
+        return None
+    end = after + size + operand[0]
+    unit = words[end] if end < len(words) and not is_number(words[end]) else None
+    terms, score, level = _near(named, index, end, "number", operand[2], vocab, [], None)
+    scored = [(t, score, level) for t in terms]
+    if not scored:
+        found_terms = along(domain, vocab, kinds, LEVELS[phrase], dates=False)
+        if unit is not None:
+            found_terms = [(t, s) for t, s in found_terms if _unit(t, unit) is not None] or found_terms
+        scored = [(t, s, "state") for t, s in found_terms]
+    if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
+        unit = None
+    last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
+    matched = " ".join(w.key for w in words[index:last])
+    made = 0
+    for term, term_score, term_level in scored:
+        for pred_op, shown in _predicates(domain, term, op, "number", operand[2]):
+            out.append(entry(term, pred_op, shown, term_score, term_level, matched, _unit(term, unit)))
+            made += 1
+    if not made:
+        return None
+    units = {end} if unit is not None and used[end] else set()
+    used[index:last] = [True] * (last - index)
+    return last, units
+
+
+def _rate(words: list[Word], last: int, terms: list[Term]) -> int:
+    """After a unit, "per MWh" when the Attribute's description gives it ("EUR per MWh"): part of
+    the unit, not a grouping. Answers the index after the words taken."""
+    if last + 1 >= len(words) or words[last].key != "per" or not terms:
+        return last
+    said = words[last + 1].key
+    for term in terms:
+        if said in {w.casefold() for w in re.findall(r"\w+", term.description)}:
+            return last + 2
+    return last
 
 
 def _said(made: dict[str, Any], value: Any, today: date | None) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.resolve.graded import along, base_type, operator, superlative_at
+from lorebase_keeper.reads.resolve.graded import along, base_type, declared_along, operator, superlative_at
 from lorebase_keeper.reads.resolve.ground import Span
 from lorebase_keeper.reads.resolve.lexicon import DATES, NUMERIC, TOP
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary, relations
@@ -307,7 +307,7 @@ def _superlative(
     with `limit` when a number is said ("the three cheapest", "top 5 riskiest")."""
     if _most_linked(words, used, index, spans, by_start, vocab, out):
         return
-    graded = superlative_at(words, used, index)
+    graded = superlative_at(words, used, index, vocab)
     word = words[index].key
     if graded is None and (used[index] or word not in DESCENDING | ASCENDING):
         return
@@ -323,7 +323,10 @@ def _superlative(
         (t, None) for t in sorted(named, key=lambda t: (t.kind, str(t.attribute)))
     ]
     if not scored and graded is not None:
-        scored = [(t, s) for t, s in along(domain, vocab, kinds, graded.dimension)]
+        if graded.declared:
+            scored = [(t, s) for t, s in declared_along(graded, kinds)]
+        else:
+            scored = [(t, s) for t, s in along(domain, vocab, kinds, graded.dimension)]
     if not scored:
         return
     before = _count_before(words, used, index)
@@ -334,7 +337,7 @@ def _superlative(
     matched = " ".join(w.key for w in words[first:last])
     for term, score in scored:
         if graded is not None:
-            descending = operator(graded.dimension, graded.direction, term) == "gt"
+            descending = operator(graded.dimension, graded.direction, term, graded) == "gt"
         else:
             descending = word in DESCENDING
         hint: dict[str, Any] = {

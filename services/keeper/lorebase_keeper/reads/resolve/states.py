@@ -11,7 +11,9 @@
   `supplies`) is a `has_link` hint: the Records at the object end of the verb having at least one
   Link of that Relation, with the `path` to follow from them (POST /traverse). Not for a Kind the
   caller may not read: the vocabulary holds only readable Relations. "not flagged", "never
-  flagged" and "unflagged" add `negated: true`: the Records with no such Link.
+  flagged" and "unflagged" add `negated: true`: the Records with no such Link. A participle the
+  names level grounded to its Relation ("inspected" of `inspects`) is read so too; the Relation
+  candidate stays.
 """
 
 from __future__ import annotations
@@ -55,8 +57,14 @@ def states(
     candidates: list[dict[str, Any]] = []
     out: list[dict[str, Any]] = []
     found = relations(vocab)
+    # a participle the names level read as its Relation ("inspected": inspects) is still a state
+    participles = {
+        s.start
+        for s in spans
+        if s.end == s.start + 1 and s.hits and all(h.term.target == "relation" for h in s.hits)
+    }
     for index, word in enumerate(words):
-        if used[index]:
+        if used[index] and index not in participles:
             continue
         state = STATES.get(word.key)
         if state is not None:
