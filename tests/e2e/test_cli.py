@@ -96,6 +96,11 @@ def test_reads_answer_json_and_tables(cli: Cli, tmp_path: Path) -> None:
     assert "supplier_risk" in [lens["name"] for lens in schema["lenses"]]
     links = cli.json("links", "Supplier", "S-1001", "supplies")
     assert links["links"] and links["other_kind"] == "Part"
+    page = cli.json("records", "Supplier", "--limit", "2")
+    assert [r["key"] for r in page["records"]] == ["S-1001", "S-1002"] and page["next_cursor"]
+    relation = schema["relations"][0]["name"]
+    assert len(cli.json("relation-links", relation, "--limit", "1")["links"]) == 1
+    assert cli.json("revision", latest)["revision"]["id"] == latest
     near = cli.json("neighborhood", "Supplier/S-1001", "--depth", "1")
     assert near
     far = cli.json("traverse", "Supplier/S-1001", "--path", "supplies")

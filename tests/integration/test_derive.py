@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase_keeper.reads import health as data_health
 from sqlalchemy import text
 
 from lorebase.schema import parse_yaml
@@ -192,7 +191,7 @@ async def test_health_counts_missing_derived_values_without_failing(stack: Stack
             text("""update records set "values" = "values" - 'part_count' where key = 'S-0002'""")
         )
         await conn.execute(text("""update records set "values" = "values" - 'label' where key = 'S-0002'"""))
-    data_health._CACHE.clear()  # the damage bypassed commits, so the head Revision did not move
+    stack.rt.read_cache.forget()  # the damage bypassed commits, so the head Revision did not move
     body = (await stack.http.get(D + "/health", headers=stack.admin)).json()
     supplier_report = next(k for k in body["kinds"] if k["kind"] == "Supplier")
     assert supplier_report["derived"] == 1 and supplier_report["invalid"] == 0

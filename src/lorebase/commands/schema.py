@@ -22,6 +22,7 @@ from lorebase.commands._runtime import (
     REFUSED,
     USAGE,
     Usage,
+    call_arguments,
     client_command,
     emit,
     fields,
@@ -104,7 +105,7 @@ async def _schema(client: RestClient, args: argparse.Namespace) -> int:
     if args.action == "show":
         if args.files:
             raise Usage("lorebase schema takes no FILE; did you mean schema infer, diff or apply?")
-        emit(args, await client.get_schema(domain=args.domain, branch=args.branch, at=args.at), _schema_human)
+        emit(args, await client.get_schema(**call_arguments("get_schema", args)), _schema_human)
         return 0
     if len(args.files) != 1:
         raise Usage(f"schema {args.action} takes one FILE")
