@@ -7,7 +7,9 @@ rest PurchaseOrders, each with its Links) and LOREBASE_BENCH_BRANCH_REVISIONS (d
 Each round of packs, resolves and queries (with coverage) runs with writes committing meanwhile on
 other Records at each rate of LOREBASE_BENCH_WRITE_RATES (0, 20 and 100 per second; issue 29).
 Targets: context pack p95 <= 12 ms and resolve p95 <= 15 ms with writes flowing and without (issues
-17, 16, 29); history/lineage time flat (ratio <= 1.5) as the branch grows.
+17, 16, 29), for the analyst questions of issue 16 and, apart, for those of issue 31 (comparatives,
+superlatives, counts, states, dates: RESOLVE_31_TEXTS); history/lineage time flat (ratio <= 1.5) as
+the branch grows.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from pathlib import Path
 
 import httpx
 import orjson
-import yaml
 
 from bench import cpu, paced_writes
+from lorebase.schema import parse_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG_RECORDS = int(os.environ.get("LOREBASE_BENCH_BIG_RECORDS", "1000000"))
@@ -40,6 +42,18 @@ RESOLVE_TEXTS = [
     "supliers with tier 1 and risk below 25",
     "parts that cost more than 100 EUR",
     "which supplier has the highest risk score",
+]
+# Questions of issue 31 (comparatives, superlatives and top-k, number words, verbs of state, counts
+# of related Records, dates as people say them), timed apart so their cost is seen on its own.
+RESOLVE_31_TEXTS = [
+    "the three cheapest parts",
+    "suppliers riskier than seventy",
+    "how many parts does each tier 1 supplier supply",
+    "orders placed since Q3",
+    "flagged suppliers in PL",
+    "contracts not older than 2023",
+    "the two suppliers with the most parts",
+    "suppliers without risk flags",
 ]
 
 
@@ -64,7 +78,7 @@ class Big:
 
 def load(base: str, headers: dict[str, str], total: int = BIG_RECORDS, *, order_width: int = 6) -> Big:
     """Create and load the generated Domain `big` (once per run: the cold reads use it too)."""
-    schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
+    schema = parse_yaml((ROOT / "examples" / "supply" / "schema.yaml").read_text())
     if order_width != 6:  # the example's PurchaseOrder numbers have 6 digits
         number = schema["kinds"]["PurchaseOrder"]["attributes"]["po_number"]
         number["pattern"] = number["pattern"].replace("{6}", f"{{{order_width}}}")
@@ -246,6 +260,19 @@ def _round(
             ],
             len,
         )
+        graded, graded_cpu = cpu.measured(
+            lambda: [
+                _timed(
+                    client,
+                    "POST",
+                    "/api/v1/domains/big/resolve",
+                    headers,
+                    {"text": RESOLVE_31_TEXTS[i % len(RESOLVE_31_TEXTS)], "record_misses": False},
+                )
+                for i in range(200)
+            ],
+            len,
+        )
         query, query_cpu = cpu.measured(
             lambda: [_timed(client, "POST", "/api/v1/domains/big/query", headers, QUERY) for _ in range(200)],
             len,
@@ -260,6 +287,12 @@ def _round(
     for name, samples, usage, target in (
         ("context pack, depth 2, 1,500 tokens", pack, pack_cpu, PACK_TARGET_MS),
         (f"resolve ({len(RESOLVE_TEXTS)} analyst questions)", resolve, resolve_cpu, RESOLVE_TARGET_MS),
+        (
+            f"resolve of comparatives, ranks, counts, states, dates ({len(RESOLVE_31_TEXTS)} questions)",
+            graded,
+            graded_cpu,
+            RESOLVE_TARGET_MS,
+        ),
         ("query with coverage", query, query_cpu, None),
     ):
         p50, p95 = _pct(samples)
@@ -294,7 +327,7 @@ def measure(
             round_lines, round_rows = _round(client, base, headers, big, rate, offset=index * 7919)
             lines += round_lines
             cpu_rows += round_rows
-        schema = yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())
+        schema = parse_yaml((ROOT / "examples" / "supply" / "schema.yaml").read_text())
         assert (
             client.post(
                 "/api/v1/domains", json={"name": "chain", "schema": schema}, headers=headers

@@ -14,7 +14,8 @@
    and request, beside supply's 30 Suppliers).
 4. Imports (bench/imports.py): 100,000 Records in one import through REST beside raw COPY of as
    many rows into a table shaped like `records` (LOREBASE_BENCH_IMPORT_RECORDS changes the count),
-   ROUNDS pairs, the median reported.
+   ROUNDS pairs, the median reported; then one schema change set backfilling an Attribute over the
+   imported Records beside a raw UPDATE of as many rows (LOREBASE_BENCH_BACKFILL=0 skips it).
 5. Agent memory (bench/memory.py): record creates, and record updates, per second through REST,
    8 clients, in one scope, beside the same raw single-row transactions at 1 connection (a scope's
    journal serialises its appends), and catch-up reads in entries per second with pages of 256
@@ -60,7 +61,7 @@ import asyncpg
 
 from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, standbys, write_tail
 from bench import memory as memory_bench
-from bench.imports import IMPORT_RECORDS, raw_copy, rest_import
+from bench.imports import BACKFILL, IMPORT_RECORDS, raw_backfill, raw_copy, rest_backfill, rest_import
 from bench.report import Measure, Row, machine, median_pair, pair, table_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -275,6 +276,19 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
             IMPORT_TARGET,
         )
     )
+    if BACKFILL:  # once: each round's import left a Domain of IMPORT_RECORDS Items and bench_copy its rows
+        fill_rate, fill_s, fill_cpu = rest_backfill(bench.base, bench.headers, IMPORT_RECORDS, "bulk0")
+        update_rate, update_s, update_cpu = asyncio.run(raw_backfill(bench.url, IMPORT_RECORDS))
+        rows.append(
+            (
+                f"schema backfill: Records/s, a change set adding an Attribute with a backfill "
+                f"expression over {IMPORT_RECORDS} Records, one Revision ({fill_s:.2f} s)",
+                Measure(f"{fill_s:.2f} s", fill_rate, float("nan"), float("nan"), cpu=fill_cpu),
+                f"raw UPDATE of as many rows adding the same member ({update_s:.2f} s)",
+                Measure(f"{update_s:.2f} s", update_rate, float("nan"), float("nan"), cpu=update_cpu),
+                None,
+            )
+        )
     return rows, lines
 
 

@@ -19,7 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from examples.analyst import fleet
+from examples.analyst import energy, fleet
 
 ROOT = Path(__file__).resolve().parents[2]
 Rows = list[dict[str, Any]]
@@ -46,7 +46,14 @@ def supply() -> dict[str, Rows]:
 
 
 def fleet_data() -> dict[str, Rows]:
-    generated = fleet.data()
+    return generated_data(fleet.data())
+
+
+def energy_data() -> dict[str, Rows]:
+    return generated_data(energy.data())
+
+
+def generated_data(generated: dict[str, Any]) -> dict[str, Rows]:
     kinds: dict[str, Rows] = {}
     for record in generated["records"]:
         kinds.setdefault(record["kind"], []).append(dict(record["values"]))
@@ -341,7 +348,7 @@ def questions() -> list[dict[str, Any]]:
             count(veh, lambda r: r["fuel"] == "electric" and r["status"] == "in_service"),
         ),
     ]
-    asked += compositional(s, f)
+    asked += compositional(s, f, energy_data())
     return [{"domain": d, "question": q, "expected": e} for d, q, e in asked]
 
 
@@ -375,7 +382,9 @@ def most_linked(
     return {"keys": sorted(found[:n])}
 
 
-def compositional(s: dict[str, Rows], f: dict[str, Rows]) -> list[tuple[str, str, dict[str, Any]]]:
+def compositional(
+    s: dict[str, Rows], f: dict[str, Rows], e: dict[str, Rows]
+) -> list[tuple[str, str, dict[str, Any]]]:
     """Questions of issue 31, asked as an analyst writes them: number words, comparatives,
     superlatives and top-k, verbs of state, counts of related Records, dates as people say them
     (those with a year: the relative ones depend on the day and are in
@@ -534,6 +543,143 @@ def compositional(s: dict[str, Rows], f: dict[str, Rows]) -> list[tuple[str, str
             "fleet",
             "How many trucks were registered in Q1 2020?",
             count(veh, lambda r: "2020-01-01" <= r["registered_on"] < "2020-04-01"),
+        ),
+    ] + energy_questions(e)
+
+
+def energy_questions(e: dict[str, Rows]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The compositional questions on the energy Domain (energy.py), written before the agent ran
+    them. "expired" and "overdue" compare with the day of the Revision read: the data's dates make
+    the answer the same on any day of 2026 to 2029 (TODAY stands for them)."""
+    site, asset, check = e["Site"], e["Asset"], e["Inspection"]
+    today = "2026-12-01"
+    inspected = {link["to"] for link in e["links"] if link["relation"] == "inspects"}
+
+    def tech(name: str) -> list[dict[str, Any]]:
+        return [r for r in asset if r["technology"] == name]
+
+    return [
+        # number words
+        (
+            "energy",
+            "How many assets have a capacity above twelve MW?",
+            count(asset, lambda r: num(r["capacity_mw"]) > 12),
+        ),
+        (
+            "energy",
+            "How many inspections found more than five defects?",
+            count(check, lambda r: r.get("defects") is not None and int(r["defects"]) > 5),
+        ),
+        (
+            "energy",
+            "How many sites have a grid capacity of at least two hundred MW?",
+            count(site, lambda r: num(r["grid_mw"]) >= 200),
+        ),
+        # comparatives (busier, cheaper: the Domain's words, declared in its schema)
+        (
+            "energy",
+            "Which assets are busier than 97?",
+            keys(asset, "asset_id", lambda r: int(r["output_pct"]) > 97),
+        ),
+        (
+            "energy",
+            "How many assets are cheaper than 40 EUR per MWh?",
+            count(asset, lambda r: num(r["tariff_eur_mwh"]) < 40),
+        ),
+        (
+            "energy",
+            "How many assets are older than 2010?",
+            count(asset, lambda r: r["commissioned_on"] < "2010-01-01"),
+        ),
+        (
+            "energy",
+            "How many solar arrays are larger than 40 MW?",
+            count(tech("solar"), lambda r: num(r["capacity_mw"]) > 40),
+        ),
+        # superlatives and top-k
+        ("energy", "Which are the three largest assets?", ranked(asset, "asset_id", "capacity_mw", 3, True)),
+        (
+            "energy",
+            "Which are the two oldest assets?",
+            ranked(asset, "asset_id", "commissioned_on", 2, False),
+        ),
+        (
+            "energy",
+            "What is the dearest battery?",
+            ranked(tech("battery"), "asset_id", "tariff_eur_mwh", 1, True),
+        ),
+        ("energy", "Top 3 sites by grid capacity", ranked(site, "site_code", "grid_mw", 3, True)),
+        (
+            "energy",
+            "Which hydro plant is the idlest?",
+            ranked(tech("hydro"), "asset_id", "output_pct", 1, False),
+        ),
+        # verbs of state
+        (
+            "energy",
+            "How many assets have an expired permit?",
+            count(asset, lambda r: r["permit_expires_on"] < today),
+        ),
+        (
+            "energy",
+            "How many scheduled inspections are overdue?",
+            count(check, lambda r: r["status"] == "scheduled" and r["due_on"] < today),
+        ),
+        (
+            "energy",
+            "How many assets were never inspected?",
+            count(asset, lambda r: r["asset_id"] not in inspected),
+        ),
+        (
+            "energy",
+            "Which wind turbines are running at more than 98?",
+            keys(tech("wind"), "asset_id", lambda r: int(r["output_pct"]) > 98),
+        ),
+        # written after "without", "not" before a comparison and a count before the Kind ranked
+        # were added to resolve
+        (
+            "energy",
+            "How many operating assets are without inspections?",
+            count(asset, lambda r: r["status"] == "operating" and r["asset_id"] not in inspected),
+        ),
+        (
+            "energy",
+            "How many assets are not older than 2010?",
+            count(asset, lambda r: r["commissioned_on"] >= "2010-01-01"),
+        ),
+        (
+            "energy",
+            "Which two assets have the highest tariff?",
+            ranked(asset, "asset_id", "tariff_eur_mwh", 2, True),
+        ),
+        # counts of related Records
+        (
+            "energy",
+            "How many assets does each site have?",
+            per_record(site, "site_code", e["links"], "located_at", "to"),
+        ),
+        (
+            "energy",
+            "Which site has the most assets?",
+            most_linked(site, "site_code", e["links"], "located_at", "to", 1, True),
+        ),
+        (
+            "energy",
+            "How many assets does each site in Greece have?",
+            per_record(
+                [r for r in site if r["country"] == "GR"], "site_code", e["links"], "located_at", "to"
+            ),
+        ),
+        # dates with a year
+        (
+            "energy",
+            "How many assets were commissioned in Q3 2019?",
+            count(asset, lambda r: "2019-07-01" <= r["commissioned_on"] < "2019-10-01"),
+        ),
+        (
+            "energy",
+            "How many inspections are due before the end of June 2025?",
+            count(check, lambda r: r["due_on"] < "2025-07-01"),
         ),
     ]
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import httpx
 import orjson
-import yaml
+
+from lorebase.schema import parse_yaml
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
@@ -64,7 +65,7 @@ def load_example(name: str, *, base_url: str, admin_key: str) -> bool:
             return False
         loader = {"Authorization": f"Bearer {_principal_key(client, admin, 'usr_loader')}"}
         editor = {"Authorization": f"Bearer {_principal_key(client, admin, 'usr_editor')}"}
-        schema = yaml.safe_load((path / "schema.yaml").read_text(encoding="utf-8"))
+        schema = parse_yaml((path / "schema.yaml").read_text(encoding="utf-8"))
         _check(client.post("/api/v1/domains", json={"name": name, "schema": schema}, headers=admin), 201)
         for principal, role in (("usr_loader", "admin"), ("usr_editor", "editor")):
             _check(

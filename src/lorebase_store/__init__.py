@@ -15,7 +15,7 @@ from lorebase_store.query import OrderBy, QuerySpec
 from lorebase_store.receipts import Receipt
 from lorebase_store.reconciliation import CandidateRow, ScanRow
 from lorebase_store.records import LinkRow, RecordRow
-from lorebase_store.revisions import BranchChain, HistoryRow, RevisionRow
+from lorebase_store.revisions import RENAMED_FROM, BranchChain, HistoryRow, RevisionRow
 from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
@@ -52,6 +52,7 @@ __all__ = [
     "ExtractionRow",
     "GrantRow",
     "HistoryRow",
+    "RENAMED_FROM",
     "KindStatistics",
     "LinkRow",
     "OrderBy",

@@ -24,8 +24,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.util import await_
 
 from lorebase_store.asyncpg_internals import forget_transaction_mark, invalidate_pooled, unstarted_begin
-from lorebase_store.hot import HotReads
+from lorebase_store.hot import BranchOrder, HotReads
 from lorebase_store.migrate import check_version, engine_target
+from lorebase_store.records import RecordRow
 from lorebase_store.standbys import Standby, Standbys
 from lorebase_store.store import Txn
 from lorebase_store.unavailable import unavailable_raised
@@ -248,6 +249,28 @@ class Database:
             await conn.rollback()
         self._record(name, started)
         return result
+
+    async def record_at_head(
+        self, domain_id: int, branch: str, kind: str, key: str
+    ) -> tuple[str | None, bool, RecordRow | None, BranchOrder | None]:
+        """The hottest read, in one statement: (head Revision, whether the branch exists, the Record
+        or None, where the head stands on its branch). On the raw asyncpg pool of `hot` when this
+        Database has one (a standby when the read allows it), else through SQLAlchemy, which does not
+        tell where the head stands (None). Callers ask here and never choose the driver."""
+        if self.hot is not None:
+            return await self.hot.record_at_head(domain_id, branch, kind, key)
+        head, exists, row = await self.read_one(
+            "get_record_head", lambda txn: txn.record_at_head(domain_id, branch, kind, key)
+        )
+        return head, exists, row, None
+
+    async def branch_head(self, domain_id: int, branch: str) -> tuple[bool, str | None]:
+        """(whether the branch exists, its head Revision) now, in one statement: what a cached read is
+        checked against (on `hot` when there is one, as `record_at_head`)."""
+        if self.hot is not None:
+            return await self.hot.branch_head(domain_id, branch)
+        row = await self.read_one("branch_head", lambda txn: txn.get_branch(domain_id, branch))
+        return (False, None) if row is None else (True, row.head)
 
     async def read_one(
         self,

@@ -274,6 +274,14 @@ class PrincipalsTxn(TxnBase):
         ).first()
         return None if row is None else _grant(row)
 
+    async def set_grant_kinds(self, domain_id: int, grant_id: str, kinds: list[str]) -> None:
+        """Set the Kinds a narrowed grant reaches (a Kind renamed: the new name beside the old)."""
+        await self.conn.execute(
+            update(grants)
+            .where(and_(grants.c.domain_id == domain_id, grants.c.id == grant_id))
+            .values(kinds=kinds)
+        )
+
     async def grants_in(self, domain_id: int) -> list[GrantRow]:
         """Every grant in a Domain."""
         rows = await self.conn.execute(

@@ -56,6 +56,23 @@ class HistoryRow:
             object.__setattr__(self, "provenance", expand(self.after, self.provenance))
 
 
+# The provenance note of a history row that moved a Record or Link to a renamed Kind or Relation:
+# the name it had before (lorebase_keeper.schema_changes.migrate).
+RENAMED_FROM = "$renamed_from"
+_RENAMES_MAX = 20
+
+
+def _named(name: str, former: tuple[tuple[str, tuple[int, int]], ...]) -> Any:
+    """Rows under `name`, or under a former name before the Revision (generation) that renamed it
+    (which deleted the row under the old name: that change is the rename's own)."""
+    if not former:
+        return history.c.name == name
+    return or_(
+        history.c.name == name,
+        *(and_(history.c.name == old, history.c.generation < position[0]) for old, position in former),
+    )
+
+
 @dataclass(frozen=True)
 class BranchChain:
     """A first-parent history as segments (branch, first generation, last generation or None for
@@ -211,6 +228,21 @@ class RevisionsTxn(TxnBase):
         )
         return [_revision(row) for row in rows]
 
+    async def schema_revisions(self, domain_id: int, chain: BranchChain, *, after: int) -> list[RevisionRow]:
+        """The schema change sets (origin `schema`) on a first-parent history after a generation,
+        oldest first."""
+        rows = await self.conn.execute(
+            select(revisions)
+            .where(
+                revisions.c.domain_id == domain_id,
+                chain.clause(revisions),
+                revisions.c.generation > after,
+                revisions.c.origin["type"].astext == "schema",
+            )
+            .order_by(revisions.c.generation)
+        )
+        return [_revision(row) for row in rows]
+
     async def records_changed_by(
         self, domain_id: int, revision_ids: list[str], *, limit: int
     ) -> list[tuple[str, str, str]]:
@@ -280,13 +312,15 @@ class RevisionsTxn(TxnBase):
         *,
         limit: int,
         before: tuple[int, int] | None = None,
+        former: tuple[tuple[str, tuple[int, int]], ...] = (),
     ) -> list[HistoryRow]:
         """The changes of one Record or Link on a first-parent history, newest first (an index range
-        per branch segment: the cost follows the entity's changes, not the branch's length)."""
+        per branch segment: the cost follows the entity's changes, not the branch's length). With
+        `former` (entity_names), also its changes under the names it had before each rename."""
         cond = [
             history.c.domain_id == domain_id,
             history.c.entity == entity,
-            history.c.name == name,
+            _named(name, former),
             history.c.key == key,
             chain.clause(history, upto),
         ]
@@ -299,6 +333,45 @@ class RevisionsTxn(TxnBase):
             .limit(limit)
         )
         return [_history(row) for row in rows]
+
+    async def entity_names(
+        self,
+        domain_id: int,
+        chain: BranchChain,
+        upto: tuple[str, int] | None,
+        entity: str,
+        name: str,
+        key: str,
+    ) -> tuple[tuple[str, tuple[int, int]], ...]:
+        """The names a Record or Link had before a rename of its Kind or Relation (a schema change
+        set moved it: its history row says `$renamed_from`), newest first, each with the position of
+        the rename: its changes under that name are the ones before it."""
+        out: list[tuple[str, tuple[int, int]]] = []
+        current, bound = name, None
+        for _ in range(_RENAMES_MAX):
+            cond = [
+                history.c.domain_id == domain_id,
+                history.c.entity == entity,
+                history.c.name == current,
+                history.c.key == key,
+                history.c.provenance.has_key(RENAMED_FROM),
+                chain.clause(history, upto),
+            ]
+            if bound is not None:
+                cond.append(history.c.generation < bound[0])
+            row = (
+                await self.conn.execute(
+                    select(history.c.provenance[RENAMED_FROM].astext, history.c.generation, history.c.seq)
+                    .where(*cond)
+                    .order_by(history.c.generation.desc(), history.c.seq.desc())
+                    .limit(1)
+                )
+            ).first()
+            if row is None or not row[0]:
+                break
+            current, bound = str(row[0]), (int(row[1]), int(row[2]))
+            out.append((current, bound))
+        return tuple(out)
 
     async def entity_created(
         self,
@@ -394,6 +467,7 @@ class RevisionsTxn(TxnBase):
         key: str,
         *,
         cap: int,
+        former: tuple[tuple[str, tuple[int, int]], ...] = (),
     ) -> int:
         """How many changes the entity has on the history, counting at most cap + 1."""
         inner = (
@@ -401,7 +475,7 @@ class RevisionsTxn(TxnBase):
             .where(
                 history.c.domain_id == domain_id,
                 history.c.entity == entity,
-                history.c.name == name,
+                _named(name, former),
                 history.c.key == key,
                 chain.clause(history, upto),
             )

@@ -10,10 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from lorebase_store.tables import branches, revisions, schema_versions
+from lorebase_store.tables import (
+    branches,
+    revisions,
+    schema_change_sets,
+    schema_versions,
+    source_keys,
+    statistics,
+)
 from lorebase_store.txn import TxnBase
 
 if TYPE_CHECKING:  # domains.py imports commits.py, which imports this module
@@ -37,6 +44,46 @@ class SchemaVersionsTxn(TxnBase):
         if digest is None:
             return domain.schema
         return await self.schema_version(domain.id, digest) or domain.schema
+
+    async def put_schema_change_set(
+        self, domain_id: int, revision: str, changes: list[dict[str, Any]], at: Any
+    ) -> None:
+        """Keep the change set a schema-changing Revision applied (migration 0019)."""
+        await self.conn.execute(
+            pg_insert(schema_change_sets)
+            .values(domain_id=domain_id, revision=revision, changes=changes, created_at=at)
+            .on_conflict_do_nothing(index_elements=["domain_id", "revision"])
+        )
+
+    async def move_kind_rows(self, domain_id: int, branch: str, old: str, new: str) -> None:
+        """A Kind renamed on a branch: its embeddings, statistics and Source keys there follow it
+        (its Records move in the commit; the other branches keep the old name)."""
+        await self.conn.execute(
+            text(
+                "UPDATE embeddings SET kind = :new "
+                "WHERE domain_id = :domain_id AND branch = :branch AND kind = :old"
+            ),
+            {"domain_id": domain_id, "branch": branch, "old": old, "new": new},
+        )
+        for table in (statistics, source_keys):
+            await self.conn.execute(
+                update(table)
+                .where(table.c.domain_id == domain_id, table.c.branch == branch, table.c.kind == old)
+                .values(kind=new)
+            )
+
+    async def schema_change_sets(self, domain_id: int, revision_ids: list[str]) -> dict[str, list[Any]]:
+        """The change sets these Revisions applied, by Revision (one without a kept change set is left
+        out: committed before migration 0019)."""
+        if not revision_ids:
+            return {}
+        rows = await self.conn.execute(
+            select(schema_change_sets.c.revision, schema_change_sets.c.changes).where(
+                schema_change_sets.c.domain_id == domain_id,
+                schema_change_sets.c.revision.in_(revision_ids),
+            )
+        )
+        return {row.revision: list(row.changes) for row in rows}
 
     async def write_schema_versions(self, domain_id: int, rows: list[dict[str, Any]]) -> None:
         """Keep schema versions ({digest, document, created_at}); one already kept stays as it is."""

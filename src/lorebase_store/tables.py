@@ -126,6 +126,18 @@ schema_versions = Table(
     PrimaryKeyConstraint("domain_id", "digest"),
 )
 
+# The change set each schema-changing Revision applied, as it was sent (migration 0019): a merge
+# across schema versions replays the other side's on the data it brings over.
+schema_change_sets = Table(
+    "schema_change_sets",
+    metadata,
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("revision", Text, nullable=False),
+    Column("changes", JSONB, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("domain_id", "revision"),
+)
+
 # The materialised head of each branch: one row per live Record. `provenance` maps each Attribute
 # to the id of the Revision behind its value (origin, author and time are that Revision's).
 records = Table(
@@ -325,6 +337,8 @@ trace_entries = Table(
     Column("at", DateTime(timezone=True), nullable=False),
     Index("trace_entries_session", "session_id", "principal", "id"),
 )
+# The steps that opened or added to a Proposal (migration 0020, built concurrently).
+Index("trace_entries_proposal", trace_entries.c.details["proposal"].astext)
 
 # Migration 0012: per agent session and principal, what GET /sessions shows (written with each entry).
 trace_sessions = Table(

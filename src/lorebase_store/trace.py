@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import any_, case, func, insert, literal, select, tuple_
+from sqlalchemy import Select, any_, case, func, insert, literal, select, tuple_
 from sqlalchemy.dialects.postgresql import aggregate_order_by, array_agg
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
@@ -154,15 +154,9 @@ class TraceTxn(TxnBase):
         `before` (last active at, session id). Read from the summaries (trace_sessions): a
         principal's through its index; everyone's grouped per session (its principals: at most the
         one that started it and the admin). `proposal` keeps the sessions with a step that opened
-        or added to that Proposal (a scan of the entries' details)."""
+        or added to that Proposal (sessions_naming_proposal)."""
         t = trace_sessions.c
-        proposed = (
-            None
-            if proposal is None
-            else select(trace_entries.c.session_id).where(
-                trace_entries.c.kind == "step", trace_entries.c.details["proposal"].astext == proposal
-            )
-        )
+        proposed = None if proposal is None else sessions_naming_proposal(proposal)
         if viewer is not None:  # a principal's entries are all in sessions it started
             stmt = select(trace_sessions).where(t.principal == viewer)
             if principal is not None:
@@ -216,4 +210,12 @@ def _summary(parts: list[Any]) -> TraceSessionRow:
     )
 
 
-__all__ = ["TraceSessionRow", "TraceTxn"]
+def sessions_naming_proposal(proposal: str) -> Select[tuple[str]]:
+    """The sessions with a step that opened or added to `proposal`: found by the expression index
+    trace_entries_proposal (migration 0020), not by reading every step's details."""
+    return select(trace_entries.c.session_id).where(
+        trace_entries.c.kind == "step", trace_entries.c.details["proposal"].astext == proposal
+    )
+
+
+__all__ = ["TraceSessionRow", "TraceTxn", "sessions_naming_proposal"]

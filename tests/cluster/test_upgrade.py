@@ -8,8 +8,9 @@ lorebase.cluster.release) with its schema, under a steady load through HAProxy: 
 then each Deployment rolled one pod at a time (`maxUnavailable: 0`), in an order that has a new
 feed beside old keepers and an old feed beside new keepers (ROLL). Old and new pods serve side by
 side the whole time. Counted: requests that failed, after the retries a client is told to make (a
-503 or a connection refused, retried after a moment: docs/rest-reference.md's Retry-After), and
-reads whose answer is not what the writes made.
+503 or a connection refused, retried as Lorebase's own REST client does: after `Retry-After`, else
+after an exponential backoff from 0.5 s, up to 5 times; docs/rest.md), and reads whose answer is
+not what the writes made. Each failure names the step of the roll it happened in.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import httpx
 import pytest
 import yaml
 
+from lorebase.backoff import exponential
+from lorebase.clients.rest.connection import BACKOFF_BASE_S, retry_after_s
 from lorebase.cluster import Cluster
 from lorebase.cluster.release import previous_commit, previous_release
 from lorebase.cluster.values import COMPONENTS
@@ -36,8 +39,7 @@ from tests.cluster.load import CHANGES, OPERATION
 pytestmark = pytest.mark.timeout(600)
 
 RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
-RETRIES = 5  # a client's retries of a 503 or a refused connection, RETRY_S (or Retry-After) apart
-RETRY_S = 0.5
+RETRIES = 5  # a client's retries of a 503 or a refused connection (lorebase.clients.rest.connection)
 
 # The order the replicas are replaced in: Helm rolls the Deployments at once, so a new feed may
 # serve beside old keepers (feed-1 first) and an old feed beside new keepers (feed-2 last of them).
@@ -72,6 +74,7 @@ class Load:
     failed: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
     written: list[tuple[int, str]] = field(default_factory=list)
+    step: str = "before the upgrade"  # what the roll is doing, named in each failure
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
 
@@ -92,20 +95,24 @@ class Load:
     def _call(self, client: httpx.Client, method: str, url: str, **kwargs: object) -> httpx.Response | None:
         for attempt in range(RETRIES + 1):
             self.requests += attempt == 0
+            wait = exponential(attempt, BACKOFF_BASE_S, 30.0)  # the client's backoff, without jitter
             try:
                 response = client.request(method, url, **kwargs)  # type: ignore[arg-type]
             except httpx.TransportError as error:
-                failure, wait = f"{method} {url}: {type(error).__name__}", RETRY_S
+                failure = f"{method} {url}: {type(error).__name__}"
             else:
                 if response.status_code not in (502, 503):
                     return response
                 failure = f"{method} {url}: {response.status_code} {response.text[:200]}"
-                wait = max(RETRY_S, float(response.headers.get("Retry-After", 0) or 0))
+                wait = retry_after_s(response.headers.get("Retry-After")) or wait
             if attempt < RETRIES:
                 self.retried += 1
                 time.sleep(wait)
-        self.failed.append(failure)
+        self._fail(failure)
         return None
+
+    def _fail(self, failure: str) -> None:
+        self.failed.append(f"{self.step}: {failure}")
 
     def _client(self) -> httpx.Client:
         return httpx.Client(
@@ -122,7 +129,7 @@ class Load:
                 if response is None:
                     continue
                 if response.status_code != 200:
-                    self.failed.append(f"write: {response.status_code} {response.text[:200]}")
+                    self._fail(f"write: {response.status_code} {response.text[:200]}")
                     continue
                 self.written.append((score, str(response.json()["revision"])))
 
@@ -138,7 +145,7 @@ class Load:
                 response = self._call(client, "GET", RECORD, params={"at": revision})
                 if response is not None:
                     if response.status_code != 200:
-                        self.failed.append(f"read: {response.status_code} {response.text[:200]}")
+                        self._fail(f"read: {response.status_code} {response.text[:200]}")
                     else:
                         record = response.json()
                         if record["values"].get("risk_score") != str(score):  # canonical form
@@ -147,14 +154,14 @@ class Load:
                 lineage = self._call(client, "GET", RECORD + "/lineage", params={"at": revision})
                 if lineage is not None:
                     if lineage.status_code != 200:
-                        self.failed.append(f"lineage: {lineage.status_code} {lineage.text[:200]}")
+                        self._fail(f"lineage: {lineage.status_code} {lineage.text[:200]}")
                     elif revision not in str(lineage.json()["attributes"].get("risk_score")):
                         attribute = lineage.json()["attributes"].get("risk_score")
                         self.wrong.append(f"lineage at {revision[:12]}: risk_score {attribute}")
                 since = since or revision
                 changes = self._call(client, "GET", CHANGES, params={"since": since})
                 if changes is not None and changes.status_code != 200:
-                    self.failed.append(f"changes: {changes.status_code} {changes.text[:200]}")
+                    self._fail(f"changes: {changes.status_code} {changes.text[:200]}")
                 elif changes is not None:
                     since = changes.json()["next_since"]
 
@@ -197,12 +204,14 @@ def test_a_rolling_upgrade_from_the_previous_release(old_cluster: Cluster) -> No
             assert time.monotonic() < deadline, f"no writes on the previous release: {load.failed[:3]}"
             time.sleep(0.1)
         started = time.monotonic()
+        load.step = "migrating"
         cluster.migrate(sys.executable)  # the hook Job: the old pods serve on the migrated schema
         steps.append(f"migrated in {time.monotonic() - started:.1f} s")
         for name, index in ROLL:
             # maxUnavailable 0 on one machine: the pod is replaced on its own port, so the other
             # replica serves while this one stops (graceful) and the new one becomes ready.
             begun = time.monotonic()
+            load.step = f"replacing {name}-{index + 1}"
             unit = cluster.start_service(name, index, command=[sys.executable, "-m", "lorebase", name])
             port = cluster.ports[name][index]
             while not _listening(port):
@@ -211,6 +220,7 @@ def test_a_rolling_upgrade_from_the_previous_release(old_cluster: Cluster) -> No
                 time.sleep(0.1)
             cluster.wait_healthy()
             steps.append(f"{name}-{index + 1} {time.monotonic() - begun:.1f} s")
+            load.step = f"after replacing {name}-{index + 1}"
             written = len(load.written)
             while len(load.written) < written + 5:  # traffic on the mixed cluster
                 assert time.monotonic() - begun < 180, f"writes stalled: {load.failed[-3:]}"

@@ -96,6 +96,11 @@ def test_reads_answer_json_and_tables(cli: Cli, tmp_path: Path) -> None:
     assert "supplier_risk" in [lens["name"] for lens in schema["lenses"]]
     links = cli.json("links", "Supplier", "S-1001", "supplies")
     assert links["links"] and links["other_kind"] == "Part"
+    page = cli.json("records", "Supplier", "--limit", "2")
+    assert [r["key"] for r in page["records"]] == ["S-1001", "S-1002"] and page["next_cursor"]
+    relation = schema["relations"][0]["name"]
+    assert len(cli.json("relation-links", relation, "--limit", "1")["links"]) == 1
+    assert cli.json("revision", latest)["revision"]["id"] == latest
     near = cli.json("neighborhood", "Supplier/S-1001", "--depth", "1")
     assert near
     far = cli.json("traverse", "Supplier/S-1001", "--path", "supplies")
@@ -103,6 +108,32 @@ def test_reads_answer_json_and_tables(cli: Cli, tmp_path: Path) -> None:
     assert cli.json("changes", "--limit", "1")["events"]
     assert cli.json("domains")["domains"][0]["name"] == "supply"
     assert cli.json("status")["status"] == "ok"
+
+
+def test_schema_infer_diff_and_dry_run(cli: Cli, tmp_path: Path) -> None:
+    """Onboarding: a change set inferred from a sample, its diff against main and the dry run of a
+    change set; nothing is written."""
+    sample = tmp_path / "carriers.csv"
+    sample.write_text(
+        "carrier_code,name,mode\n" + "".join(f"CR-{i:02d},Carrier {i},road\n" for i in range(12))
+    )
+    code, out, _ = cli("schema", "infer", str(sample))
+    assert code == 0 and out.startswith("# A change set proposed")
+    inferred = tmp_path / "carriers.yaml"
+    inferred.write_text(out)
+    diff = cli.json("schema", "diff", str(inferred))
+    assert diff["added"] == ["Carrier"] and diff["removed"] == [] and diff["changed"] == []
+    rename = tmp_path / "rename.json"
+    rename.write_text(json.dumps([{"op": "rename_kind", "kind": "Plant", "to": "Site"}]))
+    diff = cli.json("schema", "diff", str(rename))
+    assert diff["renamed"]["kinds"] == {"Plant": "Site"} and "Site" in diff["added"]
+    dry = cli.json("schema", "apply", str(inferred), "--dry-run")
+    assert dry["status"] == "dry_run" and dry["valid"] is True
+    assert cli.json("schema")["kinds"][0]["name"] != "Carrier"  # nothing applied
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"op": "rename_kind", "kind": "Nope", "to": "Site"}]))
+    code, out, _ = cli("schema", "diff", str(bad))
+    assert code == 1 and "unknown Kind 'Nope'" in out
 
 
 def test_exit_codes_and_problem_titles(cli: Cli, running: Running) -> None:

@@ -80,6 +80,8 @@ GAPS: dict[tuple[str, ...], str] = {
     "bounds its digits (20), not its value",
     ("delete_memory", "validation-failed", "Idempotency-Key header"): "the key in the header or the "
     "optional body, one of the two: OpenAPI cannot require one of two locations",
+    ("*", "validation-failed", "is not a setting"): "a Domain's settings are names of the settings "
+    "model (config/lorebase.example.yaml): the document calls `settings` an open object",
 }
 
 

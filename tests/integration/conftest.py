@@ -14,7 +14,6 @@ import httpx
 import orjson
 import pytest
 import pytest_asyncio
-import yaml
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from lorebase_feed.memory import MemoryJournalServicer
 from lorebase_gateway.app import create_app
@@ -33,6 +32,7 @@ from lorebase.clients import (
 )
 from lorebase.config import load_settings
 from lorebase.grpc_serve import new_server
+from lorebase.schema import parse_yaml
 from lorebase.v1 import keeper_pb2_grpc, memory_pb2_grpc
 from lorebase_store import Database
 
@@ -86,7 +86,7 @@ class Stack:
 
     async def supply(self) -> None:
         """The supply example as `lorebase up --example supply` loads it (import, then update_supplier)."""
-        schema = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
+        schema = parse_yaml((SUPPLY / "schema.yaml").read_text())
         response = await self.http.post(
             "/api/v1/domains", json={"name": "supply", "schema": schema}, headers=self.admin
         )

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-import yaml
 from lorebase_keeper.operations import agent_tasks
 
+from lorebase.schema import parse_yaml
 from tests.integration.conftest import SUPPLY, Stack
 from tests.integration.test_agent_tasks import API, FLAG, agent, flag, outbox
 
@@ -148,7 +148,7 @@ async def test_crash_after_the_proposal(supply: Stack, monkeypatch: pytest.Monke
 
 async def auto_merging_supply(stack: Stack) -> None:
     """The supply schema in a Domain whose editors' task writes merge at once (main needs no approval)."""
-    schema = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
+    schema = parse_yaml((SUPPLY / "schema.yaml").read_text())
     settings = {"agent_writes": {"allowed_roles_for_auto_merge": ["editor"], "auto_merge": True}}
     response = await stack.http.post(
         "/api/v1/domains",

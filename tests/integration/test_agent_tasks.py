@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
 from sqlalchemy import text
 
+from lorebase.schema import parse_yaml
 from tests.integration.conftest import SUPPLY, Stack
 
 API = "/api/v1/domains/supply"
@@ -138,7 +138,7 @@ async def test_review_policy_on_a_work_branch_cuts_the_task_branch_from_it(suppl
 
 
 async def test_auto_merge_when_the_role_is_allowed_and_nothing_blocks(stack: Stack) -> None:
-    schema = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
+    schema = parse_yaml((SUPPLY / "schema.yaml").read_text())
     settings = {"agent_writes": {"allowed_roles_for_auto_merge": ["editor"], "auto_merge": True}}
     response = await stack.http.post(
         "/api/v1/domains",

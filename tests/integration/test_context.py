@@ -280,7 +280,7 @@ async def test_skipping_what_the_budget_would_trim_changes_nothing(
     monkeypatch.setattr(context, "far_values", far)
 
     async def packs() -> list[bytes]:
-        context._CACHE.clear()
+        supply.rt.read_cache.forget()
         answers = []
         # Through every Relation the far neighbours include Plants, whose titles stay (their values
         # are read); through these two they are PurchaseOrders only, counted, not read, when trimmed.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from lorebase_keeper.reads import health as data_health
 from sqlalchemy import text
 
 from tests.integration.conftest import Stack
@@ -60,7 +59,7 @@ async def test_a_damaged_copy_reports_each_problem(supply: Stack) -> None:
         orphans = await conn.scalar(
             text("select count(*) from links where relation = 'stocked_at' and to_key = 'PL-01'")
         )
-    data_health._CACHE.clear()  # the damage bypassed commits, so the head Revision did not move
+    supply.rt.read_cache.forget()  # the damage bypassed commits, so the head Revision did not move
     body = (await supply.http.get(D + "/health", headers=supply.admin)).json()
     summary = body["summary"]
     assert summary["ok"] is False

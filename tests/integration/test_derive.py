@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-from lorebase_keeper.reads import health as data_health
 from sqlalchemy import text
 
+from lorebase.schema import parse_yaml
 from lorebase_store.materialize import verify
 from tests.integration.conftest import SUPPLY, Stack
 
@@ -39,7 +38,7 @@ OPERATIONS = {
 
 
 def schema() -> dict[str, Any]:
-    document = yaml.safe_load((SUPPLY / "schema.yaml").read_text())
+    document = parse_yaml((SUPPLY / "schema.yaml").read_text())
     for kind, attributes in DERIVED.items():
         for name, attribute in attributes.items():
             document["kinds"][kind]["attributes"].setdefault(name, attribute)
@@ -192,7 +191,7 @@ async def test_health_counts_missing_derived_values_without_failing(stack: Stack
             text("""update records set "values" = "values" - 'part_count' where key = 'S-0002'""")
         )
         await conn.execute(text("""update records set "values" = "values" - 'label' where key = 'S-0002'"""))
-    data_health._CACHE.clear()  # the damage bypassed commits, so the head Revision did not move
+    stack.rt.read_cache.forget()  # the damage bypassed commits, so the head Revision did not move
     body = (await stack.http.get(D + "/health", headers=stack.admin)).json()
     supplier_report = next(k for k in body["kinds"] if k["kind"] == "Supplier")
     assert supplier_report["derived"] == 1 and supplier_report["invalid"] == 0

@@ -14,6 +14,7 @@ import orjson
 from sqlalchemy import text
 
 from examples.analyst.agent import answer
+from lorebase.schema import parse_yaml
 from tests.integration.conftest import Stack
 from tests.integration.test_resolve_classes import named, resolve
 
@@ -34,6 +35,9 @@ async def test_number_words_are_numbers_and_never_start_a_name(supply: Stack) ->
     assert "three" not in top["coverage"]["unknown"]
 
 
+SUPPLY_SCHEMA = parse_yaml(
+    (Path(__file__).resolve().parents[2] / "examples" / "supply" / "schema.yaml").read_text()
+)
 SUPPLY_DATA = orjson.loads(
     (Path(__file__).resolve().parents[2] / "examples" / "supply" / "data.json").read_bytes()
 )
@@ -89,6 +93,57 @@ async def test_comparatives_answered_as_written(supply: Stack) -> None:
             ),
         },
     )
+    # a Domain's own words, set by a change set (docs/schema.md, `comparatives`); a wrong one is
+    # refused naming the entry, and nothing changes
+    changes = "/api/v1/domains/supply/branches/main/schema/changes"
+    dearer = {"op": "change_attribute", "kind": "Part", "attribute": "unit_cost"}
+    refused = await supply.http.post(
+        changes,
+        json={"changes": [{**dearer, "definition": {"comparatives": {"dearer": "above"}}}]},
+        headers=supply.admin,
+    )
+    assert refused.status_code == 422, refused.text
+    assert "kinds.Part.attributes.unit_cost.comparatives.dearer" in refused.text
+    assert "unknown operator 'above'" in refused.text
+    assert not named(await resolve(supply, "parts dearer than 40 EUR"), "comparison")
+    changed = await supply.http.post(
+        changes,
+        json={
+            "changes": [{**dearer, "definition": {"comparatives": {"dearer": "gt", "dearest": "max"}}}],
+            "message": "Words of our own for the unit cost",
+        },
+        headers=supply.admin,
+    )
+    assert changed.status_code == 200, changed.text
+    await asked(
+        supply,
+        {
+            "Which parts are dearer than 40 EUR?": keys("Part", lambda r: Decimal(r["unit_cost"]) > 40),
+            "Which is the dearest part?": ranked("Part", "unit_cost", 1, True),
+        },
+    )
+    # a Domain whose questions are German reads the lexicon's German words
+    schema = orjson.loads(orjson.dumps(SUPPLY_SCHEMA))
+    schema["kinds"]["Part"]["aliases"] += ["teil", "teile"]
+    created = await supply.http.post(
+        "/api/v1/domains",
+        json={"name": "lager", "schema": schema, "settings": {"read": {"resolve": {"language": "de"}}}},
+        headers=supply.admin,
+    )
+    assert created.status_code == 201, created.text
+    response = await supply.http.post(
+        "/api/v1/domains/lager/resolve",
+        json={"text": "die drei billigsten Teile, Teile billiger als zwanzig EUR", "record_misses": False},
+        headers=supply.admin,
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [c["predicate"] for c in named(body, "comparison")] == [
+        {"attr": "unit_cost", "op": "lt", "value": "20.00"}
+    ]
+    assert [(h["order_by"], h["limit"]) for h in body["hints"] if h["hint"] == "order_by"] == [
+        (["unit_cost"], 3)
+    ]
 
 
 def ranked(kind: str, attr: str, n: int, highest: bool) -> dict[str, Any]:

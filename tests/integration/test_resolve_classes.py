@@ -42,6 +42,10 @@ async def test_codes_match_as_written_and_function_words_never_ground(supply: St
     assert country[0]["matched"] == "in" and coded["unmatched"] == ["in"]
     lower = await resolve(supply, "suppliers in pl")
     assert not named(lower, "value", attribute="country"), "pl is not written as the code PL"
+    # the schema's `value_aliases: {NO: [Norway]}`: NO is Norway's code, not YAML 1.1's false
+    norway = await resolve(supply, "suppliers in Norway")
+    country = named(norway, "value", attribute="country", kind="Supplier")
+    assert [c["predicate"] for c in country] == [{"attr": "country", "op": "eq", "value": "NO"}]
 
 
 async def test_relations_and_link_attributes_are_in_the_vocabulary(supply: Stack) -> None:

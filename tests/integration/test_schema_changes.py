@@ -51,6 +51,11 @@ async def test_rename_and_backfill_keep_history_and_lineage(supply: Stack) -> No
     assert dry.json()["status"] == "dry_run" and dry.json()["valid"] is True
     assert dry.json()["touches"]["operations"] == ["update_supplier"]
     assert dry.json()["migrated"]["records"] == 30
+    writes = dry.json()["writes"]  # the backfill writes; the rename moves values and writes none
+    assert writes["counts"] == {"Supplier.certification": 30} and writes["derived"] == {}
+    assert {"ref": "Supplier/S-1001", "attribute": "certification", "before": None, "after": "iso9001"} in (
+        writes["sample"]
+    )
     assert await head(supply) == before  # a dry run writes nothing
 
     response = await change(
@@ -217,7 +222,7 @@ async def test_a_write_on_another_branch_keeps_its_own_schema(supply: Stack) -> 
 
 async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply: Stack) -> None:
     """The change set on a branch; a Proposal merges it (a fast-forward) and main stands on the new
-    schema. A data branch made before it merges only once it has the same change."""
+    schema. A data branch made before it merges with its changes migrated."""
     for name in ("schema-tier", "data-before"):
         made = await supply.http.post(
             D + "/branches", json={"name": name, "from": "main"}, headers=supply.admin
@@ -251,14 +256,8 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
     record = (await supply.http.get(S1001, headers=supply.admin)).json()
     assert record["values"]["supplier_tier"] == "1"
 
-    # The data branch made before the change: refused while it stands on the old schema...
+    # The data branch made before the change merges, its changes migrated into the new schema.
     body = {"source": "data-before", "target": "main", "title": "Risk"}
-    refused = await supply.http.post(D + "/proposals", json=body, headers=supply.admin)
-    assert refused.status_code == 409 and refused.json()["type"].endswith("schema-conflict"), refused.text
-    # ...and merged once the same change set is applied to it.
-    caught_up = await change(supply, {"changes": [RENAME_TIER]}, branch="data-before")
-    assert caught_up.status_code == 200, caught_up.text
-    assert caught_up.json()["schema_version"] == changed.json()["schema_version"]
     proposal = await supply.http.post(D + "/proposals", json=body, headers=supply.admin)
     assert proposal.status_code == 201, proposal.text
     pid = proposal.json()["id"]
@@ -270,6 +269,7 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
     assert merged.status_code == 200, merged.text
     s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
     assert s1004["values"]["risk_score"] == "44" and "supplier_tier" in s1004["values"]
+    assert "tier" not in s1004["values"]
 
 
 async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> None:

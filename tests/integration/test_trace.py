@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+from sqlalchemy import TextClause, text
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.sql import ClauseElement
+
+from lorebase_store.trace import sessions_naming_proposal
 from tests.integration.conftest import Stack
+
+
+def explain(statement: ClauseElement) -> TextClause:
+    """EXPLAIN of `statement`, its parameters written in."""
+    sql = statement.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True})
+    return text(f"EXPLAIN {sql}")
 
 
 async def test_a_session_records_steps_and_notes(supply: Stack) -> None:
@@ -190,3 +201,10 @@ async def test_a_refused_step_keeps_its_problem_and_sessions_are_found_by_propos
     stranger = await supply.principal("agt_stranger", type="service")
     hidden = await supply.http.get("/api/v1/sessions", params={"proposal": proposal}, headers=stranger)
     assert hidden.json()["sessions"] == [], "another principal's session is not listed"
+    # The filter finds the steps naming the Proposal by an index (migration 0020), not by reading
+    # every step of every trace: the plan of the store's own query, with sequential scans priced out.
+    proposed = sessions_naming_proposal(proposal)
+    async with supply.rt.db.engine.begin() as conn:
+        await conn.execute(text("SET LOCAL enable_seqscan = off"))
+        plan = "\n".join(row[0] for row in await conn.execute(explain(proposed)))
+    assert "trace_entries_proposal" in plan, plan

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.access.auth import Access, Principal
 from lorebase_keeper.domains import Domain
@@ -20,20 +19,21 @@ from lorebase_keeper.reads.resolve.words import tokens
 
 from lorebase.config import Settings
 from lorebase.credentials import ADMIN_PRINCIPAL
-from lorebase.schema import load_schema
+from lorebase.schema import load_schema, parse_yaml
 from lorebase_store import DomainRow
 from lorebase_store.principals import GrantRow
 
 ROOT = Path(__file__).resolve().parents[2]
 # as the integration stack sends it (yaml, then JSON)
-SUPPLY = json.loads(json.dumps(yaml.safe_load((ROOT / "examples" / "supply" / "schema.yaml").read_text())))
+SUPPLY = json.loads(json.dumps(parse_yaml((ROOT / "examples" / "supply" / "schema.yaml").read_text())))
 TODAY = date(2026, 10, 15)
 
 
-def domain(schema: str | dict[str, Any] = SUPPLY) -> Domain:
+def domain(schema: str | dict[str, Any] = SUPPLY, language: str = "en") -> Domain:
     parsed = load_schema(schema)
     row = DomainRow(1, "supply", "main", parsed.document, {}, datetime(2026, 1, 1, tzinfo=UTC))
-    return Domain(1, "supply", "main", parsed, Settings(), row)
+    settings = Settings().overlay({"read": {"resolve": {"language": language}}})
+    return Domain(1, "supply", "main", parsed, settings, row)
 
 
 def access(kinds: tuple[str, ...] | None = None) -> Access:
@@ -53,11 +53,12 @@ def ground(
     kinds: tuple[str, ...] | None = None,
     today: date = TODAY,
     schema: str | dict[str, Any] = SUPPLY,
+    language: str = "en",
 ) -> dict[str, Any]:
     """What the word levels answer for `text`: candidates (ordered), hints and unmatched words."""
-    found = domain(schema)
+    found = domain(schema, language)
     vocab = vocabulary(found, access(kinds))
-    words = tokens(text)
+    words = tokens(text, language)
     used = [False] * len(words)
     candidates, hints = phrases(words, used, vocab, found, today)
     return {

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from lorebase.schema import SchemaError, load_schema
+from lorebase.schema import SchemaError, load_schema, parse_yaml
 
 SUPPLY = """\
 description: Suppliers, parts and purchasing of Corvane Industries.
@@ -125,7 +124,7 @@ def problems_of(document) -> list[str]:
 
 
 def with_supply(**changes) -> dict:
-    document = yaml.safe_load(SUPPLY)
+    document = parse_yaml(SUPPLY)
     for dotted, value in changes.items():
         *parents, last = dotted.split("__")
         node = document

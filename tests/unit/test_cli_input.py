@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lorebase.cli import main
-from lorebase.commands._runtime import Usage, exit_code, json_object_argument, parameters
+from lorebase.cli import build_parser, main
+from lorebase.commands._runtime import Usage, call_arguments, exit_code, json_object_argument, parameters
 from lorebase.commands.writes import batches
 from lorebase.herald import TOOLS, idempotency_key
 from lorebase.herald.server import _invalid
@@ -22,6 +22,35 @@ def test_parameters_read_strings_and_json() -> None:
     for bad in (["risk_score"], ["=x"], ["n:={"]):
         with pytest.raises(Usage):
             parameters(bad)
+
+
+def test_read_commands_pass_their_arguments_by_the_endpoint_parameters_names() -> None:
+    args = build_parser().parse_args(
+        ["links", "Supplier", "S-1001", "supplies", "--at", "abc", "--limit", "5"]
+    )
+    args.domain = "supply"
+    assert call_arguments("get_links", args) == {
+        "domain": "supply",
+        "kind": "Supplier",
+        "key": "S-1001",
+        "relation": "supplies",
+        "branch": "",
+        "at": "abc",
+        "limit": 5,
+        "cursor": "",
+    }
+    args = build_parser().parse_args(["record", "history", "Part", "P-1", "--values"])
+    args.domain = "supply"
+    assert call_arguments("get_lineage", args, at="x") == {
+        "domain": "supply",
+        "kind": "Part",
+        "key": "P-1",
+        "branch": "",
+        "at": "x",
+    }
+    assert call_arguments("get_history", args)["values"] is True
+    args = build_parser().parse_args(["records", "Supplier"])
+    assert call_arguments("list_records", args)["kind"] == "Supplier"
 
 
 def test_json_arguments_name_the_problem(tmp_path: object) -> None:

@@ -5,10 +5,12 @@ the caller may not read."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from typing import Any
 
-from tests.unit.resolve_words import TODAY, answer_bytes, ground, named
+from examples.analyst import energy
+from tests.unit.resolve_words import SUPPLY, TODAY, answer_bytes, ground, named
 
 
 def test_number_words_are_numbers_where_a_number_fits() -> None:
@@ -299,3 +301,168 @@ def test_a_negated_participle_asks_for_records_without_the_link() -> None:
             ("has_link", matched, "Supplier", ["risk_flags"], True)
         ]
     assert "negated" not in ground("flagged suppliers")["hints"][0]
+
+
+def _declaring(**comparatives: dict[str, str]) -> dict[str, Any]:
+    """The supply schema with `comparatives` on the Attributes named Kind__attribute."""
+    schema = json.loads(json.dumps(SUPPLY))
+    for where, words in comparatives.items():
+        kind, attribute = where.split("__")
+        schema["kinds"][kind]["attributes"][attribute]["comparatives"] = words
+    return schema
+
+
+def test_a_domain_ties_comparatives_to_its_attributes_in_the_schema() -> None:
+    schema = _declaring(Part__unit_cost={"dearer": "gt", "dearest": "max", "thriftiest": "min"})
+    body = ground("parts dearer than 20 EUR", schema=schema)
+    assert [(c["attribute"], c["predicate"], c["score"], c["level"]) for c in named(body, "comparison")] == [
+        ("unit_cost", {"attr": "unit_cost", "op": "gt", "value": "20.00"}, 0.8, "comparative")
+    ]
+    assert named(body, "comparison")[0]["unit"] == "EUR"
+    # a superlative declared: an order with a limit; min ascending, max descending
+    hints = ground("the three thriftiest parts", schema=schema)["hints"]
+    assert [(h["order_by"], h["limit"], h["score"], h["level"]) for h in hints] == [
+        (["unit_cost"], 3, 0.8, "superlative")
+    ]
+    hints = ground("the dearest part", schema=schema)["hints"]
+    assert [h["order_by"] for h in hints] == [["-unit_cost"]]
+    # without the schema the words mean nothing and are never misspelt names
+    assert not named(ground("parts dearer than 20 EUR"), "comparison")
+    assert answer_bytes("parts dearer than 20 EUR") == answer_bytes("parts dearer than 20 EUR")
+
+
+def test_a_declared_word_comes_before_the_lexicon_and_ties_are_offered() -> None:
+    # "heavier" is a weight in the lexicon; the Domain says it is the order's quantity
+    schema = _declaring(PurchaseOrder__quantity={"heavier": "gt"})
+    assert comparisons_in(schema, "orders heavier than 50") == [
+        ("PurchaseOrder", "quantity", "gt", "50", 0.8)
+    ]
+    # two Attributes declaring the same word: both offered at 0.6, in schema order
+    schema = _declaring(Part__unit_cost={"pricier": "gt"}, PurchaseOrder__total={"pricier": "gt"})
+    assert comparisons_in(schema, "pricier than 100") == [
+        ("Part", "unit_cost", "gt", "100.00", 0.6),
+        ("PurchaseOrder", "total", "gt", "100.00", 0.6),
+    ]
+    # the Kind the question names narrows them
+    assert comparisons_in(schema, "orders pricier than 100") == [
+        ("PurchaseOrder", "total", "gt", "100.00", 0.8)
+    ]
+
+
+def test_a_declared_word_on_a_hidden_attribute_grounds_nothing() -> None:
+    schema = _declaring(Supplier__risk_score={"shakier": "gt", "shakiest": "max"})
+    assert comparisons_in(schema, "suppliers shakier than 40") == [
+        ("Supplier", "risk_score", "gt", "40", 0.8)
+    ]
+    body = ground("suppliers shakier than 40", kinds=("Part",), schema=schema)
+    assert not named(body, "comparison")
+    assert not ground("the shakiest supplier", kinds=("Part",), schema=schema)["hints"]
+
+
+def _energy(text: str, kinds: tuple[str, ...] | None = None, today: date = TODAY) -> dict[str, Any]:
+    return ground(text, kinds, today, schema=json.loads(json.dumps(energy.SCHEMA)))
+
+
+def orjson_bytes(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, sort_keys=True).encode()
+
+
+def test_overdue_is_a_due_date_before_the_day_of_the_revision() -> None:
+    body = _energy("scheduled inspections that are overdue")
+    assert [
+        (c["attribute"], c["predicate"]["op"], c["predicate"]["value"], c["level"])
+        for c in named(body, "comparison")
+    ] == [("due_on", "lt", TODAY.isoformat(), "state")]
+    assert _energy("scheduled inspections that are overdue", today=date(2027, 1, 2)) != body
+    assert orjson_bytes(_energy("overdue inspections")) == orjson_bytes(_energy("overdue inspections"))
+
+
+def test_running_at_is_a_level_of_the_load_an_attribute_has() -> None:
+    body = _energy("assets running at more than 90")
+    assert [
+        (c["attribute"], c["predicate"], c["level"], c["matched"]) for c in named(body, "comparison")
+    ] == [
+        ("output_pct", {"attr": "output_pct", "op": "gt", "value": "90"}, "state", "running at more than 90")
+    ]
+    body = _energy("assets operating at 100 percent")
+    assert [
+        (c["predicate"]["op"], c["predicate"]["value"], c.get("unit")) for c in named(body, "comparison")
+    ] == [("eq", "100", "percent")]
+    # no Attribute of the Kinds named has a load: the verb grounds nothing (the comparison is
+    # inferred as any other, from the only number of the Kind)
+    body = _energy("sites running at more than 90")
+    assert [c["level"] for c in named(body, "comparison")] == ["inferred"]
+    assert body["unmatched"] == ["running", "at"]
+    # nor for a caller who may not read the Asset
+    assert not named(_energy("assets running at more than 90", kinds=("Site",)), "comparison")
+
+
+def test_a_participle_read_as_its_relation_is_still_a_state() -> None:
+    hints = _energy("assets never inspected")["hints"]
+    assert hints == [
+        {
+            "hint": "has_link",
+            "matched": "never inspected",
+            "kind": "Asset",
+            "relation": "inspects",
+            "path": ["inspections"],
+            "to": "Inspection",
+            "negated": True,
+        }
+    ]
+
+
+def test_a_rate_unit_is_part_of_the_comparison_not_a_grouping() -> None:
+    body = _energy("how many assets are cheaper than 40 EUR per MWh")
+    assert [c["matched"] for c in named(body, "comparison")] == ["cheaper than 40 eur per mwh"]
+    assert [h["hint"] for h in body["hints"]] == ["count"]
+
+
+def test_not_before_a_comparison_is_its_opposite() -> None:
+    assert comparisons("contracts not older than 2023")[0] == (
+        "Contract",
+        "valid_from",
+        "ge",
+        "2023-01-01",
+        0.8,
+    )
+    body = ground("suppliers with a risk score not above 70")
+    assert [(c["predicate"], c["matched"]) for c in named(body, "comparison")] == [
+        ({"attr": "risk_score", "op": "le", "value": "70"}, "not above 70")
+    ]
+    assert comparisons("parts not cheaper than 20 EUR") == [("Part", "unit_cost", "ge", "20.00", 0.8)]
+    assert "not" not in ground("parts not cheaper than 20 EUR")["unmatched"]
+
+
+def test_without_a_kind_is_a_negated_link() -> None:
+    assert ground("suppliers without risk flags")["hints"] == [
+        {
+            "hint": "has_link",
+            "matched": "without risk flags",
+            "kind": "Supplier",
+            "relation": "flags",
+            "path": ["risk_flags"],
+            "to": "RiskFlag",
+            "negated": True,
+        }
+    ]
+    hints = ground("how many parts with no supplier")["hints"]
+    assert [(h["hint"], h.get("kind"), h.get("path"), h.get("negated")) for h in hints] == [
+        ("count", None, None, None),
+        ("has_link", "Part", ["supplied_by"], True),
+    ]
+    # an Attribute after "without" is no Kind; a hidden Kind is never named
+    assert not ground("suppliers without a risk score above 70")["hints"]
+    assert not ground("suppliers without risk flags", kinds=("Supplier",))["hints"]
+
+
+def test_a_number_before_the_kind_a_superlative_ranks_is_its_limit() -> None:
+    def orders(text: str) -> list[tuple[list[str], int | None]]:
+        return [(h["order_by"], h.get("limit")) for h in ground(text)["hints"] if h["hint"] == "order_by"]
+
+    assert orders("the 5 suppliers with the highest risk score") == [(["-risk_score"], 5)]
+    assert orders("the three parts with the lowest unit cost") == [(["unit_cost"], 3)]
+    assert orders("which three parts are the cheapest") == [(["unit_cost"], 3)]
+    # a number compared is no count of Records
+    assert orders("suppliers with more than 5 parts with the highest risk score") == [(["-risk_score"], None)]
+    assert orders("at least 3 parts with the lowest unit cost") == [(["unit_cost"], None)]

@@ -210,8 +210,22 @@ def test_yaml_problems():
         "kinds:\n  Part:\n    key: [a]\n    attributes:\n      a: {type: string}\n      a: {type: text}\n"
     )
     assert problems_of(duplicated) == ["<document>: line 6: duplicate member 'a'"]
-    assert problems_of("kinds:\n  Part:\n    key: [on]\n    attributes: {on: {type: string}}\n") == [
-        "kinds.Part.attributes: member True must be a string (quote YAML words such as yes/no/on/off)",
-        "kinds.Part.key[0]: expected a string, got True (quote YAML words such as yes, no, on, off)",
+    assert problems_of("kinds:\n  Part:\n    key: [true]\n    attributes: {false: {type: string}}\n") == [
+        "kinds.Part.attributes: member False must be a string (quote YAML's true, false, null and numbers)",
+        "kinds.Part.key[0]: expected a string, got True (quote true and false where they are words)",
         "kinds.Part.key: required; name one or more key attributes",
     ]
+
+
+def test_yaml_words_are_text_as_yaml_1_2_reads_them():
+    """YAML 1.1's booleans yes/no/on/off/y/n are words here: `NO` is Norway's code, not false."""
+    document = (
+        "kinds:\n  Part:\n    key: [on]\n    attributes:\n      on: {type: string}\n"
+        "      country: {type: enum, values: [NO, SE, yes, off], value_aliases: {NO: [Norway]}}\n"
+        "      active: {type: boolean, required: true}\n"
+    )
+    part = load_schema(document).kinds["Part"]
+    assert part.key == ("on",)
+    assert part.attributes["country"].values == ("NO", "SE", "yes", "off")
+    assert part.attributes["country"].value_aliases == {"NO": ("Norway",)}
+    assert part.attributes["active"].required is True

@@ -161,6 +161,22 @@ def test_problem_messages_say_what_is_wrong():
             "kinds.Supplier.attributes.status.value_aliases.gone: 'gone' is not one of",
         ),
         (
+            {"kinds__Supplier__attributes__status__comparatives": {"worse": "gt"}},
+            "kinds.Supplier.attributes.status.comparatives: comparatives apply to ordered types",
+        ),
+        (
+            {"kinds__Supplier__attributes__risk_score__comparatives": {"riskier": "more"}},
+            "kinds.Supplier.attributes.risk_score.comparatives.riskier: unknown operator 'more'; expected one of lt, gt, min, max",
+        ),
+        (
+            {"kinds__Supplier__attributes__risk_score__comparatives": {"more risky": "gt"}},
+            "kinds.Supplier.attributes.risk_score.comparatives.more risky: 'more risky' must be one lower-case word",
+        ),
+        (
+            {"kinds__Supplier__attributes__risk_score__comparatives": ["riskier"]},
+            "kinds.Supplier.attributes.risk_score.comparatives: expected a mapping, got a list",
+        ),
+        (
             {"kinds__Supplier__attributes__status__type": "decimal"},
             "kinds.Supplier.attributes.status.type: unknown type 'decimal' (write decimal(p,s)",
         ),

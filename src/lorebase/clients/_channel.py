@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from lorebase import consistency, tracing
 from lorebase.clients.calls import Answer, answer_of, message_of
-from lorebase.contract import Endpoint
+from lorebase.contract import ENDPOINTS, Endpoint
 from lorebase.grpc_problems import problem_from_error
 from lorebase.grpc_serve import MAX_MESSAGE_BYTES, MAX_METADATA_BYTES
 from lorebase.logs import REQUEST_ID, REQUEST_ID_METADATA
@@ -20,6 +21,35 @@ from lorebase.logs import REQUEST_ID, REQUEST_ID_METADATA
 T = TypeVar("T")
 RECONNECT_INITIAL_MS = 250
 RECONNECT_MAX_MS = 2000
+
+# A read that finds its replica gone (UNAVAILABLE: stopping, restarted, its connection dropped) is
+# tried again by gRPC on the channel's other replicas, about 0.1, 0.2 and 0.4 s apart, before the
+# caller sees a 503. Only reads: a write the replica may have committed before it went is left to
+# the client and its idempotency key.
+READ_RETRY_POLICY = {
+    "maxAttempts": 4,
+    "initialBackoff": "0.1s",
+    "maxBackoff": "1s",
+    "backoffMultiplier": 2,
+    "retryableStatusCodes": ["UNAVAILABLE"],
+}
+
+
+def read_rpcs(contract_service: str) -> tuple[str, ...]:
+    """The RPCs of the REST surface's reads (GET) that `contract_service` serves."""
+    return tuple(
+        sorted({e.rpc for e in ENDPOINTS if e.service == contract_service and e.method == "GET" and e.rpc})
+    )
+
+
+def service_config(grpc_service: str, reads: tuple[str, ...]) -> str:
+    """The channel's gRPC service config: round_robin over the replicas, `reads` retried."""
+    config: dict[str, Any] = {"loadBalancingConfig": [{"round_robin": {}}]}
+    if reads:
+        names = [{"service": grpc_service, "method": method} for method in reads]
+        config["methodConfig"] = [{"name": names, "retryPolicy": READ_RETRY_POLICY}]
+    return json.dumps(config)
+
 
 # The agent session of the request being served (the gateway sets it from `Lorebase-Session`).
 SESSION: ContextVar[str | None] = ContextVar("lorebase_session", default=None)
@@ -53,6 +83,8 @@ class ServiceClient:
     """Base of the hand-written clients: one channel per client, a deadline on every call."""
 
     service = "service"
+    grpc_service = ""  # the full name of the gRPC service ("lorebase.v1.Keeper")
+    reads: tuple[str, ...] = ()  # its RPCs that only read: retried on another replica (READ_RETRY_POLICY)
 
     def __init__(self, settings: ClientSettings) -> None:
         self.settings = settings
@@ -65,6 +97,7 @@ class ServiceClient:
                 # A name resolving to several pods (the Helm chart's headless Services) gets its
                 # calls spread over all of them, not pinned to the first address.
                 ("grpc.lb_policy_name", "round_robin"),
+                ("grpc.service_config", service_config(self.grpc_service, self.reads)),
                 # A replica that went away is tried again within RECONNECT_MAX_MS, not after gRPC's
                 # default backoff of up to two minutes: a restarted or replaced replica (a rolling
                 # upgrade) serves again in seconds, and while the others also restart, the calls
@@ -115,4 +148,12 @@ class ServiceClient:
         return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-__all__ = ["SESSION", "ClientSettings", "ServiceClient", "call_metadata"]
+__all__ = [
+    "READ_RETRY_POLICY",
+    "SESSION",
+    "ClientSettings",
+    "ServiceClient",
+    "call_metadata",
+    "read_rpcs",
+    "service_config",
+]

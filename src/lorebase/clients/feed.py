@@ -7,7 +7,7 @@ from typing import Any
 
 import grpc
 
-from lorebase.clients._channel import ServiceClient, call_metadata
+from lorebase.clients._channel import ServiceClient, call_metadata, read_rpcs
 from lorebase.grpc_problems import problem_from_error
 from lorebase.problems import Problem
 from lorebase.v1 import feed_pb2 as pb
@@ -68,6 +68,8 @@ class EventStream:
 
 class FeedClient(ServiceClient):
     service = "feed"
+    grpc_service = pb.DESCRIPTOR.services_by_name["Feed"].full_name
+    reads = (*read_rpcs("feed"), "Status")
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)

@@ -10,7 +10,7 @@ import grpc
 import orjson
 from google.protobuf.message import Message
 
-from lorebase.clients._channel import ServiceClient, call_metadata
+from lorebase.clients._channel import ServiceClient, call_metadata, read_rpcs
 from lorebase.clients.calls import Answer
 from lorebase.grpc_problems import problem_from_error
 from lorebase.problems import Problem
@@ -20,6 +20,9 @@ from lorebase.v1 import keeper_pb2_grpc
 
 class KeeperClient(ServiceClient):
     service = "keeper"
+    grpc_service = pb.DESCRIPTOR.services_by_name["Keeper"].full_name
+    # The REST surface's reads, and the checks the gateway and the feed ask before serving one.
+    reads = (*read_rpcs("keeper"), "Authenticate", "Authorize", "AuthorizeRead")
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)

@@ -11,6 +11,8 @@ from lorebase.v1 import scribe_pb2_grpc
 
 class ScribeClient(ServiceClient):
     service = "scribe"
+    grpc_service = pb.DESCRIPTOR.services_by_name["Scribe"].full_name
+    reads = ("ListJobs",)
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)

@@ -45,6 +45,7 @@ def previous_release(commit: str | None = None) -> Path:
     with (directory / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two runs at once build it once
         if built.exists() and python.exists():
+            _use_our_libraries(python)  # the checkout that built it may be gone
             return python
         shutil.rmtree(directory / "venv", ignore_errors=True)
         with tempfile.TemporaryDirectory(prefix="lorebase-release-") as temporary:
@@ -55,14 +56,7 @@ def previous_release(commit: str | None = None) -> Path:
             ).stdout
             subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
             subprocess.run([sys.executable, "-m", "venv", str(directory / "venv")], check=True)
-            site = subprocess.run(
-                [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-            ours = sysconfig.get_paths()["purelib"]
-            (Path(site) / "lorebase-libraries.pth").write_text(ours + "\n", encoding="utf-8")
+            _use_our_libraries(python)
             subprocess.run(
                 [str(python), "-m", "pip", "install", "-q", "--no-deps", str(source)],
                 check=True,
@@ -70,6 +64,18 @@ def previous_release(commit: str | None = None) -> Path:
             )
         built.write_text(commit + "\n", encoding="utf-8")
     return python
+
+
+def _use_our_libraries(python: Path) -> None:
+    """Point the release's venv at this checkout's venv's libraries (a `.pth` file)."""
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = sysconfig.get_paths()["purelib"]
+    (Path(site) / "lorebase-libraries.pth").write_text(ours + "\n", encoding="utf-8")
 
 
 __all__ = ["RELEASE_FILE", "cache_root", "previous_commit", "previous_release"]

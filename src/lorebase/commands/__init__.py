@@ -2,7 +2,7 @@
 registers them in `lorebase.subcommands.COMMANDS`; each module is one family of commands."""
 
 from lorebase.clients.rest import REST_ONLY
-from lorebase.commands import admin, feed, herald, reads, reconciliation, review, writes
+from lorebase.commands import admin, feed, herald, reads, reconciliation, review, schema, writes
 from lorebase.commands._runtime import AUTH, NOT_FOUND, OK, REFUSED, UNAVAILABLE, USAGE, exit_code
 
 # REST endpoints with no command, each with the reason; the parity test (tests/unit/test_parity.py)
@@ -24,5 +24,6 @@ __all__ = [
     "reads",
     "reconciliation",
     "review",
+    "schema",
     "writes",
 ]

@@ -19,6 +19,7 @@ from typing import Any
 
 from lorebase.clients.rest import DEFAULT_DOMAIN, RestClient, RestSettings
 from lorebase.config import Settings
+from lorebase.contract import BY_NAME
 from lorebase.problems import Problem
 from lorebase.subcommands import Arguments, command
 
@@ -114,6 +115,14 @@ def invoke(name: str, run: ClientRun, args: argparse.Namespace) -> int:
         return OK if getattr(args, "follow", False) else INTERRUPTED
     except BrokenPipeError:
         return OK
+
+
+def call_arguments(endpoint: str, args: argparse.Namespace, **given: Any) -> dict[str, Any]:
+    """The keywords of a call of `endpoint` (lorebase.contract): each of its parameters from the
+    parsed argument of the same name, then `given`. A command names its arguments like the
+    endpoint's parameters, so that none copies them one by one."""
+    taken = {p.name: getattr(args, p.name) for p in BY_NAME[endpoint].parameters if hasattr(args, p.name)}
+    return {**taken, **given}
 
 
 def report_problem(problem: Problem, *, as_json: bool) -> None:
@@ -256,6 +265,7 @@ __all__ = [
     "UNAVAILABLE",
     "USAGE",
     "Usage",
+    "call_arguments",
     "cell",
     "client_command",
     "csv_list",

@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import yaml
-
 from lorebase.clients.rest import RestClient
 from lorebase.commands._runtime import (
     UNAVAILABLE,
@@ -20,6 +18,7 @@ from lorebase.commands._runtime import (
     read_file,
     table,
 )
+from lorebase.schema import SchemaError, parse_yaml
 
 
 def _one(answer: Any) -> str:
@@ -48,8 +47,8 @@ async def _domains(client: RestClient, args: argparse.Namespace) -> int:
     if not args.schema:
         raise Usage("domains create needs --schema FILE")
     try:
-        schema = yaml.safe_load(read_file(args.schema))
-    except yaml.YAMLError as exc:
+        schema = parse_yaml(read_file(args.schema))
+    except SchemaError as exc:
         raise Usage(f"{args.schema} is not YAML or JSON: {exc}") from exc
     settings = json_object_argument(args.settings, "--settings") if args.settings else None
     answer = await client.create_domain(

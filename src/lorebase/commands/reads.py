@@ -1,4 +1,4 @@
-"""Read commands: context, search, query, resolve, schema, record, links, neighborhood, traverse,
+"""Read commands: context, search, query, resolve, record, links, neighborhood, traverse,
 health and diff (docs/cli.md; the REST calls are in docs/rest.md and the seed's agent guide)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any
 from lorebase.clients.rest import RestClient
 from lorebase.commands._runtime import (
     Usage,
+    call_arguments,
     cell,
     client_command,
     csv_list,
@@ -217,28 +218,6 @@ async def _resolve(client: RestClient, args: argparse.Namespace) -> int:
     return 0
 
 
-# -- schema ------------------------------------------------------------------------------------------
-
-
-def _schema_human(schema: Any) -> str:
-    parts = [f"{schema.get('domain')}/{schema.get('branch')} at {short(schema.get('revision'))}"]
-    for section, columns in (
-        ("kinds", ["name", "key", "title", "description"]),
-        ("relations", ["name", "from", "to", "inverse", "cardinality"]),
-        ("traits", ["name", "kinds", "description"]),
-        ("lenses", ["name", "kinds", "relations", "description"]),
-        ("operations", ["name", "description"]),
-    ):
-        parts.append(f"\n{section.capitalize()}\n" + table(schema.get(section) or [], columns))
-    return "\n".join(parts)
-
-
-@client_command("schema", "the schema: Kinds, Relations, Traits, lenses, Operations", _branch_at)
-async def _schema(client: RestClient, args: argparse.Namespace) -> int:
-    emit(args, await client.get_schema(domain=args.domain, branch=args.branch, at=args.at), _schema_human)
-    return 0
-
-
 # -- revision ----------------------------------------------------------------------------------------
 
 
@@ -273,9 +252,7 @@ def _revision_human(answer: Any) -> str:
 
 @client_command("revision", "one Revision and its changes (Records, Links, schema)", _revision_arguments)
 async def _revision(client: RestClient, args: argparse.Namespace) -> int:
-    answer = await client.get_revision(
-        domain=args.domain, revision=args.revision, branch=args.branch, limit=args.limit, cursor=args.cursor
-    )
+    answer = await client.get_revision(**call_arguments("get_revision", args))
     emit(args, answer, _revision_human)
     return 0
 
@@ -285,7 +262,7 @@ async def _revision(client: RestClient, args: argparse.Namespace) -> int:
 
 def _listing_arguments(what: str) -> Any:
     def arguments(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("name", metavar=what.upper(), help=f"a {what} of the schema")
+        parser.add_argument(what.lower(), metavar=what.upper(), help=f"a {what} of the schema")
         parser.add_argument("--limit", type=int, default=0, help="per page")
         parser.add_argument("--cursor", default="", help="the next_cursor of the previous page")
         _branch_at(parser)
@@ -299,14 +276,7 @@ def _more(answer: Any) -> str:
 
 @client_command("records", "a page of a Kind's Records, in key order", _listing_arguments("Kind"))
 async def _records(client: RestClient, args: argparse.Namespace) -> int:
-    answer = await client.list_records(
-        domain=args.domain,
-        kind=args.name,
-        branch=args.branch,
-        at=args.at,
-        limit=args.limit,
-        cursor=args.cursor,
-    )
+    answer = await client.list_records(**call_arguments("list_records", args))
     emit(
         args,
         answer,
@@ -317,14 +287,7 @@ async def _records(client: RestClient, args: argparse.Namespace) -> int:
 
 @client_command("relation-links", "a page of a Relation's Links", _listing_arguments("Relation"))
 async def _relation_links(client: RestClient, args: argparse.Namespace) -> int:
-    answer = await client.list_links(
-        domain=args.domain,
-        relation=args.name,
-        branch=args.branch,
-        at=args.at,
-        limit=args.limit,
-        cursor=args.cursor,
-    )
+    answer = await client.list_links(**call_arguments("list_links", args))
     emit(
         args,
         answer,
@@ -421,19 +384,17 @@ def _origin(entry: dict[str, Any]) -> str:
 
 @client_command("record", "one Record: get, history, lineage or explain KIND KEY", _record_arguments)
 async def _record(client: RestClient, args: argparse.Namespace) -> int:
-    common = {"domain": args.domain, "kind": args.kind, "key": args.key, "branch": args.branch, "at": args.at}
     if args.action == "get":
-        answer = await client.get_record(**common, links=True)
+        answer = await client.get_record(**call_arguments("get_record", args, links=True))
         emit(args, answer, _record_human)
     elif args.action == "history":
-        answer = await client.get_history(**common, values=args.values, limit=args.limit, cursor=args.cursor)
-        emit(args, answer, _history_human)
+        emit(args, await client.get_history(**call_arguments("get_history", args)), _history_human)
     elif args.action == "lineage":
-        emit(args, await client.get_lineage(**common), _lineage_human)
+        emit(args, await client.get_lineage(**call_arguments("get_lineage", args)), _lineage_human)
     elif args.json:
-        emit(args, await client.explain(**common), str)
+        emit(args, await client.explain(**call_arguments("explain", args)), str)
     else:
-        print(await client.explain(**common, format="markdown"))
+        print(await client.explain(**call_arguments("explain", args, format="markdown")))
     return 0
 
 
@@ -451,16 +412,7 @@ def _links_arguments(parser: argparse.ArgumentParser) -> None:
 
 @client_command("links", "the Links of a Record along a Relation", _links_arguments)
 async def _links(client: RestClient, args: argparse.Namespace) -> int:
-    answer = await client.get_links(
-        domain=args.domain,
-        kind=args.kind,
-        key=args.key,
-        relation=args.relation,
-        branch=args.branch,
-        at=args.at,
-        limit=args.limit,
-        cursor=args.cursor,
-    )
+    answer = await client.get_links(**call_arguments("get_links", args))
     emit(args, answer, lambda a: table(a.get("links", []), ["from", "to", "values"]))
     return 0
 
@@ -530,13 +482,12 @@ def _health_human(report: Any) -> str:
 
 @client_command("health", "the health of the data: violations, duplicates, orphans, gaps", _health_arguments)
 async def _health(client: RestClient, args: argparse.Namespace) -> int:
-    common = {"domain": args.domain, "branch": args.branch, "at": args.at}
     markdown = args.markdown and not args.json
-    common["format"] = "markdown" if markdown else ""
+    form = "markdown" if markdown else ""
     if args.kind:
-        answer = await client.get_kind_health(**common, kind=args.kind)
+        answer = await client.get_kind_health(**call_arguments("get_kind_health", args, format=form))
     else:
-        answer = await client.get_health(**common)
+        answer = await client.get_health(**call_arguments("get_health", args, format=form))
     if markdown:
         print(answer)
     else:
@@ -572,8 +523,6 @@ def _diff_human(answer: Any) -> str:
 
 @client_command("diff", "what changed between two Revisions of a branch", _diff_arguments)
 async def _diff(client: RestClient, args: argparse.Namespace) -> int:
-    answer = await client.diff(
-        domain=args.domain, from_revision=args.from_revision, to_revision=args.to_revision, branch=args.branch
-    )
+    answer = await client.diff(**call_arguments("diff", args))
     emit(args, answer, _diff_human)
     return 0

@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
-
 from lorebase.clients.rest import RestClient
 from lorebase.commands._runtime import (
     REFUSED,
@@ -262,63 +260,3 @@ async def _embedding(client: RestClient, args: argparse.Namespace) -> int:
     )
     emit(args, answer, lambda a: fields(a.items()))
     return 0
-
-
-# -- schema-change -----------------------------------------------------------------------------------
-
-
-def _schema_change_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "file", metavar="FILE", help='a change set: JSON or YAML, {"changes": [...]} or the list alone'
-    )
-    parser.add_argument("--branch", default="", help="the branch (default: the Domain's default branch)")
-    parser.add_argument("--dry-run", action="store_true", help="show what it would do, store nothing")
-    parser.add_argument("--message", help="the commit message")
-    parser.add_argument("--expected-head", metavar="REV", help="fail (409) if the branch head is another")
-    parser.add_argument("--on-invalid", choices=["refuse", "clear"], help="what to do with invalid values")
-
-
-def _schema_change_human(answer: Any) -> str:
-    lines = [
-        f"{answer.get('status')}: schema of {answer.get('branch')} "
-        f"{short(answer.get('previous_schema_version'))} -> {short(answer.get('schema_version'))}",
-        table(answer.get("changes", []), ["op", "target", "to"], empty="(no changes)"),
-        fields(
-            [
-                ("revision", answer.get("revision")),
-                ("records migrated", (answer.get("migrated") or {}).get("records")),
-                ("links migrated", (answer.get("migrated") or {}).get("links")),
-                ("touches", answer.get("touches")),
-            ]
-        ),
-    ]
-    if answer.get("violations"):
-        lines.append(f"violations ({answer.get('violation_count')}):")
-        lines.append(table(answer["violations"], ["path", "rule", "message"]))
-    return "\n".join(lines)
-
-
-@client_command(
-    "schema-change", "apply a schema change set on a branch (docs/schema.md)", _schema_change_arguments
-)
-async def _schema_change(client: RestClient, args: argparse.Namespace) -> int:
-    text = read_file(args.file).decode("utf-8", errors="replace")
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise Usage(f"{args.file}: not JSON or YAML ({exc})") from exc
-    if isinstance(document, list):
-        document = {"changes": document}
-    if not isinstance(document, dict) or not isinstance(document.get("changes"), list):
-        raise Usage(f'{args.file}: a change set is {{"changes": [...]}} or a list of changes')
-    body: dict[str, Any] = dict(document)
-    for name in ("message", "expected_head", "on_invalid"):
-        value = getattr(args, name)
-        if value:
-            body[name] = value
-    if args.dry_run:
-        body["dry_run"] = True
-    branch = args.branch or (await client.get_domain(domain=args.domain)).get("default_branch") or "main"
-    answer = await client.change_schema(domain=args.domain, branch=branch, body=body)
-    emit(args, answer, _schema_change_human)
-    return 0 if answer.get("valid", True) else REFUSED

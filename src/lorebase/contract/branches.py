@@ -45,6 +45,7 @@ class Backfill(Body, frozen=True, kw_only=True):
 
 SchemaOp = Literal[
     "add_kind",
+    "rename_kind",
     "change_kind",
     "remove_kind",
     "add_attribute",
@@ -52,6 +53,7 @@ SchemaOp = Literal[
     "remove_attribute",
     "change_attribute",
     "add_relation",
+    "rename_relation",
     "remove_relation",
     "put_operation",
     "remove_operation",
@@ -70,6 +72,7 @@ class SchemaChangeItem(Body, frozen=True, kw_only=True):
     operation: Name | None = None
     lens: Name | None = None
     to: Name | None = None
+    inverse: Annotated[Name, Meta(description="rename_relation: the new inverse name")] | None = None
     definition: Document | None = None
     backfill: Backfill | None = None
     map: (

@@ -29,6 +29,7 @@ from lorebase.schema.model import (
 from lorebase.schema.policy import Policy, PolicyError, compile_policy
 from lorebase.schema.templates import RenderedEdit, parse_template, render_edits
 from lorebase.schema.values import Issue, key_values, record_key, validate_parameters, validate_values
+from lorebase.schema.yaml_text import parse_yaml
 
 __all__ = [
     "ATTRIBUTE_TYPES",
@@ -56,6 +57,7 @@ __all__ = [
     "compile_policy",
     "key_values",
     "load_schema",
+    "parse_yaml",
     "parse_duration",
     "parse_template",
     "record_key",

@@ -12,7 +12,7 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema._reader import LOWER_NAME, Members, Problems, entries, join, show, words
 from lorebase.schema.model import ATTRIBUTE_TYPES, SENSITIVITIES, Attribute
 
-__all__ = ["attribute_document", "attributes_document", "read_attributes"]
+__all__ = ["COMPARATIVE_OPERATORS", "attribute_document", "attributes_document", "read_attributes"]
 
 _MEMBERS = (
     "type",
@@ -25,6 +25,7 @@ _MEMBERS = (
     "description",
     "aliases",
     "value_aliases",
+    "comparatives",
     "resolvable",
     "sensitivity",
     "derived",
@@ -134,6 +135,7 @@ def _read_attribute(
         description=members.text("description") or "",
         aliases=members.words("aliases"),
         value_aliases=_read_value_aliases(members, values if type_ == "enum" else None),
+        comparatives=_read_comparatives(members, type_ if known else None, parameter=parameter),
         resolvable=resolvable,
         sensitivity=tuple(tag for tag in sensitivity if tag in SENSITIVITIES),
         derived=_read_derived(members, derivable=derivable),
@@ -212,6 +214,43 @@ def _read_value_aliases(members: Members, enum_values: tuple[str, ...] | None) -
     return found
 
 
+COMPARATIVE_OPERATORS = {
+    "lt": "a comparative meaning less (cheaper than)",
+    "gt": "a comparative meaning more (pricier than)",
+    "min": "a superlative: the least first (cheapest)",
+    "max": "a superlative: the most first (priciest)",
+}
+_ORDERED = ("integer", "decimal", "date", "datetime")
+_COMPARATIVE_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _read_comparatives(members: Members, type_: str | None, *, parameter: bool) -> dict[str, str]:
+    """`comparatives: {cheaper: lt, pricier: gt, cheapest: min}`: one word each, an operator of
+    COMPARATIVE_OPERATORS, on an Attribute of an ordered type (not a parameter)."""
+    found: dict[str, str] = {}
+    pairs = members.entries("comparatives")
+    if pairs and parameter:
+        members.problems.add(members.at("comparatives"), "comparatives apply to Attributes, not parameters")
+        return found
+    if pairs and type_ is not None and type_ not in _ORDERED:
+        members.problems.add(
+            members.at("comparatives"),
+            f"comparatives apply to ordered types ({', '.join(_ORDERED)}), not {type_}",
+        )
+        return found
+    for word, op in pairs:
+        where = join(members.at("comparatives"), word)
+        if not _COMPARATIVE_WORD.fullmatch(word) or word != word.casefold():
+            members.problems.add(where, f"{word!r} must be one lower-case word (letters only)")
+        elif op not in COMPARATIVE_OPERATORS:
+            members.problems.add(
+                where, f"unknown operator {show(op)}; expected one of {', '.join(COMPARATIVE_OPERATORS)}"
+            )
+        else:
+            found[word] = op
+    return found
+
+
 def _bound_document(bound: Decimal | None) -> int | str | None:
     if bound is None:
         return None
@@ -239,6 +278,8 @@ def attribute_document(
         resolvable=attribute.resolvable,
         sensitivity=list(attribute.sensitivity),
     )
+    if attribute.comparatives:  # absent when empty: documents (and their digests) stay as they were
+        document["comparatives"] = dict(attribute.comparatives)
     if parameter:
         document["default"] = attribute.default
     if derivable:

@@ -70,7 +70,7 @@ def entries(node: Any, path: str, problems: Problems) -> list[tuple[str, Any]]:
     for name, value in node.items():
         if not isinstance(name, str):
             problems.add(
-                path, f"member {show(name)} must be a string (quote YAML words such as yes/no/on/off)"
+                path, f"member {show(name)} must be a string (quote YAML's true, false, null and numbers)"
             )
             continue
         pairs.append((name, value))
@@ -90,7 +90,7 @@ def words(
     for index, item in enumerate(value):
         where = join(path, index)
         if isinstance(item, bool):
-            problems.add(where, f"expected a string, got {item} (quote YAML words such as yes, no, on, off)")
+            problems.add(where, f"expected a string, got {item} (quote true and false where they are words)")
         elif not isinstance(item, str) or not item:
             problems.add(where, f"expected a non-empty string, got {show(item)}")
         elif pattern is not None and not pattern.fullmatch(item):

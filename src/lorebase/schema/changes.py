@@ -5,6 +5,7 @@ A change set (docs/schema.md, "Changing a schema") is a list of items, each with
 | op | members | what it does to the document | what it asks of the data |
 | --- | --- | --- | --- |
 | add_kind | kind, definition | adds the Kind | nothing |
+| rename_kind | kind, to | renames it, and in Relations' ends, lenses, Operations' edits and Sources | each Record moves to the new name with its key, values, provenance and creation |
 | change_kind | kind, definition | sets description, title, aliases, stewards | nothing |
 | remove_kind | kind, delete_data | removes the Kind | its Records deleted (only with `delete_data`) |
 | add_attribute | kind, attribute, definition, backfill | adds the Attribute | the backfill written |
@@ -12,6 +13,7 @@ A change set (docs/schema.md, "Changing a schema") is a list of items, each with
 | remove_attribute | kind, attribute | removes it | its values dropped |
 | change_attribute | kind, attribute, definition, map | merges the members (type, values, bounds, pattern, required, unique, aliases, value_aliases...) | each value converted (through `map` first), or reported |
 | add_relation | relation, definition | adds the Relation | nothing |
+| rename_relation | relation, to, inverse | renames it (and its inverse when given), and in lenses and Operations' edits | each Link moves to the new name with its values and provenance |
 | remove_relation | relation, delete_data | removes it | its Links deleted (only with `delete_data`) |
 | put_operation / remove_operation | operation, definition | sets or removes an Operation | nothing |
 | put_lens / remove_lens | lens, definition | sets or removes a lens | nothing |
@@ -25,7 +27,7 @@ item's path (`changes[2].to`). Nothing here reads data: keeper migrates the Reco
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +35,7 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.derivations import Derivation, DerivationError, compile_derivation
 from lorebase.schema.errors import SchemaError
 from lorebase.schema.loader import load_schema
+from lorebase.schema.merge import Renames
 from lorebase.schema.model import DomainSchema
 
 __all__ = [
@@ -47,6 +50,7 @@ __all__ = [
 
 OPS = (
     "add_kind",
+    "rename_kind",
     "change_kind",
     "remove_kind",
     "add_attribute",
@@ -54,6 +58,7 @@ OPS = (
     "remove_attribute",
     "change_attribute",
     "add_relation",
+    "rename_relation",
     "remove_relation",
     "put_operation",
     "remove_operation",
@@ -96,6 +101,8 @@ class KindMigration:
     removed: set[str] = field(default_factory=set)  # old names
     backfills: dict[str, Backfill] = field(default_factory=dict)
     converted: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> value map
+    # The Kind's name before the change set when a rename_kind renamed it (its Records move).
+    renamed_from: str | None = None
 
     def migrate(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The values after the renames and removals (conversions and backfills are keeper's: they
@@ -120,10 +127,22 @@ class Plan:
     summary: list[dict[str, Any]] = field(default_factory=list)
     # Schema elements a change rewrote besides its own target: Operations, lenses.
     touches: dict[str, list[str]] = field(default_factory=lambda: {"operations": [], "lenses": []})
-    renamed_kinds: dict[str, str] = field(default_factory=dict)
+    renamed_kinds: dict[str, str] = field(default_factory=dict)  # name before -> name after
+    renamed_relations: dict[str, str] = field(default_factory=dict)  # name before -> name after
 
     def migration(self, kind: str) -> KindMigration:
         return self.kinds.setdefault(kind, KindMigration())
+
+    def renames(self) -> Renames:
+        """What the change set renamed, by the names before it (for the three-way schema merge)."""
+        back = {new: old for old, new in self.renamed_kinds.items()}
+        attributes = {
+            (back.get(kind, kind), old): new
+            for kind, migration in self.kinds.items()
+            for old, new in migration.renamed.items()
+            if old != new
+        }
+        return Renames(dict(self.renamed_kinds), dict(self.renamed_relations), attributes)
 
 
 class _Changes:
@@ -139,6 +158,10 @@ class _Changes:
         self.summary: list[dict[str, Any]] = []
         self.touches: dict[str, set[str]] = {"operations": set(), "lenses": set()}
         self.backfills: dict[tuple[str, str], tuple[str, Any]] = {}  # (kind, attr) -> (path, spec)
+        self.renamed_kinds: dict[str, str] = {}  # name before the change set -> name now
+        self.renamed_relations: dict[str, str] = {}
+        self.added_kinds: set[str] = set()  # Kinds this change set adds (no Records to move)
+        self.added_relations: set[str] = set()
 
     def issue(self, path: str, rule: str, message: str) -> None:
         self.issues.append({"path": path, "rule": rule, "message": message})
@@ -188,13 +211,13 @@ class _Changes:
             return None
         return copy.deepcopy(definition)
 
-    def new_name(self, item: Mapping[str, Any], path: str, taken: Mapping[str, Any], what: str) -> str | None:
+    def new_name(self, item: Mapping[str, Any], path: str, taken: Collection[Any], what: str) -> str | None:
         name = item.get("to")
         if not isinstance(name, str) or not name:
             self.issue(f"{path}.to", "change.required", "a rename names the new name (to)")
             return None
         if name in taken:
-            self.issue(f"{path}.to", "change.exists", f"{what} {name!r} exists already")
+            self.issue(f"{path}.to", "change.exists", f"{what} {name!r} exists already; choose another name")
             return None
         return name
 
@@ -220,7 +243,57 @@ class _Changes:
             self.issue(f"{path}.kind", "change.exists", f"Kind {name!r} exists already")
             return
         self.doc["kinds"][name] = definition
+        self.added_kinds.add(name)
         self.summary.append({"op": "add_kind", "target": name})
+
+    def _rename_kind(self, item: Mapping[str, Any], path: str) -> None:
+        kind = self.kind(item, path)
+        if kind is None:
+            return
+        old = item["kind"]
+        new = self.new_name(item, path, self.doc["kinds"], "Kind")
+        if new is None:
+            return
+        vault = [
+            n for n, a in (kind.get("attributes") or {}).items() if isinstance(a, dict) and a.get("vault")
+        ]
+        if vault:
+            self.issue(
+                f"{path}.kind",
+                "change.vault",
+                f"{old} keeps {', '.join(vault)} in the vault, whose entries name the Kind; a Kind "
+                "with vault Attributes cannot be renamed yet (add a new Kind and copy the Records)",
+            )
+            return
+        self.doc["kinds"] = {new if n == old else n: k for n, k in self.doc["kinds"].items()}
+        for relation in self.doc["relations"].values():
+            for end in ("from", "to"):
+                if isinstance(relation, dict) and relation.get(end) == old:
+                    relation[end] = new
+        for name, lens in self.doc["lenses"].items():
+            kinds = lens.get("kinds") if isinstance(lens, dict) else None
+            if isinstance(kinds, list) and old in kinds:
+                lens["kinds"] = [new if k == old else k for k in kinds]
+                self.touches["lenses"].add(name)
+        for name, operation in self.doc["operations"].items():
+            for edit in (operation.get("edits") or []) if isinstance(operation, dict) else []:
+                if isinstance(edit, dict) and edit.get("kind") == old:
+                    edit["kind"] = new
+                    self.touches["operations"].add(name)
+        for source in self.doc["sources"].values():
+            kinds = source.get("kinds") if isinstance(source, dict) else None
+            if isinstance(kinds, list) and old in kinds:
+                source["kinds"] = [new if k == old else k for k in kinds]
+        migration = self.kinds.pop(old, None) or KindMigration()
+        self.backfills = {(new if k == old else k, a): spec for (k, a), spec in self.backfills.items()}
+        if old in self.added_kinds:  # added by this change set: no Records to move
+            self.added_kinds = {new if k == old else k for k in self.added_kinds}
+        else:
+            original = next((o for o, n in self.renamed_kinds.items() if n == old), old)
+            migration.renamed_from = original
+            self.renamed_kinds[original] = new
+        self.kinds[new] = migration
+        self.summary.append({"op": "rename_kind", "target": old, "to": new})
 
     def _change_kind(self, item: Mapping[str, Any], path: str) -> None:
         kind = self.kind(item, path)
@@ -243,7 +316,10 @@ class _Changes:
             return
         name = item["kind"]
         del self.doc["kinds"][name]
-        self.removed_kinds[name] = bool(item.get("delete_data"))
+        original = next((o for o, n in self.renamed_kinds.items() if n == name), name)
+        self.renamed_kinds.pop(original, None)
+        if name not in self.added_kinds:
+            self.removed_kinds[original] = bool(item.get("delete_data"))
         self.kinds.pop(name, None)
         self.summary.append({"op": "remove_kind", "target": name})
 
@@ -359,7 +435,58 @@ class _Changes:
             self.issue(f"{path}.relation", "change.exists", f"Relation {name!r} exists already")
             return
         self.doc["relations"][name] = definition
+        self.added_relations.add(name)
         self.summary.append({"op": "add_relation", "target": name})
+
+    def _rename_relation(self, item: Mapping[str, Any], path: str) -> None:
+        old = item.get("relation")
+        if not isinstance(old, str) or old not in self.doc["relations"]:
+            known = ", ".join(self.doc["relations"]) or "none"
+            self.issue(
+                f"{path}.relation", "change.unknown", f"unknown Relation {old!r}; Relations are: {known}"
+            )
+            return
+        names = {*self.doc["relations"]} | {
+            r.get("inverse")
+            for r in self.doc["relations"].values()
+            if isinstance(r, dict) and r.get("inverse")
+        }
+        new = self.new_name(item, path, names - {old}, "Relation or inverse")
+        if new is None:
+            return
+        definition = self.doc["relations"][old]
+        old_inverse = definition.get("inverse") if isinstance(definition, dict) else None
+        inverse = item.get("inverse") or old_inverse
+        if inverse is not None and (not isinstance(inverse, str) or inverse in names - {old, old_inverse}):
+            self.issue(
+                f"{path}.inverse",
+                "change.exists",
+                f"inverse {inverse!r} is another Relation's name or inverse; choose another",
+            )
+            return
+        if isinstance(definition, dict):
+            definition["inverse"] = inverse
+        self.doc["relations"] = {new if n == old else n: r for n, r in self.doc["relations"].items()}
+        renames = {old: new, **({old_inverse: inverse} if old_inverse and inverse else {})}
+        for name, lens in self.doc["lenses"].items():
+            relations = lens.get("relations") if isinstance(lens, dict) else None
+            if isinstance(relations, list) and set(renames) & set(relations):
+                lens["relations"] = [renames.get(r, r) for r in relations]
+                self.touches["lenses"].add(name)
+        for name, operation in self.doc["operations"].items():
+            for edit in (operation.get("edits") or []) if isinstance(operation, dict) else []:
+                if isinstance(edit, dict) and edit.get("relation") == old:
+                    edit["relation"] = new
+                    self.touches["operations"].add(name)
+        original = next((o for o, n in self.renamed_relations.items() if n == old), old)
+        if old in self.added_relations:
+            self.added_relations = {new if r == old else r for r in self.added_relations}
+        else:
+            self.renamed_relations[original] = new
+        entry: dict[str, Any] = {"op": "rename_relation", "target": old, "to": new}
+        if inverse != old_inverse:
+            entry["inverse"] = inverse
+        self.summary.append(entry)
 
     def _remove_relation(self, item: Mapping[str, Any], path: str) -> None:
         name = item.get("relation")
@@ -370,7 +497,10 @@ class _Changes:
             )
             return
         del self.doc["relations"][name]
-        self.removed_relations[name] = bool(item.get("delete_data"))
+        original = next((o for o, n in self.renamed_relations.items() if n == name), name)
+        self.renamed_relations.pop(original, None)
+        if name not in self.added_relations:
+            self.removed_relations[original] = bool(item.get("delete_data"))
         self.summary.append({"op": "remove_relation", "target": name})
 
     def _put(self, member: str, what: str, item: Mapping[str, Any], path: str) -> None:
@@ -468,6 +598,10 @@ def apply_changes(document: Mapping[str, Any], items: list[Mapping[str, Any]]) -
         removed_relations=changes.removed_relations,
         summary=changes.summary,
         touches={k: sorted(v) for k, v in changes.touches.items()},
+        renamed_kinds={o: n for o, n in changes.renamed_kinds.items() if o != n and n in schema.kinds},
+        renamed_relations={
+            o: n for o, n in changes.renamed_relations.items() if o != n and n in schema.relations
+        },
     )
 
 

@@ -11,8 +11,6 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from lorebase.schema._attributes import attributes_document, read_attributes
 from lorebase.schema._operations import operation_document, read_operation
 from lorebase.schema._reader import LOWER_NAME, UPPER_NAME, Members, Problems, join, show
@@ -29,6 +27,7 @@ from lorebase.schema.model import (
     Source,
     Trait,
 )
+from lorebase.schema.yaml_text import parse_yaml
 
 __all__ = ["load_schema", "schema_document"]
 
@@ -53,7 +52,7 @@ _LENS = (
 def load_schema(document: Mapping[str, Any] | str) -> DomainSchema:
     """The DomainSchema of `document` (a mapping, or YAML/JSON text); SchemaError lists every problem."""
     if isinstance(document, str):
-        document = _parse_yaml(document)
+        document = parse_yaml(document)
     problems = Problems()
     top = Members(document, "", problems, _TOP)
     traits = {
@@ -87,42 +86,6 @@ def load_schema(document: Mapping[str, Any] | str) -> DomainSchema:
         raise SchemaError(problems.items)
     schema = DomainSchema(description, kinds, relations, traits, lenses, operations, sources)
     return dataclasses.replace(schema, document=schema_document(schema))
-
-
-class _YamlLoader(yaml.SafeLoader):
-    """A safe YAML loader that records duplicate mapping keys instead of keeping the last one."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.duplicates: list[str] = []
-
-
-def _construct_mapping(loader: _YamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if isinstance(key, str | int | float | bool) or key is None:
-            if key in seen:
-                loader.duplicates.append(f"line {key_node.start_mark.line + 1}: duplicate member {key!r}")
-            seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_YamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)  # type: ignore[arg-type]
-
-
-def _parse_yaml(text: str) -> Any:
-    loader = _YamlLoader(text)
-    try:
-        document = loader.get_single_data()
-    except yaml.YAMLError as exc:
-        raise SchemaError([f"<document>: not valid YAML: {exc}"]) from None
-    finally:
-        loader.dispose()
-    if loader.duplicates:
-        raise SchemaError([f"<document>: {duplicate}" for duplicate in loader.duplicates])
-    return document
 
 
 def _read_trait(name: str, node: Any, path: str, problems: Problems) -> Trait:

@@ -74,6 +74,10 @@ class Attribute:
     description: str = ""
     aliases: tuple[str, ...] = ()
     value_aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Words that compare or rank by this Attribute when resolving what people say: a comparative
+    # ("cheaper": lt, "pricier": gt; said with "than") or a superlative ("cheapest": min, "priciest":
+    # max). Ordered types only (docs/schema.md, docs/resolve.md).
+    comparatives: dict[str, str] = field(default_factory=dict)
     resolvable: bool | None = None
     sensitivity: tuple[str, ...] = ()
     default: Any = None  # parameters only; already canonical

@@ -2300,6 +2300,10 @@ export interface components {
             value_aliases: {
                 [key: string]: string[];
             };
+            /** @description Words comparing (lt, gt) or ranking (min, max) by the Attribute */
+            comparatives?: {
+                [key: string]: "gt" | "lt" | "max" | "min";
+            };
             resolvable: boolean | null;
             sensitivity: string[];
             default?: unknown;
@@ -2419,7 +2423,7 @@ export interface components {
          */
         SchemaChangeItem: {
             /** @enum {string} */
-            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute";
+            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute" | "rename_kind" | "rename_relation";
             /** @default null */
             kind?: string | null;
             /** @default null */
@@ -2432,6 +2436,8 @@ export interface components {
             lens?: string | null;
             /** @default null */
             to?: string | null;
+            /** @default null */
+            inverse?: string | null;
             /** @default null */
             definition?: {
                 [key: string]: unknown;
@@ -2479,6 +2485,8 @@ export interface components {
             violation_count: number;
             touches: components["schemas"]["SchemaTouches"];
             replayed: boolean;
+            /** @default null */
+            writes?: components["schemas"]["SchemaWrites"] | null;
         };
         /**
          * SchemaMigrated
@@ -2502,13 +2510,40 @@ export interface components {
         /**
          * SchemaTouches
          * @description What else a change set reaches: Operations and lenses it rewrote, grants narrowed to a Kind it
-         *     removes, webhooks that will see its Revision.
+         *     removes or renames, webhooks that will see its Revision.
          */
         SchemaTouches: {
             operations: string[];
             lenses: string[];
             grants: string[];
             webhooks: string[];
+        };
+        /**
+         * SchemaWrites
+         * @description What the migration writes: per `Kind.Attribute`, how many values it writes (backfills,
+         *     conversions, values cleared or dropped; a rename moves values and writes none) and how many
+         *     derived values change, with the first of each.
+         */
+        SchemaWrites: {
+            counts: {
+                [key: string]: number;
+            };
+            derived: {
+                [key: string]: number;
+            };
+            sample: components["schemas"]["SchemaWrite"][];
+            derived_sample: components["schemas"]["SchemaWrite"][];
+        };
+        /**
+         * SchemaWrite
+         * @description One value a change set's migration writes (or a derived value it changes): the Record, the
+         *     Attribute, the value before and after.
+         */
+        SchemaWrite: {
+            ref: string;
+            attribute: string;
+            before: unknown;
+            after: unknown;
         };
         /** NewBranch */
         NewBranch: {

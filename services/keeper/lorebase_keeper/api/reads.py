@@ -1,5 +1,8 @@
 """Handlers of reads: a Record, its Links, history and lineage, explain, diff, data health, and the
 reads of the graph (neighbourhoods, walks, context packs, resolve, search, query) (reads/, context/).
+
+Each handler hands the typed request, as the dispatcher decoded it past the endpoint's policy, to one
+function of reads/ or context/, and makes the answer from what it returns: nothing is unpacked here.
 """
 
 from __future__ import annotations
@@ -40,156 +43,69 @@ def _markdown(text: str, revision: str | None) -> pb.Reply:
 
 @handler("get_record")
 async def get_record(call: DomainCall[GetRecord]) -> pb.Reply:
-    r = call.request
-    document, order = await reads.get_record(
-        call.rt,
-        call.access,
-        call.domain,
-        branch=r.branch or None,
-        kind_name=r.kind,
-        key=r.key,
-        at=r.at or None,
-        links=r.links,
-        lineage=r.lineage,
-    )
+    document, order = await reads.get_record(call.rt, call.access, call.domain, call.request)
     return reply(document, headers=None if order is None else {READ_ORDER_HEADER: order})
 
 
 @handler("get_links")
 async def get_links(call: DomainCall[GetLinks]) -> dict[str, Any]:
-    r = call.request
-    return await reads.get_links(
-        call.rt,
-        call.access,
-        call.domain,
-        branch=r.branch or None,
-        kind_name=r.kind,
-        key=r.key,
-        relation_name=r.relation,
-        at=r.at or None,
-        limit=r.limit,
-        cursor=r.cursor or None,
-    )
+    return await reads.get_links(call.rt, call.access, call.domain, call.request)
 
 
 @handler("list_records")
 async def list_records(call: DomainCall[ListRecords]) -> dict[str, Any]:
-    r = call.request
-    return await reads.list_records(
-        call.rt,
-        call.access,
-        call.domain,
-        kind=r.kind,
-        branch=r.branch,
-        at=r.at,
-        limit=r.limit,
-        cursor=r.cursor,
-    )
+    return await reads.list_records(call.rt, call.access, call.domain, call.request)
 
 
 @handler("list_links")
 async def list_links(call: DomainCall[ListLinks]) -> dict[str, Any]:
-    r = call.request
-    return await reads.list_links(
-        call.rt,
-        call.access,
-        call.domain,
-        relation_name=r.relation,
-        branch=r.branch,
-        at=r.at,
-        limit=r.limit,
-        cursor=r.cursor,
-    )
+    return await reads.list_links(call.rt, call.access, call.domain, call.request)
 
 
 @handler("get_revision")
 async def get_revision(call: DomainCall[GetRevision]) -> pb.Reply:
-    r = call.request
-    document = await reads.revision_view(call.rt, call.domain, call.branch, r.revision, r.limit, r.cursor)
+    document = await reads.revision_view(call.rt, call.domain, call.branch, call.request)
     return reply(document, revision=document["revision"]["id"])
 
 
 @handler("get_history")
 async def get_history(call: DomainCall[GetHistory]) -> dict[str, Any]:
-    r = call.request
-    return await reads.get_history(
-        call.rt,
-        call.access,
-        call.domain,
-        branch=r.branch or None,
-        kind_name=r.kind,
-        key=r.key,
-        at=r.at or None,
-        values=r.values,
-        limit=r.limit,
-        cursor=r.cursor or None,
-    )
+    return await reads.get_history(call.rt, call.access, call.domain, call.request)
 
 
 @handler("get_lineage")
 async def get_lineage(call: DomainCall[RecordAt]) -> dict[str, Any]:
-    r = call.request
-    return await reads.get_lineage(
-        call.rt,
-        call.access,
-        call.domain,
-        branch=r.branch or None,
-        kind_name=r.kind,
-        key=r.key,
-        at=r.at or None,
-    )
+    return await reads.get_lineage(call.rt, call.access, call.domain, call.request)
 
 
 @handler("explain")
 async def explain(call: DomainCall[Explain]) -> pb.Reply | dict[str, Any]:
-    r = call.request
-    document = await reads.explain(
-        call.rt,
-        call.access,
-        call.domain,
-        branch=r.branch or None,
-        kind_name=r.kind,
-        key=r.key,
-        at=r.at or None,
-    )
-    if r.format == "markdown":
+    document = await reads.explain(call.rt, call.access, call.domain, call.request)
+    if call.request.format == "markdown":
         return _markdown(reads.explain_markdown(document), document["revision"])
     return document
 
 
 @handler("diff")
 async def diff(call: DomainCall[Diff]) -> dict[str, Any]:
-    r = call.request
-    return await reads.diff(
-        call.rt,
-        call.access,
-        call.domain,
-        branch=r.branch or None,
-        older=r.from_revision,
-        newer=r.to_revision,
-    )
+    return await reads.diff(call.rt, call.access, call.domain, call.request)
 
 
-async def _health(
-    call: DomainCall[Health] | DomainCall[KindHealth], kind: str | None
-) -> pb.Reply | dict[str, Any]:
-    r = call.request
-    document = await reads.data_health(
-        call.rt, call.access, call.domain, branch=r.branch or None, at=r.at or None, kind_name=kind
-    )
-    if r.format == "markdown":
+async def _health(call: DomainCall[Health] | DomainCall[KindHealth]) -> pb.Reply | dict[str, Any]:
+    document = await reads.data_health(call.rt, call.access, call.domain, call.request)
+    if call.request.format == "markdown":
         return _markdown(reads.health_markdown(document), document["revision"])
     return document
 
 
 @handler("get_health")
 async def get_health(call: DomainCall[Health]) -> pb.Reply | dict[str, Any]:
-    return await _health(call, None)
+    return await _health(call)
 
 
 @handler("get_kind_health")
 async def get_kind_health(call: DomainCall[KindHealth]) -> pb.Reply | dict[str, Any]:
-    return await _health(call, call.request.kind)
+    return await _health(call)
 
 
 @handler("neighborhood")

@@ -4,12 +4,12 @@ One seed selector (refs, query or search) picks the seed Records; the pack adds 
 (depth, Relations, the Kinds of a lens or of Traits), the Links grouped by Relation, the schema of
 what is in it, recent changes and lineage, then fits a token budget (budget.py). Request
 members win over the lens's, the lens's over the settings; a lens is not a permission. The same
-request at the same Revision answers the same bytes; packs are cached per Revision in keeper.
+request at the same Revision answers the same bytes; packs are kept per Revision in keeper's read cache
+(lorebase_keeper.read_cache).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,8 +46,6 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
 OPTIONAL = ("include_schema", "include_recent_changes", "include_lineage")
-_CACHE: OrderedDict[str, tuple[str, bytes, str]] = OrderedDict()
-_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True)
@@ -85,10 +83,9 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
     }
     digest = sha256_hex(canonical_json({"request": msgspec.to_builtins(request), **who}))[:16]
     etag = f'"{point.revision or "empty"}.{digest}"'
-    cache_key = f"{domain.id}:{branch}:{etag}"
-    if cache_key in _CACHE:
-        _CACHE.move_to_end(cache_key)
-        cached = _CACHE[cache_key]
+    cache_key = rt.read_cache.key(domain, branch, point.revision, access, ("context", etag))
+    cached = rt.read_cache.get(cache_key, domain)
+    if cached is not None:
         return Pack(cached[1], cached[0], cached[2], etag)
 
     capped = False
@@ -230,9 +227,7 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
         document["budget"] = budget.document()
         text = orjson.dumps(document)
         content_type = "application/json"
-    _CACHE[cache_key] = (content_type, text, point.revision or "")
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    rt.read_cache.put(cache_key, domain, (content_type, text, point.revision or ""))
     return Pack(text, content_type, point.revision or "", etag)
 
 

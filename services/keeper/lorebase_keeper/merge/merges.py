@@ -14,16 +14,22 @@ A value brought over keeps its provenance (the Revision of the source that set i
 Revision that brought it in `$via` (the merge Revision, and the Proposal and resolution when there
 is one; provenance.py). A fast-forward moves the target onto the source's Revisions: its
 history then runs through the source's segment, and lineage names the source Revision itself
-(fast_forward.py); the target then stands on the source's schema version too. A three-way merge of
-branches that stand on different schema versions is refused (409 schema-conflict).
+(fast_forward.py); the target then stands on the source's schema version too. When either side
+changed the schema since the base, the schemas merge element by element and each side's data
+changes are migrated into the target's schema first (schema_merge.py).
 """
 
 from __future__ import annotations
 
-from lorebase.problems import Problem
 from lorebase_keeper.merge.attempt import MergeRequest, MergeResult
 from lorebase_keeper.merge.base import Side, find_base, lock_pair
 from lorebase_keeper.merge.fast_forward import fast_forward
+from lorebase_keeper.merge.schema_merge import (
+    migrate_side,
+    require_source_changes_on_target,
+    schema_conflicts,
+    schema_merge,
+)
 from lorebase_keeper.merge.three_way_merge import three_way_merge
 from lorebase_store import Txn
 
@@ -35,25 +41,35 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
     s_chain, t_chain, common, s_base, t_base = await find_base(txn, domain, source, target)
     if source.head == target.head or s_base >= source.generation:
         return MergeResult("fast_forward", target.head, target.generation, [], 0, 0)
+    s_rows = await txn.changes_after(domain.id, s_chain, s_base)
     s_side = Side()
-    for row in await txn.changes_after(domain.id, s_chain, s_base):
+    for row in s_rows:
         s_side.add(row)
     if t_base >= target.generation and (target.head is None or s_base == common):
         return await fast_forward(txn, request, source, s_chain, target, s_side)
-    if source.schema_digest != target.schema_digest:
-        raise Problem(
-            409,
-            "schema-conflict",
-            f"{request.source} and {request.target} stand on different schemas (versions "
-            f"{source.schema_digest or domain.base_digest} and {target.schema_digest or domain.base_digest}); "
-            "a three-way merge across a schema change is not built: apply the same change set to "
-            f"{request.source} first (POST /branches/{request.source}/schema/changes), then merge",
-            source=request.source,
-            target=request.target,
-        )
-    t_side = Side()
-    for row in await txn.changes_after(domain.id, t_chain, t_base):
-        t_side.add(row)
+    t_rows = await txn.changes_after(domain.id, t_chain, t_base)
+    schemas = await schema_merge(
+        txn,
+        request,
+        s_chain,
+        s_base,
+        t_chain,
+        t_base,
+        same_schema=source.schema_digest == target.schema_digest,
+    )
+    if schemas is None:
+        t_side = Side()
+        for row in t_rows:
+            t_side.add(row)
+    else:
+        found, resolved = schema_conflicts(schemas, request)
+        if found:
+            return MergeResult("conflicts", target.head, target.generation, found, resolved, 0)
+        require_source_changes_on_target(schemas, request)
+        s_side, s_found = migrate_side(schemas, s_rows, "source", request)
+        t_side, t_found = migrate_side(schemas, t_rows, "target", request)
+        if s_found or t_found:
+            return MergeResult("conflicts", target.head, target.generation, s_found + t_found, resolved, 0)
     return await three_way_merge(txn, request, source, target, s_side, t_side)
 
 

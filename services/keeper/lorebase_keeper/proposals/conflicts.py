@@ -26,6 +26,8 @@ def _sides(row: ConflictRow, view: Readable) -> tuple[str | None, list[Any], boo
     it may not read are null and `redacted` true (an Attribute it may not know is not named)."""
     attribute = row.attribute
     sides = [row.details.get(side) for side in ("base", "ours", "theirs")]
+    if row.entity == "schema":  # an element of the schema (merge/schema_merge.py): no values in it
+        return attribute, sides, False
     if row.entity == "record" and attribute is not None:
         if attribute in view.cleared(row.name):
             return attribute, sides, False
@@ -48,7 +50,7 @@ def conflict_document(row: ConflictRow, domain: str, proposal: str, view: Readab
         "code": row.code,
         "entity": row.entity,
         "ref": f"{row.name}/{row.key}",
-        "kind" if row.entity == "record" else "relation": row.name,
+        {"record": "kind", "schema": "element"}.get(row.entity, "relation"): row.name,
         "key": row.key,
         "attribute": attribute,
         "base": base,

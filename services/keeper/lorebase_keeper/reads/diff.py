@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from lorebase.contract.reads import Diff
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
@@ -23,9 +24,8 @@ def _side(values: dict[str, Any] | None, readable: AbstractSet[str]) -> dict[str
     return None if values is None else {k: v for k, v in values.items() if k in readable}
 
 
-async def diff(
-    rt: Runtime, access: Access, domain: Domain, *, branch: str | None, older: str, newer: str
-) -> dict[str, Any]:
+async def diff(rt: Runtime, access: Access, domain: Domain, request: Diff) -> dict[str, Any]:
+    branch, older, newer = request.branch or None, request.from_revision, request.to_revision
     if not older or not newer:
         raise Problem(
             400, "invalid-parameter", "from and to are both required: two Revision ids of the branch"

@@ -9,32 +9,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from lorebase.contract.reads import RecordAt
 from lorebase.ids import iso_seconds
 from lorebase_keeper.access import Access, readable
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.lineage import lineage_of
-from lorebase_keeper.reads.records import links_along, read_record, title_of
+from lorebase_keeper.reads.records import links_along, read_record, record_kind, title_of
 from lorebase_keeper.reads.snapshots import ReadPoint
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
 
-async def explain(
-    rt: Runtime,
-    access: Access,
-    domain: Domain,
-    *,
-    branch: str | None,
-    kind_name: str,
-    key: str,
-    at: str | None,
-) -> dict[str, Any]:
+async def explain(rt: Runtime, access: Access, domain: Domain, request: RecordAt) -> dict[str, Any]:
     cap = domain.settings.model.read.history.lineage_count_max
     max_links = domain.settings.model.agents.explain.max_links
+    key = request.key
+    kind = record_kind(access, domain, request)
 
     async def read(txn: Txn) -> dict[str, Any]:
-        found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
-        point, kind, shown, redacted = found.point, found.kind, found.shown, found.redacted
+        found = await read_record(txn, access, domain, request, kind)
+        point, shown, redacted = found.point, found.shown, found.redacted
         lineage = await lineage_of(txn, domain, found.provenance, shown, branch=point.branch.name)
         created_row = await txn.entity_created(domain.id, point.chain, point.at, "record", kind.name, key)
         created = None

@@ -9,15 +9,15 @@ derived value (`summary.stale_derived_kinds` the Kinds where it is not 0). `summ
 violations, orphans, gaps or duplicates of unique Attributes; stale derived values do not fail it.
 Only what the caller may read is checked and reported (lorebase_keeper.access.readable): a derived
 Attribute computed over a Kind it may not read is not validated, counted or named. Reports are
-cached per Revision and readable part of the schema in the keeper process.
+kept per Revision and readable part of the schema in keeper's read cache (lorebase_keeper.read_cache).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 from lorebase.canonical import canonical_json
+from lorebase.contract.reads import Health, KindHealth
 from lorebase.reconciliation import fold
 from lorebase.schema import Attribute, DomainSchema, Kind, key_values, validate_values
 from lorebase_keeper.access import Access, readable, readable_kind
@@ -25,9 +25,6 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
-
-_CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
-_CACHE_SIZE = 64
 
 
 def _sample(items: list[tuple[str, dict[str, Any]]], limit: int) -> list[tuple[str, dict[str, Any]]]:
@@ -129,9 +126,10 @@ async def _links(txn: Txn, domain: Domain, point: ReadPoint, relation: str) -> l
     return pairs
 
 
-async def data_health(
-    rt: Runtime, access: Access, domain: Domain, *, branch: str | None, at: str | None, kind_name: str | None
-) -> dict[str, Any]:
+async def data_health(rt: Runtime, access: Access, domain: Domain, request: Health) -> dict[str, Any]:
+    """The health report of the Domain (Health) or of one Kind (KindHealth) on the request's branch."""
+    branch, at = request.branch or None, request.at or None
+    kind_name = request.kind if isinstance(request, KindHealth) else None
     limits = domain.settings.model.read.health
     max_validated = limits.max_records_validated
     examples = limits.examples
@@ -152,12 +150,11 @@ async def data_health(
                 if kind_name in (domain.schema.relations[r].from_kind, domain.schema.relations[r].to_kind)
             ]
         known = {kind: dict(view.attributes(kind)) for kind in kinds}
-        cache_key = canonical_json(
-            [domain.id, name, point.revision, relations, {kind: list(known[kind]) for kind in kinds}]
-        ).decode()
-        if cache_key in _CACHE:
-            _CACHE.move_to_end(cache_key)
-            return _CACHE[cache_key]
+        readable_part = canonical_json([relations, {kind: list(known[kind]) for kind in kinds}]).decode()
+        cache_key = rt.read_cache.key(domain, name, point.revision, access, ("data_health", readable_part))
+        cached = rt.read_cache.get(cache_key, domain)
+        if cached is not None:
+            return cast(dict[str, Any], cached)
         keys_of: dict[str, set[str]] = {}
         kind_reports = []
         for kind in sorted(kinds):
@@ -230,9 +227,7 @@ async def data_health(
             "kinds": kind_reports,
             "relations": relation_reports,
         }
-        _CACHE[cache_key] = document
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+        rt.read_cache.put(cache_key, domain, document)
         return document
 
     return await rt.db.read("data_health", read)

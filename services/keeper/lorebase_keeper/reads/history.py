@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from lorebase.contract.reads import GetHistory, RecordAt
 from lorebase.cursors import decode_cursor, encode_cursor, pair_of
 from lorebase.problems import Problem
-from lorebase_keeper.access import Access, readable_kind
+from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.lineage import evidence_of, lineage_of, revision_summary
-from lorebase_keeper.reads.records import read_record
+from lorebase_keeper.reads.records import read_record, record_kind
 from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
-from lorebase_store import HistoryRow, RevisionRow, Txn
+from lorebase_store import RENAMED_FROM, HistoryRow, RevisionRow, Txn
 
 
 def _provenance(
@@ -41,30 +42,28 @@ def _cursor(row: HistoryRow) -> str:
     return encode_cursor([row.generation, row.seq])
 
 
-async def get_history(
-    rt: Runtime,
-    access: Access,
-    domain: Domain,
-    *,
-    branch: str | None,
-    kind_name: str,
-    key: str,
-    at: str | None,
-    values: bool,
-    limit: int,
-    cursor: str | None,
-) -> dict[str, Any]:
+async def get_history(rt: Runtime, access: Access, domain: Domain, request: GetHistory) -> dict[str, Any]:
     page = domain.settings.model.read.history
-    limit = limit or page.default_limit
+    limit = request.limit or page.default_limit
     if not 1 <= limit <= page.max_limit:
         raise Problem(400, "invalid-limit", f"limit is at most {page.max_limit} (read.history.max_limit)")
-    before = tuple(decode_cursor(cursor, pair_of(int))) if cursor else None
+    before = tuple(decode_cursor(request.cursor, pair_of(int))) if request.cursor else None
+    key, values = request.key, request.values
+    kind = record_kind(access, domain, request)
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, branch, at)
-        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        point = await read_point(txn, domain, request.branch or None, request.at or None)
+        former = await txn.entity_names(domain.id, point.chain, point.at, "record", kind.name, key)
         rows = await txn.entity_history(
-            domain.id, point.chain, point.at, "record", kind.name, key, limit=limit + 1, before=before
+            domain.id,
+            point.chain,
+            point.at,
+            "record",
+            kind.name,
+            key,
+            limit=limit + 1,
+            before=before,
+            former=former,
         )
         if not rows and before is None:
             raise Problem(
@@ -90,6 +89,10 @@ async def get_history(
                 "attributes": attributes,
                 "provenance": {a: _provenance(revision, row, a, evidence) for a in attributes},
             }
+            renamed_from = row.provenance.get(RENAMED_FROM)
+            if isinstance(renamed_from, str):  # a rename of its Kind moved it (schema_changes/migrate.py)
+                entry["change"] = "renamed"
+                entry["renamed_from"] = f"{renamed_from}/{key}"
             merged_into = row.provenance.get("$merged_into")
             if row.change == "deleted" and isinstance(merged_into, str):
                 entry["merged_into"] = f"{kind.name}/{merged_into}"  # reconciliation (record_merge.py)
@@ -109,24 +112,18 @@ async def get_history(
     return await rt.db.read("get_history", read)
 
 
-async def get_lineage(
-    rt: Runtime,
-    access: Access,
-    domain: Domain,
-    *,
-    branch: str | None,
-    kind_name: str,
-    key: str,
-    at: str | None,
-) -> dict[str, Any]:
+async def get_lineage(rt: Runtime, access: Access, domain: Domain, request: RecordAt) -> dict[str, Any]:
     cap = domain.settings.model.read.history.lineage_count_max
+    key = request.key
+    kind = record_kind(access, domain, request)
 
     async def read(txn: Txn) -> dict[str, Any]:
-        found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
-        point, kind, shown, redacted = found.point, found.kind, found.shown, found.redacted
+        found = await read_record(txn, access, domain, request, kind)
+        point, shown, redacted = found.point, found.shown, found.redacted
         lineage = await lineage_of(txn, domain, found.provenance, shown, branch=point.branch.name)
+        former = await txn.entity_names(domain.id, point.chain, point.at, "record", kind.name, key)
         count = await txn.count_entity_history(
-            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap
+            domain.id, point.chain, point.at, "record", kind.name, key, cap=cap, former=former
         )
         doc: dict[str, Any] = {
             "domain": domain.name,

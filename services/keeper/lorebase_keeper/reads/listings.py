@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase.contract.reads import QueryBody
+from lorebase.contract.reads import ListLinks, ListRecords, QueryBody
 from lorebase.cursors import decode_cursor, encode_cursor, pair_of
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access, readable
@@ -20,32 +20,21 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_store import LinkRow, Txn
 
 
-async def list_records(
-    rt: Runtime, access: Access, domain: Domain, *, kind: str, branch: str, at: str, limit: int, cursor: str
-) -> dict[str, Any]:
+async def list_records(rt: Runtime, access: Access, domain: Domain, request: ListRecords) -> dict[str, Any]:
     query = QueryBody(
-        kind=kind,
-        limit=limit or None,
-        cursor=cursor or None,
-        branch=branch or None,
-        at=at or None,
+        kind=request.kind,
+        limit=request.limit or None,
+        cursor=request.cursor or None,
+        branch=request.branch or None,
+        at=request.at or None,
         coverage=False,
     )
     return await run_query(rt, access, domain, query)
 
 
-async def list_links(
-    rt: Runtime,
-    access: Access,
-    domain: Domain,
-    *,
-    relation_name: str,
-    branch: str,
-    at: str,
-    limit: int,
-    cursor: str,
-) -> dict[str, Any]:
+async def list_links(rt: Runtime, access: Access, domain: Domain, request: ListLinks) -> dict[str, Any]:
     page = domain.settings.model.read.links
+    limit, cursor, relation_name = request.limit, request.cursor, request.relation
     if limit <= 0:
         limit = page.default_limit
     if limit > page.max_limit:
@@ -53,7 +42,7 @@ async def list_links(
     after = tuple(decode_cursor(cursor, pair_of(str))) if cursor else None
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, branch or None, at or None)
+        point = await read_point(txn, domain, request.branch or None, request.at or None)
         view = readable(access, domain, point.branch.name)
         relation = domain.schema.relations.get(relation_name)
         if relation is None or relation.name not in view.relations:

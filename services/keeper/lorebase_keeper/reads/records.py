@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from lorebase.contract.reads import GetLinks, GetRecord
 from lorebase.cursors import decode_cursor, encode_cursor, pair_of
 from lorebase.problems import Problem
 from lorebase.schema import Kind
@@ -48,13 +49,36 @@ class FoundRecord:
     updated: str
 
 
+class RecordRequest(Protocol):
+    """A request naming one Record (GET /records/{kind}/{key} and its history, lineage, explain and
+    Links): the typed request of the endpoint, as the dispatcher decoded it."""
+
+    @property
+    def branch(self) -> str: ...
+    @property
+    def at(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+
+
+def record_kind(access: Access, domain: Domain, request: RecordRequest) -> Kind:
+    """The Kind a Record request names, as the caller may read it on the request's branch: the one
+    access check of a Record read (the policy point made the same check before the handler ran, so
+    this only finds the Kind; a hidden Kind answers like an unknown one)."""
+    return readable_kind(
+        access, domain, check_branch_name(request.branch or domain.default_branch), request.kind
+    )
+
+
 async def read_record(
-    txn: Txn, access: Access, domain: Domain, *, branch: str | None, at: str | None, kind_name: str, key: str
+    txn: Txn, access: Access, domain: Domain, request: RecordRequest, kind: Kind
 ) -> FoundRecord:
-    """The Record `kind_name/key` on the branch (as of `at`), as the caller may read it; 404 for a
-    Kind it may not read or a Record that is not there."""
-    point = await read_point(txn, domain, branch, at)
-    kind = readable_kind(access, domain, point.branch.name, kind_name)
+    """The Record the request names on its branch (as of its `at`), as the caller may read it; 404
+    for a Record that is not there. `kind` is `record_kind` of the request."""
+    key = request.key
+    point = await read_point(txn, domain, request.branch or None, request.at or None)
     loaded = await load_record(txn, domain, point, kind, key)
     if loaded is None:
         raise Problem(404, "not-found", f"no {kind.name} with key {key!r} on branch {point.branch.name!r}")
@@ -64,76 +88,60 @@ async def read_record(
 
 
 async def get_record(
-    rt: Runtime,
-    access: Access,
-    domain: Domain,
-    *,
-    branch: str | None,
-    kind_name: str,
-    key: str,
-    at: str | None,
-    links: bool,
-    lineage: bool,
+    rt: Runtime, access: Access, domain: Domain, request: GetRecord
 ) -> tuple[dict[str, Any], str | None]:
     """The Record document, and where its Revision stands on its branch when that is known
-    (read_order; the head reads of one statement know it)."""
-    if not at and not links:
-        found = await _head_record(rt, access, domain, branch, kind_name, key, lineage)
+    (read_order; the head reads of one statement know it). The one way a Record is read: at the
+    head in one statement, else from the read cache, else in a snapshot."""
+    kind = record_kind(access, domain, request)
+    if not request.at and not request.links:
+        found = await _head_record(rt, access, domain, request, kind)
         if found is not None:
             return found
     # A read with Link counts at the head is many statements: its answer is kept (read_cache.py)
     # and served again while the branch's head, looked up now, is the Revision it describes.
-    cached = not at and not lineage and rt.read_cache.enabled and rt.db.hot is not None
+    cached = not request.at and not request.lineage and rt.read_cache.enabled
+    cache_key = ("get_record", request.kind, request.key, request.links)
     if cached:
-        name = check_branch_name(branch or domain.default_branch)
-        readable_kind(access, domain, name, kind_name)  # refused as without the cache
-        assert rt.db.hot is not None
-        exists, head = await rt.db.hot.branch_head(domain.id, name)
+        name = request.branch or domain.default_branch
+        exists, head = await rt.db.branch_head(domain.id, name)
         if exists:
-            request = ("get_record", kind_name, key, links)
-            hit = rt.read_cache.get(rt.read_cache.key(domain, name, head, access, request), domain)
+            hit = rt.read_cache.get(rt.read_cache.key(domain, name, head, access, cache_key), domain)
             if hit is not None:
                 return dict(hit), None
 
     async def read(txn: Txn) -> dict[str, Any]:
-        found = await read_record(txn, access, domain, branch=branch, at=at, kind_name=kind_name, key=key)
+        found = await read_record(txn, access, domain, request, kind)
         point = found.point
         doc = _record_document(
-            domain, point.branch.name, point.revision, found.kind, key, found.shown, found.redacted
+            domain, point.branch.name, point.revision, kind, request.key, found.shown, found.redacted
         )
         doc["updated_revision"] = found.updated
-        if lineage:
+        if request.lineage:
             doc["lineage"] = await lineage_of(
                 txn, domain, found.provenance, found.shown, branch=doc["branch"]
             )
-        if links:
-            doc["links"] = await _link_counts(txn, access, domain, point, found.kind, key)
+        if request.links:
+            doc["links"] = await _link_counts(txn, access, domain, point, kind, request.key)
         return doc
 
     doc = await rt.db.read("get_record", read)
     if cached:
         # Kept under the head this snapshot read (its rows and head agree), whatever was looked up above.
-        request = ("get_record", kind_name, key, links)
-        read_at = rt.read_cache.key(domain, doc["branch"], doc["revision"], access, request)
+        read_at = rt.read_cache.key(domain, doc["branch"], doc["revision"], access, cache_key)
         rt.read_cache.put(read_at, domain, dict(doc))
     return doc, None
 
 
 async def _head_record(
-    rt: Runtime, access: Access, domain: Domain, branch: str | None, kind_name: str, key: str, lineage: bool
+    rt: Runtime, access: Access, domain: Domain, request: GetRecord, kind: Kind
 ) -> tuple[dict[str, Any], str | None] | None:
     """The common read, a Record at the head of a branch, in one statement (None: not materialised
     there; an overlay branch or a missing Record is read the long way). One indexed statement is
     already the cheapest answer as fresh as the head: no cache can skip it (read_cache.py)."""
-    name = check_branch_name(branch or domain.default_branch)
-    kind = readable_kind(access, domain, name, kind_name)
-    order = None
-    if rt.db.hot is not None:
-        head, exists, row, order = await rt.db.hot.record_at_head(domain.id, name, kind.name, key)
-    else:
-        head, exists, row = await rt.db.read_one(
-            "get_record_head", lambda txn: txn.record_at_head(domain.id, name, kind.name, key)
-        )
+    name = request.branch or domain.default_branch
+    key = request.key
+    head, exists, row, order = await rt.db.record_at_head(domain.id, name, kind.name, key)
     if not exists:
         raise Problem(404, "not-found", f"unknown branch {name!r}; GET /branches lists them")
     if row is None:
@@ -141,7 +149,7 @@ async def _head_record(
     shown, redacted = readable(access, domain, name).values(kind.name, row.values)
     doc = _record_document(domain, name, head, kind, key, shown, redacted)
     doc["updated_revision"] = row.updated_revision
-    if lineage:
+    if request.lineage:
         provenance = row.provenance
         doc["lineage"] = await rt.db.read_one(
             "lineage", lambda txn: lineage_of(txn, domain, provenance, doc["values"], branch=doc["branch"])
@@ -236,29 +244,18 @@ async def links_along(
     return rows[:limit] if limit is not None else rows
 
 
-async def get_links(
-    rt: Runtime,
-    access: Access,
-    domain: Domain,
-    *,
-    branch: str | None,
-    kind_name: str,
-    key: str,
-    relation_name: str,
-    at: str | None,
-    limit: int,
-    cursor: str | None,
-) -> dict[str, Any]:
+async def get_links(rt: Runtime, access: Access, domain: Domain, request: GetLinks) -> dict[str, Any]:
     page = domain.settings.model.read.links
+    limit, key, relation_name = request.limit, request.key, request.relation
     if limit <= 0:
         limit = page.default_limit
     if limit > page.max_limit:
         raise Problem(400, "invalid-limit", f"limit is at most {page.max_limit} (read.links.max_limit)")
-    after = tuple(decode_cursor(cursor, pair_of(str))) if cursor else None
+    after = tuple(decode_cursor(request.cursor, pair_of(str))) if request.cursor else None
+    kind = record_kind(access, domain, request)
 
     async def read(txn: Txn) -> dict[str, Any]:
-        point = await read_point(txn, domain, branch, at)
-        kind = readable_kind(access, domain, point.branch.name, kind_name)
+        point = await read_point(txn, domain, request.branch or None, request.at or None)
         view = readable(access, domain, point.branch.name)
         named = view.relation(relation_name)
         if named is None:
@@ -308,4 +305,14 @@ async def get_links(
     return await rt.db.read("get_links", read)
 
 
-__all__ = ["FoundRecord", "get_links", "get_record", "links_along", "load_record", "read_record", "title_of"]
+__all__ = [
+    "FoundRecord",
+    "RecordRequest",
+    "get_links",
+    "get_record",
+    "links_along",
+    "load_record",
+    "read_record",
+    "record_kind",
+    "title_of",
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lorebase.contract.reads import GetRevision
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.ids import iso
 from lorebase.problems import Problem
@@ -22,9 +23,9 @@ DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000
 
 
-async def revision_view(
-    rt: Runtime, domain: Domain, branch: str, ref: str, limit: int, cursor: str
-) -> dict[str, Any]:
+async def revision_view(rt: Runtime, domain: Domain, branch: str, request: GetRevision) -> dict[str, Any]:
+    """The Revision the request names on `branch` (the request's, else the Domain's default)."""
+    ref, limit, cursor = request.revision, request.limit, request.cursor
     after = 0 if not cursor else int(decode_cursor(cursor, lambda v: isinstance(v, int) and v >= 0))
     size = min(limit or DEFAULT_LIMIT, MAX_LIMIT)
 

@@ -67,6 +67,7 @@ async def change_schema(
         if receipt is not None:
             return replay(receipt, digest, key)
     plan = plan_of(domain, body)
+    items = [msgspec.to_builtins(item) for item in body.changes]
     new_digest = schema_digest(plan.schema.document)
     version = SchemaVersion(
         new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
@@ -74,7 +75,7 @@ async def change_schema(
     message = body.message or "; ".join(_describe(item) for item in plan.summary)[:4096]
     origin = Origin("schema", new_digest, principal.id)
     at = utc_now()
-    touches = await rt.db.read("schema_touches", _touches, domain, plan, branch)
+    touches, widened = await rt.db.read("schema_touches", _touches, domain, plan, branch)
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
         if key is not None and not body.dry_run:
@@ -118,8 +119,12 @@ async def change_schema(
             key=lambda c: (c.entity != "record", c.name, c.key),
         )
         records, links = migration.changes.stored()
-        records = {**records, **migration.deleted_records}
-        links = {**links, **migration.deleted_links}
+        records = {**records, **migration.deleted_records, **migration.moved_records}
+        links = {**links, **migration.deleted_links, **migration.moved_links}
+        for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
+            await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
+        for old, new in plan.renamed_kinds.items():
+            await view.txn.move_kind_rows(domain.id, branch, old, new)
         rows = CommitRows(domain.id, branch)
         committed = plan_commit(
             rows,
@@ -136,6 +141,7 @@ async def change_schema(
             schema=version,
         )
         revision_id = committed.revision.id
+        await view.txn.put_schema_change_set(domain.id, revision_id, items, at)
         document.update(status="committed", revision=revision_id, head=revision_id)
         stamp = iso(at)
         if key is not None:
@@ -167,6 +173,8 @@ async def change_schema(
         return await rt.db.read("schema_dry_run", _dry_run, work, domain.id, branch)
     outcome = await rt.committer.run(domain.id, branch, work, bulk=True, schema=domain.stored_digest)
     rt.domains.forget(domain.name)
+    if widened:
+        rt.auth.forget()
     return outcome
 
 
@@ -209,13 +217,18 @@ def _document(
         "violation_count": migration.violation_count,
         "touches": touches,
         "replayed": False,
+        "writes": migration.writes([*changes, *migration.deletions], plan.schema),
     }
 
 
-async def _touches(txn: Txn, domain: Domain, plan: Plan, branch: str) -> dict[str, list[str]]:
+async def _touches(
+    txn: Txn, domain: Domain, plan: Plan, branch: str
+) -> tuple[dict[str, list[str]], list[tuple[str, list[str]]]]:
     """What else the change set reaches: the Operations and lenses it rewrote (and those the old
-    schema had over a removed Kind or Relation), grants narrowed to a removed Kind, and the webhooks
-    of the branch (they see its Revision, `schema_changed: true`)."""
+    schema had over a removed Kind or Relation), grants narrowed to a removed or renamed Kind, and
+    the webhooks of the branch (they see its Revision, `schema_changed: true`). Second, the grants
+    narrowed to a renamed Kind with the Kinds they reach once it commits: the new name is added
+    beside the old one (grants are Domain-wide; other branches may still use the old name)."""
     removed = set(plan.removed_kinds)
     operations = set(plan.touches.get("operations", []))
     lenses = set(plan.touches.get("lenses", []))
@@ -225,18 +238,29 @@ async def _touches(txn: Txn, domain: Domain, plan: Plan, branch: str) -> dict[st
     for name, lens in domain.schema.lenses.items():
         if removed & set(lens.kinds) or set(plan.removed_relations) & set(lens.relations):
             lenses.add(name)
-    grants = [g.id for g in await txn.grants_in(domain.id) if g.kinds and removed & set(g.kinds)]
+    grants: list[str] = []
+    widened: list[tuple[str, list[str]]] = []
+    for grant in await txn.grants_in(domain.id):
+        if not grant.kinds:
+            continue
+        added = [plan.renamed_kinds[k] for k in grant.kinds if k in plan.renamed_kinds]
+        added = [k for k in added if k not in grant.kinds]
+        if added:
+            widened.append((grant.id, [*grant.kinds, *added]))
+        if added or removed & set(grant.kinds):
+            grants.append(grant.id)
     webhooks = [
         w.id
         for w in await txn.list_webhooks(domain.id)
         if any(fnmatchcase(branch, pattern) for pattern in w.branches)
     ]
-    return {
+    document = {
         "operations": sorted(operations),
         "lenses": sorted(lenses),
         "grants": sorted(grants),
         "webhooks": sorted(webhooks),
     }
+    return document, widened
 
 
 def _describe(item: dict[str, Any]) -> str:

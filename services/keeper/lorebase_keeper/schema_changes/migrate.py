@@ -9,6 +9,13 @@ the Record; with `on_invalid: clear`, a failing value that is not required is cl
 Records of a removed Kind and Links of a removed Relation are deleted when the change says
 `delete_data`, else each is a violation.
 
+A renamed Kind's Records (and a renamed Relation's Links) move: the row under the old name is
+deleted and one under the new name written with the same key, values (migrated as above),
+provenance and `created_revision`. Its history row under the new name says `$renamed_from` (the old
+name) in its provenance, so history reads follow the Record back across the rename
+(lorebase_store.revisions `entity_names`), and a read at an earlier Revision finds it under the
+name it had then.
+
 Records are read in batches of `BATCH` keys; all of them are written by the one commit (a branch
 never shows a half-migrated head).
 """
@@ -19,13 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.canonical import ValueProblem, canonical_text, canonical_value
-from lorebase.schema import Kind, validate_values
+from lorebase.schema import DomainSchema, Kind, validate_values
 from lorebase.schema.changes import KindMigration, Plan
 from lorebase_keeper.writes import BranchView, Change, ChangeSet, diff_change, link_key
 from lorebase_store import LinkRow, RecordRow
 
 BATCH = 10_000
 MAX_VIOLATIONS = 1000
+SAMPLE = 20  # values written (and derived values changed) a change set's answer shows
 
 
 @dataclass
@@ -41,6 +49,11 @@ class Migration:
     violation_count: int = 0
     # Kind -> old name -> new name, for provenance.
     renamed: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Records and Links moved to a new Kind or Relation name: (new name, key...) -> the row moved.
+    moved_records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
+    moved_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
+    # (entity, new name) -> the name before the change set, of a renamed Kind or Relation.
+    sources: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def violate(self, **violation: Any) -> None:
         self.violation_count += 1
@@ -48,7 +61,17 @@ class Migration:
             self.violations.append(violation)
 
     def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
-        """A renamed value keeps the provenance it had under its old name."""
+        """A renamed value keeps the provenance it had under its old name; a moved Record or Link
+        keeps its own, and its history row names where it came from."""
+        if change.entity == "record" and (change.name, change.key) in self.moved_records:
+            moved = self.moved_records[(change.name, change.key)]
+            return self._moved(moved.values, moved.provenance, change, revision)
+        if change.entity == "link":
+            from_key, _, to_key = change.key.partition("->")
+            link = self.moved_links.get((change.name, from_key, to_key))
+            if link is not None:
+                kept = self._moved(link.values, link.provenance, change, revision)
+                return {**kept, "$link": link.provenance.get("$link", revision)}
         renamed = self.renamed.get(change.name) if change.entity == "record" else None
         if not renamed or change.before is None:
             return provenance
@@ -61,6 +84,54 @@ class Migration:
                 provenance[new] = before[old]
         return provenance
 
+    def writes(self, changes: list[Change], schema: DomainSchema) -> dict[str, Any]:
+        """What the migration writes (SchemaWrites): values written and derived values changed, per
+        `Kind.Attribute`, with the first SAMPLE of each; values a rename moved are not writes."""
+        out: dict[str, Any] = {"counts": {}, "derived": {}, "sample": [], "derived_sample": []}
+        for change in changes:
+            kind = schema.kinds.get(change.name)
+            if change.entity != "record" or change.after is None or kind is None:
+                continue
+            renamed = self.renamed.get(change.name, {})  # old -> new
+            moved = self.moved_records.get((change.name, change.key))
+            held = moved.values if moved is not None else (change.before or {})
+            before = {n: v for n, v in held.items() if n not in renamed}
+            before.update({renamed[n]: v for n, v in held.items() if n in renamed})
+            names = list(change.after) if moved is not None else change.attributes
+            for name in names:
+                if name in renamed and name not in kind.attributes:
+                    continue  # the old name of a moved value
+                value, was = change.after.get(name), before.get(name)
+                if value == was:
+                    continue
+                attribute = kind.attributes.get(name)
+                derived = attribute is not None and attribute.derived is not None
+                counts, sample = ("derived", "derived_sample") if derived else ("counts", "sample")
+                label = f"{change.name}.{name}"
+                out[counts][label] = out[counts].get(label, 0) + 1
+                if len(out[sample]) < SAMPLE:
+                    out[sample].append({"ref": change.ref, "attribute": name, "before": was, "after": value})
+        return out
+
+    def _moved(
+        self, values: dict[str, Any], kept: dict[str, Any], change: Change, revision: str
+    ) -> dict[str, Any]:
+        """The provenance of a moved row: each value as it was keeps its entry (under its new name);
+        a value the migration wrote names this Revision."""
+        source = self.sources.get((change.entity, change.name), change.name)
+        renamed = self.renamed.get(change.name, {}) if change.entity == "record" else {}
+        old_names = {new: old for old, new in renamed.items()}
+        out: dict[str, Any] = {}
+        for name, value in (change.after or {}).items():
+            old = old_names.get(name, name)
+            entry = kept.get(old)
+            out[name] = entry if entry is not None and values.get(old) == value else revision
+        for note in ("$via", "$evidence"):
+            if kept.get(note):
+                out[note] = kept[note]
+        out["$renamed_from"] = source
+        return out
+
 
 async def migrate(view: BranchView, plan: Plan, on_invalid: str) -> Migration:
     migration = Migration(ChangeSet(view, plan.schema))
@@ -68,12 +139,22 @@ async def migrate(view: BranchView, plan: Plan, on_invalid: str) -> Migration:
         kind = plan.schema.kinds[kind_name]
         if kind_migration.renamed:
             migration.renamed[kind_name] = dict(kind_migration.renamed)
-        keys = await view.keys_of_kind(kind_name)
+        source = kind_migration.renamed_from
+        if source is not None:
+            migration.sources[("record", kind_name)] = source
+        keys = await view.keys_of_kind(source or kind_name)
         unique: dict[str, dict[Any, list[str]]] = {
             name: {} for name, attribute in kind.attributes.items() if attribute.unique
         }
         for start in range(0, len(keys), BATCH):
             batch = keys[start : start + BATCH]
+            if source is not None:
+                moved = await _move_records(migration, view, kind, kind_migration, batch, on_invalid)
+                for key, values in moved.items():
+                    for name, holders in unique.items():
+                        if values.get(name) is not None:
+                            holders.setdefault(values[name], []).append(key)
+                continue
             await migration.changes.preload_records(kind_name, batch)
             for key in batch:
                 state = migration.changes.records[(kind_name, key)]
@@ -99,7 +180,50 @@ async def migrate(view: BranchView, plan: Plan, on_invalid: str) -> Migration:
         await _remove_records(migration, view, kind_name, delete)
     for relation, delete in plan.removed_relations.items():
         await _remove_links(migration, view, relation, delete)
+    for old, new in plan.renamed_relations.items():
+        await _move_links(migration, view, old, new)
     return migration
+
+
+async def _move_records(
+    migration: Migration,
+    view: BranchView,
+    kind: Kind,
+    plan: KindMigration,
+    keys: list[str],
+    on_invalid: str,
+) -> dict[str, dict[str, Any]]:
+    """Move a batch of a renamed Kind's Records to its new name; their migrated values by key."""
+    source = plan.renamed_from or kind.name
+    rows = await view.get_records(source, keys)
+    out: dict[str, dict[str, Any]] = {}
+    for key, row in rows.items():
+        values = _migrate_record(migration, kind, plan, key, dict(row.values), on_invalid)
+        deleted = diff_change("record", source, key, row.values, None)
+        if deleted is not None:
+            migration.deletions.append(deleted)
+            migration.deleted_records[(source, key)] = row
+        migration.deletions.append(Change("record", kind.name, key, "created", list(values), None, values))
+        migration.moved_records[(kind.name, key)] = row
+        out[key] = values
+    return out
+
+
+async def _move_links(migration: Migration, view: BranchView, old: str, new: str) -> None:
+    """Move a renamed Relation's Links to its new name, values and provenance kept."""
+    migration.sources[("link", new)] = old
+    pairs = await view.pairs_of_relation(old)
+    for start in range(0, len(pairs), BATCH):
+        rows = await view.get_links(old, pairs[start : start + BATCH])
+        for (from_key, to_key), row in rows.items():
+            key = link_key(from_key, to_key)
+            deleted = diff_change("link", old, key, row.values, None)
+            if deleted is not None:
+                migration.deletions.append(deleted)
+                migration.deleted_links[(old, from_key, to_key)] = row
+            values = dict(row.values)
+            migration.deletions.append(Change("link", new, key, "created", list(values), None, values))
+            migration.moved_links[(new, from_key, to_key)] = row
 
 
 def _migrate_record(

@@ -29,6 +29,13 @@ class AttributeDoc(Answer, kw_only=True):
     description: str
     aliases: list[str]
     value_aliases: dict[str, list[str]]
+    comparatives: (
+        Annotated[
+            dict[str, Literal["lt", "gt", "min", "max"]],
+            Meta(description="Words comparing (lt, gt) or ranking (min, max) by the Attribute"),
+        ]
+        | UnsetType
+    ) = UNSET
     resolvable: bool | None
     sensitivity: list[str]
     default: Any = UNSET  # parameters
@@ -205,9 +212,30 @@ class SchemaMigrated(Answer, kw_only=True):
     links: Count
 
 
+class SchemaWrite(Answer, kw_only=True):
+    """One value a change set's migration writes (or a derived value it changes): the Record, the
+    Attribute, the value before and after."""
+
+    ref: str
+    attribute: str
+    before: Any
+    after: Any
+
+
+class SchemaWrites(Answer, kw_only=True):
+    """What the migration writes: per `Kind.Attribute`, how many values it writes (backfills,
+    conversions, values cleared or dropped; a rename moves values and writes none) and how many
+    derived values change, with the first of each."""
+
+    counts: dict[str, int]
+    derived: dict[str, int]
+    sample: list[SchemaWrite]
+    derived_sample: list[SchemaWrite]
+
+
 class SchemaTouches(Answer, kw_only=True):
     """What else a change set reaches: Operations and lenses it rewrote, grants narrowed to a Kind it
-    removes, webhooks that will see its Revision."""
+    removes or renames, webhooks that will see its Revision."""
 
     operations: list[str]
     lenses: list[str]
@@ -232,6 +260,7 @@ class SchemaChange(Answer, kw_only=True):
     violation_count: Count
     touches: SchemaTouches
     replayed: bool
+    writes: SchemaWrites | None = None
 
 
 class Branch(Answer, kw_only=True):

@@ -47,8 +47,8 @@ async def resolve(rt: Runtime, access: Access, domain: Domain, request: ResolveB
             issues=[{"path": "text", "rule": "required", "message": "text is required"}],
         )
     vector = check_vector(request.query_vector, "query_vector") if request.query_vector is not None else None
-    words = tokens(text_)
     limits = domain.settings.model.read.resolve
+    words = tokens(text_, limits.language)
 
     async def read(txn: Txn) -> tuple[dict[str, Any], list[str]]:
         point = await read_point(txn, domain, request.branch, request.at)

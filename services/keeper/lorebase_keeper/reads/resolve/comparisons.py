@@ -21,9 +21,17 @@ from lorebase.canonical import ValueProblem, canonical_value
 from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.resolve.dates import Said, date_at, implicit
-from lorebase_keeper.reads.resolve.graded import YEAR, Graded, along, comparative_at, ends, operator
+from lorebase_keeper.reads.resolve.graded import (
+    YEAR,
+    Graded,
+    along,
+    comparative_at,
+    declared_along,
+    ends,
+    operator,
+)
 from lorebase_keeper.reads.resolve.ground import Span, is_number
-from lorebase_keeper.reads.resolve.lexicon import STATES, UNITS
+from lorebase_keeper.reads.resolve.lexicon import LEVELS, STATES, UNITS
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
 from lorebase_keeper.reads.resolve.words import Word, number_at
 
@@ -102,7 +110,11 @@ def _unit(term: Term, unit: Word | None) -> str | None:
     """The unit the description gives, when the question wrote it (or none was written)."""
     words = re.findall(r"\w+", term.description)
     if unit is not None:
-        written = (unit.key, unit.key.rstrip("s"), UNITS.get(unit.key, unit.key))
+        written = {
+            form
+            for said in (unit.key, unit.sense)
+            for form in (said, said.rstrip("s"), UNITS.get(said, said))
+        }
         return next((w for w in words if w.casefold() in written), None)
     for known in ("EUR", "USD", "days", "units", "percent"):
         if known in words:
@@ -137,7 +149,7 @@ def _predicates(domain: Domain, term: Term, op: str, shape: str, value: Any) -> 
 
 def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int] | None:
     for phrase, name in OPERATORS:
-        window = tuple(w.key for w in words[index : index + len(phrase)])
+        window = tuple(w.sense for w in words[index : index + len(phrase)])
         if window == phrase and not any(used[index : index + len(phrase)]):
             return name, len(phrase)
     return None
@@ -165,13 +177,22 @@ def comparisons(
     out: list[dict[str, Any]] = []
     units: set[int] = set()
     fixed: set[int] = set()
-    # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be
+    # a word that names a Kind, Attribute or Relation is never a unit; one that names values may be,
+    # and so may a word that is only a part of Attributes' names ("EUR" of `tariff_eur_mwh`)
     names_at = {
-        i for s in spans for i in range(s.start, s.end) if any(h.term.target != "value" for h in s.hits)
+        i
+        for s in spans
+        for i in range(s.start, s.end)
+        if any(h.term.target != "value" and h.level != "partial" for h in s.hits)
     }
     index = 0
     while index < len(words):
-        graded = comparative_at(words, used, index)
+        level_end = _level(words, used, index, named, vocab, kinds, domain, out, today)
+        if level_end is not None:
+            units |= level_end[1]
+            index = level_end[0]
+            continue
+        graded = comparative_at(words, used, index, vocab)
         if graded is not None:
             graded_end = _graded(
                 words, used, index, graded, named, names_at, vocab, kinds, domain, out, today
@@ -192,8 +213,11 @@ def comparisons(
                 found = None
         parts: list[tuple[str, str, Any]] = []  # (op, shape, value)
         anchor, end = index, index
+        negated = False
         if found is not None:
             op, size = found
+            if _negated(words, used, index) and op in NEGATE:  # "not more than 20", "not before 2026"
+                op, negated = NEGATE[op], True
             operand = _operand(words, index + size, today)
             if operand is not None:
                 taken, shape, value = operand
@@ -201,11 +225,11 @@ def comparisons(
                 parts = [(op, shape, value)]
                 if op == "in" and not (shape == "date" or re.fullmatch(r"(19|20)\d{2}", str(value))):
                     parts = []
-        elif words[index].key == "between":
+        elif words[index].sense == "between":
             first = _operand(words, index + 1, today)
             if first is not None and index + 1 + first[0] < len(words):
                 middle = index + 1 + first[0]
-                second = _operand(words, middle + 1, today) if words[middle].key == "and" else None
+                second = _operand(words, middle + 1, today) if words[middle].sense == "and" else None
                 if second is not None and second[1] == first[1]:
                     end = middle + 1 + second[0]
                     parts = [("ge", first[1], first[2]), ("le", second[1], second[2])]
@@ -234,8 +258,10 @@ def comparisons(
                 scores = {id(t): s for t, s in ended}
         if unit is not None and all(_unit(t, unit) is None for t in terms):
             unit = None
-        last = end + (1 if unit is not None else 0)
+        last = _rate(words, end + (1 if unit is not None else 0), terms if unit is not None else [])
         begin = named[index].start if anchor != index else index
+        if negated:
+            begin = index - 1
         if level == "state" and state is not None:
             begin = state
         matched = " ".join(w.key for w in words[begin:last])
@@ -251,6 +277,8 @@ def comparisons(
         if made:
             if level == "state" and state is not None:
                 used[state] = True
+            if negated:
+                used[index - 1] = True
             if unit is not None and used[end]:
                 units.add(end)
             if anchor != index:
@@ -298,8 +326,11 @@ def _graded(
             break
     if not scored:
         dates = True if shape == "date" or year else False
-        found = along(domain, vocab, kinds, graded.dimension, dates=dates)
-        if not found and year:
+        if graded.declared:
+            found = declared_along(graded, kinds)
+        else:
+            found = along(domain, vocab, kinds, graded.dimension, dates=dates)
+        if not found and year and not graded.declared:
             found = along(domain, vocab, kinds, graded.dimension, dates=False)
         if unit is not None:
             with_unit = [(t, s) for t, s in found if _unit(t, unit) is not None]
@@ -307,11 +338,13 @@ def _graded(
         scored = [(t, s, "comparative") for t, s in found if _fits(t, shape, value)]
     if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
         unit = None
-    last = end + (1 if unit is not None else 0)
-    matched = " ".join(w.key for w in words[index:last])
+    last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
+    first = index - 1 if _negated(words, used, index) else index  # "not older than 2023"
+    matched = " ".join(w.key for w in words[first:last])
     made = 0
     for term, score, level in scored:
-        op = operator(graded.dimension, graded.direction, term)
+        op = operator(graded.dimension, graded.direction, term, graded)
+        op = NEGATE[op] if first < index else op
         for pred_op, shown in _predicates(domain, term, op, shape, value):
             out.append(
                 _said(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)), value, today)
@@ -320,8 +353,85 @@ def _graded(
     if not made:
         return None
     units = {end} if unit is not None and used[end] else set()
+    used[first:last] = [True] * (last - first)
+    return last, units
+
+
+NEGATE = {"gt": "le", "ge": "lt", "lt": "ge", "le": "gt"}
+
+
+def _negated(words: list[Word], used: list[bool], index: int) -> bool:
+    """ "not" just before a comparison ("not older than", "nicht mehr als"): its opposite."""
+    return index > 0 and not used[index - 1] and words[index - 1].sense == "not"
+
+
+def _level(
+    words: list[Word],
+    used: list[bool],
+    index: int,
+    named: dict[int, Span],
+    vocab: Vocabulary,
+    kinds: list[str],
+    domain: Domain,
+    out: list[dict[str, Any]],
+    today: date | None,
+) -> tuple[int, set[int]] | None:
+    """A verb of level with its number ("running at more than 90", "operating at 100 percent": `eq`
+    without a comparison word): on the Attribute named nearby when one fits, else on those of the
+    named Kinds having the verb's dimension (level `state`). Appends the candidates; answers the
+    index after the words taken and the unit."""
+    phrase = next(
+        (
+            p
+            for p in LEVELS
+            if tuple(w.sense for w in words[index : index + len(p)]) == p
+            and not any(used[index : index + len(p)])
+        ),
+        None,
+    )
+    if phrase is None:
+        return None
+    after = index + len(phrase)
+    found = _operator(words, used, after)
+    op, size = found if found is not None and found[0] in ("gt", "ge", "lt", "le", "eq") else ("eq", 0)
+    operand = _operand(words, after + size, today)
+    if operand is None or operand[1] != "number":
+        return None
+    end = after + size + operand[0]
+    unit = words[end] if end < len(words) and not is_number(words[end]) else None
+    terms, score, level = _near(named, index, end, "number", operand[2], vocab, [], None)
+    scored = [(t, score, level) for t in terms]
+    if not scored:
+        found_terms = along(domain, vocab, kinds, LEVELS[phrase], dates=False)
+        if unit is not None:
+            found_terms = [(t, s) for t, s in found_terms if _unit(t, unit) is not None] or found_terms
+        scored = [(t, s, "state") for t, s in found_terms]
+    if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
+        unit = None
+    last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
+    matched = " ".join(w.key for w in words[index:last])
+    made = 0
+    for term, term_score, term_level in scored:
+        for pred_op, shown in _predicates(domain, term, op, "number", operand[2]):
+            out.append(entry(term, pred_op, shown, term_score, term_level, matched, _unit(term, unit)))
+            made += 1
+    if not made:
+        return None
+    units = {end} if unit is not None and used[end] else set()
     used[index:last] = [True] * (last - index)
     return last, units
+
+
+def _rate(words: list[Word], last: int, terms: list[Term]) -> int:
+    """After a unit, "per MWh" when the Attribute's description gives it ("EUR per MWh"): part of
+    the unit, not a grouping. Answers the index after the words taken."""
+    if last + 1 >= len(words) or words[last].sense != "per" or not terms:
+        return last
+    said = words[last + 1].key
+    for term in terms:
+        if said in {w.casefold() for w in re.findall(r"\w+", term.description)}:
+            return last + 2
+    return last
 
 
 def _said(made: dict[str, Any], value: Any, today: date | None) -> dict[str, Any]:
@@ -355,7 +465,7 @@ def _state(words: list[Word], used: list[bool], start: int, shape: str, value: A
     if shape != "date" and not (shape == "number" and YEAR.fullmatch(str(value))):
         return None
     for position in range(start - 1, max(-1, start - 1 - REACH), -1):
-        if not used[position] and words[position].key in STATES:
+        if not used[position] and words[position].sense in STATES:
             return position
     return None
 

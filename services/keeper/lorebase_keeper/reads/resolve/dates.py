@@ -66,8 +66,8 @@ def _period(today: date, period: str, offset: int) -> tuple[date, date]:
 
 
 def _year_after(words: list[Word], at: int) -> int | None:
-    if at < len(words) and YEAR.fullmatch(words[at].key):
-        return int(words[at].key)
+    if at < len(words) and YEAR.fullmatch(words[at].sense):
+        return int(words[at].sense)
     return None
 
 
@@ -80,17 +80,17 @@ def date_at(words: list[Word], at: int, today: date | None) -> Said | None:
     """The date said at `at`, if any (relative forms only when `today` is known)."""
     if at >= len(words):
         return None
-    key = words[at].key
+    key = words[at].sense
     if ISO_DATE.fullmatch(key):
         try:
             day = date.fromisoformat(key)
         except ValueError:
             return None
         return Said(1, day, day + timedelta(days=1), False)
-    if key == "the" and at + 1 < len(words) and words[at + 1].key in RELATIVE | EDGES.keys():
+    if key == "the" and at + 1 < len(words) and words[at + 1].sense in RELATIVE | EDGES.keys():
         inner = date_at(words, at + 1, today)  # "the end of March", "the last 30 days"
         return None if inner is None else Said(inner.taken + 1, inner.first, inner.after, inner.relative)
-    if key in MONTHS and (key != "may" or words[at].raw[:1].isupper()):
+    if key in MONTHS and (words[at].key != "may" or words[at].raw[:1].isupper()):
         year = _year_after(words, at + 1)
         if year is not None:
             return Said(2, *_month(year, MONTHS[key]), False)
@@ -105,16 +105,20 @@ def date_at(words: list[Word], at: int, today: date | None) -> Said | None:
         month = 3 * (int(quarter.group(1)) - 1) + 1
         first = date(year if year is not None else today.year, month, 1)  # type: ignore[union-attr]
         return Said(2 if year is not None else 1, first, _shift_months(first, 3), year is None)
-    if key in EDGES and at + 1 < len(words) and words[at + 1].key == "of":
-        inner = date_at(words, at + 2, today)
+    if key in EDGES and at + 1 < len(words):
+        of = 1 if words[at + 1].sense == "of" else 0  # "the end of March"; German "Ende März"
+        inner = date_at(words, at + 1 + of, today)
         if inner is None:
-            inner_year = _year_after(words, at + 2)
+            inner_year = _year_after(words, at + 1 + of)
             if inner_year is None:
                 return None
             inner = Said(1, date(inner_year, 1, 1), date(inner_year + 1, 1, 1), False)
         day = inner.after if EDGES[key] == "end" else inner.first
         return Said(
-            inner.taken + 2, day, day + timedelta(days=1) if EDGES[key] == "start" else day, inner.relative
+            inner.taken + 1 + of,
+            day,
+            day + timedelta(days=1) if EDGES[key] == "start" else day,
+            inner.relative,
         )
     if today is None:
         return None
@@ -122,13 +126,13 @@ def date_at(words: list[Word], at: int, today: date | None) -> Said | None:
         first, after = _period(today, "day", {"today": 0, "yesterday": -1, "tomorrow": 1}[key])
         return Said(1, first, after, True)
     if key in RELATIVE and at + 1 < len(words):
-        period = _period_word(words[at + 1].key)
-        if period is not None and not words[at + 1].key.endswith("s"):
+        period = _period_word(words[at + 1].sense)
+        if period is not None and not words[at + 1].sense.endswith("s"):
             return Said(2, *_period(today, period, RELATIVE[key]), True)
         number = number_at(words, at + 1)
         if number is not None and RELATIVE[key] < 0 and number[1].isdigit():
             unit_at = at + 1 + number[0]
-            period = _period_word(words[unit_at].key) if unit_at < len(words) else None
+            period = _period_word(words[unit_at].sense) if unit_at < len(words) else None
             if period is not None and period != "quarter":
                 count = int(number[1])
                 if period in ("day", "week"):
@@ -145,7 +149,7 @@ def date_at(words: list[Word], at: int, today: date | None) -> Said | None:
 
 def implicit(words: list[Word], at: int) -> bool:
     """A relative date said without a comparison word ("orders placed last month"): `in`."""
-    return words[at].key in RELATIVE or words[at].key in ("today", "yesterday", "tomorrow")
+    return words[at].sense in RELATIVE or words[at].sense in ("today", "yesterday", "tomorrow")
 
 
 __all__ = ["WORDS", "Said", "date_at", "implicit"]

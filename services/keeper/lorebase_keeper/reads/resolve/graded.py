@@ -27,11 +27,34 @@ YEAR = re.compile(r"(19|20)\d{2}")
 
 @dataclass(frozen=True)
 class Graded:
-    """A gradable phrase: its dimension, its direction (+1 more, -1 less) and the words it takes."""
+    """A gradable phrase: its dimension, its direction (+1 more, -1 less) and the words it takes.
+    A word a Domain declares (an Attribute's `comparatives`) has no dimension: `declared` holds the
+    Attributes declaring it, each with its operator (lt, gt, min, max)."""
 
     dimension: str
     direction: int
     size: int
+    declared: tuple[tuple[Term, str], ...] = ()
+
+
+DECLARED_DIRECTION = {"lt": -1, "gt": 1, "min": -1, "max": 1}
+
+
+def _declared(vocab: Vocabulary, word: str, ops: tuple[str, ...], size: int) -> Graded | None:
+    found = tuple((term, op) for term, op in vocab.graded.get(word, ()) if op in ops)
+    if not found:
+        return None
+    return Graded("", DECLARED_DIRECTION[found[0][1]], size, found)
+
+
+def declared_along(graded: Graded, kinds: list[str]) -> list[tuple[Term, float]]:
+    """The Attributes declaring the word, of the Kinds the question names when some are (all
+    readable ones otherwise): 0.8 for one, 0.6 each for several (nothing guessed), none beyond
+    MAX_OFFERED."""
+    terms = sorted([t for t, _ in graded.declared if not kinds or t.kind in kinds], key=lambda t: t.rank)
+    if not terms or len(terms) > MAX_OFFERED:
+        return []
+    return [(t, 0.8 if len(terms) == 1 else 0.6) for t in terms]
 
 
 def _form(word: str, part: str) -> tuple[str, int] | None:
@@ -41,10 +64,14 @@ def _form(word: str, part: str) -> tuple[str, int] | None:
     return None
 
 
-def comparative_at(words: list[Word], used: list[bool], index: int) -> Graded | None:
-    """ "cheaper than", "more expensive than", "less risky than" at `index`."""
-    keys = [w.key for w in words[index : index + 3]]
+def comparative_at(words: list[Word], used: list[bool], index: int, vocab: Vocabulary) -> Graded | None:
+    """ "cheaper than", "more expensive than", "less risky than" at `index`; a word the Domain
+    declares comes before the lexicon's."""
+    keys = [w.sense for w in words[index : index + 3]]
     if len(keys) >= 2 and keys[1] == "than" and not any(used[index : index + 2]):
+        declared = _declared(vocab, words[index].key, ("lt", "gt"), 2)
+        if declared is not None:
+            return declared
         found = _form(keys[0], "comparative")
         if found is not None:
             return Graded(found[0], found[1], 2)
@@ -55,17 +82,21 @@ def comparative_at(words: list[Word], used: list[bool], index: int) -> Graded | 
     return None
 
 
-def superlative_at(words: list[Word], used: list[bool], index: int) -> Graded | None:
-    """ "cheapest", "most expensive", "least risky" at `index`."""
+def superlative_at(words: list[Word], used: list[bool], index: int, vocab: Vocabulary) -> Graded | None:
+    """ "cheapest", "most expensive", "least risky" at `index`; a word the Domain declares comes
+    before the lexicon's."""
     if used[index]:
         return None
-    found = _form(words[index].key, "superlative")
+    declared = _declared(vocab, words[index].key, ("min", "max"), 1)
+    if declared is not None:
+        return declared
+    found = _form(words[index].sense, "superlative")
     if found is not None:
         return Graded(found[0], found[1], 1)
-    if words[index].key in MOST and index + 1 < len(words) and not used[index + 1]:
-        found = _form(words[index + 1].key, "positive")
+    if words[index].sense in MOST and index + 1 < len(words) and not used[index + 1]:
+        found = _form(words[index + 1].sense, "positive")
         if found is not None:
-            return Graded(found[0], found[1] * MOST[words[index].key], 2)
+            return Graded(found[0], found[1] * MOST[words[index].sense], 2)
     return None
 
 
@@ -123,8 +154,15 @@ def along(
     return scored[:MAX_OFFERED] if len(top) <= MAX_OFFERED else []
 
 
-def operator(dimension: str, direction: int, term: Term) -> str:
-    """gt for more of the dimension, lt for less; an older date is an earlier one."""
+def operator(dimension: str, direction: int, term: Term, graded: Graded | None = None) -> str:
+    """gt for more of the dimension, lt for less; an older date is an earlier one. A declared word
+    says its own operator on the Attributes declaring it."""
+    if graded is not None and graded.declared:
+        same = (term.kind, term.attribute, term.relation)
+        op = next((op for t, op in graded.declared if (t.kind, t.attribute, t.relation) == same), None)
+        return {"lt": "lt", "min": "lt", "gt": "gt", "max": "gt"}.get(
+            op or "", "gt" if direction > 0 else "lt"
+        )
     flip = dimension == "age" and base_type(term) in DATES
     return "gt" if (direction > 0) != flip else "lt"
 
@@ -136,6 +174,7 @@ __all__ = [
     "along",
     "base_type",
     "comparative_at",
+    "declared_along",
     "ends",
     "operator",
     "schema_attribute",

@@ -49,7 +49,7 @@ class Span:
 
 def is_number(word: Word) -> bool:
     """Digits or a number word ("3", "three", "twenty-five", "dozen")."""
-    return word.key.replace(".", "", 1).isdigit() or is_number_word(word)
+    return word.sense.replace(".", "", 1).isdigit() or is_number_word(word)
 
 
 def _written(term: Term, raw: str) -> bool:
@@ -105,7 +105,15 @@ def similar(words: list[Word], used: list[bool], vocab: Vocabulary, limits: Reso
     spans: list[Span] = []
     tables = [(vocab.exact, 1.0), (vocab.synonyms, 1.0)]
     for index, word in enumerate(words):
-        if used[index] or len(word.key) < 3 or word.key in vocab.stop or is_number(word) or word.key in WORDS:
+        if (
+            used[index]
+            or len(word.key) < 3
+            or word.key in vocab.stop
+            or is_number(word)
+            or word.key in WORDS
+            or word.sense != word.key  # a word of the lexicon in another language
+            or word.key in vocab.graded
+        ):
             continue  # words of the lexicon ("older", "cheaper") are English, not misspelt names
         forms = [word.key, *inflections(word.key)]
         grams = trigrams(word.key)

@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.resolve.graded import along, base_type, operator, superlative_at
+from lorebase_keeper.reads.resolve.comparisons import OPERATORS
+from lorebase_keeper.reads.resolve.graded import along, base_type, declared_along, operator, superlative_at
 from lorebase_keeper.reads.resolve.ground import Span
 from lorebase_keeper.reads.resolve.lexicon import DATES, NUMERIC, TOP
 from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary, relations
@@ -52,7 +53,7 @@ ORDERED = (*NUMERIC, *DATES)
 
 
 def _at(words: list[Word], used: list[bool], index: int, phrase: tuple[str, ...]) -> bool:
-    window = tuple(w.key for w in words[index : index + len(phrase)])
+    window = tuple(w.sense for w in words[index : index + len(phrase)])
     return window == phrase and not any(used[index : index + len(phrase)])
 
 
@@ -66,7 +67,8 @@ def hints(
     for index in range(len(words)):
         for phrase in COUNT:
             if _at(words, used, index, phrase):
-                out.append({"hint": "count", "matched": " ".join(phrase), "aggregate": {"count": True}})
+                said = " ".join(w.key for w in words[index : index + len(phrase)])
+                out.append({"hint": "count", "matched": said, "aggregate": {"count": True}})
                 used[index : index + len(phrase)] = [True] * len(phrase)
                 break
         for phrase in GROUP:
@@ -80,7 +82,9 @@ def hints(
                 out.append(
                     {
                         "hint": "group_by",
-                        "matched": " ".join([*phrase, span.matched]),
+                        "matched": " ".join(
+                            [*(w.key for w in words[index : index + len(phrase)]), span.matched]
+                        ),
                         "kind": term.kind,
                         "attribute": term.attribute,
                         "aggregate": {"group_by": term.attribute},
@@ -189,7 +193,7 @@ def _most_linked(
     """ "the supplier with the most risk flags", "the two parts with the fewest suppliers": Links
     counted per Record of the other Kind named, ordered (`order`), with `limit` when a number is
     said."""
-    word = words[index].key
+    word = words[index].sense
     span = by_start.get(index + 1)
     if used[index] or word not in LINKED or span is None:
         return False
@@ -235,8 +239,28 @@ def _count_before(words: list[Word], used: list[bool], index: int) -> tuple[int,
             continue
         if not number[1].isdigit() or int(number[1]) < 1:
             return None
-        first = start - 1 if start > 0 and words[start - 1].key in TOP and not used[start - 1] else start
+        first = start - 1 if start > 0 and words[start - 1].sense in TOP and not used[start - 1] else start
         return first, int(number[1])
+    return None
+
+
+def _count_before_kind(
+    words: list[Word], used: list[bool], index: int, spans: list[Span], vocab: Vocabulary
+) -> tuple[int, int] | None:
+    """(first word, number) of a count said before the Kind a superlative ranks, with only function
+    words between them: "the three parts with the lowest unit cost", "which 5 suppliers are the
+    riskiest", "les trois pièces les moins chères"."""
+    for span in spans:
+        if span.end > index or index - span.end > 4 or not any(h.term.target == "kind" for h in span.hits):
+            continue
+        between = range(span.end, index)
+        if all(not used[i] and (words[i].key in vocab.stop or words[i].sense == "the") for i in between):
+            found = _count_before(words, used, span.start)
+            if found is None or any(
+                tuple(w.sense for w in words[max(0, found[0] - len(p)) : found[0]]) == p for p, _ in OPERATORS
+            ):
+                return None  # "more than 5 parts": a number compared, not a count of Records
+            return found
     return None
 
 
@@ -253,14 +277,14 @@ def _top_by(
 ) -> bool:
     """ "top 5 suppliers by risk score": an order, not a grouping (a number after top, then "by" and
     a number-like Attribute within a few words)."""
-    if words[index].key not in TOP or used[index]:
+    if words[index].sense not in TOP or used[index]:
         return False
     number = number_at(words, index + 1)
     if number is None or not number[1].isdigit() or any(used[index + 1 : index + 1 + number[0]]):
         return False
     after = index + 1 + number[0]
     for at in range(after, min(len(words) - 1, after + 4)):
-        if words[at].key != "by" or used[at]:
+        if words[at].sense != "by" or used[at]:
             continue
         span = by_start.get(at + 1)
         if span is None:
@@ -270,7 +294,7 @@ def _top_by(
             for h in span.hits
             if h.term.target == "attribute" and h.term.relation is None and base_type(h.term) in ORDERED
         ]
-        sign = "-" if TOP[words[index].key] > 0 else ""
+        sign = "-" if TOP[words[index].sense] > 0 else ""
         for term in sorted(terms, key=lambda t: (t.kind, str(t.attribute))):
             matched = " ".join(w.key for w in [*words[index:after], words[at], *words[span.start : span.end]])
             out.append(
@@ -307,8 +331,8 @@ def _superlative(
     with `limit` when a number is said ("the three cheapest", "top 5 riskiest")."""
     if _most_linked(words, used, index, spans, by_start, vocab, out):
         return
-    graded = superlative_at(words, used, index)
-    word = words[index].key
+    graded = superlative_at(words, used, index, vocab)
+    word = words[index].sense
     if graded is None and (used[index] or word not in DESCENDING | ASCENDING):
         return
     size = graded.size if graded is not None else 1
@@ -323,18 +347,23 @@ def _superlative(
         (t, None) for t in sorted(named, key=lambda t: (t.kind, str(t.attribute)))
     ]
     if not scored and graded is not None:
-        scored = [(t, s) for t, s in along(domain, vocab, kinds, graded.dimension)]
+        if graded.declared:
+            scored = [(t, s) for t, s in declared_along(graded, kinds)]
+        else:
+            scored = [(t, s) for t, s in along(domain, vocab, kinds, graded.dimension)]
     if not scored:
         return
     before = _count_before(words, used, index)
     after = None if before is not None else _count_after(words, used, index + size)
+    if before is None and after is None:  # "the three parts with the lowest unit cost"
+        before = _count_before_kind(words, used, index, spans, vocab)
     first = before[0] if before is not None else index
     last = index + size + (after[0] if after is not None else 0)
     limit = before[1] if before is not None else (after[1] if after is not None else None)
     matched = " ".join(w.key for w in words[first:last])
     for term, score in scored:
         if graded is not None:
-            descending = operator(graded.dimension, graded.direction, term) == "gt"
+            descending = operator(graded.dimension, graded.direction, term, graded) == "gt"
         else:
             descending = word in DESCENDING
         hint: dict[str, Any] = {

@@ -13,8 +13,9 @@ makes "cheaper" and "the most expensive" read it), with no change to the schema 
   superlatives ("cheapest"), each with its direction (+1 more, -1 less).
 - START_CUES: words of a date Attribute's name or description saying it starts something ("the
   oldest contract" is the one that started first): ranked first among dates.
-- STATES: verbs and participles of state, and what they say about a date ("expired": its end is
-  past).
+- STATES: verbs and participles of state, and what they say about a date ("expired", "overdue":
+  its end is past).
+- LEVELS: verbs of level ("running at"): the number after them is of a dimension ("load").
 """
 
 from __future__ import annotations
@@ -120,6 +121,15 @@ DIMENSIONS: dict[str, dict[str, Any]] = {
         "comparative": {"longer": 1, "shorter": -1},
         "superlative": {"longest": 1, "shortest": -1},
     },
+    "load": {
+        # how hard something runs: said with a verb of level ("running at 90 percent"), no adjectives
+        "types": NUMERIC,
+        "strong": ["load", "output", "utilisation", "utilization", "usage", "speed", "throughput"],
+        "weak": ["load", "output", "utilisation", "utilization", "percent", "rpm", "speed"],
+        "positive": {},
+        "comparative": {},
+        "superlative": {},
+    },
     "risk": {
         "types": NUMERIC,
         "strong": ["risk"],
@@ -165,9 +175,16 @@ START_CUES = frozenset(
         "birth",
         "signed",
         "issued",
+        "commissioned",
+        "installed",
+        "built",
+        "founded",
+        "enrolled",
     }
 )
-END_CUES = frozenset({"to", "end", "ends", "last", "until", "expiry", "expires", "expiration", "due"})
+END_CUES = frozenset(
+    {"to", "end", "ends", "last", "until", "expiry", "expires", "expiration", "due", "deadline"}
+)
 
 # verb forms of state -> (the date they speak of, past: whether the state holds now)
 STATES: dict[str, tuple[str, bool]] = {
@@ -177,12 +194,23 @@ STATES: dict[str, tuple[str, bool]] = {
     "expire": ("end", False),
     "expires": ("end", False),
     "expiring": ("end", False),
+    "overdue": ("end", True),  # its due date is past
+}
+# verbs of level: the comparison or number after them is on an Attribute of this dimension
+# ("running at more than 90", "operating at 100 percent"; a number alone is `eq`)
+LEVELS: dict[tuple[str, ...], str] = {
+    ("running", "at"): "load",
+    ("runs", "at"): "load",
+    ("run", "at"): "load",
+    ("operating", "at"): "load",
+    ("working", "at"): "load",
 }
 
 
 def lexicon_words() -> frozenset[str]:
     """Every word of the lexicon: English, never a misspelling of a name (similar spelling skips them)."""
     words: set[str] = set(NUMBER_WORDS) | set(SCALES) | set(MORE) | set(MOST) | set(STATES)
+    words |= {phrase[0] for phrase in LEVELS}
     for dimension in DIMENSIONS.values():
         for part in ("positive", "comparative", "superlative"):
             words |= set(dimension[part])
@@ -196,6 +224,7 @@ __all__ = [
     "DATES",
     "DIMENSIONS",
     "END_CUES",
+    "LEVELS",
     "MORE",
     "MOST",
     "NUMBER_WORDS",

@@ -35,7 +35,7 @@ def phrases(
 def needs_today(words: list[Word]) -> bool:
     """Whether the words need the day of the Revision read: a verb of state in the past, or a date
     said relative to today ("last month", "since Q3", "before the end of March")."""
-    return any(w.key in STATES or w.key in DATE_WORDS for w in words)
+    return any(w.sense in STATES or w.sense in DATE_WORDS for w in words)
 
 
 __all__ = ["needs_today", "phrases"]

@@ -11,7 +11,9 @@
   `supplies`) is a `has_link` hint: the Records at the object end of the verb having at least one
   Link of that Relation, with the `path` to follow from them (POST /traverse). Not for a Kind the
   caller may not read: the vocabulary holds only readable Relations. "not flagged", "never
-  flagged" and "unflagged" add `negated: true`: the Records with no such Link.
+  flagged" and "unflagged" add `negated: true`: the Records with no such Link. A participle the
+  names level grounded to its Relation ("inspected" of `inspects`) is read so too; the Relation
+  candidate stays.
 """
 
 from __future__ import annotations
@@ -55,10 +57,16 @@ def states(
     candidates: list[dict[str, Any]] = []
     out: list[dict[str, Any]] = []
     found = relations(vocab)
+    # a participle the names level read as its Relation ("inspected": inspects) is still a state
+    participles = {
+        s.start
+        for s in spans
+        if s.end == s.start + 1 and s.hits and all(h.term.target == "relation" for h in s.hits)
+    }
     for index, word in enumerate(words):
-        if used[index]:
+        if used[index] and index not in participles:
             continue
-        state = STATES.get(word.key)
+        state = STATES.get(word.sense)
         if state is not None:
             if state[1] and today is not None:
                 for term, score in ends(domain, vocab, kinds):
@@ -71,7 +79,7 @@ def states(
         if negated:
             key = key[2:]
         before = index - 1
-        if not negated and before >= 0 and not used[before] and words[before].key in NEGATIONS:
+        if not negated and before >= 0 and not used[before] and words[before].sense in NEGATIONS:
             negated = True  # "not flagged"
         else:
             before = index
@@ -101,7 +109,64 @@ def states(
                     hint["negated"] = True  # the Records with no such Link
                 out.append(hint)
                 used[before : index + 1] = [True] * (index + 1 - before)
+    out += _without(words, used, spans, found)
     return candidates, out
+
+
+WITHOUT = [("without", "any"), ("with", "no"), ("without",)]
+SKIPPED = frozenset({"a", "an", "any", "the"})
+
+
+def _without(
+    words: list[Word], used: list[bool], spans: list[Span], found: list[Any]
+) -> list[dict[str, Any]]:
+    """ "suppliers without risk flags", "parts with no supplier": a negated `has_link` on the other
+    Kind the question names, along every readable Relation joining it to the Kind said after."""
+    out: list[dict[str, Any]] = []
+    named = {h.term.kind for s in spans for h in s.hits if h.term.target in ("kind", "value")}
+    for index in range(len(words)):
+        phrase = next(
+            (
+                p
+                for p in WITHOUT
+                if tuple(w.sense for w in words[index : index + len(p)]) == p
+                and not any(used[index : index + len(p)])
+            ),
+            None,
+        )
+        if phrase is None:
+            continue
+        after = index + len(phrase)
+        while after < len(words) and words[after].sense in SKIPPED:
+            after += 1
+        span = next((s for s in spans if s.start == after), None)
+        if span is None or any(h.term.target == "attribute" for h in span.hits):
+            continue
+        others = sorted({h.term.kind for h in span.hits if h.term.target == "kind"})
+        made = []
+        for other in others:
+            for per in sorted(named - {other}):
+                for term in found:
+                    if {term.kind, term.to} != {per, other} or term.kind == term.to:
+                        continue
+                    path = term.relation if term.kind == per else term.inverse
+                    if not path:
+                        continue
+                    made.append(
+                        {
+                            "hint": "has_link",
+                            "matched": " ".join(w.key for w in words[index : span.end]),
+                            "kind": per,
+                            "relation": term.relation,
+                            "path": [path],
+                            "to": other,
+                            "negated": True,
+                        }
+                    )
+        if made:
+            out += made
+            used[index:after] = [True] * (after - index)
+    return out
 
 
 __all__ = ["states"]

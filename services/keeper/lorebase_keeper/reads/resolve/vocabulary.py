@@ -59,6 +59,8 @@ class Vocabulary:
     titles: list[Titles] = field(default_factory=list)
     keys: list[tuple[str, str, re.Pattern[str] | None]] = field(default_factory=list)  # Kind, key, pattern
     stop: frozenset[str] = frozenset()
+    # a schema's `comparatives`: word -> the readable Attributes declaring it, with the operator
+    graded: dict[str, list[tuple[Term, str]]] = field(default_factory=dict)
     grams: dict[str, set[str]] = field(default_factory=dict, compare=False)  # trigrams, as first needed
     # How it was made: the Attributes whose values it holds, their slots, and the head it describes.
     wanted: list[Wanted] = field(default_factory=list, compare=False)
@@ -294,6 +296,7 @@ def _compose(
         ],
         keys=names.keys,
         stop=names.stop,
+        graded=names.graded,
         grams=earlier.grams if earlier is not None else {},
         wanted=names.wanted,
         slots=slots,
@@ -342,6 +345,8 @@ def _names(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Voc
             vocab.add_name(name, attribute)
             for alias in attr.aliases:
                 vocab.add(vocab.synonyms, alias, attribute)
+            for word, op in attr.comparatives.items():
+                vocab.graded.setdefault(word.casefold(), []).append((attribute, op))
             wanted = (
                 not attr.sensitivity
                 and attr.resolvable is not False
@@ -400,6 +405,8 @@ def _names(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Voc
             vocab.add_name(name, link_attribute)
             for alias in attr.aliases:
                 vocab.add(vocab.synonyms, alias, link_attribute)
+            for word, op in attr.comparatives.items():
+                vocab.graded.setdefault(word.casefold(), []).append((link_attribute, op))
     return vocab
 
 

@@ -27,6 +27,9 @@ from dataclasses import dataclass
 
 from lorebase.settings_model import ResolveLimits
 from lorebase.vocabulary import TOKEN as _TOKEN
+from lorebase_keeper.reads.resolve.languages import AFTER, GRADES, PERIODS, PHRASES
+from lorebase_keeper.reads.resolve.languages import ARTICLES as ARTICLES_OF
+from lorebase_keeper.reads.resolve.languages import WORDS as SENSES
 from lorebase_keeper.reads.resolve.lexicon import ARTICLES, NUMBER_WORDS, SCALES
 
 TOKEN = _TOKEN
@@ -35,15 +38,78 @@ MAX_WORDS = 64
 
 @dataclass(frozen=True)
 class Word:
-    """A token of the question: as typed, and case-folded for matching."""
+    """A token of the question: as typed, case-folded for matching names and values (`key`), and
+    the English word of the lexicon it stands for (`sense`: `key` itself in English, "cheaper" for
+    "billiger"), which the lexicon's levels read (languages.py)."""
 
     raw: str
     key: str
+    sense: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.sense:
+            object.__setattr__(self, "sense", self.key)
 
 
-def tokens(text: str) -> list[Word]:
-    """The tokens of `text`, at most MAX_WORDS of them."""
-    return [Word(t, t.casefold()) for t in TOKEN.findall(text)][:MAX_WORDS]
+ELIDED = re.compile(r"(l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)'(\w.*)", re.IGNORECASE)
+
+
+def tokens(text: str, language: str = "en") -> list[Word]:
+    """The tokens of `text`, at most MAX_WORDS of them, with their senses in `language`. French
+    elisions are two words ("l'année": l', année)."""
+    found = TOKEN.findall(text)
+    if language == "fr":
+        found = [part for t in found for part in _elided(t)]
+    words = [Word(t, t.casefold()) for t in found][:MAX_WORDS]
+    if language not in SENSES:
+        return words
+    senses = _senses([w.key for w in words], language)
+    return [Word(w.raw, w.key, sense) for w, sense in zip(words, senses, strict=True)]
+
+
+def _elided(token: str) -> list[str]:
+    match = ELIDED.fullmatch(token)
+    return [token] if match is None else [token[: match.end(1) + 1], match[2]]
+
+
+def _is_number(sense: str) -> bool:
+    return sense.replace(".", "", 1).isdigit() or _number_parts(sense) is not None
+
+
+def _senses(keys: list[str], language: str) -> list[str]:
+    """The English senses of the words of a question in `language` (languages.py): phrases first,
+    then single words; French "plus"/"moins" after an article are "most"/"least", and a word of
+    time said after its period or number swaps senses with it ("mois dernier": last month)."""
+    table, phrases = SENSES[language], PHRASES.get(language, {})
+    longest = max((len(p) for p in phrases), default=0)
+    out = list(keys)
+    taken = [False] * len(keys)
+    index = 0
+    while index < len(keys):
+        for size in range(longest, 1, -1):
+            run = tuple(keys[index : index + size])
+            if len(run) == size and run in phrases:
+                out[index : index + size] = phrases[run]
+                taken[index : index + size] = [True] * size
+                index += size
+                break
+        else:
+            sense = table.get(keys[index])
+            if sense is not None:
+                out[index], taken[index] = sense, True
+            index += 1
+    grades, articles = GRADES.get(language, {}), ARTICLES_OF.get(language, frozenset())
+    for index, key in enumerate(keys):
+        if key in grades and not taken[index]:
+            before = index - 1
+            while before >= 0 and _is_number(out[before]):
+                before -= 1
+            out[index] = grades[key][1 if before >= 0 and keys[before] in articles else 0]
+    after = AFTER.get(language, frozenset())
+    for index, key in enumerate(keys):
+        if key in after and index > 0 and (out[index - 1] in PERIODS or _is_number(out[index - 1])):
+            out[index - 1], out[index] = out[index], out[index - 1]
+    return out
 
 
 def _number_parts(word: str) -> list[str] | None:
@@ -59,19 +125,19 @@ def number_at(words: list[Word], index: int) -> tuple[int, str] | None:
     words ("three", "twenty-five", "twenty five", "a dozen", "two hundred and fifty")."""
     if index >= len(words):
         return None
-    key = words[index].key
+    key = words[index].sense
     if key.replace(".", "", 1).isdigit():
         return 1, key
     total, current, taken, seen = 0, 0, 0, False
     at = index
     if key in ARTICLES:  # "a dozen": only with a scale after it
-        if at + 1 < len(words) and words[at + 1].key in SCALES:
+        if at + 1 < len(words) and words[at + 1].sense in SCALES:
             current, at, seen = 1, at + 1, True
         else:
             return None
     while at < len(words):
-        word = words[at].key
-        if word == "and" and seen and at + 1 < len(words) and _number_parts(words[at + 1].key):
+        word = words[at].sense
+        if word == "and" and seen and at + 1 < len(words) and _number_parts(words[at + 1].sense):
             at += 1
             continue
         parts = _number_parts(word) if word not in SCALES else [word]
@@ -107,7 +173,7 @@ def number_at(words: list[Word], index: int) -> tuple[int, str] | None:
 
 def is_number_word(word: Word) -> bool:
     """A token that is (part of) a number written in words."""
-    return _number_parts(word.key) is not None or word.key in SCALES
+    return _number_parts(word.sense) is not None or word.sense in SCALES
 
 
 def stop_words(limits: ResolveLimits) -> frozenset[str]:

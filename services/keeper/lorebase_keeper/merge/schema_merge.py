@@ -1,0 +1,304 @@
+"""A three-way merge across schema changes: the schemas merged element by element, and each side's
+data changes brought into the schema the merge commits under.
+
+When either side committed a schema change set since the merge base (origin `schema`; the change
+sets are kept by migration 0019), the merge
+
+1. replays each side's change sets from the base's schema and merges the two results element by
+   element (lorebase.schema.merge): an element both sides changed differently is a Conflict
+   (`schema_conflict`, entity `schema`, named by the element: `Supplier.tier`, `relation:flags`),
+   resolved with `ours` or `theirs` like any other;
+2. needs every change set of the source on the target too (the target then stands on the merged
+   schema): otherwise it answers 409 `schema-conflict` listing the changes to apply to the target
+   first (the target's data must be migrated by them, which is a change set's job, not a merge's);
+3. migrates each side's data changes into the target's schema: a history row is put through the
+   target's change sets it had not seen (renamed Kinds, Relations and Attributes, removed ones,
+   conversions through their `map`, backfills of the Records the side created), and the rows of the
+   change sets themselves are left out (each side migrated its own data; the target's migration
+   is already on the target). A value that does not convert, a Record of a Kind the target removed
+   or a created Record the target's schema refuses is a Conflict (`schema_migration`) saying why.
+
+Then the usual three-way merge (three_way_merge.py) runs over the migrated changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from lorebase.canonical import ValueProblem, canonical_json, canonical_text, canonical_value, sha256_hex
+from lorebase.problems import Problem
+from lorebase.schema import load_schema, validate_values
+from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
+from lorebase.schema.merge import ElementConflict, Renames, merge_documents
+from lorebase_keeper.merge.attempt import Found, MergeRequest
+from lorebase_keeper.merge.base import Side
+from lorebase_store import BranchChain, HistoryRow, RevisionRow, Txn
+
+
+@dataclass(frozen=True)
+class Step:
+    """One change set: its Revision, the digest of its changes, the changes, and their plan replayed
+    on the schema before it."""
+
+    revision: RevisionRow
+    digest: str
+    items: list[dict[str, Any]]
+    plan: Plan
+
+
+@dataclass
+class ChangeSets:
+    """One side's change sets since the merge base, oldest first."""
+
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def digests(self) -> list[str]:
+        return [step.digest for step in self.steps]
+
+    def renames(self, base: dict[str, Any]) -> Renames:
+        """What the change sets renamed, composed: base name -> name at the end."""
+        kinds = {name: name for name in base.get("kinds") or {}}
+        relations = {name: name for name in base.get("relations") or {}}
+        attributes = {
+            (kind, attribute): (kind, attribute)
+            for kind, definition in (base.get("kinds") or {}).items()
+            for attribute in definition.get("attributes") or {}
+        }
+        for one in self.steps:
+            step = one.plan.renames()
+            kinds = {b: step.kinds.get(now, now) for b, now in kinds.items()}
+            relations = {b: step.relations.get(now, now) for b, now in relations.items()}
+            attributes = {
+                b: (step.kinds.get(kind, kind), step.attributes.get((kind, attribute), attribute))
+                for b, (kind, attribute) in attributes.items()
+            }
+        return Renames(
+            {b: n for b, n in kinds.items() if b != n},
+            {b: n for b, n in relations.items() if b != n},
+            {b: now[1] for b, now in attributes.items() if b[1] != now[1]},
+        )
+
+
+@dataclass
+class SchemaMerge:
+    base: dict[str, Any]
+    source: ChangeSets
+    target: ChangeSets
+    target_document: dict[str, Any]
+    source_document: dict[str, Any]
+
+
+async def schema_merge(
+    txn: Txn,
+    request: MergeRequest,
+    s_chain: BranchChain,
+    s_base: int,
+    t_chain: BranchChain,
+    t_base: int,
+    *,
+    same_schema: bool,
+) -> SchemaMerge | None:
+    """Each side's change sets since the base, replayed; None when neither side changed the schema."""
+    domain = request.domain
+    s_revisions = await txn.schema_revisions(domain.id, s_chain, after=s_base)
+    t_revisions = await txn.schema_revisions(domain.id, t_chain, after=t_base)
+    if not s_revisions and not t_revisions:
+        return None
+    kept = await txn.schema_change_sets(domain.id, [r.id for r in (*s_revisions, *t_revisions)])
+    missing = [r.id for r in (*s_revisions, *t_revisions) if r.id not in kept]
+    if missing:
+        if same_schema:  # as before migration 0019: both on one version, the values merge as they are
+            return None
+        raise _refused(
+            request,
+            f"the change sets of {', '.join(m[:12] for m in missing)} were committed before keeper kept "
+            "change sets (migration 0019), so their migration cannot be replayed",
+        )
+    first = (s_revisions or t_revisions)[0]
+    parent = await txn.get_revision(domain.id, first.parents[0]) if first.parents else None
+    base = await txn.schema_document(domain.row, None if parent is None else parent.schema_digest)
+    sides = []
+    for revisions in (s_revisions, t_revisions):
+        document, steps = base, ChangeSets()
+        for revision in revisions:
+            items = kept[revision.id]
+            try:
+                plan = apply_changes(document, items)
+            except SchemaChangeError as error:
+                raise _refused(
+                    request,
+                    f"the change set of {revision.id[:12]} does not replay on the schema before it: {error}",
+                ) from None
+            steps.steps.append(Step(revision, sha256_hex(canonical_json(items)), items, plan))
+            document = plan.schema.document
+        sides.append((document, steps))
+    (s_document, source), (t_document, target) = sides
+    return SchemaMerge(base, source, target, t_document, s_document)
+
+
+def schema_conflicts(merge: SchemaMerge, request: MergeRequest) -> tuple[list[Found], int]:
+    """The elements both sides changed differently (a resolution stored for one picks its side)."""
+    resolved = 0
+
+    def resolve(conflict: ElementConflict) -> str | None:
+        nonlocal resolved
+        resolution = request.resolutions.get(_found(conflict).fingerprint)
+        if resolution is None:
+            return None
+        resolved += 1
+        return str(resolution.get("choice"))
+
+    _, conflicts = merge_documents(
+        merge.base,
+        merge.target_document,
+        merge.source_document,
+        ours_renames=merge.target.renames(merge.base),
+        theirs_renames=merge.source.renames(merge.base),
+        resolve=resolve,
+    )
+    return [_found(c) for c in conflicts], resolved
+
+
+def _found(conflict: ElementConflict) -> Found:
+    return Found(
+        "schema_conflict", "schema", conflict.element, "", None, conflict.ours, conflict.theirs, conflict.base
+    )
+
+
+def require_source_changes_on_target(merge: SchemaMerge, request: MergeRequest) -> None:
+    """409 schema-conflict when the source changed the schema in ways the target has not."""
+    on_target = set(merge.target.digests)
+    unseen = [step for step in merge.source.steps if step.digest not in on_target]
+    if not unseen:
+        return
+    changes = [dict(item) for step in unseen for item in step.items]
+    raise Problem(
+        409,
+        "schema-conflict",
+        f"{request.source} changed the schema in ways {request.target} has not (Revisions "
+        f"{', '.join(step.revision.id[:12] for step in unseen)}); their migration runs on {request.target}'s data as a "
+        f"change set: POST /branches/{request.target}/schema/changes with `changes` (in this answer), "
+        "then merge again",
+        source=request.source,
+        target=request.target,
+        changes=changes,
+    )
+
+
+def migrate_side(
+    merge: SchemaMerge, rows: list[HistoryRow], side: str, request: MergeRequest
+) -> tuple[Side, list[Found]]:
+    """One side's history rows in the target's schema (see the module's docstring)."""
+    own = merge.source if side == "source" else merge.target
+    own_ids = {step.revision.id for step in own.steps}
+    final = merge.target.steps[-1].plan.schema if merge.target.steps else load_schema(merge.target_document)
+    out = Side()
+    found: list[Found] = []
+    failed: set[tuple[str, str, str]] = set()
+    for row in rows:
+        if row.revision in own_ids:
+            continue  # a change set's own migration
+        seen = {step.digest for step in own.steps if step.revision.generation < row.generation}
+        plans = [step.plan for step in merge.target.steps if step.digest not in seen]
+        migrated, why = _migrate_row(row, plans)
+        if migrated is None:
+            ref = (row.entity, row.name, row.key)
+            if ref not in failed:
+                failed.add(ref)
+                found.append(
+                    Found("schema_migration", row.entity, row.name, row.key, why[0], None, why[1], None)
+                )
+            continue
+        out.add(migrated)
+    for ref, history in out.rows.items():
+        entity, name, key = ref
+        last = history[-1]
+        if entity != "record" or history[0].change != "created" or last.change == "deleted":
+            continue
+        kind = final.kinds.get(name)
+        if kind is None:
+            continue
+        _, issues = validate_values(
+            kind.attributes, dict(last.after or {}), path=f"{name}/{key}", partial=False, stored=True
+        )
+        if issues:
+            found.append(
+                Found(
+                    "schema_migration",
+                    entity,
+                    name,
+                    key,
+                    issues[0].path.rsplit(".", 1)[-1],
+                    None,
+                    f"{issues[0].message} in the schema of {request.target}",
+                    None,
+                )
+            )
+    return out, found
+
+
+def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None, tuple[str | None, str]]:
+    for plan in plans:
+        if row.entity == "link":
+            if row.name in plan.removed_relations:
+                return None, (None, f"Relation {row.name} was removed on the target")
+            row = replace(row, name=plan.renamed_relations.get(row.name, row.name))
+            continue
+        if row.name in plan.removed_kinds:
+            return None, (None, f"Kind {row.name} was removed on the target")
+        name = plan.renamed_kinds.get(row.name, row.name)
+        migration = plan.kinds.get(name)
+        kind = plan.schema.kinds.get(name)
+        if migration is None or kind is None:
+            row = replace(row, name=name)
+            continue
+        sides: list[dict[str, Any] | None] = []
+        for values in (row.before, row.after):
+            if values is None:
+                sides.append(None)
+                continue
+            moved = migration.migrate(values)
+            for attribute, value_map in migration.converted.items():
+                value = moved.get(attribute)
+                if value is None:
+                    continue
+                mapped = value_map.get(canonical_text(value), value) if value_map else value
+                try:
+                    moved[attribute] = canonical_value(kind.attributes[attribute], mapped)
+                except ValueProblem as problem:
+                    return None, (attribute, f"{value!r} does not convert: {problem.message}")
+            sides.append(moved)
+        before, after = sides
+        if after is not None and row.change == "created":
+            for attribute, backfill in migration.backfills.items():
+                if after.get(attribute) is None:
+                    value = backfill.evaluate(after)
+                    if value is not None:
+                        after[attribute] = value
+        attributes = [migration.renamed.get(a, a) for a in row.attributes if a not in migration.removed]
+        if row.change == "created" and after is not None:
+            attributes = list(after)
+        row = replace(row, name=name, before=before, after=after, attributes=attributes)
+    return row, (None, "")
+
+
+def _refused(request: MergeRequest, why: str) -> Problem:
+    return Problem(
+        409,
+        "schema-conflict",
+        f"{request.source} and {request.target} stand on different schemas and {why}; apply the same "
+        f"change set to {request.source} (POST /branches/{request.source}/schema/changes), then merge",
+        source=request.source,
+        target=request.target,
+    )
+
+
+__all__ = [
+    "SchemaMerge",
+    "migrate_side",
+    "require_source_changes_on_target",
+    "schema_conflicts",
+    "schema_merge",
+]

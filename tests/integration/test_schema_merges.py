@@ -1,0 +1,146 @@
+"""Merges across schema changes (docs/schema.md, "Branches, Proposals and merges"): a data branch
+made before a change set merges with its values migrated (renames, backfills, conversions) or with
+Conflicts saying why; schemas changed on both sides merge element by element, the same element
+changed differently on both sides is a Conflict naming it and both sides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.integration.conftest import Stack
+from tests.integration.test_schema_changes import CERTIFICATION, RENAME_TIER, D, change
+
+
+async def branch(stack: Stack, name: str) -> None:
+    made = await stack.http.post(D + "/branches", json={"name": name, "from": "main"}, headers=stack.admin)
+    assert made.status_code == 201, made.text
+
+
+async def execute(stack: Stack, operation: str, parameters: dict[str, Any], on: str) -> None:
+    done = await stack.http.post(
+        f"{D}/operations/{operation}/execute",
+        json={"parameters": parameters, "branch": on},
+        headers=stack.admin,
+    )
+    assert done.status_code == 200, done.text
+
+
+async def propose(stack: Stack, source: str, reviewer: dict[str, str]) -> Any:
+    """A Proposal of `source` into main, approved; its id and answer."""
+    proposal = await stack.http.post(
+        D + "/proposals", json={"source": source, "target": "main", "title": source}, headers=stack.admin
+    )
+    if proposal.status_code != 201:
+        return proposal
+    approved = await stack.http.post(
+        f"{D}/proposals/{proposal.json()['id']}/reviews", json={"decision": "approve"}, headers=reviewer
+    )
+    assert approved.status_code == 200, approved.text
+    return proposal
+
+
+async def reviewer_of(stack: Stack) -> dict[str, str]:
+    reviewer = await stack.principal("usr_reviewer")
+    await stack.grant("supply", "usr_reviewer", "reviewer")
+    return reviewer
+
+
+async def test_merges_across_schema_changes(supply: Stack) -> None:
+    """One Domain for both cases (a supply fixture costs seconds of make test)."""
+    reviewer = await reviewer_of(supply)
+    await a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(supply, reviewer)
+    await schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts(supply, reviewer)
+
+
+async def a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "risk-audit")
+    await execute(supply, "update_supplier", {"key": "S-1004", "risk_score": 44}, "risk-audit")
+    new_supplier = {
+        "supplier_code": "S-2001",
+        "legal_name": "Nordhavn Bearings A/S",
+        "country": "DK",
+        "status": "active",
+        "tier": "1",
+    }
+    imported = await supply.http.post(
+        D + "/imports",
+        json={"records": [{"kind": "Supplier", "values": new_supplier}], "branch": "risk-audit"},
+        headers=supply.admin,
+    )
+    assert imported.status_code == 200, imported.text
+    changed = await change(supply, {"changes": [CERTIFICATION, RENAME_TIER]})  # on main, after the fork
+    assert changed.status_code == 200, changed.text
+
+    proposal = await propose(supply, "risk-audit", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["attempt"]["result"] == "merge"
+    s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
+    assert s1004["values"]["risk_score"] == "44" and "tier" not in s1004["values"]
+    s2001 = (await supply.http.get(D + "/kinds/Supplier/records/S-2001", headers=supply.admin)).json()
+    assert s2001["values"]["supplier_tier"] == "1" and "tier" not in s2001["values"]
+    assert s2001["values"]["certification"] == "iso9001"  # the change's backfill, applied on the way
+    schema = (await supply.http.get(D + "/schema", headers=supply.admin)).json()
+    assert schema["schema_version"] == changed.json()["schema_version"]
+
+
+async def schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    for name in ("wider-risk", "late-risk", "new-field"):
+        await branch(supply, name)
+    await execute(supply, "update_supplier", {"key": "S-1005", "risk_score": 97}, "late-risk")
+    max_95 = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "risk_score",
+        "definition": {"max": 95},
+    }
+    max_99 = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "risk_score",
+        "definition": {"max": 99},
+    }
+    assert (await change(supply, {"changes": [max_99]}, branch="wider-risk")).status_code == 200
+    description = {"op": "change_kind", "kind": "Part", "definition": {"description": "A part we buy."}}
+    assert (await change(supply, {"changes": [description]}, branch="new-field")).status_code == 200
+    assert (await change(supply, {"changes": [max_95]})).status_code == 200  # main
+
+    # The same element changed differently on both sides: a Conflict naming it and both sides.
+    proposal = await propose(supply, "wider-risk", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    conflicts = (
+        await supply.http.get(f"{D}/proposals/{proposal.json()['id']}/conflicts", headers=supply.admin)
+    ).json()["conflicts"]
+    assert [(c["code"], c["entity"], c["element"]) for c in conflicts] == [
+        ("schema_conflict", "schema", "Supplier.risk_score")
+    ]
+    assert (
+        conflicts[0]["ours"]["definition"]["max"] == 95 and conflicts[0]["theirs"]["definition"]["max"] == 99
+    )
+    assert conflicts[0]["base"]["definition"]["max"] == 100
+
+    # A value the target's change does not accept: a Conflict saying why.
+    proposal = await propose(supply, "late-risk", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    conflicts = (
+        await supply.http.get(f"{D}/proposals/{proposal.json()['id']}/conflicts", headers=supply.admin)
+    ).json()["conflicts"]
+    assert [(c["code"], c["ref"], c["attribute"]) for c in conflicts] == [
+        ("schema_migration", "Supplier/S-1005", "risk_score")
+    ]
+    assert "95" in conflicts[0]["theirs"]
+
+    # Changes to different elements: the source's change set goes to main first, then it merges.
+    refused = await propose(supply, "new-field", reviewer)
+    assert refused.status_code == 409 and refused.json()["type"].endswith("schema-conflict"), refused.text
+    assert refused.json()["changes"][0]["op"] == "change_kind"
+    assert (await change(supply, {"changes": refused.json()["changes"]})).status_code == 200
+    proposal = await propose(supply, "new-field", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text

@@ -1,0 +1,110 @@
+"""Renames of Kinds and Relations in a change set (docs/schema.md, "Changing a schema"): the Records
+and Links move with their keys, values, provenance and creation; history follows them back across
+the rename; a read at an earlier Revision uses the old name; what the rename rewrites is listed in
+the dry run; a bad rename changes nothing and says what to change."""
+
+from __future__ import annotations
+
+from tests.integration.conftest import Stack
+from tests.integration.test_schema_changes import D, change, head
+
+RENAME_KIND = {"op": "rename_kind", "kind": "Supplier", "to": "Vendor"}
+RENAME_RELATION = {"op": "rename_relation", "relation": "supplied_by", "to": "sourced_from"}
+
+
+async def test_renamed_kind_and_relation_keep_history_lineage_and_old_reads(supply: Stack) -> None:
+    before = await head(supply)
+    old = (await supply.http.get(D + "/kinds/Supplier/records/S-1001", headers=supply.admin)).json()
+    reader = await supply.principal("usr_reader")
+    grant = await supply.grant("supply", "usr_reader", "viewer", kinds=["Supplier"])
+
+    # Bad renames: 422 naming the member to change, nothing written.
+    for bad, path in (
+        ({"op": "rename_kind", "kind": "Supplier", "to": "Part"}, "changes[0].to"),
+        ({"op": "rename_kind", "kind": "Supplyer", "to": "Vendor"}, "changes[0].kind"),
+        ({"op": "rename_relation", "relation": "supplied_by", "to": "flags"}, "changes[0].to"),
+        ({"op": "rename_relation", "relation": "nope", "to": "x"}, "changes[0].relation"),
+    ):
+        refused = await change(supply, {"changes": [bad]})
+        assert refused.status_code == 422, refused.text
+        issue = refused.json()["issues"][0]
+        assert issue["path"] == path and issue["message"], issue
+    assert await head(supply) == before
+
+    # A dry run names the derived values a conversion would change (closing every open flag).
+    close = {
+        "op": "change_attribute",
+        "kind": "RiskFlag",
+        "attribute": "status",
+        "definition": {"values": ["open", "closed"]},
+        "map": {"open": "closed"},
+    }
+    closing = await change(supply, {"changes": [close], "dry_run": True})
+    assert closing.status_code == 200, closing.text
+    writes = closing.json()["writes"]
+    assert writes["counts"]["RiskFlag.status"] > 0 and writes["derived"]["Supplier.open_flags"] > 0
+    assert all(w["after"] == "0" for w in writes["derived_sample"])
+
+    dry = await change(supply, {"changes": [RENAME_KIND, RENAME_RELATION], "dry_run": True})
+    assert dry.status_code == 200, dry.text
+    touches = dry.json()["touches"]
+    assert "supplier_risk" in touches["lenses"] and "update_supplier" in touches["operations"]
+    assert grant in touches["grants"]
+    assert dry.json()["valid"] is True and await head(supply) == before
+
+    done = await change(supply, {"changes": [RENAME_KIND, RENAME_RELATION], "message": "Vendors"})
+    assert done.status_code == 200, done.text
+    revision = done.json()["revision"]
+
+    record = await supply.http.get(D + "/kinds/Vendor/records/S-1001", headers=supply.admin)
+    assert record.status_code == 200, record.text
+    now = record.json()
+    assert now["values"] == old["values"]
+    assert now.get("created_revision") == old.get("created_revision")
+    gone = await supply.http.get(D + "/kinds/Supplier/records/S-1001", headers=supply.admin)
+    assert gone.status_code == 404, gone.text
+
+    history = (await supply.http.get(D + "/kinds/Vendor/records/S-1001/history", headers=supply.admin)).json()
+    assert [c["message"] for c in history["changes"]] == [
+        "Vendors",
+        "Raise the risk of S-1001",
+        "Import the supply example data",
+    ]
+    assert history["changes"][0]["change"] == "renamed"
+    assert history["changes"][0]["renamed_from"] == "Supplier/S-1001"
+
+    lineage = (await supply.http.get(D + "/kinds/Vendor/records/S-1001/lineage", headers=supply.admin)).json()
+    assert lineage["attributes"]["risk_score"]["message"] == "Raise the risk of S-1001"
+    assert lineage["attributes"]["legal_name"]["message"] == "Import the supply example data"
+    assert revision not in {entry["revision"] for entry in lineage["attributes"].values()}
+    assert lineage["changes"] == 3
+
+    # Reads at the Revision before the rename use the old names.
+    then = await supply.http.get(
+        D + "/kinds/Supplier/records/S-1001", params={"at": before}, headers=supply.admin
+    )
+    assert then.status_code == 200 and then.json()["values"] == old["values"], then.text
+    links_then = await supply.http.get(
+        D + "/relations/supplied_by/links", params={"at": before, "limit": 1000}, headers=supply.admin
+    )
+    links_now = await supply.http.get(
+        D + "/relations/sourced_from/links", params={"limit": 1000}, headers=supply.admin
+    )
+    assert links_then.status_code == 200 and links_now.status_code == 200, links_now.text
+    pairs = [(link["from"], link["to"], link["values"]) for link in links_now.json()["links"]]
+    assert pairs == [
+        (link["from"], link["to"].replace("Supplier/", "Vendor/"), link["values"])
+        for link in links_then.json()["links"]
+    ]
+    assert pairs and all(to.startswith("Vendor/") for _, to, _ in pairs)
+    assert links_now.json()["to_kind"] == "Vendor"
+
+    # The Operation and the grant follow the new name.
+    executed = await supply.http.post(
+        D + "/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1002", "risk_score": 12}},
+        headers=supply.admin,
+    )
+    assert executed.status_code == 200, executed.text
+    seen = await supply.http.get(D + "/kinds/Vendor/records/S-1002", headers=reader)
+    assert seen.status_code == 200 and seen.json()["values"]["risk_score"] == "12", seen.text
