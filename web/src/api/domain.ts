@@ -1,6 +1,6 @@
 /** A Domain's shape and state: its schema, branches, health and the Revisions committed on a branch. */
 import { get, seg } from "./client";
-import type { BranchList, ChangesPage, DataHealth, DomainList, RevisionEvent, RevisionView, Schema } from "./types";
+import type { BranchList, ChangesPage, DataHealth, DomainList, RevisionView, Schema } from "./types";
 import type { ReadPointQuery } from "./records";
 
 export const domainBase = (domain: string) => `/api/v1/domains/${seg(domain)}`;
@@ -24,20 +24,3 @@ export const getRevision = (domain: string, branch: string, revision: string, li
 
 /** The Domains the caller holds a grant in (every one for the admin). */
 export const listDomains = () => get<DomainList>("/api/v1/domains");
-
-const PAGE = 100; // agents.feed.page_size caps a page (100 by default)
-const MAX_PAGES = 200;
-
-/** Every Revision event of a branch's history, oldest first (the base's too, named after their
- * branch), page by page; at most 20,000. The feed needs a grant not narrowed to Kinds. */
-export async function allChanges(domain: string, branch: string): Promise<RevisionEvent[]> {
-  const events: RevisionEvent[] = [];
-  let since = "";
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await getChanges(domain, branch, since, PAGE);
-    events.push(...answer.events);
-    if (!answer.more || !answer.next_since) break;
-    since = answer.next_since;
-  }
-  return events;
-}

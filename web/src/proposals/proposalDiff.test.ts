@@ -1,41 +1,43 @@
 import { describe, expect, it } from "vitest";
-import type { RevisionEvent } from "../api/types";
+import type { RevisionDoc } from "../api/types";
 import { mergeRange, ownRange } from "./proposalDiff";
 
-const event = (sequence: number, branch: string, revision: string, parent: string | null): RevisionEvent => ({
-  sequence,
-  type: "revision.committed",
-  domain: "d",
+const doc = (id: string, branch: string, parent: string | null): RevisionDoc => ({
+  id,
   branch,
-  revision,
+  generation: 0,
   parents: parent ? [parent] : [],
-  generation: sequence,
   author: "u",
   message: "",
-  origin: { type: "operation", ref: "" },
+  origin: {},
+  stats: {},
   created_at: "",
-  kinds: {},
-  relations: {},
-  stats: { partitions_changed: 0, changes: 0 },
+  schema_version: "",
   schema_changed: false,
-  keys: {},
-  keys_truncated: false,
 });
 
 describe("Proposal diff ranges", () => {
-  const events = [event(1, "main", "a", null), event(2, "main", "b", "a"), event(3, "work", "c", "b"), event(4, "work", "d", "c")];
+  // main: a <- b ; work: b <- c <- d ; main merged: b <- m
+  const docs = new Map([doc("a", "main", null), doc("b", "main", "a"), doc("c", "work", "b"), doc("d", "work", "c"), doc("m", "main", "b")].map((d) => [d.id, d]));
+  const asked: string[] = [];
+  const read = async (id: string) => {
+    asked.push(id);
+    return docs.get(id)!;
+  };
 
-  it("runs over the source branch's own Revisions", () => {
-    expect(ownRange(events, "work")).toEqual({ branch: "work", from: "b", to: "d" });
+  it("runs over the source branch's own Revisions, read back from its head", async () => {
+    asked.length = 0;
+    expect(await ownRange(read, "d", "work")).toEqual({ branch: "work", from: "b", to: "d" });
+    expect(asked).toEqual(["d", "c", "b"]); // nothing older than the fork
   });
 
-  it("has nothing to show for a branch without its own Revisions", () => {
-    expect(ownRange(events, "other")).toBeNull();
+  it("has nothing to show for a branch without its own Revisions", async () => {
+    expect(await ownRange(read, "b", "other")).toBeNull();
+    expect(await ownRange(read, null, "work")).toBeNull();
   });
 
-  it("reads a merge from its first parent", () => {
-    const merged = [...events, event(5, "main", "m", "b")];
-    expect(mergeRange(merged, "main", "m")).toEqual({ branch: "main", from: "b", to: "m" });
-    expect(mergeRange(merged, "main", "zzz")).toBeNull();
+  it("reads a merge from its first parent", async () => {
+    expect(await mergeRange(read, "main", "m")).toEqual({ branch: "main", from: "b", to: "m" });
+    expect(await mergeRange(read, "main", "a")).toBeNull();
   });
 });

@@ -39,7 +39,7 @@ async function pendingChanges(domain: string, branch: string, kind: string, ref:
           });
         }
       } catch {
-        // A Proposal whose changes cannot be read (a feed the reader may not read) is not named.
+        // A Proposal whose changes cannot be read (Revisions the reader may not read) is not named.
       }
     }),
   );

@@ -115,7 +115,9 @@ export class ReplayRenderer {
     for (let i = 0; i < count; i++) this.byColour[fill[this.colour[i]!]!++] = i;
     this.current = new Uint32Array(count);
     this.absent.clear();
-    this.setOverlay(EMPTY_OVERLAY);
+    this.overlay = EMPTY_OVERLAY;
+    this.hiddenEdge = new Uint8Array(0); // no edge hidden (an index past the end reads undefined)
+    this.extraColour = [];
     this.hover = -1;
     this.fitted = false;
     this.setStep(0);
@@ -144,6 +146,7 @@ export class ReplayRenderer {
 
   /** The graph as of the current step's Revision (EMPTY_OVERLAY: none). */
   setOverlay(overlay: RevisionOverlay): void {
+    if (overlay === this.overlay) return; // while playing, every step clears an overlay already clear
     this.overlay = overlay;
     this.hiddenEdge = new Uint8Array(this.timeline?.edgeRelations.length ?? 0);
     for (const e of overlay.missingEdges) if (e < this.hiddenEdge.length) this.hiddenEdge[e] = 1;
