@@ -10,7 +10,7 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4;
 .PHONY: run test test-cluster cluster lint protos docs bench bench-scale clean web web-test
 
 # The web app (web/): npm ci when the lock changes, a build when a source changes (web/dist).
-WEB_SOURCES := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig.json web/package.json -type f 2>/dev/null)
+WEB_SOURCES := $(shell find web/src web/scripts web/index.html web/vite.config.ts web/tsconfig.json web/package.json -type f 2>/dev/null)
 WEB_STAMP := web/node_modules/.installed
 
 $(STAMP): pyproject.toml

@@ -1,12 +1,13 @@
 """The first load: the overview opened in a browser with an empty cache (signed in: the session
 cookie only) transfers at most 400 KB in all, and the initial scripts (those index.html loads,
 before any page's own chunk) at most 300 KB: each page is its own chunk, and the gateway sends text
-files gzip-compressed. It has a favicon and the page's title."""
+files gzip-compressed (Brotli to a client that accepts br). It has a favicon and the page's title."""
 
 from __future__ import annotations
 
 import re
 
+import httpx
 from playwright.sync_api import Browser, expect
 
 from tests.browser.conftest import WAIT_MS, WebStack, sign_in
@@ -62,3 +63,19 @@ def test_the_overviews_first_load_fits_the_budget(browser: Browser, web_stack: W
     assert initial and entry > 0, "index.html loads its scripts"
     assert entry <= SCRIPT_BUDGET, f"the initial scripts took {entry} bytes (budget {SCRIPT_BUDGET})"
     assert total <= TOTAL_BUDGET, f"the first load took {total} bytes (budget {TOTAL_BUDGET})"
+
+
+def test_a_client_that_accepts_br_gets_the_builds_brotli_copies(web_stack: WebStack) -> None:
+    """Chromium asks for br over HTTPS only; a client (or a TLS proxy before the gateway) that accepts
+    it gets the Brotli copies the build wrote (web/scripts/compress.mjs), smaller than gzip."""
+    with httpx.Client(base_url=web_stack.url, trust_env=False) as client:
+        index = client.get("/app/").text
+        scripts = INITIAL.findall(index)
+        assert scripts, "index.html loads its scripts"
+        sizes = {}
+        for encoding in ("br", "gzip"):
+            with client.stream("GET", scripts[0], headers={"Accept-Encoding": encoding}) as answer:
+                assert answer.headers["content-encoding"] == encoding
+                sizes[encoding] = sum(len(chunk) for chunk in answer.iter_raw())
+    print(f"the entry script: {sizes['br']} bytes with br, {sizes['gzip']} with gzip")
+    assert sizes["br"] < sizes["gzip"]

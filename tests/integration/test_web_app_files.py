@@ -5,6 +5,8 @@ and `/` redirecting there; none of it in /openapi.json."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -195,3 +197,34 @@ async def test_text_files_go_gzip_compressed_to_a_client_that_accepts_it(
     assert "content-encoding" not in small.headers and small.content == ASSET
     image = await http.get("/app/assets/logo-1a2b3c4d.png", headers={"Accept-Encoding": "gzip"})
     assert "content-encoding" not in image.headers
+
+
+def brotli_copy(path: Path) -> bytes:
+    """Compress `path` beside itself as the build does (web/scripts/compress.mjs, Node's zlib)."""
+    script = Path(CHECKOUT / "web" / "scripts" / "compress.mjs")
+    subprocess.run(["node", str(script), str(path.parent)], check=True, capture_output=True)
+    return path.with_name(path.name + ".br").read_bytes()
+
+
+async def test_the_builds_brotli_copy_goes_to_a_client_that_accepts_br(
+    built: Path, http: httpx.AsyncClient
+) -> None:
+    script = b"export const greeting = 'lorebase';\n" * 200
+    asset = built / "assets" / "page-9a8b7c6d.js"
+    asset.write_bytes(script)
+    copy = brotli_copy(asset)
+    assert len(copy) < len(script) / 20
+    async with http.stream(
+        "GET", "/app/assets/page-9a8b7c6d.js", headers={"Accept-Encoding": "gzip, deflate, br"}
+    ) as answer:
+        sent = b"".join([chunk async for chunk in answer.aiter_raw()])
+    assert answer.headers["content-encoding"] == "br" and answer.headers["vary"] == "Accept-Encoding"
+    assert sent == copy and answer.headers["cache-control"] == IMMUTABLE
+    assert "javascript" in answer.headers["content-type"]
+    # br refused (q=0) or not named: gzip; a copy older than its file (a rebuilt file): not sent.
+    for accept in ("gzip, br;q=0", "gzip"):
+        gzipped = await http.get("/app/assets/page-9a8b7c6d.js", headers={"Accept-Encoding": accept})
+        assert gzipped.headers["content-encoding"] == "gzip" and gzipped.content == script
+    os.utime(asset.with_name(asset.name + ".br"), ns=(0, 0))
+    stale = await http.get("/app/assets/page-9a8b7c6d.js", headers={"Accept-Encoding": "br"})
+    assert "content-encoding" not in stale.headers and stale.content == script

@@ -15,9 +15,10 @@ Content-Security-Policy (same origin only, no framing), `X-Content-Type-Options:
 `Referrer-Policy: no-referrer`; hashed assets under `/app/assets/` are cached for a year, immutable,
 and `index.html` is revalidated on every load (`no-cache`), so a new build is picked up at once.
 
-Text files (scripts, styles, SVG, JSON, source maps) of 1 KiB or more go gzip-compressed to a client
-that accepts it (`Content-Encoding: gzip`, `Vary: Accept-Encoding`); each is compressed once per
-build (kept in memory by path, size and modification time).
+Text files (scripts, styles, SVG, JSON, source maps) of 1 KiB or more go compressed to a client that
+accepts it (`Vary: Accept-Encoding`): Brotli when the build wrote a copy beside the file (`name.br`,
+web/scripts/compress.mjs in `npm run build`) and the client accepts `br`, else gzip, compressed once
+per build (kept in memory by path, size and modification time).
 """
 
 from __future__ import annotations
@@ -98,6 +99,16 @@ class AppFiles:
         self._gzipped[found] = (version, body)
         return body
 
+    def brotli(self, found: Path) -> Path | None:
+        """The build's Brotli copy of a text file of the app, if it has one as new as the file."""
+        if not _COMPRESSIBLE.fullmatch(found.name):
+            return None
+        copy = found.with_name(found.name + ".br")
+        try:
+            return copy if copy.stat().st_mtime_ns >= found.stat().st_mtime_ns else None
+        except OSError:
+            return None
+
     def built(self) -> bool:
         return self.root is not None and (self.root / "index.html").is_file()
 
@@ -119,6 +130,21 @@ class AppFiles:
         if not found.is_relative_to(root) or not found.is_file():
             return None
         return found
+
+
+def accepted_encodings(header: str) -> set[str]:
+    """The content codings an Accept-Encoding header accepts (a `q=0` one refused), lower case."""
+    accepted = set()
+    for item in header.lower().split(","):
+        coding, _, parameters = item.partition(";")
+        quality = parameters.strip().removeprefix("q=").strip() if "q=" in parameters else "1"
+        try:
+            refused = float(quality) == 0
+        except ValueError:
+            refused = False
+        if coding.strip() and not refused:
+            accepted.add(coding.strip())
+    return accepted
 
 
 def _secured(response: Response) -> Response:
@@ -151,12 +177,16 @@ def app_routes(files: AppFiles) -> list[tuple[str, str, Route]]:
             return _secured(problem_response(problem))
         if found is not None:
             cache = IMMUTABLE if path.startswith("assets/") else "no-cache"
-            if "gzip" in request.headers.get("accept-encoding", "").lower():
-                body = files.gzipped(found)
-                if body is not None:
-                    media = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
-                    headers = {"Cache-Control": cache, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
-                    return _secured(Response(body, media_type=media, headers=headers))
+            accepted = accepted_encodings(request.headers.get("accept-encoding", ""))
+            media = mimetypes.guess_type(found.name)[0] or "application/octet-stream"
+            brotli = files.brotli(found) if "br" in accepted else None
+            if brotli is not None:
+                headers = {"Cache-Control": cache, "Content-Encoding": "br", "Vary": "Accept-Encoding"}
+                return _secured(FileResponse(brotli, media_type=media, headers=headers))
+            body = files.gzipped(found) if "gzip" in accepted else None
+            if body is not None:
+                headers = {"Cache-Control": cache, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+                return _secured(Response(body, media_type=media, headers=headers))
             return _secured(FileResponse(found, headers={"Cache-Control": cache, "Vary": "Accept-Encoding"}))
         if _ASSET.fullmatch(path.rsplit("/", 1)[-1]):  # looks like a file: no fallback to the app
             return _secured(_not_found(path))
@@ -166,4 +196,12 @@ def app_routes(files: AppFiles) -> list[tuple[str, str, Route]]:
     return [("/", "GET", root), ("/app", "GET", root), ("/app/{path:path}", "GET", app_file)]
 
 
-__all__ = ["CHECKOUT", "IMMUTABLE", "SECURITY_HEADERS", "AppFiles", "app_routes", "web_root"]
+__all__ = [
+    "CHECKOUT",
+    "IMMUTABLE",
+    "SECURITY_HEADERS",
+    "AppFiles",
+    "accepted_encodings",
+    "app_routes",
+    "web_root",
+]
