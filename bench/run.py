@@ -58,11 +58,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import asyncpg
+from lorebase_scribe import statistics as scribe_statistics
 
 from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, standbys, write_tail
 from bench import memory as memory_bench
 from bench.imports import BACKFILL, IMPORT_RECORDS, raw_backfill, raw_copy, rest_backfill, rest_import
 from bench.report import Measure, Row, machine, median_pair, pair, table_lines
+from lorebase_store import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 # LOREBASE_BENCH_RESULTS: another file to append to (an A/B run that should not land in RESULTS.md).
@@ -417,13 +419,22 @@ async def _settle(url: str) -> None:
     are then measured in the steady state, not beside autovacuum's first passes over a million new
     rows (minutes of PostgreSQL CPU on this 2-core machine). Then a CHECKPOINT: the load wrote
     gigabytes of WAL, and the checkpoints it forces otherwise run through the next measures (the
-    write tail of issue 29: commits waiting on a WAL flush beside a checkpoint's writes)."""
+    write tail of issue 29: commits waiting on a WAL flush beside a checkpoint's writes). Last, the
+    coverage statistics Scribe recounts every `scribe.statistics.interval_s` (300 s): without them,
+    query and resolve count a Kind's Records for their coverage block at every new head, the state
+    of the first minutes after a bulk load only (a million Records: 75-94 ms of PostgreSQL CPU per
+    resolve under writes, bench/RESULTS.md 16:33)."""
     conn = await asyncpg.connect(url)
     try:
         await conn.execute("VACUUM (ANALYZE)")
         await conn.execute("CHECKPOINT")
     finally:
         await conn.close()
+    db = Database.connect(url, pool_size=1)
+    try:
+        await scribe_statistics.recount(db)
+    finally:
+        await db.close()
 
 
 def _cpu_rows(rows: list[Row]) -> list[tuple[str, cpu.Usage | None, str]]:
