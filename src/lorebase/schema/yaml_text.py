@@ -18,7 +18,7 @@ from lorebase.schema.errors import SchemaError
 __all__ = ["parse_yaml"]
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
-_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)\Z")
 
 
 class _Loader(yaml.SafeLoader):

@@ -49,8 +49,8 @@ __all__ = [
     "table_sample",
 ]
 
-_IDENTIFIER = re.compile(r"^(id|key|code|number|no|ref|sku|uuid)$|_(id|key|code|number|no|ref)$")
-_TITLE = re.compile(r"^(name|title|label|legal_name|full_name|display_name)$|_name$")
+_IDENTIFIER = re.compile(r"^(id|key|code|number|no|ref|sku|uuid)\Z|_(id|key|code|number|no|ref)\Z")
+_TITLE = re.compile(r"^(name|title|label|legal_name|full_name|display_name)\Z|_name\Z")
 
 
 @dataclass
@@ -175,7 +175,7 @@ def _declared_relations(
             source, target = names.get(sample.name), names.get(table)
             if source is None or target is None or target not in kinds:
                 continue
-            stem = re.sub(r"_(id|key|code|number|no|ref)$", "", attribute_name(column))
+            stem = re.sub(r"_(id|key|code|number|no|ref)\Z", "", attribute_name(column))
             out.append(
                 {
                     "op": "add_relation",
@@ -251,7 +251,7 @@ def _relations(
             targets = [other for other, held in keys.items() if other != name and values <= held]
             if len(targets) == 1:
                 target = targets[0]
-                stem = re.sub(r"_(id|key|code|number|no|ref)$", "", column.attribute) or attribute_name(
+                stem = re.sub(r"_(id|key|code|number|no|ref)\Z", "", column.attribute) or attribute_name(
                     target
                 )
                 relation = stem if stem != column.attribute else f"{stem}_of"

@@ -17,9 +17,9 @@ ENUM_MIN_ROWS = 6  # ...in a sample of at least this many values, each value see
 TEXT_MIN_LENGTH = 200  # a string this long (or with a line break) is text
 PATTERN_MIN_VALUES = 10  # a key's pattern is proposed from at least this many values
 DECIMAL_HEADROOM = 4  # integer digits a decimal type has beyond the widest value of the sample
-_INTEGER = re.compile(r"^[+-]?[0-9]+$")
-_DECIMAL = re.compile(r"^[+-]?([0-9]+)\.([0-9]+)$")
-_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$")
+_INTEGER = re.compile(r"^[+-]?[0-9]+\Z")
+_DECIMAL = re.compile(r"^[+-]?([0-9]+)\.([0-9]+)\Z")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})\Z")
 
 
 # -- names -------------------------------------------------------------------------------------------
