@@ -88,7 +88,7 @@ async def dump_database(stack: Stack) -> str:
         tables = (
             await conn.execute(text("select tablename from pg_tables where schemaname = current_schema()"))
         ).scalars()
-        out = []
+        out: list[str] = []
         for table in list(tables):
             rows = (await conn.execute(text(f'select t::text from "{table}" t'))).scalars()
             out.extend(rows)
@@ -421,10 +421,11 @@ async def test_schema_rules_of_vault_attributes(stack: Stack) -> None:
             },
         }
 
-    for spec, needle in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"vault": True, "unique": True}, "cannot be unique"),
         ({"vault": "yes"}, "vault"),
-    ]:
+    ]
+    for spec, needle in cases:
         response = await stack.http.post(
             "/api/v1/domains", json={"name": "bad", "schema": schema(**spec)}, headers=stack.admin
         )

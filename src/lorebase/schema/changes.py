@@ -27,7 +27,7 @@ item's path (`changes[2].to`). Nothing here reads data: keeper migrates the Reco
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -566,7 +566,7 @@ class _Changes:
             self.migration(kind_name).backfills[name] = Backfill(expression=compiled)
 
 
-def apply_changes(document: Mapping[str, Any], items: list[Mapping[str, Any]]) -> Plan:
+def apply_changes(document: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Plan:
     """The change set `items` applied to the schema `document`; SchemaChangeError lists every problem."""
     if not items:
         raise SchemaChangeError([{"path": "changes", "rule": "change.required", "message": "no changes"}])
