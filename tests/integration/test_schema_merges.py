@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.integration.conftest import Stack
-from tests.integration.test_schema_changes import CERTIFICATION, RENAME_TIER, D, change
+from tests.integration.test_schema_changes import CERTIFICATION, RENAME_TIER, D, change, head
 
 
 async def branch(stack: Stack, name: str) -> None:
@@ -50,6 +50,7 @@ async def test_merges_across_schema_changes(supply: Stack) -> None:
     reviewer = await reviewer_of(supply)
     await a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(supply, reviewer)
     await schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts(supply, reviewer)
+    await a_schema_change_on_the_source_alone_migrates_the_target_on_merge(supply, reviewer)
 
 
 async def a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(
@@ -135,12 +136,65 @@ async def schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts
     ]
     assert "95" in conflicts[0]["theirs"]
 
-    # Changes to different elements: the source's change set goes to main first, then it merges.
-    refused = await propose(supply, "new-field", reviewer)
-    assert refused.status_code == 409 and refused.json()["type"].endswith("schema-conflict"), refused.text
-    assert refused.json()["changes"][0]["op"] == "change_kind"
-    assert (await change(supply, {"changes": refused.json()["changes"]})).status_code == 200
+    # Changes to different elements: the source's change set is committed on main by the merge.
     proposal = await propose(supply, "new-field", reviewer)
     assert proposal.status_code == 201, proposal.text
     merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
     assert merged.status_code == 200, merged.text
+    kinds = (await supply.http.get(D + "/schema", headers=supply.admin)).json()["kinds"]
+    assert [k["description"] for k in kinds if k["name"] == "Part"] == ["A part we buy."]
+
+
+async def a_schema_change_on_the_source_alone_migrates_the_target_on_merge(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "audited")
+    audited = {
+        "op": "add_attribute",
+        "kind": "Supplier",
+        "attribute": "audited",
+        "definition": {"type": "boolean", "required": True},
+        "backfill": {"value": False},
+    }
+    max_90 = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "risk_score",
+        "definition": {"max": 90},
+    }
+    source_change = await change(supply, {"changes": [audited, max_90]}, branch="audited")
+    assert source_change.status_code == 200, source_change.text
+    # main moves after the fork: one value the source's schema refuses, one it takes.
+    await execute(supply, "update_supplier", {"key": "S-1007", "risk_score": 93}, "main")
+    await execute(supply, "update_supplier", {"key": "S-1008", "risk_score": 51}, "main")
+    before = await head(supply)
+
+    proposal = await propose(supply, "audited", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    conflicts = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    assert [(c["code"], c["ref"], c["attribute"]) for c in conflicts["conflicts"]] == [
+        ("schema_migration", "Supplier/S-1007", "risk_score")
+    ]
+    assert "90" in conflicts["conflicts"][0]["theirs"]
+    assert await head(supply) == before  # nothing merged
+
+    await execute(supply, "update_supplier", {"key": "S-1007", "risk_score": 88}, "main")
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["attempt"]["result"] == "merge", merged.text
+    schema = (await supply.http.get(D + "/schema", headers=supply.admin)).json()
+    assert schema["schema_version"] == source_change.json()["schema_version"]
+    for key, risk in (("S-1007", "88"), ("S-1008", "51")):
+        record = (await supply.http.get(f"{D}/kinds/Supplier/records/{key}", headers=supply.admin)).json()
+        assert record["values"]["risk_score"] == risk and record["values"]["audited"] is False, record
+    # The merge Revision stands on a schema Revision of main that applied the source's change set.
+    merge_revision = (
+        await supply.http.get(f"{D}/revisions/{merged.json()['merged_revision']}", headers=supply.admin)
+    ).json()
+    caught_up = await supply.http.get(
+        f"{D}/revisions/{merge_revision['revision']['parents'][0]}", headers=supply.admin
+    )
+    assert caught_up.json()["revision"]["origin"]["type"] == "schema", caught_up.text
+    assert caught_up.json()["revision"]["schema_changed"] is True
+    assert "audited" in caught_up.json()["revision"]["message"]
