@@ -51,6 +51,7 @@ async def test_merges_across_schema_changes(supply: Stack) -> None:
     await a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(supply, reviewer)
     await schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts(supply, reviewer)
     await a_schema_change_on_the_source_alone_migrates_the_target_on_merge(supply, reviewer)
+    await merged_values_keep_the_unique_and_required_values_of_the_merged_schema(supply, reviewer)
 
 
 async def a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(
@@ -198,3 +199,78 @@ async def a_schema_change_on_the_source_alone_migrates_the_target_on_merge(
     assert caught_up.json()["revision"]["origin"]["type"] == "schema", caught_up.text
     assert caught_up.json()["revision"]["schema_changed"] is True
     assert "audited" in caught_up.json()["revision"]["message"]
+
+
+async def merged_values_keep_the_unique_and_required_values_of_the_merged_schema(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "twins")
+    twin = {"legal_name": "Twin Works", "country": "SE", "status": "active", "audited": True}
+    imported = await supply.http.post(
+        D + "/imports",
+        json={
+            "records": [
+                {"kind": "Supplier", "values": {"supplier_code": code, **twin}}
+                for code in ("S-2101", "S-2102")
+            ],
+            "branch": "twins",
+        },
+        headers=supply.admin,
+    )
+    assert imported.status_code == 200, imported.text
+    cleared = await supply.http.post(
+        D + "/imports",
+        json={"records": [{"kind": "Supplier", "values": {"supplier_code": "S-1012", "risk_score": None}}]}
+        | {"branch": "twins"},
+        headers=supply.admin,
+    )
+    assert cleared.status_code == 200, cleared.text
+    cleared = (
+        await supply.http.get(D + "/kinds/Supplier/records/S-1012?branch=twins", headers=supply.admin)
+    ).json()
+    assert "risk_score" not in cleared["values"], cleared
+    unique_names = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "legal_name",
+        "definition": {"unique": True},
+    }
+    required_risk = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "risk_score",
+        "definition": {"required": True},
+        "backfill": {"value": 50},  # S-2001, imported without one
+    }
+    tightened = await change(supply, {"changes": [unique_names, required_risk]})  # on main
+    assert tightened.status_code == 200, tightened.text
+    before = await head(supply)
+
+    proposal = await propose(supply, "twins", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    conflicts = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    found = sorted((c["code"], c["ref"], c["attribute"]) for c in conflicts["conflicts"])
+    assert found == [
+        ("required_missing", "Supplier/S-1012", "risk_score"),
+        ("unique_taken", "Supplier/S-2101", "legal_name"),
+        ("unique_taken", "Supplier/S-2102", "legal_name"),
+    ], conflicts
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.json()["status"] == "open" and merged.json()["attempt"]["result"] == "conflicts"
+    assert await head(supply) == before  # nothing merged
+    required = next(c for c in conflicts["conflicts"] if c["code"] == "required_missing")
+    assert required["ours"] is not None  # main's value, which `ours` keeps
+    refused = await supply.http.post(required["href"], json={"resolution": "theirs"}, headers=supply.admin)
+    assert refused.status_code == 422, refused.text
+    kept = await supply.http.post(required["href"], json={"resolution": "ours"}, headers=supply.admin)
+    assert kept.status_code == 200, kept.text
+    twin = next(c for c in conflicts["conflicts"] if c["ref"] == "Supplier/S-2101")
+    renamed = {"resolution": "value", "value": "Twin Works Nord"}
+    assert (await supply.http.post(twin["href"], json=renamed, headers=supply.admin)).status_code == 200
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
+    s1012 = (await supply.http.get(D + "/kinds/Supplier/records/S-1012", headers=supply.admin)).json()
+    assert s1012["values"]["risk_score"] == required["ours"]
+    s2101 = (await supply.http.get(D + "/kinds/Supplier/records/S-2101", headers=supply.admin)).json()
+    assert s2101["values"]["legal_name"] == "Twin Works Nord"
