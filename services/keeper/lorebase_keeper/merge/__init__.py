@@ -15,7 +15,11 @@ from lorebase_keeper.merge.base import (
     prefetch,
     touched_kinds,
 )
-from lorebase_keeper.merge.conflicts import link_end_conflicts, unique_value_conflicts
+from lorebase_keeper.merge.conflicts import (
+    link_end_conflicts,
+    required_value_conflicts,
+    unique_value_conflicts,
+)
 from lorebase_keeper.merge.fast_forward import fast_forward
 from lorebase_keeper.merge.merges import merge
 from lorebase_keeper.merge.provenance import via_note, via_provenance
@@ -35,6 +39,7 @@ __all__ = [
     "lock_pair",
     "merge",
     "prefetch",
+    "required_value_conflicts",
     "three_way_merge",
     "touched_kinds",
     "unique_value_conflicts",

@@ -1,5 +1,7 @@
 """The Conflicts of a merged state beyond its Attributes: a Link whose end Record the other side
-deleted (`link_end_deleted`) and a unique value another Record holds (`unique_taken`).
+deleted (`link_end_deleted`), a unique value another Record holds (`unique_taken`: on the target,
+or given to two Records by the merge) and a required value a changed Record is left without
+(`required_missing`), each under the schema the merge commits under.
 
 Each is looked for after the three-way merge of the Attributes (three_way_merge.py). A Conflict
 resolved earlier (same fingerprint) applies its resolution to the merged state; any other is
@@ -13,6 +15,7 @@ from typing import Any
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.merge.attempt import Found, MergeRequest
 from lorebase_keeper.merge.base import Ref, Side, current_values
+from lorebase_keeper.merge.provenance import via_note
 from lorebase_keeper.writes import BranchView, link_key
 
 
@@ -95,7 +98,8 @@ async def link_end_conflicts(
 async def _holders(
     view: BranchView, results: dict[Ref, dict[str, Any] | None], ref: Ref, attribute: str, value: Any
 ) -> list[str]:
-    """The other Records of the merged state that hold `value` of a unique Attribute."""
+    """The other Records of the merged state that hold `value` of a unique Attribute: on the target
+    and not changed by the merge, or given it by the merge (two Records the source set it on)."""
     _, name, key = ref
     others = []
     for other in (await view.keys_with_value(name, attribute, [value])).get(value, []):
@@ -105,6 +109,11 @@ async def _holders(
         if merged is not ... and (merged is None or merged.get(attribute) != value):
             continue
         others.append(other)
+    for (entity, kind, other), merged in results.items():
+        if entity != "record" or kind != name or other == key or other in others:
+            continue
+        if merged is not None and merged.get(attribute) == value:
+            others.append(other)
     return sorted(others)
 
 
@@ -156,4 +165,37 @@ async def unique_value_conflicts(
     return found
 
 
-__all__ = ["link_end_conflicts", "unique_value_conflicts"]
+async def required_value_conflicts(
+    view: BranchView,
+    domain: Domain,
+    results: dict[Ref, dict[str, Any] | None],
+    taken: dict[Ref, dict[str, dict[str, Any]]],
+    request: MergeRequest,
+) -> list[Found]:
+    """A required Attribute the merged state leaves without a value on a Record the source changed
+    (it cleared one the target's schema requires): `required_missing`, resolved with `ours` (the
+    target's value, when it has one) or a `value`."""
+    found: list[Found] = []
+    for ref in sorted(taken):
+        entity, name, key = ref
+        after = results.get(ref)
+        kind = domain.schema.kinds.get(name)
+        if entity != "record" or after is None or kind is None:
+            continue
+        for attribute, spec in sorted(kind.attributes.items()):
+            if not spec.required or spec.derived is not None or after.get(attribute) is not None:
+                continue
+            current = await current_values(view, ref)
+            ours = None if current is None else current.get(attribute)
+            conflict = Found("required_missing", "record", name, key, attribute, ours, None)
+            resolution = request.resolutions.get(conflict.fingerprint) or {}
+            value = ours if resolution.get("choice") == "ours" else resolution.get("value")
+            if resolution.get("choice") not in ("ours", "value") or value is None:
+                found.append(conflict)
+                continue
+            after[attribute] = value
+            taken[ref][attribute] = via_note(request, resolution)
+    return found
+
+
+__all__ = ["link_end_conflicts", "required_value_conflicts", "unique_value_conflicts"]

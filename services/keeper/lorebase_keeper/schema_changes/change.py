@@ -14,6 +14,8 @@ lorebase_keeper.writes.commit): it would write values the new schema does not kn
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -29,6 +31,8 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_changes.migrate import Migration, migrate
 from lorebase_keeper.writes import (
     BranchView,
+    Change,
+    Committed,
     Head,
     Origin,
     Outcome,
@@ -69,11 +73,7 @@ async def change_schema(
     plan = plan_of(domain, body)
     items = [msgspec.to_builtins(item) for item in body.changes]
     new_digest = schema_digest(plan.schema.document)
-    version = SchemaVersion(
-        new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
-    )
     message = body.message or "; ".join(_describe(item) for item in plan.summary)[:4096]
-    origin = Origin("schema", new_digest, principal.id)
     at = utc_now()
     touches, widened = await rt.db.read("schema_touches", _touches, domain, plan, branch)
 
@@ -92,11 +92,7 @@ async def change_schema(
                 head=head.revision,
                 expected_head=body.expected_head,
             )
-        migration = await migrate(view, plan, body.on_invalid)
-        changes = [] if migration.violations else await migration.changes.finish()
-        for issue in migration.changes.issues:
-            record = issue["path"].split(".", 1)[0]
-            migration.violate(record=record, **issue)
+        migration, changes = await migrate_change_set(view, plan, body.on_invalid)
         document = _document(domain, branch, plan, new_digest, migration, changes, touches, head)
         if body.dry_run:
             return Outcome(200, document, None, {}), head, None
@@ -114,34 +110,19 @@ async def change_schema(
                 violations=migration.violations,
                 violation_count=migration.violation_count,
             )
-        all_changes = sorted(
-            [*changes, *migration.deletions],
-            key=lambda c: (c.entity != "record", c.name, c.key),
-        )
-        records, links = migration.changes.stored()
-        records = {**records, **migration.deleted_records, **migration.moved_records}
-        links = {**links, **migration.deleted_links, **migration.moved_links}
         for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
             await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
-        for old, new in plan.renamed_kinds.items():
-            await view.txn.move_kind_rows(domain.id, branch, old, new)
         rows = CommitRows(domain.id, branch)
-        committed = plan_commit(
+        committed = await commit_change_set(
+            view,
             rows,
-            domain=domain.name,
-            head=head,
-            changes=all_changes,
-            author=principal.id,
-            message=message,
-            origin=origin,
-            at=at,
-            stored=(records, links),
-            changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
-            provenance_of=migration.provenance_of,
-            schema=version,
+            domain,
+            head,
+            ChangeSetCommit(plan, items, principal.id, message, at),
+            migration,
+            changes,
         )
         revision_id = committed.revision.id
-        await view.txn.put_schema_change_set(domain.id, revision_id, items, at)
         document.update(status="committed", revision=revision_id, head=revision_id)
         stamp = iso(at)
         if key is not None:
@@ -176,6 +157,71 @@ async def change_schema(
     if widened:
         rt.auth.forget()
     return outcome
+
+
+async def migrate_change_set(view: BranchView, plan: Plan, on_invalid: str) -> tuple[Migration, list[Change]]:
+    """The data migration of a change set read through `view`: the migration (every violation in
+    it) and, when nothing violates the new schema, the changes it makes."""
+    migration = await migrate(view, plan, on_invalid)
+    changes = [] if migration.violations else await migration.changes.finish()
+    for issue in migration.changes.issues:
+        record = issue["path"].split(".", 1)[0]
+        migration.violate(record=record, **issue)
+    return migration, changes
+
+
+@dataclass(frozen=True)
+class ChangeSetCommit:
+    """A change set to commit: its plan, its items as kept (schema_change_sets), who, why and when."""
+
+    plan: Plan
+    items: list[dict[str, Any]]
+    author: str
+    message: str
+    at: datetime
+
+
+async def commit_change_set(
+    view: BranchView,
+    rows: CommitRows,
+    domain: Domain,
+    head: Head,
+    change: ChangeSetCommit,
+    migration: Migration,
+    changes: list[Change],
+) -> Committed:
+    """Add the change set's Revision to `rows` (origin `schema`, the new version named) with its
+    migrated data, move the renamed Kinds' other rows on the branch, and keep the change set."""
+    plan = change.plan
+    new_digest = schema_digest(plan.schema.document)
+    version = SchemaVersion(
+        new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
+    )
+    all_changes = sorted(
+        [*changes, *migration.deletions],
+        key=lambda c: (c.entity != "record", c.name, c.key),
+    )
+    records, links = migration.changes.stored()
+    records = {**records, **migration.deleted_records, **migration.moved_records}
+    links = {**links, **migration.deleted_links, **migration.moved_links}
+    for old, new in plan.renamed_kinds.items():
+        await view.txn.move_kind_rows(domain.id, rows.branch, old, new)
+    committed = plan_commit(
+        rows,
+        domain=domain.name,
+        head=head,
+        changes=all_changes,
+        author=change.author,
+        message=change.message,
+        origin=Origin("schema", new_digest, change.author),
+        at=change.at,
+        stored=(records, links),
+        changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
+        provenance_of=migration.provenance_of,
+        schema=version,
+    )
+    await view.txn.put_schema_change_set(domain.id, committed.revision.id, change.items, change.at)
+    return committed
 
 
 async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
