@@ -19,7 +19,8 @@ from lorebase.ids import iso
 from lorebase.problems import Problem
 from lorebase.schema.changes import SchemaChangeError, apply_changes
 from lorebase_keeper.merge import Found, MergeRequest
-from lorebase_keeper.schema_changes.change import ChangeSetCommit, commit_change_set, migrate_change_set
+from lorebase_keeper.schema_changes.change import ChangeSetCommit, commit_change_set
+from lorebase_keeper.schema_changes.staged import stage
 from lorebase_keeper.writes import Head, open_view
 from lorebase_store import BranchRow, CommitRows, RevisionRow, Txn
 
@@ -47,10 +48,11 @@ async def catch_up(
                 changes=items,
             ) from None
         view = await open_view(txn, row)
-        migration, changes = await migrate_change_set(view, plan, "fail")
-        if migration.violation_count:
-            return [_conflict(violation, request, revision) for violation in migration.violations]
         head = Head(row.head, row.generation, row.schema_digest)
+        batch = domain.settings.model.keeper.schema_changes.batch_records
+        staged = await stage(view, head, plan, "fail", batch=batch, progress=None)
+        if staged.violation_count:
+            return [_conflict(violation, request, revision) for violation in staged.violations]
         message = (
             f"{revision.message} (the schema change of {request.source} in {revision.id[:12]}, "
             f"applied to {request.target} by its merge)"
@@ -62,8 +64,7 @@ async def catch_up(
             domain,
             head,
             ChangeSetCommit(plan, items, request.author, message, request.at),
-            migration,
-            changes,
+            staged,
         )
         rows.heads.append({"head": committed.revision.id, "generation": committed.revision.generation})
         rows.audit(
