@@ -272,6 +272,13 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
         fit = page.evaluate(OVERFLOW)
         assert fit["scroll"] <= fit["width"], f"the Proposal scrolls sideways on a phone: {fit}"
         snap("schema-proposal-phone")
+
+        # The change set's Revision shows the same diff (no target: no preview).
+        revision = changed.json()["revision"]
+        page.goto(f"{web_stack.url}/app/d/supply/revisions/{revision}?branch={branch}")
+        on_revision = page.get_by_test_id("schema-changes").get_by_test_id("schema-element")
+        expect(on_revision.filter(has_text="Supplier.supplier_tier")).to_contain_text("from Supplier.tier")
+        expect(page.get_by_test_id("schema-preview")).to_have_count(0)
     finally:
         with web_stack.rest() as http:
             assert http.post(f"/api/v1/domains/supply/proposals/{proposal}/close").status_code == 200
