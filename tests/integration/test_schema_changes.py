@@ -286,6 +286,10 @@ async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> No
         "added": ["Supplier.supplier_tier", "Supplier.certification"],
         "removed": ["Supplier.tier"],
         "changed": ["operation:update_supplier"],
+        "changes": [
+            {"op": "add_attribute", **{k: v for k, v in CERTIFICATION.items() if k != "op"}},
+            {"op": "rename_attribute", **{k: v for k, v in RENAME_TIER.items() if k != "op"}},
+        ],
     }
     assert len(body["changes"]) == 20 and body["next_cursor"]
     assert body["changes"][0]["entity"] == "record" and body["changes"][0]["name"] == "Supplier"

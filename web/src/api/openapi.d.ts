@@ -3877,12 +3877,17 @@ export interface components {
         /**
          * SchemaDiff
          * @description What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
-         *     Operations and lenses added, removed or changed.
+         *     Operations and lenses added, removed or changed; `changes`, the change set it applied as it was
+         *     sent (its renames, backfills and maps), empty when none is kept (a merge, or a Revision made
+         *     before migration 0019).
          */
         SchemaDiff: {
             added: string[];
             removed: string[];
             changed: string[];
+            changes: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * HistoryPage

@@ -3,7 +3,8 @@ and Links it changed (their Attribute names; the values are read with `at`).
 
 The Revision is named like every `at` (an id, a unique prefix, a tag) and must lie on the branch's
 first-parent history (snapshots.read_point). What it changed in the schema is the difference between
-its schema version and its first parent's (lorebase.schema.changes.schema_diff)."""
+its schema version and its first parent's (lorebase.schema.changes.schema_diff), with the change set it applied (kept with it:
+schema_change_sets) so that a reader sees its renames, backfills and maps."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ async def revision_view(rt: Runtime, domain: Domain, branch: str, request: GetRe
     after = 0 if not cursor else int(decode_cursor(cursor, lambda v: isinstance(v, int) and v >= 0))
     size = min(limit or DEFAULT_LIMIT, MAX_LIMIT)
 
-    async def read(txn: Txn) -> tuple[RevisionRow, RevisionRow | None, list[Any]]:
+    async def read(txn: Txn) -> tuple[RevisionRow, RevisionRow | None, list[Any], list[Any]]:
         point = await read_point(txn, domain, branch, ref)
         assert point.revision is not None
         row = await txn.get_revision(domain.id, point.revision)
@@ -39,9 +40,10 @@ async def revision_view(rt: Runtime, domain: Domain, branch: str, request: GetRe
         changes = await txn.revision_changes(
             domain.id, row.branch, row.generation, after=after, limit=size + 1
         )
-        return row, parent, changes
+        kept = await txn.schema_change_sets(domain.id, [row.id])
+        return row, parent, changes, kept.get(row.id, [])
 
-    row, parent, changes = await rt.db.read("get_revision", read)
+    row, parent, changes, change_set = await rt.db.read("get_revision", read)
     more = len(changes) > size
     changes = changes[:size]
     version = row.schema_digest or domain.base_digest
@@ -50,7 +52,7 @@ async def revision_view(rt: Runtime, domain: Domain, branch: str, request: GetRe
     if before != version:
         old = await rt.domains.version(domain, before)
         new = await rt.domains.version(domain, version)
-        schema = schema_diff(old.document, new.document)
+        schema = {**schema_diff(old.document, new.document), "changes": change_set}
     return {
         "domain": domain.name,
         "branch": branch,

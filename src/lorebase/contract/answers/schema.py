@@ -149,11 +149,14 @@ class SchemaView(Answer, kw_only=True):
 
 class SchemaDiff(Answer, kw_only=True):
     """What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
-    Operations and lenses added, removed or changed."""
+    Operations and lenses added, removed or changed; `changes`, the change set it applied as it was
+    sent (its renames, backfills and maps), empty when none is kept (a merge, or a Revision made
+    before migration 0019)."""
 
     added: list[str]
     removed: list[str]
     changed: list[str]
+    changes: list[dict[str, Any]]
 
 
 class RevisionDoc(Answer, kw_only=True):
