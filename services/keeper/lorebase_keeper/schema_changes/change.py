@@ -253,11 +253,13 @@ def _document(
         "previous_schema_version": domain.schema_digest,
         "valid": migration.violation_count == 0,
         "changes": plan.summary,
-        "migrated": {
+        "migrated": {  # a moved Record or Link (deleted, then created under its new name) counts once
             "records": sum(1 for c in changes if c.entity == "record")
-            + sum(1 for c in migration.deletions if c.entity == "record"),
+            + sum(1 for c in migration.deletions if c.entity == "record")
+            - len(migration.moved_records),
             "links": sum(1 for c in changes if c.entity == "link")
-            + sum(1 for c in migration.deletions if c.entity == "link"),
+            + sum(1 for c in migration.deletions if c.entity == "link")
+            - len(migration.moved_links),
         },
         "violations": migration.violations,
         "violation_count": migration.violation_count,
