@@ -443,3 +443,16 @@ async def test_schema_rules_of_vault_attributes(stack: Stack) -> None:
     kinds = (await stack.http.get("/api/v1/domains/ok/schema", headers=stack.admin)).json()["kinds"]
     email = kinds[0]["attributes"]["email"]
     assert email["vault"] is True and email["sensitivity"] == ["pii"], email
+
+    # A Kind with vault Attributes is not renamed (erasures find its values by Kind and key).
+    renamed = await stack.http.post(
+        "/api/v1/domains/ok/branches/main/schema/changes",
+        json={"changes": [{"op": "rename_kind", "kind": "Customer", "to": "Client"}]},
+        headers=stack.admin,
+    )
+    assert renamed.status_code == 422, renamed.text
+    issue = renamed.json()["issues"][0]
+    assert issue["path"] == "changes[0].kind" and issue["rule"] == "change.vault", issue
+    assert "erasure" in issue["message"] and "add_kind" in issue["message"], issue
+    kinds = (await stack.http.get("/api/v1/domains/ok/schema", headers=stack.admin)).json()["kinds"]
+    assert [kind["name"] for kind in kinds] == ["Customer"]

@@ -265,7 +265,7 @@ async def merged_values_keep_the_unique_and_required_values_of_the_merged_schema
     assert refused.status_code == 422, refused.text
     kept = await supply.http.post(required["href"], json={"resolution": "ours"}, headers=supply.admin)
     assert kept.status_code == 200, kept.text
-    named_twice = next(c for c in conflicts["conflicts"] if c["ref"] == "Supplier/S-2101")
+    named_twice = next(c for c in conflicts["conflicts"] if c["ref"] == "Supplier/S-2102")  # the later one
     renamed = {"resolution": "value", "value": "Twin Works Nord"}
     assert (
         await supply.http.post(named_twice["href"], json=renamed, headers=supply.admin)
@@ -274,5 +274,8 @@ async def merged_values_keep_the_unique_and_required_values_of_the_merged_schema
     assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
     s1012 = (await supply.http.get(D + "/kinds/Supplier/records/S-1012", headers=supply.admin)).json()
     assert s1012["values"]["risk_score"] == required["ours"]
-    s2101 = (await supply.http.get(D + "/kinds/Supplier/records/S-2101", headers=supply.admin)).json()
-    assert s2101["values"]["legal_name"] == "Twin Works Nord"
+    for key, name in (("S-2101", "Twin Works"), ("S-2102", "Twin Works Nord")):
+        twin_record = (
+            await supply.http.get(f"{D}/kinds/Supplier/records/{key}", headers=supply.admin)
+        ).json()
+        assert twin_record["values"]["legal_name"] == name, twin_record

@@ -261,8 +261,13 @@ class _Changes:
             self.issue(
                 f"{path}.kind",
                 "change.vault",
-                f"{old} keeps {', '.join(vault)} in the vault, whose entries name the Kind; a Kind "
-                "with vault Attributes cannot be renamed yet (add a new Kind and copy the Records)",
+                f"{old} cannot be renamed: it keeps {', '.join(vault)} in the vault, whose entries are "
+                "shared by every branch and the history and are erased and cleared by Kind and Record "
+                "key, so after a rename an erasure under the new name would miss the values kept under "
+                f"{old!r}. Instead add a Kind named {new!r} (add_kind), write the Records to it (an "
+                f"import or an Operation: their vault values get entries under {new!r}), then remove "
+                f"{old} (remove_kind with delete_data: true); erase a person under both names while "
+                f"{old}'s history matters",
             )
             return
         self.doc["kinds"] = {new if n == old else n: k for n, k in self.doc["kinds"].items()}

@@ -3863,7 +3863,9 @@ export interface components {
         /**
          * RevisionChange
          * @description A Record (entity record, name the Kind) or Link (entity link, name the Relation, key
-         *     from->to) the Revision changed, and the names of the changed Attributes.
+         *     from->to) the Revision changed, and the names of the changed Attributes. A Record or Link a
+         *     rename of its Kind or Relation moved is listed once, under its new name, as `renamed`, with
+         *     `renamed_from` (`Supplier/S-1001`, `supplied_by/P-1->S-1`).
          */
         RevisionChange: {
             /** @enum {string} */
@@ -3871,8 +3873,9 @@ export interface components {
             name: string;
             key: string;
             /** @enum {string} */
-            change: "created" | "deleted" | "modified";
+            change: "created" | "deleted" | "modified" | "renamed";
             attributes: string[];
+            renamed_from?: string;
         };
         /**
          * SchemaDiff
@@ -3905,7 +3908,8 @@ export interface components {
         };
         /**
          * HistoryChange
-         * @description One change of the Record: the Revision, whether it created, modified or deleted the Record,
+         * @description One change of the Record: the Revision, whether it created, modified or deleted the Record
+         *     (or moved it to its Kind's new name: `renamed`, naming where it came from in `renamed_from`),
          *     the Attributes it changed with their provenance, and with `values=true` the values before and
          *     after (null before a creation and after a deletion). A deletion by a reconciliation merge names
          *     the survivor (`merged_into`).
@@ -3922,7 +3926,7 @@ export interface components {
             message: string;
             origin: components["schemas"]["Origin"];
             /** @enum {string} */
-            change: "created" | "deleted" | "modified";
+            change: "created" | "deleted" | "modified" | "renamed";
             attributes: string[];
             provenance: {
                 [key: string]: components["schemas"]["Provenance"];
@@ -3935,6 +3939,8 @@ export interface components {
             } | null;
             /** @description A Record reference: Kind/key */
             merged_into?: string;
+            /** @description A Record reference: Kind/key */
+            renamed_from?: string;
         };
         /**
          * Provenance

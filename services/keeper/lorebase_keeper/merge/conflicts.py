@@ -124,44 +124,49 @@ async def unique_value_conflicts(
     taken: dict[Ref, dict[str, dict[str, Any]]],
     request: MergeRequest,
 ) -> list[Found]:
-    """A unique value the source set that another Record of the target holds."""
+    """A unique value the source set that another Record of the merged state holds. Resolutions
+    apply in a first pass, so resolving one of two Records given the same value frees the other
+    whichever comes first."""
     found: list[Found] = []
-    for ref, notes in sorted(taken.items()):
-        entity, name, key = ref
-        after = results.get(ref)
-        if entity != "record" or after is None:
-            continue
-        kind = domain.schema.kinds.get(name)
-        if kind is None:
-            continue
-        for attribute in sorted(notes):
-            spec = kind.attributes.get(attribute)
-            value = after.get(attribute)
-            if spec is None or not spec.unique or value is None:
+    for final in (False, True):
+        found = []
+        for ref, notes in sorted(taken.items()):
+            entity, name, key = ref
+            after = results.get(ref)
+            if entity != "record" or after is None:
                 continue
-            others = await _holders(view, results, ref, attribute, value)
-            if not others:
+            kind = domain.schema.kinds.get(name)
+            if kind is None:
                 continue
-            conflict = Found("unique_taken", "record", name, key, attribute, others, value)
-            resolution = request.resolutions.get(conflict.fingerprint)
-            for _ in range(10):  # a value chosen may be held elsewhere too: a Conflict of its own
-                if resolution is None or resolution["choice"] != "value":
-                    break
-                value = after[attribute] = resolution.get("value")
-                others = await _holders(view, results, ref, attribute, value) if value is not None else []
+            for attribute in sorted(notes):
+                spec = kind.attributes.get(attribute)
+                value = after.get(attribute)
+                if spec is None or not spec.unique or value is None:
+                    continue
+                others = await _holders(view, results, ref, attribute, value)
                 if not others:
-                    break
+                    continue
                 conflict = Found("unique_taken", "record", name, key, attribute, others, value)
                 resolution = request.resolutions.get(conflict.fingerprint)
-            if resolution is None or (resolution["choice"] == "value" and others):
-                found.append(conflict)
-            elif resolution["choice"] == "ours":
-                current = await current_values(view, ref)
-                if current is None or current.get(attribute) is None:
-                    after.pop(attribute, None)
-                else:
-                    after[attribute] = current[attribute]
-                notes.pop(attribute, None)
+                for _ in range(10):  # a value chosen may be held elsewhere too: a Conflict of its own
+                    if resolution is None or resolution["choice"] != "value":
+                        break
+                    value = after[attribute] = resolution.get("value")
+                    others = await _holders(view, results, ref, attribute, value) if value is not None else []
+                    if not others:
+                        break
+                    conflict = Found("unique_taken", "record", name, key, attribute, others, value)
+                    resolution = request.resolutions.get(conflict.fingerprint)
+                if resolution is None or (resolution["choice"] == "value" and others):
+                    if final:
+                        found.append(conflict)
+                elif resolution["choice"] == "ours":
+                    current = await current_values(view, ref)
+                    if current is None or current.get(attribute) is None:
+                        after.pop(attribute, None)
+                    else:
+                        after[attribute] = current[attribute]
+                    notes.pop(attribute, None)
     return found
 
 

@@ -259,7 +259,6 @@ def _document(
     staged: Staged,
     touches: dict[str, list[str]],
 ) -> dict[str, Any]:
-    changes = staged.changes
     return {
         "status": "dry_run",
         "branch": branch,
@@ -269,10 +268,7 @@ def _document(
         "previous_schema_version": domain.schema_digest,
         "valid": staged.violation_count == 0,
         "changes": plan.summary,
-        "migrated": {
-            "records": sum(1 for c in changes if c.entity == "record"),
-            "links": sum(1 for c in changes if c.entity == "link"),
-        },
+        "migrated": staged.migrated(),
         "violations": staged.violations,
         "violation_count": staged.violation_count,
         "touches": touches,

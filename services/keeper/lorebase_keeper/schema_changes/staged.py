@@ -64,6 +64,13 @@ class Staged:
         owner = self.owners.get(_ref(self.migration, change), self.migration)
         return owner.provenance_of(change, provenance, revision)
 
+    def migrated(self) -> dict[str, int]:
+        """How many Records and Links the migration changes; one a rename moved (deleted under its
+        old name, created under the new one) counts once."""
+        refs = {_ref(self.migration, change) for change in self.changes}
+        records = sum(1 for entity, _, _ in refs if entity == "record")
+        return {"records": records, "links": len(refs) - records}
+
     def writes(self, schema: Any) -> dict[str, Any]:
         """What the migration writes (Migration.writes), over the staged and the caught-up changes."""
         parts: dict[int, tuple[Migration, list[Change]]] = {}

@@ -177,13 +177,16 @@ class RevisionDoc(Answer, kw_only=True):
 
 class RevisionChange(Answer, kw_only=True):
     """A Record (entity record, name the Kind) or Link (entity link, name the Relation, key
-    from->to) the Revision changed, and the names of the changed Attributes."""
+    from->to) the Revision changed, and the names of the changed Attributes. A Record or Link a
+    rename of its Kind or Relation moved is listed once, under its new name, as `renamed`, with
+    `renamed_from` (`Supplier/S-1001`, `supplied_by/P-1->S-1`)."""
 
     entity: Literal["record", "link"]
     name: str
     key: str
-    change: Literal["created", "modified", "deleted"]
+    change: Literal["created", "modified", "deleted", "renamed"]
     attributes: list[str]
+    renamed_from: str | UnsetType = UNSET
 
 
 class RevisionView(Answer, kw_only=True):
