@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.conftest import OVERFLOW, WebStack, assert_accessible, change_risk, sign_in
 
@@ -214,8 +216,16 @@ SCHEMA_CHANGES = [
 ]
 
 
+def shoot(page: Page, element: Locator, path: Path) -> None:
+    """A screenshot of one element in the page's coordinates (not under the sticky header)."""
+    page.evaluate("() => window.scrollTo(0, 0)")
+    box = element.bounding_box()
+    assert box is not None
+    page.screenshot(path=str(path), full_page=True, clip=box)
+
+
 def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
-    page: Page, web_stack: WebStack, snap: Callable[[str], None]
+    page: Page, web_stack: WebStack, screenshots: Path, request: pytest.FixtureRequest
 ) -> None:
     """A task branch's change set (a backfilled Attribute, a rename, a wider enum) in a Proposal: the
     reviewer reads each element, base against proposed, where main stands on it, and the migration
@@ -264,14 +274,15 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
         )
         expect(panel.get_by_test_id("schema-writes-table")).to_contain_text(str(backfilled))
         expect(panel.get_by_test_id("schema-touches")).to_contain_text("update_supplier")
-        snap("schema-proposal")
+        # The panel alone (docs/images/web/schema-changes.png; the page holds 30 Records' diffs too).
+        shoot(page, panel, screenshots / f"{request.node.name}--schema-changes.png")
         assert_accessible(page, "a schema change under review")
 
         page.set_viewport_size({"width": 390, "height": 844})
         expect(panel.get_by_test_id("schema-verdict")).to_be_visible()
         fit = page.evaluate(OVERFLOW)
         assert fit["scroll"] <= fit["width"], f"the Proposal scrolls sideways on a phone: {fit}"
-        snap("schema-proposal-phone")
+        shoot(page, panel, screenshots / f"{request.node.name}-phone.png")
 
         # The change set's Revision shows the same diff (no target: no preview).
         revision = changed.json()["revision"]
@@ -279,6 +290,13 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
         on_revision = page.get_by_test_id("schema-changes").get_by_test_id("schema-element")
         expect(on_revision.filter(has_text="Supplier.supplier_tier")).to_contain_text("from Supplier.tier")
         expect(page.get_by_test_id("schema-preview")).to_have_count(0)
+
+        # An editor (no schema.change on main) reads the diff, and why there is no preview.
+        page.context.clear_cookies()
+        sign_in(page, web_stack, web_stack.author_key)
+        page.goto(f"{web_stack.url}/app/d/supply/proposals/{proposal}")
+        expect(page.get_by_test_id("schema-preview-denied")).to_contain_text("schema.change")
+        expect(page.get_by_test_id("schema-element").filter(has_text="Contract.status")).to_be_visible()
     finally:
         with web_stack.rest() as http:
             assert http.post(f"/api/v1/domains/supply/proposals/{proposal}/close").status_code == 200

@@ -312,6 +312,20 @@ async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> No
     unknown = await supply.http.get(f"{D}/revisions/{'0' * 64}", headers=supply.admin)
     assert unknown.status_code == 404, unknown.text
 
+    # A map of a confidential Attribute's values is withheld from a reader without the clearance.
+    vat = {"op": "change_attribute", "kind": "Supplier", "attribute": "vat_number"}
+    vat |= {"definition": {"description": "VAT number."}, "map": {"PL0000000000": "PL0000000001"}}
+    response = await change(supply, {"changes": [vat]})
+    assert response.status_code == 200, response.text
+    revision = response.json()["revision"]
+    reader = await supply.principal("usr_revision_reader")
+    await supply.grant("supply", "usr_revision_reader", "reviewer")
+    seen = (await supply.http.get(f"{D}/revisions/{revision}", headers=reader)).json()["schema"]
+    assert seen["changed"] == ["Supplier.vat_number"]
+    assert seen["changes"] == [{**{k: v for k, v in vat.items() if k != "map"}, "withheld": ["map"]}]
+    full = (await supply.http.get(f"{D}/revisions/{revision}", headers=supply.admin)).json()["schema"]
+    assert full["changes"] == [vat]
+
 
 async def test_paged_listings_of_records_and_links_at_a_revision(supply: Stack) -> None:
     before = await head(supply)

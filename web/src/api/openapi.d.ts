@@ -3882,7 +3882,8 @@ export interface components {
          * @description What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
          *     Operations and lenses added, removed or changed; `changes`, the change set it applied as it was
          *     sent (its renames, backfills and maps), empty when none is kept (a merge, or a Revision made
-         *     before migration 0019).
+         *     before migration 0019). A change to an Attribute whose sensitivity the caller is not cleared
+         *     for comes without its `backfill` and `map` (its values), and `withheld` names them.
          */
         SchemaDiff: {
             added: string[];

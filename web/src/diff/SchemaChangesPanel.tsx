@@ -287,7 +287,13 @@ export function SchemaChangesPanel({ domain, range, target }: { domain: string; 
               </Title>
               {view.target.preview && <Preview target={view.target.branch} preview={view.target.preview} />}
               {view.target.previewError !== null && <PreviewProblem target={view.target.branch} error={view.target.previewError} />}
-              {!view.target.preview && view.target.previewError === null && <Text size="sm">No preview: a Revision&apos;s change set is not kept (above).</Text>}
+              {!view.target.preview && view.target.previewError === null && (
+                <Text size="sm">
+                  {view.withheld
+                    ? "No preview: a change's backfill or map holds values you are not cleared for, so it cannot be re-run with your view of it."
+                    : "No preview: a Revision's change set is not kept (above)."}
+                </Text>
+              )}
             </section>
           )}
         </Stack>

@@ -44,6 +44,8 @@ export interface SchemaChangesView {
   changes: SchemaChangeItem[];
   /** Schema-changing Revisions whose change set is not kept (a merge; before migration 0019). */
   unkept: number;
+  /** A change came without its backfill or map (values the reader is not cleared for): no preview. */
+  withheld: boolean;
   elements: ElementDiff[];
   target: TargetView | null;
 }
@@ -71,7 +73,7 @@ async function onTarget(domain: string, before: Schema, after: Schema, elements:
   const theirs = now.schema_version === before.schema_version || alreadyThere ? [] : diffSchemas(before, now);
   const fastForward = now.revision === before.revision;
   const view: TargetView = { branch: target, standing: againstTarget(elements, theirs), alreadyThere, fastForward, preview: null, previewError: null };
-  if (alreadyThere || changes.length === 0 || unkept > 0) return view;
+  if (alreadyThere || changes.length === 0 || unkept > 0 || changes.some((c) => "withheld" in c)) return view;
   try {
     view.preview = await previewSchemaChanges(domain, target, changes);
   } catch (problem) {
@@ -87,5 +89,5 @@ export async function loadSchemaChanges(domain: string, range: SchemaRange, targ
   const { changes, unkept } = await changeSetsIn(domain, range);
   const elements = diffSchemas(before, after, changes);
   const view = target ? await onTarget(domain, before, after, elements, changes, unkept, target) : null;
-  return { before, after, changes, unkept, elements, target: view };
+  return { before, after, changes, unkept, withheld: changes.some((c) => "withheld" in c), elements, target: view };
 }

@@ -52,7 +52,7 @@ export function ProposalPage() {
   // The agent sessions that opened or added to it (only those the reader may read: its own, or all for the admin).
   const sessions = useApi(() => listSessions({ proposal: id, limit: 5 }), [id]);
   const loaded = proposal.data;
-  // The Revisions it brings, for its schema changes (the data diff reads its own).
+  // The Revisions it brings: read once for its diff and its schema changes.
   const range = useApi(loaded ? () => proposalRange(domain, loaded) : null, [domain, id, loaded?.status, loaded?.updated_at]);
   usePageTitle(proposal.data?.title ?? "Proposal", domain);
   const [actionError, setActionError] = useState<unknown>(null);
@@ -165,7 +165,7 @@ export function ProposalPage() {
             <Grid.Col span={{ base: 12, lg: 7 }}>
               <Stack gap="md">
                 <SchemaChangesPanel domain={domain} range={range.data ?? null} target={p.status === "open" ? p.target_ref : undefined} />
-                <ProposalDiffPanel domain={domain} proposal={p} conflicts={conflicts.data?.conflicts} />
+                <ProposalDiffPanel domain={domain} proposal={p} range={range} conflicts={conflicts.data?.conflicts} />
                 <ProblemAlert error={conflicts.error} />
                 {conflicts.data && (
                   <ConflictsPanel

@@ -5,20 +5,24 @@ The Revision is named like every `at` (an id, a unique prefix, a tag) and must l
 first-parent history (snapshots.read_point). What it changed in the schema is the difference between
 its schema version and its first parent's (lorebase.schema.changes.schema_diff), with the change set it
 applied (kept with it: schema_change_sets, migration 0019) so that a reader sees its renames, backfills
-and maps. A Record or Link a rename moved (deleted under the old name, created under the new one in
-the same Revision) is listed once, as `renamed` with `renamed_from`, and `stats.changes` counts it
-once (`stats.renamed`: how many moved)."""
+and maps. A backfill or map is values of its Attribute: a caller without the clearance of that
+Attribute's sensitivity tags (in the schema before or after) gets the change without them, and
+`withheld` names what was left out. A Record or Link a rename moved (deleted under the old name,
+created under the new one in the same Revision) is listed once, as `renamed` with `renamed_from`,
+and `stats.changes` counts it once (`stats.renamed`: how many moved)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from lorebase.contract.policy import CLEARANCES, clearance
 from lorebase.contract.reads import GetRevision
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.ids import iso
 from lorebase.problems import Problem
 from lorebase.schema.changes import schema_diff
+from lorebase_keeper.access.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.snapshots import read_point
 from lorebase_keeper.runtime import Runtime
@@ -28,7 +32,9 @@ DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000
 
 
-async def revision_view(rt: Runtime, domain: Domain, branch: str, request: GetRevision) -> dict[str, Any]:
+async def revision_view(
+    rt: Runtime, access: Access, domain: Domain, branch: str, request: GetRevision
+) -> dict[str, Any]:
     """The Revision the request names on `branch` (the request's, else the Domain's default)."""
     ref, limit, cursor = request.revision, request.limit, request.cursor
     after = 0 if not cursor else int(decode_cursor(cursor, lambda v: isinstance(v, int) and v >= 0))
@@ -68,7 +74,9 @@ async def revision_view(rt: Runtime, domain: Domain, branch: str, request: GetRe
     if before != version:
         old = await rt.domains.version(domain, before)
         new = await rt.domains.version(domain, version)
-        schema = {**schema_diff(old.document, new.document), "changes": change_set}
+        held = access.permissions(branch)
+        shown = [_cleared(item, (old.document, new.document), held) for item in change_set]
+        schema = {**schema_diff(old.document, new.document), "changes": shown}
     return {
         "domain": domain.name,
         "branch": branch,
@@ -122,6 +130,25 @@ def _change(
     if renamed_from and change == "created":  # moved by a rename (schema_changes/migrate.py)
         out.update(change="renamed", renamed_from=f"{renamed_from}/{key}")
     return out
+
+
+def _cleared(item: dict[str, Any], documents: tuple[Any, ...], held: frozenset[str]) -> dict[str, Any]:
+    """One change as a caller holding `held` may read it: without the values of an Attribute whose
+    sensitivity it lacks the clearance of (its `backfill` and `map`)."""
+    kinds = {item.get("kind"), item.get("to") if item.get("op") == "rename_kind" else None} - {None}
+    names = {item.get("attribute"), item.get("to") if item.get("op") == "rename_attribute" else None} - {None}
+    tags = set((item.get("definition") or {}).get("sensitivity") or [])
+    for document in documents:
+        for kind in kinds:
+            attributes = ((document.get("kinds") or {}).get(kind) or {}).get("attributes") or {}
+            for name in names:
+                tags.update((attributes.get(name) or {}).get("sensitivity") or [])
+    if all(clearance(tag) in held for tag in tags if tag in CLEARANCES):
+        return item
+    withheld = [member for member in ("backfill", "map") if item.get(member) is not None]
+    if not withheld:
+        return item
+    return {**{k: v for k, v in item.items() if k not in withheld}, "withheld": withheld}
 
 
 __all__ = ["revision_view"]
