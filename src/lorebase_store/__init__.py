@@ -14,7 +14,7 @@ from lorebase_store.proposals import AttemptRow, ConflictRow, ProposalRow, Revie
 from lorebase_store.query import OrderBy, QuerySpec
 from lorebase_store.receipts import Receipt
 from lorebase_store.reconciliation import CandidateRow, ScanRow
-from lorebase_store.records import LinkRow, RecordRow
+from lorebase_store.records import LinkRow, RecordRow, RefsRead
 from lorebase_store.revisions import RENAMED_FROM, BranchChain, HistoryRow, RevisionRow
 from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
@@ -64,6 +64,7 @@ __all__ = [
     "Receipt",
     "ReceiptTaken",
     "RecordRow",
+    "RefsRead",
     "RevisionRow",
     "ScanRow",
     "SourceState",

@@ -42,6 +42,15 @@ class LinkRow:
             object.__setattr__(self, "provenance", expand(self.values, self.provenance))
 
 
+@dataclass(frozen=True)
+class RefsRead:
+    """What `RecordsTxn.refs_read` found: whole rows, values only, and which Records exist."""
+
+    rows: dict[tuple[str, str], RecordRow]
+    values: dict[tuple[str, str], dict[str, Any]]
+    existing: set[tuple[str, str]]
+
+
 # Built once: the hottest read, a Record at the head of a branch, with the branch's head Revision.
 _RECORD_AT_HEAD = (
     select(branches.c.head, records)
@@ -75,6 +84,12 @@ _OF_REFS = """
 _RECORDS_OF = 'SELECT kind, key, "values", provenance, created_revision, updated_revision' + _OF_REFS
 _VALUES_OF = 'SELECT kind, key, "values"' + _OF_REFS
 _KEYS_OF = "SELECT kind, key" + _OF_REFS  # an index-only scan of the primary key once vacuumed
+# The three reads of `refs_read` as the arms of one statement: whole rows, values, existence.
+_REFS_READ_ARMS = (
+    'SELECT 0, kind, key, "values", provenance, created_revision, updated_revision',
+    'SELECT 1, kind, key, "values", NULL::jsonb, NULL::text, NULL::text',
+    "SELECT 2, kind, key, NULL::jsonb, NULL::jsonb, NULL::text, NULL::text",
+)
 # Links of several Relations from given keys (forward) and to given keys (inverse), the same way.
 _LINK_COLUMNS = 'relation, from_key, to_key, "values", provenance, revision'
 _LINKS_OF_KEYS = f"""
@@ -141,6 +156,46 @@ class RecordsTxn(TxnBase):
         wanted = set(refs)
         rows = await self._of_refs(_KEYS_OF, domain_id, branch, wanted)
         return {(kind, key) for kind, key in rows if (kind, key) in wanted}
+
+    async def refs_read(
+        self,
+        domain_id: int,
+        branch: str,
+        *,
+        rows: list[tuple[str, str]],
+        values: list[tuple[str, str]],
+        existing: list[tuple[str, str]],
+    ) -> RefsRead:
+        """In one statement (one round trip, one snapshot), what `records_of`, `values_of` and
+        `existing_of` answer for `rows`, `values` and `existing`: a context pack reads its seeds,
+        its near neighbours' values and which far neighbours exist at once."""
+        asked = (set(rows), set(values), set(existing))
+        arms: list[str] = []
+        params: list[Any] = [domain_id, branch]
+        for select_, refs in zip(_REFS_READ_ARMS, asked, strict=True):
+            if refs:
+                n = len(params)
+                arms.append(
+                    f"{select_} FROM records WHERE domain_id = $1 AND branch = $2"
+                    f" AND kind = ANY(CAST(${n + 1} AS text[])) AND key = ANY(CAST(${n + 2} AS text[]))"
+                )
+                params += [sorted({kind for kind, _ in refs}), sorted({key for _, key in refs})]
+        read = RefsRead({}, {}, set())
+        if not arms:
+            return read
+        driver = await self.driver()
+        for arm, kind, key, values_, provenance, created, updated in await driver.fetch(
+            "\nUNION ALL\n".join(arms), *params
+        ):
+            if (kind, key) not in asked[arm]:  # another asked Kind that shares the key
+                continue
+            if arm == 0:
+                read.rows[(kind, key)] = RecordRow(kind, key, values_, provenance, created, updated)
+            elif arm == 1:
+                read.values[(kind, key)] = values_
+            else:
+                read.existing.add((kind, key))
+        return read
 
     async def _of_refs(self, sql: str, domain_id: int, branch: str, refs: set[tuple[str, str]]) -> Any:
         """Rows of `sql` (_RECORDS_OF or _VALUES_OF) for these refs: through the driver, prepared
@@ -370,4 +425,4 @@ class RecordsTxn(TxnBase):
         return int(await self.conn.scalar(select(func.count()).select_from(links).where(*cond)) or 0)
 
 
-__all__ = ["LinkRow", "RecordRow", "RecordsTxn"]
+__all__ = ["LinkRow", "RecordRow", "RecordsTxn", "RefsRead"]

@@ -26,6 +26,7 @@ from lorebase_keeper.context.sections import (
     far_values,
     lineage,
     lineage_count,
+    pack_rows,
     recent_changes,
     recent_changes_max,
     show_far_values,
@@ -34,7 +35,6 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads import (
     Caps,
     Ref,
-    load_records,
     parse_ref,
     query_in,
     read_point,
@@ -165,22 +165,16 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
     # The far neighbours' values are read last, and only when the budget keeps some of them: a pack
     # over budget even without its history sections and their values shows none of them.
     far = [ref for ref, depth in result.depth_of.items() if depth > 1 and ref not in seeds]
-    far_set = set(far)
-    values = await load_records(txn, domain, point, [ref for ref in result.depth_of if ref not in far_set])
+    near = [ref for ref, depth in result.depth_of.items() if depth == 1 and ref not in seeds]
+    rows = await pack_rows(txn, access, domain, point, seeds, near, far)
+    if request.refs is not None:  # refs seeds must exist (read with the neighbours, one round trip)
+        for kind, key in seeds:
+            if (kind, key) not in rows.values:
+                raise Problem(404, "not-found", f"no {kind} with key {key!r} on branch {branch!r}")
     names = ["seeds", "neighbors", "links"] + [
         n for n in ("schema", "recent_changes", "lineage") if f"include_{n}" in included
     ]
-    pack = await assemble(
-        txn,
-        access,
-        domain,
-        point,
-        seeds,
-        result.depth_of,
-        result.links,
-        values,
-        steps,
-    )
+    pack = await assemble(access, domain, point, seeds, result.depth_of, result.links, rows, steps)
     budget = Budget(limit, context.chars_per_token, format_, capped=capped)
     trim_order: list[str] = list(context.trim_order)
     pack["recent_changes"] = []
@@ -207,7 +201,7 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
             pack["recent_changes"] = await recent_changes(txn, domain, point, refs, request.since, access)
     if far:
         whole = trimmed_whole(pack, budget, names, trim_order, "far_neighbor_values")
-        shown = await far_values(txn, access, domain, point, far, whole=whole)
+        shown = await far_values(txn, access, domain, point, far, rows.existing, whole=whole)
         if shown.values is None:
             omitted["far_neighbor_values"] = shown.count
         else:
@@ -250,11 +244,7 @@ async def _seeds(
         refs = list(dict.fromkeys(parse_ref(v, f"refs[{i}]") for i, v in enumerate(request.refs)))
         for kind, _ in refs:
             readable_kind(access, domain, branch, kind)
-        found = await load_records(txn, domain, point, refs)
-        for kind, key in refs:
-            if (kind, key) not in found:
-                raise Problem(404, "not-found", f"no {kind} with key {key!r} on branch {branch!r}")
-        return refs  # refs seeds are kept whatever their Kind
+        return refs  # kept whatever their Kind; that they exist is checked with the walk's reads
     if request.query is not None:
         query = msgspec.structs.replace(
             request.query, limit=max_seeds, branch=branch, at=None, coverage=False

@@ -22,25 +22,52 @@ from lorebase_keeper.reads import Ref, Step, lineage_of, load_records, read_poin
 from lorebase_store import Txn
 
 
+@dataclass(frozen=True)
+class PackRows:
+    """What a pack reads of its Records once the walk is done: the seeds' and near neighbours'
+    values, the seeds' provenance and last Revision, and which far neighbours exist (None when
+    not probed: `far_values` then probes them itself if it needs to)."""
+
+    values: dict[Ref, dict[str, Any]]
+    stored: dict[Ref, tuple[dict[str, Any], str]]
+    existing: set[Ref] | None
+
+
+async def pack_rows(
+    txn: Txn, access: Access, domain: Domain, point: Any, seeds: list[Ref], near: list[Ref], far: list[Ref]
+) -> PackRows:
+    """At a branch head, in one statement: the seeds' rows, the near neighbours' values and the
+    existence probe of the far neighbours `far_values` counts when the budget drops all their
+    values (probed ahead: a few index entries, against a round trip of its own afterwards). At a
+    snapshot, as `load_records` reads them, the seeds' provenance from the head as before."""
+    if point.at is not None:
+        values = await load_records(txn, domain, point, [*seeds, *near])
+        return PackRows(values, await _rows(txn, domain, point, seeds), None)
+    probed = _probed(access, domain, point, far)
+    read = await txn.refs_read(domain.id, point.branch.name, rows=seeds, values=near, existing=probed or [])
+    values = {ref: row.values for ref, row in read.rows.items()} | read.values
+    stored = {ref: (row.provenance, row.updated_revision) for ref, row in read.rows.items()}
+    return PackRows(values, stored, read.existing if probed is not None else None)
+
+
 async def assemble(
-    txn: Txn,
     access: Access,
     domain: Domain,
     point: Any,
     seeds: list[Ref],
     depth_of: dict[Ref, int],
     links: dict[tuple[str, str, str], Any],
-    values: dict[Ref, dict[str, Any]],
+    rows: PackRows,
     steps: list[Step],
 ) -> dict[str, Any]:
     """Every section but `recent_changes` and `lineage` (below: the caller may know one will be
     trimmed whole), the far neighbours without their values (`far_values`)."""
     branch = point.branch.name
     view = readable(access, domain, branch)
+    values, stored = rows.values, rows.stored
     pack: dict[str, Any] = {"domain": domain.name, "branch": branch, "revision": point.revision}
     seed_entries = []
     provenance_by_seed: dict[Ref, tuple[dict[str, Any], dict[str, Any]]] = {}
-    stored = {ref: row for ref, row in (await _rows(txn, domain, point, seeds)).items()}
     for ref in seeds:
         kind = domain.schema.kinds[ref[0]]
         shown, _ = view.values(kind.name, values.get(ref, {}))
@@ -131,21 +158,43 @@ class FarValues:
     count: int = 0
 
 
-async def far_values(
-    txn: Txn, access: Access, domain: Domain, point: Any, far: list[Ref], *, whole: bool
-) -> FarValues:
-    """The values of the far neighbours `far`; with `whole` (the budget trims all of them), only
-    how many would show some, read as their existence where the caller may read their keys."""
+def _probed(access: Access, domain: Domain, point: Any, far: list[Ref]) -> list[Ref] | None:
+    """The far neighbours whose existence `far_values` counts when the budget drops every far
+    value: those of Kinds whose key the caller may read. None when it would read their values
+    whatever the budget (a far Kind with a title the caller may read; a snapshot)."""
     view = readable(access, domain, point.branch.name)
     kinds = {kind for kind, _ in far}
     titled = any(
         (title := domain.schema.kinds[k].title) is not None and title in view.cleared(k) for k in kinds
     )
-    if not whole or titled or point.at is not None:
-        return FarValues(await load_records(txn, domain, point, far))
+    if titled or point.at is not None:
+        return None
     keyed = {k for k in kinds if all(a in view.cleared(k) for a in domain.schema.kinds[k].key)}
-    count = len(await txn.existing_of(domain.id, point.branch.name, [ref for ref in far if ref[0] in keyed]))
-    others = [ref for ref in far if ref[0] not in keyed]
+    return [ref for ref in far if ref[0] in keyed]
+
+
+async def far_values(
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    point: Any,
+    far: list[Ref],
+    existing: set[Ref] | None = None,
+    *,
+    whole: bool,
+) -> FarValues:
+    """The values of the far neighbours `far`; with `whole` (the budget trims all of them), only
+    how many would show some, read as their existence where the caller may read their keys
+    (`existing`: those of them found already, `pack_rows`)."""
+    view = readable(access, domain, point.branch.name)
+    probed = _probed(access, domain, point, far)
+    if not whole or probed is None:
+        return FarValues(await load_records(txn, domain, point, far))
+    if existing is None:
+        existing = await txn.existing_of(domain.id, point.branch.name, probed)
+    count = len(existing)
+    keyed = set(probed)
+    others = [ref for ref in far if ref not in keyed]
     if others:
         values = await load_records(txn, domain, point, others)
         count += sum(1 for (kind, _), v in values.items() if view.values(kind, v)[0])
@@ -239,10 +288,12 @@ async def lineage(txn: Txn, domain: Domain, pack: dict[str, Any]) -> list[dict[s
 
 __all__ = [
     "FarValues",
+    "PackRows",
     "assemble",
     "far_values",
     "lineage",
     "lineage_count",
+    "pack_rows",
     "recent_changes",
     "recent_changes_max",
     "show_far_values",
