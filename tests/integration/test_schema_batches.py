@@ -1,6 +1,6 @@
 """A change set's migration in batches outside the branch's commit lock (docs/schema.md, "Large
-migrations"): writes on the branch land while it runs and are migrated too, a read meanwhile sees the
-whole old schema, and a violation found in a late batch, or in a write that landed meanwhile, refuses
+migrations"): writes on the branch land while it runs and are migrated too (also into a renamed
+Kind), a read meanwhile sees the whole old schema, and a violation found in a late batch, or in a write that landed meanwhile, refuses
 the whole change set with nothing changed."""
 
 from __future__ import annotations
@@ -54,12 +54,14 @@ async def update(stack: Stack, key: str, **values: Any) -> str:
     return str(response.headers["Lorebase-Revision"])
 
 
-def after_first_batch(stack: Stack, step: Callable[[], Awaitable[None]]) -> Callable[..., Awaitable[None]]:
-    """A progress listener that runs `step` once, after the first batch of Suppliers."""
+def after_first_batch(
+    stack: Stack, step: Callable[[], Awaitable[None]], kind: str = "Supplier"
+) -> Callable[..., Awaitable[None]]:
+    """A progress listener that runs `step` once, after the first batch of `kind`."""
     ran: list[int] = []
 
-    async def listener(kind: str, done: int, total: int) -> None:
-        if kind == "Supplier" and not ran:
+    async def listener(migrated: str, done: int, total: int) -> None:
+        if migrated == kind and not ran:
             ran.append(done)
             await step()
 
@@ -132,6 +134,42 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated(batched: 
     assert values["S-1005"]["certification"] == "none"
     part = await batched.http.get(D + "/kinds/Part/records/P-90001", headers=batched.admin)
     assert part.status_code == 200, part.text
+
+    # A renamed Kind (Part: 42 Records, 5 batches) takes the Records written meanwhile along.
+    async def meanwhile_parts() -> None:  # a Part the first batch moved changes; a new one comes
+        response = await batched.http.post(
+            D + "/imports",
+            json={
+                "source": "test",
+                "records": [
+                    {"kind": "Part", "values": {"part_number": "P-10001", "name": "Renamed meanwhile"}},
+                    {"kind": "Part", "values": {"part_number": "P-90002", "name": "Made meanwhile"}},
+                ],
+            },
+            headers=batched.admin,
+        )
+        assert response.status_code == 200, response.text
+
+    listener = after_first_batch(batched, meanwhile_parts, kind="Component")
+    try:
+        response = await batched.http.post(
+            CHANGES,
+            json={"changes": [{"op": "rename_kind", "kind": "Part", "to": "Component"}]},
+            headers=batched.admin,
+        )
+    finally:
+        batched.rt.schema_progress.remove(listener)
+    assert response.status_code == 200, response.text
+    listing = await batched.http.get(
+        D + "/kinds/Component/records", params={"limit": 100}, headers=batched.admin
+    )
+    assert listing.status_code == 200, listing.text
+    names = {r["key"]: r["values"]["name"] for r in listing.json()["records"]}
+    assert (
+        len(names) == 42 and names["P-10001"] == "Renamed meanwhile" and names["P-90002"] == "Made meanwhile"
+    )
+    gone = await batched.http.get(D + "/kinds/Part/records/P-10001", headers=batched.admin)
+    assert gone.status_code == 404, gone.text
 
 
 async def test_a_late_or_meanwhile_violation_refuses_the_whole_change_set(batched: Stack) -> None:

@@ -83,10 +83,14 @@ async def change_schema(
     at = utc_now()
     touches, widened = await rt.db.read("schema_touches", _touches, domain, plan, branch)
     limits = domain.settings.model.keeper.schema_changes
-    progress = [log_progress, *rt.schema_progress]
+    logged: dict[str, int] = {}
 
     async def told(kind: str, done: int, total: int) -> None:
-        for listener in progress:
+        """A log line per tenth of each Kind's Records; every batch to rt.schema_progress."""
+        if logged.get(kind) != (tenth := done * 10 // total):
+            logged[kind] = tenth
+            await log_progress(kind, done, total)
+        for listener in rt.schema_progress:
             await listener(kind, done, total)
 
     staged = await rt.db.read(

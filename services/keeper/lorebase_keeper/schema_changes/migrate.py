@@ -26,6 +26,7 @@ by `check_unique`, over the values held in `Migration.unique`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from lorebase_store import LinkRow, RecordRow
 
 logger = logging.getLogger("lorebase.keeper.schema_changes")
 
-BATCH = 10_000  # keeper.schema_changes.batch_records, its default
+BATCH = 2_000  # keeper.schema_changes.batch_records, its default
 MAX_VIOLATIONS = 1000
 SAMPLE = 20  # values written (and derived values changed) a change set's answer shows
 
@@ -156,7 +157,7 @@ class Scope:
 
 
 async def log_progress(kind: str, done: int, total: int) -> None:
-    """The default `progress`: a line per batch of a migration that takes several."""
+    """A log line of a migration's progress."""
     logger.info("schema change: %d of %d %s Records migrated", done, total, kind)
 
 
@@ -207,8 +208,12 @@ async def migrate(
                         value = state.values.get(name)
                         if value is not None:
                             holders.setdefault(value, []).append(key)
-            if progress is not None and len(keys) > batch:
-                await progress(kind_name, start + len(chunk), len(keys))
+            if len(keys) > batch:
+                # Between batches the process serves its other requests (a batch migrates without
+                # awaiting anything).
+                await asyncio.sleep(0)
+                if progress is not None:
+                    await progress(kind_name, start + len(chunk), len(keys))
     if scope is None:
         check_unique(migration, migration.unique)
     for kind_name, delete in plan.removed_kinds.items():
