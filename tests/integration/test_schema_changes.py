@@ -313,7 +313,7 @@ async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> No
     assert unknown.status_code == 404, unknown.text
 
     # A map of a confidential Attribute's values is withheld from a reader without the clearance.
-    vat = {"op": "change_attribute", "kind": "Supplier", "attribute": "vat_number"}
+    vat: dict[str, Any] = {"op": "change_attribute", "kind": "Supplier", "attribute": "vat_number"}
     vat |= {"definition": {"description": "VAT number."}, "map": {"PL0000000000": "PL0000000001"}}
     response = await change(supply, {"changes": [vat]})
     assert response.status_code == 200, response.text
