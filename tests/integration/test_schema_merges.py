@@ -52,6 +52,7 @@ async def test_merges_across_schema_changes(supply: Stack) -> None:
     await schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts(supply, reviewer)
     await a_schema_change_on_the_source_alone_migrates_the_target_on_merge(supply, reviewer)
     await merged_values_keep_the_unique_and_required_values_of_the_merged_schema(supply, reviewer)
+    await a_kind_renamed_on_the_source_alone_moves_the_targets_records_on_merge(supply, reviewer)
 
 
 async def a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(
@@ -279,3 +280,31 @@ async def merged_values_keep_the_unique_and_required_values_of_the_merged_schema
             await supply.http.get(f"{D}/kinds/Supplier/records/{key}", headers=supply.admin)
         ).json()
         assert twin_record["values"]["legal_name"] == name, twin_record
+
+
+async def a_kind_renamed_on_the_source_alone_moves_the_targets_records_on_merge(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "agreements")
+    rename = {"op": "rename_kind", "kind": "Contract", "to": "Agreement"}
+    assert (await change(supply, {"changes": [rename]}, branch="agreements")).status_code == 200
+    expired = {
+        "records": [{"kind": "Contract", "values": {"contract_number": "C-3001", "status": "expired"}}]
+    }
+    imported = await supply.http.post(
+        D + "/imports", json=expired | {"message": "C-3001 expired"}, headers=supply.admin
+    )
+    assert imported.status_code == 200, imported.text  # on main, after the fork
+
+    proposal = await propose(supply, "agreements", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["attempt"]["result"] == "merge", merged.text
+    record = await supply.http.get(D + "/kinds/Agreement/records/C-3001", headers=supply.admin)
+    assert record.status_code == 200 and record.json()["values"]["status"] == "expired", record.text
+    gone = await supply.http.get(D + "/kinds/Contract/records/C-3001", headers=supply.admin)
+    assert gone.status_code == 404, gone.text
+    history = await supply.http.get(D + "/kinds/Agreement/records/C-3001/history", headers=supply.admin)
+    changes = history.json()["changes"]
+    assert changes[0]["change"] == "renamed" and changes[0]["renamed_from"] == "Contract/C-3001", changes[0]
+    assert "C-3001 expired" in [c["message"] for c in changes]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lorebase.canonical import canonical_json
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.merge.attempt import Found, MergeRequest
 from lorebase_keeper.merge.base import Ref, Side, current_values
@@ -95,25 +96,53 @@ async def link_end_conflicts(
     return found
 
 
+class _Given:
+    """The values of a unique Attribute the merged state gives Records the merge changed, indexed
+    (Kind, Attribute) -> value -> keys, kept up to date as resolutions change them."""
+
+    def __init__(self, results: dict[Ref, dict[str, Any] | None]) -> None:
+        self._results = results
+        self._index: dict[tuple[str, str], dict[bytes, set[str]]] = {}
+
+    def holders(self, kind: str, attribute: str, value: Any) -> set[str]:
+        index = self._index.get((kind, attribute))
+        if index is None:
+            index = self._index[(kind, attribute)] = {}
+            for (entity, name, key), merged in self._results.items():
+                if entity == "record" and name == kind and merged and merged.get(attribute) is not None:
+                    index.setdefault(canonical_json(merged[attribute]), set()).add(key)
+        return index.get(canonical_json(value), set())
+
+    def moved(self, kind: str, attribute: str, key: str, old: Any, new: Any) -> None:
+        index = self._index.get((kind, attribute))
+        if index is None:
+            return
+        if old is not None:
+            index.get(canonical_json(old), set()).discard(key)
+        if new is not None:
+            index.setdefault(canonical_json(new), set()).add(key)
+
+
 async def _holders(
-    view: BranchView, results: dict[Ref, dict[str, Any] | None], ref: Ref, attribute: str, value: Any
+    view: BranchView,
+    results: dict[Ref, dict[str, Any] | None],
+    given: _Given,
+    ref: Ref,
+    attribute: str,
+    value: Any,
 ) -> list[str]:
     """The other Records of the merged state that hold `value` of a unique Attribute: on the target
     and not changed by the merge, or given it by the merge (two Records the source set it on)."""
     _, name, key = ref
-    others = []
+    others = set()
     for other in (await view.keys_with_value(name, attribute, [value])).get(value, []):
         if other == key:
             continue
         merged = results.get(("record", name, other), ...)
         if merged is not ... and (merged is None or merged.get(attribute) != value):
             continue
-        others.append(other)
-    for (entity, kind, other), merged in results.items():
-        if entity != "record" or kind != name or other == key or other in others:
-            continue
-        if merged is not None and merged.get(attribute) == value:
-            others.append(other)
+        others.add(other)
+    others |= given.holders(name, attribute, value) - {key}
     return sorted(others)
 
 
@@ -128,6 +157,7 @@ async def unique_value_conflicts(
     apply in a first pass, so resolving one of two Records given the same value frees the other
     whichever comes first."""
     found: list[Found] = []
+    given = _Given(results)
     for final in (False, True):
         found = []
         for ref, notes in sorted(taken.items()):
@@ -143,7 +173,7 @@ async def unique_value_conflicts(
                 value = after.get(attribute)
                 if spec is None or not spec.unique or value is None:
                     continue
-                others = await _holders(view, results, ref, attribute, value)
+                others = await _holders(view, results, given, ref, attribute, value)
                 if not others:
                     continue
                 conflict = Found("unique_taken", "record", name, key, attribute, others, value)
@@ -151,8 +181,13 @@ async def unique_value_conflicts(
                 for _ in range(10):  # a value chosen may be held elsewhere too: a Conflict of its own
                     if resolution is None or resolution["choice"] != "value":
                         break
+                    given.moved(name, attribute, key, value, resolution.get("value"))
                     value = after[attribute] = resolution.get("value")
-                    others = await _holders(view, results, ref, attribute, value) if value is not None else []
+                    others = (
+                        await _holders(view, results, given, ref, attribute, value)
+                        if value is not None
+                        else []
+                    )
                     if not others:
                         break
                     conflict = Found("unique_taken", "record", name, key, attribute, others, value)
@@ -162,10 +197,12 @@ async def unique_value_conflicts(
                         found.append(conflict)
                 elif resolution["choice"] == "ours":
                     current = await current_values(view, ref)
-                    if current is None or current.get(attribute) is None:
+                    kept = None if current is None else current.get(attribute)
+                    given.moved(name, attribute, key, after.get(attribute), kept)
+                    if kept is None:
                         after.pop(attribute, None)
                     else:
-                        after[attribute] = current[attribute]
+                        after[attribute] = kept
                     notes.pop(attribute, None)
     return found
 

@@ -3,8 +3,8 @@
 An Attribute changed on one side only takes that side's value; changed on both sides to different
 values it is a Conflict (`both_changed`), as is a delete against a change (`delete_vs_change`). The
 merged state is then checked for Links whose end the other side deleted, for unique values held
-twice and for required values left out (conflicts.py). Conflicts resolved earlier (same fingerprint) apply their
-resolution; any other stops the merge and leaves both branches unchanged. Otherwise the target gets
+twice and for required values left out (conflicts.py). Conflicts resolved earlier (same
+fingerprint) apply their resolution; any other stops the merge and leaves both branches unchanged. Otherwise the target gets
 one merge Revision with two parents, whose values brought over name it in `$via`
 (provenance.py).
 """
