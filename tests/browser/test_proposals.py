@@ -289,7 +289,6 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
         expect(panel.get_by_test_id("schema-verdict")).to_be_visible()
         fit = page.evaluate(OVERFLOW)
         assert fit["scroll"] <= fit["width"], f"the Proposal scrolls sideways on a phone: {fit}"
-        shoot(page, panel, screenshots / f"{request.node.name}-phone.png")
 
         # The change set's Revision shows the same diff (no target: no preview).
         revision = changed.json()["revision"]
@@ -308,7 +307,6 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
         )
         expect(compared.get_by_test_id("schema-verdict")).to_have_attribute("data-safe", "no")
         assert_accessible(page, "a schema change compared with a branch that changed it too")
-        shoot(page, compared, screenshots / f"{request.node.name}-compare.png")
 
         # An editor (no schema.change on main) reads the diff, and why there is no preview.
         page.context.clear_cookies()
