@@ -56,7 +56,8 @@ export async function changeSetsIn(domain: string, range: SchemaRange): Promise<
   const sets: SchemaChangeItem[][] = [];
   let unkept = 0;
   let revision = range.to;
-  for (let n = 0; n < MAX_REVISIONS && revision && revision !== range.from; n++) {
+  let read = 0;
+  for (; read < MAX_REVISIONS && revision && revision !== range.from; read++) {
     const view = await getRevision(domain, range.branch, revision, 1);
     if (view.revision.id === range.from || view.revision.id.startsWith(range.from)) break;
     if (view.schema) {
@@ -65,6 +66,8 @@ export async function changeSetsIn(domain: string, range: SchemaRange): Promise<
     }
     revision = view.revision.parents[0] ?? "";
   }
+  // Past the limit the older change sets are unknown: counted as one not kept (no preview).
+  if (read === MAX_REVISIONS && revision && revision !== range.from) unkept += 1;
   return { changes: sets.flat(), unkept };
 }
 
