@@ -232,8 +232,15 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
     re-run on main as a dry run (the values it writes, no violation); on a phone too. The Proposal
     is closed after (main keeps its schema: the other tests read it)."""
     branch = f"web/schema-{secrets.token_hex(3)}"
+    other = f"web/schema-other-{secrets.token_hex(3)}"  # forked with it, widens the same enum otherwise
     with web_stack.rest() as http:
-        assert http.post("/api/v1/domains/supply/branches", json={"name": branch}).status_code == 201
+        for name in (branch, other):
+            assert http.post("/api/v1/domains/supply/branches", json={"name": name}).status_code == 201
+        void = {**SCHEMA_CHANGES[2], "definition": {"values": ["active", "expired", "draft", "void"]}}
+        response = http.post(
+            f"/api/v1/domains/supply/branches/{other}/schema/changes", json={"changes": [void]}
+        )
+        assert response.status_code == 200, response.text
         changed = http.post(
             f"/api/v1/domains/supply/branches/{branch}/schema/changes",
             json={"changes": SCHEMA_CHANGES, "message": "Certification, tier renamed, terminated contracts"},
@@ -282,7 +289,6 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
         expect(panel.get_by_test_id("schema-verdict")).to_be_visible()
         fit = page.evaluate(OVERFLOW)
         assert fit["scroll"] <= fit["width"], f"the Proposal scrolls sideways on a phone: {fit}"
-        shoot(page, panel, screenshots / f"{request.node.name}-phone.png")
 
         # The change set's Revision shows the same diff (no target: no preview).
         revision = changed.json()["revision"]
@@ -290,6 +296,17 @@ def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
         on_revision = page.get_by_test_id("schema-changes").get_by_test_id("schema-element")
         expect(on_revision.filter(has_text="Supplier.supplier_tier")).to_contain_text("from Supplier.tier")
         expect(page.get_by_test_id("schema-preview")).to_have_count(0)
+
+        # Compared with the other branch (three-way from where both forked): the enum is a Conflict.
+        page.goto(f"{web_stack.url}/app/d/supply/compare?base={other}&head={branch}")
+        compared = page.get_by_test_id("schema-changes")
+        conflict = compared.get_by_test_id("schema-element").filter(has_text="Contract.status")
+        expect(conflict).to_have_attribute("data-standing", "conflict")
+        expect(conflict.get_by_test_id("schema-standing")).to_contain_text(
+            "Conflict: changed there differently"
+        )
+        expect(compared.get_by_test_id("schema-verdict")).to_have_attribute("data-safe", "no")
+        assert_accessible(page, "a schema change compared with a branch that changed it too")
 
         # An editor (no schema.change on main) reads the diff, and why there is no preview.
         page.context.clear_cookies()

@@ -955,7 +955,7 @@ export interface paths {
         };
         /**
          * One Revision and its changes: Records, Links and the schema
-         * @description Needs data.read on `branch`; a grant narrowed to Kinds is not enough. The Revision a Revision id, a unique prefix or a tag names on the branch's first-parent history (`branch`, default the default branch), who made it and why, the schema version it was committed under and what it changed in the schema, and a page of the Records and Links it changed (the Attributes named, not their values: read them with `at`).
+         * @description Needs data.read on `branch`; a grant narrowed to Kinds is not enough. The Revision a Revision id, a unique prefix or a tag names on the branch's first-parent history (`branch`, default the default branch), who made it and why, the schema version it was committed under and what it changed in the schema (with the change set it applied), and a page of the Records and Links it changed (the Attributes named, not their values: read them with `at`).
          */
         get: operations["get_revision"];
         put?: never;

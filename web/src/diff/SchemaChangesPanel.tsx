@@ -12,7 +12,7 @@ import type { SchemaChangeResult } from "../api/types";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { formatValue } from "../shell/format";
 import { useApi } from "../shell/useApi";
-import { loadSchemaChanges, type SchemaRange, type TargetView } from "./schemaChanges";
+import { loadSchemaChanges, verdict, type SchemaRange, type TargetView } from "./schemaChanges";
 import { writesFor, writesText, type ElementDiff, type MemberDiff, type SchemaSection, type TargetStanding } from "./schemaDiff";
 
 const SECTIONS: Array<[SchemaSection, string]> = [
@@ -208,17 +208,6 @@ function Preview({ target, preview }: { target: string; preview: SchemaChangeRes
       </List>
     </Stack>
   );
-}
-
-/** Whether merging is safe as far as the schema goes, and why not, in sentences. */
-function verdict(target: TargetView): string[] {
-  const reasons: string[] = [];
-  const conflicts = [...target.standing.entries()].filter(([, s]) => s === "conflict").map(([name]) => name.split(":").slice(1).join(":"));
-  if (conflicts.length) reasons.push(`${target.branch} changed ${conflicts.join(", ")} differently since the base: the merge lists ${conflicts.length === 1 ? "a schema Conflict" : "schema Conflicts"} to resolve.`);
-  if (target.preview && target.preview.violation_count > 0) reasons.push(`${target.preview.violation_count} Records or Links on ${target.branch} would violate the new schema.`);
-  if (target.previewError && !(target.previewError instanceof ApiProblem && target.previewError.status === 403)) reasons.push(`The change sets do not apply to ${target.branch} as it is now.`);
-  if (!target.fastForward && !target.alreadyThere) reasons.push(`${target.branch} moved since the base, so the merge is three-way: it answers schema-conflict until these change sets are applied to ${target.branch} (the preview below is what that would do).`);
-  return reasons;
 }
 
 export function SchemaChangesPanel({ domain, range, target }: { domain: string; range: SchemaRange | null; target?: string }) {

@@ -8,6 +8,7 @@
  * on the target; without it the reviewer sees the diff and what the Revisions say, and why.
  */
 import { getRevision, getSchema, previewSchemaChanges } from "../api/domain";
+import { ApiProblem } from "../api/problem";
 import type { Schema, SchemaChangeItem, SchemaChangeResult } from "../api/types";
 import { againstTarget, diffSchemas, type ElementDiff, type TargetStanding } from "./schemaDiff";
 
@@ -55,7 +56,8 @@ export async function changeSetsIn(domain: string, range: SchemaRange): Promise<
   const sets: SchemaChangeItem[][] = [];
   let unkept = 0;
   let revision = range.to;
-  for (let n = 0; n < MAX_REVISIONS && revision && revision !== range.from; n++) {
+  let read = 0;
+  for (; read < MAX_REVISIONS && revision && revision !== range.from; read++) {
     const view = await getRevision(domain, range.branch, revision, 1);
     if (view.revision.id === range.from || view.revision.id.startsWith(range.from)) break;
     if (view.schema) {
@@ -64,6 +66,8 @@ export async function changeSetsIn(domain: string, range: SchemaRange): Promise<
     }
     revision = view.revision.parents[0] ?? "";
   }
+  // Past the limit the older change sets are unknown: counted as one not kept (no preview).
+  if (read === MAX_REVISIONS && revision && revision !== range.from) unkept += 1;
   return { changes: sets.flat(), unkept };
 }
 
@@ -90,4 +94,15 @@ export async function loadSchemaChanges(domain: string, range: SchemaRange, targ
   const elements = diffSchemas(before, after, changes);
   const view = target ? await onTarget(domain, before, after, elements, changes, unkept, target) : null;
   return { before, after, changes, unkept, withheld: changes.some((c) => "withheld" in c), elements, target: view };
+}
+
+/** Whether merging is safe as far as the schema goes, and why not, in sentences. */
+export function verdict(target: TargetView): string[] {
+  const reasons: string[] = [];
+  const conflicts = [...target.standing.entries()].filter(([, s]) => s === "conflict").map(([name]) => name.split(":").slice(1).join(":"));
+  if (conflicts.length) reasons.push(`${target.branch} changed ${conflicts.join(", ")} differently since the base: the merge lists ${conflicts.length === 1 ? "a schema Conflict" : "schema Conflicts"} to resolve.`);
+  if (target.preview && target.preview.violation_count > 0) reasons.push(`${target.preview.violation_count} Records or Links on ${target.branch} would violate the new schema.`);
+  if (target.previewError && !(target.previewError instanceof ApiProblem && target.previewError.status === 403)) reasons.push(`The change sets do not apply to ${target.branch} as it is now.`);
+  if (!target.fastForward && !target.alreadyThere) reasons.push(`${target.branch} moved since the base, so the merge is three-way: it answers schema-conflict until these change sets are applied to ${target.branch} (the preview below is what that would do).`);
+  return reasons;
 }
