@@ -87,12 +87,12 @@ class BranchView:
         for start in range(0, len(wanted), 50000):
             chunk = wanted[start : start + 50000]
             found = await self._stored_records(kind, chunk)
-            for key in chunk:
-                self.stored_records[(kind, key)] = found.get(key)
+            self.stored_records.update(((kind, key), found.get(key)) for key in chunk)
         result: dict[str, RecordRow] = {}
+        planned, stored = self.records, self.stored_records
         for key in keys:
             ref = (kind, key)
-            row = self.records[ref] if ref in self.records else self.stored_records.get(ref)
+            row = planned[ref] if ref in planned else stored.get(ref)
             if row is not None:
                 result[key] = row
         return result
