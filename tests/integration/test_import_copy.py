@@ -108,6 +108,13 @@ async def test_a_refused_large_import_changes_nothing(stack: Stack) -> None:
     refused = await load(
         stack, {"source": "erp", "records": records, "extraction": evidence("item list")}, status=422
     )
+    # A large batch whose code is held by a stored Record it does not name (the stored lookup).
+    records = items()[10:]
+    records[-1]["values"]["code"] = "C3"
+    refused = await load(stack, {"source": "erp", "records": records}, status=422)
+    assert [issue["message"] for issue in refused["issues"]] == [
+        "code must be unique on Item; 'C3' is also held by I00003"
+    ]
     assert await counts(stack) == before
 
 

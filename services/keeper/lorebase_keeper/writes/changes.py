@@ -9,6 +9,7 @@ Type-level checks (types, canonical form, patterns, ranges) happen before, on th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from lorebase.schema import Kind, Relation
@@ -63,7 +64,13 @@ class ChangeSet(ChangeState):
     # Record edits
 
     async def upsert_record(self, kind: Kind, key: str, values: dict[str, Any], path: str) -> None:
-        state = await self._record(kind.name, key)
+        await self._record(kind.name, key)
+        self.upsert_read_record(kind, key, values, path)
+
+    def upsert_read_record(self, kind: Kind, key: str, values: dict[str, Any], path: str) -> None:
+        """upsert_record of a Record read already (preload_records): a load's 100,000 edits without
+        a coroutine each."""
+        state = self.records[(kind.name, key)]
         if not self._key_matches(kind, key, values, path):
             return
         if kind.vault:  # vault values are stored as their refs, from here on (docs/erasure.md)
@@ -76,13 +83,19 @@ class ChangeSet(ChangeState):
                 else value
                 for name, value in values.items()
             }
-        merged = dict(state.values or {})
-        for name, value in values.items():
-            if value is None:
-                merged.pop(name, None)
-            else:
-                merged[name] = value
-        merged.update(self._key_values(kind, key))
+        if state.values is None:  # a new Record: nothing to clear
+            merged = {name: value for name, value in values.items() if value is not None}
+        else:
+            merged = dict(state.values)
+            for name, value in values.items():
+                if value is None:
+                    merged.pop(name, None)
+                else:
+                    merged[name] = value
+        if len(kind.key) == 1:
+            merged[kind.key[0]] = key
+        else:
+            merged.update(self._key_values(kind, key))
         state.values = merged
 
     async def update_record(self, kind: Kind, key: str, values: dict[str, Any], path: str) -> None:
@@ -195,10 +208,11 @@ class ChangeSet(ChangeState):
                 by_kind.setdefault(state.kind, []).append(state)
         for kind_name, states in by_kind.items():
             kind = self.schema.kinds[kind_name]
+            required = [attr for attr in kind.attributes.values() if attr.required]
             for state in states:
                 assert state.values is not None
-                for attr in kind.attributes.values():
-                    if attr.required and state.values.get(attr.name) is None:
+                for attr in required:
+                    if state.values.get(attr.name) is None:
                         self.issue(
                             f"{kind_name}/{state.key}.{attr.name}",
                             "value.required",
@@ -300,7 +314,7 @@ class ChangeSet(ChangeState):
 
     def _changes(self) -> list[Change]:
         changes: list[Change] = []
-        for state in sorted(self.records.values(), key=lambda s: (s.kind, s.key)):
+        for state in sorted(self.records.values(), key=attrgetter("kind", "key")):
             before = None if state.before is None else state.before.values
             change = diff_change("record", state.kind, state.key, before, state.values)
             if change is not None:
