@@ -7,6 +7,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -194,7 +195,7 @@ def test_a_record_says_an_open_proposal_changes_it(page: Page, web_stack: WebSta
     expect(page.get_by_test_id("proposal-banner")).to_have_count(0)
 
 
-SCHEMA_CHANGES = [
+SCHEMA_CHANGES: list[dict[str, Any]] = [
     {
         "op": "add_attribute",
         "kind": "Supplier",

@@ -20,10 +20,12 @@ lorebase_keeper.writes.commit): it would write values the new schema does not kn
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -37,6 +39,7 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_changes.migrate import Progress, log_progress
 from lorebase_keeper.schema_changes.staged import Staged, catch_up, stage
 from lorebase_keeper.writes import (
+    LARGE,
     BranchView,
     Committed,
     Head,
@@ -50,6 +53,8 @@ from lorebase_keeper.writes import (
     request_digest,
 )
 from lorebase_store import BranchRow, CommitRows, Txn
+
+T = TypeVar("T")
 
 
 def plan_of(domain: Domain, body: SchemaChangeSet) -> Plan:
@@ -97,7 +102,7 @@ async def change_schema(
         "schema_change_stage", _stage, domain.id, branch, plan, body, limits.batch_records, told
     )
     if body.dry_run:
-        return Outcome(200, _document(domain, branch, plan, new_digest, staged, touches), None, {})
+        return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
     if staged.violation_count:
         raise _refused(staged)
 
@@ -121,7 +126,7 @@ async def change_schema(
             )
             if final.violation_count:
                 raise _refused(final)
-        document = _document(domain, branch, plan, new_digest, final, touches)
+        document = await _document(domain, branch, plan, new_digest, final, touches)
         for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
             await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
         rows = CommitRows(domain.id, branch)
@@ -188,7 +193,11 @@ async def commit_change_set(
     )
     for old, new in plan.renamed_kinds.items():
         await view.txn.move_kind_rows(domain.id, rows.branch, old, new)
-    committed = plan_commit(
+    # Seconds of CPU at a million Records: in a thread when large, so the process serves its other
+    # requests meanwhile (the branch's lock is held all the same).
+    planning = asyncio.to_thread if len(staged.changes) >= LARGE else _now
+    committed = await planning(
+        plan_commit,
         rows,
         domain=domain.name,
         head=head,
@@ -255,7 +264,12 @@ def _refused(staged: Staged) -> Problem:
     )
 
 
-def _document(
+async def _now(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`fn` run here (what asyncio.to_thread does in a thread)."""
+    return fn(*args, **kwargs)
+
+
+async def _document(
     domain: Domain,
     branch: str,
     plan: Plan,
@@ -263,6 +277,8 @@ def _document(
     staged: Staged,
     touches: dict[str, list[str]],
 ) -> dict[str, Any]:
+    large = len(staged.changes) >= LARGE
+    writes = await asyncio.to_thread(staged.writes, plan.schema) if large else staged.writes(plan.schema)
     return {
         "status": "dry_run",
         "branch": branch,
@@ -277,7 +293,7 @@ def _document(
         "violation_count": staged.violation_count,
         "touches": touches,
         "replayed": False,
-        "writes": staged.writes(plan.schema),
+        "writes": writes,
     }
 
 

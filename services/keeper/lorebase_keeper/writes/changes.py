@@ -8,6 +8,7 @@ Type-level checks (types, canonical form, patterns, ranges) happen before, on th
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,11 @@ from lorebase_store import LinkRow, RecordRow
 
 if TYPE_CHECKING:
     from lorebase_keeper.vault import VaultWriter
+
+
+# From this many Records and Links on, a change set's CPU-heavy steps let the event loop run between
+# them (a schema change set over a million Records).
+LARGE = 10_000
 
 
 @dataclass(frozen=True)
@@ -199,6 +205,10 @@ class ChangeSet(ChangeState):
         if self.issues:
             return []
         await materialize(self)  # derived Attributes of the affected Records (derive.py)
+        if len(self.records) + len(self.links) >= LARGE:
+            # Seconds of CPU for a schema change over a million Records: in a thread, so the process
+            # serves its other requests meanwhile.
+            return await asyncio.to_thread(self._changes)
         return self._changes()
 
     async def _check_records(self) -> None:
@@ -209,7 +219,9 @@ class ChangeSet(ChangeState):
         for kind_name, states in by_kind.items():
             kind = self.schema.kinds[kind_name]
             required = [attr for attr in kind.attributes.values() if attr.required]
-            for state in states:
+            for index, state in enumerate(states):
+                if index and not index % LARGE:
+                    await asyncio.sleep(0)  # a large change set lets the process serve others
                 assert state.values is not None
                 for attr in required:
                     if state.values.get(attr.name) is None:
