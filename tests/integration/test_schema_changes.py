@@ -242,11 +242,20 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
         headers=supply.admin,
     )
     assert proposal.status_code == 201, proposal.text
+    # Only a principal who may change main's schema approves a Proposal that changes it.
     reviewer = await supply.principal("usr_reviewer")
     await supply.grant("supply", "usr_reviewer", "reviewer")
-    approved = await supply.http.post(
-        f"{D}/proposals/{proposal.json()['id']}/reviews", json={"decision": "approve"}, headers=reviewer
+    reviews = f"{D}/proposals/{proposal.json()['id']}/reviews"
+    refused = await supply.http.post(reviews, json={"decision": "approve"}, headers=reviewer)
+    assert refused.status_code == 403, refused.text
+    assert (
+        refused.json()["code"] == "schema-approval-required" and "schema.change" in refused.json()["detail"]
     )
+    unreviewed = await supply.http.get(f"{D}/proposals/{proposal.json()['id']}", headers=reviewer)
+    assert unreviewed.json()["reviews"] == [], "a refused approval records nothing"
+    steward = await supply.principal("usr_schema_steward")
+    await supply.grant("supply", "usr_schema_steward", "admin")
+    approved = await supply.http.post(reviews, json={"decision": "approve"}, headers=steward)
     assert approved.status_code == 200, approved.text
     merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
     assert merged.status_code == 200, merged.text

@@ -40,8 +40,9 @@ async def propose(stack: Stack, source: str, reviewer: dict[str, str]) -> Any:
 
 
 async def reviewer_of(stack: Stack) -> dict[str, str]:
-    reviewer = await stack.principal("usr_reviewer")
-    await stack.grant("supply", "usr_reviewer", "reviewer")
+    """A reviewer who may approve Proposals that change main's schema (schema.change: an admin grant)."""
+    reviewer = await stack.principal("usr_steward")
+    await stack.grant("supply", "usr_steward", "admin")
     return reviewer
 
 

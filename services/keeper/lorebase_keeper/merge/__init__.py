@@ -13,6 +13,7 @@ from lorebase_keeper.merge.base import (
     find_base,
     lock_pair,
     prefetch,
+    schema_changes_to_bring,
     touched_kinds,
 )
 from lorebase_keeper.merge.conflicts import (
@@ -38,6 +39,7 @@ __all__ = [
     "link_end_conflicts",
     "lock_pair",
     "merge",
+    "schema_changes_to_bring",
     "prefetch",
     "required_value_conflicts",
     "three_way_merge",

@@ -28,13 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lorebase.canonical import ValueProblem, canonical_json, canonical_text, canonical_value, sha256_hex
+from lorebase.canonical import ValueProblem, canonical_text, canonical_value
 from lorebase.problems import Problem
 from lorebase.schema import load_schema, validate_values
 from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
 from lorebase.schema.merge import ElementConflict, Renames, merge_documents
 from lorebase_keeper.merge.attempt import Found, MergeRequest
-from lorebase_keeper.merge.base import Side
+from lorebase_keeper.merge.base import Side, change_set_digest
 from lorebase_store import BranchChain, HistoryRow, RevisionRow, Txn
 
 
@@ -133,7 +133,7 @@ async def schema_merge(
                     request,
                     f"the change set of {revision.id[:12]} does not replay on the schema before it: {error}",
                 ) from None
-            steps.steps.append(Step(revision, sha256_hex(canonical_json(items)), items, plan))
+            steps.steps.append(Step(revision, change_set_digest(items), items, plan))
             document = plan.schema.document
         sides.append((document, steps))
     (s_document, source), (t_document, target) = sides
