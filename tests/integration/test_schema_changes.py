@@ -281,6 +281,36 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
     assert "tier" not in s1004["values"]
 
 
+async def test_an_agent_proposes_a_schema_change_from_its_task_branch(supply: Stack) -> None:
+    """A grant of admin on agent branches only: change sets there, not on main; its Proposal waits
+    for a principal who may change main's schema."""
+    agent = await supply.principal("usr_schema_agent")
+    await supply.grant("supply", "usr_schema_agent", "admin", branches=["agent/*"])
+    await supply.grant("supply", "usr_schema_agent", "editor", branches=["main"])
+    made = await supply.http.post(D + "/branches", json={"name": "agent/tier", "from": "main"}, headers=agent)
+    assert made.status_code == 201, made.text
+    body = {"changes": [RENAME_TIER]}
+    on_main = await supply.http.post(D + "/branches/main/schema/changes", json=body, headers=agent)
+    assert on_main.status_code == 403, on_main.text
+    changed = await supply.http.post(D + "/branches/agent/tier/schema/changes", json=body, headers=agent)
+    assert changed.status_code == 200, changed.text
+    proposal = await supply.http.post(
+        D + "/proposals",
+        json={"source": "agent/tier", "target": "main", "title": "Rename tier"},
+        headers=agent,
+    )
+    assert proposal.status_code == 201, proposal.text
+    reviews = f"{D}/proposals/{proposal.json()['id']}/reviews"
+    reviewer = await supply.principal("usr_data_reviewer")
+    await supply.grant("supply", "usr_data_reviewer", "reviewer")
+    refused = await supply.http.post(reviews, json={"decision": "approve"}, headers=reviewer)
+    assert refused.status_code == 403 and refused.json()["code"] == "schema-approval-required", refused.text
+    asked = await supply.http.post(reviews, json={"decision": "request_changes"}, headers=reviewer)
+    assert asked.status_code == 200, asked.text
+    approved = await supply.http.post(reviews, json={"decision": "approve"}, headers=supply.admin)
+    assert approved.status_code == 200, approved.text
+
+
 async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> None:
     before = await head(supply)
     response = await change(supply, {"changes": [CERTIFICATION, RENAME_TIER]})
