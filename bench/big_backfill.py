@@ -107,7 +107,7 @@ def measure(base: str, headers: dict[str, str], url: str, big: agent_reads.Big) 
                 timeout=3600,
             )
             answer.update(
-                elapsed=time.perf_counter() - started, status=response.status_code, body=response.json()
+                elapsed=time.perf_counter() - started, status=response.status_code, body=response.text
             )
             stop.set()
 

@@ -69,7 +69,9 @@ def after_first_batch(
     return listener
 
 
-async def test_writes_during_a_batched_migration_land_and_are_migrated(batched: Stack) -> None:
+async def test_writes_during_a_batched_migration_land_and_are_migrated_and_violations_refuse_it(
+    batched: Stack,
+) -> None:
     before = await branch(batched)
     meanwhile: list[str] = []
 
@@ -171,8 +173,7 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated(batched: 
     gone = await batched.http.get(D + "/kinds/Part/records/P-10001", headers=batched.admin)
     assert gone.status_code == 404, gone.text
 
-
-async def test_a_late_or_meanwhile_violation_refuses_the_whole_change_set(batched: Stack) -> None:
+    # A value the new bound refuses, found in a late batch or written meanwhile, refuses it all.
     # A value the new bound refuses in the last batch (S-1029: Suppliers 21-30).
     await update(batched, "S-1029", risk_score=99)
     before = await branch(batched)
@@ -184,10 +185,10 @@ async def test_a_late_or_meanwhile_violation_refuses_the_whole_change_set(batche
 
     await update(batched, "S-1029", risk_score=50)
 
-    async def step() -> None:  # a Record the first batch found valid gets a refused value meanwhile
+    async def refused_meanwhile() -> None:  # a Record the first batch found valid gets a refused value
         await update(batched, "S-1003", risk_score=97)
 
-    listener = after_first_batch(batched, step)
+    listener = after_first_batch(batched, refused_meanwhile)
     try:
         caught = await batched.http.post(CHANGES, json={"changes": [RISK_AT_MOST_95]}, headers=batched.admin)
     finally:
