@@ -250,6 +250,8 @@ class ChangeSet(ChangeState):
         for start in range(0, len(values), 50000):
             taken.update(await self.view.keys_with_value(kind.name, attribute, values[start : start + 50000]))
         for value, keys in wanted.items():
+            if len(keys) == 1 and value not in taken:
+                continue  # one holder (a load's usual case: 100,000 values, none stored)
             holders = set(keys)
             for other in taken.get(value, []):
                 other_state = self.records.get((kind.name, other))
