@@ -57,7 +57,7 @@ test-cluster: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
-	$(BIN)/mypy src services
+	$(BIN)/mypy src services tests
 	$(BIN)/lint-imports
 
 protos: $(STAMP)

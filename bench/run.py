@@ -60,7 +60,7 @@ from urllib.parse import urlsplit
 import asyncpg
 from lorebase_scribe import statistics as scribe_statistics
 
-from bench import agent_reads, analyst, cpu, feed, reads, scale, stack, standbys, write_tail
+from bench import agent_reads, analyst, big_backfill, cpu, feed, reads, scale, stack, standbys, write_tail
 from bench import memory as memory_bench
 from bench.imports import BACKFILL, IMPORT_RECORDS, raw_backfill, raw_copy, rest_backfill, rest_import
 from bench.report import Measure, Row, machine, median_pair, pair, table_lines
@@ -371,7 +371,7 @@ def _steps(
     # measures below change its risk scores).
     analyst_lines = analyst.measure(base, headers) if ANALYST else []
     bench = Bench(base, headers, url, server, work)
-    if (CORE or AGENT_READS) and agent_reads.BIG_RECORDS > 0:
+    if (CORE or AGENT_READS or big_backfill.ENABLED) and agent_reads.BIG_RECORDS > 0:
         bench.big = agent_reads.load(base, headers)
         asyncio.run(_settle(url))
         bench.cold_script = reads.cold_script(bench.big, work, ADMIN_KEY)
@@ -410,6 +410,8 @@ def _steps(
     if AGENT_READS and bench.big is not None:
         agent_lines, agent_cpu = agent_reads.measure(base, headers, bench.big)
         cpu_rows += agent_cpu
+    if big_backfill.ENABLED and bench.big is not None:  # last: it changes big's schema
+        agent_lines += big_backfill.measure(base, headers, url, bench.big)
     agent_lines = analyst_lines + agent_lines
     return rows, lines, cpu_rows, feed_lines, agent_lines
 

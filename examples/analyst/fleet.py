@@ -228,13 +228,13 @@ def data(seed: int = SEED) -> dict[str, list[dict[str, Any]]]:
             "hired_on": (date(2010, 1, 1) + timedelta(days=rng.randint(0, 15 * 365))).isoformat(),
         }
         records.append({"kind": "Driver", "values": values})
-        for plate in sorted(rng.sample(range(1, 61), rng.randint(1, 3))):
+        for number in sorted(rng.sample(range(1, 61), rng.randint(1, 3))):
             since = (date(2024, 1, 1) + timedelta(days=rng.randint(0, 700))).isoformat()
             links.append(
                 {
                     "relation": "drives",
                     "from": f"DR-{i:03d}",
-                    "to": f"V-{plate:04d}",
+                    "to": f"V-{number:04d}",
                     "values": {"since": since},
                 }
             )

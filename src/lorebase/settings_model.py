@@ -346,6 +346,11 @@ class Imports(Section, frozen=True):
     max_items: AtLeastOne
 
 
+class SchemaChanges(Section, frozen=True):
+    batch_records: AtLeastOne
+    catch_up_max: AtLeastZero
+
+
 class ReadCache(Section, frozen=True):
     max_entries: AtLeastZero
 
@@ -359,6 +364,7 @@ class Keeper(Section, frozen=True):
     rate_limits: RateLimits
     commit: Commit
     imports: Imports
+    schema_changes: SchemaChanges
 
 
 # -- reads ---------------------------------------------------------------------------------------

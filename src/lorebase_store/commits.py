@@ -12,6 +12,7 @@ rows as they were before the statement).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +121,30 @@ aud AS (
        domain text, target text, details jsonb)
 )
 SELECT 1
+"""
+
+# Many changed Records of one commit (a large schema migration) go by COPY into this table, then:
+# the created history rows that read through them take their values (as `fil` below), then the
+# rows are upserted as `rec` does.
+_CHANGED_TABLE = """
+CREATE TEMPORARY TABLE IF NOT EXISTS commit_records (LIKE records) ON COMMIT DROP;
+TRUNCATE commit_records
+"""
+_CHANGED_FILL = """
+UPDATE history h SET after = r."values"
+FROM records r JOIN commit_records c ON r.kind = c.kind AND r.key = c.key
+WHERE r.domain_id = $1 AND r.branch = $2 AND c.domain_id = $1 AND c.branch = $2
+  AND r.created_revision = r.updated_revision
+  AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
+  AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+"""
+_CHANGED_UPSERT = """
+INSERT INTO records (domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision)
+SELECT domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision
+FROM commit_records
+ON CONFLICT (domain_id, branch, kind, key) DO UPDATE
+  SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance,
+      updated_revision = EXCLUDED.updated_revision
 """
 
 # The xid for the outbox fence, and a notification to the relay, which PostgreSQL delivers when
@@ -244,6 +269,16 @@ def _final_states(
     return kept_upserts, kept_deletes
 
 
+def _encode(rows: CommitRows, form: StoredRows) -> list[str]:
+    """The commit statement's JSON arrays, in _LISTS order, the rows in the stored form."""
+    stored = {
+        "records": [form.record(r) for r in rows.records],
+        "links": [form.link(r) for r in rows.links],
+        "history": [form.history(h) for h in rows.history],
+    }
+    return [orjson.dumps(stored.get(name, getattr(rows, name))).decode() for name in _LISTS]
+
+
 _LISTS = (
     "revisions",
     "records",
@@ -289,30 +324,35 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
             await self.conn.execute(_TAKE_XID)
             self.outbox_xid_held = True
         form = StoredRows(rows.records)
-        if len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD:
+        large = len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD
+        if large:
             rows = await self._copy_bulk(rows, form)
-        stored = {
-            "records": [form.record(r) for r in rows.records],
-            "links": [form.link(r) for r in rows.links],
-            "history": [form.history(h) for h in rows.history],
-        }
+        # A large commit's rows (a schema change migrating a million Records) take seconds of CPU
+        # to encode: in a thread, so the process serves its other requests meanwhile.
+        encoded = await asyncio.to_thread(_encode, rows, form) if large else _encode(rows, form)
         driver = await self.driver()
-        await driver.execute(
-            _COMMIT,
-            rows.domain_id,
-            rows.branch,
-            *(orjson.dumps(stored.get(name, getattr(rows, name))).decode() for name in _LISTS),
-        )
+        await driver.execute(_COMMIT, rows.domain_id, rows.branch, *encoded)
 
     async def _copy_bulk(self, rows: CommitRows, form: StoredRows) -> CommitRows:
-        """COPY the new Records, new Links and the history rows (bulk.py); what is left goes by
-        statement."""
+        """COPY the new Records, new Links and the history rows (bulk.py), and many changed Records
+        through a temporary table; what is left goes by statement."""
         raw = await self.conn.get_raw_connection()
         driver: Any = raw.driver_connection
         d, b = rows.domain_id, rows.branch
         json = bulk.Documents()
         new_records = [r for r in rows.records if r.get("new")]
         new_links = [r for r in rows.links if r.get("new")]
+        changed = [r for r in rows.records if not r.get("new")]
+        if len(changed) >= bulk.COPY_THRESHOLD:
+            # A schema change migrating a million Records: as one JSON array they pass jsonb's
+            # 256 MB limit, and COPY parses each document once.
+            await driver.execute(_CHANGED_TABLE)
+            await bulk.copy_rows(
+                driver, "commit_records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, changed, json, form)
+            )
+            await driver.execute(_CHANGED_FILL, d, b)
+            await driver.execute(_CHANGED_UPSERT)
+            changed = []
         if new_records:
             await bulk.copy_rows(
                 driver, "records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, new_records, json, form)
@@ -327,7 +367,7 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
             )
         rest = CommitRows(d, b)
         rest.extend(rows)
-        rest.records = [r for r in rows.records if not r.get("new")]
+        rest.records = changed
         rest.links = [r for r in rows.links if not r.get("new")]
         rest.history = []
         return rest

@@ -250,6 +250,15 @@ class RecordsTxn(TxnBase):
         )
         return [(row.key, row.values) for row in rows]
 
+    async def kind_has_records(self, domain_id: int, branch: str, kind: str) -> bool:
+        """Whether a branch's materialised head holds any Record of `kind` (one index probe)."""
+        rows = await self.conn.execute(
+            select(records.c.key)
+            .where(records.c.domain_id == domain_id, records.c.branch == branch, records.c.kind == kind)
+            .limit(1)
+        )
+        return rows.first() is not None
+
     async def record_keys_of_kind(self, domain_id: int, branch: str, kind: str) -> list[str]:
         """The keys of a Kind's Records at a branch's materialised head, in key order."""
         rows = await self.conn.execute(

@@ -278,9 +278,10 @@ class RevisionsTxn(TxnBase):
 
     async def revision_changes(
         self, domain_id: int, branch: str, generation: int, *, after: int, limit: int
-    ) -> list[tuple[int, str, str, str, str, list[str]]]:
+    ) -> list[tuple[int, str, str, str, str, list[str], str | None]]:
         """The changes one Revision made (its history rows, in the order it made them), after the
-        history row `after`: (row, entity, name, key, change, attributes)."""
+        history row `after`: (row, entity, name, key, change, attributes, the name a rename moved
+        it from or None)."""
         rows = await self.conn.execute(
             select(
                 history.c.seq,
@@ -289,6 +290,7 @@ class RevisionsTxn(TxnBase):
                 history.c.key,
                 history.c.change,
                 history.c.attributes,
+                history.c.provenance[RENAMED_FROM].astext.label("renamed_from"),
             )
             .where(
                 history.c.domain_id == domain_id,
@@ -299,7 +301,21 @@ class RevisionsTxn(TxnBase):
             .order_by(history.c.seq)
             .limit(limit)
         )
-        return [(r.seq, r.entity, r.name, r.key, r.change, list(r.attributes)) for r in rows]
+        return [(r.seq, r.entity, r.name, r.key, r.change, list(r.attributes), r.renamed_from) for r in rows]
+
+    async def revision_moves(self, domain_id: int, branch: str, generation: int) -> int:
+        """How many Records and Links one Revision moved to a new Kind or Relation name."""
+        count = await self.conn.scalar(
+            select(func.count())
+            .select_from(history)
+            .where(
+                history.c.domain_id == domain_id,
+                history.c.branch == branch,
+                history.c.generation == generation,
+                history.c.provenance.has_key(RENAMED_FROM),
+            )
+        )
+        return int(count or 0)
 
     async def entity_history(
         self,

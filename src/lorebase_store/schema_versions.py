@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import (
     branches,
+    reconciliation_candidates,
     revisions,
     schema_change_sets,
     schema_versions,
@@ -56,8 +57,9 @@ class SchemaVersionsTxn(TxnBase):
         )
 
     async def move_kind_rows(self, domain_id: int, branch: str, old: str, new: str) -> None:
-        """A Kind renamed on a branch: its embeddings, statistics and Source keys there follow it
-        (its Records move in the commit; the other branches keep the old name)."""
+        """A Kind renamed on a branch: its embeddings, statistics, Source keys and reconciliation
+        candidates there follow it (its Records move in the commit; the other branches keep the old
+        name)."""
         await self.conn.execute(
             text(
                 "UPDATE embeddings SET kind = :new "
@@ -65,7 +67,7 @@ class SchemaVersionsTxn(TxnBase):
             ),
             {"domain_id": domain_id, "branch": branch, "old": old, "new": new},
         )
-        for table in (statistics, source_keys):
+        for table in (statistics, source_keys, reconciliation_candidates):
             await self.conn.execute(
                 update(table)
                 .where(table.c.domain_id == domain_id, table.c.branch == branch, table.c.kind == old)

@@ -54,6 +54,17 @@ UP_TIMEOUT_S = 120.0
 # Playwright's default wait for a selector or an assertion; generous for a loaded 2-core machine.
 WAIT_MS = 20_000
 
+# The page's own width beyond the viewport's, and the elements that stick out (to say what to fix).
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll('body *')]
+    .filter((e) => e.getBoundingClientRect().right > width + 1 && e.getClientRects().length)
+    .filter((e) => !e.closest('[data-scrolls]'))
+    .slice(0, 5)
+    .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].slice(0, 2).join('.')}[${e.getAttribute('data-testid') || ''}] ${Math.round(e.getBoundingClientRect().right)}`);
+  return {scroll: document.documentElement.scrollWidth, width, wide};
+}"""
+
 
 @dataclass(frozen=True)
 class WebStack:

@@ -22,7 +22,7 @@ def test_the_overview_draws_the_schema_and_measures_its_first_render(
     ready_ms = page.evaluate("() => performance.getEntriesByName('lorebase:overview-ready')[0].startTime")
     print(f"overview first render: {ready_ms:.0f} ms from navigation start (supply example)")
     graph = page.get_by_test_id("schema-graph")
-    assert sorted(graph.get_attribute("data-kinds").split(",")) == kinds
+    assert sorted((graph.get_attribute("data-kinds") or "").split(",")) == kinds
     counts = page.get_by_test_id("kind-counts")
     for kind in kinds:
         expect(counts).to_contain_text(kind)

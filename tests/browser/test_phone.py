@@ -14,20 +14,9 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import WAIT_MS, WebStack, sign_in
+from tests.browser.conftest import OVERFLOW, WAIT_MS, WebStack, sign_in
 
 WIDTH, HEIGHT = 390, 844
-
-# The page's own width beyond the viewport's, and the elements that stick out (to say what to fix).
-OVERFLOW = """() => {
-  const width = document.documentElement.clientWidth;
-  const wide = [...document.querySelectorAll('body *')]
-    .filter((e) => e.getBoundingClientRect().right > width + 1 && e.getClientRects().length)
-    .filter((e) => !e.closest('[data-scrolls]'))
-    .slice(0, 5)
-    .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].slice(0, 2).join('.')}[${e.getAttribute('data-testid') || ''}] ${Math.round(e.getBoundingClientRect().right)}`);
-  return {scroll: document.documentElement.scrollWidth, width, wide};
-}"""
 
 
 @pytest.fixture

@@ -1,15 +1,18 @@
 """Proposals: one opened through the REST API by an editor is found in the list, its changes read
 Record by Record, approved with a comment and merged from the page; the blockers and next hints
-shown are the API's."""
+shown are the API's; a schema change's diff and its migration's preview on the target."""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.conftest import WebStack, assert_accessible, change_risk, sign_in
+from tests.browser.conftest import OVERFLOW, WebStack, assert_accessible, change_risk, sign_in
 
 
 def open_proposal(stack: WebStack, title: str, description: str | None = None) -> str:
@@ -190,3 +193,128 @@ def test_a_record_says_an_open_proposal_changes_it(page: Page, web_stack: WebSta
     expect(page.get_by_test_id("record-title")).to_be_visible()
     page.wait_for_load_state("networkidle")
     expect(page.get_by_test_id("proposal-banner")).to_have_count(0)
+
+
+SCHEMA_CHANGES: list[dict[str, Any]] = [
+    {
+        "op": "add_attribute",
+        "kind": "Supplier",
+        "attribute": "certification",
+        "definition": {
+            "type": "enum",
+            "values": ["none", "iso9001"],
+            "description": "Quality certification.",
+        },
+        "backfill": {"expression": "'iso9001' if supplier_tier == 1 else 'none'"},
+    },
+    {"op": "rename_attribute", "kind": "Supplier", "attribute": "tier", "to": "supplier_tier"},
+    {
+        "op": "change_attribute",
+        "kind": "Contract",
+        "attribute": "status",
+        "definition": {"values": ["active", "expired", "draft", "terminated"]},
+    },
+]
+
+
+def shoot(page: Page, element: Locator, path: Path) -> None:
+    """A screenshot of one element in the page's coordinates (not under the sticky header)."""
+    page.evaluate("() => window.scrollTo(0, 0)")
+    box = element.bounding_box()
+    assert box is not None
+    page.screenshot(path=str(path), full_page=True, clip=box)
+
+
+def test_a_schema_change_is_reviewed_with_its_diff_and_preview(
+    page: Page, web_stack: WebStack, screenshots: Path, request: pytest.FixtureRequest
+) -> None:
+    """A task branch's change set (a backfilled Attribute, a rename, a wider enum) in a Proposal: the
+    reviewer reads each element, base against proposed, where main stands on it, and the migration
+    re-run on main as a dry run (the values it writes, no violation); on a phone too. The Proposal
+    is closed after (main keeps its schema: the other tests read it)."""
+    branch = f"web/schema-{secrets.token_hex(3)}"
+    other = f"web/schema-other-{secrets.token_hex(3)}"  # forked with it, widens the same enum otherwise
+    with web_stack.rest() as http:
+        for name in (branch, other):
+            assert http.post("/api/v1/domains/supply/branches", json={"name": name}).status_code == 201
+        void = {**SCHEMA_CHANGES[2], "definition": {"values": ["active", "expired", "draft", "void"]}}
+        response = http.post(
+            f"/api/v1/domains/supply/branches/{other}/schema/changes", json={"changes": [void]}
+        )
+        assert response.status_code == 200, response.text
+        changed = http.post(
+            f"/api/v1/domains/supply/branches/{branch}/schema/changes",
+            json={"changes": SCHEMA_CHANGES, "message": "Certification, tier renamed, terminated contracts"},
+        )
+        assert changed.status_code == 200, changed.text
+        # What merging would write on main now: the page must show the same counts.
+        preview = http.post(
+            "/api/v1/domains/supply/branches/main/schema/changes",
+            json={"changes": SCHEMA_CHANGES, "dry_run": True},
+        ).json()
+        backfilled = preview["writes"]["counts"]["Supplier.certification"]
+        assert backfilled >= 30 and preview["violation_count"] == 0
+        title = f"Schema {secrets.token_hex(2)}"
+        opened = http.post("/api/v1/domains/supply/proposals", json={"source": branch, "title": title})
+        assert opened.status_code == 201, opened.text
+        proposal = opened.json()["id"]
+    try:
+        sign_in(page, web_stack, web_stack.web_key)
+        page.goto(f"{web_stack.url}/app/d/supply/proposals/{proposal}")
+        panel = page.get_by_test_id("schema-changes")
+        expect(panel.get_by_role("heading", name="Schema changes")).to_be_visible()
+        element = panel.get_by_test_id("schema-element")
+        added = element.filter(has_text="Supplier.certification")
+        expect(added).to_have_attribute("data-change", "added")
+        expect(added).to_contain_text("iso9001")
+        expect(added.get_by_test_id("schema-writes")).to_contain_text(f"writes {backfilled} values")
+        renamed = element.filter(has_text="Supplier.supplier_tier")
+        expect(renamed).to_have_attribute("data-change", "renamed")
+        expect(renamed).to_contain_text("from Supplier.tier")
+        expect(renamed.get_by_test_id("schema-writes")).to_contain_text("moves its values, writes none")
+        widened = element.filter(has_text="Contract.status")
+        expect(widened).to_have_attribute("data-change", "changed")
+        expect(widened.get_by_test_id("schema-members")).to_contain_text("adds terminated")
+        expect(widened).to_contain_text("On main: not changed there since the base")
+        expect(panel.get_by_test_id("schema-verdict")).to_have_attribute("data-safe", "yes")
+        expect(panel.get_by_test_id("schema-violations")).to_have_text(
+            "No Record or Link would violate the new schema."
+        )
+        expect(panel.get_by_test_id("schema-writes-table")).to_contain_text(str(backfilled))
+        expect(panel.get_by_test_id("schema-touches")).to_contain_text("update_supplier")
+        # The panel alone (docs/images/web/schema-changes.png; the page holds 30 Records' diffs too).
+        shoot(page, panel, screenshots / f"{request.node.name}--schema-changes.png")
+        assert_accessible(page, "a schema change under review")
+
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(panel.get_by_test_id("schema-verdict")).to_be_visible()
+        fit = page.evaluate(OVERFLOW)
+        assert fit["scroll"] <= fit["width"], f"the Proposal scrolls sideways on a phone: {fit}"
+
+        # The change set's Revision shows the same diff (no target: no preview).
+        revision = changed.json()["revision"]
+        page.goto(f"{web_stack.url}/app/d/supply/revisions/{revision}?branch={branch}")
+        on_revision = page.get_by_test_id("schema-changes").get_by_test_id("schema-element")
+        expect(on_revision.filter(has_text="Supplier.supplier_tier")).to_contain_text("from Supplier.tier")
+        expect(page.get_by_test_id("schema-preview")).to_have_count(0)
+
+        # Compared with the other branch (three-way from where both forked): the enum is a Conflict.
+        page.goto(f"{web_stack.url}/app/d/supply/compare?base={other}&head={branch}")
+        compared = page.get_by_test_id("schema-changes")
+        conflict = compared.get_by_test_id("schema-element").filter(has_text="Contract.status")
+        expect(conflict).to_have_attribute("data-standing", "conflict")
+        expect(conflict.get_by_test_id("schema-standing")).to_contain_text(
+            "Conflict: changed there differently"
+        )
+        expect(compared.get_by_test_id("schema-verdict")).to_have_attribute("data-safe", "no")
+        assert_accessible(page, "a schema change compared with a branch that changed it too")
+
+        # An editor (no schema.change on main) reads the diff, and why there is no preview.
+        page.context.clear_cookies()
+        sign_in(page, web_stack, web_stack.author_key)
+        page.goto(f"{web_stack.url}/app/d/supply/proposals/{proposal}")
+        expect(page.get_by_test_id("schema-preview-denied")).to_contain_text("schema.change")
+        expect(page.get_by_test_id("schema-element").filter(has_text="Contract.status")).to_be_visible()
+    finally:
+        with web_stack.rest() as http:
+            assert http.post(f"/api/v1/domains/supply/proposals/{proposal}/close").status_code == 200

@@ -59,6 +59,7 @@ async def test_tools_over_stdio_as_the_agent(running: Running) -> None:
             assert tool.input_schema["type"] == "object" and tool.description
         assert tools["lorebase_execute"].input_schema["properties"]["dry_run"]["default"] is True
         execute = tools["lorebase_execute"].annotations
+        assert execute is not None
         # Operations update and delete; a real execution carries an idempotency key (answered once).
         assert (execute.read_only_hint, execute.destructive_hint, execute.idempotent_hint) == (
             False,
@@ -67,6 +68,7 @@ async def test_tools_over_stdio_as_the_agent(running: Running) -> None:
         )
         # Accepting a reconciliation candidate deletes a Record; a decided one is refused (409).
         reconcile = tools["lorebase_reconcile"].annotations
+        assert reconcile is not None
         assert (reconcile.read_only_hint, reconcile.destructive_hint, reconcile.idempotent_hint) == (
             False,
             True,
@@ -74,7 +76,9 @@ async def test_tools_over_stdio_as_the_agent(running: Running) -> None:
         )
         writes = {"lorebase_execute", "lorebase_reconcile"}
         reads = [t.annotations for name, t in tools.items() if name not in writes]
-        assert all(a.read_only_hint and not a.destructive_hint and a.idempotent_hint for a in reads)
+        assert all(
+            a is not None and a.read_only_hint and not a.destructive_hint and a.idempotent_hint for a in reads
+        )
         # An unknown tool is a protocol error (-32602), not a tool's answer.
         with pytest.raises(MCPError) as unknown:
             await herald.call_tool("lorebase_nope", {})

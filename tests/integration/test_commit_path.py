@@ -145,7 +145,7 @@ async def test_a_begin_that_never_finished_does_not_outlive_its_checkout(stack: 
     for _ in range(50):  # until the pool hands that connection out again
         async with db.engine.connect() as conn:
             raw = await conn.get_raw_connection()
-            if raw.driver_connection is not driver:
+            if raw.driver_connection is not driver or driver is None:
                 continue
             assert driver._top_xact is None and not driver.is_in_transaction()
             await conn.begin()

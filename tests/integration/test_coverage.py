@@ -76,6 +76,33 @@ async def test_statistics_from_scribe_are_marked_approximate_after_a_commit(supp
     assert await recount(supply.rt.db) == 6
 
 
+async def test_a_kind_scribe_has_not_counted_is_counted_once_then_served_as_approximate(
+    supply: Stack,
+) -> None:
+    flags = {"kind": "RiskFlag", "select": ["severity"]}
+    first = (await supply.http.post(Q, json=flags, headers=supply.admin)).json()
+    assert first["coverage"]["kinds"] == [
+        {"kind": "RiskFlag", "records": 15, "as_of": first["revision"], "approximate": False}
+    ]
+    flagged = await supply.http.post(
+        "/api/v1/domains/supply/operations/flag_supplier_risk/execute",
+        json={"parameters": {"supplier": "S-1002", "severity": "high", "reason": "Late"}},
+        headers=supply.admin,
+    )
+    assert flagged.status_code == 200, flagged.text
+    # Not scanned again at the new head: the count of the head before, said to be approximate.
+    later = (await supply.http.post(Q, json=flags, headers=supply.admin)).json()
+    assert later["revision"] != first["revision"] and len(later["records"]) == 16
+    assert later["coverage"]["kinds"] == [
+        {"kind": "RiskFlag", "records": 15, "as_of": first["revision"], "approximate": True}
+    ]
+    assert await recount(supply.rt.db) == 6  # Scribe's statistics take over
+    counted = (await supply.http.post(Q, json=flags, headers=supply.admin)).json()
+    assert counted["coverage"]["kinds"] == [
+        {"kind": "RiskFlag", "records": 16, "as_of": later["revision"], "approximate": False}
+    ]
+
+
 async def test_coverage_is_omitted_off_the_default_head_and_hides_what_the_caller_cannot_read(
     supply: Stack,
 ) -> None:

@@ -88,7 +88,7 @@ async def dump_database(stack: Stack) -> str:
         tables = (
             await conn.execute(text("select tablename from pg_tables where schemaname = current_schema()"))
         ).scalars()
-        out = []
+        out: list[str] = []
         for table in list(tables):
             rows = (await conn.execute(text(f'select t::text from "{table}" t'))).scalars()
             out.extend(rows)
@@ -421,10 +421,11 @@ async def test_schema_rules_of_vault_attributes(stack: Stack) -> None:
             },
         }
 
-    for spec, needle in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"vault": True, "unique": True}, "cannot be unique"),
         ({"vault": "yes"}, "vault"),
-    ]:
+    ]
+    for spec, needle in cases:
         response = await stack.http.post(
             "/api/v1/domains", json={"name": "bad", "schema": schema(**spec)}, headers=stack.admin
         )
@@ -442,3 +443,16 @@ async def test_schema_rules_of_vault_attributes(stack: Stack) -> None:
     kinds = (await stack.http.get("/api/v1/domains/ok/schema", headers=stack.admin)).json()["kinds"]
     email = kinds[0]["attributes"]["email"]
     assert email["vault"] is True and email["sensitivity"] == ["pii"], email
+
+    # A Kind with vault Attributes is not renamed (erasures find its values by Kind and key).
+    renamed = await stack.http.post(
+        "/api/v1/domains/ok/branches/main/schema/changes",
+        json={"changes": [{"op": "rename_kind", "kind": "Customer", "to": "Client"}]},
+        headers=stack.admin,
+    )
+    assert renamed.status_code == 422, renamed.text
+    issue = renamed.json()["issues"][0]
+    assert issue["path"] == "changes[0].kind" and issue["rule"] == "change.vault", issue
+    assert "erasure" in issue["message"] and "add_kind" in issue["message"], issue
+    kinds = (await stack.http.get("/api/v1/domains/ok/schema", headers=stack.admin)).json()["kinds"]
+    assert [kind["name"] for kind in kinds] == ["Customer"]

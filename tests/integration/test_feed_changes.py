@@ -121,12 +121,13 @@ async def test_changes_more_than_max_scan_behind_is_409(supply: Stack, feed: Fee
 
 
 async def test_changes_bad_input_and_grants(supply: Stack, feed: Feed) -> None:
-    for query, parameter in (
+    cases: tuple[tuple[dict[str, Any], str], ...] = (
         ({"since": "not hex"}, "since"),
         ({"kinds": "Supplier,Nope"}, "kinds"),
         ({"limit": "1000"}, "limit"),
         ({"limit": "-1"}, "limit"),
-    ):
+    )
+    for query, parameter in cases:
         response = await get(supply, **query)
         assert response.status_code == 400, (query, response.text)
         assert response.json()["parameter"] == parameter

@@ -203,7 +203,9 @@ async def _publish_everything(relay: Relay) -> None:
 async def _last_event_id(feed: Feed) -> str:
     js = feed.nc.jetstream()
     state = (await js.stream_info(feed.stream)).state
-    return str((await js.get_msg(feed.stream, state.last_seq)).headers["Lorebase-Event-Id"])
+    headers = (await js.get_msg(feed.stream, state.last_seq)).headers
+    assert headers is not None
+    return str(headers["Lorebase-Event-Id"])
 
 
 async def test_a_restored_database_numbers_new_events_after_the_streams_last(

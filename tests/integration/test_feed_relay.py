@@ -45,6 +45,7 @@ async def test_relay_publishes_each_event_once_even_after_a_crash(supply: Stack,
         assert events[1]["author"] == "usr_editor"
         assert events[1]["message"] == "Raise the risk of S-1001"
         assert events[1]["keys"] == {"Supplier": ["S-1001"]}
+        assert first.headers is not None
         assert (first.headers["Nats-Msg-Id"], first.headers["Lorebase-Event-Id"]) == ("evt_1.typed", "evt_1")
         await subscription.unsubscribe()
         # The deprecated copy: the same document, the event's id as its Nats-Msg-Id.
@@ -56,6 +57,7 @@ async def test_relay_publishes_each_event_once_even_after_a_crash(supply: Stack,
         old = await legacy.next_msg(timeout=5)
         assert old.subject == subject_for(subjects.legacy_prefix, "supply", "main")
         assert old.data == first.data
+        assert old.headers is not None
         assert (old.headers["Nats-Msg-Id"], old.headers["Lorebase-Event-Id"]) == ("evt_1", "evt_1")
         await legacy.unsubscribe()
         await js.delete_stream(stream)

@@ -234,10 +234,10 @@ async def test_checkpoints_are_listed_and_deleted_by_their_subject(stack: Stack)
         "DELETE", "/api/v1/memory/checkpoints/c-1", json={"revision": 2}, headers=consumer
     )
     assert stale.status_code == 409 and stale.json()["code"] == "checkpoint-revision-mismatch"
-    bad = await stack.http.request(
+    mistyped = await stack.http.request(
         "DELETE", "/api/v1/memory/checkpoints/c-1", json={"revision": "1"}, headers=consumer
     )
-    assert bad.status_code == 400
+    assert mistyped.status_code == 400
     deleted = await stack.http.request(
         "DELETE", "/api/v1/memory/checkpoints/c-1", json={"revision": 1}, headers=consumer
     )

@@ -4,6 +4,8 @@ decided by the endpoints' policies, as Keeper.Authorize is, and answered in the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 import orjson
 
@@ -12,7 +14,7 @@ from lorebase.v1 import keeper_pb2_grpc
 from tests.integration.conftest import Stack
 
 
-async def _ask(stack: Stack, credential: str, **request: str) -> tuple[grpc.StatusCode, dict[str, object]]:
+async def _ask(stack: Stack, credential: str, **request: str) -> tuple[grpc.StatusCode, dict[str, Any]]:
     async with grpc.aio.insecure_channel(stack.keeper_address.address) as channel:
         stub = keeper_pb2_grpc.KeeperStub(channel)
         try:

@@ -38,7 +38,7 @@ def _problem(response: httpx.Response, status: int) -> dict[str, Any]:
     ids=["latin-1", "control", "utf-8", "delete"],
 )
 async def test_1_credentials_with_control_or_non_ascii_bytes_are_401(supply: Stack, value: bytes) -> None:
-    response = await supply.http.get(D + "/schema", headers={"Authorization": value})  # type: ignore[dict-item]
+    response = await supply.http.get(D + "/schema", headers={"Authorization": value})  # type: ignore[arg-type]
     assert _problem(response, 401)["code"] == "unauthenticated"
 
 

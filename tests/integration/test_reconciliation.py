@@ -346,6 +346,18 @@ async def test_dismissed_pairs_are_never_proposed_again(supply: Stack) -> None:
     )
     assert late.status_code == 409, late.text
 
+    # A rename of the Kind takes its candidates along: read under the new name, still dismissed.
+    rename = {"changes": [{"op": "rename_kind", "kind": "Supplier", "to": "Vendor"}]}
+    renamed = await supply.http.post(D + "/branches/main/schema/changes", json=rename, headers=supply.admin)
+    assert renamed.status_code == 200, renamed.text
+    assert [c["record_a"] for c in await listed(supply, query="?status=dismissed")] == ["Vendor/S-2001"]
+    await scan(supply)
+    vendors = await listed(supply, query="?kind=Vendor")
+    assert pair(vendors, "Vendor/S-2001", "Vendor/S-2002") is not None
+    assert pair(vendors, "Vendor/S-2001", "Vendor/S-2003") is None
+    old_name = await supply.http.get(R + "?kind=Supplier", headers=supply.admin)
+    assert old_name.status_code == 404, old_name.text  # the Kind is Vendor now
+
 
 async def test_refused_accepts_change_nothing(supply: Stack) -> None:
     await duplicates(supply)

@@ -242,11 +242,20 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
         headers=supply.admin,
     )
     assert proposal.status_code == 201, proposal.text
+    # Only a principal who may change main's schema approves a Proposal that changes it.
     reviewer = await supply.principal("usr_reviewer")
     await supply.grant("supply", "usr_reviewer", "reviewer")
-    approved = await supply.http.post(
-        f"{D}/proposals/{proposal.json()['id']}/reviews", json={"decision": "approve"}, headers=reviewer
+    reviews = f"{D}/proposals/{proposal.json()['id']}/reviews"
+    refused = await supply.http.post(reviews, json={"decision": "approve"}, headers=reviewer)
+    assert refused.status_code == 403, refused.text
+    assert (
+        refused.json()["code"] == "schema-approval-required" and "schema.change" in refused.json()["detail"]
     )
+    unreviewed = await supply.http.get(f"{D}/proposals/{proposal.json()['id']}", headers=reviewer)
+    assert unreviewed.json()["reviews"] == [], "a refused approval records nothing"
+    steward = await supply.principal("usr_schema_steward")
+    await supply.grant("supply", "usr_schema_steward", "admin")
+    approved = await supply.http.post(reviews, json={"decision": "approve"}, headers=steward)
     assert approved.status_code == 200, approved.text
     merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
     assert merged.status_code == 200, merged.text
@@ -272,6 +281,36 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
     assert "tier" not in s1004["values"]
 
 
+async def test_an_agent_proposes_a_schema_change_from_its_task_branch(supply: Stack) -> None:
+    """A grant of admin on agent branches only: change sets there, not on main; its Proposal waits
+    for a principal who may change main's schema."""
+    agent = await supply.principal("usr_schema_agent")
+    await supply.grant("supply", "usr_schema_agent", "admin", branches=["agent/*"])
+    await supply.grant("supply", "usr_schema_agent", "editor", branches=["main"])
+    made = await supply.http.post(D + "/branches", json={"name": "agent/tier", "from": "main"}, headers=agent)
+    assert made.status_code == 201, made.text
+    body = {"changes": [RENAME_TIER]}
+    on_main = await supply.http.post(D + "/branches/main/schema/changes", json=body, headers=agent)
+    assert on_main.status_code == 403, on_main.text
+    changed = await supply.http.post(D + "/branches/agent/tier/schema/changes", json=body, headers=agent)
+    assert changed.status_code == 200, changed.text
+    proposal = await supply.http.post(
+        D + "/proposals",
+        json={"source": "agent/tier", "target": "main", "title": "Rename tier"},
+        headers=agent,
+    )
+    assert proposal.status_code == 201, proposal.text
+    reviews = f"{D}/proposals/{proposal.json()['id']}/reviews"
+    reviewer = await supply.principal("usr_data_reviewer")
+    await supply.grant("supply", "usr_data_reviewer", "reviewer")
+    refused = await supply.http.post(reviews, json={"decision": "approve"}, headers=reviewer)
+    assert refused.status_code == 403 and refused.json()["code"] == "schema-approval-required", refused.text
+    asked = await supply.http.post(reviews, json={"decision": "request_changes"}, headers=reviewer)
+    assert asked.status_code == 200, asked.text
+    approved = await supply.http.post(reviews, json={"decision": "approve"}, headers=supply.admin)
+    assert approved.status_code == 200, approved.text
+
+
 async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> None:
     before = await head(supply)
     response = await change(supply, {"changes": [CERTIFICATION, RENAME_TIER]})
@@ -286,6 +325,10 @@ async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> No
         "added": ["Supplier.supplier_tier", "Supplier.certification"],
         "removed": ["Supplier.tier"],
         "changed": ["operation:update_supplier"],
+        "changes": [
+            {"op": "add_attribute", **{k: v for k, v in CERTIFICATION.items() if k != "op"}},
+            {"op": "rename_attribute", **{k: v for k, v in RENAME_TIER.items() if k != "op"}},
+        ],
     }
     assert len(body["changes"]) == 20 and body["next_cursor"]
     assert body["changes"][0]["entity"] == "record" and body["changes"][0]["name"] == "Supplier"
@@ -307,6 +350,20 @@ async def test_a_revisions_changes_records_links_and_schema(supply: Stack) -> No
     ]
     unknown = await supply.http.get(f"{D}/revisions/{'0' * 64}", headers=supply.admin)
     assert unknown.status_code == 404, unknown.text
+
+    # A map of a confidential Attribute's values is withheld from a reader without the clearance.
+    vat: dict[str, Any] = {"op": "change_attribute", "kind": "Supplier", "attribute": "vat_number"}
+    vat |= {"definition": {"description": "VAT number."}, "map": {"PL0000000000": "PL0000000001"}}
+    response = await change(supply, {"changes": [vat]})
+    assert response.status_code == 200, response.text
+    revision = response.json()["revision"]
+    reader = await supply.principal("usr_revision_reader")
+    await supply.grant("supply", "usr_revision_reader", "reviewer")
+    seen = (await supply.http.get(f"{D}/revisions/{revision}", headers=reader)).json()["schema"]
+    assert seen["changed"] == ["Supplier.vat_number"]
+    assert seen["changes"] == [{**{k: v for k, v in vat.items() if k != "map"}, "withheld": ["map"]}]
+    full = (await supply.http.get(f"{D}/revisions/{revision}", headers=supply.admin)).json()["schema"]
+    assert full["changes"] == [vat]
 
 
 async def test_paged_listings_of_records_and_links_at_a_revision(supply: Stack) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.integration.conftest import Stack
-from tests.integration.test_schema_changes import CERTIFICATION, RENAME_TIER, D, change
+from tests.integration.test_schema_changes import CERTIFICATION, RENAME_TIER, D, change, head
 
 
 async def branch(stack: Stack, name: str) -> None:
@@ -40,8 +40,9 @@ async def propose(stack: Stack, source: str, reviewer: dict[str, str]) -> Any:
 
 
 async def reviewer_of(stack: Stack) -> dict[str, str]:
-    reviewer = await stack.principal("usr_reviewer")
-    await stack.grant("supply", "usr_reviewer", "reviewer")
+    """A reviewer who may approve Proposals that change main's schema (schema.change: an admin grant)."""
+    reviewer = await stack.principal("usr_steward")
+    await stack.grant("supply", "usr_steward", "admin")
     return reviewer
 
 
@@ -50,6 +51,9 @@ async def test_merges_across_schema_changes(supply: Stack) -> None:
     reviewer = await reviewer_of(supply)
     await a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(supply, reviewer)
     await schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts(supply, reviewer)
+    await a_schema_change_on_the_source_alone_migrates_the_target_on_merge(supply, reviewer)
+    await merged_values_keep_the_unique_and_required_values_of_the_merged_schema(supply, reviewer)
+    await a_kind_renamed_on_the_source_alone_moves_the_targets_records_on_merge(supply, reviewer)
 
 
 async def a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(
@@ -135,12 +139,173 @@ async def schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts
     ]
     assert "95" in conflicts[0]["theirs"]
 
-    # Changes to different elements: the source's change set goes to main first, then it merges.
-    refused = await propose(supply, "new-field", reviewer)
-    assert refused.status_code == 409 and refused.json()["type"].endswith("schema-conflict"), refused.text
-    assert refused.json()["changes"][0]["op"] == "change_kind"
-    assert (await change(supply, {"changes": refused.json()["changes"]})).status_code == 200
+    # Changes to different elements: the source's change set is committed on main by the merge.
     proposal = await propose(supply, "new-field", reviewer)
     assert proposal.status_code == 201, proposal.text
     merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
     assert merged.status_code == 200, merged.text
+    kinds = (await supply.http.get(D + "/schema", headers=supply.admin)).json()["kinds"]
+    assert [k["description"] for k in kinds if k["name"] == "Part"] == ["A part we buy."]
+
+
+async def a_schema_change_on_the_source_alone_migrates_the_target_on_merge(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "audited")
+    audited = {
+        "op": "add_attribute",
+        "kind": "Supplier",
+        "attribute": "audited",
+        "definition": {"type": "boolean", "required": True},
+        "backfill": {"value": False},
+    }
+    max_90 = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "risk_score",
+        "definition": {"max": 90},
+    }
+    source_change = await change(supply, {"changes": [audited, max_90]}, branch="audited")
+    assert source_change.status_code == 200, source_change.text
+    # main moves after the fork: one value the source's schema refuses, one it takes.
+    await execute(supply, "update_supplier", {"key": "S-1007", "risk_score": 93}, "main")
+    await execute(supply, "update_supplier", {"key": "S-1008", "risk_score": 51}, "main")
+    before = await head(supply)
+
+    proposal = await propose(supply, "audited", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    conflicts = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    assert [(c["code"], c["ref"], c["attribute"]) for c in conflicts["conflicts"]] == [
+        ("schema_migration", "Supplier/S-1007", "risk_score")
+    ]
+    assert "90" in conflicts["conflicts"][0]["theirs"]
+    assert await head(supply) == before  # nothing merged
+
+    await execute(supply, "update_supplier", {"key": "S-1007", "risk_score": 88}, "main")
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["attempt"]["result"] == "merge", merged.text
+    schema = (await supply.http.get(D + "/schema", headers=supply.admin)).json()
+    assert schema["schema_version"] == source_change.json()["schema_version"]
+    for key, risk in (("S-1007", "88"), ("S-1008", "51")):
+        record = (await supply.http.get(f"{D}/kinds/Supplier/records/{key}", headers=supply.admin)).json()
+        assert record["values"]["risk_score"] == risk and record["values"]["audited"] is False, record
+    # The merge Revision stands on a schema Revision of main that applied the source's change set.
+    merge_revision = (
+        await supply.http.get(f"{D}/revisions/{merged.json()['merged_revision']}", headers=supply.admin)
+    ).json()
+    caught_up = await supply.http.get(
+        f"{D}/revisions/{merge_revision['revision']['parents'][0]}", headers=supply.admin
+    )
+    assert caught_up.json()["revision"]["origin"]["type"] == "schema", caught_up.text
+    assert caught_up.json()["revision"]["schema_changed"] is True
+    assert "audited" in caught_up.json()["revision"]["message"]
+
+
+async def merged_values_keep_the_unique_and_required_values_of_the_merged_schema(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "twins")
+    twin = {"legal_name": "Twin Works", "country": "SE", "status": "active", "audited": True}
+    imported = await supply.http.post(
+        D + "/imports",
+        json={
+            "records": [
+                {"kind": "Supplier", "values": {"supplier_code": code, **twin}}
+                for code in ("S-2101", "S-2102")
+            ],
+            "branch": "twins",
+        },
+        headers=supply.admin,
+    )
+    assert imported.status_code == 200, imported.text
+    cleared = await supply.http.post(
+        D + "/imports",
+        json={"records": [{"kind": "Supplier", "values": {"supplier_code": "S-1012", "risk_score": None}}]}
+        | {"branch": "twins"},
+        headers=supply.admin,
+    )
+    assert cleared.status_code == 200, cleared.text
+    cleared = (
+        await supply.http.get(D + "/kinds/Supplier/records/S-1012?branch=twins", headers=supply.admin)
+    ).json()
+    assert "risk_score" not in cleared["values"], cleared
+    unique_names = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "legal_name",
+        "definition": {"unique": True},
+    }
+    required_risk = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "risk_score",
+        "definition": {"required": True},
+        "backfill": {"value": 50},  # S-2001, imported without one
+    }
+    tightened = await change(supply, {"changes": [unique_names, required_risk]})  # on main
+    assert tightened.status_code == 200, tightened.text
+    before = await head(supply)
+
+    proposal = await propose(supply, "twins", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    conflicts = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    found = sorted((c["code"], c["ref"], c["attribute"]) for c in conflicts["conflicts"])
+    assert found == [
+        ("required_missing", "Supplier/S-1012", "risk_score"),
+        ("unique_taken", "Supplier/S-2101", "legal_name"),
+        ("unique_taken", "Supplier/S-2102", "legal_name"),
+    ], conflicts
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.json()["status"] == "open" and merged.json()["attempt"]["result"] == "conflicts"
+    assert await head(supply) == before  # nothing merged
+    required = next(c for c in conflicts["conflicts"] if c["code"] == "required_missing")
+    assert required["ours"] is not None  # main's value, which `ours` keeps
+    refused = await supply.http.post(required["href"], json={"resolution": "theirs"}, headers=supply.admin)
+    assert refused.status_code == 422, refused.text
+    kept = await supply.http.post(required["href"], json={"resolution": "ours"}, headers=supply.admin)
+    assert kept.status_code == 200, kept.text
+    named_twice = next(c for c in conflicts["conflicts"] if c["ref"] == "Supplier/S-2102")  # the later one
+    renamed = {"resolution": "value", "value": "Twin Works Nord"}
+    assert (
+        await supply.http.post(named_twice["href"], json=renamed, headers=supply.admin)
+    ).status_code == 200
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
+    s1012 = (await supply.http.get(D + "/kinds/Supplier/records/S-1012", headers=supply.admin)).json()
+    assert s1012["values"]["risk_score"] == required["ours"]
+    for key, name in (("S-2101", "Twin Works"), ("S-2102", "Twin Works Nord")):
+        twin_record = (
+            await supply.http.get(f"{D}/kinds/Supplier/records/{key}", headers=supply.admin)
+        ).json()
+        assert twin_record["values"]["legal_name"] == name, twin_record
+
+
+async def a_kind_renamed_on_the_source_alone_moves_the_targets_records_on_merge(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "agreements")
+    rename = {"op": "rename_kind", "kind": "Contract", "to": "Agreement"}
+    assert (await change(supply, {"changes": [rename]}, branch="agreements")).status_code == 200
+    expired = {
+        "records": [{"kind": "Contract", "values": {"contract_number": "C-3001", "status": "expired"}}]
+    }
+    imported = await supply.http.post(
+        D + "/imports", json=expired | {"message": "C-3001 expired"}, headers=supply.admin
+    )
+    assert imported.status_code == 200, imported.text  # on main, after the fork
+
+    proposal = await propose(supply, "agreements", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["attempt"]["result"] == "merge", merged.text
+    record = await supply.http.get(D + "/kinds/Agreement/records/C-3001", headers=supply.admin)
+    assert record.status_code == 200 and record.json()["values"]["status"] == "expired", record.text
+    gone = await supply.http.get(D + "/kinds/Contract/records/C-3001", headers=supply.admin)
+    assert gone.status_code == 404, gone.text
+    history = await supply.http.get(D + "/kinds/Agreement/records/C-3001/history", headers=supply.admin)
+    changes = history.json()["changes"]
+    assert changes[0]["change"] == "renamed" and changes[0]["renamed_from"] == "Contract/C-3001", changes[0]
+    assert "C-3001 expired" in [c["message"] for c in changes]

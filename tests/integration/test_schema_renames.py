@@ -56,6 +56,20 @@ async def test_renamed_kind_and_relation_keep_history_lineage_and_old_reads(supp
     assert done.status_code == 200, done.text
     revision = done.json()["revision"]
 
+    # The Revision's changes list each moved Record and Link once, under its new name.
+    links = len(
+        (await supply.http.get(D + "/relations/sourced_from/links?limit=1000", headers=supply.admin)).json()[
+            "links"
+        ]
+    )
+    assert done.json()["migrated"] == {"records": 30, "links": links}
+    view = (await supply.http.get(f"{D}/revisions/{revision}", headers=supply.admin)).json()
+    moved = {(c["entity"], c["name"], c["change"]) for c in view["changes"]}
+    assert moved == {("record", "Vendor", "renamed"), ("link", "sourced_from", "renamed")}, moved
+    assert len(view["changes"]) == view["revision"]["stats"]["changes"] == 30 + links
+    s1001 = next(c for c in view["changes"] if c["key"] == "S-1001")
+    assert s1001["renamed_from"] == "Supplier/S-1001"
+
     record = await supply.http.get(D + "/kinds/Vendor/records/S-1001", headers=supply.admin)
     assert record.status_code == 200, record.text
     now = record.json()

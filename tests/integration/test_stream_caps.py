@@ -23,12 +23,12 @@ async def opened(http: httpx.AsyncClient, url: str, headers: dict[str, str]) -> 
     """An event stream whose first bytes (`retry:`) have arrived, open until the context ends."""
     async with http.stream("GET", url + EVENTS, headers=headers) as response:
         assert response.status_code == 200, (await response.aread()).decode()
-        chunks = response.aiter_bytes()
+        chunks = response.aiter_bytes()  # held: a dropped iterator is closed, and the stream with it
         await anext(chunks)
         try:
             yield
         finally:
-            await chunks.aclose()
+            await response.aclose()
 
 
 async def test_the_streams_of_a_principal_and_of_a_gateway_are_capped(supply: Stack, nats_url: str) -> None:

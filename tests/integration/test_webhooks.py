@@ -360,7 +360,7 @@ async def test_old_delivered_and_dead_deliveries_are_deleted(supply: Stack, feed
         result = await deliver_pending(supply.rt.db, sender, sealer(), settings)
         assert result.purged == 2600
         async with supply.rt.db.engine.connect() as conn:
-            left = dict(
+            left: dict[str, int] = dict(
                 (await conn.execute(text("select status, count(*) from webhook_deliveries group by 1"))).all()
             )
         assert left == {"delivered": 1, "pending": 1}

@@ -309,7 +309,7 @@ _JSON = st.recursive(
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats()
-    | st.text(alphabet=st.characters(blacklist_categories=("Cs",))),
+    | st.text(alphabet=st.characters(exclude_categories=["Cs"])),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
     max_leaves=20,
 )

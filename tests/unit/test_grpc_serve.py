@@ -25,11 +25,15 @@ OPERATOR_KEY = "lbk_operator"
 OPERATOR = f"Bearer {OPERATOR_KEY}"
 
 
+async def _noop() -> None:
+    """A job that never runs in these tests (every 60 s)."""
+
+
 class SlowScribe(ScribeServicer):
     """ListJobs takes `delay_s` and logs on the way (as any servicer logs)."""
 
     def __init__(self, delay_s: float) -> None:
-        super().__init__([Job("noop", 60.0, asyncio.sleep)], Operators(OPERATOR_KEY))
+        super().__init__([Job("noop", 60.0, _noop)], Operators(OPERATOR_KEY))
         self.delay_s = delay_s
         self.started = asyncio.Event()
 

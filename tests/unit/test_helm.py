@@ -63,7 +63,7 @@ def chart() -> Iterator[Any]:
 
 def render(chart: Any, values: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     manifests = chart.render(dict(values) if values is not None else None, name=RELEASE, namespace=NAMESPACE)
-    objects = []
+    objects: list[dict[str, Any]] = []
     for path, text in sorted(manifests.items()):
         if path.endswith("NOTES.txt"):
             continue

@@ -31,7 +31,7 @@ def _sets(cls: type, name: str) -> bool:
     if name in _slots(cls):
         return True
     return any(
-        re.search(rf"self\.{name}\s*[:=]", inspect.getsource(klass.__init__)) is not None
+        re.search(rf"self\.{name}\s*[:=]", inspect.getsource(vars(klass)["__init__"])) is not None
         for klass in cls.__mro__
         if "__init__" in vars(klass) and inspect.isfunction(vars(klass)["__init__"])
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from lorebase.operation_events import revealed
 from lorebase.schema import load_schema
 from tests.integration.test_webhook_clearances import EMAIL, SCHEMA
@@ -24,7 +26,7 @@ def test_a_changed_operation_reveals_nothing() -> None:
         ],
     }
     schema = load_schema(SCHEMA)
-    invocation = {
+    invocation: dict[str, Any] = {
         "id": "inv_1",
         "principal": "usr_admin",
         "parameters": {"pid": "P-2", "email": EMAIL, "salary": 1, "city": "Oslo"},

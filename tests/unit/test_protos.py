@@ -79,7 +79,7 @@ def test_feed_routes_come_before_the_branch_routes() -> None:
     """`/branches/{branch:path}` would swallow `/changes` and `/events` of a branch named with '/'."""
     from lorebase_gateway.app import create_app
     from lorebase_gateway.gateway import Gateway
-    from starlette.routing import Match
+    from starlette.routing import Match, Route
 
     app = create_app(Gateway(max_body_bytes=1024))
     for path, name in (
@@ -89,4 +89,4 @@ def test_feed_routes_come_before_the_branch_routes() -> None:
     ):
         scope = {"type": "http", "path": path, "method": "GET", "root_path": ""}
         first = next(r for r in app.routes if r.matches(scope)[0] == Match.FULL)
-        assert first.endpoint.__name__ == name, path
+        assert isinstance(first, Route) and first.endpoint.__name__ == name, path

@@ -44,7 +44,8 @@ def test_an_entry_is_served_only_with_the_same_domain_and_before_it_expires() ->
     key = cache.key(domain, "main", "rev-1", access, ("get_record", "Supplier", "S-1", True))
     cache.put(key, domain, {"values": 1})
     assert cache.get(key, domain) == {"values": 1}
-    assert cache.get(key, _Domain()) is None  # the schema or settings were reloaded
+    other: Any = _Domain()
+    assert cache.get(key, other) is None  # the schema or settings were reloaded
     moved = cache.key(domain, "main", "rev-2", access, ("get_record", "Supplier", "S-1", True))
     assert cache.get(moved, domain) is None
     expired = ReadCache(max_entries=10, ttl_s=0.01)

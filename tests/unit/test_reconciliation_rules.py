@@ -3,6 +3,8 @@ rules compare, how values fold, how pairs are found and scored (docs/reconciliat
 
 from __future__ import annotations
 
+from typing import Any
+
 from lorebase.reconciliation import Pair, _exact_pairs, exact_rules, fold, score_of
 from lorebase.schema import load_schema
 
@@ -40,7 +42,7 @@ def test_the_exact_rules_are_the_unique_attributes_and_a_title_that_is_not_uniqu
 
 def test_pairs_in_key_order_with_every_rule_that_matched() -> None:
     kind = load_schema(SCHEMA).kinds["Supplier"]
-    records = [
+    records: list[tuple[str, dict[str, Any]]] = [
         ("S-3", {"code": "S-3", "name": "Acme  GmbH", "vat": "de1"}),
         ("S-1", {"code": "S-1", "name": "acme gmbh", "vat": "DE1"}),
         ("S-2", {"code": "S-2", "name": "Other", "vat": None}),

@@ -161,13 +161,12 @@ def test_every_endpoint_builds_from_its_path_parameters() -> None:
 
 
 def test_every_endpoint_has_a_method_whose_signature_is_its_keywords() -> None:
-    for endpoint in ENDPOINTS:
-        method = getattr(RestClient, endpoint.name)
-        assert callable(method), endpoint.name
-    record = inspect.signature(RestClient.get_record)
+    methods = {endpoint.name: getattr(RestClient, endpoint.name) for endpoint in ENDPOINTS}
+    assert all(callable(method) for method in methods.values())
+    record = inspect.signature(methods["get_record"])
     assert list(record.parameters)[1:] == ["domain", "kind", "key", "branch", "at", "links", "lineage"]
     assert record.parameters["links"].default is False
     assert record.parameters["key"].default is inspect.Parameter.empty
-    assert "from_" in inspect.signature(RestClient.create_branch).parameters
-    assert "body" in inspect.signature(RestClient.create_memory).parameters
-    assert "GET /api/v1/domains/{domain}/kinds/{kind}/records/{key}" in (RestClient.get_record.__doc__ or "")
+    assert "from_" in inspect.signature(methods["create_branch"]).parameters
+    assert "body" in inspect.signature(methods["create_memory"]).parameters
+    assert "GET /api/v1/domains/{domain}/kinds/{kind}/records/{key}" in (methods["get_record"].__doc__ or "")

@@ -4,6 +4,7 @@ a branch's head moving (`moves`), and the vault."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from lorebase.config import Settings
@@ -31,6 +32,9 @@ class Runtime:
     moves: BranchMoves = field(default_factory=BranchMoves)  # work after a head moved (writes/moves.py)
     # Answers of repeated reads, checked against the head (read_cache.py); none by default here.
     read_cache: ReadCache = field(default_factory=lambda: ReadCache(max_entries=0, ttl_s=0))
+    # Told (Kind, Records done, Records in all) after each batch of a schema change's migration,
+    # besides its log line (lorebase_keeper.schema_changes).
+    schema_progress: list[Callable[[str, int, int], Awaitable[None]]] = field(default_factory=list)
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:

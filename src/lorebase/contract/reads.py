@@ -318,7 +318,8 @@ ENDPOINTS = [
         policy=grant(P.DATA_READ, scope=Scope.EVERY_KIND),
         description="The Revision a Revision id, a unique prefix or a tag names on the branch's "
         "first-parent history (`branch`, default the default branch), who made it and why, the schema "
-        "version it was committed under and what it changed in the schema, and a page of the Records "
+        "version it was committed under and what it changed in the schema (with the change set it "
+        "applied), and a page of the Records "
         "and Links it changed (the Attributes named, not their values: read them with `at`).",
         etag=True,
         response=answers.schema.RevisionView,

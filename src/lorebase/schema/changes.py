@@ -27,7 +27,7 @@ item's path (`changes[2].to`). Nothing here reads data: keeper migrates the Reco
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,8 +261,13 @@ class _Changes:
             self.issue(
                 f"{path}.kind",
                 "change.vault",
-                f"{old} keeps {', '.join(vault)} in the vault, whose entries name the Kind; a Kind "
-                "with vault Attributes cannot be renamed yet (add a new Kind and copy the Records)",
+                f"{old} cannot be renamed: it keeps {', '.join(vault)} in the vault, whose entries are "
+                "shared by every branch and the history and are erased and cleared by Kind and Record "
+                "key, so after a rename an erasure under the new name would miss the values kept under "
+                f"{old!r}. Instead add a Kind named {new!r} (add_kind), write the Records to it (an "
+                f"import or an Operation: their vault values get entries under {new!r}), then remove "
+                f"{old} (remove_kind with delete_data: true); erase a person under both names while "
+                f"{old}'s history matters",
             )
             return
         self.doc["kinds"] = {new if n == old else n: k for n, k in self.doc["kinds"].items()}
@@ -566,7 +571,7 @@ class _Changes:
             self.migration(kind_name).backfills[name] = Backfill(expression=compiled)
 
 
-def apply_changes(document: Mapping[str, Any], items: list[Mapping[str, Any]]) -> Plan:
+def apply_changes(document: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Plan:
     """The change set `items` applied to the schema `document`; SchemaChangeError lists every problem."""
     if not items:
         raise SchemaChangeError([{"path": "changes", "rule": "change.required", "message": "no changes"}])

@@ -1,14 +1,21 @@
-/** A Domain's shape and state: its schema, branches, health and the Revisions committed on a branch. */
-import { get, seg } from "./client";
-import type { BranchList, ChangesPage, DataHealth, DomainList, RevisionView, Schema } from "./types";
+/** A Domain's shape and state: its schema (and a change set's preview), branches, health and the
+ * Revisions committed on a branch. */
+import { get, post, seg } from "./client";
+import type { BranchList, ChangesPage, DataHealth, DomainList, RevisionView, Schema, SchemaChangeItem, SchemaChangeResult } from "./types";
 import type { ReadPointQuery } from "./records";
 
 export const domainBase = (domain: string) => `/api/v1/domains/${seg(domain)}`;
 
 export const listBranches = (domain: string) => get<BranchList>(`${domainBase(domain)}/branches`);
 
-export const getSchema = (domain: string, branch: string) =>
-  get<Schema>(`${domainBase(domain)}/schema`, { branch });
+/** The schema on a branch, at its head or at a Revision (`at`: an id, a prefix or a tag). */
+export const getSchema = (domain: string, branch: string, at = "") =>
+  get<Schema>(`${domainBase(domain)}/schema`, { branch, at });
+
+/** What a change set would do on a branch (`dry_run`: nothing is written); needs `schema.change`
+ * there. */
+export const previewSchemaChanges = (domain: string, branch: string, changes: SchemaChangeItem[]) =>
+  post<SchemaChangeResult>(`${domainBase(domain)}/branches/${seg(branch)}/schema/changes`, { changes, dry_run: true });
 
 export const getHealth = (domain: string, point: ReadPointQuery) =>
   get<DataHealth>(`${domainBase(domain)}/health`, { branch: point.branch, at: point.at });

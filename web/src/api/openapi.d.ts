@@ -955,7 +955,7 @@ export interface paths {
         };
         /**
          * One Revision and its changes: Records, Links and the schema
-         * @description Needs data.read on `branch`; a grant narrowed to Kinds is not enough. The Revision a Revision id, a unique prefix or a tag names on the branch's first-parent history (`branch`, default the default branch), who made it and why, the schema version it was committed under and what it changed in the schema, and a page of the Records and Links it changed (the Attributes named, not their values: read them with `at`).
+         * @description Needs data.read on `branch`; a grant narrowed to Kinds is not enough. The Revision a Revision id, a unique prefix or a tag names on the branch's first-parent history (`branch`, default the default branch), who made it and why, the schema version it was committed under and what it changed in the schema (with the change set it applied), and a page of the Records and Links it changed (the Attributes named, not their values: read them with `at`).
          */
         get: operations["get_revision"];
         put?: never;
@@ -3863,7 +3863,9 @@ export interface components {
         /**
          * RevisionChange
          * @description A Record (entity record, name the Kind) or Link (entity link, name the Relation, key
-         *     from->to) the Revision changed, and the names of the changed Attributes.
+         *     from->to) the Revision changed, and the names of the changed Attributes. A Record or Link a
+         *     rename of its Kind or Relation moved is listed once, under its new name, as `renamed`, with
+         *     `renamed_from` (`Supplier/S-1001`, `supplied_by/P-1->S-1`).
          */
         RevisionChange: {
             /** @enum {string} */
@@ -3871,18 +3873,25 @@ export interface components {
             name: string;
             key: string;
             /** @enum {string} */
-            change: "created" | "deleted" | "modified";
+            change: "created" | "deleted" | "modified" | "renamed";
             attributes: string[];
+            renamed_from?: string;
         };
         /**
          * SchemaDiff
          * @description What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
-         *     Operations and lenses added, removed or changed.
+         *     Operations and lenses added, removed or changed; `changes`, the change set it applied as it was
+         *     sent (its renames, backfills and maps), empty when none is kept (a merge, or a Revision made
+         *     before migration 0019). A change to an Attribute whose sensitivity the caller is not cleared
+         *     for comes without its `backfill` and `map` (its values), and `withheld` names them.
          */
         SchemaDiff: {
             added: string[];
             removed: string[];
             changed: string[];
+            changes: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * HistoryPage
@@ -3900,7 +3909,8 @@ export interface components {
         };
         /**
          * HistoryChange
-         * @description One change of the Record: the Revision, whether it created, modified or deleted the Record,
+         * @description One change of the Record: the Revision, whether it created, modified or deleted the Record
+         *     (or moved it to its Kind's new name: `renamed`, naming where it came from in `renamed_from`),
          *     the Attributes it changed with their provenance, and with `values=true` the values before and
          *     after (null before a creation and after a deletion). A deletion by a reconciliation merge names
          *     the survivor (`merged_into`).
@@ -3917,7 +3927,7 @@ export interface components {
             message: string;
             origin: components["schemas"]["Origin"];
             /** @enum {string} */
-            change: "created" | "deleted" | "modified";
+            change: "created" | "deleted" | "modified" | "renamed";
             attributes: string[];
             provenance: {
                 [key: string]: components["schemas"]["Provenance"];
@@ -3930,6 +3940,8 @@ export interface components {
             } | null;
             /** @description A Record reference: Kind/key */
             merged_into?: string;
+            /** @description A Record reference: Kind/key */
+            renamed_from?: string;
         };
         /**
          * Provenance

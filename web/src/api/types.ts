@@ -132,3 +132,14 @@ export type ProposalList = Schemas["ProposalList"];
 export type Conflict = Schemas["Conflict"];
 
 export type ConflictList = Schemas["ConflictList"];
+
+// ---- Schema changes (`POST .../branches/{b}/schema/changes`) ---------------------------------------
+
+/** One change of a change set (`add_attribute`, `rename_kind`...). */
+export type SchemaChangeItem = Schemas["SchemaChangeItem"];
+
+/** What a change set did or, with `dry_run`, would do: writes, violations, what else it touches. */
+export type SchemaChangeResult = Schemas["SchemaChange"];
+
+/** What a Revision changed in the schema, with the change set it applied. */
+export type RevisionSchemaDiff = Schemas["SchemaDiff"];

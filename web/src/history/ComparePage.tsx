@@ -2,7 +2,8 @@
  * `/d/:domain/compare?base=&head=`: how far a branch (head) is ahead of and behind another (base),
  * the Revisions each has that the other has not (read back from both heads with
  * `GET .../revisions/{revision}` until they meet: compare.ts), and what the head changed since they
- * last met (`GET .../diff` on the head, from the newest shared Revision to its newest).
+ * last met (`GET .../diff` on the head, from the newest shared Revision to its newest), with its
+ * schema changes and their preview on the base when one of its Revisions changed the schema.
  */
 import { Anchor, Badge, Grid, Group, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
 import { Link, useSearchParams } from "react-router";
@@ -10,6 +11,7 @@ import { getRevision, listBranches } from "../api/domain";
 import { getDiff } from "../api/records";
 import type { RevisionDoc } from "../api/types";
 import { DiffView } from "../diff/DiffView";
+import { SchemaChangesPanel } from "../diff/SchemaChangesPanel";
 import { useDomain } from "../shell/DomainLayout";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { formatTime, shortRevision } from "../shell/format";
@@ -119,6 +121,9 @@ export function ComparePage() {
               </Paper>
             </Grid.Col>
           </Grid>
+          {r.mergeBase && r.head && r.ahead.some((e) => e.schema_changed) && (
+            <SchemaChangesPanel domain={domain} range={{ branch: head, from: r.mergeBase, to: r.head }} target={base} />
+          )}
           {r.diff && (
             <Paper withBorder p="sm">
               <Title order={2} size="h5" mb="xs">

@@ -2,7 +2,8 @@
  * `/d/:domain/revisions/:revision?branch=`: what one Revision changed, who made it, why (its message)
  * and where it came from (its origin), with its parents: `GET .../revisions/{revision}` on the
  * page's branch (the Revision, the Records and Links it changed, what it changed in the schema), and
- * the values before and after with `GET .../diff?from=<first parent>&to=<revision>`.
+ * the values before and after with `GET .../diff?from=<first parent>&to=<revision>`; a schema change
+ * element by element (the schema at the parent against the Revision's, with its change set).
  */
 import { Anchor, Badge, Group, List, Paper, Stack, Table, Text, Title } from "@mantine/core";
 import { Link, useParams } from "react-router";
@@ -10,6 +11,7 @@ import { getRevision } from "../api/domain";
 import { getDiff } from "../api/records";
 import type { DiffResult, RevisionView } from "../api/types";
 import { DiffView } from "../diff/DiffView";
+import { SchemaChangesPanel } from "../diff/SchemaChangesPanel";
 import { useDomain } from "../shell/DomainLayout";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { formatTime, shortRevision } from "../shell/format";
@@ -138,6 +140,7 @@ export function RevisionPage() {
           </Anchor>
         </Paper>
       )}
+      {view?.schema && event?.parents[0] && <SchemaChangesPanel domain={domain} range={{ branch: branchName, from: event.parents[0], to: event.id }} />}
       <ProblemAlert error={diff.error} title="The changes cannot be read" />
       {diff.data && (
         <Paper withBorder p="md">

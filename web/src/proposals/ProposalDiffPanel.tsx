@@ -4,15 +4,15 @@
  * (the base is where the source started; the target may have moved since). */
 import { Anchor, Badge, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
-import { getRecord } from "../api/records";
+import { getDiff, getRecord } from "../api/records";
 import type { Conflict, Proposal, Values } from "../api/types";
 import { BeforeAfterTable } from "../diff/BeforeAfterTable";
 import { recordDiffs } from "../diff/beforeAfter";
 import { ProblemAlert } from "../shell/ProblemAlert";
 import { shortRevision } from "../shell/format";
 import { recordPath } from "../shell/readPoint";
-import { useApi } from "../shell/useApi";
-import { proposalDiff } from "./proposalDiff";
+import { useApi, type ApiState } from "../shell/useApi";
+import type { DiffRange } from "./proposalDiff";
 
 const COLORS = { added: "green", removed: "red", changed: "orange" } as const;
 
@@ -36,9 +36,13 @@ async function targetValues(domain: string, target: string, refs: string[]): Pro
   return found;
 }
 
-export function ProposalDiffPanel({ domain, proposal, conflicts = [] }: { domain: string; proposal: Proposal; conflicts?: Conflict[] }) {
-  const diff = useApi(() => proposalDiff(domain, proposal), [domain, proposal.id, proposal.status, proposal.updated_at]);
+/** `range`: the Revisions the Proposal brings (proposalRange, read once by the page for this diff
+ * and its schema changes). */
+export function ProposalDiffPanel({ domain, proposal, range, conflicts = [] }: { domain: string; proposal: Proposal; range: ApiState<DiffRange | null>; conflicts?: Conflict[] }) {
+  const r = range.data;
+  const diff = useApi(r !== undefined ? () => (r ? getDiff(domain, r.branch, r.from, r.to) : Promise.resolve(null)) : null, [domain, r?.branch, r?.from, r?.to]);
   const data = diff.data;
+  const loading = range.loading || diff.loading;
   const open = proposal.status === "open";
   const refs = data ? recordDiffs(data).filter((r) => r.change !== "added").map((r) => r.ref) : [];
   const target = useApi(open && data ? () => targetValues(domain, proposal.target_ref, refs) : null, [data, open, proposal.target_ref]);
@@ -55,9 +59,9 @@ export function ProposalDiffPanel({ domain, proposal, conflicts = [] }: { domain
       <Title order={5} mb="xs">
         Changes
       </Title>
-      <ProblemAlert error={diff.error} title="The changes cannot be read" />
-      {diff.loading && <Text size="sm" c="dimmed">Reading the changes…</Text>}
-      {!diff.loading && data === null && <Text size="sm" c="dimmed">No changes to show (the source branch has no Revision of its own, or is gone).</Text>}
+      <ProblemAlert error={range.error ?? diff.error} title="The changes cannot be read" />
+      {loading && <Text size="sm" c="dimmed">Reading the changes…</Text>}
+      {!loading && data === null && <Text size="sm" c="dimmed">No changes to show (the source branch has no Revision of its own, or is gone).</Text>}
       {data && (
         <Stack gap="sm">
           <Text size="xs" c="dimmed">

@@ -16,8 +16,10 @@ import { useSession } from "../shell/auth";
 import { formatTime, shortRevision } from "../shell/format";
 import { useReadPoint } from "../shell/readPoint";
 import { useApi } from "../shell/useApi";
+import { SchemaChangesPanel } from "../diff/SchemaChangesPanel";
 import { ConflictsPanel } from "./ConflictsPanel";
 import { ProposalDiffPanel } from "./ProposalDiffPanel";
+import { proposalRange } from "./proposalDiff";
 import { STATUS_COLORS } from "./ProposalsPage";
 import { ReviewForm } from "./ReviewForm";
 import { usePageTitle } from "../shell/title";
@@ -49,6 +51,9 @@ export function ProposalPage() {
   const conflicts = useApi(() => listConflicts(domain, id), [domain, id]);
   // The agent sessions that opened or added to it (only those the reader may read: its own, or all for the admin).
   const sessions = useApi(() => listSessions({ proposal: id, limit: 5 }), [id]);
+  const loaded = proposal.data;
+  // The Revisions it brings: read once for its diff and its schema changes.
+  const range = useApi(loaded ? () => proposalRange(domain, loaded) : null, [domain, id, loaded?.status, loaded?.updated_at]);
   usePageTitle(proposal.data?.title ?? "Proposal", domain);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -121,7 +126,7 @@ export function ProposalPage() {
               </Text>
             </Group>
             {p.status === "merged" && (
-              <Text size="sm" mt={4} c="green.9">
+              <Text size="sm" mt={4} c="#1e6f30">
                 Merged as {shortRevision(p.merged_revision)} by {p.merged_by} at {formatTime(p.merged_at)}
               </Text>
             )}
@@ -159,7 +164,8 @@ export function ProposalPage() {
           <Grid gap="md">
             <Grid.Col span={{ base: 12, lg: 7 }}>
               <Stack gap="md">
-                <ProposalDiffPanel domain={domain} proposal={p} conflicts={conflicts.data?.conflicts} />
+                <SchemaChangesPanel domain={domain} range={range.data ?? null} target={p.status === "open" ? p.target_ref : undefined} />
+                <ProposalDiffPanel domain={domain} proposal={p} range={range} conflicts={conflicts.data?.conflicts} />
                 <ProblemAlert error={conflicts.error} />
                 {conflicts.data && (
                   <ConflictsPanel

@@ -42,8 +42,9 @@ export async function mergeRange(read: RevisionRead, target: string, merged: str
   return doc.parents[0] ? { branch: target, from: doc.parents[0], to: doc.id } : null;
 }
 
-/** The Proposal's diff, or null when there is nothing to show (no own Revision, branch gone). */
-export async function proposalDiff(domain: string, proposal: Proposal): Promise<DiffResult | null> {
+/** The Revisions a Proposal brings: the source's own while open, the merge Revision once merged;
+ * null when there is nothing to show (no own Revision, branch gone). */
+export async function proposalRange(domain: string, proposal: Proposal): Promise<DiffRange | null> {
   const on = (branch: string): RevisionRead => async (revision) => (await getRevision(domain, branch, revision, 1)).revision;
   let range: DiffRange | null = null;
   if (proposal.status === "merged" && proposal.merged_revision) {
@@ -53,5 +54,11 @@ export async function proposalDiff(domain: string, proposal: Proposal): Promise<
     const head = branches.find((b) => b.name === proposal.source_ref)?.head ?? null;
     range = await ownRange(on(proposal.source_ref), head, proposal.source_ref);
   }
+  return range;
+}
+
+/** The Proposal's diff, or null when there is nothing to show (no own Revision, branch gone). */
+export async function proposalDiff(domain: string, proposal: Proposal): Promise<DiffResult | null> {
+  const range = await proposalRange(domain, proposal);
   return range ? getDiff(domain, range.branch, range.from, range.to) : null;
 }

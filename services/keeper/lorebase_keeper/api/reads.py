@@ -64,7 +64,7 @@ async def list_links(call: DomainCall[ListLinks]) -> dict[str, Any]:
 
 @handler("get_revision")
 async def get_revision(call: DomainCall[GetRevision]) -> pb.Reply:
-    document = await reads.revision_view(call.rt, call.domain, call.branch, call.request)
+    document = await reads.revision_view(call.rt, call.access, call.domain, call.branch, call.request)
     return reply(document, revision=document["revision"]["id"])
 
 

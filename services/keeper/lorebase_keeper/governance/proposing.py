@@ -22,7 +22,14 @@ from lorebase_keeper.domains import Domain, check_branch_name
 from lorebase_keeper.governance.reconciliation import OPERATION, candidate_document
 from lorebase_keeper.merge import touched_kinds
 from lorebase_keeper.operations.agent_tasks import normalise_task, open_task_branch
-from lorebase_keeper.proposals import approval_of, attempt_document, attempt_merge, next_steps, open_proposal
+from lorebase_keeper.proposals import (
+    approval_of,
+    attempt_document,
+    attempt_merge,
+    next_steps,
+    open_proposal,
+    proposal_summary,
+)
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import Outcome
 from lorebase_store import CandidateRow, ProposalRow, Txn
@@ -177,15 +184,7 @@ async def _propose(
         "candidate": candidate_document(domain, readable(access, domain, target), decided),
         "branch": task_branch,
         "target": target,
-        "proposal": {
-            "id": proposal.id,
-            "title": proposal.title,
-            "status": proposal.status,
-            "source_ref": proposal.source_ref,
-            "target_ref": proposal.target_ref,
-            "url": f"/api/v1/domains/{domain.name}/proposals/{proposal.id}",
-            "created": created,
-        },
+        "proposal": proposal_summary(domain, proposal, created),
         "approval": approval.document(),
         "attempt": attempt_document(outcome.attempt),
         "merge": {"requested": False, "allowed": False, "performed": False, "blockers": outcome.blockers},

@@ -192,7 +192,7 @@ async def load(
         for relation_name, pairs in by_relation.items():
             await changes.preload_links(relation_name, pairs)
         for kind, rkey, values, path in records:
-            await changes.upsert_record(kind, rkey, values, path)
+            changes.upsert_read_record(kind, rkey, values, path)
         for relation, from_key, to_key, values, path in links:
             await changes.upsert_link(relation, from_key, to_key, values, path)
         change_list = await changes.finish()

@@ -13,9 +13,14 @@ from lorebase_keeper.merge.base import (
     find_base,
     lock_pair,
     prefetch,
+    schema_changes_to_bring,
     touched_kinds,
 )
-from lorebase_keeper.merge.conflicts import link_end_conflicts, unique_value_conflicts
+from lorebase_keeper.merge.conflicts import (
+    link_end_conflicts,
+    required_value_conflicts,
+    unique_value_conflicts,
+)
 from lorebase_keeper.merge.fast_forward import fast_forward
 from lorebase_keeper.merge.merges import merge
 from lorebase_keeper.merge.provenance import via_note, via_provenance
@@ -34,7 +39,9 @@ __all__ = [
     "link_end_conflicts",
     "lock_pair",
     "merge",
+    "schema_changes_to_bring",
     "prefetch",
+    "required_value_conflicts",
     "three_way_merge",
     "touched_kinds",
     "unique_value_conflicts",

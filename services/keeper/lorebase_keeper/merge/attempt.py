@@ -7,6 +7,7 @@ applies when the next attempt finds the same Conflict again.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.ids import iso
 from lorebase_keeper.domains import Domain
-from lorebase_store import CommitRows
+from lorebase_store import BranchRow, CommitRows, RevisionRow, Txn
 
 
 @dataclass
@@ -74,6 +75,16 @@ class MergeRequest:
     resolutions: dict[str, dict[str, Any]]
     # Events to write in the merge transaction (an agent task's deferred operation events).
     events: list[dict[str, Any]] = field(default_factory=list)
+    # Commits the source's change sets the target has not (Revision, changes; oldest first) on the
+    # target, in the merge's transaction, and answers the Conflicts of the target's values that do
+    # not fit them (lorebase_keeper.schema_changes.catch_up). None: the merge answers 409
+    # schema-conflict with the changes to apply to the target first.
+    catch_up: CatchUp | None = None
+
+
+CatchUp = Callable[
+    [Txn, MergeRequest, BranchRow, list[tuple[RevisionRow, list[Any]]]], Awaitable[list[Found]]
+]
 
 
 def add_task_events(

@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from lorebase.canonical import canonical_json, sha256_hex
 from lorebase.problems import Problem
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.writes import BranchView
-from lorebase_store import BranchChain, BranchRow, HistoryRow, Txn
+from lorebase_store import BranchChain, BranchRow, HistoryRow, RevisionRow, Txn
 from lorebase_store.chains import branch_chain
 
 Ref = tuple[str, str, str]  # (entity, Kind or Relation, key)
@@ -100,6 +101,26 @@ async def find_base(
     if last is not None and last[0] > common and s_chain.holds(source.name, last[0]):
         s_base, t_base = last
     return s_chain, t_chain, common, s_base, t_base
+
+
+def change_set_digest(items: list[Any]) -> str:
+    """What tells one change set from another across branches (its items, canonical)."""
+    return sha256_hex(canonical_json(items))
+
+
+async def schema_changes_to_bring(
+    txn: Txn, domain: Domain, source: BranchRow, target: BranchRow
+) -> list[RevisionRow]:
+    """The source's schema Revisions since the merge base whose change sets the target has not
+    applied (one kept before migration 0019 counts as not applied): what merging would bring."""
+    s_chain, t_chain, _, s_base, t_base = await find_base(txn, domain, source, target)
+    brought = await txn.schema_revisions(domain.id, s_chain, after=s_base)
+    if not brought:
+        return []
+    own = await txn.schema_revisions(domain.id, t_chain, after=t_base)
+    kept = await txn.schema_change_sets(domain.id, [r.id for r in (*brought, *own)])
+    on_target = {change_set_digest(kept[r.id]) for r in own if r.id in kept}
+    return [r for r in brought if r.id not in kept or change_set_digest(kept[r.id]) not in on_target]
 
 
 async def touched_kinds(txn: Txn, domain: Domain, source: BranchRow, target: BranchRow) -> list[str]:

@@ -15,20 +15,25 @@ Revision that brought it in `$via` (the merge Revision, and the Proposal and res
 is one; provenance.py). A fast-forward moves the target onto the source's Revisions: its
 history then runs through the source's segment, and lineage names the source Revision itself
 (fast_forward.py); the target then stands on the source's schema version too. When either side
-changed the schema since the base, the schemas merge element by element and each side's data
-changes are migrated into the target's schema first (schema_merge.py).
+changed the schema since the base, the schemas merge element by element, the source's change sets
+the target has not are committed on the target first (its data migrated by them), and each side's
+data changes are migrated into the target's schema (schema_merge.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from lorebase.schema import load_schema
+from lorebase_keeper.domains import schema_digest
 from lorebase_keeper.merge.attempt import MergeRequest, MergeResult
 from lorebase_keeper.merge.base import Side, find_base, lock_pair
 from lorebase_keeper.merge.fast_forward import fast_forward
 from lorebase_keeper.merge.schema_merge import (
     migrate_side,
-    require_source_changes_on_target,
     schema_conflicts,
     schema_merge,
+    source_changes_not_on_target,
 )
 from lorebase_keeper.merge.three_way_merge import three_way_merge
 from lorebase_store import Txn
@@ -65,12 +70,28 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
         found, resolved = schema_conflicts(schemas, request)
         if found:
             return MergeResult("conflicts", target.head, target.generation, found, resolved, 0)
-        require_source_changes_on_target(schemas, request)
+        unseen = source_changes_not_on_target(schemas, request)
+        if unseen and request.catch_up is not None:
+            change_sets = [(step.revision, step.items) for step in unseen]
+            found = await request.catch_up(txn, request, target, change_sets)
+            if found:
+                return MergeResult("conflicts", target.head, target.generation, found, resolved, 0)
+            return await merge(txn, await _on_target_schema(txn, request))
         s_side, s_found = migrate_side(schemas, s_rows, "source", request)
         t_side, t_found = migrate_side(schemas, t_rows, "target", request)
         if s_found or t_found:
             return MergeResult("conflicts", target.head, target.generation, s_found + t_found, resolved, 0)
     return await three_way_merge(txn, request, source, target, s_side, t_side)
+
+
+async def _on_target_schema(txn: Txn, request: MergeRequest) -> MergeRequest:
+    """The request again after a catch-up, its Domain on the schema the target stands on now."""
+    domain = request.domain
+    target = await txn.get_branch(domain.id, request.target)
+    assert target is not None
+    document = await txn.schema_document(domain.row, target.schema_digest)
+    on_target = replace(domain, schema=load_schema(document), schema_digest=schema_digest(document))
+    return replace(request, domain=on_target, catch_up=None)
 
 
 __all__ = ["merge"]

@@ -9,8 +9,10 @@ sets are kept by migration 0019), the merge
    (`schema_conflict`, entity `schema`, named by the element: `Supplier.tier`, `relation:flags`),
    resolved with `ours` or `theirs` like any other;
 2. needs every change set of the source on the target too (the target then stands on the merged
-   schema): otherwise it answers 409 `schema-conflict` listing the changes to apply to the target
-   first (the target's data must be migrated by them, which is a change set's job, not a merge's);
+   schema): the ones it has not are committed on the target first, each as a change set's schema
+   Revision migrating the target's data (MergeRequest.catch_up; lorebase_keeper.schema_changes
+   .catch_up), and the merge starts again; without a catch-up it answers 409 `schema-conflict`
+   listing the changes to apply to the target first;
 3. migrates each side's data changes into the target's schema: a history row is put through the
    target's change sets it had not seen (renamed Kinds, Relations and Attributes, removed ones,
    conversions through their `map`, backfills of the Records the side created), and the rows of the
@@ -26,13 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lorebase.canonical import ValueProblem, canonical_json, canonical_text, canonical_value, sha256_hex
+from lorebase.canonical import ValueProblem, canonical_text, canonical_value
 from lorebase.problems import Problem
 from lorebase.schema import load_schema, validate_values
 from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
 from lorebase.schema.merge import ElementConflict, Renames, merge_documents
 from lorebase_keeper.merge.attempt import Found, MergeRequest
-from lorebase_keeper.merge.base import Side
+from lorebase_keeper.merge.base import Side, change_set_digest
 from lorebase_store import BranchChain, HistoryRow, RevisionRow, Txn
 
 
@@ -131,7 +133,7 @@ async def schema_merge(
                     request,
                     f"the change set of {revision.id[:12]} does not replay on the schema before it: {error}",
                 ) from None
-            steps.steps.append(Step(revision, sha256_hex(canonical_json(items)), items, plan))
+            steps.steps.append(Step(revision, change_set_digest(items), items, plan))
             document = plan.schema.document
         sides.append((document, steps))
     (s_document, source), (t_document, target) = sides
@@ -167,12 +169,13 @@ def _found(conflict: ElementConflict) -> Found:
     )
 
 
-def require_source_changes_on_target(merge: SchemaMerge, request: MergeRequest) -> None:
-    """409 schema-conflict when the source changed the schema in ways the target has not."""
+def source_changes_not_on_target(merge: SchemaMerge, request: MergeRequest) -> list[Step]:
+    """The source's change sets the target has not, oldest first; without a catch-up (see
+    MergeRequest) they answer 409 schema-conflict listing the changes to apply to the target."""
     on_target = set(merge.target.digests)
     unseen = [step for step in merge.source.steps if step.digest not in on_target]
-    if not unseen:
-        return
+    if not unseen or request.catch_up is not None:
+        return unseen
     changes = [dict(item) for step in unseen for item in step.items]
     raise Problem(
         409,
@@ -197,21 +200,24 @@ def migrate_side(
     out = Side()
     found: list[Found] = []
     failed: set[tuple[str, str, str]] = set()
-    for row in rows:
+    # A value that does not convert matters where it lands: in the side's last change of the entity
+    # (a value it changed again later, or held before, is no Conflict).
+    last_change = {(row.entity, row.name, row.key): index for index, row in enumerate(rows)}
+    for index, row in enumerate(rows):
         if row.revision in own_ids:
             continue  # a change set's own migration
         seen = {step.digest for step in own.steps if step.revision.generation < row.generation}
         plans = [step.plan for step in merge.target.steps if step.digest not in seen]
+        ref = (row.entity, row.name, row.key)
         migrated, why = _migrate_row(row, plans)
-        if migrated is None:
-            ref = (row.entity, row.name, row.key)
+        if migrated is None or (why[1] and last_change[ref] == index):
             if ref not in failed:
                 failed.add(ref)
                 found.append(
                     Found("schema_migration", row.entity, row.name, row.key, why[0], None, why[1], None)
                 )
-            continue
-        out.add(migrated)
+        if migrated is not None:
+            out.add(migrated)
     for ref, history in out.rows.items():
         entity, name, key = ref
         last = history[-1]
@@ -240,6 +246,9 @@ def migrate_side(
 
 
 def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None, tuple[str | None, str]]:
+    """The row in the schema after `plans`, and why a value of its `after` did not convert (such a
+    value, or one of its `before`, stays as it was); None: the Kind or Relation was removed."""
+    failure: tuple[str | None, str] = (None, "")
     for plan in plans:
         if row.entity == "link":
             if row.name in plan.removed_relations:
@@ -268,7 +277,8 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
                 try:
                     moved[attribute] = canonical_value(kind.attributes[attribute], mapped)
                 except ValueProblem as problem:
-                    return None, (attribute, f"{value!r} does not convert: {problem.message}")
+                    if values is row.after and not failure[1]:
+                        failure = (attribute, f"{value!r} does not convert: {problem.message}")
             sides.append(moved)
         before, after = sides
         if after is not None and row.change == "created":
@@ -281,7 +291,7 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
         if row.change == "created" and after is not None:
             attributes = list(after)
         row = replace(row, name=name, before=before, after=after, attributes=attributes)
-    return row, (None, "")
+    return row, failure
 
 
 def _refused(request: MergeRequest, why: str) -> Problem:
@@ -298,7 +308,7 @@ def _refused(request: MergeRequest, why: str) -> Problem:
 __all__ = [
     "SchemaMerge",
     "migrate_side",
-    "require_source_changes_on_target",
+    "source_changes_not_on_target",
     "schema_conflicts",
     "schema_merge",
 ]

@@ -2,9 +2,9 @@
 
 An Attribute changed on one side only takes that side's value; changed on both sides to different
 values it is a Conflict (`both_changed`), as is a delete against a change (`delete_vs_change`). The
-merged state is then checked for Links whose end the other side deleted and for unique values taken
-on both sides (conflicts.py). Conflicts resolved earlier (same fingerprint) apply their
-resolution; any other stops the merge and leaves both branches unchanged. Otherwise the target gets
+merged state is then checked for Links whose end the other side deleted, for unique values held
+twice and for required values left out (conflicts.py). Conflicts resolved earlier (same
+fingerprint) apply their resolution; any other stops the merge and leaves both branches unchanged. Otherwise the target gets
 one merge Revision with two parents, whose values brought over name it in `$via`
 (provenance.py).
 """
@@ -15,7 +15,11 @@ from typing import Any
 
 from lorebase_keeper.merge.attempt import Found, MergeRequest, MergeResult, add_task_events
 from lorebase_keeper.merge.base import Ref, Side, current_values, prefetch
-from lorebase_keeper.merge.conflicts import link_end_conflicts, unique_value_conflicts
+from lorebase_keeper.merge.conflicts import (
+    link_end_conflicts,
+    required_value_conflicts,
+    unique_value_conflicts,
+)
 from lorebase_keeper.merge.provenance import via_note, via_provenance
 from lorebase_keeper.writes import BranchView, Change, Head, Origin, diff_change, open_view, plan_commit
 from lorebase_store import BranchRow, CommitRows, Txn
@@ -103,6 +107,7 @@ async def three_way_merge(
 
     found += await link_end_conflicts(view, s_side, t_side, results, request)
     found += await unique_value_conflicts(view, domain, results, taken, request)
+    found += await required_value_conflicts(view, domain, results, taken, request)
     if found:
         return MergeResult("conflicts", target.head, target.generation, found, resolved, 0)
 

@@ -30,7 +30,14 @@ from lorebase_keeper.merge import touched_kinds
 from lorebase_keeper.operations.prepare import Prepared, prepare
 from lorebase_keeper.operations.review import needs_review, review_required
 from lorebase_keeper.operations.work import dry_run, make_work
-from lorebase_keeper.proposals import approval_of, attempt_document, attempt_merge, next_steps, open_proposal
+from lorebase_keeper.proposals import (
+    approval_of,
+    attempt_document,
+    attempt_merge,
+    next_steps,
+    open_proposal,
+    proposal_summary,
+)
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.writes import Outcome, replay
 from lorebase_store import BranchRow, ProposalRow, Txn
@@ -405,15 +412,7 @@ async def _propose_and_merge(
         "revisions": committed.get("revisions") or [],
         "edit_count": committed.get("edit_count", len(p.edit_docs)),
         "replayed": False,
-        "proposal": {
-            "id": proposal.id,
-            "title": proposal.title,
-            "status": proposal.status,
-            "source_ref": proposal.source_ref,
-            "target_ref": proposal.target_ref,
-            "url": f"/api/v1/domains/{domain.name}/proposals/{proposal.id}",
-            "created": created,
-        },
+        "proposal": proposal_summary(domain, proposal, created),
         "approval": approval.document(),
         "attempt": attempt_document(attempt),
         "merge": {

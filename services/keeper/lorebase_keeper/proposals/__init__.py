@@ -23,6 +23,7 @@ from lorebase_keeper.proposals.state import (
     next_steps,
     proposal_document,
     proposal_not_found,
+    proposal_summary,
     require_open,
     visible,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "list_proposals",
     "merge_proposal",
     "next_steps",
+    "proposal_summary",
     "open_proposal",
     "proposal_document",
     "proposal_not_found",

@@ -28,6 +28,7 @@ from lorebase_keeper.proposals.state import (
     require_open,
 )
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.schema_changes import catch_up
 from lorebase_store import AttemptRow, ProposalRow, Txn
 
 
@@ -67,6 +68,7 @@ async def attempt_merge(
         at=at,
         resolutions=resolutions,
         events=events,
+        catch_up=catch_up,
     )
     savepoint = await txn.conn.begin_nested()
     result = await merge(txn, request)

@@ -95,6 +95,13 @@ def _resolution(domain: Domain, conflict: ConflictRow, resolution: Resolution) -
                 f"{conflict.name}.{conflict.attribute} is unique and {conflict.details.get('ours')} hold "
                 f"{conflict.details.get('theirs')!r} on the target; resolve with ours or another value",
             )
+        if choice == "theirs" and conflict.code == "required_missing":
+            raise Problem(
+                422,
+                "validation-failed",
+                f"{conflict.name}.{conflict.attribute} is required and the source leaves "
+                f"{conflict.name}/{conflict.key} without it; resolve with ours or a value",
+            )
         return {"choice": choice}
     if conflict.attribute is None:
         raise Problem(

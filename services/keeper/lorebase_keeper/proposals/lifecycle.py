@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from lorebase.contract.policy import P
 from lorebase.contract.proposals import NewProposal, Review
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.ids import new_id, utc_now
@@ -15,7 +16,7 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access
 from lorebase_keeper.branches import remove_branch
 from lorebase_keeper.domains import Domain, check_branch_name
-from lorebase_keeper.merge import touched_kinds
+from lorebase_keeper.merge import schema_changes_to_bring, touched_kinds
 from lorebase_keeper.proposals.state import find_proposal, proposal_document, require_open, visible
 from lorebase_keeper.runtime import Runtime
 from lorebase_store import BranchRow, ProposalRow, Txn
@@ -195,6 +196,8 @@ async def review_proposal(
             raise Problem(
                 403, "own-proposal", "an author cannot approve their own Proposal; ask another reviewer"
             )
+        if decision == "approve" and P.SCHEMA_CHANGE not in access.permissions(proposal.target_ref):
+            await _require_no_schema_change(txn, domain, proposal)
         await txn.add_review(proposal.id, access.principal.id, decision, comment, at)
         await txn.update_proposal(proposal.id, updated_at=at)
         await txn.audit(
@@ -210,6 +213,25 @@ async def review_proposal(
         return await proposal_document(txn, domain, row)
 
     return await rt.db.run_interaction("review_proposal", txn_fn)
+
+
+async def _require_no_schema_change(txn: Txn, domain: Domain, proposal: ProposalRow) -> None:
+    """403 when merging the Proposal would change the target's schema: only a principal who may
+    change that schema (`schema.change` on the target) approves such a Proposal."""
+    source = await txn.get_branch(domain.id, proposal.source_ref)
+    target = await txn.get_branch(domain.id, proposal.target_ref)
+    if source is None or target is None:
+        return
+    brought = await schema_changes_to_bring(txn, domain, source, target)
+    if brought:
+        raise Problem(
+            403,
+            "schema-approval-required",
+            f"this Proposal changes the schema of {proposal.target_ref!r} (the change sets of "
+            f"{', '.join(r.id[:12] for r in brought[:5])}): approving it needs the schema.change "
+            f"permission on {proposal.target_ref!r}; ask a principal who holds it, or request changes",
+            permission=P.SCHEMA_CHANGE,
+        )
 
 
 async def cleanup(txn: Txn, domain: Domain, proposal: ProposalRow, by: str, at: datetime) -> bool:

@@ -124,6 +124,19 @@ def attempt_document(attempt: AttemptRow | None) -> dict[str, Any] | None:
     }
 
 
+def proposal_summary(domain: Domain, proposal: ProposalRow, created: bool) -> dict[str, Any]:
+    """The Proposal a write opened or joined, as a task write's answer names it."""
+    return {
+        "id": proposal.id,
+        "title": proposal.title,
+        "status": proposal.status,
+        "source_ref": proposal.source_ref,
+        "target_ref": proposal.target_ref,
+        "url": _href(domain, proposal.id),
+        "created": created,
+    }
+
+
 async def proposal_document(txn: Txn, domain: Domain, proposal: ProposalRow) -> dict[str, Any]:
     target = await txn.get_branch(domain.id, proposal.target_ref)
     approval = await approval_of(txn, proposal, target)

@@ -6,11 +6,15 @@ how many Records lack a value; per Kind read and Source declaring it, when it la
 whether that is older than its stale_after, and how many of its Records its last full sync left out
 (`unseen_records`); and human notes. Statistics and Sources describe the default branch head only:
 other branches and `at` get `omitted` with the reason. Scribe recounts the statistics
-(scribe.statistics.interval_s); a Kind never counted is counted on demand, once per head and process.
+(scribe.statistics.interval_s); a Kind it has not counted yet is counted here on demand, and that
+count serves the later heads of its branch as Scribe's would (`approximate`, `as_of` the head it was
+counted at) for `RECOUNT_S`, then is counted again: a new Kind or a freshly loaded one costs one scan
+a minute per process, not one per commit, until Scribe's statistics take over.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
@@ -95,24 +99,29 @@ async def coverage(
     return block
 
 
-_COUNTED: OrderedDict[tuple[Any, ...], KindStatistics] = OrderedDict()
+RECOUNT_S = 60.0
+_COUNTED: OrderedDict[tuple[Any, ...], tuple[KindStatistics, float]] = OrderedDict()
 _KEPT = 256
 
 
 async def _count(
     txn: Txn, domain: Domain, point: ReadPoint, kind: str, attributes: list[str]
 ) -> KindStatistics:
-    """A Kind Scribe has not counted yet, counted at this head once per process: the count of a
-    Revision never changes, and a large Kind takes a scan (resolve and query at one head repeat it)."""
-    key = (domain.id, point.branch.name, point.revision, kind, tuple(attributes))
+    """A Kind Scribe has not counted yet: the count this process made at this head, or at an earlier
+    head of the branch less than RECOUNT_S ago (a large Kind takes a scan; under a steady flow of
+    commits, counting at each head would scan it for every question), else counted now."""
+    # The Domain's creation time tells Domains of one id in two databases apart (tests run many).
+    key = (domain.id, domain.row.created_at, point.branch.name, kind, tuple(attributes))
     known = _COUNTED.get(key)
-    if known is not None:
+    now = time.monotonic()
+    if known is not None and (known[0].revision == point.revision or now - known[1] < RECOUNT_S):
         _COUNTED.move_to_end(key)
-        return known
+        return known[0]
     records, missing = await txn.count_kind(domain.id, point.branch.name, kind, attributes)
     counted = KindStatistics(kind, point.revision, records, missing)
     if point.revision is not None:
-        _COUNTED[key] = counted
+        _COUNTED[key] = (counted, now)
+        _COUNTED.move_to_end(key)
         while len(_COUNTED) > _KEPT:
             _COUNTED.popitem(last=False)
     return counted

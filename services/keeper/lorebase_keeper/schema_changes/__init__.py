@@ -1,7 +1,8 @@
 """Schema change sets on a branch: the new schema version and its data migration as one Revision
 (docs/schema.md, "Changing a schema")."""
 
+from lorebase_keeper.schema_changes.catch_up import catch_up
 from lorebase_keeper.schema_changes.change import change_schema, plan_of
 from lorebase_keeper.schema_changes.migrate import BATCH, Migration, migrate
 
-__all__ = ["BATCH", "Migration", "change_schema", "migrate", "plan_of"]
+__all__ = ["BATCH", "Migration", "catch_up", "change_schema", "migrate", "plan_of"]

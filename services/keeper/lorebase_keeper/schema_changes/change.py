@@ -1,21 +1,31 @@
 """A change set on a branch: the new schema version and its data migration, committed as one Revision.
 
 The change set is applied to the schema the branch stands on (lorebase.schema.changes; every
-problem answers 422 at once), then, inside the branch's commit transaction, the data are migrated
-(migrate.py) and the Revision planned with the new version (origin `schema`, its ref the version's
-digest): its event says `schema_changed: true`, and every later Revision of the branch names the new
-version until another change set. A dry run does all of it in a read-only snapshot and answers the
-same document with `status: dry_run`, the violations listed instead of refused.
+problem answers 422 at once). Then the data migration is staged (staged.py): every Record and Link
+it changes is read, migrated and checked in batches (migrate.py) in a read-only snapshot of the
+head, outside the branch's commit lock, so writes and reads on the branch go on meanwhile. A
+violation refuses the whole change set there (422, nothing changed). Last, in the branch's commit
+transaction, what other commits changed meanwhile is migrated too (`catch_up`), and the Revision is
+planned with the new version (origin `schema`, its ref the version's digest): one Revision, one head
+move, so a read sees the whole old schema or the whole new one. Its event says
+`schema_changed: true`, and every later Revision of the branch names the new version until another
+change set. A dry run stages only, and answers the same document with `status: dry_run`, the
+violations listed instead of refused.
 
-`expected_head` and the idempotency key (body or header) work as for Operations. A write prepared
-under the old schema that reaches the branch after the change is refused (409 schema-changed,
+`expected_head` and the idempotency key (body or header) work as for Operations (`expected_head`
+is checked when the staging starts and again at the commit). A write prepared under the old schema
+that reaches the branch after the change is refused (409 schema-changed,
 lorebase_keeper.writes.commit): it would write values the new schema does not know.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -26,9 +36,12 @@ from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
 from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain, check_branch_name, schema_digest
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_changes.migrate import Migration, migrate
+from lorebase_keeper.schema_changes.migrate import Progress, log_progress
+from lorebase_keeper.schema_changes.staged import Staged, catch_up, stage
 from lorebase_keeper.writes import (
+    LARGE,
     BranchView,
+    Committed,
     Head,
     Origin,
     Outcome,
@@ -40,6 +53,8 @@ from lorebase_keeper.writes import (
     request_digest,
 )
 from lorebase_store import BranchRow, CommitRows, Txn
+
+T = TypeVar("T")
 
 
 def plan_of(domain: Domain, body: SchemaChangeSet) -> Plan:
@@ -69,79 +84,56 @@ async def change_schema(
     plan = plan_of(domain, body)
     items = [msgspec.to_builtins(item) for item in body.changes]
     new_digest = schema_digest(plan.schema.document)
-    version = SchemaVersion(
-        new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
-    )
     message = body.message or "; ".join(_describe(item) for item in plan.summary)[:4096]
-    origin = Origin("schema", new_digest, principal.id)
     at = utc_now()
     touches, widened = await rt.db.read("schema_touches", _touches, domain, plan, branch)
+    limits = domain.settings.model.keeper.schema_changes
+    logged: dict[str, int] = {}
+
+    async def told(kind: str, done: int, total: int) -> None:
+        """A log line per tenth of each Kind's Records; every batch to rt.schema_progress."""
+        if logged.get(kind) != (tenth := done * 10 // total):
+            logged[kind] = tenth
+            await log_progress(kind, done, total)
+        for listener in rt.schema_progress:
+            await listener(kind, done, total)
+
+    staged = await rt.db.read(
+        "schema_change_stage", _stage, domain.id, branch, plan, body, limits.batch_records, told
+    )
+    if body.dry_run:
+        return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
+    if staged.violation_count:
+        raise _refused(staged)
 
     async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
-        if key is not None and not body.dry_run:
+        if key is not None:
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
                 return replay(receipt, digest, key), head, None
-        if body.expected_head is not None and body.expected_head != head.revision:
-            raise Problem(
-                409,
-                "stale-head",
-                f"branch {branch!r} moved: its head is {head.revision}, not the expected "
-                f"{body.expected_head}; read again and retry with the new head",
-                branch=branch,
-                head=head.revision,
-                expected_head=body.expected_head,
+        _check_expected(body.expected_head, branch, head)
+        final = staged
+        if head.revision != staged.head.revision:
+            final = await catch_up(
+                view,
+                row,
+                head,
+                staged,
+                plan,
+                body.on_invalid,
+                batch=limits.batch_records,
+                limit=limits.catch_up_max,
             )
-        migration = await migrate(view, plan, body.on_invalid)
-        changes = [] if migration.violations else await migration.changes.finish()
-        for issue in migration.changes.issues:
-            record = issue["path"].split(".", 1)[0]
-            migration.violate(record=record, **issue)
-        document = _document(domain, branch, plan, new_digest, migration, changes, touches, head)
-        if body.dry_run:
-            return Outcome(200, document, None, {}), head, None
-        if migration.violation_count:
-            first = "; ".join(f"{v['path']}: {v['message']}" for v in migration.violations[:3])
-            more = migration.violation_count - 3
-            raise Problem(
-                422,
-                "schema-migration-failed",
-                f"{migration.violation_count} Records or Links would not fit the new schema, so "
-                f"nothing changed: {first}{f' (and {more} more)' if more > 0 else ''}. Fix them first, "
-                "give a backfill or a map, or say on_invalid: clear",
-                records=sorted({v["record"] for v in migration.violations if "record" in v}),
-                links=sorted({v["link"] for v in migration.violations if "link" in v}),
-                violations=migration.violations,
-                violation_count=migration.violation_count,
-            )
-        all_changes = sorted(
-            [*changes, *migration.deletions],
-            key=lambda c: (c.entity != "record", c.name, c.key),
-        )
-        records, links = migration.changes.stored()
-        records = {**records, **migration.deleted_records, **migration.moved_records}
-        links = {**links, **migration.deleted_links, **migration.moved_links}
+            if final.violation_count:
+                raise _refused(final)
+        document = await _document(domain, branch, plan, new_digest, final, touches)
         for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
             await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
-        for old, new in plan.renamed_kinds.items():
-            await view.txn.move_kind_rows(domain.id, branch, old, new)
         rows = CommitRows(domain.id, branch)
-        committed = plan_commit(
-            rows,
-            domain=domain.name,
-            head=head,
-            changes=all_changes,
-            author=principal.id,
-            message=message,
-            origin=origin,
-            at=at,
-            stored=(records, links),
-            changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
-            provenance_of=migration.provenance_of,
-            schema=version,
+        committed = await commit_change_set(
+            view, rows, domain, head, ChangeSetCommit(plan, items, principal.id, message, at), final
         )
         revision_id = committed.revision.id
-        await view.txn.put_schema_change_set(domain.id, revision_id, items, at)
         document.update(status="committed", revision=revision_id, head=revision_id)
         stamp = iso(at)
         if key is not None:
@@ -164,13 +156,12 @@ async def change_schema(
                 "schema_version": new_digest,
                 "previous_schema_version": domain.schema_digest,
                 "changes": plan.summary,
+                "caught_up": final.caught_up,
             },
             at=stamp,
         )
         return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
 
-    if body.dry_run:
-        return await rt.db.read("schema_dry_run", _dry_run, work, domain.id, branch)
     outcome = await rt.committer.run(domain.id, branch, work, bulk=True, schema=domain.stored_digest)
     rt.domains.forget(domain.name)
     if widened:
@@ -178,46 +169,131 @@ async def change_schema(
     return outcome
 
 
-async def _dry_run(txn: Txn, work: Any, domain_id: int, branch: str) -> Outcome:
+@dataclass(frozen=True)
+class ChangeSetCommit:
+    """A change set to commit: its plan, its items as kept (schema_change_sets), who, why and when."""
+
+    plan: Plan
+    items: list[dict[str, Any]]
+    author: str
+    message: str
+    at: datetime
+
+
+async def commit_change_set(
+    view: BranchView, rows: CommitRows, domain: Domain, head: Head, change: ChangeSetCommit, staged: Staged
+) -> Committed:
+    """Add the change set's Revision to `rows` (origin `schema`, the new version named) with its
+    migrated data (`staged` up to `head`), move the renamed Kinds' other rows on the branch, and keep
+    the change set. A change set on a branch (above) and a merge's catch-up (catch_up.py) commit so."""
+    plan = change.plan
+    new_digest = schema_digest(plan.schema.document)
+    version = SchemaVersion(
+        new_digest, plan.schema.document, None if new_digest == domain.base_digest else new_digest
+    )
+    for old, new in plan.renamed_kinds.items():
+        await view.txn.move_kind_rows(domain.id, rows.branch, old, new)
+    # Seconds of CPU at a million Records: in a thread when large, so the process serves its other
+    # requests meanwhile (the branch's lock is held all the same).
+    planning = asyncio.to_thread if len(staged.changes) >= LARGE else _now
+    committed = await planning(
+        plan_commit,
+        rows,
+        domain=domain.name,
+        head=head,
+        changes=staged.changes,
+        author=change.author,
+        message=change.message,
+        origin=Origin("schema", new_digest, change.author),
+        at=change.at,
+        stored=(staged.records, staged.links),
+        changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
+        provenance_of=staged.provenance_of,
+        schema=version,
+    )
+    await view.txn.put_schema_change_set(domain.id, committed.revision.id, change.items, change.at)
+    return committed
+
+
+async def _stage(
+    txn: Txn,
+    domain_id: int,
+    branch: str,
+    plan: Plan,
+    body: SchemaChangeSet,
+    batch: int,
+    progress: Progress,
+) -> Staged:
+    """The migration over a snapshot of the branch's head (Database.read: read-only, REPEATABLE READ)."""
     row = await txn.get_branch(domain_id, branch)
     if row is None:
         raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
-    outcome, _, _ = await work(
-        await open_view(txn, row), row, Head(row.head, row.generation, row.schema_digest)
+    head = Head(row.head, row.generation, row.schema_digest)
+    _check_expected(body.expected_head, branch, head)
+    return await stage(await open_view(txn, row), head, plan, body.on_invalid, batch=batch, progress=progress)
+
+
+def _check_expected(expected: str | None, branch: str, head: Head) -> None:
+    if expected is not None and expected != head.revision:
+        raise Problem(
+            409,
+            "stale-head",
+            f"branch {branch!r} moved: its head is {head.revision}, not the expected "
+            f"{expected}; read again and retry with the new head",
+            branch=branch,
+            head=head.revision,
+            expected_head=expected,
+        )
+
+
+def _refused(staged: Staged) -> Problem:
+    """422: the Records and Links that would not fit the new schema; nothing changed."""
+    violations, count = staged.violations, staged.violation_count
+    first = "; ".join(f"{v['path']}: {v['message']}" for v in violations[:3])
+    more = count - 3
+    return Problem(
+        422,
+        "schema-migration-failed",
+        f"{count} Records or Links would not fit the new schema, so "
+        f"nothing changed: {first}{f' (and {more} more)' if more > 0 else ''}. Fix them first, "
+        "give a backfill or a map, or say on_invalid: clear",
+        records=sorted({v["record"] for v in violations if "record" in v}),
+        links=sorted({v["link"] for v in violations if "link" in v}),
+        violations=violations,
+        violation_count=count,
     )
-    return outcome  # type: ignore[no-any-return]
 
 
-def _document(
+async def _now(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`fn` run here (what asyncio.to_thread does in a thread)."""
+    return fn(*args, **kwargs)
+
+
+async def _document(
     domain: Domain,
     branch: str,
     plan: Plan,
     new_digest: str,
-    migration: Migration,
-    changes: list[Any],
+    staged: Staged,
     touches: dict[str, list[str]],
-    head: Head,
 ) -> dict[str, Any]:
+    large = len(staged.changes) >= LARGE
+    writes = await asyncio.to_thread(staged.writes, plan.schema) if large else staged.writes(plan.schema)
     return {
         "status": "dry_run",
         "branch": branch,
         "revision": None,
-        "head": head.revision,
+        "head": staged.head.revision,
         "schema_version": new_digest,
         "previous_schema_version": domain.schema_digest,
-        "valid": migration.violation_count == 0,
+        "valid": staged.violation_count == 0,
         "changes": plan.summary,
-        "migrated": {
-            "records": sum(1 for c in changes if c.entity == "record")
-            + sum(1 for c in migration.deletions if c.entity == "record"),
-            "links": sum(1 for c in changes if c.entity == "link")
-            + sum(1 for c in migration.deletions if c.entity == "link"),
-        },
-        "violations": migration.violations,
-        "violation_count": migration.violation_count,
+        "migrated": staged.migrated(),
+        "violations": staged.violations,
+        "violation_count": staged.violation_count,
         "touches": touches,
         "replayed": False,
-        "writes": migration.writes([*changes, *migration.deletions], plan.schema),
+        "writes": writes,
     }
 
 
@@ -268,4 +344,4 @@ def _describe(item: dict[str, Any]) -> str:
     return f"{text} to {item['to']}" if "to" in item else text
 
 
-__all__ = ["change_schema", "plan_of"]
+__all__ = ["ChangeSetCommit", "change_schema", "commit_change_set", "plan_of"]

@@ -16,12 +16,19 @@ name) in its provenance, so history reads follow the Record back across the rena
 (lorebase_store.revisions `entity_names`), and a read at an earlier Revision finds it under the
 name it had then.
 
-Records are read in batches of `BATCH` keys; all of them are written by the one commit (a branch
-never shows a half-migrated head).
+Records are read in batches of `batch` keys (keeper.schema_changes.batch_records), each batch told
+to `progress`. The migration runs over a read-only snapshot of the head, outside the branch's commit
+lock (change.py stages it; catch_up.py migrates what other commits changed meanwhile), and all of it
+is written by the one commit: a branch never shows a half-migrated head. With a `Scope`, only the
+Records and Links it names are migrated (the catch-up); unique values are checked across the Kind
+by `check_unique`, over the values held in `Migration.unique`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +38,9 @@ from lorebase.schema.changes import KindMigration, Plan
 from lorebase_keeper.writes import BranchView, Change, ChangeSet, diff_change, link_key
 from lorebase_store import LinkRow, RecordRow
 
-BATCH = 10_000
+logger = logging.getLogger("lorebase.keeper.schema_changes")
+
+BATCH = 2_000  # keeper.schema_changes.batch_records, its default
 MAX_VIOLATIONS = 1000
 SAMPLE = 20  # values written (and derived values changed) a change set's answer shows
 
@@ -54,6 +63,8 @@ class Migration:
     moved_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
     # (entity, new name) -> the name before the change set, of a renamed Kind or Relation.
     sources: dict[tuple[str, str], str] = field(default_factory=dict)
+    # Kind -> unique Attribute -> value -> the keys holding it after the migration.
+    unique: dict[str, dict[str, dict[Any, list[str]]]] = field(default_factory=dict)
 
     def violate(self, **violation: Any) -> None:
         self.violation_count += 1
@@ -133,7 +144,34 @@ class Migration:
         return out
 
 
-async def migrate(view: BranchView, plan: Plan, on_invalid: str) -> Migration:
+Progress = Callable[[str, int, int], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The Records (by Kind, under their names before the change set) and Links (by Relation) a
+    migration reads; the catch-up's, where a full migration reads every one."""
+
+    records: dict[str, list[str]] = field(default_factory=dict)
+    links: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+async def log_progress(kind: str, done: int, total: int) -> None:
+    """A log line of a migration's progress."""
+    logger.info("schema change: %d of %d %s Records migrated", done, total, kind)
+
+
+async def migrate(
+    view: BranchView,
+    plan: Plan,
+    on_invalid: str,
+    *,
+    batch: int = BATCH,
+    scope: Scope | None = None,
+    progress: Progress | None = None,
+) -> Migration:
+    """Migrate every Record and Link the plan changes (or those `scope` names), `batch` keys at a
+    time, telling `progress` after each batch; unique values are checked with `check_unique`."""
     migration = Migration(ChangeSet(view, plan.schema))
     for kind_name, kind_migration in plan.kinds.items():
         kind = plan.schema.kinds[kind_name]
@@ -142,47 +180,77 @@ async def migrate(view: BranchView, plan: Plan, on_invalid: str) -> Migration:
         source = kind_migration.renamed_from
         if source is not None:
             migration.sources[("record", kind_name)] = source
-        keys = await view.keys_of_kind(source or kind_name)
-        unique: dict[str, dict[Any, list[str]]] = {
-            name: {} for name, attribute in kind.attributes.items() if attribute.unique
-        }
-        for start in range(0, len(keys), BATCH):
-            batch = keys[start : start + BATCH]
+        if scope is None:
+            keys = await view.keys_of_kind(source or kind_name)
+        else:
+            keys = sorted(scope.records.get(source or kind_name, []))
+        unique = migration.unique.setdefault(
+            kind_name, {name: {} for name, attribute in kind.attributes.items() if attribute.unique}
+        )
+        for start in range(0, len(keys), batch):
+            chunk = keys[start : start + batch]
             if source is not None:
-                moved = await _move_records(migration, view, kind, kind_migration, batch, on_invalid)
+                moved = await _move_records(migration, view, kind, kind_migration, chunk, on_invalid)
                 for key, values in moved.items():
                     for name, holders in unique.items():
                         if values.get(name) is not None:
                             holders.setdefault(values[name], []).append(key)
-                continue
-            await migration.changes.preload_records(kind_name, batch)
-            for key in batch:
-                state = migration.changes.records[(kind_name, key)]
-                if state.values is None:
-                    continue
-                state.values = _migrate_record(migration, kind, kind_migration, key, state.values, on_invalid)
-                for name, holders in unique.items():
-                    value = state.values.get(name)
-                    if value is not None:
-                        holders.setdefault(value, []).append(key)
-        for name, holders in unique.items():
-            for value, held_by in holders.items():
-                if len(held_by) > 1:
-                    for key in held_by:
-                        migration.violate(
-                            record=f"{kind_name}/{key}",
-                            path=f"{kind_name}/{key}.{name}",
-                            rule="value.unique",
-                            message=f"{name} must be unique on {kind_name}; {value!r} is also held by "
-                            f"{', '.join(k for k in held_by if k != key)}",
-                        )
+            else:
+                await migration.changes.preload_records(kind_name, chunk)
+                for key in chunk:
+                    state = migration.changes.records[(kind_name, key)]
+                    if state.values is None:
+                        continue
+                    state.values = _migrate_record(
+                        migration, kind, kind_migration, key, state.values, on_invalid
+                    )
+                    for name, holders in unique.items():
+                        value = state.values.get(name)
+                        if value is not None:
+                            holders.setdefault(value, []).append(key)
+            if len(keys) > batch:
+                # Between batches the process serves its other requests (a batch migrates without
+                # awaiting anything).
+                await asyncio.sleep(0)
+                if progress is not None:
+                    await progress(kind_name, start + len(chunk), len(keys))
+    if scope is None:
+        check_unique(migration, migration.unique)
     for kind_name, delete in plan.removed_kinds.items():
-        await _remove_records(migration, view, kind_name, delete)
+        removed = None if scope is None else sorted(scope.records.get(kind_name, []))
+        await _remove_records(migration, view, kind_name, delete, batch, removed)
     for relation, delete in plan.removed_relations.items():
-        await _remove_links(migration, view, relation, delete)
+        pairs = None if scope is None else sorted(scope.links.get(relation, []))
+        await _remove_links(migration, view, relation, delete, batch, pairs)
     for old, new in plan.renamed_relations.items():
-        await _move_links(migration, view, old, new)
+        pairs = None if scope is None else sorted(scope.links.get(old, []))
+        await _move_links(migration, view, old, new, batch, pairs)
     return migration
+
+
+def check_unique(
+    migration: Migration,
+    held: dict[str, dict[str, dict[Any, list[str]]]],
+    only: dict[str, set[str]] | None = None,
+) -> None:
+    """A violation for each Record whose unique value another Record of its Kind holds too, by
+    `held` (Kind -> Attribute -> value -> keys); with `only`, for those keys of each Kind alone."""
+    for kind_name, attributes in held.items():
+        wanted = None if only is None else only.get(kind_name, set())
+        for name, holders in attributes.items():
+            for value, held_by in holders.items():
+                if len(held_by) < 2:
+                    continue
+                for key in held_by:
+                    if wanted is not None and key not in wanted:
+                        continue
+                    migration.violate(
+                        record=f"{kind_name}/{key}",
+                        path=f"{kind_name}/{key}.{name}",
+                        rule="value.unique",
+                        message=f"{name} must be unique on {kind_name}; {value!r} is also held by "
+                        f"{', '.join(k for k in held_by if k != key)}",
+                    )
 
 
 async def _move_records(
@@ -209,12 +277,21 @@ async def _move_records(
     return out
 
 
-async def _move_links(migration: Migration, view: BranchView, old: str, new: str) -> None:
-    """Move a renamed Relation's Links to its new name, values and provenance kept."""
+async def _move_links(
+    migration: Migration,
+    view: BranchView,
+    old: str,
+    new: str,
+    batch: int,
+    pairs: list[tuple[str, str]] | None,
+) -> None:
+    """Move a renamed Relation's Links (or those in `pairs`) to its new name, values and provenance
+    kept."""
     migration.sources[("link", new)] = old
-    pairs = await view.pairs_of_relation(old)
-    for start in range(0, len(pairs), BATCH):
-        rows = await view.get_links(old, pairs[start : start + BATCH])
+    if pairs is None:
+        pairs = await view.pairs_of_relation(old)
+    for start in range(0, len(pairs), batch):
+        rows = await view.get_links(old, pairs[start : start + batch])
         for (from_key, to_key), row in rows.items():
             key = link_key(from_key, to_key)
             deleted = diff_change("link", old, key, row.values, None)
@@ -282,8 +359,13 @@ class _Required:
 _REQUIRED: Any = _Required()
 
 
-async def _remove_records(migration: Migration, view: BranchView, kind: str, delete: bool) -> None:
-    keys = await view.keys_of_kind(kind)
+async def _remove_records(
+    migration: Migration, view: BranchView, kind: str, delete: bool, batch: int, keys: list[str] | None
+) -> None:
+    if keys is None:
+        keys = await view.keys_of_kind(kind)
+    else:  # the catch-up: those of `keys` still there
+        keys = sorted(await view.get_records(kind, keys))
     if keys and not delete:
         for key in keys[:MAX_VIOLATIONS]:
             migration.violate(
@@ -294,8 +376,8 @@ async def _remove_records(migration: Migration, view: BranchView, kind: str, del
                 "say delete_data: true on the change to delete them",
             )
         return
-    for start in range(0, len(keys), BATCH):
-        rows = await view.get_records(kind, keys[start : start + BATCH])
+    for start in range(0, len(keys), batch):
+        rows = await view.get_records(kind, keys[start : start + batch])
         for key, row in rows.items():
             change = diff_change("record", kind, key, row.values, None)
             if change is not None:
@@ -303,8 +385,18 @@ async def _remove_records(migration: Migration, view: BranchView, kind: str, del
                 migration.deleted_records[(kind, key)] = row
 
 
-async def _remove_links(migration: Migration, view: BranchView, relation: str, delete: bool) -> None:
-    pairs = await view.pairs_of_relation(relation)
+async def _remove_links(
+    migration: Migration,
+    view: BranchView,
+    relation: str,
+    delete: bool,
+    batch: int,
+    pairs: list[tuple[str, str]] | None,
+) -> None:
+    if pairs is None:
+        pairs = await view.pairs_of_relation(relation)
+    else:  # the catch-up: those of `pairs` still there
+        pairs = sorted(await view.get_links(relation, pairs))
     if pairs and not delete:
         for from_key, to_key in pairs[:MAX_VIOLATIONS]:
             migration.violate(
@@ -315,8 +407,8 @@ async def _remove_links(migration: Migration, view: BranchView, relation: str, d
                 "say delete_data: true on the change to delete them",
             )
         return
-    for start in range(0, len(pairs), BATCH):
-        rows = await view.get_links(relation, pairs[start : start + BATCH])
+    for start in range(0, len(pairs), batch):
+        rows = await view.get_links(relation, pairs[start : start + batch])
         for (from_key, to_key), row in rows.items():
             change = diff_change("link", relation, link_key(from_key, to_key), row.values, None)
             if change is not None:
@@ -324,4 +416,4 @@ async def _remove_links(migration: Migration, view: BranchView, relation: str, d
                 migration.deleted_links[(relation, from_key, to_key)] = row
 
 
-__all__ = ["BATCH", "Migration", "migrate"]
+__all__ = ["BATCH", "Migration", "Progress", "Scope", "check_unique", "log_progress", "migrate"]

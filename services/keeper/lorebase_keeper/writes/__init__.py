@@ -5,7 +5,7 @@ Operations, imports, source syncs and merges build their changes here and commit
 process's `Committer`; memory commands share its group queue and its `Outcome`. Nothing here needs
 the Runtime: the Runtime holds the committer."""
 
-from lorebase_keeper.writes.changes import Change, ChangeSet, diff_change, link_key
+from lorebase_keeper.writes.changes import LARGE, Change, ChangeSet, diff_change, link_key
 from lorebase_keeper.writes.commit import (
     Committed,
     Committer,
@@ -27,6 +27,7 @@ from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
 from lorebase_keeper.writes.view import BranchView, OverlayView, link_of, open_view, record_of
 
 __all__ = [
+    "LARGE",
     "ANALYZE_AFTER",
     "BranchMoves",
     "BranchView",

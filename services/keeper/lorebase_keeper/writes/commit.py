@@ -171,7 +171,11 @@ def plan_commit(
     for change in changes:
         if change.entity == "record":
             kinds[change.name] = kinds.get(change.name, 0) + 1
-            keys.setdefault(change.name, []).append(change.key)
+            kind_keys = keys.setdefault(change.name, [])
+            if (
+                len(kind_keys) < changed_keys_max
+            ):  # the event lists at most that many (a load changes 100,000)
+                kind_keys.append(change.key)
             before = current.get((change.name, change.key))
             if change.change == "created" and change.after and len(change.attributes) == len(change.after):
                 # Every value from this Revision: its stored form (lorebase_store.stored_form), one
@@ -269,7 +273,7 @@ def plan_commit(
             "schema_digest": schema_digest,
         }
     )
-    truncated = sum(len(v) for v in keys.values()) > changed_keys_max
+    truncated = sum(kinds.values()) > changed_keys_max
     if truncated:
         budget = changed_keys_max
         capped: dict[str, list[str]] = {}

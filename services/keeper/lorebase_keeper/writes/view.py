@@ -14,6 +14,10 @@ from typing import Any
 from lorebase_store import BranchChain, BranchRow, HistoryRow, LinkRow, Receipt, RecordRow, Txn
 from lorebase_store.chains import branch_chain
 
+# From this many keys or values on (a load's), a lookup first asks whether the branch holds any
+# Record of the Kind: a first import into a Kind then sends none of its 100,000 keys to PostgreSQL.
+MANY_KEYS = 1000
+
 
 @dataclass
 class BranchView:
@@ -31,6 +35,8 @@ class BranchView:
     source_syncs: dict[str, int] = field(default_factory=dict)
 
     async def _stored_records(self, kind: str, keys: list[str]) -> dict[str, RecordRow]:
+        if len(keys) >= MANY_KEYS and not await self.txn.kind_has_records(self.domain_id, self.branch, kind):
+            return {}  # a load into a Kind the branch has no Record of yet: no key to look up
         return await self.txn.get_records(self.domain_id, self.branch, kind, keys)
 
     async def _stored_links(
@@ -48,6 +54,10 @@ class BranchView:
     async def _stored_keys_with_value(
         self, kind: str, attribute: str, values: list[Any]
     ) -> dict[Any, list[str]]:
+        if len(values) >= MANY_KEYS and not await self.txn.kind_has_records(
+            self.domain_id, self.branch, kind
+        ):
+            return {}
         return await self.txn.keys_with_value(self.domain_id, self.branch, kind, attribute, values)
 
     async def _stored_keys_of_kind(self, kind: str) -> list[str]:
@@ -87,12 +97,12 @@ class BranchView:
         for start in range(0, len(wanted), 50000):
             chunk = wanted[start : start + 50000]
             found = await self._stored_records(kind, chunk)
-            for key in chunk:
-                self.stored_records[(kind, key)] = found.get(key)
+            self.stored_records.update(((kind, key), found.get(key)) for key in chunk)
         result: dict[str, RecordRow] = {}
+        planned, stored = self.records, self.stored_records
         for key in keys:
             ref = (kind, key)
-            row = self.records[ref] if ref in self.records else self.stored_records.get(ref)
+            row = planned[ref] if ref in planned else stored.get(ref)
             if row is not None:
                 result[key] = row
         return result

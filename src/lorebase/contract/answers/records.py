@@ -136,17 +136,19 @@ class Provenance(Answer, kw_only=True):
 
 
 class HistoryChange(RevisionSummary, kw_only=True):
-    """One change of the Record: the Revision, whether it created, modified or deleted the Record,
+    """One change of the Record: the Revision, whether it created, modified or deleted the Record
+    (or moved it to its Kind's new name: `renamed`, naming where it came from in `renamed_from`),
     the Attributes it changed with their provenance, and with `values=true` the values before and
     after (null before a creation and after a deletion). A deletion by a reconciliation merge names
     the survivor (`merged_into`)."""
 
-    change: Literal["created", "modified", "deleted"]
+    change: Literal["created", "modified", "deleted", "renamed"]
     attributes: list[str]
     provenance: dict[str, Provenance]
     before: Values | None | UnsetType = UNSET
     after: Values | None | UnsetType = UNSET
     merged_into: Ref | UnsetType = UNSET
+    renamed_from: Ref | UnsetType = UNSET
 
 
 class HistoryPage(Answer, kw_only=True):

@@ -149,11 +149,15 @@ class SchemaView(Answer, kw_only=True):
 
 class SchemaDiff(Answer, kw_only=True):
     """What a Revision changed in the schema: Kinds, Attributes (as Kind.Attribute), Relations,
-    Operations and lenses added, removed or changed."""
+    Operations and lenses added, removed or changed; `changes`, the change set it applied as it was
+    sent (its renames, backfills and maps), empty when none is kept (a merge, or a Revision made
+    before migration 0019). A change to an Attribute whose sensitivity the caller is not cleared
+    for comes without its `backfill` and `map` (its values), and `withheld` names them."""
 
     added: list[str]
     removed: list[str]
     changed: list[str]
+    changes: list[dict[str, Any]]
 
 
 class RevisionDoc(Answer, kw_only=True):
@@ -174,13 +178,16 @@ class RevisionDoc(Answer, kw_only=True):
 
 class RevisionChange(Answer, kw_only=True):
     """A Record (entity record, name the Kind) or Link (entity link, name the Relation, key
-    from->to) the Revision changed, and the names of the changed Attributes."""
+    from->to) the Revision changed, and the names of the changed Attributes. A Record or Link a
+    rename of its Kind or Relation moved is listed once, under its new name, as `renamed`, with
+    `renamed_from` (`Supplier/S-1001`, `supplied_by/P-1->S-1`)."""
 
     entity: Literal["record", "link"]
     name: str
     key: str
-    change: Literal["created", "modified", "deleted"]
+    change: Literal["created", "modified", "deleted", "renamed"]
     attributes: list[str]
+    renamed_from: str | UnsetType = UNSET
 
 
 class RevisionView(Answer, kw_only=True):

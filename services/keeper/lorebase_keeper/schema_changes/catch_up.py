@@ -1,0 +1,100 @@
+"""A merge's catch-up: the change sets the source committed since the merge base that the target has
+not, committed on the target inside the merge's transaction, before the three-way merge.
+
+Each is replayed on the schema the target stands on and migrates the target's data as a change set
+on the target would (change.py: renames, conversions, backfills, unique and required checks), as a
+schema Revision of its own (origin `schema`, authored by the merger, its message naming the source's
+Revision); the merge Revision that follows stands on the schema they make. A value of the target
+that does not fit becomes a `schema_migration` Conflict naming its Record (or Link), and the
+merge commits nothing (Proposals run merges in a savepoint, rolled back on Conflicts). A change set
+that does not apply to the target's schema answers 409 `schema-conflict` with the changes, as
+before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase.ids import iso
+from lorebase.problems import Problem
+from lorebase.schema.changes import SchemaChangeError, apply_changes
+from lorebase_keeper.merge import Found, MergeRequest
+from lorebase_keeper.schema_changes.change import ChangeSetCommit, commit_change_set
+from lorebase_keeper.schema_changes.staged import stage
+from lorebase_keeper.writes import Head, open_view
+from lorebase_store import BranchRow, CommitRows, RevisionRow, Txn
+
+
+async def catch_up(
+    txn: Txn, request: MergeRequest, target: BranchRow, change_sets: list[tuple[RevisionRow, list[Any]]]
+) -> list[Found]:
+    """Commit `change_sets` (oldest first) on `target`; the Conflicts of its values that do not fit."""
+    domain = request.domain
+    for revision, items in change_sets:
+        row = await txn.get_branch(domain.id, target.name)
+        assert row is not None  # locked by the merge
+        document = await txn.schema_document(domain.row, row.schema_digest)
+        try:
+            plan = apply_changes(document, items)
+        except SchemaChangeError as error:
+            raise Problem(
+                409,
+                "schema-conflict",
+                f"the schema change of {request.source} in Revision {revision.id[:12]} does not apply to "
+                f"the schema of {request.target}: {error}; change {request.target}'s schema so it does "
+                f"(POST /branches/{request.target}/schema/changes), or {request.source}'s, then merge",
+                source=request.source,
+                target=request.target,
+                changes=items,
+            ) from None
+        view = await open_view(txn, row)
+        head = Head(row.head, row.generation, row.schema_digest)
+        batch = domain.settings.model.keeper.schema_changes.batch_records
+        staged = await stage(view, head, plan, "fail", batch=batch, progress=None)
+        if staged.violation_count:
+            return [_conflict(violation, request, revision) for violation in staged.violations]
+        message = (
+            f"{revision.message} (the schema change of {request.source} in {revision.id[:12]}, "
+            f"applied to {request.target} by its merge)"
+        )[:4096]
+        rows = CommitRows(domain.id, row.name)
+        committed = await commit_change_set(
+            view,
+            rows,
+            domain,
+            head,
+            ChangeSetCommit(plan, items, request.author, message, request.at),
+            staged,
+        )
+        rows.heads.append({"head": committed.revision.id, "generation": committed.revision.generation})
+        rows.audit(
+            principal=request.author,
+            action="schema.change",
+            domain=domain.name,
+            target=row.name,
+            details={
+                "revision": committed.revision.id,
+                "from_revision": revision.id,
+                "merge": request.proposal or request.source,
+                "changes": plan.summary,
+            },
+            at=iso(request.at),
+        )
+        await txn.write_commit_rows(rows)
+    return []
+
+
+def _conflict(violation: dict[str, Any], request: MergeRequest, revision: RevisionRow) -> Found:
+    entity = "record" if "record" in violation else "link"
+    ref = str(violation.get(entity, ""))
+    name, _, key = ref.partition("/")
+    path = str(violation.get("path", ""))
+    attribute = path[len(ref) + 1 :] if path.startswith(ref + ".") else None
+    why = (
+        f"{violation.get('message', '')} under the schema of {request.source} (Revision "
+        f"{revision.id[:12]}); change the value on {request.target}, then merge again"
+    )
+    return Found("schema_migration", entity, name, key, attribute or None, None, why, None)
+
+
+__all__ = ["catch_up"]

@@ -1,0 +1,202 @@
+"""A change set's migration in batches outside the branch's commit lock (docs/schema.md, "Large
+migrations"): writes on the branch land while it runs and are migrated too (also into a renamed
+Kind), a read meanwhile sees the whole old schema, and a violation found in a late batch, or in a write that landed meanwhile, refuses
+the whole change set with nothing changed."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest_asyncio
+
+from tests.integration.conftest import Stack, open_stack
+
+D = "/api/v1/domains/supply"
+CHANGES = D + "/branches/main/schema/changes"
+SUPPLIERS = D + "/kinds/Supplier/records/"
+CERTIFICATION = {
+    "op": "add_attribute",
+    "kind": "Supplier",
+    "attribute": "certification",
+    "definition": {"type": "enum", "values": ["none", "iso9001"]},
+    "backfill": {"expression": "'iso9001' if tier == 1 else 'none'"},
+}
+RISK_AT_MOST_95 = {
+    "op": "change_attribute",
+    "kind": "Supplier",
+    "attribute": "risk_score",
+    "definition": {"type": "integer", "min": 0, "max": 95},
+}
+
+
+@pytest_asyncio.fixture
+async def batched(database_url: str) -> AsyncIterator[Stack]:
+    """The supply example on a keeper that migrates 10 Records at a time: its 30 Suppliers take 3."""
+    async with open_stack(database_url, LOREBASE_KEEPER__SCHEMA_CHANGES__BATCH_RECORDS="10") as opened:
+        await opened.supply()
+        yield opened
+
+
+async def branch(stack: Stack) -> dict[str, Any]:
+    response = await stack.http.get(D + "/branches/main", headers=stack.admin)
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+async def update(stack: Stack, key: str, **values: Any) -> str:
+    response = await stack.http.post(
+        D + "/operations/update_supplier/execute",
+        json={"parameters": {"key": key, **values}},
+        headers=stack.admin,
+    )
+    assert response.status_code == 200, response.text
+    return str(response.headers["Lorebase-Revision"])
+
+
+def after_first_batch(
+    stack: Stack, step: Callable[[], Awaitable[None]], kind: str = "Supplier"
+) -> Callable[..., Awaitable[None]]:
+    """A progress listener that runs `step` once, after the first batch of `kind`."""
+    ran: list[int] = []
+
+    async def listener(migrated: str, done: int, total: int) -> None:
+        if migrated == kind and not ran:
+            ran.append(done)
+            await step()
+
+    stack.rt.schema_progress.append(listener)
+    return listener
+
+
+async def test_writes_during_a_batched_migration_land_and_are_migrated_and_violations_refuse_it(
+    batched: Stack,
+) -> None:
+    before = await branch(batched)
+    meanwhile: list[str] = []
+
+    async def step() -> None:
+        # A read while the migration runs: the old schema, whole.
+        schema = (await batched.http.get(D + "/schema", headers=batched.admin)).json()
+        supplier = next(k for k in schema["kinds"] if k["name"] == "Supplier")
+        assert "certification" not in supplier["attributes"]
+        s1001 = (await batched.http.get(SUPPLIERS + "S-1001", headers=batched.admin)).json()
+        assert "certification" not in s1001["values"]
+        # Writes on the branch commit meanwhile (the migration holds no lock): one on a Supplier the
+        # first batch migrated already, one on a later one, one on another Kind, a new Supplier.
+        meanwhile.append(await update(batched, "S-1004", tier=1, risk_score=11))
+        meanwhile.append(await update(batched, "S-1025", tier=1))
+        part = await batched.http.post(
+            D + "/imports",
+            json={
+                "source": "test",
+                "records": [
+                    {
+                        "kind": "Supplier",
+                        "values": {
+                            "supplier_code": "S-1031",
+                            "legal_name": "Written Meanwhile Ltd",
+                            "vat_number": "PL0000001031",
+                            "country": "PL",
+                            "tier": "1",
+                        },
+                    },
+                    {"kind": "Part", "values": {"part_number": "P-90001", "name": "Meanwhile seal"}},
+                ],
+            },
+            headers=batched.admin,
+        )
+        assert part.status_code == 200, part.text
+        meanwhile.append(str(part.json()["revision"]))
+
+    listener = after_first_batch(batched, step)
+    try:
+        response = await batched.http.post(CHANGES, json={"changes": [CERTIFICATION]}, headers=batched.admin)
+    finally:
+        batched.rt.schema_progress.remove(listener)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert len(meanwhile) == 3 and body["migrated"]["records"] == 31
+    after = await branch(batched)
+    # Every write landed, then the change set in one Revision on top of them.
+    assert after["head"] == body["revision"] and after["generation"] == before["generation"] + 4
+    revision = (await batched.http.get(D + "/revisions/" + body["revision"], headers=batched.admin)).json()
+    assert revision["revision"]["parents"] == [meanwhile[-1]]
+
+    listing = await batched.http.get(
+        D + "/kinds/Supplier/records", params={"limit": 100}, headers=batched.admin
+    )
+    assert listing.status_code == 200, listing.text
+    values = {r["key"]: r["values"] for r in listing.json()["records"]}
+    assert len(values) == 31 and all("certification" in v for v in values.values())
+    # The Records written meanwhile are migrated from what was written, and keep the write.
+    assert values["S-1004"]["certification"] == "iso9001" and values["S-1004"]["risk_score"] == "11"
+    assert values["S-1025"]["certification"] == "iso9001"
+    assert values["S-1031"]["certification"] == "iso9001"
+    assert values["S-1005"]["certification"] == "none"
+    part = await batched.http.get(D + "/kinds/Part/records/P-90001", headers=batched.admin)
+    assert part.status_code == 200, part.text
+
+    # A renamed Kind (Part: 42 Records, 5 batches) takes the Records written meanwhile along.
+    async def meanwhile_parts() -> None:  # a Part the first batch moved changes; a new one comes
+        response = await batched.http.post(
+            D + "/imports",
+            json={
+                "source": "test",
+                "records": [
+                    {"kind": "Part", "values": {"part_number": "P-10001", "name": "Renamed meanwhile"}},
+                    {"kind": "Part", "values": {"part_number": "P-90002", "name": "Made meanwhile"}},
+                ],
+            },
+            headers=batched.admin,
+        )
+        assert response.status_code == 200, response.text
+
+    listener = after_first_batch(batched, meanwhile_parts, kind="Component")
+    try:
+        response = await batched.http.post(
+            CHANGES,
+            json={"changes": [{"op": "rename_kind", "kind": "Part", "to": "Component"}]},
+            headers=batched.admin,
+        )
+    finally:
+        batched.rt.schema_progress.remove(listener)
+    assert response.status_code == 200, response.text
+    listing = await batched.http.get(
+        D + "/kinds/Component/records", params={"limit": 100}, headers=batched.admin
+    )
+    assert listing.status_code == 200, listing.text
+    names = {r["key"]: r["values"]["name"] for r in listing.json()["records"]}
+    assert (
+        len(names) == 42 and names["P-10001"] == "Renamed meanwhile" and names["P-90002"] == "Made meanwhile"
+    )
+    gone = await batched.http.get(D + "/kinds/Part/records/P-10001", headers=batched.admin)
+    assert gone.status_code == 404, gone.text
+
+    # A value the new bound refuses, found in a late batch or written meanwhile, refuses it all.
+    # A value the new bound refuses in the last batch (S-1029: Suppliers 21-30).
+    await update(batched, "S-1029", risk_score=99)
+    before = await branch(batched)
+    kinds = (await batched.http.get(D + "/schema", headers=batched.admin)).json()["kinds"]
+    late = await batched.http.post(CHANGES, json={"changes": [RISK_AT_MOST_95]}, headers=batched.admin)
+    assert late.status_code == 422, late.text
+    assert late.json()["records"] == ["Supplier/S-1029"]
+    assert await branch(batched) == before
+
+    await update(batched, "S-1029", risk_score=50)
+
+    async def refused_meanwhile() -> None:  # a Record the first batch found valid gets a refused value
+        await update(batched, "S-1003", risk_score=97)
+
+    listener = after_first_batch(batched, refused_meanwhile)
+    try:
+        caught = await batched.http.post(CHANGES, json={"changes": [RISK_AT_MOST_95]}, headers=batched.admin)
+    finally:
+        batched.rt.schema_progress.remove(listener)
+    assert caught.status_code == 422, caught.text
+    assert caught.json()["records"] == ["Supplier/S-1003"]
+    now = await branch(batched)
+    assert now["generation"] == before["generation"] + 2  # the two updates, no schema change
+    assert (await batched.http.get(D + "/schema", headers=batched.admin)).json()["kinds"] == kinds
+    s1003 = (await batched.http.get(SUPPLIERS + "S-1003", headers=batched.admin)).json()
+    assert s1003["values"]["risk_score"] == "97"
