@@ -3,8 +3,8 @@ Attribute on every Record of the generated Domain `big` (Suppliers, Parts and Pu
 million by default), beside a raw UPDATE of as many rows of `records`, and the agent reads (context
 packs and resolve, p50/p95, 1 client, as bench/agent_reads.py) measured while it runs beside the
 same reads without it. Meanwhile a writer commits an Operation on another Supplier every 0.2 s: how
-many landed, and their latency (its largest is about how long the change set's commit held the
-branch). LOREBASE_BENCH_BIG_BACKFILL=0 skips it (docs/schema.md, "Large migrations").
+many landed, their latency, and the longest wait of any (a write queued behind the change set's
+commit waits for it, then is refused: prepared under the old schema). LOREBASE_BENCH_BIG_BACKFILL=0 skips it (docs/schema.md, "Large migrations").
 """
 
 from __future__ import annotations
@@ -160,8 +160,12 @@ def measure(base: str, headers: dict[str, str], url: str, big: agent_reads.Big) 
         f"context pack {_pct([p for p, _ in during])}; resolve {_pct([r for _, r in during])}",
         f"- an update_supplier every 0.2 s meanwhile: {len(landed)} committed"
         + (f", {refused} refused (prepared under the old schema: 409 schema-changed)" if refused else "")
+        + (f"; latency of those committed {_pct(landed)}" if landed else "")
         + (
-            f"; latency {_pct(landed)} (the largest: about the commit's hold on the branch)" if landed else ""
+            f"; the longest of all, refused ones too (about the commit's hold on the branch): "
+            f"{max(ms for ms, _ in writes):.0f} ms"
+            if writes
+            else ""
         ),
     ]
 
