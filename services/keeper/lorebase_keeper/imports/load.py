@@ -33,6 +33,7 @@ from lorebase_keeper.writes import (
     Head,
     Origin,
     Outcome,
+    check_expected_head,
     idempotency_key,
     plan_commit,
     planner_statistics,
@@ -170,16 +171,7 @@ async def load(
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
                 return replay(receipt, digest, key), head, None
-        if expected is not None and expected != head.revision:
-            raise Problem(
-                409,
-                "stale-head",
-                f"branch {branch!r} moved: its head is {head.revision}, not the expected {expected}; "
-                "read again and retry with the new head",
-                branch=branch,
-                head=head.revision,
-                expected_head=expected,
-            )
+        check_expected_head(expected, branch, head.revision)
         changes = ChangeSet(view, domain.schema, vault=vault)
         by_kind: dict[str, list[str]] = {}
         for kind, rkey, _, _ in records:

@@ -39,7 +39,7 @@ from lorebase_keeper.proposals import (
     proposal_summary,
 )
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.writes import Outcome, replay
+from lorebase_keeper.writes import Outcome, check_expected_head, replay
 from lorebase_store import BranchRow, ProposalRow, Txn
 
 _NOT_SLUG = re.compile(r"[^a-z0-9._-]+")
@@ -147,16 +147,7 @@ async def execute_task(
         # 1. The dry run on the target: the same checks as a direct write; nothing is created.
         check = await dry_run(rt, make_work(p, target, dry_run=True, review=False), domain.id, target)
         expected = request.expected_head
-        if expected is not None and expected != target_row.head:
-            raise Problem(
-                409,
-                "stale-head",
-                f"branch {target!r} moved: its head is {target_row.head}, not the expected {expected}; "
-                "read again and retry with the new head",
-                branch=target,
-                head=target_row.head,
-                expected_head=expected,
-            )
+        check_expected_head(expected, target, target_row.head)
         if check.document["violations"]:
             raise invalid(check.document["violations"])
         if request.dry_run:

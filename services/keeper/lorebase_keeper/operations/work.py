@@ -20,6 +20,7 @@ from lorebase_keeper.writes import (
     Head,
     Origin,
     Outcome,
+    check_expected_head,
     open_view,
     plan_commit,
     replay,
@@ -62,16 +63,7 @@ def make_work(
             needs = "protected-branch"
         if needs is not None and not dry_run:
             raise review_required(domain, name, branch, needs)
-        if expected is not None and expected != head.revision:
-            raise Problem(
-                409,
-                "stale-head",
-                f"branch {branch!r} moved: its head is {head.revision}, not the expected "
-                f"{expected}; read again and retry with the new head",
-                branch=branch,
-                head=head.revision,
-                expected_head=expected,
-            )
+        check_expected_head(expected, branch, head.revision)
         changes = ChangeSet(view, domain.schema, issues=list(p.issues), vault=p.vault)
         for edit, values, path in p.edits:
             if edit.kind:

@@ -46,6 +46,7 @@ from lorebase_keeper.writes import (
     Origin,
     Outcome,
     SchemaVersion,
+    check_expected_head,
     idempotency_key,
     open_view,
     plan_commit,
@@ -111,7 +112,7 @@ async def change_schema(
             receipt = await view.get_receipt(principal.id, key)
             if receipt is not None:
                 return replay(receipt, digest, key), head, None
-        _check_expected(body.expected_head, branch, head)
+        check_expected_head(body.expected_head, branch, head.revision)
         final = staged
         if head.revision != staged.head.revision:
             final = await catch_up(
@@ -229,21 +230,8 @@ async def _stage(
     if row is None:
         raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
     head = Head(row.head, row.generation, row.schema_digest)
-    _check_expected(body.expected_head, branch, head)
+    check_expected_head(body.expected_head, branch, head.revision)
     return await stage(await open_view(txn, row), head, plan, body.on_invalid, batch=batch, progress=progress)
-
-
-def _check_expected(expected: str | None, branch: str, head: Head) -> None:
-    if expected is not None and expected != head.revision:
-        raise Problem(
-            409,
-            "stale-head",
-            f"branch {branch!r} moved: its head is {head.revision}, not the expected "
-            f"{expected}; read again and retry with the new head",
-            branch=branch,
-            head=head.revision,
-            expected_head=expected,
-        )
 
 
 def _refused(staged: Staged) -> Problem:

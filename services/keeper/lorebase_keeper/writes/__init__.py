@@ -21,7 +21,13 @@ from lorebase_keeper.writes.commit import (
 from lorebase_keeper.writes.derive import materialize
 from lorebase_keeper.writes.group_queue import GroupQueue, Queued
 from lorebase_keeper.writes.moves import BranchMoves
-from lorebase_keeper.writes.outcome import Outcome, idempotency_key, replay, request_digest
+from lorebase_keeper.writes.outcome import (
+    Outcome,
+    check_expected_head,
+    idempotency_key,
+    replay,
+    request_digest,
+)
 from lorebase_keeper.writes.planner_statistics import ANALYZE_AFTER, PlannerStatistics
 from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
 from lorebase_keeper.writes.view import BranchView, OverlayView, link_of, open_view, record_of
@@ -47,6 +53,7 @@ __all__ = [
     "RecordState",
     "SchemaVersion",
     "changes_digest",
+    "check_expected_head",
     "diff_change",
     "idempotency_key",
     "link_key",

@@ -54,4 +54,18 @@ def replay(receipt: Receipt, digest: str, key: str) -> Outcome:
     return Outcome(receipt.status, document, receipt.revision, {"Idempotent-Replayed": "true"})
 
 
-__all__ = ["Outcome", "idempotency_key", "replay", "request_digest"]
+def check_expected_head(expected: str | None, branch: str, head: str | None) -> None:
+    """409 stale-head when the caller named an `expected_head` the branch has moved from."""
+    if expected is not None and expected != head:
+        raise Problem(
+            409,
+            "stale-head",
+            f"branch {branch!r} moved: its head is {head}, not the expected {expected}; "
+            "read again and retry with the new head",
+            branch=branch,
+            head=head,
+            expected_head=expected,
+        )
+
+
+__all__ = ["Outcome", "check_expected_head", "idempotency_key", "replay", "request_digest"]
