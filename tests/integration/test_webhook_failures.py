@@ -48,6 +48,15 @@ class BadReceiver:
         self.server: asyncio.Server | None = None
         self.writers: list[asyncio.StreamWriter] = []
 
+    async def received(self, count: int) -> int:
+        """How many requests it has read, once `count` have arrived or 10 s have passed: a sender that
+        gave up on a hanging receiver may return before this loop has read its request."""
+        for _ in range(200):
+            if len(self.requests) >= count:
+                break
+            await asyncio.sleep(0.05)
+        return len(self.requests)
+
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.append(writer)
         head = await reader.readuntil(b"\r\n\r\n")
@@ -117,9 +126,9 @@ async def test_misbehaving_receivers_follow_the_schedule_then_dead(
         assert (first.queued, first.failed) == (1, 1)
         # The schedule: attempt 2 is due within 60 s of attempt 1 (full jitter), attempt 3 within
         # 90 s (backoff_max_s) of 2.
-        assert (await run_pass(61)).failed == 1 and len(receiver.requests) == 2
+        assert (await run_pass(61)).failed == 1 and await receiver.received(2) == 2
         last = await run_pass(61 + 91)
-        assert last.dead == 1 and len(receiver.requests) == 3
+        assert last.dead == 1 and await receiver.received(3) == 3
         assert (await run_pass(86400)).failed + (await run_pass(86400)).dead == 0  # dead: never again
     assert len(receiver.requests) == 3
     assert len({h["idempotency-key"] for h, _, _ in receiver.requests}) == 1
