@@ -170,7 +170,7 @@ async def catch_up(
         if ("link", _source(staged.migration, "link", k[0]), f"{k[1]}->{k[2]}") not in refs
     }
     links.update(caught.links)
-    merged = sorted([*changes, *caught.changes], key=lambda c: (c.entity != "record", c.name, c.key))
+    merged = sorted([*changes, *caught.changes], key=_order)
     return Staged(head, staged.migration, merged, records, links, owners, staged.caught_up + len(refs))
 
 
@@ -192,7 +192,7 @@ async def _finish(migration: Migration, head: Head) -> Staged:
         migration.violate(record=record, **issue)
 
     def rows() -> Staged:
-        every = sorted([*changes, *migration.deletions], key=lambda c: (c.entity != "record", c.name, c.key))
+        every = sorted([*changes, *migration.deletions], key=_order)
         records, links = migration.changes.stored()
         records = {**records, **migration.deleted_records, **migration.moved_records}
         links = {**links, **migration.deleted_links, **migration.moved_links}
@@ -200,6 +200,11 @@ async def _finish(migration: Migration, head: Head) -> Staged:
 
     # Seconds of CPU at a million Records: in a thread, so the process serves its other requests.
     return await asyncio.to_thread(rows) if len(changes) >= LARGE else rows()
+
+
+def _order(change: Change) -> tuple[bool, str, str]:
+    """A commit's order of changes: Records first, then by name and key."""
+    return (change.entity != "record", change.name, change.key)
 
 
 def _source(migration: Migration, entity: str, name: str) -> str:
