@@ -176,11 +176,18 @@ async def template_database(postgres_url: str) -> AsyncIterator[str]:
         await drop_database(postgres_url, name)
 
 
+@pytest.fixture
+def database_template(template_database: str) -> str:
+    """The database this test's `database_url` is cloned from: the migrated template (overridden
+    where a folder keeps templates with data in them, tests/integration's supply example)."""
+    return template_database
+
+
 @pytest_asyncio.fixture(loop_scope="session")
-async def database_url(postgres_url: str, template_database: str) -> AsyncIterator[str]:
+async def database_url(postgres_url: str, database_template: str) -> AsyncIterator[str]:
     """URL of a fresh clone of the template for this test (dropped afterwards)."""
     name = f"t_{secrets.token_hex(6)}"
-    url = await create_database(postgres_url, name, template=database_name(template_database))
+    url = await create_database(postgres_url, name, template=database_name(database_template))
     try:
         yield url
     finally:

@@ -12,7 +12,6 @@ from typing import Any
 import msgspec
 import orjson
 import pytest
-from openapi_spec_validator import validate
 
 from lorebase.contract import ENDPOINTS, examples
 from lorebase.contract.answers.feed import OperationEvent, RevisionEvent
@@ -37,8 +36,8 @@ def test_every_json_endpoint_declares_its_response_model() -> None:
     assert missing == []
 
 
-def test_the_document_is_valid_and_names_a_schema_for_every_success() -> None:
-    validate(document())
+def test_the_document_names_a_schema_for_every_success() -> None:
+    """(test_openapi.py validates the document itself against OpenAPI 3.1.)"""
     successes = _json_successes()
     # every endpoint but the event stream and the 204s (no body), and the 202
     assert len(successes) >= len(ENDPOINTS) - sum(
