@@ -20,6 +20,8 @@ lorebase_keeper.writes.commit): it would write values the new schema does not kn
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
@@ -52,6 +54,8 @@ from lorebase_keeper.writes import (
     request_digest,
 )
 from lorebase_store import BranchRow, CommitRows, Txn
+
+logger = logging.getLogger("lorebase.keeper.schema_changes")
 
 
 def plan_of(domain: Domain, body: SchemaChangeSet) -> Plan:
@@ -109,11 +113,20 @@ async def change_schema(
         SAMPLE + limits.catch_up_max,
     )
     try:
+        started = time.perf_counter()
         staged = await rt.db.read("schema_change_stage", _stage, domain.id, branch, plan, body, staging)
+        logger.info(
+            "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
+            branch,
+            staged.count,
+            time.perf_counter() - started,
+        )
         if body.dry_run:
             return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
         if staged.violation_count:
             raise _refused(staged)
+
+        held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
 
         async def work(
             view: BranchView, row: BranchRow, head: Head
@@ -123,6 +136,7 @@ async def change_schema(
                 if receipt is not None:
                     return replay(receipt, digest, key), head, None
             check_expected_head(body.expected_head, branch, head.revision)
+            held["at"] = time.perf_counter()
             final = staged
             if head.revision != staged.head.revision:
                 final = await catch_up(
@@ -138,6 +152,7 @@ async def change_schema(
                 )
                 if final.violation_count:
                     raise _refused(final)
+                held.update(caught_up=time.perf_counter() - held["at"], refs=final.caught_up)
             document = await _document(domain, branch, plan, new_digest, final, touches)
             for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
                 await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
@@ -176,6 +191,14 @@ async def change_schema(
 
         outcome = await rt.committer.run(
             domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
+        )
+        logger.info(
+            "schema change on %s: committed, the branch's lock held %.1f s (of which %.1f s catching up %d "
+            "Records and Links changed meanwhile)",
+            branch,
+            time.perf_counter() - held["at"],
+            held["caught_up"],
+            held["refs"],
         )
         rt.domains.forget(domain.name)
         if widened:
