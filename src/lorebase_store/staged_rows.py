@@ -115,7 +115,7 @@ INSERT INTO history (domain_id, branch, generation, revision, entity, name, key,
 SELECT $1, $2, $5, $4, s.entity, s.name, s.key, s.change, s.attributes, s.before, s.after, {_PROVENANCE}
 FROM staged_rows s
 WHERE s.staging = $3
-ORDER BY s.part, s.name, s.key
+ORDER BY s.part, s.name COLLATE "C", s.key COLLATE "C"
 """
 _FORGET = "DELETE FROM staged_rows WHERE staging = $1"
 _DROP = """
@@ -126,7 +126,8 @@ WHERE s.staging = $1 AND s.part = CASE WHEN x.entity = 'record' THEN 0 ELSE 1 EN
 RETURNING s.entity, s.name, s.key, s.writes
 """
 _ELEMENTS = """
-SELECT entity, name, key, element FROM staged_rows WHERE staging = $1 ORDER BY part, name, key
+SELECT entity, name, key, element FROM staged_rows WHERE staging = $1
+ORDER BY part, name COLLATE "C", key COLLATE "C"
 """
 
 

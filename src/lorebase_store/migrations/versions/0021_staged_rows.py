@@ -24,8 +24,8 @@ def upgrade() -> None:
         CREATE UNLOGGED TABLE IF NOT EXISTS staged_rows (
             staging TEXT NOT NULL,
             part SMALLINT NOT NULL,
-            name TEXT COLLATE "C" NOT NULL,
-            key TEXT COLLATE "C" NOT NULL,
+            name TEXT NOT NULL,
+            key TEXT NOT NULL,
             entity TEXT NOT NULL,
             change TEXT NOT NULL,
             attributes JSONB NOT NULL,
@@ -41,6 +41,10 @@ def upgrade() -> None:
             PRIMARY KEY (staging, part, name, key)
         )
         """
+    )
+    # The commit's order of changes: Records first, then by name and key in byte order.
+    op.execute(
+        'CREATE INDEX IF NOT EXISTS staged_rows_order ON staged_rows (staging, part, name COLLATE "C", key COLLATE "C")'
     )
 
 
