@@ -313,6 +313,7 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
                 staged["revision"],
                 staged["generation"],
                 history=True,
+                fill=False,  # done as they were staged (StagedRowsTxn.stage_rows)
             )
         form = StoredRows(rows.records)
         large = len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD

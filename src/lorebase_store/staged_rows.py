@@ -4,10 +4,11 @@ A change set migrating a million Records cannot hold the branch's commit lock wh
 and a million history rows are planned in keeper and sent. So its staging (lorebase_keeper
 schema_changes/staged.py), outside the lock, COPYs the rows it will commit into `staged_rows` under
 a staging id, with a placeholder (`PLACEHOLDER`) where the Revision id goes in provenance, and
-no Revision id or generation yet. The commit, under the lock, replaces the rows the catch-up
-migrated again, then writes everything with set statements (`apply_staged_rows`): the created
-history rows that read through the Records it changes take their values (stored_form.py), Records
-are deleted, updated (`UPDATE records ... FROM staged_rows`) or upserted, Links likewise, and the
+no Revision id or generation yet; in the same transactions the created history rows that read
+through those Records take their values (stored_form.py: what the commit statement's `fil` does
+before a Record changes, done early; a read answers the same either way). The commit, under the
+lock, replaces the rows the catch-up migrated again (filling theirs), then writes everything with
+set statements (`apply_staged_rows`): Records are deleted, updated (`UPDATE records ... FROM staged_rows`) or upserted, Links likewise, and the
 history rows are inserted in the order of the changes (`INSERT INTO history ... SELECT`), the
 Revision id and generation filled in there; last the staged rows go. What the lock holds is then
 PostgreSQL's work.
@@ -67,6 +68,15 @@ UPDATE history h SET after = r."values"
 FROM staged_rows s JOIN records r ON r.kind = s.name AND r.key = s.key
 WHERE {_STAGED.format(entity="record")} AND r.domain_id = $1 AND r.branch = $2
   AND r.created_revision = r.updated_revision
+  AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
+  AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+"""
+# The same for the Records named ($3 Kinds, $4 keys): a migration's, as they are staged.
+_FILL_RECORDS = """
+UPDATE history h SET after = r."values"
+FROM unnest(CAST($3 AS text[]), CAST($4 AS text[])) AS x(kind, key)
+JOIN records r ON r.kind = x.kind AND r.key = x.key
+WHERE r.domain_id = $1 AND r.branch = $2 AND r.created_revision = r.updated_revision
   AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
   AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
 """
@@ -137,14 +147,39 @@ class StagedRowsTxn(TxnBase):
         driver = await self.driver()
         await driver.copy_records_to_table("staged_rows", columns=COLUMNS, records=rows)
 
+    async def stage_rows(self, domain_id: int, branch: str, rows: list[Row]) -> None:
+        """COPY a migration's rows into staged_rows, and give the created history rows that read
+        through their Records their values now (stored_form.py): what a commit's `fil` does, done
+        early. It changes no answer (the row reads the same either way), and a Record that changes
+        meanwhile has its row filled by that write; so the commit need not (`fill=False`)."""
+        await self.copy_staged_rows(rows)
+        records = [(row[2], row[3]) for row in rows if row[4] == "record"]
+        if records:
+            driver = await self.driver()
+            await driver.execute(
+                _FILL_RECORDS, domain_id, branch, [k for k, _ in records], [key for _, key in records]
+            )
+
     async def apply_staged_rows(
-        self, domain_id: int, branch: str, staging: str, revision: str, generation: int, *, history: bool
+        self,
+        domain_id: int,
+        branch: str,
+        staging: str,
+        revision: str,
+        generation: int,
+        *,
+        history: bool,
+        fill: bool = True,
     ) -> None:
         """Write the staged rows of `staging` as the commit of `revision` (see the module's docstring);
-        `history`: insert their history rows too. The staged rows go."""
+        `history`: insert their history rows too; `fill`: give the created history rows that read
+        through their Records their values first (not needed when `stage_rows` staged them). The
+        staged rows go."""
         driver = await self.driver()
         args = (domain_id, branch, staging)
-        for statement in (_FILL, _DELETE_RECORDS, _DELETE_LINKS):
+        for statement in (
+            (_FILL, _DELETE_RECORDS, _DELETE_LINKS) if fill else (_DELETE_RECORDS, _DELETE_LINKS)
+        ):
             await driver.execute(statement, *args)
         for statement in (_UPDATE_RECORDS, _UPSERT_RECORDS, _UPSERT_LINKS):
             await driver.execute(statement, *args, revision)

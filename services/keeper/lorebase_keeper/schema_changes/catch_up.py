@@ -13,6 +13,7 @@ before.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from lorebase.ids import iso
@@ -51,7 +52,8 @@ async def catch_up(
         head = Head(row.head, row.generation, row.schema_digest)
         staging = Staging(
             staging_id(),
-            txn.copy_staged_rows,  # in the merge's transaction: gone with it whatever it ends in
+            # In the merge's transaction: gone with it whatever it ends in.
+            functools.partial(txn.stage_rows, domain.id, row.name),
             domain.settings.model.keeper.schema_changes.batch_records,
             None,
             domain.settings.model.agents.feed.changed_keys_max,

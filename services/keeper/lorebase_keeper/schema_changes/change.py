@@ -101,7 +101,7 @@ async def change_schema(
 
     async def put(rows: list[tuple[Any, ...]]) -> None:
         """A chunk of the staged rows, in a transaction of its own (the staging reads a snapshot)."""
-        await rt.db.run_interaction("schema_change_staged_rows", _copy_staged_rows, rows)
+        await rt.db.run_interaction("schema_change_staged_rows", _stage_rows, domain.id, branch, rows)
 
     changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
     staging = Staging(
@@ -270,8 +270,8 @@ async def _stage(
     return await stage(await open_view(txn, row), head, plan, body.on_invalid, staging)
 
 
-async def _copy_staged_rows(txn: Txn, rows: list[tuple[Any, ...]]) -> None:
-    await txn.copy_staged_rows(rows)
+async def _stage_rows(txn: Txn, domain_id: int, branch: str, rows: list[tuple[Any, ...]]) -> None:
+    await txn.stage_rows(domain_id, branch, rows)
 
 
 async def _forget_staged_rows(txn: Txn, staging: str) -> None:

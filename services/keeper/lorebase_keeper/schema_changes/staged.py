@@ -236,7 +236,7 @@ async def catch_up(
     caught = replace(staged, head=head, migration=fresh, written=written)
     fresh_refs: set[Ref] = set()
     rows = await _plan(caught, fresh, changes, _stored(fresh), plan.schema, None, fresh_refs)
-    await view.txn.copy_staged_rows(rows)
+    await view.txn.stage_rows(row.domain_id, row.name, rows)
     for label, count in _counted(fresh_refs).items():
         counts[label] = counts.get(label, 0) + count
     digest = ChangeDigest(changed_keys_max)
