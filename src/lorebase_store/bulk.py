@@ -97,6 +97,30 @@ def record_rows(
         )
 
 
+def staged_record_rows(
+    staging: str, rows: Iterable[dict[str, Any]], json: Documents, form: StoredRows
+) -> Iterator[Row]:
+    """Changed Records of a commit as rows of staged_rows (staged_rows.py), upserted from there."""
+    for r in rows:
+        yield (
+            staging,
+            0,
+            r["kind"],
+            r["key"],
+            "record",
+            "modified",
+            "[]",
+            None,
+            json(r["values"]),
+            json(form.provenance(r["values"], r["provenance"])),
+            r["created_revision"],
+            r["updated_revision"],
+            True,
+            None,
+            None,
+        )
+
+
 def link_rows(
     domain_id: int, branch: str, rows: Iterable[dict[str, Any]], json: Documents, form: StoredRows
 ) -> Iterator[Row]:
@@ -152,4 +176,5 @@ __all__ = [
     "history_rows",
     "link_rows",
     "record_rows",
+    "staged_record_rows",
 ]

@@ -13,6 +13,7 @@ rows as they were before the statement).
 from __future__ import annotations
 
 import asyncio
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from lorebase_store import bulk
 from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.schema_versions import SchemaVersionsTxn
 from lorebase_store.sources import SourcesTxn
+from lorebase_store.staged_rows import StagedRowsTxn
 from lorebase_store.stored_form import StoredRows
 from lorebase_store.vault import VaultTxn
 
@@ -123,30 +125,6 @@ aud AS (
 SELECT 1
 """
 
-# Many changed Records of one commit (a large schema migration) go by COPY into this table, then:
-# the created history rows that read through them take their values (as `fil` below), then the
-# rows are upserted as `rec` does.
-_CHANGED_TABLE = """
-CREATE TEMPORARY TABLE IF NOT EXISTS commit_records (LIKE records) ON COMMIT DROP;
-TRUNCATE commit_records
-"""
-_CHANGED_FILL = """
-UPDATE history h SET after = r."values"
-FROM records r JOIN commit_records c ON r.kind = c.kind AND r.key = c.key
-WHERE r.domain_id = $1 AND r.branch = $2 AND c.domain_id = $1 AND c.branch = $2
-  AND r.created_revision = r.updated_revision
-  AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
-  AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
-"""
-_CHANGED_UPSERT = """
-INSERT INTO records (domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision)
-SELECT domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision
-FROM commit_records
-ON CONFLICT (domain_id, branch, kind, key) DO UPDATE
-  SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance,
-      updated_revision = EXCLUDED.updated_revision
-"""
-
 # The xid for the outbox fence, and a notification to the relay, which PostgreSQL delivers when
 # (and only if) the transaction commits: the relay publishes at once instead of at its next poll.
 OUTBOX_CHANNEL = "lorebase_outbox"
@@ -179,6 +157,9 @@ class CommitRows:
     vault_entries: list[dict[str, Any]] = field(default_factory=list)
     # Schema versions a schema change commits under ({digest, document, created_at}; schema_versions.py).
     schema_versions: list[dict[str, Any]] = field(default_factory=list)
+    # Rows staged in PostgreSQL before the commit (staged_rows.py), written by set statements as
+    # this Revision's: [{"staging", "revision", "generation"}].
+    staged: list[dict[str, Any]] = field(default_factory=list)
 
     def extend(self, other: CommitRows) -> None:
         for name in _LISTS:
@@ -187,6 +168,7 @@ class CommitRows:
         self.extractions.extend(other.extractions)
         self.vault_entries.extend(other.vault_entries)
         self.schema_versions.extend(other.schema_versions)
+        self.staged.extend(other.staged)
 
     def compacted(self) -> CommitRows:
         """The rows with one final state per Record and Link.
@@ -294,7 +276,7 @@ _LISTS = (
 )
 
 
-class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
+class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, VaultTxn):
     async def write_commit_rows(self, rows: CommitRows) -> None:
         """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one,
         then the source syncs and extractions of the group."""
@@ -323,6 +305,16 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
             # lock (DomainsTxn.lock_branch) did both already; merges written here come this way.
             await self.conn.execute(_TAKE_XID)
             self.outbox_xid_held = True
+        for staged in rows.staged:
+            await self.apply_staged_rows(
+                rows.domain_id,
+                rows.branch,
+                staged["staging"],
+                staged["revision"],
+                staged["generation"],
+                history=True,
+                fill=False,  # done as they were staged (StagedRowsTxn.stage_rows)
+            )
         form = StoredRows(rows.records)
         large = len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD
         if large:
@@ -335,7 +327,7 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
 
     async def _copy_bulk(self, rows: CommitRows, form: StoredRows) -> CommitRows:
         """COPY the new Records, new Links and the history rows (bulk.py), and many changed Records
-        through a temporary table; what is left goes by statement."""
+        through staged_rows (staged_rows.py); what is left goes by statement."""
         raw = await self.conn.get_raw_connection()
         driver: Any = raw.driver_connection
         d, b = rows.domain_id, rows.branch
@@ -344,14 +336,11 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
         new_links = [r for r in rows.links if r.get("new")]
         changed = [r for r in rows.records if not r.get("new")]
         if len(changed) >= bulk.COPY_THRESHOLD:
-            # A schema change migrating a million Records: as one JSON array they pass jsonb's
-            # 256 MB limit, and COPY parses each document once.
-            await driver.execute(_CHANGED_TABLE)
-            await bulk.copy_rows(
-                driver, "commit_records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, changed, json, form)
-            )
-            await driver.execute(_CHANGED_FILL, d, b)
-            await driver.execute(_CHANGED_UPSERT)
+            # An import updating many Records: as one JSON array they may pass jsonb's 256 MB
+            # limit, and COPY parses each document once.
+            staging = f"commit-{uuid.uuid4().hex}"
+            await self.copy_staged_rows(bulk.staged_record_rows(staging, changed, json, form))
+            await self.apply_staged_rows(d, b, staging, "", 0, history=False)
             changed = []
         if new_records:
             await bulk.copy_rows(

@@ -9,7 +9,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest_asyncio
+from lorebase_keeper.schema_changes import clear_staged
+from sqlalchemy import text
 
+from lorebase_store import Txn
 from tests.integration.conftest import Stack, open_stack
 
 D = "/api/v1/domains/supply"
@@ -52,6 +55,15 @@ async def update(stack: Stack, key: str, **values: Any) -> str:
     )
     assert response.status_code == 200, response.text
     return str(response.headers["Lorebase-Revision"])
+
+
+async def staged_rows(stack: Stack) -> int:
+    """The rows staged in the database for change sets not committed yet (lorebase_store.staged_rows)."""
+
+    async def count(txn: Txn) -> int:
+        return int((await txn.conn.execute(text("SELECT count(*) FROM staged_rows"))).scalar_one())
+
+    return await stack.rt.db.run_interaction("count_staged_rows", count)
 
 
 def after_first_batch(
@@ -136,6 +148,7 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated_and_viola
     assert values["S-1005"]["certification"] == "none"
     part = await batched.http.get(D + "/kinds/Part/records/P-90001", headers=batched.admin)
     assert part.status_code == 200, part.text
+    assert await staged_rows(batched) == 0  # staged, then written by its commit and gone with it
 
     # A renamed Kind (Part: 42 Records, 5 batches) takes the Records written meanwhile along.
     async def meanwhile_parts() -> None:  # a Part the first batch moved changes; a new one comes
@@ -182,6 +195,13 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated_and_viola
     assert late.status_code == 422, late.text
     assert late.json()["records"] == ["Supplier/S-1029"]
     assert await branch(batched) == before
+    dry = await batched.http.post(
+        CHANGES,
+        json={"changes": [CERTIFICATION | {"attribute": "audit"}], "dry_run": True},
+        headers=batched.admin,
+    )
+    assert dry.status_code == 200 and dry.json()["migrated"]["records"] == 31, dry.text
+    assert await staged_rows(batched) == 0 and await branch(batched) == before
 
     await update(batched, "S-1029", risk_score=50)
 
@@ -198,5 +218,15 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated_and_viola
     now = await branch(batched)
     assert now["generation"] == before["generation"] + 2  # the two updates, no schema change
     assert (await batched.http.get(D + "/schema", headers=batched.admin)).json()["kinds"] == kinds
+    assert await staged_rows(batched) == 0  # staged, refused at the commit, forgotten
+
+    # What a keeper that stopped mid-staging left is cleared when a keeper starts.
+    async def left(txn: Txn) -> None:
+        row = ("schema-stopped", 0, "Supplier", "S-1001", "record", "modified", "[]", None, "{}", "{}")
+        await txn.copy_staged_rows([(*row, None, None, False, b"[]", None)])
+
+    await batched.rt.db.run_interaction("left_staged_rows", left)
+    assert await staged_rows(batched) == 1
+    assert await clear_staged(batched.rt.db) == 1 and await staged_rows(batched) == 0
     s1003 = (await batched.http.get(SUPPLIERS + "S-1003", headers=batched.admin)).json()
     assert s1003["values"]["risk_score"] == "97"

@@ -68,3 +68,18 @@ async def test_a_group_that_fails_runs_again_one_item_at_a_time(caplog: pytest.L
     assert isinstance(results[1], ValueError)  # only the item that breaks its group fails
     assert groups.seen == [("k", ["a", "b", "c"]), ("k", ["a"]), ("k", ["b"]), ("k", ["c"])]
     assert "retrying one test at a time" in caplog.text
+
+
+async def test_an_item_that_runs_alone_has_a_group_of_its_own() -> None:
+    groups = Groups()
+    queue: GroupQueue[str, Item] = GroupQueue(
+        "test", groups, max_group=8, logger=logging.getLogger("test"), alone=lambda item: item.name == "S"
+    )
+    items = [Item(name) for name in "abScd"]
+    queue.put("k", items[0])
+    await asyncio.sleep(0)
+    for item in items[1:]:
+        queue.put("k", item)
+    groups.release.set()
+    assert await asyncio.gather(*(i.future for i in items)) == ["A", "B", "S", "C", "D"]
+    assert [names for _, names in groups.seen] == [["a"], ["b"], ["S"], ["c", "d"]]

@@ -16,6 +16,7 @@ from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
 from lorebase_keeper.proposals import recheck_open
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.schema_changes import clear_staged
 from lorebase_store import Database
 
 logger = logging.getLogger("lorebase.keeper")
@@ -54,6 +55,10 @@ async def run(settings: Settings) -> int:
     services = settings.model.services
 
     async def start() -> None:
+        # Rows a keeper staged for a change set it never committed (it stopped meanwhile).
+        cleared = await clear_staged(rt.db)
+        if cleared:
+            logger.info("cleared %d staged rows of unfinished schema change sets", cleared)
         # Checks reported before the last stop may not have run (proposals/checks.py).
         reported = await recheck_open(rt)
         if reported:

@@ -7,7 +7,7 @@ Each distinct piece of evidence gets the id `SHA-256(canonical JSON)`, so the sa
 the same model and prompt is one row of the `extractions` table however many values it supports
 (lorebase_store.extractions). The commit names the evidence of each value it changes in the
 provenance's `$evidence` (Attribute -> id), beside the Revision id that `_stamp` writes; a later
-change of the value drops it (writes/commit.py), a merge keeps it with the value
+change of the value drops it (writes/plan.py), a merge keeps it with the value
 (merge/provenance.py). Evidence for a value the load does not change is not recorded: the value's
 provenance stays with the Revision that set it.
 """

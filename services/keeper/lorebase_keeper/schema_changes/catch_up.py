@@ -13,6 +13,7 @@ before.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from lorebase.ids import iso
@@ -20,7 +21,7 @@ from lorebase.problems import Problem
 from lorebase.schema.changes import SchemaChangeError, apply_changes
 from lorebase_keeper.merge import Found, MergeRequest
 from lorebase_keeper.schema_changes.change import ChangeSetCommit, commit_change_set
-from lorebase_keeper.schema_changes.staged import stage
+from lorebase_keeper.schema_changes.staged import Staging, stage, staging_id
 from lorebase_keeper.writes import Head, open_view
 from lorebase_store import BranchRow, CommitRows, RevisionRow, Txn
 
@@ -49,8 +50,15 @@ async def catch_up(
             ) from None
         view = await open_view(txn, row)
         head = Head(row.head, row.generation, row.schema_digest)
-        batch = domain.settings.model.keeper.schema_changes.batch_records
-        staged = await stage(view, head, plan, "fail", batch=batch, progress=None)
+        staging = Staging(
+            staging_id(),
+            # In the merge's transaction: gone with it whatever it ends in.
+            functools.partial(txn.stage_rows, domain.id, row.name),
+            domain.settings.model.keeper.schema_changes.batch_records,
+            None,
+            domain.settings.model.agents.feed.changed_keys_max,
+        )
+        staged = await stage(view, head, plan, "fail", staging)
         if staged.violation_count:
             return [_conflict(violation, request, revision) for violation in staged.violations]
         message = (

@@ -20,12 +20,12 @@ lorebase_keeper.writes.commit): it would write values the new schema does not kn
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
+import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -36,26 +36,26 @@ from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
 from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain, check_branch_name, schema_digest
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_changes.migrate import Progress, log_progress
-from lorebase_keeper.schema_changes.staged import Staged, catch_up, stage
+from lorebase_keeper.schema_changes.migrate import SAMPLE, log_progress
+from lorebase_keeper.schema_changes.staged import Staged, Staging, catch_up, moved, stage, staging_id
 from lorebase_keeper.writes import (
-    LARGE,
     BranchView,
     Committed,
     Head,
     Origin,
     Outcome,
+    RevisionPlan,
     SchemaVersion,
     check_expected_head,
     idempotency_key,
     open_view,
-    plan_commit,
+    plan_revision,
     replay,
     request_digest,
 )
 from lorebase_store import BranchRow, CommitRows, Txn
 
-T = TypeVar("T")
+logger = logging.getLogger("lorebase.keeper.schema_changes")
 
 
 def plan_of(domain: Domain, body: SchemaChangeSet) -> Plan:
@@ -99,75 +99,116 @@ async def change_schema(
         for listener in rt.schema_progress:
             await listener(kind, done, total)
 
-    staged = await rt.db.read(
-        "schema_change_stage", _stage, domain.id, branch, plan, body, limits.batch_records, told
-    )
-    if body.dry_run:
-        return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
-    if staged.violation_count:
-        raise _refused(staged)
+    async def put(rows: list[tuple[Any, ...]]) -> None:
+        """A chunk of the staged rows, in a transaction of its own (the staging reads a snapshot)."""
+        await rt.db.run_interaction("schema_change_staged_rows", _stage_rows, domain.id, branch, rows)
 
-    async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
-        if key is not None:
-            receipt = await view.get_receipt(principal.id, key)
-            if receipt is not None:
-                return replay(receipt, digest, key), head, None
-        check_expected_head(body.expected_head, branch, head.revision)
-        final = staged
-        if head.revision != staged.head.revision:
-            final = await catch_up(
-                view,
-                row,
-                head,
-                staged,
-                plan,
-                body.on_invalid,
-                batch=limits.batch_records,
-                limit=limits.catch_up_max,
-            )
-            if final.violation_count:
-                raise _refused(final)
-        document = await _document(domain, branch, plan, new_digest, final, touches)
-        for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
-            await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
-        rows = CommitRows(domain.id, branch)
-        committed = await commit_change_set(
-            view, rows, domain, head, ChangeSetCommit(plan, items, principal.id, message, at), final
+    changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
+    staging = Staging(
+        None if body.dry_run else staging_id(),
+        put,
+        limits.batch_records,
+        told,
+        changed_keys_max,
+        SAMPLE + limits.catch_up_max,
+    )
+    try:
+        started = time.perf_counter()
+        staged = await rt.db.read("schema_change_stage", _stage, domain.id, branch, plan, body, staging)
+        logger.info(
+            "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
+            branch,
+            staged.count,
+            time.perf_counter() - started,
         )
-        revision_id = committed.revision.id
-        document.update(status="committed", revision=revision_id, head=revision_id)
-        stamp = iso(at)
-        if key is not None:
-            rows.receipt(
+        if body.dry_run:
+            return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
+        if staged.violation_count:
+            raise _refused(staged)
+
+        held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
+
+        async def work(
+            view: BranchView, row: BranchRow, head: Head
+        ) -> tuple[Outcome, Head, CommitRows | None]:
+            if key is not None:
+                receipt = await view.get_receipt(principal.id, key)
+                if receipt is not None:
+                    return replay(receipt, digest, key), head, None
+            check_expected_head(body.expected_head, branch, head.revision)
+            held["at"] = time.perf_counter()
+            final = staged
+            if head.revision != staged.head.revision:
+                final = await catch_up(
+                    view,
+                    row,
+                    head,
+                    staged,
+                    plan,
+                    body.on_invalid,
+                    batch=limits.batch_records,
+                    limit=limits.catch_up_max,
+                    changed_keys_max=changed_keys_max,
+                )
+                if final.violation_count:
+                    raise _refused(final)
+                held.update(caught_up=time.perf_counter() - held["at"], refs=final.caught_up)
+            document = await _document(domain, branch, plan, new_digest, final, touches)
+            for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
+                await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
+            rows = CommitRows(domain.id, branch)
+            committed = await commit_change_set(
+                view, rows, domain, head, ChangeSetCommit(plan, items, principal.id, message, at), final
+            )
+            revision_id = committed.revision.id
+            document.update(status="committed", revision=revision_id, head=revision_id)
+            stamp = iso(at)
+            if key is not None:
+                rows.receipt(
+                    principal=principal.id,
+                    key=key,
+                    request_digest=digest,
+                    status=200,
+                    response=document,
+                    revision=revision_id,
+                    at=stamp,
+                )
+            rows.audit(
                 principal=principal.id,
-                key=key,
-                request_digest=digest,
-                status=200,
-                response=document,
-                revision=revision_id,
+                action="schema.change",
+                domain=domain.name,
+                target=branch,
+                details={
+                    "revision": revision_id,
+                    "schema_version": new_digest,
+                    "previous_schema_version": domain.schema_digest,
+                    "changes": plan.summary,
+                    "caught_up": final.caught_up,
+                },
                 at=stamp,
             )
-        rows.audit(
-            principal=principal.id,
-            action="schema.change",
-            domain=domain.name,
-            target=branch,
-            details={
-                "revision": revision_id,
-                "schema_version": new_digest,
-                "previous_schema_version": domain.schema_digest,
-                "changes": plan.summary,
-                "caught_up": final.caught_up,
-            },
-            at=stamp,
-        )
-        return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
+            return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
 
-    outcome = await rt.committer.run(domain.id, branch, work, bulk=True, schema=domain.stored_digest)
-    rt.domains.forget(domain.name)
-    if widened:
-        rt.auth.forget()
-    return outcome
+        outcome = await rt.committer.run(
+            domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
+        )
+        logger.info(
+            "schema change on %s: committed, the branch's lock held %.1f s (of which %.1f s catching up %d "
+            "Records and Links changed meanwhile)",
+            branch,
+            time.perf_counter() - held["at"],
+            held["caught_up"],
+            held["refs"],
+        )
+        rt.domains.forget(domain.name)
+        if widened:
+            rt.auth.forget()
+        return outcome
+    finally:
+        # Gone with the commit's transaction when it committed; here after a dry run's end, a
+        # refusal or an error (a chunk of a failed staging included).
+        if staging.id is not None:
+            await rt.db.run_interaction("schema_change_forget_staged", _forget_staged_rows, staging.id)
 
 
 @dataclass(frozen=True)
@@ -194,36 +235,31 @@ async def commit_change_set(
     )
     for old, new in plan.renamed_kinds.items():
         await view.txn.move_kind_rows(domain.id, rows.branch, old, new)
-    # Seconds of CPU at a million Records: in a thread when large, so the process serves its other
-    # requests meanwhile (the branch's lock is held all the same).
-    planning = asyncio.to_thread if len(staged.changes) >= LARGE else _now
-    committed = await planning(
-        plan_commit,
-        rows,
-        domain=domain.name,
-        head=head,
-        changes=staged.changes,
-        author=change.author,
-        message=change.message,
-        origin=Origin("schema", new_digest, change.author),
-        at=change.at,
-        stored=(staged.records, staged.links),
-        changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
-        provenance_of=staged.provenance_of,
+    assert staged.staging is not None
+    if await view.txn.count_staged_rows(staged.staging) != staged.count:
+        raise moved(rows.branch, "its staged rows are gone (a keeper started meanwhile and cleared them)")
+    revision_plan = RevisionPlan(
+        domain.name,
+        head,
+        change.author,
+        change.message,
+        Origin("schema", new_digest, change.author),
+        change.at,
         schema=version,
     )
-    await view.txn.put_schema_change_set(domain.id, committed.revision.id, change.items, change.at)
-    return committed
+    revision_id = revision_plan.revision_id(rows.branch, staged.summary)
+    changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
+    revision = plan_revision(rows, revision_plan, staged.summary, revision_id, changed_keys_max)
+    # The migrated rows are written from the staged ones, by set statements (lorebase_store.staged_rows).
+    rows.staged.append(
+        {"staging": staged.staging, "revision": revision_id, "generation": revision.generation}
+    )
+    await view.txn.put_schema_change_set(domain.id, revision_id, change.items, change.at)
+    return Committed(revision, [])
 
 
 async def _stage(
-    txn: Txn,
-    domain_id: int,
-    branch: str,
-    plan: Plan,
-    body: SchemaChangeSet,
-    batch: int,
-    progress: Progress,
+    txn: Txn, domain_id: int, branch: str, plan: Plan, body: SchemaChangeSet, staging: Staging
 ) -> Staged:
     """The migration over a snapshot of the branch's head (Database.read: read-only, REPEATABLE READ)."""
     row = await txn.get_branch(domain_id, branch)
@@ -231,7 +267,15 @@ async def _stage(
         raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
     head = Head(row.head, row.generation, row.schema_digest)
     check_expected_head(body.expected_head, branch, head.revision)
-    return await stage(await open_view(txn, row), head, plan, body.on_invalid, batch=batch, progress=progress)
+    return await stage(await open_view(txn, row), head, plan, body.on_invalid, staging)
+
+
+async def _stage_rows(txn: Txn, domain_id: int, branch: str, rows: list[tuple[Any, ...]]) -> None:
+    await txn.stage_rows(domain_id, branch, rows)
+
+
+async def _forget_staged_rows(txn: Txn, staging: str) -> None:
+    await txn.forget_staged_rows(staging)
 
 
 def _refused(staged: Staged) -> Problem:
@@ -252,11 +296,6 @@ def _refused(staged: Staged) -> Problem:
     )
 
 
-async def _now(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    """`fn` run here (what asyncio.to_thread does in a thread)."""
-    return fn(*args, **kwargs)
-
-
 async def _document(
     domain: Domain,
     branch: str,
@@ -265,8 +304,7 @@ async def _document(
     staged: Staged,
     touches: dict[str, list[str]],
 ) -> dict[str, Any]:
-    large = len(staged.changes) >= LARGE
-    writes = await asyncio.to_thread(staged.writes, plan.schema) if large else staged.writes(plan.schema)
+    writes = staged.writes()
     return {
         "status": "dry_run",
         "branch": branch,

@@ -98,30 +98,34 @@ class Migration:
     def writes(self, changes: list[Change], schema: DomainSchema) -> dict[str, Any]:
         """What the migration writes (SchemaWrites): values written and derived values changed, per
         `Kind.Attribute`, with the first SAMPLE of each; values a rename moved are not writes."""
-        out: dict[str, Any] = {"counts": {}, "derived": {}, "sample": [], "derived_sample": []}
+        out = Writes()
         for change in changes:
-            kind = schema.kinds.get(change.name)
-            if change.entity != "record" or change.after is None or kind is None:
+            for entry in self.contributions(change, schema):
+                out.add(*entry)
+        return out.document()
+
+    def contributions(self, change: Change, schema: DomainSchema) -> list[Contribution]:
+        """What one change counts in `writes`: (counts or derived, `Kind.Attribute`, its sample)."""
+        kind = schema.kinds.get(change.name)
+        if change.entity != "record" or change.after is None or kind is None:
+            return []
+        out: list[Contribution] = []
+        renamed = self.renamed.get(change.name, {})  # old -> new
+        moved = self.moved_records.get((change.name, change.key))
+        held = moved.values if moved is not None else (change.before or {})
+        before = {n: v for n, v in held.items() if n not in renamed}
+        before.update({renamed[n]: v for n, v in held.items() if n in renamed})
+        names = list(change.after) if moved is not None else change.attributes
+        for name in names:
+            if name in renamed and name not in kind.attributes:
+                continue  # the old name of a moved value
+            value, was = change.after.get(name), before.get(name)
+            if value == was:
                 continue
-            renamed = self.renamed.get(change.name, {})  # old -> new
-            moved = self.moved_records.get((change.name, change.key))
-            held = moved.values if moved is not None else (change.before or {})
-            before = {n: v for n, v in held.items() if n not in renamed}
-            before.update({renamed[n]: v for n, v in held.items() if n in renamed})
-            names = list(change.after) if moved is not None else change.attributes
-            for name in names:
-                if name in renamed and name not in kind.attributes:
-                    continue  # the old name of a moved value
-                value, was = change.after.get(name), before.get(name)
-                if value == was:
-                    continue
-                attribute = kind.attributes.get(name)
-                derived = attribute is not None and attribute.derived is not None
-                counts, sample = ("derived", "derived_sample") if derived else ("counts", "sample")
-                label = f"{change.name}.{name}"
-                out[counts][label] = out[counts].get(label, 0) + 1
-                if len(out[sample]) < SAMPLE:
-                    out[sample].append({"ref": change.ref, "attribute": name, "before": was, "after": value})
+            attribute = kind.attributes.get(name)
+            derived = attribute is not None and attribute.derived is not None
+            sample = {"ref": change.ref, "attribute": name, "before": was, "after": value}
+            out.append(("derived" if derived else "counts", f"{change.name}.{name}", sample))
         return out
 
     def _moved(
@@ -145,6 +149,55 @@ class Migration:
 
 
 Progress = Callable[[str, int, int], Awaitable[None]]
+
+# One value a change writes: ("counts" or "derived", "Kind.Attribute", its sample entry).
+Contribution = tuple[str, str, dict[str, Any]]
+
+
+@dataclass
+class Writes:
+    """A change set's `writes` summed up change by change, keeping the first `keep` samples of each
+    kind (more than SAMPLE when a catch-up may take some back: `remove`)."""
+
+    keep: int = SAMPLE
+    counts: dict[str, int] = field(default_factory=dict)
+    derived: dict[str, int] = field(default_factory=dict)
+    sample: list[dict[str, Any]] = field(default_factory=list)
+    derived_sample: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, bucket: str, label: str, sample: dict[str, Any]) -> None:
+        counts, samples = (
+            (self.derived, self.derived_sample) if bucket == "derived" else (self.counts, self.sample)
+        )
+        counts[label] = counts.get(label, 0) + 1
+        if len(samples) < self.keep:
+            samples.append(sample)
+
+    def copy(self) -> Writes:
+        return Writes(
+            self.keep, dict(self.counts), dict(self.derived), list(self.sample), list(self.derived_sample)
+        )
+
+    def remove(self, contributions: list[Any]) -> None:
+        """Take back what changes counted (those a catch-up migrated again): Contributions, or
+        their JSON (lists)."""
+        refs: set[str] = set()
+        for bucket, label, sample in contributions:
+            counts = self.derived if bucket == "derived" else self.counts
+            counts[label] -= 1
+            if not counts[label]:
+                del counts[label]
+            refs.add(sample["ref"])
+        self.sample = [s for s in self.sample if s["ref"] not in refs]
+        self.derived_sample = [s for s in self.derived_sample if s["ref"] not in refs]
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "counts": dict(self.counts),
+            "derived": dict(self.derived),
+            "sample": self.sample[:SAMPLE],
+            "derived_sample": self.derived_sample[:SAMPLE],
+        }
 
 
 @dataclass(frozen=True)
@@ -416,4 +469,14 @@ async def _remove_links(
                 migration.deleted_links[(relation, from_key, to_key)] = row
 
 
-__all__ = ["BATCH", "Migration", "Progress", "Scope", "check_unique", "log_progress", "migrate"]
+__all__ = [
+    "BATCH",
+    "Contribution",
+    "Migration",
+    "Progress",
+    "Scope",
+    "Writes",
+    "check_unique",
+    "log_progress",
+    "migrate",
+]

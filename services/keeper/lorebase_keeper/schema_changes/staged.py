@@ -3,55 +3,86 @@ its commit with what other commits changed meanwhile.
 
 `stage` runs the whole migration (migrate.py: read, migrate and check, in batches) in one read-only
 snapshot of the head (Database.read, REPEATABLE READ), so writes and reads on the branch go on while
-it runs, and keeps what the commit will write in memory: the changes, the rows they change and the
-migration that made them (for provenance).
+it runs. When nothing fails (and it is not a dry run), the rows the commit will write are planned
+(`plan_rows`, the Revision id a placeholder) and COPYed into PostgreSQL (lorebase_store/staged_rows.py)
+`ROWS` changes at a time, each chunk dropped from keeper's memory once sent; keeper keeps what the
+answer and the Revision need: the counts (`migrated`, `writes` with its samples, the changes digest
+and the changed keys per Kind), the unique values of the migrated Kinds, and the violations.
 
 At the commit, under the branch's lock, `catch_up` asks the branch's history which Records and Links
 the commits since the staged head changed (`touched_between`), and migrates those of the Kinds and
 Relations the change set migrates again from the head as it is now, in the same way; their staged
-changes are dropped for the new ones, and unique values are checked again across the Kind. So no
-write that landed meanwhile is lost or left unmigrated, and the Revision is still the one step that
-makes the whole change visible. The catch-up is refused (409 schema-migration-moved, nothing changed)
-when more than `keeper.schema_changes.catch_up_max` Records and Links changed meanwhile, or when it
-would change a Record or Link it was not asked to (a derived value of a neighbour): the caller sends
-the change set again, and it stages from the new head.
+rows are replaced by the new ones (and their counts with them), unique values are checked again
+across the Kind, and the changes digest is made again from the staged rows. So no write that landed
+meanwhile is lost or left unmigrated, and the Revision is still the one step that makes the whole
+change visible. The catch-up is refused (409 schema-migration-moved, nothing changed) when more than
+`keeper.schema_changes.catch_up_max` Records and Links changed meanwhile, or when it would change a
+Record or Link it was not asked to (a derived value of a neighbour): the caller sends the change set
+again, and it stages from the new head.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import orjson
+
 from lorebase.problems import Problem
+from lorebase.schema import DomainSchema
 from lorebase.schema.changes import Plan
 from lorebase_keeper.schema_changes.migrate import (
     SAMPLE,
+    Contribution,
     Migration,
     Progress,
     Scope,
+    Writes,
     check_unique,
     migrate,
 )
-from lorebase_keeper.writes import LARGE, BranchView, Change, Head
-from lorebase_store import BranchRow, LinkRow, RecordRow
+from lorebase_keeper.writes import (
+    LARGE,
+    BranchView,
+    Change,
+    ChangeDigest,
+    ChangeSummary,
+    Head,
+    element,
+    plan_rows,
+)
+from lorebase_store import BranchRow, CommitRows, Database, LinkRow, RecordRow, Txn
 from lorebase_store.chains import branch_chain
+from lorebase_store.staged_rows import PLACEHOLDER
+from lorebase_store.stored_form import StoredRows
 
 Ref = tuple[str, str, str]  # (entity, name before the change set, key)
+Row = tuple[Any, ...]
+# Sends staged rows to PostgreSQL (a transaction of their own, or the merge's).
+Put = Callable[[list[Row]], Awaitable[None]]
+
+ROWS = LARGE  # changes planned and sent per COPY while staging
 
 
 @dataclass
 class Staged:
-    """A migration planned over `head`: the changes the commit writes (sorted), the rows as they were
-    before them, and the migration behind each change (the staged one, or a catch-up's)."""
+    """A migration planned over `head`: its rows staged in the database under `staging` (None: none
+    were, a dry run or a refused one), what the Revision's id and event need of its changes
+    (`summary`), and what the answer says (`migrated`, `writes`)."""
 
     head: Head
     migration: Migration
-    changes: list[Change]
-    records: dict[tuple[str, str], RecordRow]
-    links: dict[tuple[str, str, str], LinkRow]
-    owners: dict[Ref, Migration] = field(default_factory=dict)
+    staging: str | None
+    summary: ChangeSummary
+    count: int  # staged rows (changes)
+    counts: dict[str, int]  # Records and Links migrated (Staged.migrated)
+    written: Writes
     caught_up: int = 0  # Records and Links migrated again at the commit
+    # Changes the migration lists without violations (kept for a dry run's answer only).
+    changes: list[Change] = field(default_factory=list)
 
     @property
     def violations(self) -> list[dict[str, Any]]:
@@ -61,40 +92,67 @@ class Staged:
     def violation_count(self) -> int:
         return self.migration.violation_count
 
-    def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
-        owner = self.owners.get(_ref(self.migration, change), self.migration)
-        return owner.provenance_of(change, provenance, revision)
-
     def migrated(self) -> dict[str, int]:
         """How many Records and Links the migration changes; one a rename moved (deleted under its
         old name, created under the new one) counts once."""
-        refs = {_ref(self.migration, change) for change in self.changes}
-        records = sum(1 for entity, _, _ in refs if entity == "record")
-        return {"records": records, "links": len(refs) - records}
+        return dict(self.counts)
 
-    def writes(self, schema: Any) -> dict[str, Any]:
+    def writes(self) -> dict[str, Any]:
         """What the migration writes (Migration.writes), over the staged and the caught-up changes."""
-        parts: dict[int, tuple[Migration, list[Change]]] = {}
-        for change in self.changes:
-            owner = self.owners.get(_ref(self.migration, change), self.migration)
-            parts.setdefault(id(owner), (owner, []))[1].append(change)
-        out: dict[str, Any] = {"counts": {}, "derived": {}, "sample": [], "derived_sample": []}
-        for owner, changes in parts.values():
-            part = owner.writes(changes, schema)
-            for name in ("counts", "derived"):
-                for label, count in part[name].items():
-                    out[name][label] = out[name].get(label, 0) + count
-            for name in ("sample", "derived_sample"):
-                out[name] = (out[name] + part[name])[:SAMPLE]
-        return out
+        return self.written.document()
 
 
-async def stage(
-    view: BranchView, head: Head, plan: Plan, on_invalid: str, *, batch: int, progress: Progress | None
-) -> Staged:
-    """The migration of `plan` over the branch as `view` reads it (a snapshot at `head`)."""
-    migration = await migrate(view, plan, on_invalid, batch=batch, progress=progress)
-    return await _finish(migration, head)
+@dataclass(frozen=True)
+class Staging:
+    """Where and how a migration is staged: its staging id (None: a dry run, nothing staged), what
+    sends its rows there, its batch size (keeper.schema_changes.batch_records), who hears of its
+    progress, the changed keys its event lists, and how many samples of `writes` it keeps for the
+    catch-up to take back (SAMPLE, plus keeper.schema_changes.catch_up_max when it may run)."""
+
+    id: str | None
+    put: Put
+    batch: int
+    progress: Progress | None
+    changed_keys_max: int
+    keep: int = SAMPLE
+
+
+def staging_id() -> str:
+    return f"schema-{uuid.uuid4().hex}"
+
+
+async def stage(view: BranchView, head: Head, plan: Plan, on_invalid: str, staging: Staging) -> Staged:
+    """The migration of `plan` over the branch as `view` reads it (a snapshot at `head`); its rows
+    staged unless it is a dry run or something fails."""
+    migration = await migrate(view, plan, on_invalid, batch=staging.batch, progress=staging.progress)
+    changes = await _changes(migration)
+    staged = Staged(
+        head,
+        migration,
+        None if migration.violation_count else staging.id,
+        ChangeSummary(),
+        0,
+        {},
+        Writes(staging.keep),
+    )
+    put = staging.put
+    changed_keys_max = staging.changed_keys_max
+    digest = ChangeDigest(changed_keys_max)
+    refs: set[Ref] = set()
+    stored = _stored(migration)
+    for start in range(0, len(changes), ROWS):
+        chunk = changes[start : start + ROWS]
+        rows = await _plan(staged, migration, chunk, stored, plan.schema, digest, refs)
+        if rows:
+            await put(rows)
+    staged.summary = digest.done()
+    staged.count = len(changes)
+    staged.counts = _counted(refs)
+    if staged.staging is None:
+        staged.changes = changes
+    else:
+        _forget_rows(migration)
+    return staged
 
 
 async def catch_up(
@@ -107,9 +165,12 @@ async def catch_up(
     *,
     batch: int,
     limit: int,
+    changed_keys_max: int,
 ) -> Staged:
     """`staged` brought from its head to `head` (the branch's, under its lock): what the commits in
-    between changed of the migrated Kinds and Relations, migrated again from `head`."""
+    between changed of the migrated Kinds and Relations, migrated again from `head`, its staged
+    rows replaced."""
+    assert staged.staging is not None
     chain = await branch_chain(view.txn, row.domain_id, row)
     older = None if staged.head.revision is None else (row.name, staged.head.generation)
     touched = await view.txn.touched_between(row.domain_id, chain, older, (row.name, head.generation))
@@ -129,7 +190,7 @@ async def catch_up(
             continue
         refs.add((entity, name, key))
     if not refs:
-        return Staged(head, staged.migration, staged.changes, staged.records, staged.links, staged.owners)
+        return replace(staged, head=head)
     if len(refs) > limit:
         raise moved(
             row.name,
@@ -149,29 +210,58 @@ async def catch_up(
         for source in [_source(fresh, "record", kind_name)]
     }
     check_unique(fresh, held, again)
-    caught = await _finish(fresh, head)
-    if caught.violation_count:
-        return caught
-    strays = sorted(f"{c.name}/{c.key}" for c in caught.changes if _ref(fresh, c) not in refs)
+    changes = await _changes(fresh)
+    if fresh.violation_count:
+        return replace(staged, head=head, migration=fresh)
+    strays = sorted(f"{c.name}/{c.key}" for c in changes if _ref(fresh, c) not in refs)
     if strays:
         raise moved(row.name, f"the writes meanwhile change what it derives for {', '.join(strays[:5])}")
-    changes = [c for c in staged.changes if _ref(staged.migration, c) not in refs]
-    owners = {ref: owner for ref, owner in staged.owners.items() if ref not in refs}
-    owners.update({_ref(fresh, c): fresh for c in caught.changes})
-    records = {
-        k: r
-        for k, r in staged.records.items()
-        if ("record", _source(staged.migration, "record", k[0]), k[1]) not in refs
-    }
-    records.update(caught.records)
-    links = {
-        k: r
-        for k, r in staged.links.items()
-        if ("link", _source(staged.migration, "link", k[0]), f"{k[1]}->{k[2]}") not in refs
-    }
-    links.update(caught.links)
-    merged = sorted([*changes, *caught.changes], key=_order)
-    return Staged(head, staged.migration, merged, records, links, owners, staged.caught_up + len(refs))
+    # The staged rows of the refs migrated again, under their names before and after the change set.
+    names: dict[tuple[str, str], set[str]] = {}
+    for (entity, new), old in staged.migration.sources.items():
+        names.setdefault((entity, old), set()).add(new)
+    wanted = [
+        (entity, name, key)
+        for entity, source, key in sorted(refs)
+        for name in sorted({source} | names.get((entity, source), set()))
+    ]
+    dropped = await view.txn.drop_staged_rows(staged.staging, wanted)
+    written = staged.written.copy()
+    written.remove([entry for _, _, _, entries in dropped for entry in entries or []])
+    gone = {_ref(staged.migration, Change(e, n, k, "", [], None, None)) for e, n, k, _ in dropped}
+    counts = dict(staged.counts)
+    for entity, _, _ in gone:
+        label = "records" if entity == "record" else "links"
+        counts[label] -= 1
+    caught = replace(staged, head=head, migration=fresh, written=written)
+    fresh_refs: set[Ref] = set()
+    rows = await _plan(caught, fresh, changes, _stored(fresh), plan.schema, None, fresh_refs)
+    await view.txn.stage_rows(row.domain_id, row.name, rows)
+    for label, count in _counted(fresh_refs).items():
+        counts[label] = counts.get(label, 0) + count
+    digest = ChangeDigest(changed_keys_max)
+    async for entity, name, key, entry in view.txn.staged_elements(staged.staging):
+        digest.add(entity, name, key, entry)
+    return replace(
+        staged,
+        head=head,
+        summary=digest.done(),
+        count=staged.count - len(dropped) + len(rows),
+        counts=counts,
+        written=written,
+        caught_up=staged.caught_up + len(refs),
+    )
+
+
+async def clear_staged(db: Database) -> int:
+    """Remove every staged row (a keeper starting: what a stopped keeper staged is of no use; a
+    staging of another keeper running meanwhile finds its rows gone at its commit: 409
+    schema-migration-moved, send the change set again)."""
+    return await db.run_interaction("clear_staged_rows", _clear)
+
+
+async def _clear(txn: Txn) -> int:
+    return await txn.clear_staged_rows()
 
 
 def moved(branch: str, why: str) -> Problem:
@@ -184,22 +274,109 @@ def moved(branch: str, why: str) -> Problem:
     )
 
 
-async def _finish(migration: Migration, head: Head) -> Staged:
-    """The migration's changes (none when it found violations), with the ChangeSet's own checks."""
+async def _changes(migration: Migration) -> list[Change]:
+    """The migration's changes in commit order (none when it found violations), with the ChangeSet's
+    own checks."""
     changes = [] if migration.violations else await migration.changes.finish()
     for issue in migration.changes.issues:
         record = issue["path"].split(".", 1)[0]
         migration.violate(record=record, **issue)
+    if migration.violation_count:
+        return []
 
-    def rows() -> Staged:
-        every = sorted([*changes, *migration.deletions], key=_order)
-        records, links = migration.changes.stored()
-        records = {**records, **migration.deleted_records, **migration.moved_records}
-        links = {**links, **migration.deleted_links, **migration.moved_links}
-        return Staged(head, migration, every, records, links)
+    def ordered() -> list[Change]:
+        return sorted([*changes, *migration.deletions], key=_order)
 
     # Seconds of CPU at a million Records: in a thread, so the process serves its other requests.
+    return await asyncio.to_thread(ordered) if len(changes) >= LARGE else ordered()
+
+
+def _stored(
+    migration: Migration,
+) -> tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]]:
+    """The rows as they were before the migration's changes (what plan_rows builds on)."""
+    records, links = migration.changes.stored()
+    records = {**records, **migration.deleted_records, **migration.moved_records}
+    links = {**links, **migration.deleted_links, **migration.moved_links}
+    return records, links
+
+
+async def _plan(
+    staged: Staged,
+    migration: Migration,
+    changes: list[Change],
+    stored: tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]],
+    schema: DomainSchema,
+    digest: ChangeDigest | None,
+    refs: set[Ref],
+) -> list[Row]:
+    """The staged rows of `changes` (staged_rows.COLUMNS), counted into `staged.written`, `digest`
+    and `refs` on the way."""
+    staging = staged.staging
+
+    def rows() -> list[Row]:
+        planned = CommitRows(0, "")
+        if staging is not None:
+            plan_rows(planned, changes, stored, PLACEHOLDER, 0, migration.provenance_of)
+        form = StoredRows([])
+        created = {(r["kind"], r["key"]): r["created_revision"] for r in planned.records}
+        out: list[Row] = []
+        for index, change in enumerate(changes):
+            contributions: list[Contribution] = migration.contributions(change, schema)
+            for contribution in contributions:
+                staged.written.add(*contribution)
+            refs.add(_ref(migration, change))
+            if staging is None:
+                continue
+            entry = element(change)
+            if digest is not None:
+                digest.add(change.entity, change.name, change.key, entry)
+            history = planned.history[index]
+            record = change.entity == "record"
+            created_revision = created.get((change.name, change.key)) if record else None
+            out.append(
+                (
+                    staging,
+                    0 if record else 1,
+                    change.name,
+                    change.key,
+                    change.entity,
+                    change.change,
+                    _json(change.attributes),
+                    _json(change.before),
+                    _json(change.after),
+                    _json(form.provenance(change.after, history["provenance"])),
+                    None if created_revision == PLACEHOLDER else created_revision,
+                    None,
+                    change.change == "created",
+                    entry,
+                    _json(contributions) if contributions else None,
+                )
+            )
+        return out
+
     return await asyncio.to_thread(rows) if len(changes) >= LARGE else rows()
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else orjson.dumps(value).decode()
+
+
+def _counted(refs: set[Ref]) -> dict[str, int]:
+    records = sum(1 for entity, _, _ in refs if entity == "record")
+    return {"records": records, "links": len(refs) - records}
+
+
+def _forget_rows(migration: Migration) -> None:
+    """Drop the rows a staged migration holds (they are in the database now); its unique values,
+    names and violations stay for the catch-up."""
+    migration.changes.records.clear()
+    migration.changes.links.clear()
+    migration.deletions.clear()
+    migration.deleted_records.clear()
+    migration.deleted_links.clear()
+    migration.moved_records.clear()
+    migration.moved_links.clear()
 
 
 def _order(change: Change) -> tuple[bool, str, str]:
@@ -229,4 +406,4 @@ def _held_without(migration: Migration, refs: set[Ref]) -> dict[str, dict[str, d
     return out
 
 
-__all__ = ["Staged", "catch_up", "moved", "stage"]
+__all__ = ["ROWS", "Staged", "Staging", "catch_up", "clear_staged", "moved", "stage", "staging_id"]

@@ -6,18 +6,7 @@ process's `Committer`; memory commands share its group queue and its `Outcome`. 
 the Runtime: the Runtime holds the committer."""
 
 from lorebase_keeper.writes.changes import LARGE, Change, ChangeSet, diff_change, link_key
-from lorebase_keeper.writes.commit import (
-    Committed,
-    Committer,
-    Head,
-    Origin,
-    SchemaVersion,
-    changes_digest,
-    plan_commit,
-    remember,
-    revision_id,
-    schema_changed,
-)
+from lorebase_keeper.writes.commit import Committer, remember, schema_changed
 from lorebase_keeper.writes.derive import materialize
 from lorebase_keeper.writes.group_queue import GroupQueue, Queued
 from lorebase_keeper.writes.moves import BranchMoves
@@ -27,6 +16,22 @@ from lorebase_keeper.writes.outcome import (
     idempotency_key,
     replay,
     request_digest,
+)
+from lorebase_keeper.writes.plan import (
+    ChangeDigest,
+    ChangeSummary,
+    Committed,
+    Head,
+    Origin,
+    RevisionPlan,
+    SchemaVersion,
+    changes_digest,
+    element,
+    plan_commit,
+    plan_revision,
+    plan_rows,
+    revision_id,
+    summarise,
 )
 from lorebase_keeper.writes.planner_statistics import ANALYZE_AFTER, PlannerStatistics
 from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
@@ -38,7 +43,9 @@ __all__ = [
     "BranchMoves",
     "BranchView",
     "Change",
+    "ChangeDigest",
     "ChangeSet",
+    "ChangeSummary",
     "ChangeState",
     "Committed",
     "Committer",
@@ -51,20 +58,25 @@ __all__ = [
     "PlannerStatistics",
     "Queued",
     "RecordState",
+    "RevisionPlan",
     "SchemaVersion",
     "changes_digest",
     "check_expected_head",
     "diff_change",
+    "element",
     "idempotency_key",
     "link_key",
     "link_of",
     "materialize",
     "open_view",
     "plan_commit",
+    "plan_revision",
+    "plan_rows",
     "record_of",
     "remember",
     "replay",
     "request_digest",
     "revision_id",
     "schema_changed",
+    "summarise",
 ]

@@ -14,66 +14,28 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from lorebase import tracing
-from lorebase.canonical import canonical_json, sha256_hex
-from lorebase.ids import iso
 from lorebase.metrics import COMMITS
 from lorebase.problems import Problem
-from lorebase_keeper.writes.changes import Change
 from lorebase_keeper.writes.group_queue import GroupQueue
 from lorebase_keeper.writes.moves import BranchMoves
+from lorebase_keeper.writes.plan import (
+    Committed,
+    Head,
+    Origin,
+    SchemaVersion,
+    changes_digest,
+    plan_commit,
+    revision_id,
+)
 from lorebase_keeper.writes.view import BranchView, open_view
-from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, RevisionRow, Txn
-from lorebase_store.stored_form import ALL
+from lorebase_store import BranchRow, CommitRows, Database, LinkRow, Receipt, RecordRow, Txn
 
 logger = logging.getLogger("lorebase.keeper.commit")
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Head:
-    """Where a branch stands inside a commit transaction."""
-
-    revision: str | None
-    generation: int
-    # The schema version the head stands on (revisions.schema_digest; None: the creation schema).
-    schema: str | None = None
-
-    @classmethod
-    def of(cls, revision: RevisionRow) -> Head:
-        """The head a committed Revision makes."""
-        return cls(revision.id, revision.generation, revision.schema_digest)
-
-
-@dataclass(frozen=True)
-class Origin:
-    type: str  # operation | import | source_sync | merge | extraction | schema
-    ref: str  # invocation id, import source, Source name, ...
-    actor: str
-
-    def document(self) -> dict[str, str]:
-        return {"type": self.type, "ref": self.ref}
-
-
-@dataclass(frozen=True)
-class SchemaVersion:
-    """The schema a Revision changes to: its digest, its document, and the digest its Revisions store
-    (None when it is the Domain's creation schema again)."""
-
-    digest: str
-    document: dict[str, Any]
-    stored: str | None
-
-
-@dataclass(frozen=True)
-class Committed:
-    revision: RevisionRow
-    changes: list[Change]
-
 
 Work = Callable[[BranchView, BranchRow, Head], Awaitable[tuple[T, Head, CommitRows | None]]]
 
@@ -83,235 +45,14 @@ class _Pending(Generic[T]):
     work: Work[T]
     prefetch: dict[str, list[str]]
     bulk: bool = False
+    # Run in a group of its own (its rows are staged in the database: a large schema change).
+    alone: bool = False
     future: asyncio.Future[T] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     revisions: int = 0  # Revisions its work wrote (the commits metric)
     # The writer's `commit` span (lorebase.tracing), stored with the events it commits; "": untraced.
     traceparent: str = ""
     # The schema version the work was prepared under (Domain.stored_digest); False: not checked.
     schema: str | None | bool = False
-
-
-def revision_id(
-    *,
-    domain: str,
-    branch: str,
-    parents: list[str],
-    changes_digest: str,
-    author: str,
-    message: str,
-    origin: dict[str, str],
-    created_at: str,
-    schema: str | None = None,
-) -> str:
-    """SHA-256 hex of the canonical serialisation of a Revision's content; a Revision that changes
-    the schema has the new version's digest in it too (`schema`)."""
-    content = {
-        "domain": domain,
-        "branch": branch,
-        "parents": parents,
-        "changes": changes_digest,
-        "author": author,
-        "message": message,
-        "origin": origin,
-        "created_at": created_at,
-    }
-    if schema is not None:
-        content["schema"] = schema
-    return sha256_hex(canonical_json(content))
-
-
-def changes_digest(changes: list[Change]) -> str:
-    return sha256_hex(canonical_json([[c.entity, c.name, c.key, c.change, c.after] for c in changes]))
-
-
-def plan_commit(
-    rows: CommitRows,
-    *,
-    domain: str,
-    head: Head,
-    changes: list[Change],
-    author: str,
-    message: str,
-    origin: Origin,
-    at: datetime,
-    stored: tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]],
-    changed_keys_max: int,
-    extra_events: list[tuple[str, dict[str, Any]]] | None = None,
-    parents: list[str] | None = None,
-    provenance_of: Callable[[Change, dict[str, Any], str], dict[str, Any]] | None = None,
-    schema: SchemaVersion | None = None,
-) -> Committed:
-    """Add one Revision to `rows`: the revision row, Records, Links, history and outbox events.
-    With `schema`, the Revision changes the schema to that version; else it keeps its head's."""
-    branch = rows.branch
-    current, current_links = stored
-    digest = changes_digest(changes)
-    if parents is None:
-        parents = [head.revision] if head.revision else []
-    created_at = iso(at)
-    rev_id = revision_id(
-        domain=domain,
-        branch=branch,
-        parents=parents,
-        changes_digest=digest,
-        author=author,
-        message=message,
-        origin=origin.document(),
-        created_at=created_at,
-        schema=None if schema is None else schema.digest,
-    )
-    schema_digest = head.schema if schema is None else schema.stored
-    generation = head.generation + 1
-    # Provenance names the Revision behind each value; its origin, author and time are the Revision's.
-    stamp = rev_id
-    created = {ALL: stamp}
-    kinds: dict[str, int] = {}
-    relations: dict[str, int] = {}
-    keys: dict[str, list[str]] = {}
-    for change in changes:
-        if change.entity == "record":
-            kinds[change.name] = kinds.get(change.name, 0) + 1
-            kind_keys = keys.setdefault(change.name, [])
-            if (
-                len(kind_keys) < changed_keys_max
-            ):  # the event lists at most that many (a load changes 100,000)
-                kind_keys.append(change.key)
-            before = current.get((change.name, change.key))
-            if change.change == "created" and change.after and len(change.attributes) == len(change.after):
-                # Every value from this Revision: its stored form (lorebase_store.stored_form), one
-                # object for all such Records of the commit unless the hook adds to it.
-                provenance = dict(created) if provenance_of is not None else created
-            else:
-                provenance = {} if before is None or change.change == "created" else dict(before.provenance)
-                _stamp(provenance, change, stamp)
-            if provenance_of is not None:
-                provenance = provenance_of(change, provenance, rev_id)
-            if change.after is None:
-                rows.deleted_records.append({"kind": change.name, "key": change.key, "seq": generation})
-            else:
-                rows.records.append(
-                    {
-                        "kind": change.name,
-                        "key": change.key,
-                        "values": change.after,
-                        "provenance": provenance,
-                        "created_revision": rev_id if before is None else before.created_revision,
-                        "updated_revision": rev_id,
-                        "new": before is None,
-                        "seq": generation,
-                    }
-                )
-        else:
-            relations[change.name] = relations.get(change.name, 0) + 1
-            from_key, _, to_key = change.key.partition("->")
-            before_link = current_links.get((change.name, from_key, to_key))
-            provenance = (
-                {} if before_link is None or change.change == "created" else dict(before_link.provenance)
-            )
-            provenance["$link"] = stamp
-            _stamp(provenance, change, stamp)
-            if provenance_of is not None:
-                provenance = provenance_of(change, provenance, rev_id)
-            if change.after is None:
-                rows.deleted_links.append(
-                    {"relation": change.name, "from_key": from_key, "to_key": to_key, "seq": generation}
-                )
-            else:
-                rows.links.append(
-                    {
-                        "relation": change.name,
-                        "from_key": from_key,
-                        "to_key": to_key,
-                        "values": change.after,
-                        "provenance": provenance,
-                        "revision": rev_id,
-                        "new": before_link is None,
-                        "seq": generation,
-                    }
-                )
-        rows.history.append(
-            {
-                "generation": generation,
-                "revision": rev_id,
-                "entity": change.entity,
-                "name": change.name,
-                "key": change.key,
-                "change": change.change,
-                "attributes": change.attributes,
-                "before": change.before,
-                "after": change.after,
-                "provenance": provenance,
-            }
-        )
-    stats = {"partitions_changed": len(kinds) + len(relations), "changes": len(changes)}
-    revision = RevisionRow(
-        id=rev_id,
-        branch=branch,
-        generation=generation,
-        parents=parents,
-        author=author,
-        message=message,
-        origin=origin.document(),
-        stats=stats,
-        created_at=at,
-        schema_digest=schema_digest,
-    )
-    if schema is not None and schema.stored is not None:
-        rows.schema_versions.append({"digest": schema.digest, "document": schema.document, "created_at": at})
-    rows.revisions.append(
-        {
-            "id": rev_id,
-            "branch": branch,
-            "generation": generation,
-            "parents": parents,
-            "author": author,
-            "message": message,
-            "origin": origin.document(),
-            "changes_digest": digest,
-            "stats": stats,
-            "created_at": created_at,
-            "schema_digest": schema_digest,
-        }
-    )
-    truncated = sum(kinds.values()) > changed_keys_max
-    if truncated:
-        budget = changed_keys_max
-        capped: dict[str, list[str]] = {}
-        for kind, kind_keys in keys.items():
-            capped[kind] = kind_keys[: max(budget, 0)]
-            budget -= len(capped[kind])
-        keys = {k: v for k, v in capped.items() if v}
-    event = {
-        "type": "revision.committed",
-        "domain": domain,
-        "branch": branch,
-        "revision": rev_id,
-        "parents": parents,
-        "generation": generation,
-        "author": author,
-        "message": message,
-        "origin": origin.document(),
-        "stats": stats,
-        "created_at": created_at,
-        "kinds": kinds,
-        "relations": relations,
-        "schema_changed": schema is not None,
-        "keys": keys,
-        "keys_truncated": truncated,
-    }
-    rows.events.append(
-        {"type": "revision.committed", "revision": rev_id, "event": event, "created_at": created_at}
-    )
-    for type_, doc in extra_events or []:
-        rows.events.append(
-            {
-                "type": type_,
-                "revision": rev_id,
-                "event": {**doc, "head": rev_id, "revisions": [rev_id]},
-                "created_at": created_at,
-            }
-        )
-    return Committed(revision, changes)
 
 
 def schema_changed(branch: str) -> Problem:
@@ -323,28 +64,6 @@ def schema_changed(branch: str) -> Problem:
         "(GET /schema shows the new one)",
         branch=branch,
     )
-
-
-_NOTES = ("$via", "$evidence")
-
-
-def _stamp(provenance: dict[str, Any], change: Change, stamp: str) -> None:
-    """Name `stamp` as the Revision behind each changed value; what the provenance said of the old
-    values (`$via`: the merge that brought one; `$evidence`: its extraction) goes with them."""
-    notes = {note: dict(provenance[note]) for note in _NOTES if provenance.get(note)}
-    after = change.after
-    for name in change.attributes:
-        for held in notes.values():
-            held.pop(name, None)
-        if after is not None and name in after:
-            provenance[name] = stamp
-        else:
-            provenance.pop(name, None)
-    for note in _NOTES:
-        if notes.get(note):
-            provenance[note] = notes[note]
-        else:
-            provenance.pop(note, None)
 
 
 def remember(view: BranchView, rows: CommitRows) -> None:
@@ -392,7 +111,7 @@ class Committer:
         self.bulk_statement_timeout_s = bulk_statement_timeout_s
         self.moves = moves  # told of each branch a committed group moved
         self._groups: GroupQueue[tuple[int, str], _Pending[Any]] = GroupQueue(
-            "commit", self._commit, max_group=max_group, logger=logger
+            "commit", self._commit, max_group=max_group, logger=logger, alone=lambda p: p.alone
         )
 
     async def run(
@@ -404,17 +123,19 @@ class Committer:
         prefetch: dict[str, list[str]] | None = None,
         bulk: bool = False,
         schema: str | None | bool = False,
+        alone: bool = False,
     ) -> T:
         """Run `work(view, branch_row, head)` in a commit transaction of `branch`.
 
         The work checks what it needs through the view and returns (result, new head, rows to write);
         `prefetch` names Records it will read, so the group reads them all in one statement. `schema`
         is the schema version the work was prepared under (Domain.stored_digest): when the branch
-        stands on another by then, the work is refused (409 schema-changed) before it runs.
+        stands on another by then, the work is refused (409 schema-changed) before it runs. `alone`:
+        the work runs in a transaction of its own, no other commit before or after it.
         """
         with tracing.span("commit", attributes={"lorebase.branch": branch}):
             pending: _Pending[T] = _Pending(
-                work, prefetch or {}, bulk, traceparent=tracing.traceparent(), schema=schema
+                work, prefetch or {}, bulk, alone, traceparent=tracing.traceparent(), schema=schema
             )
             self._groups.put((domain_id, branch), pending)
             return await pending.future

@@ -37,11 +37,13 @@ class GroupQueue(Generic[K, I]):
         *,
         max_group: int,
         logger: logging.Logger,
+        alone: Callable[[I], bool] | None = None,
     ) -> None:
         self.name = name
         self.run_group = run_group
         self.max_group = max(1, max_group)
         self.logger = logger
+        self.alone = alone
         self._queues: dict[K, list[I]] = {}
         self._draining: set[K] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -59,12 +61,22 @@ class GroupQueue(Generic[K, I]):
         try:
             while self._queues.get(key):
                 queue = self._queues[key]
-                group, self._queues[key] = queue[: self.max_group], queue[self.max_group :]
+                size = self._group_size(queue)
+                group, self._queues[key] = queue[:size], queue[size:]
                 await self._run(key, group)
         finally:
             self._draining.discard(key)
             if not self._queues.get(key):
                 self._queues.pop(key, None)
+
+    def _group_size(self, queue: list[I]) -> int:
+        """How many of the queue's first items form the next group."""
+        if self.alone is None:
+            return self.max_group
+        for index, item in enumerate(queue[: self.max_group]):
+            if self.alone(item):
+                return max(index, 1)
+        return self.max_group
 
     async def _run(self, key: K, group: list[I]) -> None:
         try:

@@ -1,0 +1,221 @@
+"""Rows of a large commit staged in PostgreSQL before the commit (migration 0021, issue 30).
+
+A change set migrating a million Records cannot hold the branch's commit lock while a million rows
+and a million history rows are planned in keeper and sent. So its staging (lorebase_keeper
+schema_changes/staged.py), outside the lock, COPYs the rows it will commit into `staged_rows` under
+a staging id, with a placeholder (`PLACEHOLDER`) where the Revision id goes in provenance, and
+no Revision id or generation yet; in the same transactions the created history rows that read
+through those Records take their values (stored_form.py: what the commit statement's `fil` does
+before a Record changes, done early; a read answers the same either way). The commit, under the
+lock, replaces the rows the catch-up migrated again (filling theirs), then writes everything with
+set statements (`apply_staged_rows`): Records are deleted, updated (`UPDATE records ... FROM staged_rows`) or upserted, Links likewise, and the
+history rows are inserted in the order of the changes (`INSERT INTO history ... SELECT`), the
+Revision id and generation filled in there; last the staged rows go. What the lock holds is then
+PostgreSQL's work.
+
+A large commit's changed Records (an import that updates 2,000 existing Records or more) take the
+same path inside their transaction: COPY here, then the same upsert.
+
+Each row says how its Record or Link is written: `upsert` (INSERT ... ON CONFLICT DO UPDATE) or an
+UPDATE of the row that is there; `created_revision` and `updated_revision` NULL mean the commit's
+Revision. `element` is the row's entry in the Revision's changes digest (canonical JSON) and
+`writes` what it counts in a change set's answer (`Migration.writes`).
+
+The table is UNLOGGED (no WAL; a crash empties it). Staged rows go on success (in the commit's
+transaction), on a refusal or an error (`forget_staged_rows`), and when a keeper starts
+(`clear_staged_rows`: a keeper that stopped mid-staging leaves nothing; a staging of another
+keeper then finds its rows gone and answers 409, send the change set again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from sqlalchemy import text
+
+from lorebase_store.txn import TxnBase
+
+# Stands for the Revision id in staged provenance (a SHA-256 hex is never all zeros).
+PLACEHOLDER = "0" * 64
+
+COLUMNS = (
+    "staging",
+    "part",
+    "name",
+    "key",
+    "entity",
+    "change",
+    "attributes",
+    "before",
+    "after",
+    "provenance",
+    "created_revision",
+    "updated_revision",
+    "upsert",
+    "element",
+    "writes",
+)
+
+Row = tuple[Any, ...]
+
+_PROVENANCE = f"""replace(s.provenance::text, '"{PLACEHOLDER}"', '"' || $4 || '"')::jsonb"""
+_STAGED = "s.staging = $3 AND s.entity = '{entity}'"
+
+# $1 domain_id, $2 branch, $3 staging, $4 revision.
+_FILL = f"""
+UPDATE history h SET after = r."values"
+FROM staged_rows s JOIN records r ON r.kind = s.name AND r.key = s.key
+WHERE {_STAGED.format(entity="record")} AND r.domain_id = $1 AND r.branch = $2
+  AND r.created_revision = r.updated_revision
+  AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
+  AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+"""
+# The same for the Records named ($3 Kinds, $4 keys): a migration's, as they are staged.
+_FILL_RECORDS = """
+UPDATE history h SET after = r."values"
+FROM unnest(CAST($3 AS text[]), CAST($4 AS text[])) AS x(kind, key)
+JOIN records r ON r.kind = x.kind AND r.key = x.key
+WHERE r.domain_id = $1 AND r.branch = $2 AND r.created_revision = r.updated_revision
+  AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
+  AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+"""
+_DELETE_RECORDS = f"""
+DELETE FROM records r USING staged_rows s
+WHERE {_STAGED.format(entity="record")} AND s.after IS NULL
+  AND r.domain_id = $1 AND r.branch = $2 AND r.kind = s.name AND r.key = s.key
+"""
+_UPDATE_RECORDS = f"""
+UPDATE records r
+SET "values" = s.after, provenance = {_PROVENANCE}, updated_revision = COALESCE(s.updated_revision, $4)
+FROM staged_rows s
+WHERE {_STAGED.format(entity="record")} AND s.after IS NOT NULL AND NOT s.upsert
+  AND r.domain_id = $1 AND r.branch = $2 AND r.kind = s.name AND r.key = s.key
+"""
+_UPSERT_RECORDS = f"""
+INSERT INTO records (domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision)
+SELECT $1, $2, s.name, s.key, s.after, {_PROVENANCE}, COALESCE(s.created_revision, $4),
+       COALESCE(s.updated_revision, $4)
+FROM staged_rows s
+WHERE {_STAGED.format(entity="record")} AND s.after IS NOT NULL AND s.upsert
+ON CONFLICT (domain_id, branch, kind, key) DO UPDATE
+  SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance,
+      updated_revision = EXCLUDED.updated_revision
+"""
+_FROM_KEY = "split_part(s.key, '->', 1)"
+_TO_KEY = "substr(s.key, strpos(s.key, '->') + 2)"
+_DELETE_LINKS = f"""
+DELETE FROM links l USING staged_rows s
+WHERE {_STAGED.format(entity="link")} AND s.after IS NULL
+  AND l.domain_id = $1 AND l.branch = $2 AND l.relation = s.name
+  AND l.from_key = {_FROM_KEY} AND l.to_key = {_TO_KEY}
+"""
+_UPSERT_LINKS = f"""
+INSERT INTO links (domain_id, branch, relation, from_key, to_key, "values", provenance, revision)
+SELECT $1, $2, s.name, {_FROM_KEY}, {_TO_KEY}, s.after, {_PROVENANCE}, COALESCE(s.updated_revision, $4)
+FROM staged_rows s
+WHERE {_STAGED.format(entity="link")} AND s.after IS NOT NULL
+ON CONFLICT (domain_id, branch, relation, from_key, to_key) DO UPDATE
+  SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance, revision = EXCLUDED.revision
+"""
+# $5 generation. The rows in the order of the changes: their sequence numbers follow it.
+_HISTORY = f"""
+INSERT INTO history (domain_id, branch, generation, revision, entity, name, key, change, attributes,
+                     before, after, provenance)
+SELECT $1, $2, $5, $4, s.entity, s.name, s.key, s.change, s.attributes, s.before, s.after, {_PROVENANCE}
+FROM staged_rows s
+WHERE s.staging = $3
+ORDER BY s.part, s.name COLLATE "C", s.key COLLATE "C"
+"""
+_FORGET = "DELETE FROM staged_rows WHERE staging = $1"
+_DROP = """
+DELETE FROM staged_rows s
+USING unnest(CAST($2 AS text[]), CAST($3 AS text[]), CAST($4 AS text[])) AS x(entity, name, key)
+WHERE s.staging = $1 AND s.part = CASE WHEN x.entity = 'record' THEN 0 ELSE 1 END
+  AND s.name = x.name AND s.key = x.key
+RETURNING s.entity, s.name, s.key, s.writes
+"""
+_ELEMENTS = """
+SELECT entity, name, key, element FROM staged_rows WHERE staging = $1
+ORDER BY part, name COLLATE "C", key COLLATE "C"
+"""
+
+
+class StagedRowsTxn(TxnBase):
+    async def copy_staged_rows(self, rows: Iterable[Row]) -> None:
+        """COPY rows (COLUMNS, in that order) into staged_rows."""
+        driver = await self.driver()
+        await driver.copy_records_to_table("staged_rows", columns=COLUMNS, records=rows)
+
+    async def stage_rows(self, domain_id: int, branch: str, rows: list[Row]) -> None:
+        """COPY a migration's rows into staged_rows, and give the created history rows that read
+        through their Records their values now (stored_form.py): what a commit's `fil` does, done
+        early. It changes no answer (the row reads the same either way), and a Record that changes
+        meanwhile has its row filled by that write; so the commit need not (`fill=False`)."""
+        await self.copy_staged_rows(rows)
+        records = [(row[2], row[3]) for row in rows if row[4] == "record"]
+        if records:
+            driver = await self.driver()
+            await driver.execute(
+                _FILL_RECORDS, domain_id, branch, [k for k, _ in records], [key for _, key in records]
+            )
+
+    async def apply_staged_rows(
+        self,
+        domain_id: int,
+        branch: str,
+        staging: str,
+        revision: str,
+        generation: int,
+        *,
+        history: bool,
+        fill: bool = True,
+    ) -> None:
+        """Write the staged rows of `staging` as the commit of `revision` (see the module's docstring);
+        `history`: insert their history rows too; `fill`: give the created history rows that read
+        through their Records their values first (not needed when `stage_rows` staged them). The
+        staged rows go."""
+        driver = await self.driver()
+        args = (domain_id, branch, staging)
+        for statement in (
+            (_FILL, _DELETE_RECORDS, _DELETE_LINKS) if fill else (_DELETE_RECORDS, _DELETE_LINKS)
+        ):
+            await driver.execute(statement, *args)
+        for statement in (_UPDATE_RECORDS, _UPSERT_RECORDS, _UPSERT_LINKS):
+            await driver.execute(statement, *args, revision)
+        if history:
+            await driver.execute(_HISTORY, *args, revision, generation)
+        await driver.execute(_FORGET, staging)
+
+    async def drop_staged_rows(
+        self, staging: str, refs: list[tuple[str, str, str]]
+    ) -> list[tuple[str, str, str, Any]]:
+        """Remove the staged rows of these (entity, name, key); the (entity, name, key, writes) of
+        those that were there."""
+        driver = await self.driver()
+        found = await driver.fetch(
+            _DROP, staging, [r[0] for r in refs], [r[1] for r in refs], [r[2] for r in refs]
+        )
+        return [(row[0], row[1], row[2], row[3]) for row in found]
+
+    async def staged_elements(self, staging: str) -> AsyncIterator[tuple[str, str, str, bytes]]:
+        """(entity, name, key, element) of each staged row, in the order of the changes."""
+        driver = await self.driver()
+        async for row in driver.cursor(_ELEMENTS, staging, prefetch=10_000):
+            yield row[0], row[1], row[2], row[3]
+
+    async def count_staged_rows(self, staging: str) -> int:
+        driver = await self.driver()
+        return int(await driver.fetchval("SELECT count(*) FROM staged_rows WHERE staging = $1", staging))
+
+    async def forget_staged_rows(self, staging: str) -> None:
+        driver = await self.driver()
+        await driver.execute(_FORGET, staging)
+
+    async def clear_staged_rows(self) -> int:
+        """Remove every staged row (a keeper starting: what a stopped one staged is of no use)."""
+        result = await self.conn.execute(text("DELETE FROM staged_rows"))
+        return int(result.rowcount or 0)
+
+
+__all__ = ["COLUMNS", "PLACEHOLDER", "StagedRowsTxn"]
