@@ -183,6 +183,15 @@ async def test_bad_change_sets_answer_422_with_what_to_change(supply: Stack) -> 
     )
     assert required.status_code == 422, required.text
     assert required.json()["type"].endswith("schema-migration-failed")
+    ghost = await change(supply, {"changes": [{"op": "remove_trait", "trait": "Ghost"}]})
+    assert ghost.status_code == 422, ghost.text
+    assert ghost.json()["issues"][0]["path"] == "changes[0].trait" and "Located" in ghost.text
+    renamed = await change(
+        supply, {"changes": [{"op": "rename_trait", "trait": "Located", "to": "Addressed"}], "dry_run": True}
+    )
+    assert renamed.status_code == 200, renamed.text
+    assert renamed.json()["changes"][0]["kinds"] == ["Supplier", "Plant"]
+    assert renamed.json()["migrated"] == {"records": 0, "links": 0}
     stale = await change(supply, {"changes": [RENAME_TIER], "expected_head": "0" * 64})
     assert stale.status_code == 409 and stale.json()["type"].endswith("stale-head")
     assert await head(supply) == before

@@ -59,6 +59,10 @@ SchemaOp = Literal[
     "remove_operation",
     "put_lens",
     "remove_lens",
+    "add_trait",
+    "rename_trait",
+    "change_trait",
+    "remove_trait",
 ]
 
 
@@ -71,6 +75,7 @@ class SchemaChangeItem(Body, frozen=True, kw_only=True):
     relation: Name | None = None
     operation: Name | None = None
     lens: Name | None = None
+    trait: Name | None = None
     to: Name | None = None
     inverse: Annotated[Name, Meta(description="rename_relation: the new inverse name")] | None = None
     definition: Document | None = None

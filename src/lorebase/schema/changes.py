@@ -17,6 +17,10 @@ A change set (docs/schema.md, "Changing a schema") is a list of items, each with
 | remove_relation | relation, delete_data | removes it | its Links deleted (only with `delete_data`) |
 | put_operation / remove_operation | operation, definition | sets or removes an Operation | nothing |
 | put_lens / remove_lens | lens, definition | sets or removes a lens | nothing |
+| add_trait | trait, definition | adds the Trait | nothing |
+| rename_trait | trait, to | renames it, and in Kinds' `implements` and lenses' `traits` | nothing |
+| change_trait | trait, definition | sets description, attributes (each implementing Kind must still declare them) | nothing |
+| remove_trait | trait | removes it, and from Kinds' `implements` (they keep their Attributes) and lenses' `traits` | nothing |
 
 `apply_changes` checks every item against the document as the items before it left it, then loads
 the result (every rule of the schema document holds); every problem comes back at once, by the
@@ -64,8 +68,13 @@ OPS = (
     "remove_operation",
     "put_lens",
     "remove_lens",
+    "add_trait",
+    "rename_trait",
+    "change_trait",
+    "remove_trait",
 )
-_KIND_MEMBERS = ("description", "title", "aliases", "stewards")
+_KIND_MEMBERS = ("description", "title", "aliases", "stewards", "implements")
+_TRAIT_MEMBERS = ("description", "attributes")
 # Members an Attribute keeps only for some types: dropped when its type changes and they are not given.
 _TYPED_MEMBERS = {"values": ("enum",)}
 _UNCHANGEABLE = ("derived", "vault")
@@ -129,6 +138,7 @@ class Plan:
     touches: dict[str, list[str]] = field(default_factory=lambda: {"operations": [], "lenses": []})
     renamed_kinds: dict[str, str] = field(default_factory=dict)  # name before -> name after
     renamed_relations: dict[str, str] = field(default_factory=dict)  # name before -> name after
+    renamed_traits: dict[str, str] = field(default_factory=dict)  # name before -> name after
 
     def migration(self, kind: str) -> KindMigration:
         return self.kinds.setdefault(kind, KindMigration())
@@ -142,7 +152,9 @@ class Plan:
             for old, new in migration.renamed.items()
             if old != new
         }
-        return Renames(dict(self.renamed_kinds), dict(self.renamed_relations), attributes)
+        return Renames(
+            dict(self.renamed_kinds), dict(self.renamed_relations), attributes, dict(self.renamed_traits)
+        )
 
 
 class _Changes:
@@ -160,6 +172,8 @@ class _Changes:
         self.backfills: dict[tuple[str, str], tuple[str, Any]] = {}  # (kind, attr) -> (path, spec)
         self.renamed_kinds: dict[str, str] = {}  # name before the change set -> name now
         self.renamed_relations: dict[str, str] = {}
+        self.renamed_traits: dict[str, str] = {}
+        self.added_traits: set[str] = set()
         self.added_kinds: set[str] = set()  # Kinds this change set adds (no Records to move)
         self.added_relations: set[str] = set()
 
@@ -540,6 +554,110 @@ class _Changes:
     def _remove_lens(self, item: Mapping[str, Any], path: str) -> None:
         self._remove("lenses", "lens", item, path)
 
+    def trait(self, item: Mapping[str, Any], path: str) -> dict[str, Any] | None:
+        name = item.get("trait")
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.trait", "change.required", f"{item.get('op')} names a Trait (trait)")
+            return None
+        found = self.doc["traits"].get(name)
+        if not isinstance(found, dict):
+            known = ", ".join(self.doc["traits"]) or "none"
+            self.issue(f"{path}.trait", "change.unknown", f"unknown Trait {name!r}; Traits are: {known}")
+            return None
+        return found
+
+    def implementing(self, trait: str) -> list[str]:
+        """The Kinds that implement `trait` (by name, as the document stands)."""
+        return [
+            name
+            for name, kind in self.doc["kinds"].items()
+            if isinstance(kind, dict) and trait in (kind.get("implements") or [])
+        ]
+
+    def _retrait(self, old: str, new: str | None) -> list[str]:
+        """`old` renamed to `new` (None: removed) in Kinds' `implements` and lenses' `traits`; the
+        Kinds it reached."""
+
+        def swap(names: list[Any]) -> list[Any]:
+            return [name if name != old else new for name in names if name != old or new is not None]
+
+        kinds = self.implementing(old)
+        for name in kinds:
+            self.doc["kinds"][name]["implements"] = swap(self.doc["kinds"][name]["implements"])
+        for name, lens in self.doc["lenses"].items():
+            traits = lens.get("traits") if isinstance(lens, dict) else None
+            if isinstance(traits, list) and old in traits:
+                lens["traits"] = swap(traits)
+                self.touches["lenses"].add(name)
+        return kinds
+
+    def _add_trait(self, item: Mapping[str, Any], path: str) -> None:
+        name = item.get("trait")
+        definition = self.definition(item, path)
+        if not isinstance(name, str) or not name:
+            self.issue(f"{path}.trait", "change.required", "add_trait names the Trait (trait)")
+            return
+        if definition is None:
+            return
+        if name in self.doc["traits"]:
+            self.issue(
+                f"{path}.trait", "change.exists", f"Trait {name!r} exists already; change_trait changes it"
+            )
+            return
+        self.doc["traits"][name] = definition
+        self.added_traits.add(name)
+        self.summary.append({"op": "add_trait", "target": name})
+
+    def _rename_trait(self, item: Mapping[str, Any], path: str) -> None:
+        if self.trait(item, path) is None:
+            return
+        old = item["trait"]
+        new = self.new_name(item, path, self.doc["traits"], "Trait")
+        if new is None:
+            return
+        self.doc["traits"] = {new if n == old else n: t for n, t in self.doc["traits"].items()}
+        kinds = self._retrait(old, new)
+        if old in self.added_traits:
+            self.added_traits = {new if t == old else t for t in self.added_traits}
+        else:
+            original = next((o for o, n in self.renamed_traits.items() if n == old), old)
+            self.renamed_traits[original] = new
+        self.summary.append({"op": "rename_trait", "target": old, "to": new, "kinds": kinds})
+
+    def _change_trait(self, item: Mapping[str, Any], path: str) -> None:
+        trait = self.trait(item, path)
+        definition = self.definition(item, path)
+        if trait is None or definition is None:
+            return
+        for member, value in definition.items():
+            if member not in _TRAIT_MEMBERS:
+                self.issue(
+                    f"{path}.definition.{member}",
+                    "change.member",
+                    f"change_trait sets {', '.join(_TRAIT_MEMBERS)}; {member!r} is not a member of a Trait",
+                )
+                continue
+            trait[member] = value
+        self.summary.append(
+            {
+                "op": "change_trait",
+                "target": item["trait"],
+                "members": sorted(definition),
+                "kinds": self.implementing(item["trait"]),
+            }
+        )
+
+    def _remove_trait(self, item: Mapping[str, Any], path: str) -> None:
+        if self.trait(item, path) is None:
+            return
+        name = item["trait"]
+        del self.doc["traits"][name]
+        kinds = self._retrait(name, None)
+        original = next((o for o, n in self.renamed_traits.items() if n == name), name)
+        self.renamed_traits.pop(original, None)
+        self.added_traits.discard(name)
+        self.summary.append({"op": "remove_trait", "target": name, "kinds": kinds})
+
     # After every item
 
     def compile_backfills(self, schema: DomainSchema) -> None:
@@ -607,6 +725,7 @@ def apply_changes(document: Mapping[str, Any], items: Sequence[Mapping[str, Any]
         renamed_relations={
             o: n for o, n in changes.renamed_relations.items() if o != n and n in schema.relations
         },
+        renamed_traits={o: n for o, n in changes.renamed_traits.items() if o != n and n in schema.traits},
     )
 
 

@@ -2423,7 +2423,7 @@ export interface components {
          */
         SchemaChangeItem: {
             /** @enum {string} */
-            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute" | "rename_kind" | "rename_relation";
+            op: "add_attribute" | "add_kind" | "add_relation" | "add_trait" | "change_attribute" | "change_kind" | "change_trait" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "remove_trait" | "rename_attribute" | "rename_kind" | "rename_relation" | "rename_trait";
             /** @default null */
             kind?: string | null;
             /** @default null */
@@ -2434,6 +2434,8 @@ export interface components {
             operation?: string | null;
             /** @default null */
             lens?: string | null;
+            /** @default null */
+            trait?: string | null;
             /** @default null */
             to?: string | null;
             /** @default null */

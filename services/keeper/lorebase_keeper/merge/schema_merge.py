@@ -63,6 +63,7 @@ class ChangeSets:
         """What the change sets renamed, composed: base name -> name at the end."""
         kinds = {name: name for name in base.get("kinds") or {}}
         relations = {name: name for name in base.get("relations") or {}}
+        traits = {name: name for name in base.get("traits") or {}}
         attributes = {
             (kind, attribute): (kind, attribute)
             for kind, definition in (base.get("kinds") or {}).items()
@@ -72,6 +73,7 @@ class ChangeSets:
             step = one.plan.renames()
             kinds = {b: step.kinds.get(now, now) for b, now in kinds.items()}
             relations = {b: step.relations.get(now, now) for b, now in relations.items()}
+            traits = {b: step.traits.get(now, now) for b, now in traits.items()}
             attributes = {
                 b: (step.kinds.get(kind, kind), step.attributes.get((kind, attribute), attribute))
                 for b, (kind, attribute) in attributes.items()
@@ -80,6 +82,7 @@ class ChangeSets:
             {b: n for b, n in kinds.items() if b != n},
             {b: n for b, n in relations.items() if b != n},
             {b: now[1] for b, now in attributes.items() if b[1] != now[1]},
+            {b: n for b, n in traits.items() if b != n},
         )
 
 
