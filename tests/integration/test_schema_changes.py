@@ -192,9 +192,93 @@ async def test_bad_change_sets_answer_422_with_what_to_change(supply: Stack) -> 
     assert renamed.status_code == 200, renamed.text
     assert renamed.json()["changes"][0]["kinds"] == ["Supplier", "Plant"]
     assert renamed.json()["migrated"] == {"records": 0, "links": 0}
+    bad = await change(
+        supply,
+        {
+            "changes": [
+                {
+                    "op": "split_attribute",
+                    "kind": "Supplier",
+                    "attribute": "city",
+                    "pattern": "(.*)",
+                    "into": {"town": {"type": "string"}},
+                },
+                {
+                    "op": "merge_attributes",
+                    "kind": "Supplier",
+                    "attributes": ["city", "nope"],
+                    "to": "place",
+                    "definition": {"type": "string"},
+                    "backfill": {"expression": "city"},
+                },
+                {
+                    "op": "merge_attributes",
+                    "kind": "Supplier",
+                    "attributes": ["supplier_code", "city"],
+                    "to": "code_city",
+                    "definition": {"type": "string"},
+                },
+            ]
+        },
+    )
+    assert bad.status_code == 422, bad.text
+    assert [(i["path"], i["rule"]) for i in bad.json()["issues"]] == [
+        ("changes[0].pattern", "change.required"),
+        ("changes[1].attributes[1]", "change.unknown"),
+        ("changes[2].attributes[0]", "change.source"),
+        ("changes[2].backfill", "change.required"),
+    ]
+    split = {
+        "op": "split_attribute",
+        "kind": "Supplier",
+        "attribute": "legal_name",
+        "pattern": "(?P<trading_name>.+) (?P<legal_form>GmbH|AB|AG)",
+        "into": {
+            "trading_name": {"type": "string"},
+            "legal_form": {"type": "enum", "values": ["GmbH", "AB", "AG"]},
+        },
+    }
+    refused = await change(supply, {"changes": [split], "dry_run": True})
+    assert refused.status_code == 200 and not refused.json()["valid"], refused.text
+    failed = [v for v in refused.json()["violations"] if v["record"] == "Supplier/S-1001"]
+    assert [(v["path"], v["rule"]) for v in failed] == [
+        ("Supplier/S-1001.trading_name", "split.failed"),
+        ("Supplier/S-1001.legal_form", "split.failed"),
+    ]
+    cleared = await change(supply, {"changes": [split], "dry_run": True, "on_invalid": "clear"})
+    assert cleared.json()["valid"], cleared.text
+    writes = cleared.json()["writes"]
+    assert writes["counts"]["Supplier.trading_name"] == 5 and writes["counts"]["Supplier.legal_name"] == 30
+    assert {
+        "ref": "Supplier/S-1002",
+        "attribute": "trading_name",
+        "before": None,
+        "after": "Brennecke Dichtungstechnik",
+    } in writes["sample"]
     stale = await change(supply, {"changes": [RENAME_TIER], "expected_head": "0" * 64})
     assert stale.status_code == 409 and stale.json()["type"].endswith("stale-head")
     assert await head(supply) == before
+
+    merged = await change(
+        supply,
+        {
+            "changes": [
+                {"op": "change_kind", "kind": "Supplier", "definition": {"implements": []}},
+                {
+                    "op": "merge_attributes",
+                    "kind": "Supplier",
+                    "attributes": ["city", "country"],
+                    "to": "location",
+                    "definition": {"type": "string", "pattern": ".+, [A-Z]{2}"},
+                    "backfill": {"expression": "city + ', ' + country"},
+                },
+            ]
+        },
+    )
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["writes"]["counts"]["Supplier.location"] == 30
+    s1001 = (await supply.http.get(S1001, headers=supply.admin)).json()["values"]
+    assert s1001["location"] == "Poznan, PL" and "city" not in s1001 and "country" not in s1001
 
 
 async def test_changes_feed_says_schema_changed(supply: Stack, feed: Feed) -> None:

@@ -166,3 +166,40 @@ def test_a_trait_renamed_on_one_side_and_changed_on_the_other_merges() -> None:
         [{"op": "rename_trait", "trait": "Named", "to": "Labelled"}],
     )
     assert [c.element for c in conflicts] == ["trait:Named"]
+
+
+def test_a_split_and_a_merge_compute_the_new_values_from_the_old() -> None:
+    unlink = {"op": "change_kind", "kind": "Supplier", "definition": {"implements": []}}
+    merge_name = {
+        "op": "merge_attributes",
+        "kind": "Supplier",
+        "attributes": ["name", "tier"],
+        "to": "label",
+        "definition": {"type": "string"},
+        "backfill": {"expression": "name if tier == 1 else upper(name)"},
+    }
+    plan = apply_changes(BASE, [unlink, merge_name])
+    before = {"code": "S-1", "name": "Acme", "tier": "2"}
+    out = plan.kinds["Supplier"].migrate(before)
+    assert plan.kinds["Supplier"].compute(plan.schema.kinds["Supplier"], before, out) == {}
+    assert out == {"code": "S-1", "label": "ACME"}
+    split = {
+        "op": "split_attribute",
+        "kind": "Supplier",
+        "attribute": "name",
+        "pattern": "(?P<name>[^ ]+) (?P<form>[A-Za-z]+)",
+        "into": {"name": {"type": "string"}, "form": {"type": "string"}},
+    }
+    plan = apply_changes(BASE, [unlink, split])
+    assert plan.schema.kinds["Supplier"].title == "name"
+    before = {"code": "S-1", "name": "Acme GmbH"}
+    out = plan.kinds["Supplier"].migrate(before)
+    assert plan.kinds["Supplier"].compute(plan.schema.kinds["Supplier"], before, out) == {}
+    assert out == {"code": "S-1", "name": "Acme", "form": "GmbH"}
+    failed = plan.kinds["Supplier"].compute(plan.schema.kinds["Supplier"], {"name": "Acme"}, {})
+    assert set(failed) == {"name", "form"} and failed["name"][0] == "split.failed"
+    with pytest.raises(SchemaChangeError) as refused:
+        apply_changes(BASE, [unlink, merge_name, {**split, "attribute": "label"}])
+    assert [(i["path"], i["rule"]) for i in refused.value.issues] == [
+        ("changes[2].attribute", "change.source")
+    ]

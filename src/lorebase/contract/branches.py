@@ -63,6 +63,8 @@ SchemaOp = Literal[
     "rename_trait",
     "change_trait",
     "remove_trait",
+    "split_attribute",
+    "merge_attributes",
 ]
 
 
@@ -84,6 +86,21 @@ class SchemaChangeItem(Body, frozen=True, kw_only=True):
         Annotated[Document, Meta(description="Old values to new ones, applied before a conversion")] | None
     ) = None
     delete_data: bool = False
+    pattern: (
+        Annotated[
+            str,
+            bounded(2000, "split_attribute: a regular expression with a named group per new Attribute"),
+        ]
+        | None
+    ) = None
+    into: (
+        Annotated[Document, Meta(description="split_attribute: the new Attributes, name -> definition")]
+        | None
+    ) = None
+    attributes: (
+        Annotated[list[Name], Meta(max_length=50, description="merge_attributes: the Attributes merged")]
+        | None
+    ) = None
 
 
 class SchemaChangeSet(Body, frozen=True, kw_only=True):

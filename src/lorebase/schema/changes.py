@@ -21,6 +21,8 @@ A change set (docs/schema.md, "Changing a schema") is a list of items, each with
 | rename_trait | trait, to | renames it, and in Kinds' `implements` and lenses' `traits` | nothing |
 | change_trait | trait, definition | sets description, attributes (each implementing Kind must still declare them) | nothing |
 | remove_trait | trait | removes it, and from Kinds' `implements` (they keep their Attributes) and lenses' `traits` | nothing |
+| split_attribute | kind, attribute, pattern, into | removes the Attribute, adds each of `into` | each new value is its named group of `pattern` over the old value |
+| merge_attributes | kind, attributes, to, definition, backfill | removes the Attributes, adds `to` | its value is the backfill's expression over the old values |
 
 `apply_changes` checks every item against the document as the items before it left it, then loads
 the result (every rule of the schema document holds); every problem comes back at once, by the
@@ -31,20 +33,25 @@ item's path (`changes[2].to`). Nothing here reads data: keeper migrates the Reco
 from __future__ import annotations
 
 import copy
+import dataclasses
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lorebase.canonical import ValueProblem, canonical_value
+from lorebase.canonical import ValueProblem, canonical_text, canonical_value
+from lorebase.schema._attributes import read_attributes
+from lorebase.schema._reader import Problems
 from lorebase.schema.derivations import Derivation, DerivationError, compile_derivation
 from lorebase.schema.errors import SchemaError
 from lorebase.schema.loader import load_schema
 from lorebase.schema.merge import Renames
-from lorebase.schema.model import DomainSchema
+from lorebase.schema.model import DomainSchema, Kind
 
 __all__ = [
     "OPS",
     "Backfill",
+    "Computed",
     "KindMigration",
     "Plan",
     "SchemaChangeError",
@@ -72,6 +79,8 @@ OPS = (
     "rename_trait",
     "change_trait",
     "remove_trait",
+    "split_attribute",
+    "merge_attributes",
 )
 _KIND_MEMBERS = ("description", "title", "aliases", "stewards", "implements")
 _TRAIT_MEMBERS = ("description", "attributes")
@@ -102,6 +111,36 @@ class Backfill:
         return self.expression.evaluate(values, {})
 
 
+@dataclass(frozen=True)
+class Computed:
+    """A value a split or a merge of Attributes writes, from values the change set removes: `reads`
+    names each (the name the change reads it by, its name before the change set). A split takes the
+    group `group` of `pattern` over its one value; a merge evaluates `backfill` over the values."""
+
+    reads: tuple[tuple[str, str], ...]
+    backfill: Backfill | None = None
+    pattern: re.Pattern[str] | None = None
+    group: str = ""
+
+    def evaluate(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[Any, str]:
+        """The value (a canonical one for a merge, the group's text for a split; None: no value), and
+        why it has none when it should ("" when it is fine)."""
+        read = {name: before.get(old) for name, old in self.reads}
+        if all(value is None for value in read.values()):
+            return None, ""
+        if self.pattern is not None:
+            text = canonical_text(next(iter(read.values())))
+            match = self.pattern.fullmatch(text)
+            if match is None:
+                return None, f"{text!r} does not match the split's pattern {self.pattern.pattern!r}"
+            return match.group(self.group), ""
+        assert self.backfill is not None and self.backfill.expression is not None
+        value = self.backfill.evaluate({**after, **read})
+        if value is None:
+            return None, f"the merge's expression {self.backfill.expression.source!r} gave no value"
+        return value, ""
+
+
 @dataclass
 class KindMigration:
     """What the change set does to the values of one Kind's Records (names are the new ones)."""
@@ -110,6 +149,7 @@ class KindMigration:
     removed: set[str] = field(default_factory=set)  # old names
     backfills: dict[str, Backfill] = field(default_factory=dict)
     converted: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> value map
+    computed: dict[str, Computed] = field(default_factory=dict)  # split or merged Attributes
     # The Kind's name before the change set when a rename_kind renamed it (its Records move).
     renamed_from: str | None = None
 
@@ -122,6 +162,27 @@ class KindMigration:
                 continue
             out[self.renamed.get(name, name)] = value
         return out
+
+    def compute(
+        self, kind: Kind, before: Mapping[str, Any], out: dict[str, Any]
+    ) -> dict[str, tuple[str, str]]:
+        """Write the split and merged values into `out` (the migrated values of the Record whose values
+        before the change set are `before`); those that fail by name: (rule, message)."""
+        failed: dict[str, tuple[str, str]] = {}
+        for name, computed in self.computed.items():
+            value, why = computed.evaluate(before, out)
+            rule = "split.failed" if computed.pattern is not None else "merge.failed"
+            if why:
+                failed[name] = (rule, why)
+                continue
+            if value is None:
+                out.pop(name, None)
+                continue
+            try:
+                out[name] = canonical_value(kind.attributes[name], value)
+            except ValueProblem as problem:
+                failed[name] = (problem.rule, f"{problem.message} (the value was {value!r})")
+        return failed
 
 
 @dataclass
@@ -163,6 +224,7 @@ class _Changes:
         for member in ("kinds", "relations", "traits", "lenses", "operations", "sources"):
             if not isinstance(self.doc.get(member), dict):
                 self.doc[member] = {}
+        self.start: dict[str, Any] = copy.deepcopy(self.doc["kinds"])  # the Kinds before the change set
         self.issues: list[dict[str, str]] = []
         self.kinds: dict[str, KindMigration] = {}
         self.removed_kinds: dict[str, bool] = {}
@@ -170,6 +232,8 @@ class _Changes:
         self.summary: list[dict[str, Any]] = []
         self.touches: dict[str, set[str]] = {"operations": set(), "lenses": set()}
         self.backfills: dict[tuple[str, str], tuple[str, Any]] = {}  # (kind, attr) -> (path, spec)
+        # merge_attributes: (kind, to) -> (path, backfill spec, reads, the removed Attributes' definitions)
+        self.merges: dict[tuple[str, str], tuple[str, Any, dict[str, str], dict[str, Any]]] = {}
         self.renamed_kinds: dict[str, str] = {}  # name before the change set -> name now
         self.renamed_relations: dict[str, str] = {}
         self.renamed_traits: dict[str, str] = {}
@@ -305,6 +369,7 @@ class _Changes:
                 source["kinds"] = [new if k == old else k for k in kinds]
         migration = self.kinds.pop(old, None) or KindMigration()
         self.backfills = {(new if k == old else k, a): spec for (k, a), spec in self.backfills.items()}
+        self.merges = {(new if k == old else k, a): spec for (k, a), spec in self.merges.items()}
         if old in self.added_kinds:  # added by this change set: no Records to move
             self.added_kinds = {new if k == old else k for k in self.added_kinds}
         else:
@@ -376,6 +441,12 @@ class _Changes:
         migration = self.migration(item["kind"])
         original = next((o for o, n in migration.renamed.items() if n == old), old)
         migration.renamed[original] = new
+        if old in migration.computed:
+            migration.computed[new] = migration.computed.pop(old)
+        if (item["kind"], old) in self.backfills:
+            self.backfills[(item["kind"], new)] = self.backfills.pop((item["kind"], old))
+        if (item["kind"], old) in self.merges:
+            self.merges[(item["kind"], new)] = self.merges.pop((item["kind"], old))
         for name, operation in self.doc["operations"].items():
             for edit in operation.get("edits") or []:
                 values = edit.get("values")
@@ -396,17 +467,174 @@ class _Changes:
                 f"{name} is part of {item['kind']}'s key: a Record's key cannot lose a part",
             )
             return
+        self.drop(item["kind"], kind, name)
+        self.summary.append({"op": "remove_attribute", "target": f"{item['kind']}.{name}"})
+
+    def drop(self, kind_name: str, kind: dict[str, Any], name: str) -> str:
+        """Remove the Attribute `name` of the Kind and its values; its name before the change set."""
         del kind["attributes"][name]
-        migration = self.migration(item["kind"])
+        migration = self.migration(kind_name)
         original = next((o for o, n in migration.renamed.items() if n == name), name)
         migration.renamed.pop(original, None)
         migration.removed.add(original)
         migration.converted.pop(name, None)
         migration.backfills.pop(name, None)
-        self.backfills.pop((item["kind"], name), None)
+        migration.computed.pop(name, None)
+        self.backfills.pop((kind_name, name), None)
+        self.merges.pop((kind_name, name), None)
         if kind.get("title") == name:
             kind["title"] = None
-        self.summary.append({"op": "remove_attribute", "target": f"{item['kind']}.{name}"})
+        return original
+
+    def source(self, kind: dict[str, Any], kind_name: str, name: str, path: str) -> bool:
+        """Whether the Attribute may be split or merged away (not a key, derived or vault one)."""
+        attribute = kind["attributes"][name]
+        why = (
+            "is new in this change set (a split or a merge reads the values before it): split or "
+            "merge it in a change set of its own"
+            if not self.existed(kind_name, name)
+            else "is part of the key: a Record's key cannot change"
+            if name in (kind.get("key") or [])
+            else "is derived: its values are computed from its Derivation"
+            if isinstance(attribute, dict) and attribute.get("derived")
+            else "keeps its values in the vault, which a split or a merge would move out of it"
+            if isinstance(attribute, dict) and attribute.get("vault")
+            else ""
+        )
+        if why:
+            self.issue(path, "change.source", f"{kind_name}.{name} {why}; choose another Attribute")
+        return not why
+
+    def existed(self, kind_name: str, name: str) -> bool:
+        """Whether the Attribute holds values from before the change set (not added or computed in it)."""
+        if (
+            kind_name in self.added_kinds
+            or (kind_name, name) in self.backfills
+            or (kind_name, name) in self.merges
+        ):
+            return False
+        migration = self.migration(kind_name)
+        if name in migration.computed:
+            return False
+        kind = next((o for o, n in self.renamed_kinds.items() if n == kind_name), kind_name)
+        original = next((o for o, n in migration.renamed.items() if n == name), name)
+        return original in ((self.start.get(kind) or {}).get("attributes") or {})
+
+    def _split_attribute(self, item: Mapping[str, Any], path: str) -> None:
+        found = self.attribute(item, path)
+        if found is None:
+            return
+        kind, name = found
+        kind_name = item["kind"]
+        if not self.source(kind, kind_name, name, f"{path}.attribute"):
+            return
+        into = item.get("into")
+        if not isinstance(into, dict) or not into:
+            self.issue(
+                f"{path}.into",
+                "change.required",
+                "split_attribute needs into: the new Attributes, name -> definition, one per named group "
+                "of the pattern",
+            )
+            return
+        try:
+            pattern = re.compile(str(item.get("pattern") or ""))
+        except re.error as error:
+            self.issue(f"{path}.pattern", "change.pattern", f"not a regular expression: {error}")
+            return
+        groups = list(pattern.groupindex)
+        if not groups:
+            self.issue(
+                f"{path}.pattern",
+                "change.required",
+                "split_attribute needs a pattern with a named group per new Attribute, "
+                "e.g. '(?P<city>[^,]+), (?P<country>[A-Z]{2})'",
+            )
+            return
+        problems = len(self.issues)
+        for group in groups:
+            if group not in into:
+                self.issue(
+                    f"{path}.pattern",
+                    "change.split",
+                    f"the group {group!r} names no Attribute of into; add it to into or rename the group",
+                )
+        for target, definition in into.items():
+            where = f"{path}.into.{target}"
+            if target not in groups:
+                self.issue(
+                    where, "change.split", f"the pattern has no group named {target!r}: add (?P<{target}>...)"
+                )
+            elif not isinstance(definition, dict):
+                self.issue(where, "change.required", "a new Attribute's definition is an object")
+            elif target in kind["attributes"] and target != name:
+                self.issue(
+                    where, "change.exists", f"{kind_name}.{target} exists already; choose another name"
+                )
+        if len(self.issues) > problems:
+            return
+        title = kind.get("title")
+        original = self.drop(kind_name, kind, name)
+        migration = self.migration(kind_name)
+        for target, definition in into.items():
+            kind["attributes"][target] = copy.deepcopy(definition)
+            migration.computed[target] = Computed(((name, original),), pattern=pattern, group=target)
+        if title == name and name in into:  # split into itself and more: still the title
+            kind["title"] = title
+        self.summary.append({"op": "split_attribute", "target": f"{kind_name}.{name}", "into": list(into)})
+
+    def _merge_attributes(self, item: Mapping[str, Any], path: str) -> None:
+        kind = self.kind(item, path)
+        definition = self.definition(item, path)
+        if kind is None or definition is None:
+            return
+        kind_name = item["kind"]
+        names = item.get("attributes")
+        if not isinstance(names, list) or len(names) < 2 or len(set(map(str, names))) != len(names):
+            self.issue(
+                f"{path}.attributes",
+                "change.required",
+                "merge_attributes names two or more Attributes to merge",
+            )
+            return
+        problems = len(self.issues)
+        for index, name in enumerate(names):
+            where = f"{path}.attributes[{index}]"
+            if name not in kind["attributes"]:
+                known = ", ".join(kind["attributes"])
+                self.issue(
+                    where,
+                    "change.unknown",
+                    f"{kind_name} has no Attribute {name!r}; its Attributes are: {known}",
+                )
+            else:
+                self.source(kind, kind_name, name, where)
+        to = item.get("to")
+        if not isinstance(to, str) or not to:
+            self.issue(f"{path}.to", "change.required", "merge_attributes names the new Attribute (to)")
+        elif to in kind["attributes"] and to not in names:
+            self.issue(f"{path}.to", "change.exists", f"{kind_name}.{to} exists already; choose another name")
+        backfill = item.get("backfill")
+        if not isinstance(backfill, dict) or not isinstance(backfill.get("expression"), str):
+            self.issue(
+                f"{path}.backfill",
+                "change.required",
+                'merge_attributes needs backfill: {"expression": "..."} over the merged Attributes '
+                "(e.g. \"first_name + ' ' + last_name\")",
+            )
+        if len(self.issues) > problems:
+            return
+        assert isinstance(to, str)
+        sources = {name: copy.deepcopy(kind["attributes"][name]) for name in names}
+        title = kind.get("title")
+        reads = {name: self.drop(kind_name, kind, name) for name in names}
+        kind["attributes"][to] = definition
+        if title == to:  # merged into the title's name: still the title
+            kind["title"] = title
+        self.merges[(kind_name, to)] = (f"{path}.backfill", backfill, reads, sources)
+        self.summary.append(
+            {"op": "merge_attributes", "target": f"{kind_name}.{to}", "attributes": list(names)}
+        )
 
     def _change_attribute(self, item: Mapping[str, Any], path: str) -> None:
         found = self.attribute(item, path)
@@ -687,6 +915,29 @@ class _Changes:
                 )
                 continue
             self.migration(kind_name).backfills[name] = Backfill(expression=compiled)
+        for (kind_name, name), (path, spec, reads, sources) in self.merges.items():
+            kind = schema.kinds.get(kind_name)
+            if kind is None or name not in kind.attributes:
+                continue
+            problems = Problems()
+            read = read_attributes(sources, path, problems)
+            if problems:  # a Kind's own Attributes, loaded before: not expected
+                continue
+            reading = dataclasses.replace(kind, attributes={**kind.attributes, **read})
+            try:
+                compiled = compile_derivation(
+                    spec["expression"], kind.attributes[name], reading, schema.kinds, {}
+                )
+            except DerivationError as error:
+                self.issue(
+                    f"{path}.expression",
+                    "backfill.expression",
+                    f"{error} (a merge's expression reads the merged Attributes and the Record's other "
+                    "values; it aggregates over no Relation)",
+                )
+                continue
+            computed = Computed(tuple(reads.items()), backfill=Backfill(expression=compiled))
+            self.migration(kind_name).computed[name] = computed
 
 
 def apply_changes(document: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Plan:

@@ -2423,7 +2423,7 @@ export interface components {
          */
         SchemaChangeItem: {
             /** @enum {string} */
-            op: "add_attribute" | "add_kind" | "add_relation" | "add_trait" | "change_attribute" | "change_kind" | "change_trait" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "remove_trait" | "rename_attribute" | "rename_kind" | "rename_relation" | "rename_trait";
+            op: "add_attribute" | "add_kind" | "add_relation" | "add_trait" | "change_attribute" | "change_kind" | "change_trait" | "merge_attributes" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "remove_trait" | "rename_attribute" | "rename_kind" | "rename_relation" | "rename_trait" | "split_attribute";
             /** @default null */
             kind?: string | null;
             /** @default null */
@@ -2452,6 +2452,14 @@ export interface components {
             } | null;
             /** @default false */
             delete_data?: boolean;
+            /** @default null */
+            pattern?: string | null;
+            /** @default null */
+            into?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default null */
+            attributes?: string[] | null;
         };
         /**
          * Backfill

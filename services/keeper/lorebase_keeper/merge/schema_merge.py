@@ -15,7 +15,8 @@ sets are kept by migration 0019), the merge
    listing the changes to apply to the target first;
 3. migrates each side's data changes into the target's schema: a history row is put through the
    target's change sets it had not seen (renamed Kinds, Relations and Attributes, removed ones,
-   conversions through their `map`, backfills of the Records the side created), and the rows of the
+   split and merged ones, conversions through their `map`, backfills of the Records the side
+   created), and the rows of the
    change sets themselves are left out (each side migrated its own data; the target's migration
    is already on the target). A value that does not convert, a Record of a Kind the target removed
    or a created Record the target's schema refuses is a Conflict (`schema_migration`) saying why.
@@ -272,6 +273,9 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
                 sides.append(None)
                 continue
             moved = migration.migrate(values)
+            for attribute, (_, why) in migration.compute(kind, values, moved).items():
+                if values is row.after and not failure[1]:
+                    failure = (attribute, why)
             for attribute, value_map in migration.converted.items():
                 value = moved.get(attribute)
                 if value is None:
@@ -291,6 +295,11 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
                     if value is not None:
                         after[attribute] = value
         attributes = [migration.renamed.get(a, a) for a in row.attributes if a not in migration.removed]
+        attributes += [
+            name
+            for name, computed in migration.computed.items()
+            if any(old in row.attributes for _, old in computed.reads) and name not in attributes
+        ]
         if row.change == "created" and after is not None:
             attributes = list(after)
         row = replace(row, name=name, before=before, after=after, attributes=attributes)

@@ -2,7 +2,8 @@
 view inside the commit transaction and rewritten for the new schema, in the same Revision.
 
 Per Record, in order: renamed values move (with their provenance, so lineage still names the
-Revision that wrote them), removed ones go, converted ones are put through the change's `map` and
+Revision that wrote them), removed ones go, split and merged ones are computed from the values
+before (KindMigration.compute), converted ones are put through the change's `map` and
 then read as the new type, missing ones take their backfill; then the Record is checked against the
 new Kind (types, bounds, enums, patterns, required, unique). Whatever fails is a violation naming
 the Record; with `on_invalid: clear`, a failing value that is not required is cleared instead.
@@ -313,7 +314,7 @@ def _migrate_record(
 ) -> dict[str, Any]:
     ref = f"{kind.name}/{key}"
     out = plan.migrate(values)
-    failed: dict[str, tuple[str, str]] = {}
+    failed = plan.compute(kind, values, out)
     for name, value_map in plan.converted.items():
         value = out.get(name)
         if value is None or kind.attributes[name].derived is not None:
