@@ -255,6 +255,58 @@ async def test_bad_change_sets_answer_422_with_what_to_change(supply: Stack) -> 
         "before": None,
         "after": "Brennecke Dichtungstechnik",
     } in writes["sample"]
+    moved = await change(
+        supply,
+        {"changes": [{"op": "change_relation", "relation": "supplied_by", "definition": {"to": "Plant"}}]},
+    )
+    assert moved.status_code == 422, moved.text
+    assert moved.json()["issues"][0]["path"] == "changes[0].definition.to"
+    narrowed = await change(
+        supply,
+        {
+            "dry_run": True,
+            "changes": [
+                {
+                    "op": "change_relation",
+                    "relation": "supplied_by",
+                    "definition": {
+                        "cardinality": "many_to_one",
+                        "attributes": {"lead_time_days": {"type": "integer", "max": 24}},
+                    },
+                },
+                {
+                    "op": "change_attribute",
+                    "kind": "Supplier",
+                    "attribute": "vat_number",
+                    "definition": {"sensitivity": []},
+                },
+                {"op": "change_kind", "kind": "Supplier", "definition": {"stewards": []}},
+            ],
+        },
+    )
+    assert narrowed.status_code == 200 and not narrowed.json()["valid"], narrowed.text
+    rules = {(v["path"], v["rule"]) for v in narrowed.json()["violations"]}
+    assert ("Part/P-10001.supplied_by", "link.cardinality") in rules
+    assert ("supplied_by/P-10001->S-1004.lead_time_days", "value.max") in rules
+    assert [(p["target"], p["member"], p["removed"]) for p in narrowed.json()["protection"]] == [
+        ("Supplier.vat_number", "sensitivity", ["confidential"]),
+        ("Supplier", "stewards", ["usr_editor"]),
+    ]
+    dropped = await change(
+        supply,
+        {
+            "dry_run": True,
+            "on_invalid": "clear",
+            "changes": [
+                {
+                    "op": "change_relation",
+                    "relation": "supplied_by",
+                    "definition": {"attributes": {"lead_time_days": {"type": "integer", "max": 24}}},
+                }
+            ],
+        },
+    )
+    assert dropped.json()["valid"] and dropped.json()["migrated"]["links"] > 0, dropped.text
     stale = await change(supply, {"changes": [RENAME_TIER], "expected_head": "0" * 64})
     assert stale.status_code == 409 and stale.json()["type"].endswith("stale-head")
     assert await head(supply) == before

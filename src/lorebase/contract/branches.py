@@ -55,6 +55,7 @@ SchemaOp = Literal[
     "add_relation",
     "rename_relation",
     "remove_relation",
+    "change_relation",
     "put_operation",
     "remove_operation",
     "put_lens",

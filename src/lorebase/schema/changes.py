@@ -13,6 +13,7 @@ A change set (docs/schema.md, "Changing a schema") is a list of items, each with
 | remove_attribute | kind, attribute | removes it | its values dropped |
 | change_attribute | kind, attribute, definition, map | merges the members (type, values, bounds, pattern, required, unique, aliases, value_aliases...) | each value converted (through `map` first), or reported |
 | add_relation | relation, definition | adds the Relation | nothing |
+| change_relation | relation, definition | sets description, cardinality, required_from, attributes (link Attributes) | its Links checked again (cardinality, required_from, link values), dropped link values removed |
 | rename_relation | relation, to, inverse | renames it (and its inverse when given), and in lenses and Operations' edits | each Link moves to the new name with its values and provenance |
 | remove_relation | relation, delete_data | removes it | its Links deleted (only with `delete_data`) |
 | put_operation / remove_operation | operation, definition | sets or removes an Operation | nothing |
@@ -71,6 +72,7 @@ OPS = (
     "add_relation",
     "rename_relation",
     "remove_relation",
+    "change_relation",
     "put_operation",
     "remove_operation",
     "put_lens",
@@ -84,6 +86,7 @@ OPS = (
 )
 _KIND_MEMBERS = ("description", "title", "aliases", "stewards", "implements")
 _TRAIT_MEMBERS = ("description", "attributes")
+_RELATION_MEMBERS = ("description", "cardinality", "required_from", "attributes")
 # Members an Attribute keeps only for some types: dropped when its type changes and they are not given.
 _TYPED_MEMBERS = {"values": ("enum",)}
 _UNCHANGEABLE = ("derived", "vault")
@@ -200,6 +203,11 @@ class Plan:
     renamed_kinds: dict[str, str] = field(default_factory=dict)  # name before -> name after
     renamed_relations: dict[str, str] = field(default_factory=dict)  # name before -> name after
     renamed_traits: dict[str, str] = field(default_factory=dict)  # name before -> name after
+    # Relations whose Links are checked again (by name after), with the members the change set set.
+    changed_relations: dict[str, list[str]] = field(default_factory=dict)
+    # What weakens the protection of existing values (less sensitivity, fewer stewards): each
+    # {target, member, removed, message}, said in the answer.
+    protection: list[dict[str, Any]] = field(default_factory=list)
 
     def migration(self, kind: str) -> KindMigration:
         return self.kinds.setdefault(kind, KindMigration())
@@ -237,6 +245,8 @@ class _Changes:
         self.renamed_kinds: dict[str, str] = {}  # name before the change set -> name now
         self.renamed_relations: dict[str, str] = {}
         self.renamed_traits: dict[str, str] = {}
+        self.changed_relations: dict[str, set[str]] = {}
+        self.protection: list[dict[str, Any]] = []
         self.added_traits: set[str] = set()
         self.added_kinds: set[str] = set()  # Kinds this change set adds (no Records to move)
         self.added_relations: set[str] = set()
@@ -392,8 +402,27 @@ class _Changes:
                     f"change_kind sets {', '.join(_KIND_MEMBERS)}; {member} changes through its own op",
                 )
                 continue
+            if member == "stewards" and isinstance(value, list):
+                self.weaken(
+                    item["kind"],
+                    "stewards",
+                    [s for s in kind.get("stewards") or [] if s not in value],
+                    "no longer reviews (is no longer assigned) the Proposals touching it",
+                )
             kind[member] = value
         self.summary.append({"op": "change_kind", "target": item["kind"], "members": sorted(definition)})
+
+    def weaken(self, target: str, member: str, removed: list[Any], what: str) -> None:
+        """Say that a change weakens the protection of existing values (the answer's `protection`)."""
+        if removed:
+            self.protection.append(
+                {
+                    "target": target,
+                    "member": member,
+                    "removed": removed,
+                    "message": f"{target}: {', '.join(map(str, removed))} {what}",
+                }
+            )
 
     def _remove_kind(self, item: Mapping[str, Any], path: str) -> None:
         if self.kind(item, path) is None:
@@ -645,12 +674,31 @@ class _Changes:
         attribute = kind["attributes"][name]
         for member in _UNCHANGEABLE:
             if member in definition and definition[member] != attribute.get(member):
+                why = (
+                    "the values before it stay outside the vault in the history, where an erasure "
+                    "cannot reach them"
+                    if member == "vault" and definition[member]
+                    else "the vault's entries are shared by every branch and the history, and would "
+                    "stay there while the values left it"
+                    if member == "vault"
+                    else "its values are computed from its Derivation"
+                )
                 self.issue(
                     f"{path}.definition.{member}",
                     "change.member",
-                    f"{member} cannot change on an existing Attribute; add a new Attribute instead",
+                    f"{member} cannot change on an existing Attribute ({why}); add a new Attribute "
+                    "instead and write the values to it",
                 )
                 return
+        if "sensitivity" in definition:
+            tags = definition["sensitivity"] if isinstance(definition["sensitivity"], list) else []
+            self.weaken(
+                f"{item['kind']}.{name}",
+                "sensitivity",
+                [t for t in attribute.get("sensitivity") or [] if t not in tags],
+                "no longer needed to read its values: every reader of "
+                f"{item['kind']} on the branch reads them",
+            )
         old_type = attribute.get("type")
         merged = {**attribute, **definition}
         if "type" in definition and definition["type"] != old_type:
@@ -685,6 +733,45 @@ class _Changes:
         self.added_relations.add(name)
         self.summary.append({"op": "add_relation", "target": name})
 
+    def _change_relation(self, item: Mapping[str, Any], path: str) -> None:
+        name = item.get("relation")
+        definition = self.definition(item, path)
+        if not isinstance(name, str) or name not in self.doc["relations"]:
+            known = ", ".join(self.doc["relations"]) or "none"
+            self.issue(
+                f"{path}.relation", "change.unknown", f"unknown Relation {name!r}; Relations are: {known}"
+            )
+            return
+        if definition is None:
+            return
+        if name in self.renamed_relations.values():
+            self.issue(
+                f"{path}.relation",
+                "change.renamed",
+                f"{name} is renamed in this change set: change its members in a change set of its own",
+            )
+            return
+        relation = self.doc["relations"][name]
+        for member, value in definition.items():
+            if member not in _RELATION_MEMBERS:
+                hint = (
+                    "a Link cannot move to other Kinds: add a Relation and remove this one"
+                    if member in ("from", "to")
+                    else "rename_relation changes the names"
+                    if member == "inverse"
+                    else f"{member!r} is not a member of a Relation"
+                )
+                self.issue(
+                    f"{path}.definition.{member}",
+                    "change.member",
+                    f"change_relation sets {', '.join(_RELATION_MEMBERS)}; {hint}",
+                )
+                continue
+            relation[member] = value
+        if name not in self.added_relations:
+            self.changed_relations.setdefault(name, set()).update(definition)
+        self.summary.append({"op": "change_relation", "target": name, "members": sorted(definition)})
+
     def _rename_relation(self, item: Mapping[str, Any], path: str) -> None:
         old = item.get("relation")
         if not isinstance(old, str) or old not in self.doc["relations"]:
@@ -700,6 +787,13 @@ class _Changes:
         }
         new = self.new_name(item, path, names - {old}, "Relation or inverse")
         if new is None:
+            return
+        if old in self.changed_relations:
+            self.issue(
+                f"{path}.relation",
+                "change.renamed",
+                f"{old}'s members change in this change set: rename it in a change set of its own",
+            )
             return
         definition = self.doc["relations"][old]
         old_inverse = definition.get("inverse") if isinstance(definition, dict) else None
@@ -744,6 +838,7 @@ class _Changes:
             )
             return
         del self.doc["relations"][name]
+        self.changed_relations.pop(name, None)
         original = next((o for o, n in self.renamed_relations.items() if n == name), name)
         self.renamed_relations.pop(original, None)
         if name not in self.added_relations:
@@ -977,6 +1072,10 @@ def apply_changes(document: Mapping[str, Any], items: Sequence[Mapping[str, Any]
             o: n for o, n in changes.renamed_relations.items() if o != n and n in schema.relations
         },
         renamed_traits={o: n for o, n in changes.renamed_traits.items() if o != n and n in schema.traits},
+        changed_relations={
+            n: sorted(m) for n, m in changes.changed_relations.items() if n in schema.relations
+        },
+        protection=changes.protection,
     )
 
 

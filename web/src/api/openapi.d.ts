@@ -2423,7 +2423,7 @@ export interface components {
          */
         SchemaChangeItem: {
             /** @enum {string} */
-            op: "add_attribute" | "add_kind" | "add_relation" | "add_trait" | "change_attribute" | "change_kind" | "change_trait" | "merge_attributes" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "remove_trait" | "rename_attribute" | "rename_kind" | "rename_relation" | "rename_trait" | "split_attribute";
+            op: "add_attribute" | "add_kind" | "add_relation" | "add_trait" | "change_attribute" | "change_kind" | "change_relation" | "change_trait" | "merge_attributes" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "remove_trait" | "rename_attribute" | "rename_kind" | "rename_relation" | "rename_trait" | "split_attribute";
             /** @default null */
             kind?: string | null;
             /** @default null */
@@ -2497,6 +2497,8 @@ export interface components {
             replayed: boolean;
             /** @default null */
             writes?: components["schemas"]["SchemaWrites"] | null;
+            /** @default [] */
+            protection?: components["schemas"]["SchemaProtection"][];
         };
         /**
          * SchemaMigrated
@@ -2554,6 +2556,17 @@ export interface components {
             attribute: string;
             before: unknown;
             after: unknown;
+        };
+        /**
+         * SchemaProtection
+         * @description A change that weakens the protection of existing values: the Kind or Attribute, the member,
+         *     what it no longer has (sensitivity tags, stewards), and what that means.
+         */
+        SchemaProtection: {
+            target: string;
+            member: string;
+            removed: string[];
+            message: string;
         };
         /** NewBranch */
         NewBranch: {

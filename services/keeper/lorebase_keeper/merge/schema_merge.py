@@ -258,6 +258,9 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
             if row.name in plan.removed_relations:
                 return None, (None, f"Relation {row.name} was removed on the target")
             row = replace(row, name=plan.renamed_relations.get(row.name, row.name))
+            relation = plan.schema.relations.get(row.name)
+            if relation is not None and "attributes" in plan.changed_relations.get(row.name, []):
+                row = _keep_link_attributes(row, set(relation.attributes))
             continue
         if row.name in plan.removed_kinds:
             return None, (None, f"Kind {row.name} was removed on the target")
@@ -304,6 +307,20 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
             attributes = list(after)
         row = replace(row, name=name, before=before, after=after, attributes=attributes)
     return row, failure
+
+
+def _keep_link_attributes(row: HistoryRow, kept: set[str]) -> HistoryRow:
+    """A Link's row without the values of link Attributes the target's change dropped."""
+
+    def keep(values: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if values is None else {n: v for n, v in values.items() if n in kept}
+
+    return replace(
+        row,
+        before=keep(row.before),
+        after=keep(row.after),
+        attributes=[a for a in row.attributes if a in kept],
+    )
 
 
 def _refused(request: MergeRequest, why: str) -> Problem:

@@ -282,6 +282,7 @@ async def _document(
         "touches": touches,
         "replayed": False,
         "writes": writes,
+        "protection": plan.protection,
     }
 
 

@@ -116,7 +116,11 @@ async def catch_up(
     kinds = {migration.renamed_from or name for name, migration in plan.kinds.items()} | set(
         plan.removed_kinds
     )
-    relations = set(plan.removed_relations) | set(plan.renamed_relations)
+    relations = set(plan.removed_relations) | set(plan.renamed_relations) | set(plan.changed_relations)
+    for name, members in plan.changed_relations.items():
+        if {"cardinality", "required_from"} & set(members):  # Records added meanwhile count too
+            relation = plan.schema.relations[name]
+            kinds |= {relation.from_kind, relation.to_kind}
     scope = Scope()
     refs: set[Ref] = set()
     for entity, name, key in touched:

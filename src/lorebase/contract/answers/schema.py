@@ -250,6 +250,16 @@ class SchemaTouches(Answer, kw_only=True):
     webhooks: list[str]
 
 
+class SchemaProtection(Answer, kw_only=True):
+    """A change that weakens the protection of existing values: the Kind or Attribute, the member,
+    what it no longer has (sensitivity tags, stewards), and what that means."""
+
+    target: str
+    member: str
+    removed: list[str]
+    message: str
+
+
 class SchemaChange(Answer, kw_only=True):
     """What a change set did (or, in a dry run, would do): the schema version before and after, each
     change, the data migration and what failed there, and what else it reaches."""
@@ -268,6 +278,7 @@ class SchemaChange(Answer, kw_only=True):
     touches: SchemaTouches
     replayed: bool
     writes: SchemaWrites | None = None
+    protection: list[SchemaProtection] = []
 
 
 class Branch(Answer, kw_only=True):
