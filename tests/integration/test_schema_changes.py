@@ -332,6 +332,21 @@ async def test_bad_change_sets_answer_422_with_what_to_change(supply: Stack) -> 
     s1001 = (await supply.http.get(S1001, headers=supply.admin)).json()["values"]
     assert s1001["location"] == "Poznan, PL" and "city" not in s1001 and "country" not in s1001
 
+    # value_aliases alone: the words of the stored values named; the others keep theirs.
+    aliases = {"op": "change_attribute", "kind": "Supplier", "attribute": "status"}
+    wrong = await change(supply, {"changes": [{**aliases, "definition": {"value_aliases": {"gone": ["x"]}}}]})
+    assert wrong.status_code == 422, wrong.text
+    assert wrong.json()["issues"][0]["path"] == "changes[0].definition.value_aliases.gone"
+    worded = await change(
+        supply, {"changes": [{**aliases, "definition": {"value_aliases": {"blocked": ["banned"]}}}]}
+    )
+    assert worded.status_code == 200, worded.text
+    schema = (await supply.http.get(D + "/schema", headers=supply.admin)).json()
+    supplier = next(k for k in schema["kinds"] if k["name"] == "Supplier")
+    status = supplier["attributes"]["status"]
+    assert status["value_aliases"] == {"inactive": ["dormant"], "blocked": ["banned"]}
+    assert status["values"] == ["active", "inactive", "blocked"]
+
 
 async def test_changes_feed_says_schema_changed(supply: Stack, feed: Feed) -> None:
     response = await change(supply, {"changes": [RENAME_TIER]})

@@ -700,6 +700,11 @@ class _Changes:
                 f"{item['kind']} on the branch reads them",
             )
         old_type = attribute.get("type")
+        if "value_aliases" in definition:
+            aliases = self.value_aliases(attribute, definition, f"{path}.definition.value_aliases")
+            if aliases is None:
+                return
+            definition["value_aliases"] = aliases
         merged = {**attribute, **definition}
         if "type" in definition and definition["type"] != old_type:
             for member, types in _TYPED_MEMBERS.items():
@@ -717,6 +722,37 @@ class _Changes:
         self.summary.append(
             {"op": "change_attribute", "target": f"{item['kind']}.{name}", "members": sorted(definition)}
         )
+
+    def value_aliases(
+        self, attribute: dict[str, Any], definition: dict[str, Any], path: str
+    ) -> dict[str, Any] | None:
+        """The Attribute's value_aliases with the change's merged in: each stored value it names takes
+        the words given (none: `[]` or null), the others keep theirs."""
+        given = definition["value_aliases"]
+        if given is None:
+            return {}
+        if not isinstance(given, dict):
+            self.issue(path, "change.value_aliases", "value_aliases is an object: stored value -> words")
+            return None
+        values = definition.get("values", attribute.get("values"))
+        enum = definition.get("type", attribute.get("type")) == "enum"
+        unknown = [v for v in given if enum and isinstance(values, list) and v not in values]
+        for value in unknown:
+            self.issue(
+                f"{path}.{value}",
+                "change.value_aliases",
+                f"{value!r} is not one of the enum's values ({', '.join(map(str, values or []))}); "
+                "aliases belong to a stored value",
+            )
+        if unknown:
+            return None
+        merged = dict(attribute.get("value_aliases") or {})
+        for value, words in given.items():
+            if words:
+                merged[value] = words
+            else:
+                merged.pop(value, None)
+        return merged
 
     def _add_relation(self, item: Mapping[str, Any], path: str) -> None:
         name = item.get("relation")
