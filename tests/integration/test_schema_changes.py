@@ -434,6 +434,24 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
         f"{D}/proposals/{pid}/reviews", json={"decision": "approve"}, headers=reviewer
     )
     assert approved.status_code == 200, approved.text
+    # The source gains a change set after the approval: that approval no longer counts for the schema.
+    audited = {
+        "op": "add_attribute",
+        "kind": "Supplier",
+        "attribute": "audited",
+        "definition": {"type": "boolean"},
+    }
+    gained = await change(supply, {"changes": [audited]}, branch="data-before")
+    assert gained.status_code == 200, gained.text
+    read = (await supply.http.get(f"{D}/proposals/{pid}", headers=supply.admin)).json()
+    assert read["approval"]["approvals"] == 0 and read["approval"]["stale_for_schema"] == 1, read["approval"]
+    assert "schema approver" in read["next"][0]["detail"], read["next"]
+    blocked = await supply.http.post(f"{D}/proposals/{pid}/merge", headers=supply.admin)
+    assert blocked.status_code == 409 and "approvals-pending" in blocked.json()["blockers"], blocked.text
+    again = await supply.http.post(
+        f"{D}/proposals/{pid}/reviews", json={"decision": "approve"}, headers=steward
+    )
+    assert again.status_code == 200, again.text
     merged = await supply.http.post(f"{D}/proposals/{pid}/merge", headers=supply.admin)
     assert merged.status_code == 200, merged.text
     s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()

@@ -2499,6 +2499,8 @@ export interface components {
             writes?: components["schemas"]["SchemaWrites"] | null;
             /** @default [] */
             protection?: components["schemas"]["SchemaProtection"][];
+            /** @default [] */
+            cleared?: components["schemas"]["SchemaViolation"][];
         };
         /**
          * SchemaMigrated
@@ -2769,6 +2771,8 @@ export interface components {
             required: number;
             approvals: number;
             satisfied: boolean;
+            /** @default 0 */
+            stale_for_schema?: number;
         };
         /**
          * ReviewDoc
@@ -3915,6 +3919,11 @@ export interface components {
             changes: {
                 [key: string]: unknown;
             }[];
+            /**
+             * @default refuse
+             * @enum {string}
+             */
+            on_invalid?: "clear" | "refuse";
         };
         /**
          * HistoryPage

@@ -32,7 +32,7 @@ import msgspec
 from lorebase.contract.branches import SchemaChangeSet
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
-from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
+from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes, kept_items
 from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain, check_branch_name, schema_digest
 from lorebase_keeper.runtime import Runtime
@@ -132,7 +132,12 @@ async def change_schema(
             await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
         rows = CommitRows(domain.id, branch)
         committed = await commit_change_set(
-            view, rows, domain, head, ChangeSetCommit(plan, items, principal.id, message, at), final
+            view,
+            rows,
+            domain,
+            head,
+            ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
+            final,
         )
         revision_id = committed.revision.id
         document.update(status="committed", revision=revision_id, head=revision_id)
@@ -283,6 +288,7 @@ async def _document(
         "replayed": False,
         "writes": writes,
         "protection": plan.protection,
+        "cleared": staged.cleared,
     }
 
 

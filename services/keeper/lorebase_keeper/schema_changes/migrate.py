@@ -59,6 +59,8 @@ class Migration:
     deleted_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     violation_count: int = 0
+    # Values cleared by on_invalid: clear, as violations would name them (the first MAX_VIOLATIONS).
+    cleared: list[dict[str, Any]] = field(default_factory=list)
     # Kind -> old name -> new name, for provenance.
     renamed: dict[str, dict[str, str]] = field(default_factory=dict)
     # Records and Links moved to a new Kind or Relation name: (new name, key...) -> the row moved.
@@ -73,6 +75,11 @@ class Migration:
         self.violation_count += 1
         if len(self.violations) < MAX_VIOLATIONS:
             self.violations.append(violation)
+
+    def clear(self, **violation: Any) -> None:
+        """A value on_invalid: clear cleared instead of a violation."""
+        if len(self.cleared) < MAX_VIOLATIONS:
+            self.cleared.append(violation)
 
     def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
         """A renamed value keeps the provenance it had under its old name; a moved Record or Link
@@ -260,6 +267,7 @@ async def _migrate_links(
                 name = issue.path.rsplit(".", 1)[-1]
                 if on_invalid == "clear" and name in values and not relation.attributes[name].required:
                     values.pop(name)
+                    migration.clear(link=ref, path=issue.path, rule=issue.rule, message=issue.message)
                     continue
                 migration.violate(link=ref, path=issue.path, rule=issue.rule, message=issue.message)
             state.values = values
@@ -413,6 +421,7 @@ def _migrate_record(
     for name, (rule, message) in failed.items():
         out.pop(name, None)
         if on_invalid == "clear" and not kind.attributes[name].required:
+            migration.clear(record=ref, path=f"{ref}.{name}", rule=rule, message=message)
             continue
         migration.violate(record=ref, path=f"{ref}.{name}", rule=rule, message=message)
     _, issues = validate_values(kind.attributes, out, path=ref, partial=False, stored=True)
@@ -422,6 +431,7 @@ def _migrate_record(
             continue
         if on_invalid == "clear" and name in out and not kind.attributes.get(name, _REQUIRED).required:
             out.pop(name, None)
+            migration.clear(record=ref, path=issue.path, rule=issue.rule, message=issue.message)
             continue
         migration.violate(record=ref, path=issue.path, rule=issue.rule, message=issue.message)
     return out

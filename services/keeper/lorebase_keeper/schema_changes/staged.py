@@ -61,6 +61,12 @@ class Staged:
     def violation_count(self) -> int:
         return self.migration.violation_count
 
+    @property
+    def cleared(self) -> list[dict[str, Any]]:
+        """The values on_invalid: clear cleared (the staged migration's and the catch-up's)."""
+        seen = {id(self.migration): self.migration, **{id(m): m for m in self.owners.values()}}
+        return [entry for migration in seen.values() for entry in migration.cleared]
+
     def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
         owner = self.owners.get(_ref(self.migration, change), self.migration)
         return owner.provenance_of(change, provenance, revision)

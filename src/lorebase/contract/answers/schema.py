@@ -158,6 +158,7 @@ class SchemaDiff(Answer, kw_only=True):
     removed: list[str]
     changed: list[str]
     changes: list[dict[str, Any]]
+    on_invalid: Literal["refuse", "clear"] = "refuse"  # how it was sent; absent: refuse
 
 
 class RevisionDoc(Answer, kw_only=True):
@@ -279,6 +280,8 @@ class SchemaChange(Answer, kw_only=True):
     replayed: bool
     writes: SchemaWrites | None = None
     protection: list[SchemaProtection] = []
+    # The values on_invalid: clear cleared (or, in a dry run, would clear), as violations name them.
+    cleared: list[SchemaViolation] = []
 
 
 class Branch(Answer, kw_only=True):
