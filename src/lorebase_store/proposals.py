@@ -326,13 +326,26 @@ class ProposalsTxn(TxnBase):
         row = (await self.conn.execute(stmt)).first()
         return None if row is None else _conflict(row)
 
-    async def add_conflicts(self, proposal_id: str, rows: list[dict[str, Any]], at: datetime) -> None:
-        """Store newly found Conflicts; one already stored (same fingerprint) keeps its state."""
+    async def add_conflicts(
+        self,
+        proposal_id: str,
+        rows: list[dict[str, Any]],
+        at: datetime,
+        *,
+        resolution: dict[str, Any] | None = None,
+    ) -> None:
+        """Store newly found Conflicts, open (or resolved with `resolution`: found resolved, as a
+        value a change set cleared); one already stored (same fingerprint) keeps its state."""
         if not rows:
             return
+        state = (
+            {"status": "open"}
+            if resolution is None
+            else {"status": "resolved", "resolution": resolution, "resolved_at": at}
+        )
         await self.conn.execute(
             pg_insert(conflicts)
-            .values([{**row, "proposal_id": proposal_id, "status": "open", "created_at": at} for row in rows])
+            .values([{**row, "proposal_id": proposal_id, **state, "created_at": at} for row in rows])
             .on_conflict_do_nothing(index_elements=["proposal_id", "fingerprint"])
         )
 

@@ -183,9 +183,169 @@ async def test_bad_change_sets_answer_422_with_what_to_change(supply: Stack) -> 
     )
     assert required.status_code == 422, required.text
     assert required.json()["type"].endswith("schema-migration-failed")
+    ghost = await change(supply, {"changes": [{"op": "remove_trait", "trait": "Ghost"}]})
+    assert ghost.status_code == 422, ghost.text
+    assert ghost.json()["issues"][0]["path"] == "changes[0].trait" and "Located" in ghost.text
+    renamed = await change(
+        supply, {"changes": [{"op": "rename_trait", "trait": "Located", "to": "Addressed"}], "dry_run": True}
+    )
+    assert renamed.status_code == 200, renamed.text
+    assert renamed.json()["changes"][0]["kinds"] == ["Supplier", "Plant"]
+    assert renamed.json()["migrated"] == {"records": 0, "links": 0}
+    bad = await change(
+        supply,
+        {
+            "changes": [
+                {
+                    "op": "split_attribute",
+                    "kind": "Supplier",
+                    "attribute": "city",
+                    "pattern": "(.*)",
+                    "into": {"town": {"type": "string"}},
+                },
+                {
+                    "op": "merge_attributes",
+                    "kind": "Supplier",
+                    "attributes": ["city", "nope"],
+                    "to": "place",
+                    "definition": {"type": "string"},
+                    "backfill": {"expression": "city"},
+                },
+                {
+                    "op": "merge_attributes",
+                    "kind": "Supplier",
+                    "attributes": ["supplier_code", "city"],
+                    "to": "code_city",
+                    "definition": {"type": "string"},
+                },
+            ]
+        },
+    )
+    assert bad.status_code == 422, bad.text
+    assert [(i["path"], i["rule"]) for i in bad.json()["issues"]] == [
+        ("changes[0].pattern", "change.required"),
+        ("changes[1].attributes[1]", "change.unknown"),
+        ("changes[2].attributes[0]", "change.source"),
+        ("changes[2].backfill", "change.required"),
+    ]
+    split = {
+        "op": "split_attribute",
+        "kind": "Supplier",
+        "attribute": "legal_name",
+        "pattern": "(?P<trading_name>.+) (?P<legal_form>GmbH|AB|AG)",
+        "into": {
+            "trading_name": {"type": "string"},
+            "legal_form": {"type": "enum", "values": ["GmbH", "AB", "AG"]},
+        },
+    }
+    refused = await change(supply, {"changes": [split], "dry_run": True})
+    assert refused.status_code == 200 and not refused.json()["valid"], refused.text
+    failed = [v for v in refused.json()["violations"] if v["record"] == "Supplier/S-1001"]
+    assert [(v["path"], v["rule"]) for v in failed] == [
+        ("Supplier/S-1001.trading_name", "split.failed"),
+        ("Supplier/S-1001.legal_form", "split.failed"),
+    ]
+    cleared = await change(supply, {"changes": [split], "dry_run": True, "on_invalid": "clear"})
+    assert cleared.json()["valid"], cleared.text
+    writes = cleared.json()["writes"]
+    assert writes["counts"]["Supplier.trading_name"] == 5 and writes["counts"]["Supplier.legal_name"] == 30
+    assert {
+        "ref": "Supplier/S-1002",
+        "attribute": "trading_name",
+        "before": None,
+        "after": "Brennecke Dichtungstechnik",
+    } in writes["sample"]
+    moved = await change(
+        supply,
+        {"changes": [{"op": "change_relation", "relation": "supplied_by", "definition": {"to": "Plant"}}]},
+    )
+    assert moved.status_code == 422, moved.text
+    assert moved.json()["issues"][0]["path"] == "changes[0].definition.to"
+    narrowed = await change(
+        supply,
+        {
+            "dry_run": True,
+            "changes": [
+                {
+                    "op": "change_relation",
+                    "relation": "supplied_by",
+                    "definition": {
+                        "cardinality": "many_to_one",
+                        "attributes": {"lead_time_days": {"type": "integer", "max": 24}},
+                    },
+                },
+                {
+                    "op": "change_attribute",
+                    "kind": "Supplier",
+                    "attribute": "vat_number",
+                    "definition": {"sensitivity": []},
+                },
+                {"op": "change_kind", "kind": "Supplier", "definition": {"stewards": []}},
+            ],
+        },
+    )
+    assert narrowed.status_code == 200 and not narrowed.json()["valid"], narrowed.text
+    rules = {(v["path"], v["rule"]) for v in narrowed.json()["violations"]}
+    assert ("Part/P-10001.supplied_by", "link.cardinality") in rules
+    assert ("supplied_by/P-10001->S-1004.lead_time_days", "value.max") in rules
+    assert [(p["target"], p["member"], p["removed"]) for p in narrowed.json()["protection"]] == [
+        ("Supplier.vat_number", "sensitivity", ["confidential"]),
+        ("Supplier", "stewards", ["usr_editor"]),
+    ]
+    dropped = await change(
+        supply,
+        {
+            "dry_run": True,
+            "on_invalid": "clear",
+            "changes": [
+                {
+                    "op": "change_relation",
+                    "relation": "supplied_by",
+                    "definition": {"attributes": {"lead_time_days": {"type": "integer", "max": 24}}},
+                }
+            ],
+        },
+    )
+    assert dropped.json()["valid"] and dropped.json()["migrated"]["links"] > 0, dropped.text
     stale = await change(supply, {"changes": [RENAME_TIER], "expected_head": "0" * 64})
     assert stale.status_code == 409 and stale.json()["type"].endswith("stale-head")
     assert await head(supply) == before
+
+    merged = await change(
+        supply,
+        {
+            "changes": [
+                {"op": "change_kind", "kind": "Supplier", "definition": {"implements": []}},
+                {
+                    "op": "merge_attributes",
+                    "kind": "Supplier",
+                    "attributes": ["city", "country"],
+                    "to": "location",
+                    "definition": {"type": "string", "pattern": ".+, [A-Z]{2}"},
+                    "backfill": {"expression": "city + ', ' + country"},
+                },
+            ]
+        },
+    )
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["writes"]["counts"]["Supplier.location"] == 30
+    s1001 = (await supply.http.get(S1001, headers=supply.admin)).json()["values"]
+    assert s1001["location"] == "Poznan, PL" and "city" not in s1001 and "country" not in s1001
+
+    # value_aliases alone: the words of the stored values named; the others keep theirs.
+    aliases = {"op": "change_attribute", "kind": "Supplier", "attribute": "status"}
+    wrong = await change(supply, {"changes": [{**aliases, "definition": {"value_aliases": {"gone": ["x"]}}}]})
+    assert wrong.status_code == 422, wrong.text
+    assert wrong.json()["issues"][0]["path"] == "changes[0].definition.value_aliases.gone"
+    worded = await change(
+        supply, {"changes": [{**aliases, "definition": {"value_aliases": {"blocked": ["banned"]}}}]}
+    )
+    assert worded.status_code == 200, worded.text
+    schema = (await supply.http.get(D + "/schema", headers=supply.admin)).json()
+    supplier = next(k for k in schema["kinds"] if k["name"] == "Supplier")
+    status = supplier["attributes"]["status"]
+    assert status["value_aliases"] == {"inactive": ["dormant"], "blocked": ["banned"]}
+    assert status["values"] == ["active", "inactive", "blocked"]
 
 
 async def test_changes_feed_says_schema_changed(supply: Stack, feed: Feed) -> None:
@@ -274,6 +434,24 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
         f"{D}/proposals/{pid}/reviews", json={"decision": "approve"}, headers=reviewer
     )
     assert approved.status_code == 200, approved.text
+    # The source gains a change set after the approval: that approval no longer counts for the schema.
+    audited = {
+        "op": "add_attribute",
+        "kind": "Supplier",
+        "attribute": "audited",
+        "definition": {"type": "boolean"},
+    }
+    gained = await change(supply, {"changes": [audited]}, branch="data-before")
+    assert gained.status_code == 200, gained.text
+    read = (await supply.http.get(f"{D}/proposals/{pid}", headers=supply.admin)).json()
+    assert read["approval"]["approvals"] == 0 and read["approval"]["stale_for_schema"] == 1, read["approval"]
+    assert "schema approver" in read["next"][0]["detail"], read["next"]
+    blocked = await supply.http.post(f"{D}/proposals/{pid}/merge", headers=supply.admin)
+    assert blocked.status_code == 409 and "approvals-pending" in blocked.json()["blockers"], blocked.text
+    again = await supply.http.post(
+        f"{D}/proposals/{pid}/reviews", json={"decision": "approve"}, headers=steward
+    )
+    assert again.status_code == 200, again.text
     merged = await supply.http.post(f"{D}/proposals/{pid}/merge", headers=supply.admin)
     assert merged.status_code == 200, merged.text
     s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()

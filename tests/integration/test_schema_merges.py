@@ -54,6 +54,7 @@ async def test_merges_across_schema_changes(supply: Stack) -> None:
     await a_schema_change_on_the_source_alone_migrates_the_target_on_merge(supply, reviewer)
     await merged_values_keep_the_unique_and_required_values_of_the_merged_schema(supply, reviewer)
     await a_kind_renamed_on_the_source_alone_moves_the_targets_records_on_merge(supply, reviewer)
+    await a_change_set_sent_with_clear_clears_the_targets_values_on_merge(supply, reviewer)
 
 
 async def a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(
@@ -309,3 +310,36 @@ async def a_kind_renamed_on_the_source_alone_moves_the_targets_records_on_merge(
     changes = history.json()["changes"]
     assert changes[0]["change"] == "renamed" and changes[0]["renamed_from"] == "Contract/C-3001", changes[0]
     assert "C-3001 expired" in [c["message"] for c in changes]
+
+
+async def a_change_set_sent_with_clear_clears_the_targets_values_on_merge(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    await branch(supply, "low-risk")
+    max_2 = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "supplier_tier",
+        "definition": {"max": 2},
+    }
+    source_change = await change(supply, {"changes": [max_2], "on_invalid": "clear"}, branch="low-risk")
+    assert source_change.status_code == 200, source_change.text
+    assert source_change.json()["cleared"], source_change.text  # the source's own values over 60
+    kept = await supply.http.get(
+        f"{D}/revisions/{source_change.json()['revision']}",
+        params={"branch": "low-risk"},
+        headers=supply.admin,
+    )
+    assert kept.json()["schema"]["on_invalid"] == "clear" and kept.json()["schema"]["changes"] == [max_2]
+    await execute(supply, "update_supplier", {"key": "S-1009", "tier": 3}, "main")  # after the fork
+
+    proposal = await propose(supply, "low-risk", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["attempt"]["result"] == "merge", merged.text
+    conflicts = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    cleared = {(c["code"], c["ref"], c["attribute"], c["status"]) for c in conflicts["conflicts"]}
+    assert ("schema_cleared", "Supplier/S-1009", "supplier_tier", "resolved") in cleared, conflicts
+    s1009 = (await supply.http.get(f"{D}/kinds/Supplier/records/S-1009", headers=supply.admin)).json()
+    assert "supplier_tier" not in s1009["values"], s1009

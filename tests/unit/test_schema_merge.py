@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from lorebase.schema import load_schema
-from lorebase.schema.changes import apply_changes
+from lorebase.schema.changes import SchemaChangeError, apply_changes
 from lorebase.schema.merge import Renames, merge_documents
 
 BASE: dict[str, Any] = load_schema(
@@ -14,6 +16,7 @@ BASE: dict[str, Any] = load_schema(
             "Supplier": {
                 "key": ["code"],
                 "title": "name",
+                "implements": ["Named"],
                 "attributes": {
                     "code": {"type": "string"},
                     "name": {"type": "string"},
@@ -23,7 +26,11 @@ BASE: dict[str, Any] = load_schema(
             "Part": {"key": ["number"], "attributes": {"number": {"type": "string"}}},
         },
         "relations": {"supplied_by": {"from": "Part", "to": "Supplier", "cardinality": "many_to_many"}},
-        "lenses": {"risk": {"kinds": ["Supplier", "Part"], "relations": ["supplied_by"]}},
+        "traits": {"Named": {"attributes": {"name": {"type": "string"}}}},
+        "lenses": {
+            "risk": {"kinds": ["Supplier", "Part"], "relations": ["supplied_by"]},
+            "named": {"traits": ["Named"]},
+        },
     }
 ).document
 
@@ -98,3 +105,101 @@ def test_a_resolution_picks_a_side() -> None:
     t, _ = side([narrow])
     merged, conflicts = merge_documents(BASE, o, t, resolve=lambda c: "theirs")
     assert conflicts == [] and merged["kinds"]["Supplier"]["attributes"]["tier"]["max"] == 2
+
+
+def test_traits_are_added_renamed_changed_and_removed_with_the_kinds_using_them() -> None:
+    plan = apply_changes(
+        BASE,
+        [
+            {"op": "rename_trait", "trait": "Named", "to": "Titled"},
+            {"op": "change_trait", "trait": "Titled", "definition": {"description": "Has a name."}},
+            {
+                "op": "add_trait",
+                "trait": "Ranked",
+                "definition": {"attributes": {"tier": {"type": "integer"}}},
+            },
+            {"op": "change_kind", "kind": "Supplier", "definition": {"implements": ["Titled", "Ranked"]}},
+        ],
+    )
+    assert plan.schema.kinds["Supplier"].implements == ("Titled", "Ranked")
+    assert plan.schema.lenses["named"].traits == ("Titled",) and plan.touches["lenses"] == ["named"]
+    assert plan.summary[0] == {"op": "rename_trait", "target": "Named", "to": "Titled", "kinds": ["Supplier"]}
+    assert plan.renames().traits == {"Named": "Titled"}
+    removed = apply_changes(BASE, [{"op": "remove_trait", "trait": "Named"}])
+    assert "Named" not in removed.schema.traits and removed.schema.kinds["Supplier"].implements == ()
+    assert "name" in removed.schema.kinds["Supplier"].attributes  # the Kind keeps its Attributes
+    assert removed.schema.lenses["named"].traits == ()
+
+
+def test_a_trait_change_the_kinds_cannot_follow_is_refused_naming_the_member() -> None:
+    wrong = {"attributes": {"name": {"type": "integer"}}}
+    with pytest.raises(SchemaChangeError) as refused:
+        apply_changes(BASE, [{"op": "change_trait", "trait": "Named", "definition": wrong}])
+    assert [i["path"] for i in refused.value.issues] == ["schema.kinds.Supplier.attributes.name.type"]
+    with pytest.raises(SchemaChangeError) as refused:
+        apply_changes(
+            BASE,
+            [
+                {"op": "rename_trait", "trait": "Ghost", "to": "X"},
+                {"op": "change_trait", "trait": "Named", "definition": {"kinds": []}},
+                {"op": "add_trait", "trait": "Named", "definition": {}},
+            ],
+        )
+    assert [(i["path"], i["rule"]) for i in refused.value.issues] == [
+        ("changes[0].trait", "change.unknown"),
+        ("changes[1].definition.kinds", "change.member"),
+        ("changes[2].trait", "change.exists"),
+    ]
+
+
+def test_a_trait_renamed_on_one_side_and_changed_on_the_other_merges() -> None:
+    merged, conflicts = merge(
+        [{"op": "rename_trait", "trait": "Named", "to": "Titled"}],
+        [{"op": "change_trait", "trait": "Named", "definition": {"description": "Has a name."}}],
+    )
+    assert conflicts == []
+    schema = load_schema(merged)
+    assert schema.traits["Titled"].description == "Has a name."
+    assert schema.kinds["Supplier"].implements == ("Titled",) and schema.lenses["named"].traits == ("Titled",)
+    _, conflicts = merge(
+        [{"op": "rename_trait", "trait": "Named", "to": "Titled"}],
+        [{"op": "rename_trait", "trait": "Named", "to": "Labelled"}],
+    )
+    assert [c.element for c in conflicts] == ["trait:Named"]
+
+
+def test_a_split_and_a_merge_compute_the_new_values_from_the_old() -> None:
+    unlink = {"op": "change_kind", "kind": "Supplier", "definition": {"implements": []}}
+    merge_name = {
+        "op": "merge_attributes",
+        "kind": "Supplier",
+        "attributes": ["name", "tier"],
+        "to": "label",
+        "definition": {"type": "string"},
+        "backfill": {"expression": "name if tier == 1 else upper(name)"},
+    }
+    plan = apply_changes(BASE, [unlink, merge_name])
+    before = {"code": "S-1", "name": "Acme", "tier": "2"}
+    out = plan.kinds["Supplier"].migrate(before)
+    assert plan.kinds["Supplier"].compute(plan.schema.kinds["Supplier"], before, out) == {}
+    assert out == {"code": "S-1", "label": "ACME"}
+    split = {
+        "op": "split_attribute",
+        "kind": "Supplier",
+        "attribute": "name",
+        "pattern": "(?P<name>[^ ]+) (?P<form>[A-Za-z]+)",
+        "into": {"name": {"type": "string"}, "form": {"type": "string"}},
+    }
+    plan = apply_changes(BASE, [unlink, split])
+    assert plan.schema.kinds["Supplier"].title == "name"
+    before = {"code": "S-1", "name": "Acme GmbH"}
+    out = plan.kinds["Supplier"].migrate(before)
+    assert plan.kinds["Supplier"].compute(plan.schema.kinds["Supplier"], before, out) == {}
+    assert out == {"code": "S-1", "name": "Acme", "form": "GmbH"}
+    failed = plan.kinds["Supplier"].compute(plan.schema.kinds["Supplier"], {"name": "Acme"}, {})
+    assert set(failed) == {"name", "form"} and failed["name"][0] == "split.failed"
+    with pytest.raises(SchemaChangeError) as refused:
+        apply_changes(BASE, [unlink, merge_name, {**split, "attribute": "label"}])
+    assert [(i["path"], i["rule"]) for i in refused.value.issues] == [
+        ("changes[2].attribute", "change.source")
+    ]

@@ -55,10 +55,17 @@ SchemaOp = Literal[
     "add_relation",
     "rename_relation",
     "remove_relation",
+    "change_relation",
     "put_operation",
     "remove_operation",
     "put_lens",
     "remove_lens",
+    "add_trait",
+    "rename_trait",
+    "change_trait",
+    "remove_trait",
+    "split_attribute",
+    "merge_attributes",
 ]
 
 
@@ -71,6 +78,7 @@ class SchemaChangeItem(Body, frozen=True, kw_only=True):
     relation: Name | None = None
     operation: Name | None = None
     lens: Name | None = None
+    trait: Name | None = None
     to: Name | None = None
     inverse: Annotated[Name, Meta(description="rename_relation: the new inverse name")] | None = None
     definition: Document | None = None
@@ -79,6 +87,21 @@ class SchemaChangeItem(Body, frozen=True, kw_only=True):
         Annotated[Document, Meta(description="Old values to new ones, applied before a conversion")] | None
     ) = None
     delete_data: bool = False
+    pattern: (
+        Annotated[
+            str,
+            bounded(2000, "split_attribute: a regular expression with a named group per new Attribute"),
+        ]
+        | None
+    ) = None
+    into: (
+        Annotated[Document, Meta(description="split_attribute: the new Attributes, name -> definition")]
+        | None
+    ) = None
+    attributes: (
+        Annotated[list[Name], Meta(max_length=50, description="merge_attributes: the Attributes merged")]
+        | None
+    ) = None
 
 
 class SchemaChangeSet(Body, frozen=True, kw_only=True):

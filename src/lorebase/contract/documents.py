@@ -147,6 +147,9 @@ class Approval(Answer, kw_only=True):
     required: Count
     approvals: Count
     satisfied: bool
+    # Approvals given before the source gained a change set the Proposal brings: they no longer
+    # count (docs/schema.md, "Branches, Proposals and merges"); ask a schema approver again. Absent: 0.
+    stale_for_schema: Count = 0
 
 
 class Attempt(Answer, kw_only=True):

@@ -9,8 +9,8 @@ changed on one side only, that side's version is taken; changed on both sides th
 version; changed on both sides differently (a removal against a change counts), a conflict naming
 the element with the base's, ours (the target's) and theirs (the source's) versions.
 
-References to Kinds and Relations (a Relation's `from` and `to`, a lens's `kinds` and `relations`,
-an edit's `kind` and `relation`) are compared by the element they name, so renaming a Kind on one
+References to Kinds, Relations and Traits (a Relation's `from` and `to`, a lens's `kinds`,
+`relations` and `traits`, a Kind's `implements`, an edit's `kind` and `relation`) are compared by the element they name, so renaming a Kind on one
 side does not make every Relation that reaches it a change of that side; the merged document names
 each element by its merged name.
 
@@ -44,6 +44,7 @@ class Renames:
     kinds: Mapping[str, str] = field(default_factory=dict)
     relations: Mapping[str, str] = field(default_factory=dict)
     attributes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (base Kind, base Attribute)
+    traits: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ def _elements(document: Mapping[str, Any], renames: Renames, base: Mapping[str, 
     base_kinds: Mapping[str, Any] = base.get("kinds") or {}
     kind_ids = {new: old for old, new in renames.kinds.items()}
     relation_ids = {new: old for old, new in renames.relations.items()}
+    trait_ids = {new: old for old, new in renames.traits.items()}
 
     def kind_id(name: Any) -> Any:
         if not isinstance(name, str):
@@ -83,18 +85,26 @@ def _elements(document: Mapping[str, Any], renames: Renames, base: Mapping[str, 
         return name if name in base_kinds and name not in renames.kinds else _ADDED + name
 
     def member_id(member: str, name: str) -> str:
-        if member == "relations" and name in relation_ids:
-            return relation_ids[name]
-        renamed = renames.relations if member == "relations" else {}
+        ids, renamed = {
+            "relations": (relation_ids, renames.relations),
+            "traits": (trait_ids, renames.traits),
+        }.get(member, ({}, {}))
+        if name in ids:
+            return ids[name]
         return name if name in (base.get(member) or {}) and name not in renamed else _ADDED + name
 
     def relation_id(name: Any) -> Any:
         return member_id("relations", name) if isinstance(name, str) else name
 
+    def trait_id(name: Any) -> Any:
+        return member_id("traits", name) if isinstance(name, str) else name
+
     side = _Side(description=document.get("description"))
     for name, kind in (document.get("kinds") or {}).items():
         identity = kind_id(name)
         members = {k: copy.deepcopy(v) for k, v in kind.items() if k != "attributes"}
+        if isinstance(members.get("implements"), list):
+            members["implements"] = [trait_id(t) for t in members["implements"]]
         side.kinds[identity] = {"name": name, "members": members}
         base_attributes = (base_kinds.get(identity) or {}).get("attributes") or {}
         renamed = {old: new for (k, old), new in renames.attributes.items() if k == identity}
@@ -114,13 +124,20 @@ def _elements(document: Mapping[str, Any], renames: Renames, base: Mapping[str, 
         for name, definition in (document.get(member) or {}).items():
             side.whole[(member, member_id(member, name))] = {
                 "name": name,
-                "definition": _refer(member, copy.deepcopy(definition), kind_id, relation_id),
+                "definition": _refer(member, copy.deepcopy(definition), kind_id, relation_id, trait_id),
             }
     return side
 
 
-def _refer(member: str, definition: Any, kind: Callable[[Any], Any], relation: Callable[[Any], Any]) -> Any:
-    """The references of a Relation, lens, Operation or Source rewritten by `kind` and `relation`."""
+def _refer(
+    member: str,
+    definition: Any,
+    kind: Callable[[Any], Any],
+    relation: Callable[[Any], Any],
+    trait: Callable[[Any], Any],
+) -> Any:
+    """The references of a Relation, lens, Operation or Source rewritten by `kind`, `relation` and
+    `trait`."""
     if not isinstance(definition, dict):
         return definition
     if member == "relations":
@@ -131,6 +148,8 @@ def _refer(member: str, definition: Any, kind: Callable[[Any], Any], relation: C
             definition["kinds"] = [kind(k) for k in definition["kinds"]]
         if member == "lenses" and isinstance(definition.get("relations"), list):
             definition["relations"] = [relation(r) for r in definition["relations"]]
+        if member == "lenses" and isinstance(definition.get("traits"), list):
+            definition["traits"] = [trait(t) for t in definition["traits"]]
     elif member == "operations":
         for edit in definition.get("edits") or []:
             if isinstance(edit, dict):
@@ -222,9 +241,12 @@ def merge_documents(
 
     kind_names = {identity: value["name"] for identity, value in kinds.items()}
     relation_names = {key[1]: value["name"] for key, value in whole.items() if key[0] == "relations"}
+    trait_names = {key[1]: value["name"] for key, value in whole.items() if key[0] == "traits"}
     document: dict[str, Any] = {"description": description, "kinds": {}}
     for identity, value in kinds.items():
         kind = dict(value["members"])
+        if isinstance(kind.get("implements"), list):
+            kind["implements"] = [trait_names.get(t, t) for t in kind["implements"]]
         kind["attributes"] = {
             attribute["name"]: attribute["definition"]
             for (owner, _), attribute in attributes.items()
@@ -238,6 +260,7 @@ def merge_documents(
                 copy.deepcopy(value["definition"]),
                 lambda k: kind_names.get(k, k),
                 lambda r: relation_names.get(r, r),
+                lambda t: trait_names.get(t, t),
             )
             for key, value in whole.items()
             if key[0] == member

@@ -2423,7 +2423,7 @@ export interface components {
          */
         SchemaChangeItem: {
             /** @enum {string} */
-            op: "add_attribute" | "add_kind" | "add_relation" | "change_attribute" | "change_kind" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "rename_attribute" | "rename_kind" | "rename_relation";
+            op: "add_attribute" | "add_kind" | "add_relation" | "add_trait" | "change_attribute" | "change_kind" | "change_relation" | "change_trait" | "merge_attributes" | "put_lens" | "put_operation" | "remove_attribute" | "remove_kind" | "remove_lens" | "remove_operation" | "remove_relation" | "remove_trait" | "rename_attribute" | "rename_kind" | "rename_relation" | "rename_trait" | "split_attribute";
             /** @default null */
             kind?: string | null;
             /** @default null */
@@ -2434,6 +2434,8 @@ export interface components {
             operation?: string | null;
             /** @default null */
             lens?: string | null;
+            /** @default null */
+            trait?: string | null;
             /** @default null */
             to?: string | null;
             /** @default null */
@@ -2450,6 +2452,14 @@ export interface components {
             } | null;
             /** @default false */
             delete_data?: boolean;
+            /** @default null */
+            pattern?: string | null;
+            /** @default null */
+            into?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default null */
+            attributes?: string[] | null;
         };
         /**
          * Backfill
@@ -2487,6 +2497,10 @@ export interface components {
             replayed: boolean;
             /** @default null */
             writes?: components["schemas"]["SchemaWrites"] | null;
+            /** @default [] */
+            protection?: components["schemas"]["SchemaProtection"][];
+            /** @default [] */
+            cleared?: components["schemas"]["SchemaViolation"][];
         };
         /**
          * SchemaMigrated
@@ -2544,6 +2558,17 @@ export interface components {
             attribute: string;
             before: unknown;
             after: unknown;
+        };
+        /**
+         * SchemaProtection
+         * @description A change that weakens the protection of existing values: the Kind or Attribute, the member,
+         *     what it no longer has (sensitivity tags, stewards), and what that means.
+         */
+        SchemaProtection: {
+            target: string;
+            member: string;
+            removed: string[];
+            message: string;
         };
         /** NewBranch */
         NewBranch: {
@@ -2746,6 +2771,8 @@ export interface components {
             required: number;
             approvals: number;
             satisfied: boolean;
+            /** @default 0 */
+            stale_for_schema?: number;
         };
         /**
          * ReviewDoc
@@ -3892,6 +3919,11 @@ export interface components {
             changes: {
                 [key: string]: unknown;
             }[];
+            /**
+             * @default refuse
+             * @enum {string}
+             */
+            on_invalid?: "clear" | "refuse";
         };
         /**
          * HistoryPage

@@ -162,7 +162,7 @@ async def _propose(
     outcome = await attempt_merge(txn, domain, proposal, by=principal.id, perform=False, at=at)
     proposal = await txn.get_proposal(domain.id, proposal.id)
     assert proposal is not None
-    approval = await approval_of(txn, proposal, target_row)
+    approval = await approval_of(txn, domain, proposal, target_row)
     result = {**committed["candidate"]["result"], "proposal": proposal.id, "target": target}
     await txn.decide_candidate(
         domain.id, row.id, status="accepted", principal=principal.id, at=at, reason=body.reason, result=result

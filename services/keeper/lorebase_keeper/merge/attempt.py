@@ -60,6 +60,8 @@ class MergeResult:
     conflicts: list[Found]
     resolved: int
     changes: int
+    # Values the source's change sets cleared on the target (on_invalid: clear): they block nothing.
+    cleared: list[Found] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ class MergeRequest:
 
 
 CatchUp = Callable[
-    [Txn, MergeRequest, BranchRow, list[tuple[RevisionRow, list[Any]]]], Awaitable[list[Found]]
+    [Txn, MergeRequest, BranchRow, list[tuple[RevisionRow, list[Any]]]],
+    Awaitable[tuple[list[Found], list[Found]]],
 ]
 
 

@@ -73,10 +73,11 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
         unseen = source_changes_not_on_target(schemas, request)
         if unseen and request.catch_up is not None:
             change_sets = [(step.revision, step.items) for step in unseen]
-            found = await request.catch_up(txn, request, target, change_sets)
+            found, cleared = await request.catch_up(txn, request, target, change_sets)
             if found:
                 return MergeResult("conflicts", target.head, target.generation, found, resolved, 0)
-            return await merge(txn, await _on_target_schema(txn, request))
+            result = await merge(txn, await _on_target_schema(txn, request))
+            return replace(result, cleared=cleared + result.cleared)
         s_side, s_found = migrate_side(schemas, s_rows, "source", request)
         t_side, t_found = migrate_side(schemas, t_rows, "target", request)
         if s_found or t_found:

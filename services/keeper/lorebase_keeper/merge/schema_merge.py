@@ -15,7 +15,8 @@ sets are kept by migration 0019), the merge
    listing the changes to apply to the target first;
 3. migrates each side's data changes into the target's schema: a history row is put through the
    target's change sets it had not seen (renamed Kinds, Relations and Attributes, removed ones,
-   conversions through their `map`, backfills of the Records the side created), and the rows of the
+   split and merged ones, conversions through their `map`, backfills of the Records the side
+   created), and the rows of the
    change sets themselves are left out (each side migrated its own data; the target's migration
    is already on the target). A value that does not convert, a Record of a Kind the target removed
    or a created Record the target's schema refuses is a Conflict (`schema_migration`) saying why.
@@ -63,6 +64,7 @@ class ChangeSets:
         """What the change sets renamed, composed: base name -> name at the end."""
         kinds = {name: name for name in base.get("kinds") or {}}
         relations = {name: name for name in base.get("relations") or {}}
+        traits = {name: name for name in base.get("traits") or {}}
         attributes = {
             (kind, attribute): (kind, attribute)
             for kind, definition in (base.get("kinds") or {}).items()
@@ -72,6 +74,7 @@ class ChangeSets:
             step = one.plan.renames()
             kinds = {b: step.kinds.get(now, now) for b, now in kinds.items()}
             relations = {b: step.relations.get(now, now) for b, now in relations.items()}
+            traits = {b: step.traits.get(now, now) for b, now in traits.items()}
             attributes = {
                 b: (step.kinds.get(kind, kind), step.attributes.get((kind, attribute), attribute))
                 for b, (kind, attribute) in attributes.items()
@@ -80,6 +83,7 @@ class ChangeSets:
             {b: n for b, n in kinds.items() if b != n},
             {b: n for b, n in relations.items() if b != n},
             {b: now[1] for b, now in attributes.items() if b[1] != now[1]},
+            {b: n for b, n in traits.items() if b != n},
         )
 
 
@@ -254,6 +258,9 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
             if row.name in plan.removed_relations:
                 return None, (None, f"Relation {row.name} was removed on the target")
             row = replace(row, name=plan.renamed_relations.get(row.name, row.name))
+            relation = plan.schema.relations.get(row.name)
+            if relation is not None and "attributes" in plan.changed_relations.get(row.name, []):
+                row = _keep_link_attributes(row, set(relation.attributes))
             continue
         if row.name in plan.removed_kinds:
             return None, (None, f"Kind {row.name} was removed on the target")
@@ -269,6 +276,9 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
                 sides.append(None)
                 continue
             moved = migration.migrate(values)
+            for attribute, (_, why) in migration.compute(kind, values, moved).items():
+                if values is row.after and not failure[1]:
+                    failure = (attribute, why)
             for attribute, value_map in migration.converted.items():
                 value = moved.get(attribute)
                 if value is None:
@@ -288,10 +298,29 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
                     if value is not None:
                         after[attribute] = value
         attributes = [migration.renamed.get(a, a) for a in row.attributes if a not in migration.removed]
+        attributes += [
+            name
+            for name, computed in migration.computed.items()
+            if any(old in row.attributes for _, old in computed.reads) and name not in attributes
+        ]
         if row.change == "created" and after is not None:
             attributes = list(after)
         row = replace(row, name=name, before=before, after=after, attributes=attributes)
     return row, failure
+
+
+def _keep_link_attributes(row: HistoryRow, kept: set[str]) -> HistoryRow:
+    """A Link's row without the values of link Attributes the target's change dropped."""
+
+    def keep(values: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if values is None else {n: v for n, v in values.items() if n in kept}
+
+    return replace(
+        row,
+        before=keep(row.before),
+        after=keep(row.after),
+        attributes=[a for a in row.attributes if a in kept],
+    )
 
 
 def _refused(request: MergeRequest, why: str) -> Problem:

@@ -383,7 +383,7 @@ async def _propose_and_merge(
     else:
         attempt = await txn.latest_attempt(proposal.id)
     target_row = await txn.get_branch(domain.id, target)
-    approval = await approval_of(txn, proposal, target_row)
+    approval = await approval_of(txn, domain, proposal, target_row)
     status = (
         "merged"
         if proposal.status == "merged"

@@ -49,7 +49,7 @@ async def attempt_merge(
     blocks it, rolled back otherwise; the attempt and any Conflicts found are recorded."""
     target = await txn.get_branch(domain.id, proposal.target_ref)
     source = await txn.get_branch(domain.id, proposal.source_ref)
-    approval = await approval_of(txn, proposal, target)
+    approval = await approval_of(txn, domain, proposal, target)
     stored = await txn.conflicts_of(proposal.id)
     resolutions = {c.fingerprint: c.resolution or {} for c in stored if c.status == "resolved"}
     # Each event remembers the Revision its execution committed on the task branch (add_task_events).
@@ -81,6 +81,13 @@ async def attempt_merge(
     fingerprints = [c.fingerprint for c in result.conflicts]
     await txn.drop_open_conflicts(proposal.id, fingerprints)
     await txn.add_conflicts(proposal.id, [c.row(new_id("cnf")) for c in result.conflicts], at)
+    if result.cleared:  # said, not blocking: kept as resolved by the change set's on_invalid
+        await txn.add_conflicts(
+            proposal.id,
+            [c.row(new_id("cnf")) for c in result.cleared],
+            at,
+            resolution={"choice": "theirs", "by": "on_invalid: clear"},
+        )
     counts: dict[str, int] = {}
     for conflict in result.conflicts:
         counts[conflict.code] = counts.get(conflict.code, 0) + 1

@@ -8,6 +8,7 @@ else it answers like an unknown one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from lorebase.ids import iso
@@ -15,6 +16,7 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
+from lorebase_keeper.merge import schema_changes_to_bring
 from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
 
 
@@ -23,29 +25,71 @@ class Approval:
     required: int
     approvals: int
     changes_requested: bool
+    stale_for_schema: int = 0  # approvals given before the source gained a change set it brings
 
     @property
     def satisfied(self) -> bool:
         return self.approvals >= self.required
 
     def document(self) -> dict[str, Any]:
-        return {"required": self.required, "approvals": self.approvals, "satisfied": self.satisfied}
+        document = {"required": self.required, "approvals": self.approvals, "satisfied": self.satisfied}
+        if self.stale_for_schema:  # absent: 0
+            document["stale_for_schema"] = self.stale_for_schema
+        return document
 
 
 def _href(domain: Domain, proposal_id: str, tail: str = "") -> str:
     return f"/api/v1/domains/{domain.name}/proposals/{proposal_id}{tail}"
 
 
-async def approval_of(txn: Txn, proposal: ProposalRow, target: BranchRow | None) -> Approval:
+async def approval_of(txn: Txn, domain: Domain, proposal: ProposalRow, target: BranchRow | None) -> Approval:
+    """The reviews against what the target requires. When the Proposal changes the target's schema,
+    an approval counts only when given after the source gained the last change set it brings
+    (`schema_since`): one given before approved other changes (and, then, needed no schema
+    approver)."""
     required = target.required_approvals if target is not None and target.protected else 0
     if proposal.review_policy:
         required = max(required, 1)
-    latest: dict[str, str] = {}
+    since = await schema_since(txn, domain, proposal, target)
+    latest: dict[str, tuple[str, datetime]] = {}
     for review in await txn.reviews(proposal.id):
         if review.reviewer != proposal.author:
-            latest[review.reviewer] = review.decision
-    approvals = sum(1 for d in latest.values() if d == "approve")
-    return Approval(required, approvals, any(d == "request_changes" for d in latest.values()))
+            latest[review.reviewer] = (review.decision, review.created_at)
+    approved = [at for decision, at in latest.values() if decision == "approve"]
+    counted = [at for at in approved if since is None or (since is not _UNKNOWN and at >= since)]
+    changes_requested = any(decision == "request_changes" for decision, _ in latest.values())
+    return Approval(required, len(counted), changes_requested, len(approved) - len(counted))
+
+
+_UNKNOWN = datetime.max  # a change set whose arrival on the source is not known: no approval counts
+
+
+async def schema_since(
+    txn: Txn, domain: Domain, proposal: ProposalRow, target: BranchRow | None
+) -> datetime | None:
+    """When the source gained the last of the change sets merging would bring to the target (None:
+    it brings none). A change set committed on the source arrived when it was made; one made on
+    another branch, when the source was created from it or when the Proposal that brought it into
+    the source merged (_UNKNOWN when neither says)."""
+    source = await txn.get_branch(domain.id, proposal.source_ref)
+    if source is None or target is None or proposal.status != "open":
+        return None
+    brought = await schema_changes_to_bring(txn, domain, source, target)
+    if not brought:
+        return None
+    gained: list[datetime] = []
+    for revision in brought:
+        if revision.branch == source.name:
+            gained.append(revision.created_at)
+        elif revision.created_at <= source.created_at:
+            gained.append(source.created_at)
+        else:
+            found = await txn.proposals_bringing(
+                domain.id, source.name, [(revision.id, revision.branch, revision.created_at)]
+            )
+            merged = found[revision.id].merged_at if revision.id in found else None
+            gained.append(merged if merged is not None else _UNKNOWN)
+    return max(gained)
 
 
 def blockers(proposal: ProposalRow, approval: Approval, open_conflicts: int) -> list[str]:
@@ -68,10 +112,17 @@ def next_steps(
         return []
     steps = []
     if "approvals-pending" in blocked or "review-policy-needs-approval" in blocked:
+        stale = (
+            f" {approval.stale_for_schema} approval(s) given before the source gained a schema change "
+            "set no longer count: request a new approval from a schema approver (schema.change on "
+            "the target)."
+            if approval.stale_for_schema
+            else ""
+        )
         steps.append(
             {
                 "action": "await_review",
-                "detail": f"Waiting for approval ({approval.approvals} of {max(approval.required, 1)} required).",
+                "detail": f"Waiting for approval ({approval.approvals} of {max(approval.required, 1)} required).{stale}",
                 "method": "POST",
                 "href": _href(domain, proposal.id, "/reviews"),
                 "permission": "proposal.review",
@@ -139,7 +190,7 @@ def proposal_summary(domain: Domain, proposal: ProposalRow, created: bool) -> di
 
 async def proposal_document(txn: Txn, domain: Domain, proposal: ProposalRow) -> dict[str, Any]:
     target = await txn.get_branch(domain.id, proposal.target_ref)
-    approval = await approval_of(txn, proposal, target)
+    approval = await approval_of(txn, domain, proposal, target)
     conflicts = await txn.conflicts_of(proposal.id)
     open_conflicts = sum(1 for c in conflicts if c.status == "open")
     blocked = blockers(proposal, approval, open_conflicts) if proposal.status == "open" else []

@@ -21,7 +21,7 @@ from lorebase.contract.reads import GetRevision
 from lorebase.cursors import decode_cursor, encode_cursor
 from lorebase.ids import iso
 from lorebase.problems import Problem
-from lorebase.schema.changes import schema_diff
+from lorebase.schema.changes import kept_on_invalid, schema_diff, sent_items
 from lorebase_keeper.access.auth import Access
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads.snapshots import read_point
@@ -75,8 +75,10 @@ async def revision_view(
         old = await rt.domains.version(domain, before)
         new = await rt.domains.version(domain, version)
         held = access.permissions(branch)
-        shown = [_cleared(item, (old.document, new.document), held) for item in change_set]
+        shown = [_cleared(item, (old.document, new.document), held) for item in sent_items(change_set)]
         schema = {**schema_diff(old.document, new.document), "changes": shown}
+        if kept_on_invalid(change_set) == "clear":  # absent: refuse
+            schema["on_invalid"] = "clear"
     return {
         "domain": domain.name,
         "branch": branch,

@@ -6,7 +6,9 @@ on the target would (change.py: renames, conversions, backfills, unique and requ
 schema Revision of its own (origin `schema`, authored by the merger, its message naming the source's
 Revision); the merge Revision that follows stands on the schema they make. A value of the target
 that does not fit becomes a `schema_migration` Conflict naming its Record (or Link), and the
-merge commits nothing (Proposals run merges in a savepoint, rolled back on Conflicts). A change set
+merge commits nothing, unless the change set was sent with `on_invalid: clear` (kept with its items):
+it is replayed so, and each value it clears is named (code `schema_cleared`; kept as a resolved
+Conflict of the Proposal, so it blocks nothing) (Proposals run merges in a savepoint, rolled back on Conflicts). A change set
 that does not apply to the target's schema answers 409 `schema-conflict` with the changes, as
 before.
 """
@@ -18,7 +20,7 @@ from typing import Any
 
 from lorebase.ids import iso
 from lorebase.problems import Problem
-from lorebase.schema.changes import SchemaChangeError, apply_changes
+from lorebase.schema.changes import SchemaChangeError, apply_changes, kept_on_invalid
 from lorebase_keeper.merge import Found, MergeRequest
 from lorebase_keeper.schema_changes.change import ChangeSetCommit, commit_change_set
 from lorebase_keeper.schema_changes.staged import Staging, stage, staging_id
@@ -28,9 +30,11 @@ from lorebase_store import BranchRow, CommitRows, RevisionRow, Txn
 
 async def catch_up(
     txn: Txn, request: MergeRequest, target: BranchRow, change_sets: list[tuple[RevisionRow, list[Any]]]
-) -> list[Found]:
-    """Commit `change_sets` (oldest first) on `target`; the Conflicts of its values that do not fit."""
+) -> tuple[list[Found], list[Found]]:
+    """Commit `change_sets` (oldest first) on `target`: the Conflicts of its values that do not fit,
+    and the values a change set sent with `on_invalid: clear` cleared (code `schema_cleared`)."""
     domain = request.domain
+    cleared: list[Found] = []
     for revision, items in change_sets:
         row = await txn.get_branch(domain.id, target.name)
         assert row is not None  # locked by the merge
@@ -50,6 +54,7 @@ async def catch_up(
             ) from None
         view = await open_view(txn, row)
         head = Head(row.head, row.generation, row.schema_digest)
+<<<<<<< HEAD
         staging = Staging(
             staging_id(),
             # In the merge's transaction: gone with it whatever it ends in.
@@ -59,8 +64,14 @@ async def catch_up(
             domain.settings.model.agents.feed.changed_keys_max,
         )
         staged = await stage(view, head, plan, "fail", staging)
+=======
+        batch = domain.settings.model.keeper.schema_changes.batch_records
+        on_invalid = kept_on_invalid(items)
+        staged = await stage(view, head, plan, on_invalid, batch=batch, progress=None)
+>>>>>>> schema4
         if staged.violation_count:
-            return [_conflict(violation, request, revision) for violation in staged.violations]
+            return [_conflict(violation, request, revision) for violation in staged.violations], []
+        cleared += [_conflict(entry, request, revision, "schema_cleared") for entry in staged.cleared]
         message = (
             f"{revision.message} (the schema change of {request.source} in {revision.id[:12]}, "
             f"applied to {request.target} by its merge)"
@@ -85,14 +96,18 @@ async def catch_up(
                 "from_revision": revision.id,
                 "merge": request.proposal or request.source,
                 "changes": plan.summary,
+                "on_invalid": on_invalid,
+                "cleared": staged.cleared,
             },
             at=iso(request.at),
         )
         await txn.write_commit_rows(rows)
-    return []
+    return [], cleared
 
 
-def _conflict(violation: dict[str, Any], request: MergeRequest, revision: RevisionRow) -> Found:
+def _conflict(
+    violation: dict[str, Any], request: MergeRequest, revision: RevisionRow, code: str = "schema_migration"
+) -> Found:
     entity = "record" if "record" in violation else "link"
     ref = str(violation.get(entity, ""))
     name, _, key = ref.partition("/")
@@ -101,8 +116,11 @@ def _conflict(violation: dict[str, Any], request: MergeRequest, revision: Revisi
     why = (
         f"{violation.get('message', '')} under the schema of {request.source} (Revision "
         f"{revision.id[:12]}); change the value on {request.target}, then merge again"
+        if code == "schema_migration"
+        else f"cleared: {violation.get('message', '')} under the schema of {request.source} (Revision "
+        f"{revision.id[:12]}, sent with on_invalid: clear)"
     )
-    return Found("schema_migration", entity, name, key, attribute or None, None, why, None)
+    return Found(code, entity, name, key, attribute or None, None, why, None)
 
 
 __all__ = ["catch_up"]

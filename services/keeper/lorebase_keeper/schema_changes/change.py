@@ -32,7 +32,7 @@ import msgspec
 from lorebase.contract.branches import SchemaChangeSet
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
-from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
+from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes, kept_items
 from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain, check_branch_name, schema_digest
 from lorebase_keeper.runtime import Runtime
@@ -103,6 +103,7 @@ async def change_schema(
         """A chunk of the staged rows, in a transaction of its own (the staging reads a snapshot)."""
         await rt.db.run_interaction("schema_change_staged_rows", _stage_rows, domain.id, branch, rows)
 
+<<<<<<< HEAD
     changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
     staging = Staging(
         None if body.dry_run else staging_id(),
@@ -120,6 +121,39 @@ async def change_schema(
             branch,
             staged.count,
             time.perf_counter() - started,
+=======
+    async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
+        if key is not None:
+            receipt = await view.get_receipt(principal.id, key)
+            if receipt is not None:
+                return replay(receipt, digest, key), head, None
+        check_expected_head(body.expected_head, branch, head.revision)
+        final = staged
+        if head.revision != staged.head.revision:
+            final = await catch_up(
+                view,
+                row,
+                head,
+                staged,
+                plan,
+                body.on_invalid,
+                batch=limits.batch_records,
+                limit=limits.catch_up_max,
+            )
+            if final.violation_count:
+                raise _refused(final)
+        document = await _document(domain, branch, plan, new_digest, final, touches)
+        for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
+            await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
+        rows = CommitRows(domain.id, branch)
+        committed = await commit_change_set(
+            view,
+            rows,
+            domain,
+            head,
+            ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
+            final,
+>>>>>>> schema4
         )
         if body.dry_run:
             return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
@@ -320,6 +354,8 @@ async def _document(
         "touches": touches,
         "replayed": False,
         "writes": writes,
+        "protection": plan.protection,
+        "cleared": staged.cleared,
     }
 
 

@@ -2,10 +2,13 @@
 view inside the commit transaction and rewritten for the new schema, in the same Revision.
 
 Per Record, in order: renamed values move (with their provenance, so lineage still names the
-Revision that wrote them), removed ones go, converted ones are put through the change's `map` and
+Revision that wrote them), removed ones go, split and merged ones are computed from the values
+before (KindMigration.compute), converted ones are put through the change's `map` and
 then read as the new type, missing ones take their backfill; then the Record is checked against the
 new Kind (types, bounds, enums, patterns, required, unique). Whatever fails is a violation naming
 the Record; with `on_invalid: clear`, a failing value that is not required is cleared instead.
+A changed Relation's Links are checked again: their values against its link Attributes (values of
+one it no longer has dropped), and its cardinality and `required_from` over all of them.
 Records of a removed Kind and Links of a removed Relation are deleted when the change says
 `delete_data`, else each is a violation.
 
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.canonical import ValueProblem, canonical_text, canonical_value
-from lorebase.schema import DomainSchema, Kind, validate_values
+from lorebase.schema import DomainSchema, Kind, Relation, validate_values
 from lorebase.schema.changes import KindMigration, Plan
 from lorebase_keeper.writes import BranchView, Change, ChangeSet, diff_change, link_key
 from lorebase_store import LinkRow, RecordRow
@@ -56,6 +59,8 @@ class Migration:
     deleted_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     violation_count: int = 0
+    # Values cleared by on_invalid: clear, as violations would name them (the first MAX_VIOLATIONS).
+    cleared: list[dict[str, Any]] = field(default_factory=list)
     # Kind -> old name -> new name, for provenance.
     renamed: dict[str, dict[str, str]] = field(default_factory=dict)
     # Records and Links moved to a new Kind or Relation name: (new name, key...) -> the row moved.
@@ -70,6 +75,11 @@ class Migration:
         self.violation_count += 1
         if len(self.violations) < MAX_VIOLATIONS:
             self.violations.append(violation)
+
+    def clear(self, **violation: Any) -> None:
+        """A value on_invalid: clear cleared instead of a violation."""
+        if len(self.cleared) < MAX_VIOLATIONS:
+            self.cleared.append(violation)
 
     def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
         """A renamed value keeps the provenance it had under its old name; a moved Record or Link
@@ -278,7 +288,80 @@ async def migrate(
     for old, new in plan.renamed_relations.items():
         pairs = None if scope is None else sorted(scope.links.get(old, []))
         await _move_links(migration, view, old, new, batch, pairs)
+    for name, members in plan.changed_relations.items():
+        changed = plan.schema.relations[name]
+        every = await view.pairs_of_relation(name)
+        if "attributes" in members:
+            pairs = every if scope is None else sorted(scope.links.get(name, []))
+            await _migrate_links(migration, changed, pairs, on_invalid, batch)
+        if {"cardinality", "required_from"} & set(members):
+            # Whole-Relation rules: checked over every Link, also at the catch-up.
+            await _check_shape(migration, view, changed, every)
     return migration
+
+
+async def _migrate_links(
+    migration: Migration, relation: Relation, pairs: list[tuple[str, str]], on_invalid: str, batch: int
+) -> None:
+    """The Links' values checked against the Relation's link Attributes: a value of one it no longer
+    has is dropped; one that does not fit is a violation (cleared with on_invalid: clear, when the
+    link Attribute is not required)."""
+    for start in range(0, len(pairs), batch):
+        chunk = pairs[start : start + batch]
+        await migration.changes.preload_links(relation.name, chunk)
+        for from_key, to_key in chunk:
+            state = migration.changes.links[(relation.name, from_key, to_key)]
+            if state.values is None:
+                continue
+            ref = f"{relation.name}/{link_key(from_key, to_key)}"
+            values = {n: v for n, v in state.values.items() if n in relation.attributes}
+            _, issues = validate_values(relation.attributes, values, path=ref, partial=False, stored=True)
+            for issue in issues:
+                name = issue.path.rsplit(".", 1)[-1]
+                if on_invalid == "clear" and name in values and not relation.attributes[name].required:
+                    values.pop(name)
+                    migration.clear(link=ref, path=issue.path, rule=issue.rule, message=issue.message)
+                    continue
+                migration.violate(link=ref, path=issue.path, rule=issue.rule, message=issue.message)
+            state.values = values
+
+
+async def _check_shape(
+    migration: Migration, view: BranchView, relation: Relation, pairs: list[tuple[str, str]]
+) -> None:
+    """A violation per Record with more Links than the Relation's cardinality allows, and per `from`
+    Record without one when it is required_from (no value to clear: fix the Links first)."""
+    many_from = relation.cardinality in ("many_to_one", "one_to_one")
+    many_to = relation.cardinality in ("one_to_many", "one_to_one")
+    ends = (
+        (0, relation.from_kind, relation.to_kind, many_from),
+        (1, relation.to_kind, relation.from_kind, many_to),
+    )
+    for index, kind, other, single in ends:
+        if not single:
+            continue
+        counts: dict[str, int] = {}
+        for pair in pairs:
+            counts[pair[index]] = counts.get(pair[index], 0) + 1
+        for key, count in sorted(counts.items()):
+            if count > 1:
+                migration.violate(
+                    record=f"{kind}/{key}",
+                    path=f"{kind}/{key}.{relation.name}",
+                    rule="link.cardinality",
+                    message=f"{relation.name} becomes {relation.cardinality}: {key} may link to one "
+                    f"{other} only and has {count} Links; delete the others first",
+                )
+    if relation.required_from:
+        linked = {from_key for from_key, _ in pairs}
+        for key in await view.keys_of_kind(relation.from_kind):
+            if key not in linked:
+                migration.violate(
+                    record=f"{relation.from_kind}/{key}",
+                    path=f"{relation.from_kind}/{key}.{relation.name}",
+                    rule="link.required",
+                    message=f"{relation.name} becomes required_from: {key} has no such Link; add one first",
+                )
 
 
 def check_unique(
@@ -366,7 +449,7 @@ def _migrate_record(
 ) -> dict[str, Any]:
     ref = f"{kind.name}/{key}"
     out = plan.migrate(values)
-    failed: dict[str, tuple[str, str]] = {}
+    failed = plan.compute(kind, values, out)
     for name, value_map in plan.converted.items():
         value = out.get(name)
         if value is None or kind.attributes[name].derived is not None:
@@ -391,6 +474,7 @@ def _migrate_record(
     for name, (rule, message) in failed.items():
         out.pop(name, None)
         if on_invalid == "clear" and not kind.attributes[name].required:
+            migration.clear(record=ref, path=f"{ref}.{name}", rule=rule, message=message)
             continue
         migration.violate(record=ref, path=f"{ref}.{name}", rule=rule, message=message)
     _, issues = validate_values(kind.attributes, out, path=ref, partial=False, stored=True)
@@ -400,6 +484,7 @@ def _migrate_record(
             continue
         if on_invalid == "clear" and name in out and not kind.attributes.get(name, _REQUIRED).required:
             out.pop(name, None)
+            migration.clear(record=ref, path=issue.path, rule=issue.rule, message=issue.message)
             continue
         migration.violate(record=ref, path=issue.path, rule=issue.rule, message=issue.message)
     return out

@@ -81,6 +81,7 @@ class Staged:
     counts: dict[str, int]  # Records and Links migrated (Staged.migrated)
     written: Writes
     caught_up: int = 0  # Records and Links migrated again at the commit
+    cleared_meanwhile: list[dict[str, Any]] = field(default_factory=list)  # by the catch-up
     # Changes the migration lists without violations (kept for a dry run's answer only).
     changes: list[Change] = field(default_factory=list)
 
@@ -91,6 +92,11 @@ class Staged:
     @property
     def violation_count(self) -> int:
         return self.migration.violation_count
+
+    @property
+    def cleared(self) -> list[dict[str, Any]]:
+        """The values on_invalid: clear cleared (the staged migration's and the catch-up's)."""
+        return self.migration.cleared + self.cleared_meanwhile
 
     def migrated(self) -> dict[str, int]:
         """How many Records and Links the migration changes; one a rename moved (deleted under its
@@ -177,7 +183,11 @@ async def catch_up(
     kinds = {migration.renamed_from or name for name, migration in plan.kinds.items()} | set(
         plan.removed_kinds
     )
-    relations = set(plan.removed_relations) | set(plan.renamed_relations)
+    relations = set(plan.removed_relations) | set(plan.renamed_relations) | set(plan.changed_relations)
+    for name, members in plan.changed_relations.items():
+        if {"cardinality", "required_from"} & set(members):  # Records added meanwhile count too
+            relation = plan.schema.relations[name]
+            kinds |= {relation.from_kind, relation.to_kind}
     scope = Scope()
     refs: set[Ref] = set()
     for entity, name, key in touched:
@@ -250,6 +260,7 @@ async def catch_up(
         counts=counts,
         written=written,
         caught_up=staged.caught_up + len(refs),
+        cleared_meanwhile=staged.cleared_meanwhile + fresh.cleared,
     )
 
 

@@ -158,6 +158,7 @@ class SchemaDiff(Answer, kw_only=True):
     removed: list[str]
     changed: list[str]
     changes: list[dict[str, Any]]
+    on_invalid: Literal["refuse", "clear"] = "refuse"  # how it was sent; absent: refuse
 
 
 class RevisionDoc(Answer, kw_only=True):
@@ -250,6 +251,16 @@ class SchemaTouches(Answer, kw_only=True):
     webhooks: list[str]
 
 
+class SchemaProtection(Answer, kw_only=True):
+    """A change that weakens the protection of existing values: the Kind or Attribute, the member,
+    what it no longer has (sensitivity tags, stewards), and what that means."""
+
+    target: str
+    member: str
+    removed: list[str]
+    message: str
+
+
 class SchemaChange(Answer, kw_only=True):
     """What a change set did (or, in a dry run, would do): the schema version before and after, each
     change, the data migration and what failed there, and what else it reaches."""
@@ -268,6 +279,9 @@ class SchemaChange(Answer, kw_only=True):
     touches: SchemaTouches
     replayed: bool
     writes: SchemaWrites | None = None
+    protection: list[SchemaProtection] = []
+    # The values on_invalid: clear cleared (or, in a dry run, would clear), as violations name them.
+    cleared: list[SchemaViolation] = []
 
 
 class Branch(Answer, kw_only=True):
