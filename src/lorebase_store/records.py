@@ -102,6 +102,33 @@ SELECT 'inverse', {_LINK_COLUMNS} FROM links
    AND relation = ANY(CAST($5 AS text[])) AND to_key = ANY(CAST($6 AS text[]))
 """
 
+# The last hop of a context pack's walk: every Link's keys (index-only: the primary key forward,
+# links_to_from inverse), and the whole row only for the Links whose far end ranks among the first
+# $7 of its Relation and direction by key (the order the pack keeps its neighbours in); the others
+# come back with NULL values and are never fetched from the table (0022).
+_LINKS_RANKED = """
+WITH hop AS (
+  SELECT 'forward' AS direction, relation, from_key, to_key, to_key AS other FROM links
+   WHERE domain_id = $1 AND branch = $2
+     AND relation = ANY(CAST($3 AS text[])) AND from_key = ANY(CAST($4 AS text[]))
+  UNION ALL
+  SELECT 'inverse', relation, from_key, to_key, from_key FROM links
+   WHERE domain_id = $1 AND branch = $2
+     AND relation = ANY(CAST($5 AS text[])) AND to_key = ANY(CAST($6 AS text[]))
+), ranked AS (
+  SELECT direction, relation, from_key, to_key,
+         dense_rank() OVER (PARTITION BY direction, relation ORDER BY other) AS rank
+    FROM hop
+)
+SELECT r.direction, r.relation, r.from_key, r.to_key, l."values", l.provenance, l.revision
+  FROM ranked r
+  LEFT JOIN LATERAL (
+    SELECT "values", provenance, revision FROM links
+     WHERE r.rank <= $7 AND domain_id = $1 AND branch = $2
+       AND relation = r.relation AND from_key = r.from_key AND to_key = r.to_key
+  ) l ON true
+"""
+
 
 def _record(row: Any) -> RecordRow:
     return RecordRow(
@@ -415,6 +442,42 @@ class RecordsTxn(TxnBase):
             anchor = link.from_key if direction == "forward" else link.to_key
             if (link.relation, anchor) in wanted[direction]:
                 out.append((direction, link))
+        return out
+
+    async def links_ranked(
+        self,
+        domain_id: int,
+        branch: str,
+        *,
+        forward: list[tuple[str, str]],
+        inverse: list[tuple[str, str]],
+        first: int,
+    ) -> list[tuple[str, LinkRow | tuple[str, str, str]]]:
+        """`links_of_keys`, reading whole only the Links whose far end (the to key forward, the
+        from key inverse) is among the `first` of its Relation and direction by key; the others
+        as their (relation, from key, to key) alone, read from an index."""
+        if not forward and not inverse:
+            return []
+        wanted = {"forward": set(forward), "inverse": set(inverse)}
+        driver = await self.driver()
+        rows = await driver.fetch(
+            _LINKS_RANKED,
+            domain_id,
+            branch,
+            sorted({relation for relation, _ in forward}),
+            sorted({key for _, key in forward}),
+            sorted({relation for relation, _ in inverse}),
+            sorted({key for _, key in inverse}),
+            first,
+        )
+        out: list[tuple[str, LinkRow | tuple[str, str, str]]] = []
+        for direction, relation, from_key, to_key, values, provenance, revision in rows:
+            if (relation, from_key if direction == "forward" else to_key) not in wanted[direction]:
+                continue
+            if provenance is None:
+                out.append((direction, (relation, from_key, to_key)))
+            else:
+                out.append((direction, LinkRow(relation, from_key, to_key, values, provenance, revision)))
         return out
 
     async def link_counts(

@@ -42,6 +42,9 @@ class Walk:
     depth_of: dict[Ref, int] = field(default_factory=dict)
     links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
     capped: bool = False
+    # Links of the last hop walked by their keys alone (`ranked`): in `links` with no values, the
+    # caller decides whether the answer depends on them (context packs: budget.fit's `unseen`).
+    unread: set[tuple[str, str, str]] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -141,23 +144,34 @@ async def _snapshot_links(
 
 
 async def _links_from(
-    txn: Txn, domain: Domain, point: ReadPoint, keys_of: dict[Step, list[str]]
-) -> dict[Step, list[LinkRow]]:
-    """The Links of each step from its Records: at a branch head, every step in one statement."""
+    txn: Txn, domain: Domain, point: ReadPoint, keys_of: dict[Step, list[str]], ranked: int | None = None
+) -> tuple[dict[Step, list[LinkRow]], set[tuple[str, str, str, str]]]:
+    """The Links of each step from its Records: at a branch head, every step in one statement.
+    With `ranked`, only the Links whose other end is among the first `ranked` of its step by key
+    are read whole; the others are rows with empty values, named in the set returned."""
     if point.at is not None:
         at = point.at
         return {
             step: await _snapshot_links(txn, domain, point, at, step, keys) for step, keys in keys_of.items()
-        }
+        }, set()
+    forward = [(s.relation, k) for s, keys in keys_of.items() if s.direction == "forward" for k in keys]
+    inverse = [(s.relation, k) for s, keys in keys_of.items() if s.direction == "inverse" for k in keys]
     found: dict[tuple[str, str], list[LinkRow]] = {}
-    for direction, row in await txn.links_of_keys(
-        domain.id,
-        point.branch.name,
-        forward=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "forward" for k in keys],
-        inverse=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "inverse" for k in keys],
-    ):
+    unread: set[tuple[str, str, str, str]] = set()  # (direction, relation, from key, to key)
+    if ranked is None:
+        rows = await txn.links_of_keys(domain.id, point.branch.name, forward=forward, inverse=inverse)
+    else:
+        rows = []
+        for direction, row in await txn.links_ranked(
+            domain.id, point.branch.name, forward=forward, inverse=inverse, first=ranked
+        ):
+            if isinstance(row, tuple):
+                unread.add((direction, *row))
+                row = LinkRow(*row, {}, {}, "")
+            rows.append((direction, row))
+    for direction, row in rows:
         found.setdefault((row.relation, direction), []).append(row)
-    return {step: found.get((step.relation, step.direction), []) for step in keys_of}
+    return {step: found.get((step.relation, step.direction), []) for step in keys_of}, unread
 
 
 async def walk(
@@ -170,9 +184,12 @@ async def walk(
     steps: list[Step],
     caps: Caps,
     kinds: set[str] | None = None,
+    ranked: int | None = None,
 ) -> Walk:
     """Breadth-first from `seeds` along `steps` up to `depth` hops; `kinds` limits the neighbours.
-    Each hop reads the Links of all its steps in one statement."""
+    Each hop reads the Links of all its steps in one statement. With `ranked`, a last hop beyond
+    the first reads whole only the Links to the first `ranked` Records of each step by key, the
+    others by their keys (`Walk.unread`): the same Records, Links and caps either way."""
     result = Walk(depth_of={ref: 0 for ref in seeds})
     frontier = list(dict.fromkeys(seeds))
     for hop in range(1, depth + 1):
@@ -182,7 +199,8 @@ async def walk(
             keys = sorted({key for kind, key in frontier if kind == step.anchor})
             if keys and (kinds is None or step.other in kinds):
                 keys_of[step] = keys
-        links_of = await _links_from(txn, domain, point, keys_of) if keys_of else {}
+        last = ranked if hop == depth and hop > 1 else None
+        links_of, unread = await _links_from(txn, domain, point, keys_of, last) if keys_of else ({}, set())
         for step in keys_of:
             rows, cut = _capped(links_of[step], step, caps.max_fanout)
             result.capped |= cut
@@ -197,7 +215,14 @@ async def walk(
                         continue
                     result.depth_of[other] = hop
                     found.append(other)
-                result.links[(row.relation, row.from_key, row.to_key)] = row
+                link = (row.relation, row.from_key, row.to_key)
+                if (step.direction, *link) in unread:
+                    if link in result.links:  # read whole already (an earlier hop, another step)
+                        continue
+                    result.unread.add(link)
+                else:
+                    result.unread.discard(link)
+                result.links[link] = row
         frontier = found
         if not frontier:
             break
