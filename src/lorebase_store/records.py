@@ -115,18 +115,18 @@ WITH hop AS (
   SELECT 'inverse', relation, from_key, to_key, from_key FROM links
    WHERE domain_id = $1 AND branch = $2
      AND relation = ANY(CAST($5 AS text[])) AND to_key = ANY(CAST($6 AS text[]))
-), ranked AS (
+), ranked AS MATERIALIZED (
   SELECT direction, relation, from_key, to_key,
          dense_rank() OVER (PARTITION BY direction, relation ORDER BY other) AS rank
     FROM hop
 )
 SELECT r.direction, r.relation, r.from_key, r.to_key, l."values", l.provenance, l.revision
   FROM ranked r
-  LEFT JOIN LATERAL (
-    SELECT "values", provenance, revision FROM links
-     WHERE r.rank <= $7 AND domain_id = $1 AND branch = $2
-       AND relation = r.relation AND from_key = r.from_key AND to_key = r.to_key
-  ) l ON true
+  JOIN links l ON l.domain_id = $1 AND l.branch = $2
+   AND l.relation = r.relation AND l.from_key = r.from_key AND l.to_key = r.to_key
+ WHERE r.rank <= $7
+UNION ALL
+SELECT direction, relation, from_key, to_key, NULL, NULL, NULL FROM ranked WHERE rank > $7
 """
 
 
