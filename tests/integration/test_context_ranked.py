@@ -20,7 +20,7 @@ PARTS = [f"P-2{n:04d}" for n in range(6)]
 PLANTS = [f"PL-{n:02d}" for n in range(10, 40)]
 RELATIONS = ["supplies", "purchase_orders", "stocked_at", "contracts", "risk_flags", "supplied_by"]
 loaded: dict[int, dict[str, dict[str, str]]] = {}  # per stack: the callers' headers
-FITTED, WALK = context._fitted, context.walk  # as they are, whatever an example patched
+FITTED, WALK, CAPS = context._fitted, context.walk, context.Caps.of  # whatever an example patched
 
 
 async def fan_out(supply: Stack) -> dict[str, dict[str, str]]:
@@ -80,6 +80,9 @@ async def fan_out(supply: Stack) -> dict[str, dict[str, str]]:
     markdown=st.booleans(),
     caller=st.sampled_from(["admin", "reader"]),
     first=st.integers(1, 30),
+    caps=st.tuples(
+        st.sampled_from([None, 15, 40, 90]), st.sampled_from([None, 25, 120]), st.sampled_from([None, 3, 12])
+    ),
     walks=st.none(),
 )
 # The ranked read answers when the budget keeps few far neighbours (the others' Links unread), and
@@ -92,6 +95,18 @@ async def fan_out(supply: Stack) -> dict[str, dict[str, str]]:
     markdown=False,
     caller="admin",
     first=4,
+    caps=(None, None, None),
+    walks=(1, True),
+)
+@example(  # 15 Records at most: the statement leaves out the Links the cap would refuse
+    seeds=["Supplier/S-1001"],
+    depth=2,
+    relations=None,
+    tokens=600,
+    markdown=False,
+    caller="admin",
+    first=4,
+    caps=(15, None, None),
     walks=(1, True),
 )
 @example(
@@ -102,6 +117,7 @@ async def fan_out(supply: Stack) -> dict[str, dict[str, str]]:
     markdown=False,
     caller="admin",
     first=4,
+    caps=(None, None, None),
     walks=(2, True),
 )
 async def test_a_ranked_last_hop_answers_the_same_bytes(
@@ -114,9 +130,21 @@ async def test_a_ranked_last_hop_answers_the_same_bytes(
     markdown: bool,
     caller: str,
     first: int,
+    caps: tuple[int | None, int | None, int | None],
     walks: tuple[int, bool] | None,
 ) -> None:
     callers = await fan_out(supply)
+    records, links, fanout = caps  # tighter caps than the settings', for both reads
+
+    def of(domain: Any, **kwargs: Any) -> Any:
+        given = CAPS(domain, **kwargs)
+        return context.Caps(
+            min(given.max_records, records or given.max_records),
+            min(given.max_links, links or given.max_links),
+            min(given.max_fanout, fanout or given.max_fanout),
+        )
+
+    monkeypatch.setattr(context.Caps, "of", of)
     unread: list[int] = []
 
     async def walk(*args: Any, **kwargs: Any) -> Any:

@@ -49,9 +49,9 @@ from lorebase_store import Txn
 
 OPTIONAL = ("include_schema", "include_recent_changes", "include_lineage")
 # How many far neighbours of each Relation a pack's last hop reads whole: one per RANKED_CHARS
-# characters of the budget (a far neighbour and its Link take ~100-150 characters), at least
+# characters of the budget (a far neighbour and its Link take 100 characters or more), at least
 # RANKED_MIN. More only costs reads; fewer, a second read when the pack shows more of them.
-RANKED_CHARS = 200
+RANKED_CHARS = 100
 RANKED_MIN = 16
 
 
@@ -224,6 +224,8 @@ async def _fitted(
     result = await walk(
         txn, domain, point, seeds, depth=depth, steps=steps, caps=caps, kinds=kinds_filter, ranked=ranked
     )
+    if result.incomplete:
+        return None
     budget.capped |= result.capped
     # The far neighbours' values are read last, and only when the budget keeps some of them: a pack
     # over budget even without its history sections and their values shows none of them.
