@@ -102,6 +102,48 @@ SELECT 'inverse', {_LINK_COLUMNS} FROM links
    AND relation = ANY(CAST($5 AS text[])) AND to_key = ANY(CAST($6 AS text[]))
 """
 
+# The last hop of a context pack's walk, ranked. Per Relation and direction (a step): every Link's
+# keys are read from an index (the primary key forward, links_to_from inverse, 0022) and numbered in
+# the walk's order (`position`, by from key and to key; `nth` per Record walked from), its other end
+# ranked by key (`rank`, the order the pack keeps its neighbours in). Returned: the first $10 Links
+# of each step in the walk's order, and beyond them those whose other end is one of those Links'
+# ends or one of the Records reached already ($11), unless max_fanout ($12) cuts them; whole only
+# when their other end ranks among the first $9 of the step (the others with NULL values, never
+# fetched from the table); each with the number of Links of its step (`total`). Exactly the steps
+# asked ($7, $8: relation and key, length-prefixed), not every Relation with every key.
+_LINKS_RANKED = """
+WITH hop AS (
+  SELECT 'forward' AS direction, relation, from_key, to_key, from_key AS anchor, to_key AS other FROM links
+   WHERE domain_id = $1 AND branch = $2
+     AND relation = ANY(CAST($3 AS text[])) AND from_key = ANY(CAST($4 AS text[]))
+     AND length(relation) || ':' || relation || from_key = ANY(CAST($7 AS text[]))
+  UNION ALL
+  SELECT 'inverse', relation, from_key, to_key, to_key, from_key FROM links
+   WHERE domain_id = $1 AND branch = $2
+     AND relation = ANY(CAST($5 AS text[])) AND to_key = ANY(CAST($6 AS text[]))
+     AND length(relation) || ':' || relation || to_key = ANY(CAST($8 AS text[]))
+), numbered AS (
+  SELECT direction, relation, from_key, to_key, other,
+         dense_rank() OVER (PARTITION BY direction, relation ORDER BY other) AS rank,
+         row_number() OVER (PARTITION BY direction, relation ORDER BY from_key, to_key) AS position,
+         row_number() OVER (PARTITION BY direction, relation, anchor ORDER BY from_key, to_key) AS nth,
+         count(*) OVER (PARTITION BY direction, relation) AS total
+    FROM hop
+), kept AS MATERIALIZED (
+  SELECT * FROM (
+    SELECT *, bool_or(position <= $10) OVER (PARTITION BY other) AS seen FROM numbered
+  ) n
+   WHERE position <= $10 OR ((seen OR other = ANY(CAST($11 AS text[]))) AND nth <= $12)
+)
+SELECT k.direction, k.relation, k.from_key, k.to_key, k.total, l."values", l.provenance, l.revision
+  FROM kept k
+  JOIN links l ON l.domain_id = $1 AND l.branch = $2
+   AND l.relation = k.relation AND l.from_key = k.from_key AND l.to_key = k.to_key
+ WHERE k.rank <= $9
+UNION ALL
+SELECT direction, relation, from_key, to_key, total, NULL, NULL, NULL FROM kept WHERE rank > $9
+"""
+
 
 def _record(row: Any) -> RecordRow:
     return RecordRow(
@@ -416,6 +458,52 @@ class RecordsTxn(TxnBase):
             if (link.relation, anchor) in wanted[direction]:
                 out.append((direction, link))
         return out
+
+    async def links_ranked(
+        self,
+        domain_id: int,
+        branch: str,
+        *,
+        forward: list[tuple[str, str]],
+        inverse: list[tuple[str, str]],
+        whole: int,
+        first: int,
+        known: list[str],
+        fanout: int,
+    ) -> tuple[list[tuple[str, LinkRow | tuple[str, str, str]]], dict[tuple[str, str], int]]:
+        """`links_of_keys` for a walk's last hop, ranked (_LINKS_RANKED): of each step (Relation and
+        direction), the first `first` Links in the walk's order (from key, to key) and those beyond
+        to the same Records or to `known` keys (within `fanout` per Record walked from); read whole
+        only when their far end (the to key forward, the from key inverse) is among the `whole`
+        first of the step by key, the others as (relation, from key, to key) from an index. And how
+        many Links each step has in all, by (direction, relation)."""
+        if not forward and not inverse:
+            return [], {}
+        driver = await self.driver()
+        rows = await driver.fetch(
+            _LINKS_RANKED,
+            domain_id,
+            branch,
+            sorted({relation for relation, _ in forward}),
+            sorted({key for _, key in forward}),
+            sorted({relation for relation, _ in inverse}),
+            sorted({key for _, key in inverse}),
+            sorted({f"{len(relation)}:{relation}{key}" for relation, key in forward}),
+            sorted({f"{len(relation)}:{relation}{key}" for relation, key in inverse}),
+            whole,
+            first,
+            sorted(set(known)),
+            fanout,
+        )
+        out: list[tuple[str, LinkRow | tuple[str, str, str]]] = []
+        totals: dict[tuple[str, str], int] = {}
+        for direction, relation, from_key, to_key, count, values, provenance, revision in rows:
+            totals[(direction, relation)] = count
+            if provenance is None:
+                out.append((direction, (relation, from_key, to_key)))
+            else:
+                out.append((direction, LinkRow(relation, from_key, to_key, values, provenance, revision)))
+        return out, totals
 
     async def link_counts(
         self,

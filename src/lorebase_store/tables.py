@@ -167,7 +167,7 @@ links = Table(
     Column("provenance", JSONB, nullable=False),
     Column("revision", Text, nullable=False),
     PrimaryKeyConstraint("domain_id", "branch", "relation", "from_key", "to_key"),
-    Index("links_to", "domain_id", "branch", "relation", "to_key"),
+    Index("links_to_from", "domain_id", "branch", "relation", "to_key", "from_key"),
 )
 
 # One row per changed Record or Link per Revision, on the branch that committed it.

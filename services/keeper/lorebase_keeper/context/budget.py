@@ -180,6 +180,61 @@ def _trim_neighbors(step: str, pack: dict[str, Any], count: int, dropped: set[st
     return done
 
 
+def _eligible(step: str, pack: dict[str, Any]) -> int:
+    """How many neighbours a neighbour step can trim (those at its depth; with values, for `*_values`)."""
+    near, values_only = _NEIGHBOR_STEPS[step]
+    return sum(
+        1 for n in pack["neighbors"] if (n["depth"] == 1) == near and (not values_only or n.get("values"))
+    )
+
+
+def _neighbors_trimmed(step: str, pack: dict[str, Any], count: int) -> tuple[dict[str, Any], set[str]]:
+    """The pack with `count` neighbours trimmed by a neighbour step (`pack` left as it is), and
+    the refs of the neighbours removed."""
+    trimmed = {**pack, "neighbors": [dict(n) for n in pack["neighbors"]]}
+    dropped: set[str] = set()
+    _trim_neighbors(step, trimmed, count, dropped)
+    if dropped:
+        trimmed["links"] = {relation: list(links) for relation, links in pack["links"].items()}
+        _drop_links_of(trimmed, dropped)
+    return trimmed, dropped
+
+
+def _fit_neighbors(step: str, pack: dict[str, Any], budget: Budget, names: list[str]) -> tuple[int, set[str]]:
+    """Trim the fewest neighbours a neighbour step must for the pack to fit, as one-at-a-time trims
+    would (all it can when even that does not fit): the smallest count that fits, found by halving,
+    since each trim only shrinks the text. Its answer depends only on the neighbours it keeps and
+    the first it removes (a pack read without the rest answers the same: `unseen` in `fit`). How
+    many it trimmed, and the refs it removed beyond the first."""
+    sections: list[str] = [name for name in ("neighbors", "links") if name in names]
+    rest = budget.used - sum(budget.sections.get(name, 0) for name in sections)
+
+    def used(count: int) -> tuple[int, dict[str, Any], set[str]]:
+        trial, dropped = _neighbors_trimmed(step, pack, count)
+        probe = Budget(budget.limit, budget.chars_per_token, budget.format)
+        probe.estimate(trial, sections)
+        return rest + probe.used, trial, dropped
+
+    most = _eligible(step, pack)
+    total, trial, dropped = used(most)
+    if total > budget.limit:
+        count, beyond = most, dropped  # nothing kept decides it: every one goes
+    else:
+        low, high = 0, most  # used(low) > limit >= used(high)
+        while high - low > 1:
+            middle = (low + high) // 2
+            if used(middle)[0] > budget.limit:
+                low = middle
+            else:
+                high = middle
+        count = high
+        _, trial, _ = used(count)
+        beyond = used(count - 1)[2]  # all it removed but the first (count - 1 >= 0: it was over)
+    pack["neighbors"] = trial["neighbors"]
+    pack["links"] = trial["links"]
+    return count, beyond
+
+
 def _trim_one(step: str, pack: dict[str, Any]) -> list[str] | None:
     """Remove the smallest unit a history or schema step can; the sections it touched, or None when
     it has nothing left (neighbour steps: _trim_neighbors)."""
@@ -238,17 +293,34 @@ def fit(
     trim_order: list[str],
     *,
     omitted: dict[str, int] | None = None,
-) -> None:
+) -> set[str]:
     """Estimate every section, then trim in `trim_order` until the pack fits the budget.
 
     `omitted` names steps whose section the caller left empty because `trimmed_whole` said it would
-    all go, with the number of items it would have held: they count as trimmed, in their place."""
+    all go, with the number of items it would have held: they count as trimmed, in their place.
+
+    A neighbour step trims the fewest neighbours that make the pack fit (`_fit_neighbors`). What it
+    returns, `unseen`: the far neighbours the `far_neighbors` step removed beyond the first it
+    removed, when the steps before it trimmed all they could. The answer does not depend on what
+    those neighbours or their Links hold, only on their being there (a pack can leave their Links'
+    values unread: context/pack.py)."""
+    unseen: set[str] = set()
     budget.estimate(pack, names)
     for step in trim_order:
         if omitted and step in omitted:
             if omitted[step] and budget.used > budget.limit:
                 budget.omitted[step] = omitted[step]
                 budget.trimmed.append(step)
+            continue
+        if step in _NEIGHBOR_STEPS:
+            if budget.used > budget.limit:
+                removed, beyond = _fit_neighbors(step, pack, budget, names)
+                if step == "far_neighbors":
+                    unseen = beyond
+                if removed:
+                    budget.omitted[step] = removed
+                    budget.trimmed.append(step)
+                    budget.estimate(pack, [name for name in ("neighbors", "links") if name in names])
             continue
         while budget.used > budget.limit:
             # Far over budget, remove a batch sized from the overage (at most half of what the
@@ -257,19 +329,12 @@ def fit(
             batch = max(1, int((budget.used - budget.limit) / max(1.0, _item_tokens(step, pack, budget)) / 2))
             removed = 0
             touched: set[str] = set()
-            dropped: set[str] = set()
-            if step in _NEIGHBOR_STEPS:
-                removed = _trim_neighbors(step, pack, batch, dropped)
-                touched = {"neighbors", "links"} if dropped else {"neighbors"} if removed else set()
-            else:
-                for _ in range(batch):
-                    sections = _trim_one(step, pack)
-                    if sections is None:
-                        break
-                    removed += 1
-                    touched.update(sections)
-            if dropped:
-                _drop_links_of(pack, dropped)
+            for _ in range(batch):
+                sections = _trim_one(step, pack)
+                if sections is None:
+                    break
+                removed += 1
+                touched.update(sections)
             if not removed:
                 break
             budget.omitted[step] = budget.omitted.get(step, 0) + removed
@@ -277,6 +342,7 @@ def fit(
                 budget.trimmed.append(step)
             budget.estimate(pack, [t for t in touched if t in names])
     budget.over_budget = budget.used > budget.limit
+    return unseen
 
 
 _STEP_SECTION = {

@@ -10,6 +10,7 @@ request at the same Revision answers the same bytes; packs are kept per Revision
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,7 @@ from lorebase_keeper.domains import Domain
 from lorebase_keeper.reads import (
     Caps,
     Ref,
+    Step,
     parse_ref,
     query_in,
     read_point,
@@ -46,6 +48,11 @@ from lorebase_keeper.runtime import Runtime
 from lorebase_store import Txn
 
 OPTIONAL = ("include_schema", "include_recent_changes", "include_lineage")
+# How many far neighbours of each Relation a pack's last hop reads whole: one per RANKED_CHARS
+# characters of the budget (a far neighbour and its Link take 100 characters or more), at least
+# RANKED_MIN. More only costs reads; fewer, a second read when the pack shows more of them.
+RANKED_CHARS = 100
+RANKED_MIN = 16
 
 
 @dataclass(frozen=True)
@@ -155,13 +162,71 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
         steps = steps_for(access, domain, branch, None)
 
     seeds = await _seeds(txn, access, domain, point, request, kinds_filter, context.max_seeds)
+    names = ["seeds", "neighbors", "links"] + [
+        n for n in ("schema", "recent_changes", "lineage") if f"include_{n}" in included
+    ]
+    budget = Budget(limit, context.chars_per_token, format_, capped=capped)
+    # The far neighbours' Links are read whole only for the first of each Relation by key, as many
+    # as the budget could show (the pack keeps its neighbours in key order); when the fitted pack
+    # shows none of the others, nor needs them to decide where the trim stopped, it is the pack the
+    # whole read gives (fit's `unseen`). Otherwise it is read again whole.
+    ranked = max(RANKED_MIN, math.ceil(limit * context.chars_per_token / RANKED_CHARS))
+    pack = await _fitted(
+        txn, access, domain, point, request, seeds, steps, depth, kinds_filter, names, budget, ranked
+    )
+    if pack is None:
+        budget = Budget(limit, context.chars_per_token, format_, capped=capped)
+        pack = await _fitted(
+            txn, access, domain, point, request, seeds, steps, depth, kinds_filter, names, budget, None
+        )
+        assert pack is not None
+    if format_ == "markdown":
+        text = pack_markdown(pack, names, budget).encode()
+        content_type = "text/markdown; charset=utf-8"
+    else:
+        document: dict[str, Any] = {
+            "domain": domain.name,
+            "branch": branch,
+            "revision": point.revision,
+            "etag": etag,
+        }
+        document.update({name: pack[name] for name in SECTIONS if name in names})
+        document["budget"] = budget.document()
+        text = orjson.dumps(document)
+        content_type = "application/json"
+    rt.read_cache.put(cache_key, domain, (content_type, text, point.revision or ""))
+    return Pack(text, content_type, point.revision or "", etag)
+
+
+async def _fitted(
+    txn: Txn,
+    access: Access,
+    domain: Domain,
+    point: Any,
+    request: ContextBody,
+    seeds: list[Ref],
+    steps: list[Step],
+    depth: int,
+    kinds_filter: set[str] | None,
+    names: list[str],
+    budget: Budget,
+    ranked: int | None,
+) -> dict[str, Any] | None:
+    """The pack of `seeds` walked `depth` hops along `steps`, fitted to `budget`; with `ranked`
+    (walk's), None when the answer might depend on a Link read by its keys alone."""
+    context = domain.settings.model.agents.context
+    branch = point.branch.name
     caps = Caps.of(
         domain,
         max_records=len(seeds) + context.max_neighbors,
         max_links=context.max_links,
     )
-    result = await walk(txn, domain, point, seeds, depth=depth, steps=steps, caps=caps, kinds=kinds_filter)
-    capped |= result.capped
+    result = await walk(
+        txn, domain, point, seeds, depth=depth, steps=steps, caps=caps, kinds=kinds_filter, ranked=ranked
+    )
+    if result.incomplete:
+        return None
+    budget.capped |= result.capped
     # The far neighbours' values are read last, and only when the budget keeps some of them: a pack
     # over budget even without its history sections and their values shows none of them.
     far = [ref for ref, depth in result.depth_of.items() if depth > 1 and ref not in seeds]
@@ -171,11 +236,7 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
         for kind, key in seeds:
             if (kind, key) not in rows.values:
                 raise Problem(404, "not-found", f"no {kind} with key {key!r} on branch {branch!r}")
-    names = ["seeds", "neighbors", "links"] + [
-        n for n in ("schema", "recent_changes", "lineage") if f"include_{n}" in included
-    ]
     pack = await assemble(access, domain, point, seeds, result.depth_of, result.links, rows, steps)
-    budget = Budget(limit, context.chars_per_token, format_, capped=capped)
     trim_order: list[str] = list(context.trim_order)
     pack["recent_changes"] = []
     omitted: dict[str, int] = {}
@@ -206,23 +267,12 @@ async def _build(txn: Txn, rt: Runtime, access: Access, domain: Domain, request:
             omitted["far_neighbor_values"] = shown.count
         else:
             show_far_values(pack, access, domain, point, shown.values)
-    fit(pack, budget, names, trim_order, omitted=omitted)
-    if format_ == "markdown":
-        text = pack_markdown(pack, names, budget).encode()
-        content_type = "text/markdown; charset=utf-8"
-    else:
-        document: dict[str, Any] = {
-            "domain": domain.name,
-            "branch": branch,
-            "revision": point.revision,
-            "etag": etag,
-        }
-        document.update({name: pack[name] for name in SECTIONS if name in names})
-        document["budget"] = budget.document()
-        text = orjson.dumps(document)
-        content_type = "application/json"
-    rt.read_cache.put(cache_key, domain, (content_type, text, point.revision or ""))
-    return Pack(text, content_type, point.revision or "", etag)
+    unseen = fit(pack, budget, names, trim_order, omitted=omitted)
+    for relation, from_key, to_key in result.unread:
+        relation_ = domain.schema.relations[relation]
+        if not {f"{relation_.from_kind}/{from_key}", f"{relation_.to_kind}/{to_key}"} & unseen:
+            return None
+    return pack
 
 
 async def _seeds(

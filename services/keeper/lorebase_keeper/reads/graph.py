@@ -42,6 +42,11 @@ class Walk:
     depth_of: dict[Ref, int] = field(default_factory=dict)
     links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
     capped: bool = False
+    # Links of the last hop walked by their keys alone (`ranked`): in `links` with no values, the
+    # caller decides whether the answer depends on them (context packs: budget.fit's `unseen`).
+    unread: set[tuple[str, str, str]] = field(default_factory=set)
+    # A ranked last hop that left out Links the caps did not refuse: read it again, whole.
+    incomplete: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,24 +145,63 @@ async def _snapshot_links(
     return rows
 
 
+@dataclass
+class _Hop:
+    """The Links of a hop's steps, and for a ranked hop (`_links_from`) those read by their keys
+    alone and how many Links each step has in all (the Links not returned: beyond the caps)."""
+
+    links_of: dict[Step, list[LinkRow]]
+    unread: set[tuple[str, str, str, str]] = field(default_factory=set)  # (direction, relation, from, to)
+    totals: dict[tuple[str, str], int] | None = None  # by (direction, relation)
+
+
 async def _links_from(
-    txn: Txn, domain: Domain, point: ReadPoint, keys_of: dict[Step, list[str]]
-) -> dict[Step, list[LinkRow]]:
-    """The Links of each step from its Records: at a branch head, every step in one statement."""
+    txn: Txn,
+    domain: Domain,
+    point: ReadPoint,
+    keys_of: dict[Step, list[str]],
+    ranked: tuple[int, int, list[str], int] | None = None,
+) -> _Hop:
+    """The Links of each step from its Records: at a branch head, every step in one statement.
+    With `ranked` (whole, first, known keys, fanout: `RecordsTxn.links_ranked`), the first Links
+    of each step in the walk's order and those beyond that can still count, the Links to the
+    first `whole` Records of a step by key read whole, the others by their keys."""
     if point.at is not None:
         at = point.at
-        return {
-            step: await _snapshot_links(txn, domain, point, at, step, keys) for step, keys in keys_of.items()
-        }
+        return _Hop(
+            {
+                step: await _snapshot_links(txn, domain, point, at, step, keys)
+                for step, keys in keys_of.items()
+            }
+        )
+    forward = [(s.relation, k) for s, keys in keys_of.items() if s.direction == "forward" for k in keys]
+    inverse = [(s.relation, k) for s, keys in keys_of.items() if s.direction == "inverse" for k in keys]
     found: dict[tuple[str, str], list[LinkRow]] = {}
-    for direction, row in await txn.links_of_keys(
-        domain.id,
-        point.branch.name,
-        forward=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "forward" for k in keys],
-        inverse=[(s.relation, k) for s, keys in keys_of.items() if s.direction == "inverse" for k in keys],
-    ):
+    hop = _Hop({})
+    if ranked is None:
+        rows = await txn.links_of_keys(domain.id, point.branch.name, forward=forward, inverse=inverse)
+    else:
+        whole, first, known, fanout = ranked
+        read, hop.totals = await txn.links_ranked(
+            domain.id,
+            point.branch.name,
+            forward=forward,
+            inverse=inverse,
+            whole=whole,
+            first=first,
+            known=known,
+            fanout=fanout,
+        )
+        rows = []
+        for direction, row in read:
+            if isinstance(row, tuple):
+                hop.unread.add((direction, *row))
+                row = LinkRow(*row, {}, {}, "")
+            rows.append((direction, row))
+    for direction, row in rows:
         found.setdefault((row.relation, direction), []).append(row)
-    return {step: found.get((step.relation, step.direction), []) for step in keys_of}
+    hop.links_of = {step: found.get((step.relation, step.direction), []) for step in keys_of}
+    return hop
 
 
 async def walk(
@@ -170,9 +214,12 @@ async def walk(
     steps: list[Step],
     caps: Caps,
     kinds: set[str] | None = None,
+    ranked: int | None = None,
 ) -> Walk:
     """Breadth-first from `seeds` along `steps` up to `depth` hops; `kinds` limits the neighbours.
-    Each hop reads the Links of all its steps in one statement."""
+    Each hop reads the Links of all its steps in one statement. With `ranked`, a last hop beyond
+    the first reads whole only the Links to the first `ranked` Records of each step by key, the
+    others by their keys (`Walk.unread`): the same Records, Links and caps either way."""
     result = Walk(depth_of={ref: 0 for ref in seeds})
     frontier = list(dict.fromkeys(seeds))
     for hop in range(1, depth + 1):
@@ -182,7 +229,15 @@ async def walk(
             keys = sorted({key for kind, key in frontier if kind == step.anchor})
             if keys and (kinds is None or step.other in kinds):
                 keys_of[step] = keys
-        links_of = await _links_from(txn, domain, point, keys_of) if keys_of else {}
+        last = None
+        if ranked is not None and hop == depth and hop > 1:
+            # Enough of each step, in the walk's order, to reach the cap on new Records twice over
+            # (a Record reached by several Links takes one place); what the statement leaves out
+            # can then only be refused by that cap.
+            first = 2 * max(0, caps.max_records - len(result.depth_of)) + 16
+            last = (ranked, first, [key for _, key in result.depth_of], caps.max_fanout)
+        read = await _links_from(txn, domain, point, keys_of, last) if keys_of else _Hop({})
+        links_of, unread = read.links_of, read.unread
         for step in keys_of:
             rows, cut = _capped(links_of[step], step, caps.max_fanout)
             result.capped |= cut
@@ -197,7 +252,24 @@ async def walk(
                         continue
                     result.depth_of[other] = hop
                     found.append(other)
-                result.links[(row.relation, row.from_key, row.to_key)] = row
+                link = (row.relation, row.from_key, row.to_key)
+                if (step.direction, *link) in unread:
+                    if link in result.links:  # read whole already (an earlier hop, another step)
+                        continue
+                    result.unread.add(link)
+                else:
+                    result.unread.discard(link)
+                result.links[link] = row
+            if read.totals is not None and read.totals.get((step.direction, step.relation), 0) > len(
+                links_of[step]
+            ):
+                # Links of this step the statement left out come after those it returned in the
+                # walk's order, and each leads to a Record not reached yet: refused once the cap
+                # on Records is reached (as this one is), and otherwise the hop must be read whole.
+                if len(result.depth_of) >= caps.max_records:
+                    result.capped = True
+                else:
+                    result.incomplete = True
         frontier = found
         if not frontier:
             break
