@@ -54,7 +54,6 @@ async def catch_up(
             ) from None
         view = await open_view(txn, row)
         head = Head(row.head, row.generation, row.schema_digest)
-<<<<<<< HEAD
         staging = Staging(
             staging_id(),
             # In the merge's transaction: gone with it whatever it ends in.
@@ -63,12 +62,8 @@ async def catch_up(
             None,
             domain.settings.model.agents.feed.changed_keys_max,
         )
-        staged = await stage(view, head, plan, "fail", staging)
-=======
-        batch = domain.settings.model.keeper.schema_changes.batch_records
         on_invalid = kept_on_invalid(items)
-        staged = await stage(view, head, plan, on_invalid, batch=batch, progress=None)
->>>>>>> schema4
+        staged = await stage(view, head, plan, on_invalid, staging)
         if staged.violation_count:
             return [_conflict(violation, request, revision) for violation in staged.violations], []
         cleared += [_conflict(entry, request, revision, "schema_cleared") for entry in staged.cleared]

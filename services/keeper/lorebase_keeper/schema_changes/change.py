@@ -103,7 +103,6 @@ async def change_schema(
         """A chunk of the staged rows, in a transaction of its own (the staging reads a snapshot)."""
         await rt.db.run_interaction("schema_change_staged_rows", _stage_rows, domain.id, branch, rows)
 
-<<<<<<< HEAD
     changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
     staging = Staging(
         None if body.dry_run else staging_id(),
@@ -121,39 +120,6 @@ async def change_schema(
             branch,
             staged.count,
             time.perf_counter() - started,
-=======
-    async def work(view: BranchView, row: BranchRow, head: Head) -> tuple[Outcome, Head, CommitRows | None]:
-        if key is not None:
-            receipt = await view.get_receipt(principal.id, key)
-            if receipt is not None:
-                return replay(receipt, digest, key), head, None
-        check_expected_head(body.expected_head, branch, head.revision)
-        final = staged
-        if head.revision != staged.head.revision:
-            final = await catch_up(
-                view,
-                row,
-                head,
-                staged,
-                plan,
-                body.on_invalid,
-                batch=limits.batch_records,
-                limit=limits.catch_up_max,
-            )
-            if final.violation_count:
-                raise _refused(final)
-        document = await _document(domain, branch, plan, new_digest, final, touches)
-        for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
-            await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
-        rows = CommitRows(domain.id, branch)
-        committed = await commit_change_set(
-            view,
-            rows,
-            domain,
-            head,
-            ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
-            final,
->>>>>>> schema4
         )
         if body.dry_run:
             return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
@@ -192,7 +158,12 @@ async def change_schema(
                 await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
             rows = CommitRows(domain.id, branch)
             committed = await commit_change_set(
-                view, rows, domain, head, ChangeSetCommit(plan, items, principal.id, message, at), final
+                view,
+                rows,
+                domain,
+                head,
+                ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
+                final,
             )
             revision_id = committed.revision.id
             document.update(status="committed", revision=revision_id, head=revision_id)

@@ -10,13 +10,13 @@ dropped CONCURRENTLY, outside the migration's transaction, so writes go on; an o
 statements use the new index as they used the old one.
 
 Revision ID: 0022
-Revises: 0020 (the lead rechains it after 0021 at merge)
+Revises: 0021
 """
 
 from alembic import op
 
 revision = "0022"
-down_revision = "0020"
+down_revision = "0021"
 branch_labels = None
 depends_on = None
 
