@@ -55,6 +55,10 @@ class GroupQueue(Generic[K, I]):
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    def waiting(self, key: K) -> int:
+        """How many items under `key` wait for a group (not counting the group that runs)."""
+        return len(self._queues.get(key, ()))
+
     async def _drain(self, key: K) -> None:
         try:
             while self._queues.get(key):
