@@ -468,8 +468,15 @@ async def _commit_group(
     # the group planned is held for the later ones (its receipt is not written yet).
     receipts: dict[tuple[str, str], Receipt] = {}
     outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
+    planned: list[CommitRows] = []
     for branch_name in sorted(by_branch):
-        outcomes += await _commit_branch(txn, domain_id, branch_name, by_branch[branch_name], receipts)
+        branch_outcomes, rows = await _commit_branch(
+            txn, domain_id, branch_name, by_branch[branch_name], receipts
+        )
+        outcomes += branch_outcomes
+        if rows is not None:
+            planned.append(rows)
+    await txn.write_commit_rows(*planned)  # every branch's commits in one statement
     return outcomes
 
 
@@ -479,13 +486,14 @@ async def _commit_branch(
     branch_name: str,
     batch: list[_Pending[Any]],
     receipts: dict[tuple[str, str], Receipt],
-) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
-    """Lock `branch_name`, run its commits of the group on the head each leaves, and write them."""
+) -> tuple[list[tuple[_Pending[Any], Any, BaseException | None]], CommitRows | None]:
+    """Lock `branch_name` and run its commits of the group on the head each leaves: their outcomes
+    and the rows to write (None: an unknown branch)."""
     wanted = sorted({(kind, k) for pending in batch for kind, keys in pending.prefetch.items() for k in keys})
     branch, found = await txn.lock_branch(domain_id, branch_name, wanted)
     if branch is None:
         problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
-        return [(pending, None, problem) for pending in batch]
+        return [(pending, None, problem) for pending in batch], None
     view = await open_view(txn, branch)
     view.receipts.update(receipts)
     if found is not None and branch.mode != "overlay":
@@ -525,12 +533,11 @@ async def _commit_branch(
         merged.heads.append({"head": head.revision, "generation": head.generation})
     if branch.mode == "overlay":  # an overlay branch keeps its history only (view.OverlayView)
         merged.records, merged.deleted_records, merged.links, merged.deleted_links = [], [], [], []
-    await txn.write_commit_rows(merged)
     for doc in merged.receipts:
         receipts[(doc["principal"], doc["key"])] = Receipt(
             doc["request_digest"], doc["status"], doc["response"], doc["revision"]
         )
-    return outcomes
+    return outcomes, merged
 
 
 __all__ = [
