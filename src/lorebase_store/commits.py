@@ -322,7 +322,7 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, VaultTxn):
             # it takes an outbox sequence: a reader that saw the sequence then sees the transaction
             # in progress. Inside the commit statement the order of the two is not defined. The
             # same statement queues the relay's wake-up (sent on commit). A group commit's branch
-            # lock (DomainsTxn.lock_branch) did both already; merges written here come this way.
+            # lock (DomainsTxn.lock_branches) did both already; merges written here come this way.
             await self.conn.execute(_TAKE_XID)
             self.outbox_xid_held = True
         # A large commit's rows (a schema change migrating a million Records) take seconds of CPU

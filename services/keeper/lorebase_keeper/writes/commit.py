@@ -469,31 +469,39 @@ async def _commit_group(
     receipts: dict[tuple[str, str], Receipt] = {}
     outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
     planned: list[CommitRows] = []
-    for branch_name in sorted(by_branch):
-        branch_outcomes, rows = await _commit_branch(
-            txn, domain_id, branch_name, by_branch[branch_name], receipts
+    wanted = {
+        name: sorted(
+            {(kind, k) for pending in group for kind, keys in pending.prefetch.items() for k in keys}
         )
+        for name, group in by_branch.items()
+    }
+    locked = await txn.lock_branches(domain_id, wanted)
+    for branch_name in sorted(by_branch):
+        group = by_branch[branch_name]
+        if branch_name not in locked:
+            problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
+            outcomes += [(pending, None, problem) for pending in group]
+            continue
+        branch, found = locked[branch_name]
+        branch_outcomes, rows = await _commit_branch(txn, branch, found, wanted[branch_name], group, receipts)
         outcomes += branch_outcomes
-        if rows is not None:
-            planned.append(rows)
+        planned.append(rows)
     await txn.write_commit_rows(*planned)  # every branch's commits in one statement
     return outcomes
 
 
 async def _commit_branch(
     txn: Txn,
-    domain_id: int,
-    branch_name: str,
+    branch: BranchRow,
+    found: dict[tuple[str, str], RecordRow] | None,
+    wanted: list[tuple[str, str]],
     batch: list[_Pending[Any]],
     receipts: dict[tuple[str, str], Receipt],
-) -> tuple[list[tuple[_Pending[Any], Any, BaseException | None]], CommitRows | None]:
-    """Lock `branch_name` and run its commits of the group on the head each leaves: their outcomes
-    and the rows to write (None: an unknown branch)."""
-    wanted = sorted({(kind, k) for pending in batch for kind, keys in pending.prefetch.items() for k in keys})
-    branch, found = await txn.lock_branch(domain_id, branch_name, wanted)
-    if branch is None:
-        problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
-        return [(pending, None, problem) for pending in batch], None
+) -> tuple[list[tuple[_Pending[Any], Any, BaseException | None]], CommitRows]:
+    """Run the commits of a locked branch on the head each leaves (`found`: the `wanted` Records as
+    the lock read them; None when it waited for another commit): their outcomes and the rows to
+    write."""
+    domain_id, branch_name = branch.domain_id, branch.name
     view = await open_view(txn, branch)
     view.receipts.update(receipts)
     if found is not None and branch.mode != "overlay":
