@@ -59,15 +59,15 @@ def _domain(row: Any) -> DomainRow:
     return DomainRow(row.id, row.name, row.default_branch, row.schema, row.settings, row.created_at)
 
 
-# Locks the branch row, reads the Records a group touches, takes the transaction's xid (the outbox
-# fence needs it held before the commit statement takes an outbox sequence; the row lock takes one
-# anyway) and queues the relay's wake-up (sent only if the transaction commits): one round trip.
-# The branches of a commit group, locked in the order of their names (two groups never wait for
-# each other in a cycle), with the Records the group will touch.
+# Locks the rows of a commit group's branches in the order of their names (two groups never wait
+# for each other in a cycle), reads the Records the group touches, takes the transaction's xid (the
+# outbox fence needs it held before the commit statement takes an outbox sequence; the row lock takes
+# one anyway) and queues the relay's wake-up (sent only if the transaction commits): one round trip.
+# With SKIP LOCKED, a branch another transaction holds is answered as busy ('s') instead.
 _LOCK_BRANCHES = (
     """
 WITH locked AS (
-  SELECT * FROM branches WHERE domain_id = $1 AND name = ANY(CAST($2 AS text[])) ORDER BY name FOR UPDATE
+  SELECT * FROM branches WHERE domain_id = $1 AND name = ANY(CAST($2 AS text[])) ORDER BY name {lock}
 ), seen AS (
   SELECT name, generation FROM branches WHERE domain_id = $1 AND name = ANY(CAST($2 AS text[]))
 ), wanted AS (
@@ -88,8 +88,14 @@ SELECT 'r', NULL, r.branch, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
        NULL, r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
 FROM records r JOIN wanted w ON r.branch = w.branch AND r.kind = w.kind AND r.key = w.key
 WHERE r.domain_id = $1
+UNION ALL
+SELECT 's', NULL, s.name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM seen s WHERE s.name NOT IN (SELECT name FROM locked)
 """
 )
+_LOCK_WAITING = _LOCK_BRANCHES.replace("{lock}", "FOR UPDATE")
+_LOCK_SKIPPING = _LOCK_BRANCHES.replace("{lock}", "FOR UPDATE SKIP LOCKED")
 
 
 def _branch(row: Any) -> BranchRow:
@@ -184,11 +190,12 @@ class DomainsTxn(TxnBase):
         return None if row is None else replace(_branch_record(row), schema_digest=row["schema_digest"])
 
     async def lock_branches(
-        self, domain_id: int, wanted: dict[str, list[tuple[str, str]]]
-    ) -> dict[str, tuple[BranchRow, dict[tuple[str, str], RecordRow] | None]]:
+        self, domain_id: int, wanted: dict[str, list[tuple[str, str]]], *, skip_locked: bool = False
+    ) -> tuple[dict[str, tuple[BranchRow, dict[tuple[str, str], RecordRow] | None]], list[str]]:
         """Lock the rows of the branches a commit group writes (`wanted`'s keys) and read the Records
-        the group will touch on each (its values: (kind, key)), in one statement. A branch that does
-        not exist is left out of the answer.
+        the group will touch on each (its values: (kind, key)), in one statement: the locked
+        branches, and the names of those another transaction held (`skip_locked`: not waited for).
+        A branch that does not exist is in neither.
 
         The Records come from the statement's snapshot; when the lock of a branch had to wait for
         another commit, that snapshot predates it, and None is returned for that branch's Records
@@ -197,7 +204,7 @@ class DomainsTxn(TxnBase):
         refs = [(branch, kind, key) for branch, pairs in wanted.items() for kind, key in pairs]
         driver = await self.driver()
         rows = await driver.fetch(
-            _LOCK_BRANCHES,
+            _LOCK_SKIPPING if skip_locked else _LOCK_WAITING,
             domain_id,
             sorted(wanted),
             [branch for branch, _, _ in refs],
@@ -207,8 +214,11 @@ class DomainsTxn(TxnBase):
         branches_found: dict[str, BranchRow] = {}
         fresh: dict[str, bool] = {}
         found: dict[str, dict[tuple[str, str], RecordRow]] = {}
+        busy: list[str] = []
         for row in rows:
-            if row["part"] == "b":
+            if row["part"] == "s":
+                busy.append(row["name"])
+            elif row["part"] == "b":
                 branch = replace(_branch_record(row), schema_digest=row["schema_digest"])
                 branches_found[branch.name] = branch
                 fresh[branch.name] = row["seen_generation"] == row["generation"]
@@ -222,10 +232,11 @@ class DomainsTxn(TxnBase):
                     row["created_revision"],
                     row["updated_revision"],
                 )
-        return {
+        locked = {
             name: (branch, found.get(name, {}) if fresh[name] else None)
             for name, branch in branches_found.items()
         }
+        return locked, sorted(busy)
 
     async def list_branches(self, domain_id: int) -> list[BranchRow]:
         rows = await self.conn.execute(

@@ -25,8 +25,8 @@ async def test_the_branch_lock_holds_the_rows_and_the_xid_until_the_transaction_
         async with db.engine.begin() as conn:
             txn = Txn(conn)
             wanted = {"side": [("Supplier", "S-1002")], "main": [("Supplier", "S-1001")], "nope": []}
-            locked = await txn.lock_branches(1, wanted)
-            assert sorted(locked) == ["main", "side"], "an unknown branch is left out"
+            locked, busy = await txn.lock_branches(1, wanted)
+            assert sorted(locked) == ["main", "side"] and busy == [], "an unknown branch is left out"
             assert txn.outbox_xid_held
             for name, key in (("main", "S-1001"), ("side", "S-1002")):
                 row, found = locked[name]

@@ -441,7 +441,11 @@ class Committer:
             attributes={"lorebase.commits": len(batch)},
             links=tuple(p.traceparent for p in batch[1:]),
         ):
-            outcomes = await self.db.run_interaction("commit", _commit_group, domain_id, batch, timeout)
+            outcomes, deferred = await self.db.run_interaction(
+                "commit", _commit_group, domain_id, batch, timeout
+            )
+        if deferred:  # their branches were held by another transaction: the next group takes them
+            self._groups.requeue(key, deferred)
         moved: dict[str, int] = {}
         for pending, _, error in outcomes:
             if error is None:
@@ -456,9 +460,14 @@ class Committer:
 
 async def _commit_group(
     txn: Txn, domain_id: int, batch: list[_Pending[Any]], statement_timeout_s: float | None = None
-) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
+) -> tuple[list[tuple[_Pending[Any], Any, BaseException | None]], list[_Pending[Any]]]:
     """The commits of `batch`, branch by branch in the order of the branches' names (each branch's
-    in the order they were queued), in this one transaction."""
+    in the order they were queued), in this one transaction: their outcomes, and the commits left
+    for the next group.
+
+    A branch that another transaction holds (a merge, an import, another keeper's group) does not
+    hold up the group's other branches: its commits are left for the next group. A group with
+    nothing else to commit waits for the lock."""
     if statement_timeout_s is not None:  # an import's statements may run longer than a write's
         await txn.bulk(statement_timeout_s)
     by_branch: dict[str, list[_Pending[Any]]] = {}
@@ -475,7 +484,11 @@ async def _commit_group(
         )
         for name, group in by_branch.items()
     }
-    locked = await txn.lock_branches(domain_id, wanted)
+    locked, busy = await txn.lock_branches(domain_id, wanted, skip_locked=len(wanted) > 1)
+    if busy and not locked:
+        locked, _ = await txn.lock_branches(domain_id, {name: wanted[name] for name in busy})
+        busy = []
+    deferred = [pending for name in busy for pending in by_branch.pop(name)]
     for branch_name in sorted(by_branch):
         group = by_branch[branch_name]
         if branch_name not in locked:
@@ -487,7 +500,7 @@ async def _commit_group(
         outcomes += branch_outcomes
         planned.append(rows)
     await txn.write_commit_rows(*planned)  # every branch's commits in one statement
-    return outcomes
+    return outcomes, deferred
 
 
 async def _commit_branch(
