@@ -231,6 +231,14 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
         )
     )
     lines = write_tail.tail_lines(tails, [raw for _, raw in writes])
+    spread_names = [f"w{n}" for n in range(1, write_tail.BRANCHES + 1)]
+    one = asyncio.run(write_tail.revisions_per_transaction(bench.url, ["main"]))
+    many = asyncio.run(write_tail.revisions_per_transaction(bench.url, spread_names))
+    lines.insert(
+        -1,
+        f"- Revisions per commit transaction: {one:.2f} on one branch, {many:.2f} on "
+        f"{write_tail.BRANCHES} branches",
+    )
     if cold and bench.big is not None:
         rows.append(
             (

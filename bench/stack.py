@@ -51,12 +51,19 @@ def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float =
     raise SystemExit("the stack did not become healthy")
 
 
+def _pg_settings() -> dict[str, str]:
+    """LOREBASE_BENCH_PG_SETTINGS: server settings over the embedded defaults for an A/B run,
+    `name=value` pairs separated by commas (e.g. `wal_compression=off,min_wal_size=80MB`)."""
+    pairs = os.environ.get("LOREBASE_BENCH_PG_SETTINGS", "")
+    return dict(item.strip().split("=", 1) for item in pairs.split(",") if item.strip())
+
+
 @contextmanager
 def started(work: Path, *, tracing_ratio: str | None = None) -> Iterator[Stack]:
     """The stack in `work`, healthy and with the supply example loaded, metered by `cpu.METER`;
     stopped (servers too) when the block ends. With `tracing_ratio`, traced at that ratio into a
     receiver that drops the spans (bench/otlp_sink.py)."""
-    pg = EmbeddedPostgres(work / "pg")
+    pg = EmbeddedPostgres(work / "pg", settings=_pg_settings())
     nats = EmbeddedNats(work / "nats")
     process: subprocess.Popen[bytes] | None = None
     sink: subprocess.Popen[bytes] | None = None

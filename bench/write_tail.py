@@ -132,6 +132,21 @@ def tail_lines(tails: list[tuple[Measure, Waits]], raws: list[Measure]) -> list[
     ]
 
 
+async def revisions_per_transaction(url: str, branches: list[str]) -> float:
+    """Revisions of supply's `branches` over the transactions that wrote them (a revisions row is
+    never updated: its xmin is the transaction of its commit group)."""
+    conn = await asyncpg.connect(url)
+    try:
+        row = await conn.fetchrow(
+            "SELECT count(*) AS revisions, count(DISTINCT r.xmin::text) AS transactions FROM revisions r "
+            "JOIN domains d ON d.id = r.domain_id WHERE d.name = 'supply' AND r.branch = ANY($1::text[])",
+            branches,
+        )
+    finally:
+        await conn.close()
+    return float(row["revisions"]) / max(1, row["transactions"])
+
+
 def branches(base: str, headers: dict[str, str]) -> None:
     """The branches w1..w8 of supply, made from main once."""
     with httpx.Client(base_url=base, timeout=60) as client:
@@ -142,4 +157,12 @@ def branches(base: str, headers: dict[str, str]) -> None:
             assert made.status_code in (201, 409), made.text
 
 
-__all__ = ["BRANCHES_LUA", "TAIL_TARGET", "Waits", "branches", "tail_lines", "waits"]
+__all__ = [
+    "BRANCHES_LUA",
+    "TAIL_TARGET",
+    "Waits",
+    "branches",
+    "revisions_per_transaction",
+    "tail_lines",
+    "waits",
+]

@@ -29,7 +29,8 @@ from lorebase_store.staged_rows import StagedRowsTxn
 from lorebase_store.stored_form import StoredRows
 from lorebase_store.vault import VaultTxn
 
-# Parameters: $1 domain_id, $2 branch, then the JSON arrays of CommitRows in _LISTS order.
+# Parameters: $1 domain_id, then the JSON arrays of CommitRows in _LISTS order, each row naming its
+# branch (one statement writes the commits of several branches of a Domain: _encode).
 _COMMIT = """
 WITH
 rev AS (
@@ -37,14 +38,14 @@ rev AS (
                          changes_digest, stats, created_at, schema_digest)
   SELECT $1, x.id, x.branch, x.generation, x.parents, x.author, x.message, x.origin,
          x.changes_digest, x.stats, x.created_at, x.schema_digest
-  FROM jsonb_to_recordset(CAST($3 AS jsonb)) AS x(id text, branch text, generation bigint,
+  FROM jsonb_to_recordset(CAST($2 AS jsonb)) AS x(id text, branch text, generation bigint,
        parents jsonb, author text, message text, origin jsonb, changes_digest text, stats jsonb,
        created_at timestamptz, schema_digest text)
 ),
 rec AS (
   INSERT INTO records (domain_id, branch, kind, key, "values", provenance, created_revision, updated_revision)
-  SELECT $1, $2, x.kind, x.key, x."values", x.provenance, x.created_revision, x.updated_revision
-  FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(kind text, key text, "values" jsonb,
+  SELECT $1, x.branch, x.kind, x.key, x."values", x.provenance, x.created_revision, x.updated_revision
+  FROM jsonb_to_recordset(CAST($3 AS jsonb)) AS x(branch text, kind text, key text, "values" jsonb,
        provenance jsonb, created_revision text, updated_revision text)
   ON CONFLICT (domain_id, branch, kind, key) DO UPDATE
     SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance,
@@ -52,74 +53,75 @@ rec AS (
 ),
 rdel AS (
   DELETE FROM records r
-  USING jsonb_to_recordset(CAST($5 AS jsonb)) AS x(kind text, key text)
-  WHERE r.domain_id = $1 AND r.branch = $2 AND r.kind = x.kind AND r.key = x.key
+  USING jsonb_to_recordset(CAST($4 AS jsonb)) AS x(branch text, kind text, key text)
+  WHERE r.domain_id = $1 AND r.branch = x.branch AND r.kind = x.kind AND r.key = x.key
 ),
 lnk AS (
   INSERT INTO links (domain_id, branch, relation, from_key, to_key, "values", provenance, revision)
-  SELECT $1, $2, x.relation, x.from_key, x.to_key, x."values", x.provenance, x.revision
-  FROM jsonb_to_recordset(CAST($6 AS jsonb)) AS x(relation text, from_key text, to_key text,
+  SELECT $1, x.branch, x.relation, x.from_key, x.to_key, x."values", x.provenance, x.revision
+  FROM jsonb_to_recordset(CAST($5 AS jsonb)) AS x(branch text, relation text, from_key text, to_key text,
        "values" jsonb, provenance jsonb, revision text)
   ON CONFLICT (domain_id, branch, relation, from_key, to_key) DO UPDATE
     SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance, revision = EXCLUDED.revision
 ),
 ldel AS (
   DELETE FROM links l
-  USING jsonb_to_recordset(CAST($7 AS jsonb)) AS x(relation text, from_key text, to_key text)
-  WHERE l.domain_id = $1 AND l.branch = $2 AND l.relation = x.relation
+  USING jsonb_to_recordset(CAST($6 AS jsonb)) AS x(branch text, relation text, from_key text, to_key text)
+  WHERE l.domain_id = $1 AND l.branch = x.branch AND l.relation = x.relation
     AND l.from_key = x.from_key AND l.to_key = x.to_key
 ),
 his AS (
   INSERT INTO history (domain_id, branch, generation, revision, entity, name, key, change, attributes,
                        before, after, provenance)
-  SELECT $1, $2, x.generation, x.revision, x.entity, x.name, x.key, x.change, x.attributes,
+  SELECT $1, x.branch, x.generation, x.revision, x.entity, x.name, x.key, x.change, x.attributes,
          x.before, x.after, x.provenance
-  FROM ROWS FROM (jsonb_to_recordset(CAST($8 AS jsonb)) AS (generation bigint, revision text,
+  FROM ROWS FROM (jsonb_to_recordset(CAST($7 AS jsonb)) AS (branch text, generation bigint, revision text,
        entity text, name text, key text, change text, attributes jsonb, before jsonb, after jsonb,
-       provenance jsonb)) WITH ORDINALITY AS x(generation, revision, entity, name, key, change, attributes,
-       before, after, provenance, n)
+       provenance jsonb)) WITH ORDINALITY AS x(branch, generation, revision, entity, name, key, change,
+       attributes, before, after, provenance, n)
   ORDER BY x.n
 ),
 evt AS (
   INSERT INTO outbox (domain_id, branch, type, revision, event, created_at, traceparent)
-  SELECT $1, $2, x.type, x.revision, x.event, x.created_at, x.traceparent
-  FROM ROWS FROM (jsonb_to_recordset(CAST($9 AS jsonb)) AS (type text, revision text, event jsonb,
-       created_at timestamptz, traceparent text))
-       WITH ORDINALITY AS x(type, revision, event, created_at, traceparent, n)
+  SELECT $1, x.branch, x.type, x.revision, x.event, x.created_at, x.traceparent
+  FROM ROWS FROM (jsonb_to_recordset(CAST($8 AS jsonb)) AS (branch text, type text, revision text,
+       event jsonb, created_at timestamptz, traceparent text))
+       WITH ORDINALITY AS x(branch, type, revision, event, created_at, traceparent, n)
   ORDER BY x.n
 ),
 inv AS (
   INSERT INTO invocations (id, domain_id, operation, principal, branch, parameters, revision, created_at)
-  SELECT x.id, $1, x.operation, x.principal, $2, x.parameters, x.revision, x.created_at
-  FROM jsonb_to_recordset(CAST($10 AS jsonb)) AS x(id text, operation text, principal text,
+  SELECT x.id, $1, x.operation, x.principal, x.branch, x.parameters, x.revision, x.created_at
+  FROM jsonb_to_recordset(CAST($9 AS jsonb)) AS x(id text, operation text, principal text, branch text,
        parameters jsonb, revision text, created_at timestamptz)
 ),
 rcp AS (
   INSERT INTO idempotency_receipts (domain_id, principal, key, request_digest, status, response, revision, created_at)
   SELECT $1, x.principal, x.key, x.request_digest, x.status, x.response, x.revision, x.created_at
-  FROM json_to_recordset(CAST($11 AS json)) AS x(principal text, key text, request_digest text,
+  FROM json_to_recordset(CAST($10 AS json)) AS x(principal text, key text, request_digest text,
        status integer, response json, revision text, created_at timestamptz)
 ),
 fil AS (
   UPDATE history h SET after = r."values"
   FROM records r
-  WHERE r.domain_id = $1 AND r.branch = $2
-    AND (r.kind, r.key) IN (SELECT x.kind, x.key FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(kind text, key text)
-                            UNION ALL
-                            SELECT x.kind, x.key FROM jsonb_to_recordset(CAST($5 AS jsonb)) AS x(kind text, key text))
+  WHERE r.domain_id = $1
+    AND (r.branch, r.kind, r.key) IN (
+      SELECT x.branch, x.kind, x.key FROM jsonb_to_recordset(CAST($3 AS jsonb)) AS x(branch text, kind text, key text)
+      UNION ALL
+      SELECT x.branch, x.kind, x.key FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(branch text, kind text, key text))
     AND r.created_revision = r.updated_revision
-    AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
+    AND h.domain_id = $1 AND h.branch = r.branch AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
     AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
 ),
 hd AS (
   UPDATE branches SET head = x.head, generation = x.generation
-  FROM jsonb_to_recordset(CAST($13 AS jsonb)) AS x(head text, generation bigint)
-  WHERE branches.domain_id = $1 AND branches.name = $2
+  FROM jsonb_to_recordset(CAST($12 AS jsonb)) AS x(branch text, head text, generation bigint)
+  WHERE branches.domain_id = $1 AND branches.name = x.branch
 ),
 aud AS (
   INSERT INTO audit_log (at, principal, action, domain, target, details)
   SELECT x.at, x.principal, x.action, x.domain, x.target, x.details
-  FROM jsonb_to_recordset(CAST($12 AS jsonb)) AS x(at timestamptz, principal text, action text,
+  FROM jsonb_to_recordset(CAST($11 AS jsonb)) AS x(at timestamptz, principal text, action text,
        domain text, target text, details jsonb)
 )
 SELECT 1
@@ -251,14 +253,21 @@ def _final_states(
     return kept_upserts, kept_deletes
 
 
-def _encode(rows: CommitRows, form: StoredRows) -> list[str]:
-    """The commit statement's JSON arrays, in _LISTS order, the rows in the stored form."""
-    stored = {
-        "records": [form.record(r) for r in rows.records],
-        "links": [form.link(r) for r in rows.links],
-        "history": [form.history(h) for h in rows.history],
-    }
-    return [orjson.dumps(stored.get(name, getattr(rows, name))).decode() for name in _LISTS]
+def _encode(parts: list[tuple[CommitRows, StoredRows]]) -> list[str]:
+    """The commit statement's JSON arrays, in _LISTS order: the rows of every branch's commits in
+    the stored form, each naming its branch (the revisions and receipts need not)."""
+    lists: dict[str, list[dict[str, Any]]] = {name: [] for name in _LISTS}
+    for rows, form in parts:
+        branch = rows.branch
+        lists["revisions"] += rows.revisions
+        lists["records"] += [{**form.record(r), "branch": branch} for r in rows.records]
+        lists["links"] += [{**form.link(r), "branch": branch} for r in rows.links]
+        lists["history"] += [{**form.history(h), "branch": branch} for h in rows.history]
+        for name in ("deleted_records", "deleted_links", "events", "invocations", "heads"):
+            lists[name] += [{**r, "branch": branch} for r in getattr(rows, name)]
+        lists["receipts"] += rows.receipts
+        lists["audits"] += rows.audits
+    return [orjson.dumps(lists[name]).decode() for name in _LISTS]
 
 
 _LISTS = (
@@ -277,9 +286,36 @@ _LISTS = (
 
 
 class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, VaultTxn):
-    async def write_commit_rows(self, rows: CommitRows) -> None:
-        """Write a commit (or a group of them): one statement, plus COPY for the rows of a large one,
-        then the source syncs and extractions of the group."""
+    async def write_commit_rows(self, *branches: CommitRows) -> None:
+        """Write a commit, a group of them, or the groups of several branches of one Domain: one
+        statement, plus COPY for the rows of a large one, after the source syncs, extractions, vault
+        entries and schema versions of each."""
+        parts: list[tuple[CommitRows, StoredRows]] = []
+        large = False
+        for rows in branches:
+            prepared = await self._prepare_commit_rows(rows)
+            if prepared is not None:
+                parts.append(prepared[:2])
+                large = large or prepared[2]
+        if not parts:
+            return
+        if any(rows.events for rows, _ in parts) and not self.outbox_xid_held:
+            # The outbox fence (lorebase_store.fence) needs this transaction to hold its xid before
+            # it takes an outbox sequence: a reader that saw the sequence then sees the transaction
+            # in progress. Inside the commit statement the order of the two is not defined. The
+            # same statement queues the relay's wake-up (sent on commit). A group commit's branch
+            # lock (DomainsTxn.lock_branches) did both already; merges written here come this way.
+            await self.conn.execute(_TAKE_XID)
+            self.outbox_xid_held = True
+        # A large commit's rows (a schema change migrating a million Records) take seconds of CPU
+        # to encode: in a thread, so the process serves its other requests meanwhile.
+        encoded = await asyncio.to_thread(_encode, parts) if large else _encode(parts)
+        driver = await self.driver()
+        await driver.execute(_COMMIT, parts[0][0].domain_id, *encoded)
+
+    async def _prepare_commit_rows(self, rows: CommitRows) -> tuple[CommitRows, StoredRows, bool] | None:
+        """Write what goes before the commit statement: the rows left for it, their stored form and
+        whether they were many (None: nothing left)."""
         if rows.source_syncs:
             await self.write_source_syncs(rows.domain_id, rows.branch, rows.source_syncs)
         if rows.extractions:
@@ -289,7 +325,7 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
         if rows.schema_versions:
             await self.write_schema_versions(rows.domain_id, rows.schema_versions)
         if not any(getattr(rows, name) for name in _LISTS):
-            return
+            return None
         rows = rows.compacted()
         if rows.events and tracing.enabled():
             # The trace of a commit written in the request's own task (a merge); a group commit's
@@ -297,14 +333,6 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
             current = tracing.traceparent()
             for event in rows.events:
                 event.setdefault("traceparent", current or None)
-        if rows.events and not self.outbox_xid_held:
-            # The outbox fence (lorebase_store.fence) needs this transaction to hold its xid before
-            # it takes an outbox sequence: a reader that saw the sequence then sees the transaction
-            # in progress. Inside the commit statement the order of the two is not defined. The
-            # same statement queues the relay's wake-up (sent on commit). A group commit's branch
-            # lock (DomainsTxn.lock_branch) did both already; merges written here come this way.
-            await self.conn.execute(_TAKE_XID)
-            self.outbox_xid_held = True
         for staged in rows.staged:
             await self.apply_staged_rows(
                 rows.domain_id,
@@ -319,11 +347,7 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
         large = len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD
         if large:
             rows = await self._copy_bulk(rows, form)
-        # A large commit's rows (a schema change migrating a million Records) take seconds of CPU
-        # to encode: in a thread, so the process serves its other requests meanwhile.
-        encoded = await asyncio.to_thread(_encode, rows, form) if large else _encode(rows, form)
-        driver = await self.driver()
-        await driver.execute(_COMMIT, rows.domain_id, rows.branch, *encoded)
+        return rows, form, large
 
     async def _copy_bulk(self, rows: CommitRows, form: StoredRows) -> CommitRows:
         """COPY the new Records, new Links and the history rows (bulk.py), and many changed Records

@@ -51,7 +51,7 @@ class BranchRow:
     created_at: datetime
     chain: list[list[Any]] | None = None
     # The schema version of its head (revisions.schema_digest; None: the creation schema). Read by
-    # get_branch and the commit path's lock (lock_branch); listings leave it None.
+    # get_branch and the commit path's lock (lock_branches); listings leave it None.
     schema_digest: str | None = None
 
 
@@ -59,21 +59,23 @@ def _domain(row: Any) -> DomainRow:
     return DomainRow(row.id, row.name, row.default_branch, row.schema, row.settings, row.created_at)
 
 
-# Locks the branch row, reads the Records a group touches, takes the transaction's xid (the outbox
-# fence needs it held before the commit statement takes an outbox sequence; the row lock takes one
-# anyway) and queues the relay's wake-up (sent only if the transaction commits): one round trip.
-_LOCK_BRANCH = (
+# Locks the rows of a commit group's branches in the order of their names (two groups never wait
+# for each other in a cycle), reads the Records the group touches, takes the transaction's xid (the
+# outbox fence needs it held before the commit statement takes an outbox sequence; the row lock takes
+# one anyway) and queues the relay's wake-up (sent only if the transaction commits): one round trip.
+# With SKIP LOCKED, a branch another transaction holds is answered as busy ('s') instead.
+_LOCK_BRANCHES = (
     """
 WITH locked AS (
-  SELECT * FROM branches WHERE domain_id = $1 AND name = $2 FOR UPDATE
+  SELECT * FROM branches WHERE domain_id = $1 AND name = ANY(CAST($2 AS text[])) ORDER BY name {lock}
 ), seen AS (
-  SELECT generation FROM branches WHERE domain_id = $1 AND name = $2
+  SELECT name, generation FROM branches WHERE domain_id = $1 AND name = ANY(CAST($2 AS text[]))
 ), wanted AS (
-  SELECT * FROM unnest(CAST($3 AS text[]), CAST($4 AS text[])) AS w(kind, key)
+  SELECT * FROM unnest(CAST($3 AS text[]), CAST($4 AS text[]), CAST($5 AS text[])) AS w(branch, kind, key)
 )
 SELECT 'b' AS part, l.domain_id, l.name, l.head, l.generation, l.protected, l.required_approvals,
        l.from_branch, l.fork_generation, l.mode, l.created_by, l.created_at, l.chain,
-       (SELECT generation FROM seen) AS seen_generation,
+       (SELECT s.generation FROM seen s WHERE s.name = l.name) AS seen_generation,
        (SELECT v.schema_digest FROM revisions v WHERE v.domain_id = $1 AND v.id = l.head) AS schema_digest,
        pg_current_xact_id()::text AS xid, pg_notify('"""
     + OUTBOX_CHANNEL
@@ -82,12 +84,18 @@ SELECT 'b' AS part, l.domain_id, l.name, l.head, l.generation, l.protected, l.re
        NULL::text AS created_revision, NULL::text AS updated_revision
 FROM locked l
 UNION ALL
-SELECT 'r', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL, NULL,
-       r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
-FROM records r JOIN wanted w ON r.kind = w.kind AND r.key = w.key
-WHERE r.domain_id = $1 AND r.branch = $2
+SELECT 'r', NULL, r.branch, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL,
+       NULL, r.kind, r.key, r."values", r.provenance, r.created_revision, r.updated_revision
+FROM records r JOIN wanted w ON r.branch = w.branch AND r.kind = w.kind AND r.key = w.key
+WHERE r.domain_id = $1
+UNION ALL
+SELECT 's', NULL, s.name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM seen s WHERE s.name NOT IN (SELECT name FROM locked)
 """
 )
+_LOCK_WAITING = _LOCK_BRANCHES.replace("{lock}", "FOR UPDATE")
+_LOCK_SKIPPING = _LOCK_BRANCHES.replace("{lock}", "FOR UPDATE SKIP LOCKED")
 
 
 def _branch(row: Any) -> BranchRow:
@@ -181,28 +189,42 @@ class DomainsTxn(TxnBase):
         row = await driver.fetchrow(_GET_BRANCH_FOR_UPDATE if for_update else _GET_BRANCH, domain_id, name)
         return None if row is None else replace(_branch_record(row), schema_digest=row["schema_digest"])
 
-    async def lock_branch(
-        self, domain_id: int, name: str, wanted: list[tuple[str, str]]
-    ) -> tuple[BranchRow | None, dict[tuple[str, str], RecordRow] | None]:
-        """Lock a branch row for a commit and read the Records a commit group will touch, in one statement.
+    async def lock_branches(
+        self, domain_id: int, wanted: dict[str, list[tuple[str, str]]], *, skip_locked: bool = False
+    ) -> tuple[dict[str, tuple[BranchRow, dict[tuple[str, str], RecordRow] | None]], list[str]]:
+        """Lock the rows of the branches a commit group writes (`wanted`'s keys) and read the Records
+        the group will touch on each (its values: (kind, key)), in one statement: the locked
+        branches, and the names of those another transaction held (`skip_locked`: not waited for).
+        A branch that does not exist is in neither.
 
-        The Records come from the statement's snapshot; when the lock had to wait for another
-        commit, that snapshot predates it, and None is returned for them (read them again).
+        The Records come from the statement's snapshot; when the lock of a branch had to wait for
+        another commit, that snapshot predates it, and None is returned for that branch's Records
+        (read them again).
         """
+        refs = [(branch, kind, key) for branch, pairs in wanted.items() for kind, key in pairs]
         driver = await self.driver()
         rows = await driver.fetch(
-            _LOCK_BRANCH, domain_id, name, [kind for kind, _ in wanted], [key for _, key in wanted]
+            _LOCK_SKIPPING if skip_locked else _LOCK_WAITING,
+            domain_id,
+            sorted(wanted),
+            [branch for branch, _, _ in refs],
+            [kind for _, kind, _ in refs],
+            [key for _, _, key in refs],
         )
-        branch: BranchRow | None = None
-        fresh = False
-        found: dict[tuple[str, str], RecordRow] = {}
+        branches_found: dict[str, BranchRow] = {}
+        fresh: dict[str, bool] = {}
+        found: dict[str, dict[tuple[str, str], RecordRow]] = {}
+        busy: list[str] = []
         for row in rows:
-            if row["part"] == "b":
+            if row["part"] == "s":
+                busy.append(row["name"])
+            elif row["part"] == "b":
                 branch = replace(_branch_record(row), schema_digest=row["schema_digest"])
-                fresh = row["seen_generation"] == row["generation"]
+                branches_found[branch.name] = branch
+                fresh[branch.name] = row["seen_generation"] == row["generation"]
                 self.outbox_xid_held = True
             else:
-                found[(row["kind"], row["key"])] = RecordRow(
+                found.setdefault(row["name"], {})[(row["kind"], row["key"])] = RecordRow(
                     row["kind"],
                     row["key"],
                     row["values"],
@@ -210,7 +232,11 @@ class DomainsTxn(TxnBase):
                     row["created_revision"],
                     row["updated_revision"],
                 )
-        return branch, (found if fresh else None)
+        locked = {
+            name: (branch, found.get(name, {}) if fresh[name] else None)
+            for name, branch in branches_found.items()
+        }
+        return locked, sorted(busy)
 
     async def list_branches(self, domain_id: int) -> list[BranchRow]:
         rows = await self.conn.execute(

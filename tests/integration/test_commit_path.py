@@ -16,23 +16,35 @@ from tests.integration.conftest import Stack
 from tests.integration.test_proposals import branch, propose
 
 
-async def test_the_branch_lock_holds_the_row_and_the_xid_until_the_transaction_ends(supply: Stack) -> None:
+async def test_the_branch_lock_holds_the_rows_and_the_xid_until_the_transaction_ends(supply: Stack) -> None:
+    """A commit group's lock takes every branch it writes, with the Records it names on each."""
+    await branch(supply, "side")
     db = supply.rt.db
     other = await asyncpg.connect(supply.database_url)
     try:
         async with db.engine.begin() as conn:
             txn = Txn(conn)
-            row, found = await txn.lock_branch(1, "main", [("Supplier", "S-1001")])
-            assert row is not None and row.name == "main" and txn.outbox_xid_held
-            assert found is not None and found[("Supplier", "S-1001")].values
+            wanted = {"side": [("Supplier", "S-1002")], "main": [("Supplier", "S-1001")], "nope": []}
+            locked, busy = await txn.lock_branches(1, wanted)
+            assert sorted(locked) == ["main", "side"] and busy == [], "an unknown branch is left out"
+            assert txn.outbox_xid_held
+            for name, key in (("main", "S-1001"), ("side", "S-1002")):
+                row, found = locked[name]
+                assert row.name == name
+                assert (
+                    found is not None
+                    and list(found) == [("Supplier", key)]
+                    and found[("Supplier", key)].values
+                )
             driver = await txn.driver()
             assert await driver.fetchval("SELECT pg_current_xact_id_if_assigned() IS NOT NULL")
             # The first statement went to the driver: the transaction began before it, so the
-            # branch row stays locked for another connection.
-            with pytest.raises(asyncpg.LockNotAvailableError):
-                await other.execute(
-                    "SELECT 1 FROM branches WHERE domain_id = 1 AND name = 'main' FOR UPDATE NOWAIT"
-                )
+            # branch rows stay locked for another connection.
+            for name in ("main", "side"):
+                with pytest.raises(asyncpg.LockNotAvailableError):
+                    await other.execute(
+                        "SELECT 1 FROM branches WHERE domain_id = 1 AND name = $1 FOR UPDATE NOWAIT", name
+                    )
         await other.execute("SELECT 1 FROM branches WHERE domain_id = 1 AND name = 'main' FOR UPDATE NOWAIT")
     finally:
         await other.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
 import pytest
 
 from tests.integration.conftest import Stack
@@ -441,3 +442,96 @@ async def test_two_keepers_writing_one_branch_see_each_others_commits(supply: St
     for previous, row in zip(rows, rows[1:], strict=False):
         assert row.before == previous.after, "each change starts from the state the one before it left"
     assert stored == rows[-1].after
+
+
+async def test_writes_on_several_branches_share_one_transaction_and_a_refused_one_changes_nothing(
+    supply: Stack, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The commits of a Domain queued while its group runs go in the next group whatever their
+    branches: one transaction, each branch with its own Revision and head; a stale expected head
+    among them is refused alone, an idempotency key one branch's commit took is held for a later
+    branch of the same group, and a branch another transaction holds is left for a group of its own
+    instead of holding up the others."""
+    from sqlalchemy import text
+
+    names = ("g1", "g2", "g3", "g4", "g5")
+    for name in names:
+        await work_branch(supply, name)
+    heads = {name: await head(supply, name) for name in names}
+    domain = await supply.rt.domains.get("supply")
+
+    async def execute(branch: str, risk: int, **more: object) -> httpx.Response:
+        body = {"parameters": {"key": "S-1004", "risk_score": risk}, "branch": branch, **more}
+        return await supply.http.post(EXECUTE.format("update_supplier"), json=body, headers=supply.admin)
+
+    engine = supply.rt.db.engine
+    waiting_for_a_lock = text(
+        "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+    )
+    async with engine.connect() as holder, engine.connect() as busy, engine.connect() as watcher:
+        watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
+
+        async def until_a_group_waits_for_a_lock(writes: list[asyncio.Future[httpx.Response]]) -> None:
+            for _ in range(1000):
+                if await watching.scalar(waiting_for_a_lock) or any(w.done() for w in writes):
+                    return
+                await asyncio.sleep(0.01)
+
+        # Hold the Domain's group on g1's row lock; the writes sent meanwhile queue for the next
+        # group. g5's row stays held (a merge, an import) after g1's is let go.
+        await busy.execute(text("select 1 from branches where name = 'g5' for update"))
+        await holder.execute(text("select 1 from branches where name = 'g1' for update"))
+        first = asyncio.ensure_future(execute("g1", 41))
+        await until_a_group_waits_for_a_lock([first])
+        rest = [
+            asyncio.ensure_future(execute("g2", 42, idempotency_key="shared-key")),
+            asyncio.ensure_future(execute("g3", 43, expected_head="0" * 64)),
+            asyncio.ensure_future(execute("g4", 44)),
+            asyncio.ensure_future(execute("g4", 45, idempotency_key="shared-key")),
+        ]
+        held = asyncio.ensure_future(execute("g5", 46))
+        for _ in range(1000):
+            if supply.rt.committer.waiting(domain.id) == len(rest) + 1:
+                break
+            await asyncio.sleep(0.01)
+        assert supply.rt.committer.waiting(domain.id) == len(rest) + 1
+        await holder.rollback()
+        assert (await first).status_code == 200
+        # Not held up by g5's branch (a wait here would outlast the bound: the lock is still held).
+        g2, g3, g4, reused = await asyncio.wait_for(asyncio.gather(*rest), 120)
+        await until_a_group_waits_for_a_lock([held])
+        assert not held.done(), "g5's write waits for its branch, alone"
+        await busy.rollback()
+        assert (await held).status_code == 200
+    assert g2.status_code == 200 and g4.status_code == 200, (g2.text, g4.text)
+    assert g3.status_code == 409 and g3.json()["type"].endswith("/stale-head")
+    assert reused.status_code == 422 and reused.json()["type"].endswith("/idempotency-key-reused")
+    assert await head(supply, "g3") == heads["g3"], "the refused write moved nothing"
+    async with engine.connect() as conn:
+        written = {
+            row.branch: row
+            for row in await conn.execute(
+                text(
+                    "select r.branch, r.id, r.parents, r.xmin::text as xid, b.head from revisions r "
+                    "join branches b on b.name = r.branch where r.branch like 'g_' and r.generation = "
+                    "(select max(generation) from revisions v where v.branch = r.branch)"
+                )
+            )
+        }
+        events = (
+            await conn.execute(
+                text("select branch, revision from outbox where branch like 'g_' order by sequence")
+            )
+        ).all()
+        receipts = await conn.scalar(
+            text("select count(*) from idempotency_receipts where key = 'shared-key'")
+        )
+    assert set(written) == {"g1", "g2", "g4", "g5"}
+    assert written["g2"].xid == written["g4"].xid, "g2 and g4 committed in one transaction"
+    assert len({written["g1"].xid, written["g2"].xid, written["g5"].xid}) == 3
+    for name, response in (("g2", g2), ("g4", g4)):
+        assert written[name].head == written[name].id == response.json()["revision"]
+        assert written[name].parents == [heads[name]], "each branch's Revision follows its own head"
+        assert (name, written[name].id) in events
+    assert receipts == 1
+    assert "retrying one commit at a time" not in caplog.text

@@ -1,11 +1,15 @@
 """Commits: a Revision with its materialised rows, history, provenance and outbox event, written in
-one statement of one transaction; concurrent commits on one branch grouped into one transaction.
+one statement per branch of one transaction; concurrent commits of a Domain grouped into one
+transaction, whatever their branches.
 
 A branch is a serial chain of Revisions, so commits on it serialize on its row lock. Rather than
 one transaction (and one WAL flush) per commit, the `Committer` of a keeper process queues the
-commits of a branch and runs a batch of them in one transaction, each with its own Revision chained
-on the previous one; one refused commit (a Problem) leaves the others intact, and a transaction that
-fails as a whole is retried one commit at a time.
+commits of a Domain and runs a batch of them in one transaction: it locks each branch of the batch
+in the order of their names (two groups never wait for each other in a cycle), runs that branch's
+commits, each with its own Revision chained on the previous one, and writes them in one statement.
+One refused commit (a Problem) leaves the others intact, on its branch and on the others; a
+transaction that fails as a whole is retried one commit at a time. A bulk commit (an import) runs
+in groups of its own branch, so the others do not wait for its seconds of COPY.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ Work = Callable[[BranchView, BranchRow, Head], Awaitable[tuple[T, Head, CommitRo
 
 @dataclass
 class _Pending(Generic[T]):
+    branch: str
     work: Work[T]
     prefetch: dict[str, list[str]]
     bulk: bool = False
@@ -97,7 +102,7 @@ def remember(view: BranchView, rows: CommitRows) -> None:
 
 
 class Committer:
-    """Groups the commits of each branch into shared transactions (keeper.commit.max_group)."""
+    """Groups the commits of each Domain into shared transactions (keeper.commit.max_group)."""
 
     def __init__(
         self,
@@ -110,7 +115,8 @@ class Committer:
         self.db = db
         self.bulk_statement_timeout_s = bulk_statement_timeout_s
         self.moves = moves  # told of each branch a committed group moved
-        self._groups: GroupQueue[tuple[int, str], _Pending[Any]] = GroupQueue(
+        # Keyed by (Domain, None) for the commits of every branch, (Domain, branch) for bulk ones.
+        self._groups: GroupQueue[tuple[int, str | None], _Pending[Any]] = GroupQueue(
             "commit", self._commit, max_group=max_group, logger=logger, alone=lambda p: p.alone
         )
 
@@ -135,14 +141,19 @@ class Committer:
         """
         with tracing.span("commit", attributes={"lorebase.branch": branch}):
             pending: _Pending[T] = _Pending(
-                work, prefetch or {}, bulk, alone, traceparent=tracing.traceparent(), schema=schema
+                branch, work, prefetch or {}, bulk, alone, traceparent=tracing.traceparent(), schema=schema
             )
-            self._groups.put((domain_id, branch), pending)
+            self._groups.put((domain_id, branch if bulk else None), pending)
             return await pending.future
 
+    def waiting(self, domain_id: int) -> int:
+        """How many commits of a Domain (bulk ones aside) wait for the next group."""
+        return self._groups.waiting((domain_id, None))
+
     async def _commit(
-        self, key: tuple[int, str], batch: list[_Pending[Any]]
+        self, key: tuple[int, str | None], batch: list[_Pending[Any]]
     ) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
+        domain_id = key[0]
         timeout = self.bulk_statement_timeout_s if any(p.bulk for p in batch) else None
         # The group's transaction: a span of its first writer's trace, linked to the others'.
         with tracing.follow(
@@ -151,26 +162,82 @@ class Committer:
             attributes={"lorebase.commits": len(batch)},
             links=tuple(p.traceparent for p in batch[1:]),
         ):
-            outcomes = await self.db.run_interaction("commit", _commit_group, key, batch, timeout)
-        committed = sum(pending.revisions for pending, _, error in outcomes if error is None)
-        COMMITS.inc(committed)
-        if committed and self.moves is not None:
-            self.moves.moved(*key)
+            outcomes, deferred = await self.db.run_interaction(
+                "commit", _commit_group, domain_id, batch, timeout
+            )
+        if deferred:  # their branches were held by another transaction: the next group takes them
+            self._groups.requeue(key, deferred)
+        moved: dict[str, int] = {}
+        for pending, _, error in outcomes:
+            if error is None:
+                moved[pending.branch] = moved.get(pending.branch, 0) + pending.revisions
+        COMMITS.inc(sum(moved.values()))
+        if self.moves is not None:
+            for branch, revisions in moved.items():
+                if revisions:
+                    self.moves.moved(domain_id, branch)
         return outcomes
 
 
 async def _commit_group(
-    txn: Txn, key: tuple[int, str], batch: list[_Pending[Any]], statement_timeout_s: float | None = None
-) -> list[tuple[_Pending[Any], Any, BaseException | None]]:
-    domain_id, branch_name = key
+    txn: Txn, domain_id: int, batch: list[_Pending[Any]], statement_timeout_s: float | None = None
+) -> tuple[list[tuple[_Pending[Any], Any, BaseException | None]], list[_Pending[Any]]]:
+    """The commits of `batch`, branch by branch in the order of the branches' names (each branch's
+    in the order they were queued), in this one transaction: their outcomes, and the commits left
+    for the next group.
+
+    A branch that another transaction holds (a merge, an import, another keeper's group) does not
+    hold up the group's other branches: its commits are left for the next group. A group with
+    nothing else to commit waits for the lock."""
     if statement_timeout_s is not None:  # an import's statements may run longer than a write's
         await txn.bulk(statement_timeout_s)
-    wanted = sorted({(kind, k) for pending in batch for kind, keys in pending.prefetch.items() for k in keys})
-    branch, found = await txn.lock_branch(domain_id, branch_name, wanted)
-    if branch is None:
-        problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
-        return [(pending, None, problem) for pending in batch]
+    by_branch: dict[str, list[_Pending[Any]]] = {}
+    for pending in batch:
+        by_branch.setdefault(pending.branch, []).append(pending)
+    # Idempotency keys are the Domain's, not a branch's: a key a commit of an earlier branch of
+    # the group planned is held for the later ones (its receipt is not written yet).
+    receipts: dict[tuple[str, str], Receipt] = {}
+    outcomes: list[tuple[_Pending[Any], Any, BaseException | None]] = []
+    planned: list[CommitRows] = []
+    wanted = {
+        name: sorted(
+            {(kind, k) for pending in group for kind, keys in pending.prefetch.items() for k in keys}
+        )
+        for name, group in by_branch.items()
+    }
+    locked, busy = await txn.lock_branches(domain_id, wanted, skip_locked=len(wanted) > 1)
+    if busy and not locked:
+        locked, _ = await txn.lock_branches(domain_id, {name: wanted[name] for name in busy})
+        busy = []
+    deferred = [pending for name in busy for pending in by_branch.pop(name)]
+    for branch_name in sorted(by_branch):
+        group = by_branch[branch_name]
+        if branch_name not in locked:
+            problem = Problem(404, "not-found", f"unknown branch {branch_name!r}")
+            outcomes += [(pending, None, problem) for pending in group]
+            continue
+        branch, found = locked[branch_name]
+        branch_outcomes, rows = await _commit_branch(txn, branch, found, wanted[branch_name], group, receipts)
+        outcomes += branch_outcomes
+        planned.append(rows)
+    await txn.write_commit_rows(*planned)  # every branch's commits in one statement
+    return outcomes, deferred
+
+
+async def _commit_branch(
+    txn: Txn,
+    branch: BranchRow,
+    found: dict[tuple[str, str], RecordRow] | None,
+    wanted: list[tuple[str, str]],
+    batch: list[_Pending[Any]],
+    receipts: dict[tuple[str, str], Receipt],
+) -> tuple[list[tuple[_Pending[Any], Any, BaseException | None]], CommitRows]:
+    """Run the commits of a locked branch on the head each leaves (`found`: the `wanted` Records as
+    the lock read them; None when it waited for another commit): their outcomes and the rows to
+    write."""
+    domain_id, branch_name = branch.domain_id, branch.name
     view = await open_view(txn, branch)
+    view.receipts.update(receipts)
     if found is not None and branch.mode != "overlay":
         view.stored_records.update({ref: found.get(ref) for ref in wanted})
     else:  # the lock waited for another commit: read what it wrote
@@ -208,8 +275,11 @@ async def _commit_group(
         merged.heads.append({"head": head.revision, "generation": head.generation})
     if branch.mode == "overlay":  # an overlay branch keeps its history only (view.OverlayView)
         merged.records, merged.deleted_records, merged.links, merged.deleted_links = [], [], [], []
-    await txn.write_commit_rows(merged)
-    return outcomes
+    for doc in merged.receipts:
+        receipts[(doc["principal"], doc["key"])] = Receipt(
+            doc["request_digest"], doc["status"], doc["response"], doc["revision"]
+        )
+    return outcomes, merged
 
 
 __all__ = [
