@@ -20,7 +20,9 @@ PARTS = [f"P-2{n:04d}" for n in range(6)]
 PLANTS = [f"PL-{n:02d}" for n in range(10, 40)]
 RELATIONS = ["supplies", "purchase_orders", "stocked_at", "contracts", "risk_flags", "supplied_by"]
 loaded: dict[int, dict[str, dict[str, str]]] = {}  # per stack: the callers' headers
-FITTED, WALK, CAPS = context._fitted, context.walk, context.Caps.of  # whatever an example patched
+# As they are, whatever an example patched.
+FITTED: Any = context._fitted
+WALK, CAPS = context.walk, context.Caps.of
 
 
 async def fan_out(supply: Stack) -> dict[str, dict[str, str]]:
