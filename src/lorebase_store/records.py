@@ -110,7 +110,9 @@ SELECT 'inverse', {_LINK_COLUMNS} FROM links
 # ends or one of the Records reached already ($11), unless max_fanout ($12) cuts them; whole only
 # when their other end ranks among the first $9 of the step (the others with NULL values, never
 # fetched from the table); each with the number of Links of its step (`total`). Exactly the steps
-# asked ($7, $8: relation and key, length-prefixed), not every Relation with every key.
+# asked ($7, $8: relation and key, length-prefixed), not every Relation with every key. Orders are
+# by code point (COLLATE "C"), as keeper sorts: the walk's order must be keeper's whatever the
+# database's collation.
 _LINKS_RANKED = """
 WITH hop AS (
   SELECT 'forward' AS direction, relation, from_key, to_key, from_key AS anchor, to_key AS other FROM links
@@ -124,16 +126,18 @@ WITH hop AS (
      AND length(relation) || ':' || relation || to_key = ANY(CAST($8 AS text[]))
 ), numbered AS (
   SELECT direction, relation, from_key, to_key, other,
-         dense_rank() OVER (PARTITION BY direction, relation ORDER BY other) AS rank,
-         row_number() OVER (PARTITION BY direction, relation ORDER BY from_key, to_key) AS position,
-         row_number() OVER (PARTITION BY direction, relation, anchor ORDER BY from_key, to_key) AS nth,
+         dense_rank() OVER (PARTITION BY direction, relation ORDER BY other COLLATE "C") AS rank,
+         row_number() OVER (PARTITION BY direction, relation ORDER BY from_key COLLATE "C", to_key COLLATE "C")
+           AS position,
+         row_number() OVER (PARTITION BY direction, relation, anchor ORDER BY from_key COLLATE "C", to_key COLLATE "C")
+           AS nth,
          count(*) OVER (PARTITION BY direction, relation) AS total
     FROM hop
 ), kept AS MATERIALIZED (
-  SELECT * FROM (
-    SELECT *, bool_or(position <= $10) OVER (PARTITION BY other) AS seen FROM numbered
-  ) n
-   WHERE position <= $10 OR ((seen OR other = ANY(CAST($11 AS text[]))) AND nth <= $12)
+  SELECT * FROM numbered
+   WHERE position <= $10
+      OR (nth <= $12 AND (other = ANY(CAST($11 AS text[]))
+                          OR other IN (SELECT other FROM numbered WHERE position <= $10)))
 )
 SELECT k.direction, k.relation, k.from_key, k.to_key, k.total, l."values", l.provenance, l.revision
   FROM kept k

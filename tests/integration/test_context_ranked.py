@@ -6,7 +6,6 @@ many Plants (Links with values), enough for the caps (max_neighbors, max_links) 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -21,8 +20,8 @@ PARTS = [f"P-2{n:04d}" for n in range(6)]
 PLANTS = [f"PL-{n:02d}" for n in range(10, 40)]
 RELATIONS = ["supplies", "purchase_orders", "stocked_at", "contracts", "risk_flags", "supplied_by"]
 loaded: dict[int, dict[str, dict[str, str]]] = {}  # per stack: the callers' headers
-# The originals, whatever an example patched.
-FITTED: Callable[..., Awaitable[Any]] = context._fitted
+# As they are, whatever an example patched.
+FITTED: Any = context._fitted
 WALK, CAPS = context.walk, context.Caps.of
 
 
