@@ -8,7 +8,8 @@
    beside raw asyncpg single-row transactions (BEGIN; INSERT; COMMIT, synchronous_commit on) at
    1 connection on the same database: a branch is a serial chain of Revisions, so that is its limit.
    Each round's p99 over its p50 and the worst of them (issue 29's tail), with what PostgreSQL's
-   backends waited on meanwhile (bench/write_tail.py); then the same spread over 8 branches.
+   backends waited on meanwhile (bench/write_tail.py); then the same spread over 8 branches, and
+   the Revisions per commit transaction of each (how many commits a group carried).
 3. Reads (bench/reads.py), 8 clients (wrk) beside pgbench point SELECTs at 8 connections: cold
    (random keys over `big`, beside random keys over the same rows) and repeated (the same Record
    and request, beside supply's 30 Suppliers).
@@ -36,6 +37,8 @@ LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_SCALE=0, LOREBASE_BENCH_FEED=0, LOREBASE_B
 and LOREBASE_BENCH_ANALYST=0 skip steps 2-4, 6, 7, 8 (agent reads) and the analyst questions;
 LOREBASE_BENCH_STANDBYS=0 skips the reads on standbys;
 LOREBASE_BENCH_BIG_RECORDS=0 skips `big` with the cold reads and the agent reads. Targets: issue 17.
+LOREBASE_BENCH_PG_SETTINGS (`name=value,...`) sets PostgreSQL server settings over the embedded
+server's defaults, for an A/B of them (bench/stack.py).
 LOREBASE_BENCH_TRACING=1 runs the stack with tracing on at ratio 1 (LOREBASE_BENCH_TRACING_RATIO
 sets another), exporting to a receiver that drops the spans (bench/otlp_sink.py): the cost of
 tracing (docs/observability.md, Cost).
