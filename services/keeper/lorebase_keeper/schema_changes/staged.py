@@ -65,7 +65,9 @@ class Staged:
     def cleared(self) -> list[dict[str, Any]]:
         """The values on_invalid: clear cleared (the staged migration's and the catch-up's)."""
         seen = {id(self.migration): self.migration, **{id(m): m for m in self.owners.values()}}
-        return [entry for migration in seen.values() for entry in migration.cleared]
+        # A Record migrated again at the catch-up is named once, as the catch-up left it.
+        by_path = {entry["path"]: entry for m in seen.values() for entry in m.cleared}
+        return list(by_path.values())
 
     def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
         owner = self.owners.get(_ref(self.migration, change), self.migration)
