@@ -435,13 +435,8 @@ async def test_a_schema_change_reaches_protected_main_through_a_proposal(supply:
     )
     assert approved.status_code == 200, approved.text
     # The source gains a change set after the approval: that approval no longer counts for the schema.
-    audited = {
-        "op": "add_attribute",
-        "kind": "Supplier",
-        "attribute": "audited",
-        "definition": {"type": "boolean"},
-    }
-    gained = await change(supply, {"changes": [audited]}, branch="data-before")
+    described = {"op": "change_kind", "kind": "Supplier", "definition": {"description": "A supplier."}}
+    gained = await change(supply, {"changes": [described]}, branch="data-before")
     assert gained.status_code == 200, gained.text
     read = (await supply.http.get(f"{D}/proposals/{pid}", headers=supply.admin)).json()
     assert read["approval"]["approvals"] == 0 and read["approval"]["stale_for_schema"] == 1, read["approval"]

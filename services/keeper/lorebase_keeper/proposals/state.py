@@ -50,12 +50,13 @@ async def approval_of(txn: Txn, domain: Domain, proposal: ProposalRow, target: B
     required = target.required_approvals if target is not None and target.protected else 0
     if proposal.review_policy:
         required = max(required, 1)
-    since = await schema_since(txn, domain, proposal, target)
     latest: dict[str, tuple[str, datetime]] = {}
     for review in await txn.reviews(proposal.id):
         if review.reviewer != proposal.author:
             latest[review.reviewer] = (review.decision, review.created_at)
     approved = [at for decision, at in latest.values() if decision == "approve"]
+    # Without an approval there is nothing to judge (a listing of Proposals reads no merge base).
+    since = await schema_since(txn, domain, proposal, target) if approved else None
     counted = [at for at in approved if since is None or (since is not _UNKNOWN and at >= since)]
     changes_requested = any(decision == "request_changes" for decision, _ in latest.values())
     return Approval(required, len(counted), changes_requested, len(approved) - len(counted))

@@ -96,7 +96,9 @@ class Staged:
     @property
     def cleared(self) -> list[dict[str, Any]]:
         """The values on_invalid: clear cleared (the staged migration's and the catch-up's)."""
-        return self.migration.cleared + self.cleared_meanwhile
+        # A Record migrated again at the catch-up is named once, as the catch-up left it.
+        by_path = {entry["path"]: entry for entry in self.migration.cleared + self.cleared_meanwhile}
+        return list(by_path.values())
 
     def migrated(self) -> dict[str, int]:
         """How many Records and Links the migration changes; one a rename moved (deleted under its
