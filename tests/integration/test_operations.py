@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import httpx
 import pytest
@@ -450,8 +451,8 @@ async def test_writes_on_several_branches_share_one_transaction_and_a_refused_on
     """The commits of a Domain queued while its group runs go in the next group whatever their
     branches: one transaction, each branch with its own Revision and head; a stale expected head
     among them is refused alone, an idempotency key one branch's commit took is held for a later
-    branch of the same group, and a branch another transaction holds is left for a group of its own
-    instead of holding up the others."""
+    branch of the same group, and the writes of a branch another transaction holds wait in the
+    branch's own queue instead of holding up the others or the Domain's next writes."""
     from sqlalchemy import text
 
     names = ("g1", "g2", "g3", "g4", "g5")
@@ -468,7 +469,7 @@ async def test_writes_on_several_branches_share_one_transaction_and_a_refused_on
     waiting_for_a_lock = text(
         "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
     )
-    async with engine.connect() as holder, engine.connect() as busy, engine.connect() as watcher:
+    async with engine.connect() as busy, engine.connect() as watcher:
         watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
 
         async def until_a_group_waits_for_a_lock(writes: list[asyncio.Future[httpx.Response]]) -> None:
@@ -477,12 +478,16 @@ async def test_writes_on_several_branches_share_one_transaction_and_a_refused_on
                     return
                 await asyncio.sleep(0.01)
 
-        # Hold the Domain's group on g1's row lock; the writes sent meanwhile queue for the next
-        # group. g5's row stays held (a merge, an import) after g1's is let go.
+        # Hold the Domain's group with a commit on g1 whose work waits; the writes sent meanwhile
+        # queue for the next group. g5's row stays held (a merge, an import) all along.
         await busy.execute(text("select 1 from branches where name = 'g5' for update"))
-        await holder.execute(text("select 1 from branches where name = 'g1' for update"))
-        first = asyncio.ensure_future(execute("g1", 41))
-        await until_a_group_waits_for_a_lock([first])
+        release = asyncio.Event()
+
+        async def hold(view: Any, row: Any, at: Any) -> tuple[None, Any, None]:
+            await release.wait()
+            return None, at, None
+
+        first = asyncio.ensure_future(supply.rt.committer.run(domain.id, "g1", hold))
         rest = [
             asyncio.ensure_future(execute("g2", 42, idempotency_key="shared-key")),
             asyncio.ensure_future(execute("g3", 43, expected_head="0" * 64)),
@@ -495,12 +500,15 @@ async def test_writes_on_several_branches_share_one_transaction_and_a_refused_on
                 break
             await asyncio.sleep(0.01)
         assert supply.rt.committer.waiting(domain.id) == len(rest) + 1
-        await holder.rollback()
-        assert (await first).status_code == 200
+        release.set()
+        await first
         # Not held up by g5's branch (a wait here would outlast the bound: the lock is still held).
         g2, g3, g4, reused = await asyncio.wait_for(asyncio.gather(*rest), 120)
         await until_a_group_waits_for_a_lock([held])
-        assert not held.done(), "g5's write waits for its branch, alone"
+        assert not held.done(), "g5's write waits for its branch in the branch's own queue"
+        # And the Domain's next writes do not queue behind it.
+        assert (await asyncio.wait_for(execute("g1", 41), 120)).status_code == 200
+        assert not held.done()
         await busy.rollback()
         assert (await held).status_code == 200
     assert g2.status_code == 200 and g4.status_code == 200, (g2.text, g4.text)

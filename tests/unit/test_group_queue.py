@@ -83,28 +83,3 @@ async def test_an_item_that_runs_alone_has_a_group_of_its_own() -> None:
     groups.release.set()
     assert await asyncio.gather(*(i.future for i in items)) == ["A", "B", "S", "C", "D"]
     assert [names for _, names in groups.seen] == [["a"], ["b"], ["S"], ["c", "d"]]
-
-
-async def test_items_a_group_put_back_go_first_in_the_next_group() -> None:
-    seen: list[list[str]] = []
-    release = asyncio.Event()
-    queue: GroupQueue[str, Item]
-
-    async def run_group(key: str, group: list[Item]) -> list[tuple[Item, Any, BaseException | None]]:
-        seen.append([item.name for item in group])
-        await release.wait()
-        if len(seen) == 1:  # the first group runs "a" and leaves "b" for later
-            queue.requeue(key, [item for item in group if item.name == "b"])
-            return [(item, item.name.upper(), None) for item in group if item.name != "b"]
-        return [(item, item.name.upper(), None) for item in group]
-
-    queue = GroupQueue("test", run_group, max_group=8, logger=logging.getLogger("test"))
-    items = [Item(name) for name in "ab"]
-    for item in items:
-        queue.put("k", item)
-    await asyncio.sleep(0)
-    later = Item("c")
-    queue.put("k", later)  # queued while the first group runs: behind "b" when it is put back
-    release.set()
-    assert await asyncio.gather(*(i.future for i in [*items, later])) == ["A", "B", "C"]
-    assert seen == [["a", "b"], ["b", "c"]]

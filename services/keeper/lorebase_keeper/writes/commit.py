@@ -163,10 +163,13 @@ class Committer:
             links=tuple(p.traceparent for p in batch[1:]),
         ):
             outcomes, deferred = await self.db.run_interaction(
-                "commit", _commit_group, domain_id, batch, timeout
+                "commit", _commit_group, domain_id, batch, timeout, key[1] is None
             )
-        if deferred:  # their branches were held by another transaction: the next group takes them
-            self._groups.requeue(key, deferred)
+        # Their branches were held by another transaction (a merge, an import, a schema change
+        # set's commit): each waits for its branch in the branch's own queue, so the Domain's
+        # commits on other branches go on meanwhile.
+        for pending in deferred:
+            self._groups.put((domain_id, pending.branch), pending)
         moved: dict[str, int] = {}
         for pending, _, error in outcomes:
             if error is None:
@@ -180,15 +183,19 @@ class Committer:
 
 
 async def _commit_group(
-    txn: Txn, domain_id: int, batch: list[_Pending[Any]], statement_timeout_s: float | None = None
+    txn: Txn,
+    domain_id: int,
+    batch: list[_Pending[Any]],
+    statement_timeout_s: float | None = None,
+    skip_locked: bool = False,
 ) -> tuple[list[tuple[_Pending[Any], Any, BaseException | None]], list[_Pending[Any]]]:
     """The commits of `batch`, branch by branch in the order of the branches' names (each branch's
     in the order they were queued), in this one transaction: their outcomes, and the commits left
-    for the next group.
+    for later.
 
-    A branch that another transaction holds (a merge, an import, another keeper's group) does not
-    hold up the group's other branches: its commits are left for the next group. A group with
-    nothing else to commit waits for the lock."""
+    `skip_locked` (a group of the Domain's queue): a branch that another transaction holds (a
+    merge, an import, another keeper's group) does not hold up the group's other branches, nor the
+    Domain's next groups: its commits are left to the branch's own queue, whose group waits for it."""
     if statement_timeout_s is not None:  # an import's statements may run longer than a write's
         await txn.bulk(statement_timeout_s)
     by_branch: dict[str, list[_Pending[Any]]] = {}
@@ -205,10 +212,7 @@ async def _commit_group(
         )
         for name, group in by_branch.items()
     }
-    locked, busy = await txn.lock_branches(domain_id, wanted, skip_locked=len(wanted) > 1)
-    if busy and not locked:
-        locked, _ = await txn.lock_branches(domain_id, {name: wanted[name] for name in busy})
-        busy = []
+    locked, busy = await txn.lock_branches(domain_id, wanted, skip_locked=skip_locked)
     deferred = [pending for name in busy for pending in by_branch.pop(name)]
     for branch_name in sorted(by_branch):
         group = by_branch[branch_name]

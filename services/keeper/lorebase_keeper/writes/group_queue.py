@@ -6,7 +6,8 @@ gather, and the next group takes them all. One transaction (and one WAL flush) t
 group instead of one writer, and no writer waits for the round trips of each writer before it.
 
 `run_group` answers each item's result or error (one refused item leaves the others intact), or
-puts an item back for the next group (`requeue`: it could not run it yet). When it fails as a whole, each item of the group runs again in a group of its own, so one item that
+puts an item under another key (`put`: the commits of a busy branch go to the branch's own queue).
+When it fails as a whole, each item of the group runs again in a group of its own, so one item that
 breaks a transaction fails alone.
 """
 
@@ -56,11 +57,6 @@ class GroupQueue(Generic[K, I]):
             task = asyncio.get_running_loop().create_task(self._drain(key))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-
-    def requeue(self, key: K, items: list[I]) -> None:
-        """From `run_group`: put items it did not run back at the head of the key's queue, in order,
-        for the key's next group (their futures stay unsettled until then)."""
-        self._queues[key] = [*items, *self._queues.get(key, [])]
 
     def waiting(self, key: K) -> int:
         """How many items under `key` wait for a group (not counting the group that runs)."""
