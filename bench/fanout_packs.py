@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import sys
 import tempfile
 import time
@@ -25,7 +26,8 @@ from bench import agent_reads, cpu, run, stack
 
 CHUNK = 20_000
 PARTS_PER_SUPPLIER = 10
-ORDERS_PER_PART = 99
+# 9 gives the generator's shape at 1M Records, for comparison.
+ORDERS_PER_PART = int(os.environ.get("LOREBASE_BENCH_FANOUT_ORDERS", "99"))
 
 
 def load(base: str, headers: dict[str, str], suppliers: int) -> int:
