@@ -13,9 +13,9 @@ export const getSchema = (domain: string, branch: string, at = "") =>
   get<Schema>(`${domainBase(domain)}/schema`, { branch, at });
 
 /** What a change set would do on a branch (`dry_run`: nothing is written); needs `schema.change`
- * there. */
-export const previewSchemaChanges = (domain: string, branch: string, changes: SchemaChangeItem[]) =>
-  post<SchemaChangeResult>(`${domainBase(domain)}/branches/${seg(branch)}/schema/changes`, { changes, dry_run: true });
+ * there. `onInvalid: "clear"` previews it as it was sent with that (values cleared, not refused). */
+export const previewSchemaChanges = (domain: string, branch: string, changes: SchemaChangeItem[], onInvalid: "refuse" | "clear" = "refuse") =>
+  post<SchemaChangeResult>(`${domainBase(domain)}/branches/${seg(branch)}/schema/changes`, { changes, dry_run: true, on_invalid: onInvalid });
 
 export const getHealth = (domain: string, point: ReadPointQuery) =>
   get<DataHealth>(`${domainBase(domain)}/health`, { branch: point.branch, at: point.at });

@@ -43,6 +43,8 @@ export interface SchemaChangesView {
   after: Schema;
   /** The range's change sets, oldest first, as one list. */
   changes: SchemaChangeItem[];
+  /** `clear` when every change set was sent with `on_invalid: clear` (the merge replays them so). */
+  onInvalid: "refuse" | "clear";
   /** Schema-changing Revisions whose change set is not kept (a merge; before migration 0019). */
   unkept: number;
   /** A change came without its backfill or map (values the reader is not cleared for): no preview. */
@@ -52,26 +54,29 @@ export interface SchemaChangesView {
 }
 
 /** The change sets of the range's Revisions, oldest first, and how many changed the schema without one. */
-export async function changeSetsIn(domain: string, range: SchemaRange): Promise<{ changes: SchemaChangeItem[]; unkept: number }> {
+export async function changeSetsIn(domain: string, range: SchemaRange): Promise<{ changes: SchemaChangeItem[]; unkept: number; onInvalid: "refuse" | "clear" }> {
   const sets: SchemaChangeItem[][] = [];
   let unkept = 0;
+  let cleared = 0;
   let revision = range.to;
   let read = 0;
   for (; read < MAX_REVISIONS && revision && revision !== range.from; read++) {
     const view = await getRevision(domain, range.branch, revision, 1);
     if (view.revision.id === range.from || view.revision.id.startsWith(range.from)) break;
     if (view.schema) {
-      if (view.schema.changes.length > 0) sets.unshift(view.schema.changes as SchemaChangeItem[]);
-      else unkept += 1;
+      if (view.schema.changes.length > 0) {
+        sets.unshift(view.schema.changes as SchemaChangeItem[]);
+        if (view.schema.on_invalid === "clear") cleared += 1;
+      } else unkept += 1;
     }
     revision = view.revision.parents[0] ?? "";
   }
   // Past the limit the older change sets are unknown: counted as one not kept (no preview).
   if (read === MAX_REVISIONS && revision && revision !== range.from) unkept += 1;
-  return { changes: sets.flat(), unkept };
+  return { changes: sets.flat(), unkept, onInvalid: sets.length > 0 && cleared === sets.length ? "clear" : "refuse" };
 }
 
-async function onTarget(domain: string, before: Schema, after: Schema, elements: ElementDiff[], changes: SchemaChangeItem[], unkept: number, target: string): Promise<TargetView> {
+async function onTarget(domain: string, before: Schema, after: Schema, elements: ElementDiff[], changes: SchemaChangeItem[], unkept: number, target: string, onInvalid: "refuse" | "clear"): Promise<TargetView> {
   const now = await getSchema(domain, target);
   const alreadyThere = now.schema_version === after.schema_version;
   const theirs = now.schema_version === before.schema_version || alreadyThere ? [] : diffSchemas(before, now);
@@ -79,7 +84,7 @@ async function onTarget(domain: string, before: Schema, after: Schema, elements:
   const view: TargetView = { branch: target, standing: againstTarget(elements, theirs), alreadyThere, fastForward, preview: null, previewError: null };
   if (alreadyThere || changes.length === 0 || unkept > 0 || changes.some((c) => "withheld" in c)) return view;
   try {
-    view.preview = await previewSchemaChanges(domain, target, changes);
+    view.preview = await previewSchemaChanges(domain, target, changes, onInvalid);
   } catch (problem) {
     view.previewError = problem;
   }
@@ -90,10 +95,10 @@ async function onTarget(domain: string, before: Schema, after: Schema, elements:
 export async function loadSchemaChanges(domain: string, range: SchemaRange, target?: string): Promise<SchemaChangesView | null> {
   const [before, after] = await Promise.all([getSchema(domain, range.branch, range.from), getSchema(domain, range.branch, range.to)]);
   if (before.schema_version === after.schema_version) return null;
-  const { changes, unkept } = await changeSetsIn(domain, range);
+  const { changes, unkept, onInvalid } = await changeSetsIn(domain, range);
   const elements = diffSchemas(before, after, changes);
-  const view = target ? await onTarget(domain, before, after, elements, changes, unkept, target) : null;
-  return { before, after, changes, unkept, withheld: changes.some((c) => "withheld" in c), elements, target: view };
+  const view = target ? await onTarget(domain, before, after, elements, changes, unkept, target, onInvalid) : null;
+  return { before, after, changes, onInvalid, unkept, withheld: changes.some((c) => "withheld" in c), elements, target: view };
 }
 
 /** Whether merging is safe as far as the schema goes, and why not, in sentences. */
