@@ -64,9 +64,10 @@ export async function changeSetsIn(domain: string, range: SchemaRange): Promise<
     const view = await getRevision(domain, range.branch, revision, 1);
     if (view.revision.id === range.from || view.revision.id.startsWith(range.from)) break;
     if (view.schema) {
-      if (view.schema.changes.length > 0) sets.unshift(view.schema.changes as SchemaChangeItem[]);
-      if (view.schema.changes.length > 0 && view.schema.on_invalid === "clear") cleared += 1;
-      else unkept += 1;
+      if (view.schema.changes.length > 0) {
+        sets.unshift(view.schema.changes as SchemaChangeItem[]);
+        if (view.schema.on_invalid === "clear") cleared += 1;
+      } else unkept += 1;
     }
     revision = view.revision.parents[0] ?? "";
   }
