@@ -5,6 +5,7 @@ the whole change set with nothing changed."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -230,3 +231,38 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated_and_viola
     assert await clear_staged(batched.rt.db) == 1 and await staged_rows(batched) == 0
     s1003 = (await batched.http.get(SUPPLIERS + "S-1003", headers=batched.admin)).json()
     assert s1003["values"]["risk_score"] == "97"
+
+    # A keeper that starts while a change set waits for its commit clears its staged rows: the
+    # commit finds them gone and answers 409 schema-migration-moved, nothing changed.
+    before_move = await branch(batched)
+    engine = batched.rt.db.engine
+    lock_waits = text(
+        "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+    )
+    async with engine.connect() as holder, engine.connect() as watcher:
+        watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
+
+        async def hold_the_branch() -> None:  # the staging goes on; its commit will wait
+            await holder.execute(text("select 1 from branches where name = 'main' for update"))
+
+        listener = after_first_batch(batched, hold_the_branch)
+        try:
+            sent = asyncio.ensure_future(
+                batched.http.post(
+                    CHANGES, json={"changes": [CERTIFICATION | {"attribute": "audit"}]}, headers=batched.admin
+                )
+            )
+            for _ in range(3000):
+                if sent.done() or await watching.scalar(lock_waits):
+                    break
+                await asyncio.sleep(0.01)
+            assert not sent.done(), sent.result().text
+            assert await staged_rows(batched) > 0
+            assert await clear_staged(batched.rt.db) > 0  # what a keeper does as it starts
+            await holder.rollback()
+            gone = await sent
+        finally:
+            batched.rt.schema_progress.remove(listener)
+    assert gone.status_code == 409 and gone.json()["type"].endswith("/schema-migration-moved"), gone.text
+    assert "staged rows are gone" in gone.json()["detail"]
+    assert await branch(batched) == before_move and await staged_rows(batched) == 0
