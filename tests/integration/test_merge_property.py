@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.integration.conftest import Stack
@@ -55,6 +55,10 @@ update = st.tuples(
     rounds=st.lists(st.lists(update, max_size=6), min_size=1, max_size=2),
     mode=st.sampled_from(("copy", "overlay")),
 )
+# A merge that brings nothing is still the base of the next: the target's value set back after it
+# is its change (a Conflict), and its own earlier change is not lost to a fast-forward.
+@example(rounds=[[("main", "R-1", "b", 2)], [("main", "R-1", "b", 0), ("work", "R-1", "b", 2)]], mode="copy")
+@example(rounds=[[("main", "R-0", "a", 1)], [("work", "R-1", "b", 2)]], mode="overlay")
 async def test_merge_applies_the_changes_of_each_side(
     stack: Stack, rounds: list[list[tuple[str, str, str, int]]], mode: str
 ) -> None:

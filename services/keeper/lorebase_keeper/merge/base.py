@@ -98,7 +98,13 @@ async def find_base(
     common = _common(source, s_chain, target, t_chain)
     s_base = t_base = common
     last = await txn.last_merge(domain.id, source.name, target.name)
-    if last is not None and last[0] > common and s_chain.holds(source.name, last[0]):
+    # A merge that found nothing new on the source (it took the source at the fork, a Revision of
+    # the branch it forked from) still moves the target's side of the base: what the target changes
+    # after it is its change since that merge.
+    if last is not None and (
+        (last[0] > common and s_chain.holds(source.name, last[0]))
+        or (last[0] == common and t_chain.holds(target.name, last[1]))
+    ):
         s_base, t_base = last
     return s_chain, t_chain, common, s_base, t_base
 

@@ -45,12 +45,17 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
     source, target = await lock_pair(txn, domain.id, request.source, request.target)
     s_chain, t_chain, common, s_base, t_base = await find_base(txn, domain, source, target)
     if source.head == target.head or s_base >= source.generation:
+        # Nothing to bring; the merge is still recorded, as the base of the next one.
+        await txn.set_last_merge(
+            domain.id, source.name, target.name, source.generation, target.generation, request.at
+        )
         return MergeResult("fast_forward", target.head, target.generation, [], 0, 0)
     s_rows = await txn.changes_after(domain.id, s_chain, s_base)
     s_side = Side()
     for row in s_rows:
         s_side.add(row)
-    if t_base >= target.generation and (target.head is None or s_base == common):
+    # A fast-forward only when the target has nothing of its own since the fork.
+    if t_base >= target.generation and (target.head is None or s_base == t_base == common):
         return await fast_forward(txn, request, source, s_chain, target, s_side)
     t_rows = await txn.changes_after(domain.id, t_chain, t_base)
     schemas = await schema_merge(
