@@ -172,6 +172,7 @@ class Services(Section, frozen=True):
     deadline_s: Seconds
     bulk_deadline_s: Seconds
     shutdown_grace_s: GraceSeconds
+    loop_lag_ms: Annotated[float, Meta(ge=0)]
 
 
 class Logging(Section, frozen=True):

@@ -114,6 +114,7 @@ async def change_schema(
     )
     try:
         started = time.perf_counter()
+        logger.info("schema change on %s: migrating, outside the branch's lock", branch)
         staged = await rt.db.read("schema_change_stage", _stage, domain.id, branch, plan, body, staging)
         logger.info(
             "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
@@ -137,6 +138,7 @@ async def change_schema(
                     return replay(receipt, digest, key), head, None
             check_expected_head(body.expected_head, branch, head.revision)
             held["at"] = time.perf_counter()
+            logger.info("schema change on %s: the branch's lock taken", branch)
             final = staged
             if head.revision != staged.head.revision:
                 final = await catch_up(

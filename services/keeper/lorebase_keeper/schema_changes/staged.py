@@ -24,6 +24,8 @@ again, and it stages from the new head.
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -65,6 +67,8 @@ Row = tuple[Any, ...]
 Put = Callable[[list[Row]], Awaitable[None]]
 
 ROWS = LARGE  # changes planned and sent per COPY while staging
+
+logger = logging.getLogger("lorebase.keeper.schema_changes")
 
 
 @dataclass
@@ -132,8 +136,14 @@ def staging_id() -> str:
 async def stage(view: BranchView, head: Head, plan: Plan, on_invalid: str, staging: Staging) -> Staged:
     """The migration of `plan` over the branch as `view` reads it (a snapshot at `head`); its rows
     staged unless it is a dry run or something fails."""
+    started = time.perf_counter()
     migration = await migrate(view, plan, on_invalid, batch=staging.batch, progress=staging.progress)
     changes = await _changes(migration)
+    logger.info(
+        "schema change: %d changes migrated and checked in %.1f s; staging their rows",
+        len(changes),
+        time.perf_counter() - started,
+    )
     staged = Staged(
         head,
         migration,
