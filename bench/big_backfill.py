@@ -41,7 +41,7 @@ MARKS = (
     ("commit hold", re.compile(r"schema change on main: the branch's lock taken")),
     ("until the answer", re.compile(r"schema change on main: committed")),
 )
-LAG = re.compile(r"event loop held ([0-9.]+) ms")
+LAG = re.compile(r"event loop held ([0-9.]+) ms(?: \(([0-9.]+) ms on CPU\))?")
 
 
 def _band(kind: str, expression: str, values: list[str]) -> dict[str, object]:
@@ -222,7 +222,7 @@ def _phases(
     if log is None or not log.exists():
         return []
     starts: dict[str, float] = {}
-    lags: list[tuple[float, float]] = []  # (epoch seconds, ms)
+    lags: list[tuple[float, float, float]] = []  # (epoch seconds, ms late, ms on CPU meanwhile)
     with log.open("rb") as handle:
         handle.seek(offset)
         for raw in handle:
@@ -235,7 +235,7 @@ def _phases(
             at = datetime.fromisoformat(str(line["ts"]).replace("Z", "+00:00")).timestamp()
             message = str(line.get("message", ""))
             if found := LAG.search(message):
-                lags.append((at, float(found.group(1))))
+                lags.append((at, float(found.group(1)), float(found.group(2) or 0)))
                 continue
             for name, mark in MARKS:
                 if name not in starts and mark.search(message):
@@ -251,20 +251,26 @@ def _phases(
     lines = [
         "",
         "Per phase of the change set (reads by when they started; keeper's event-loop lag: its probe's "
-        "wake-ups later than services.loop_lag_ms, their count, sum as a share of the phase and the "
-        "largest; CPU in cores: CPU seconds over the phase's seconds):",
+        "wake-ups later than services.loop_lag_ms: how many, their lateness summed as a share of the "
+        "phase, the same for the CPU keeper's loop used meanwhile (work on the loop, not a busy machine), "
+        "the largest; CPU in cores: CPU seconds over the phase's seconds):",
         "",
         "| phase | seconds | reads | context pack p50 / p95 / largest ms | resolve p50 / p95 / largest ms "
-        "| loop lag: late wake-ups, share, largest ms | keeper cores | PostgreSQL cores |",
+        "| loop lag: late wake-ups, share late, share on CPU, largest ms | keeper cores | PostgreSQL cores |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
-        f"| before (no change set) | - | {len(quiet)} | {_cells([p for _, p, _ in quiet])} "
-        f"| {_cells([r for _, _, r in quiet])} | - | - | - |",
     ]
+    first = min(at for at, _, _ in quiet) if quiet else starts["migrating"]
+    spans = [("before (no change set)", first, min(starts["migrating"], first + 3600)), *spans]
     for name, begin, finish in spans:
-        inside = [r for r in reads if begin <= r[0] < finish]
-        late = [ms for at, ms in lags if begin <= at < finish]
+        inside = [r for r in [*quiet, *reads] if begin <= r[0] < finish]
+        late = [(ms, on_cpu) for at, ms, on_cpu in lags if begin <= at < finish]
         seconds = max(finish - begin, 1e-9)
-        lag = f"{len(late)}, {sum(late) / 10 / seconds:.1f} %, {max(late):.0f}" if late else "0"
+        lag = (
+            f"{len(late)}, {sum(ms for ms, _ in late) / 10 / seconds:.1f} %, "
+            f"{sum(c for _, c in late) / 10 / seconds:.1f} %, {max(ms for ms, _ in late):.0f}"
+            if late
+            else "0"
+        )
         lines.append(
             f"| {name} | {finish - begin:.1f} | {len(inside)} | {_cells([p for _, p, _ in inside])} "
             f"| {_cells([r for _, _, r in inside])} | {lag} | {_cores(samples, begin, finish, 'keeper')} "

@@ -350,6 +350,7 @@ class Imports(Section, frozen=True):
 class SchemaChanges(Section, frozen=True):
     batch_records: AtLeastOne
     catch_up_max: AtLeastZero
+    duty: Annotated[float, Meta(gt=0, le=1)]
 
 
 class ReadCache(Section, frozen=True):

@@ -111,6 +111,7 @@ async def change_schema(
         told,
         changed_keys_max,
         SAMPLE + limits.catch_up_max,
+        limits.duty,
     )
     try:
         started = time.perf_counter()
