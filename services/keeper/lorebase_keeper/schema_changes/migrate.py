@@ -46,6 +46,7 @@ logger = logging.getLogger("lorebase.keeper.schema_changes")
 BATCH = 2_000  # keeper.schema_changes.batch_records, its default
 MAX_VIOLATIONS = 1000
 SAMPLE = 20  # values written (and derived values changed) a change set's answer shows
+_READ = 250  # Records read at a time (their rows are made on the event loop as they arrive)
 
 
 @dataclass
@@ -263,7 +264,9 @@ async def migrate(
                         if values.get(name) is not None:
                             holders.setdefault(values[name], []).append(key)
             else:
-                await migration.changes.preload_records(kind_name, chunk)
+                for part in range(0, len(chunk), _READ):  # rows made a few at a time
+                    await migration.changes.preload_records(kind_name, chunk[part : part + _READ])
+                    await pacer.step()
                 for key in chunk:
                     await pacer.step()  # the process serves its other requests between Records
                     state = migration.changes.records[(kind_name, key)]

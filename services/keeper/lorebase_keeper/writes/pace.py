@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-SLICE_S = 0.004  # the longest stretch of work between two pauses
+SLICE_S = 0.001  # the longest stretch of work between two pauses
 _RUN = 2_000  # items per sorted run of sorted_paced (about a millisecond each)
 
 
