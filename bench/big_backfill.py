@@ -5,24 +5,43 @@ packs and resolve, p50/p95, 1 client, as bench/agent_reads.py) measured while it
 same reads without it. Meanwhile a writer commits an Operation on another Supplier every 0.2 s: how
 many landed, their latency, and the longest wait of any (a write queued behind the change set's
 commit waits for it, then is refused: prepared under the old schema). LOREBASE_BENCH_BIG_BACKFILL=0 skips it (docs/schema.md, "Large migrations").
+
+Per phase (keeper's log lines say when each began: migrating, staging the rows, the branch's lock
+taken, committed; then the answer, and AFTER more reads of each after it, when reads bring their
+caches to the new head): the reads' p50/p95/largest, keeper's event-loop lag (each wake-up of its
+probe later than `services.loop_lag_ms`, logged: how many, their sum as a share of the phase, the
+largest), and the CPU of keeper and PostgreSQL in cores (CPU seconds over the phase's seconds,
+from /proc every 0.5 s). Lag and CPU depend less on what else loads the machine than latencies do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import threading
 import time
 from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
 
 import asyncpg
 import httpx
 import orjson
 
-from bench import agent_reads
+from bench import agent_reads, cpu
 
 ENABLED = os.environ.get("LOREBASE_BENCH_BIG_BACKFILL", "1") != "0"
 READS = 200  # of each, without the backfill
+AFTER = 100  # of each, after the answer
+# Keeper's log lines that start each phase (schema_changes/change.py, staged.py).
+MARKS = (
+    ("migrating", re.compile(r"schema change on main: migrating")),
+    ("staging rows", re.compile(r"schema change: \d+ changes migrated and checked")),
+    ("commit hold", re.compile(r"schema change on main: the branch's lock taken")),
+    ("until the answer", re.compile(r"schema change on main: committed")),
+)
+LAG = re.compile(r"event loop held ([0-9.]+) ms(?: \(([0-9.]+) ms on CPU\))?")
 
 
 def _band(kind: str, expression: str, values: list[str]) -> dict[str, object]:
@@ -55,10 +74,13 @@ def _timed(client: httpx.Client, path: str, headers: dict[str, str], body: objec
     return elapsed if answer.status_code == 200 else None
 
 
-def _reads(
-    client: httpx.Client, headers: dict[str, str], big: agent_reads.Big, i: int
-) -> tuple[float | None, float | None]:
-    """One context pack and one resolve (the agent reads' requests), their milliseconds."""
+Read = tuple[float, float | None, float | None]  # started (epoch seconds), pack ms, resolve ms
+
+
+def _reads(client: httpx.Client, headers: dict[str, str], big: agent_reads.Big, i: int) -> Read:
+    """One context pack and one resolve (the agent reads' requests): when they started, their
+    milliseconds."""
+    at = time.time()
     pack = _timed(
         client,
         "/api/v1/domains/big/context",
@@ -75,7 +97,7 @@ def _reads(
         headers,
         {"text": agent_reads.RESOLVE_TEXTS[i % len(agent_reads.RESOLVE_TEXTS)], "record_misses": False},
     )
-    return pack, resolve
+    return at, pack, resolve
 
 
 def _pct(samples: Sequence[float | None]) -> str:
@@ -89,8 +111,20 @@ def _pct(samples: Sequence[float | None]) -> str:
     )
 
 
-def measure(base: str, headers: dict[str, str], url: str, big: agent_reads.Big) -> list[str]:
-    """The lines of the large-migration measure."""
+def measure(
+    base: str, headers: dict[str, str], url: str, big: agent_reads.Big, log: Path | None = None
+) -> list[str]:
+    """The lines of the large-migration measure (`log`: the stack's log, for the phases)."""
+    offset = log.stat().st_size if log is not None and log.exists() else 0
+    samples: list[tuple[float, dict[str, int]]] = []  # (epoch seconds, CPU ticks by role)
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.is_set() and cpu.METER is not None:
+            samples.append((time.time(), cpu.METER.snapshot()))
+            sampling.wait(0.5)
+
+    sampler = threading.Thread(target=sample, daemon=True)
     with httpx.Client(base_url=base, timeout=3600) as client:
         quiet = [_reads(client, headers, big, i) for i in range(READS)]
         load_quiet = os.getloadavg()[0]
@@ -131,15 +165,20 @@ def measure(base: str, headers: dict[str, str], url: str, big: agent_reads.Big) 
                     stop.wait(0.2)
 
         threads = [threading.Thread(target=backfill), threading.Thread(target=writer)]
+        sampler.start()
         for thread in threads:
             thread.start()
-        during: list[tuple[float | None, float | None]] = []
+        during: list[Read] = []
         load_during = 0.0
         while not stop.is_set():
             during.append(_reads(client, headers, big, len(during) + 7919))
             load_during = max(load_during, os.getloadavg()[0])
+        answered = time.time()
         for thread in threads:
             thread.join()
+        after = [_reads(client, headers, big, i + 104729) for i in range(AFTER)]
+        sampling.set()
+        sampler.join()
     assert answer["status"] == 200, str(answer["body"])[:500]
     body = orjson.loads(str(answer["body"]))
     migrated = int(body["migrated"]["records"])
@@ -155,9 +194,9 @@ def measure(base: str, headers: dict[str, str], url: str, big: agent_reads.Big) 
         f"as many `records` rows in one statement: {raw_s:.1f} s ({migrated / raw_s:,.0f} rows/s); "
         f"ours/raw {raw_s / elapsed:.3f}x",
         f"- agent reads, 1 client, without the backfill ({READS} of each, load average {load_quiet:.2f}): "
-        f"context pack {_pct([p for p, _ in quiet])}; resolve {_pct([r for _, r in quiet])}",
+        f"context pack {_pct([p for _, p, _ in quiet])}; resolve {_pct([r for _, _, r in quiet])}",
         f"- the same during the backfill ({len(during)} of each, load average up to {load_during:.2f}): "
-        f"context pack {_pct([p for p, _ in during])}; resolve {_pct([r for _, r in during])}",
+        f"context pack {_pct([p for _, p, _ in during])}; resolve {_pct([r for _, _, r in during])}",
         f"- an update_supplier every 0.2 s meanwhile: {len(landed)} committed"
         + (f", {refused} refused (prepared under the old schema: 409 schema-changed)" if refused else "")
         + (f"; latency of those committed {_pct(landed)}" if landed else "")
@@ -167,7 +206,95 @@ def measure(base: str, headers: dict[str, str], url: str, big: agent_reads.Big) 
             if writes
             else ""
         ),
+        *_phases(log, offset, quiet, during + after, answered, samples),
     ]
+
+
+def _phases(
+    log: Path | None,
+    offset: int,
+    quiet: list[Read],
+    reads: list[Read],
+    answered: float,
+    samples: list[tuple[float, dict[str, int]]],
+) -> list[str]:
+    """The per-phase table (see the module's docstring); none without the stack's log."""
+    if log is None or not log.exists():
+        return []
+    starts: dict[str, float] = {}
+    lags: list[tuple[float, float, float]] = []  # (epoch seconds, ms late, ms on CPU meanwhile)
+    with log.open("rb") as handle:
+        handle.seek(offset)
+        for raw in handle:
+            try:
+                line = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if line.get("service") != "keeper":
+                continue
+            at = datetime.fromisoformat(str(line["ts"]).replace("Z", "+00:00")).timestamp()
+            message = str(line.get("message", ""))
+            if found := LAG.search(message):
+                lags.append((at, float(found.group(1)), float(found.group(2) or 0)))
+                continue
+            for name, mark in MARKS:
+                if name not in starts and mark.search(message):
+                    starts[name] = at
+    if len(starts) < len(MARKS):
+        return [f"- phases: keeper's log lacks some ({', '.join(sorted(starts))} found)"]
+    end = max(at for at, _, _ in reads) if reads else answered
+    bounds = [(name, starts[name]) for name, _ in MARKS] + [("after the answer", answered)]
+    spans = [
+        (name, begin, bounds[index + 1][1] if index + 1 < len(bounds) else end)
+        for index, (name, begin) in enumerate(bounds)
+    ]
+    lines = [
+        "",
+        "Per phase of the change set (reads by when they started; keeper's event-loop lag: its probe's "
+        "wake-ups later than services.loop_lag_ms: how many, their lateness summed as a share of the "
+        "phase, the same for the CPU keeper's loop used meanwhile (work on the loop, not a busy machine), "
+        "the largest; CPU in cores: CPU seconds over the phase's seconds):",
+        "",
+        "| phase | seconds | reads | context pack p50 / p95 / largest ms | resolve p50 / p95 / largest ms "
+        "| loop lag: late wake-ups, share late, share on CPU, largest ms | keeper cores | PostgreSQL cores |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    first = min(at for at, _, _ in quiet) if quiet else starts["migrating"]
+    spans = [("before (no change set)", first, min(starts["migrating"], first + 3600)), *spans]
+    for name, begin, finish in spans:
+        inside = [r for r in [*quiet, *reads] if begin <= r[0] < finish]
+        late = [(ms, on_cpu) for at, ms, on_cpu in lags if begin <= at < finish]
+        seconds = max(finish - begin, 1e-9)
+        lag = (
+            f"{len(late)}, {sum(ms for ms, _ in late) / 10 / seconds:.1f} %, "
+            f"{sum(c for _, c in late) / 10 / seconds:.1f} %, {max(ms for ms, _ in late):.0f}"
+            if late
+            else "0"
+        )
+        lines.append(
+            f"| {name} | {finish - begin:.1f} | {len(inside)} | {_cells([p for _, p, _ in inside])} "
+            f"| {_cells([r for _, _, r in inside])} | {lag} | {_cores(samples, begin, finish, 'keeper')} "
+            f"| {_cores(samples, begin, finish, 'postgres')} |"
+        )
+    return [*lines, ""]
+
+
+def _cells(samples: Sequence[float | None]) -> str:
+    answered = [s for s in samples if s is not None]
+    if not answered:
+        return "-"
+    p50, p95 = agent_reads._pct(answered)
+    failed = len(samples) - len(answered)
+    return f"{p50:.1f} / {p95:.1f} / {max(answered):.0f}" + (f" ({failed} failed)" if failed else "")
+
+
+def _cores(samples: list[tuple[float, dict[str, int]]], begin: float, finish: float, role: str) -> str:
+    """CPU cores `role` used between the samples nearest `begin` and `finish`."""
+    inside = [(at, used) for at, used in samples if begin - 0.5 <= at <= finish + 0.5]
+    if len(inside) < 2 or inside[-1][0] - inside[0][0] < 0.5:
+        return "-"
+    (first, before), (last, after) = inside[0], inside[-1]
+    return f"{(after[role] - before[role]) * cpu.TICK_S / (last - first):.2f}"
 
 
 def _raw_update(url: str) -> float:

@@ -422,7 +422,7 @@ def _steps(
         agent_lines, agent_cpu = agent_reads.measure(base, headers, bench.big)
         cpu_rows += agent_cpu
     if big_backfill.ENABLED and bench.big is not None:  # last: it changes big's schema
-        agent_lines += big_backfill.measure(base, headers, url, bench.big)
+        agent_lines += big_backfill.measure(base, headers, url, bench.big, up.log)
     agent_lines = analyst_lines + agent_lines
     return rows, lines, cpu_rows, feed_lines, agent_lines
 

@@ -1,6 +1,10 @@
 """The stack every bench measures: an embedded PostgreSQL and NATS, and `lorebase up --example
 supply` against them (the README's path, with the servers named by URL), its processes metered
 (bench/cpu.py). `make bench` (bench/run.py) and `make bench-scale` (bench/big_scale.py) start it so.
+The services' log (their stderr) is shown as before and also kept in `Stack.log` (a measure reads
+keeper's lines, bench/big_backfill.py). LOREBASE_BENCH_LOOP_LAG_MS (default 5; 0: off) turns on
+each service's event-loop lag probe (`services.loop_lag_ms`: a wake-up every 5 ms, each lateness
+past it logged).
 """
 
 from __future__ import annotations
@@ -10,11 +14,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -23,6 +29,7 @@ from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, f
 
 ADMIN_KEY = "bench-admin-key-0123456789abcdef"
 ROOT = Path(__file__).resolve().parent.parent
+LOOP_LAG_MS = os.environ.get("LOREBASE_BENCH_LOOP_LAG_MS", "5")
 RECORD = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
 
 
@@ -35,6 +42,17 @@ class Stack:
     nats_url: str
     process: subprocess.Popen[bytes]
     meter: cpu.Meter
+    log: Path  # the services' stderr, as it is written
+
+
+def _tee(source: IO[bytes], log: Path) -> None:
+    """Copy the stack's stderr to ours and to `log`, line by line, until it closes."""
+    with log.open("ab") as kept:
+        for line in iter(source.readline, b""):
+            sys.stderr.buffer.write(line)
+            sys.stderr.buffer.flush()
+            kept.write(line)
+            kept.flush()
 
 
 def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float = 120) -> None:
@@ -82,6 +100,7 @@ def started(work: Path, *, tracing_ratio: str | None = None) -> Iterator[Stack]:
             # The bench measures throughput: the memory bench's service principal writes far more
             # than keeper.rate_limits lets one principal write.
             "LOREBASE_KEEPER__RATE_LIMITS__ENABLED": "false",
+            "LOREBASE_SERVICES__LOOP_LAG_MS": LOOP_LAG_MS,
             **feed.STACK_ENV,
         }
         if tracing_ratio is not None:
@@ -96,7 +115,11 @@ def started(work: Path, *, tracing_ratio: str | None = None) -> Iterator[Stack]:
             [sys.executable, "-m", "lorebase", "up", "--example", "supply"],
             env=env,
             stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
+        log = work / "stack.log"
+        assert process.stderr is not None
+        threading.Thread(target=_tee, args=(process.stderr, log), daemon=True).start()
         base = f"http://127.0.0.1:{port}"
         wait_healthy(base, process)
         meter = cpu.Meter(stack_pid=process.pid, postmaster_pid=pg.pid, nats_pid=nats.pid)
@@ -107,7 +130,7 @@ def started(work: Path, *, tracing_ratio: str | None = None) -> Iterator[Stack]:
             if httpx.get(base + RECORD, headers=headers).status_code == 200:
                 break
             time.sleep(0.3)
-        yield Stack(base, headers, url, server, nats_url, process, meter)
+        yield Stack(base, headers, url, server, nats_url, process, meter, log)
     finally:
         cpu.METER = None
         if process is not None and process.poll() is None:

@@ -13,16 +13,30 @@
   commit: every collection meanwhile walks them and frees nothing (a tenth of an import's CPU).
   `collection_paused()` holds the collector off for such a stretch; nested and concurrent holds
   count, and the collector runs again when the last one ends.
+- Work that holds the loop (CPU between two awaits) delays every request the process serves.
+  `watch_lag(interval_s)` wakes every `interval_s` and measures how late it woke: each lateness is
+  counted in `lorebase_event_loop_lag_seconds`, and one past `interval_s` is logged (WARNING, `event
+  loop held N ms (M ms on CPU)`) with its time, so a stall can be matched with what ran then
+  (bench/big_backfill.py reports them per phase of a large schema change). The CPU the loop's thread
+  used meanwhile tells work on the loop from a machine too busy to run the process (or a thread
+  holding the GIL). On when `services.loop_lag_ms` is above 0.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
+import time
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import uvloop
+
+from lorebase.metrics import LOOP_LAG
+
+logger = logging.getLogger("lorebase.event_loop")
 
 T = TypeVar("T")
 
@@ -64,4 +78,17 @@ def collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["collection_paused", "run", "settled"]
+async def watch_lag(interval_s: float) -> None:
+    """Until cancelled: sleep `interval_s`, count how late the wake-up came, log a lateness past
+    `interval_s` (the loop was held that long by something that did not await)."""
+    clock, used = time.perf_counter, time.thread_time
+    while True:
+        asked, cpu = clock(), used()
+        await asyncio.sleep(interval_s)
+        late = clock() - asked - interval_s
+        LOOP_LAG.observe(max(0.0, late))
+        if late > interval_s:
+            logger.warning("event loop held %.1f ms (%.1f ms on CPU)", late * 1000, (used() - cpu) * 1000)
+
+
+__all__ = ["collection_paused", "run", "settled", "watch_lag"]

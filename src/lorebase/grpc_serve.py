@@ -63,11 +63,13 @@ async def serve(
     metrics_listen: str = "",
     metrics_refresh: Refresh | None = None,
     stop: asyncio.Event | None = None,
+    loop_lag_ms: float = 0,
 ) -> int:
     """Serve until SIGINT/SIGTERM (or `stop` is set): register the servicers (`services`: their full
     names, for health and reflection), run `on_start`, answer health checks as SERVING, then stop
     gracefully and run `on_stop`.
-    `metrics_listen` (host:port, empty: none) serves /metrics."""
+    `metrics_listen` (host:port, empty: none) serves /metrics; `loop_lag_ms` above 0 watches the event
+    loop's lag (event_loop.watch_lag)."""
     server = new_server()
     register(server)
     health_servicer = health.aio.HealthServicer()
@@ -90,6 +92,7 @@ async def serve(
     for service in services:
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     event_loop.settled()
+    watch = asyncio.create_task(event_loop.watch_lag(loop_lag_ms / 1000)) if loop_lag_ms > 0 else None
     logger.info("%s listening on %s%s", name, listen, f", metrics on {metrics_listen}" if metrics else "")
     if stop is None:
         stop = asyncio.Event()
@@ -97,6 +100,8 @@ async def serve(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    if watch is not None:
+        watch.cancel()
     logger.info("%s stopping: running RPCs get %g s to finish", name, grace_s)
     await health_servicer.enter_graceful_shutdown()
     await server.stop(grace_s)

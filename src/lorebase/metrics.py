@@ -61,6 +61,13 @@ RPC_DURATION = Histogram(
     buckets=LATENCY_BUCKETS,
 )
 
+LOOP_LAG = Histogram(
+    "lorebase_event_loop_lag_seconds",
+    "How late the event loop's lag probe woke (services.loop_lag_ms): time the loop was held by work "
+    "that did not await.",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+
 COMMITS = Counter("lorebase_keeper_commits", "Revisions committed by this keeper process.")
 
 OUTBOX_BACKLOG = Gauge("lorebase_outbox_backlog_events", "Committed outbox events not yet published.")
@@ -334,6 +341,7 @@ class MetricsListener:
 
 __all__ = [
     "COMMITS",
+    "LOOP_LAG",
     "FEED_EVENTS_PARKED",
     "FEED_EVENTS_PUBLISHED",
     "FEED_FENCE_SEQUENCE",

@@ -172,6 +172,7 @@ class Services(Section, frozen=True):
     deadline_s: Seconds
     bulk_deadline_s: Seconds
     shutdown_grace_s: GraceSeconds
+    loop_lag_ms: Annotated[float, Meta(ge=0)]
 
 
 class Logging(Section, frozen=True):
@@ -349,6 +350,7 @@ class Imports(Section, frozen=True):
 class SchemaChanges(Section, frozen=True):
     batch_records: AtLeastOne
     catch_up_max: AtLeastZero
+    duty: Annotated[float, Meta(gt=0, le=1)]
 
 
 class ReadCache(Section, frozen=True):

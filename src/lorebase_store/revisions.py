@@ -553,6 +553,20 @@ class RevisionsTxn(TxnBase):
             stmt = stmt.limit(limit)
         return [_history(row) for row in await self.conn.execute(stmt)]
 
+    async def count_changes_after(
+        self, domain_id: int, chain: BranchChain, generation: int, *, entity: str, limit: int
+    ) -> int:
+        """How many changes of `entity` a history has after a generation, counted up to `limit`
+        (in PostgreSQL: a million of them need not be read to know there are too many)."""
+        cond = [
+            history.c.domain_id == domain_id,
+            chain.clause(history),
+            history.c.generation > generation,
+            history.c.entity == entity,
+        ]
+        some = select(literal(1)).where(*cond).limit(limit).subquery()
+        return int((await self.conn.execute(select(func.count()).select_from(some))).scalar_one())
+
     async def snapshot_links_of(
         self,
         domain_id: int,

@@ -1,18 +1,26 @@
-"""Resolve's value counts kept up to date from the history equal a fresh count at every head."""
+"""Resolve's value counts kept up to date from the history equal a fresh count at every head,
+whether the changes since are read (a few, or more than the first page: PostgreSQL counts them
+first) or are too many and the counts are taken again."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
 from lorebase_keeper.reads import ValueCounts, read_point
+from lorebase_keeper.reads import value_counts as value_counts_module
 
 from tests.integration.conftest import Stack
 
 EXECUTE = "/api/v1/domains/supply/operations/update_supplier/execute"
 
 
-async def test_kept_counts_follow_commits(supply: Stack) -> None:
-    counts = ValueCounts()
+@pytest.mark.parametrize(("first", "max_delta"), [(1_000, 50_000), (1, 100), (1, 2)])
+async def test_kept_counts_follow_commits(
+    supply: Stack, monkeypatch: pytest.MonkeyPatch, first: int, max_delta: int
+) -> None:
+    monkeypatch.setattr(value_counts_module, "_FIRST", first)
+    counts = ValueCounts(max_delta=max_delta)
     domain = await supply.rt.domains.get("supply")
     wanted = {"status": 50, "city": 50, "legal_name": 1}  # legal_name: more values than its hard cap
     rng = random.Random(7)

@@ -112,6 +112,7 @@ async def run(settings: Settings) -> int:
         on_stop=on_stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.feed.metrics_listen,
+        loop_lag_ms=services.loop_lag_ms,
         metrics_refresh=publication_metrics(db, relay),
     )
 

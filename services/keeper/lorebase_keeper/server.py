@@ -77,6 +77,7 @@ async def run(settings: Settings) -> int:
         on_stop=stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.keeper.metrics_listen,
+        loop_lag_ms=services.loop_lag_ms,
     )
 
 

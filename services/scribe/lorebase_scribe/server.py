@@ -190,6 +190,7 @@ async def run(settings: Settings) -> int:
         on_stop=on_stop,
         grace_s=services.shutdown_grace_s,
         metrics_listen=services.scribe.metrics_listen,
+        loop_lag_ms=services.loop_lag_ms,
         metrics_refresh=backlog_metrics(db),
     )
 

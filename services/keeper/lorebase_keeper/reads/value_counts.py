@@ -6,7 +6,7 @@ and the titles of each Kind; to know "few" it needs the distinct values of the A
 head. Counting them scans every Record of the Kind, which a large Domain cannot do after each
 commit. So each keeper process keeps, per branch, Kind and Attribute, the counts at some generation,
 and brings them to the head by reading the history rows of the Kind after it (one range of the
-history_generation index): a created Record adds its value, a changed one moves it, a deleted one
+history_generation index; past a thousand, PostgreSQL counts them first): a created Record adds its value, a changed one moves it, a deleted one
 removes it. The answer is the same as a fresh count at that head.
 
 Each kept count also logs which values it moved, and at which generation (the last `_LOG` moves):
@@ -29,6 +29,7 @@ from typing import Any
 from lorebase_store import BranchChain, Txn
 
 _KEPT = 2048  # (branch, Kind, Attribute) entries per process
+_FIRST = 1_000  # changes read at first; past them, counted in PostgreSQL before any more are read
 _LOG = 4096  # moved values remembered per entry
 
 
@@ -105,8 +106,20 @@ class ValueCounts:
         behind = [e for e in entries.values() if e.generation < generation]
         if behind:
             since = min(e.generation for e in behind)
-            rows = await txn.changes_after(domain_id, chain, since, entity="record", limit=self.max_delta + 1)
-            if len(rows) > self.max_delta:
+            rows = await txn.changes_after(domain_id, chain, since, entity="record", limit=_FIRST + 1)
+            too_many = False
+            if len(rows) > _FIRST:
+                # Many changes (a schema change set's million): whether they are too many is counted
+                # in PostgreSQL, not by making a row of each (seconds of keeper's event loop).
+                many = await txn.count_changes_after(
+                    domain_id, chain, since, entity="record", limit=self.max_delta + 1
+                )
+                too_many = many > self.max_delta
+                if not too_many:
+                    rows = await txn.changes_after(
+                        domain_id, chain, since, entity="record", limit=self.max_delta + 1
+                    )
+            if too_many:
                 stale += [w for w, e in entries.items() if e.generation < generation]
             else:
                 by_kind: dict[str, list[Any]] = {}

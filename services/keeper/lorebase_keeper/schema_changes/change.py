@@ -111,9 +111,11 @@ async def change_schema(
         told,
         changed_keys_max,
         SAMPLE + limits.catch_up_max,
+        limits.duty,
     )
     try:
         started = time.perf_counter()
+        logger.info("schema change on %s: migrating, outside the branch's lock", branch)
         staged = await rt.db.read("schema_change_stage", _stage, domain.id, branch, plan, body, staging)
         logger.info(
             "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
@@ -137,6 +139,7 @@ async def change_schema(
                     return replay(receipt, digest, key), head, None
             check_expected_head(body.expected_head, branch, head.revision)
             held["at"] = time.perf_counter()
+            logger.info("schema change on %s: the branch's lock taken", branch)
             final = staged
             if head.revision != staged.head.revision:
                 final = await catch_up(

@@ -20,7 +20,8 @@ name) in its provenance, so history reads follow the Record back across the rena
 name it had then.
 
 Records are read in batches of `batch` keys (keeper.schema_changes.batch_records), each batch told
-to `progress`. The migration runs over a read-only snapshot of the head, outside the branch's commit
+to `progress`; the work pauses between Records as its `Pacer` says (lorebase_keeper.writes.pace: a
+yield every few milliseconds, and in the background a sleep in proportion to the work). The migration runs over a read-only snapshot of the head, outside the branch's commit
 lock (change.py stages it; catch_up.py migrates what other commits changed meanwhile), and all of it
 is written by the one commit: a branch never shows a half-migrated head. With a `Scope`, only the
 Records and Links it names are migrated (the catch-up); unique values are checked across the Kind
@@ -29,7 +30,6 @@ by `check_unique`, over the values held in `Migration.unique`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -38,7 +38,7 @@ from typing import Any
 from lorebase.canonical import ValueProblem, canonical_text, canonical_value
 from lorebase.schema import DomainSchema, Kind, Relation, validate_values
 from lorebase.schema.changes import KindMigration, Plan
-from lorebase_keeper.writes import BranchView, Change, ChangeSet, diff_change, link_key
+from lorebase_keeper.writes import BranchView, Change, ChangeSet, Pacer, diff_change, link_key
 from lorebase_store import LinkRow, RecordRow
 
 logger = logging.getLogger("lorebase.keeper.schema_changes")
@@ -46,6 +46,7 @@ logger = logging.getLogger("lorebase.keeper.schema_changes")
 BATCH = 2_000  # keeper.schema_changes.batch_records, its default
 MAX_VIOLATIONS = 1000
 SAMPLE = 20  # values written (and derived values changed) a change set's answer shows
+_READ = 250  # Records read at a time (their rows are made on the event loop as they arrive)
 
 
 @dataclass
@@ -232,10 +233,13 @@ async def migrate(
     batch: int = BATCH,
     scope: Scope | None = None,
     progress: Progress | None = None,
+    pacer: Pacer | None = None,
 ) -> Migration:
     """Migrate every Record and Link the plan changes (or those `scope` names), `batch` keys at a
-    time, telling `progress` after each batch; unique values are checked with `check_unique`."""
-    migration = Migration(ChangeSet(view, plan.schema))
+    time, telling `progress` after each batch, pausing as `pacer` says; unique values are checked
+    with `check_unique`."""
+    pacer = pacer or Pacer()
+    migration = Migration(ChangeSet(view, plan.schema, pacer=pacer))
     for kind_name, kind_migration in plan.kinds.items():
         kind = plan.schema.kinds[kind_name]
         if kind_migration.renamed:
@@ -255,12 +259,16 @@ async def migrate(
             if source is not None:
                 moved = await _move_records(migration, view, kind, kind_migration, chunk, on_invalid)
                 for key, values in moved.items():
+                    await pacer.step()
                     for name, holders in unique.items():
                         if values.get(name) is not None:
                             holders.setdefault(values[name], []).append(key)
             else:
-                await migration.changes.preload_records(kind_name, chunk)
+                for part in range(0, len(chunk), _READ):  # rows made a few at a time
+                    await migration.changes.preload_records(kind_name, chunk[part : part + _READ])
+                    await pacer.step()
                 for key in chunk:
+                    await pacer.step()  # the process serves its other requests between Records
                     state = migration.changes.records[(kind_name, key)]
                     if state.values is None:
                         continue
@@ -271,14 +279,10 @@ async def migrate(
                         value = state.values.get(name)
                         if value is not None:
                             holders.setdefault(value, []).append(key)
-            if len(keys) > batch:
-                # Between batches the process serves its other requests (a batch migrates without
-                # awaiting anything).
-                await asyncio.sleep(0)
-                if progress is not None:
-                    await progress(kind_name, start + len(chunk), len(keys))
+            if len(keys) > batch and progress is not None:
+                await progress(kind_name, start + len(chunk), len(keys))
     if scope is None:
-        check_unique(migration, migration.unique)
+        await check_unique(migration, migration.unique)
     for kind_name, delete in plan.removed_kinds.items():
         removed = None if scope is None else sorted(scope.records.get(kind_name, []))
         await _remove_records(migration, view, kind_name, delete, batch, removed)
@@ -310,6 +314,7 @@ async def _migrate_links(
         chunk = pairs[start : start + batch]
         await migration.changes.preload_links(relation.name, chunk)
         for from_key, to_key in chunk:
+            await migration.changes.pacer.step()
             state = migration.changes.links[(relation.name, from_key, to_key)]
             if state.values is None:
                 continue
@@ -342,6 +347,7 @@ async def _check_shape(
             continue
         counts: dict[str, int] = {}
         for pair in pairs:
+            await migration.changes.pacer.step()
             counts[pair[index]] = counts.get(pair[index], 0) + 1
         for key, count in sorted(counts.items()):
             if count > 1:
@@ -364,7 +370,7 @@ async def _check_shape(
                 )
 
 
-def check_unique(
+async def check_unique(
     migration: Migration,
     held: dict[str, dict[str, dict[Any, list[str]]]],
     only: dict[str, set[str]] | None = None,
@@ -375,6 +381,7 @@ def check_unique(
         wanted = None if only is None else only.get(kind_name, set())
         for name, holders in attributes.items():
             for value, held_by in holders.items():
+                await migration.changes.pacer.step()
                 if len(held_by) < 2:
                     continue
                 for key in held_by:
@@ -402,6 +409,7 @@ async def _move_records(
     rows = await view.get_records(source, keys)
     out: dict[str, dict[str, Any]] = {}
     for key, row in rows.items():
+        await migration.changes.pacer.step()
         values = _migrate_record(migration, kind, plan, key, dict(row.values), on_invalid)
         deleted = diff_change("record", source, key, row.values, None)
         if deleted is not None:
@@ -429,6 +437,7 @@ async def _move_links(
     for start in range(0, len(pairs), batch):
         rows = await view.get_links(old, pairs[start : start + batch])
         for (from_key, to_key), row in rows.items():
+            await migration.changes.pacer.step()
             key = link_key(from_key, to_key)
             deleted = diff_change("link", old, key, row.values, None)
             if deleted is not None:
@@ -517,6 +526,7 @@ async def _remove_records(
     for start in range(0, len(keys), batch):
         rows = await view.get_records(kind, keys[start : start + batch])
         for key, row in rows.items():
+            await migration.changes.pacer.step()
             change = diff_change("record", kind, key, row.values, None)
             if change is not None:
                 migration.deletions.append(change)
@@ -548,6 +558,7 @@ async def _remove_links(
     for start in range(0, len(pairs), batch):
         rows = await view.get_links(relation, pairs[start : start + batch])
         for (from_key, to_key), row in rows.items():
+            await migration.changes.pacer.step()
             change = diff_change("link", relation, link_key(from_key, to_key), row.values, None)
             if change is not None:
                 migration.deletions.append(change)

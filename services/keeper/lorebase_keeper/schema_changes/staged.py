@@ -19,11 +19,19 @@ change visible. The catch-up is refused (409 schema-migration-moved, nothing cha
 `keeper.schema_changes.catch_up_max` Records and Links changed meanwhile, or when it would change a
 Record or Link it was not asked to (a derived value of a neighbour): the caller sends the change set
 again, and it stages from the new head.
+
+All of it runs on keeper's event loop in slices of a few milliseconds (lorebase_keeper.writes.pace):
+no stretch of a million Records' work holds the process's other requests, and no worker thread
+takes the GIL from them. The staging, outside the lock, is paced by `keeper.schema_changes.duty`
+(the share of the time it works; it sleeps the rest, in proportion to each slice of work, its
+PostgreSQL round trips included), so the foreground keeps the machine's cores; the catch-up, under
+the lock, only yields, so the lock is held no longer than the work needs.
 """
 
 from __future__ import annotations
 
-import asyncio
+import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -51,8 +59,10 @@ from lorebase_keeper.writes import (
     ChangeDigest,
     ChangeSummary,
     Head,
+    Pacer,
     element,
     plan_rows,
+    sorted_paced,
 )
 from lorebase_store import BranchRow, CommitRows, Database, LinkRow, RecordRow, Txn
 from lorebase_store.chains import branch_chain
@@ -65,6 +75,9 @@ Row = tuple[Any, ...]
 Put = Callable[[list[Row]], Awaitable[None]]
 
 ROWS = LARGE  # changes planned and sent per COPY while staging
+_PLANNED = 100  # changes planned at a time (plan_rows) between two steps of the pacer
+
+logger = logging.getLogger("lorebase.keeper.schema_changes")
 
 
 @dataclass
@@ -114,8 +127,9 @@ class Staged:
 class Staging:
     """Where and how a migration is staged: its staging id (None: a dry run, nothing staged), what
     sends its rows there, its batch size (keeper.schema_changes.batch_records), who hears of its
-    progress, the changed keys its event lists, and how many samples of `writes` it keeps for the
-    catch-up to take back (SAMPLE, plus keeper.schema_changes.catch_up_max when it may run)."""
+    progress, the changed keys its event lists, how many samples of `writes` it keeps for the
+    catch-up to take back (SAMPLE, plus keeper.schema_changes.catch_up_max when it may run), and the
+    share of the time it works (keeper.schema_changes.duty; 1 inside a merge's transaction)."""
 
     id: str | None
     put: Put
@@ -123,6 +137,7 @@ class Staging:
     progress: Progress | None
     changed_keys_max: int
     keep: int = SAMPLE
+    duty: float = 1.0
 
 
 def staging_id() -> str:
@@ -132,8 +147,17 @@ def staging_id() -> str:
 async def stage(view: BranchView, head: Head, plan: Plan, on_invalid: str, staging: Staging) -> Staged:
     """The migration of `plan` over the branch as `view` reads it (a snapshot at `head`); its rows
     staged unless it is a dry run or something fails."""
-    migration = await migrate(view, plan, on_invalid, batch=staging.batch, progress=staging.progress)
-    changes = await _changes(migration)
+    started = time.perf_counter()
+    pacer = Pacer(staging.duty)
+    migration = await migrate(
+        view, plan, on_invalid, batch=staging.batch, progress=staging.progress, pacer=pacer
+    )
+    changes = await _changes(migration, pacer)
+    logger.info(
+        "schema change: %d changes migrated and checked in %.1f s; staging their rows",
+        len(changes),
+        time.perf_counter() - started,
+    )
     staged = Staged(
         head,
         migration,
@@ -147,19 +171,36 @@ async def stage(view: BranchView, head: Head, plan: Plan, on_invalid: str, stagi
     changed_keys_max = staging.changed_keys_max
     digest = ChangeDigest(changed_keys_max)
     refs: set[Ref] = set()
-    stored = _stored(migration)
+    stored = await _stored(migration, pacer)
     for start in range(0, len(changes), ROWS):
         chunk = changes[start : start + ROWS]
-        rows = await _plan(staged, migration, chunk, stored, plan.schema, digest, refs)
+        rows = await _plan(staged, migration, chunk, stored, plan.schema, digest, refs, pacer)
         if rows:
             await put(rows)
+            await pacer.step()
     staged.summary = digest.done()
     staged.count = len(changes)
-    staged.counts = _counted(refs)
+    staged.counts = await _counted(refs, pacer)
+    chunk = []
     if staged.staging is None:
         staged.changes = changes
-    else:
-        _forget_rows(migration)
+        await _let_go(pacer, refs, *stored)
+    else:  # the rows are in the database now; the unique values, names and violations stay
+        await _let_go(
+            pacer,
+            refs,
+            *stored,
+            changes,
+            migration.deletions,
+            migration.changes.records,
+            migration.changes.links,
+            migration.deleted_records,
+            migration.deleted_links,
+            migration.moved_records,
+            migration.moved_links,
+        )
+    if pacer.paused_s:
+        logger.info("schema change: the staging slept %.1f s (keeper.schema_changes.duty)", pacer.paused_s)
     return staged
 
 
@@ -209,7 +250,8 @@ async def catch_up(
             f"{len(refs)} Records and Links of the Kinds and Relations it migrates "
             f"changed meanwhile, more than keeper.schema_changes.catch_up_max ({limit})",
         )
-    fresh = await migrate(view, plan, on_invalid, batch=batch, scope=scope)
+    pacer = Pacer()  # under the lock: yields, never sleeps
+    fresh = await migrate(view, plan, on_invalid, batch=batch, scope=scope, pacer=pacer)
     held = _held_without(staged.migration, refs)
     for kind_name, attributes in fresh.unique.items():
         for name, holders in attributes.items():
@@ -221,8 +263,8 @@ async def catch_up(
         for kind_name in fresh.unique
         for source in [_source(fresh, "record", kind_name)]
     }
-    check_unique(fresh, held, again)
-    changes = await _changes(fresh)
+    await check_unique(fresh, held, again)
+    changes = await _changes(fresh, pacer)
     if fresh.violation_count:
         return replace(staged, head=head, migration=fresh)
     strays = sorted(f"{c.name}/{c.key}" for c in changes if _ref(fresh, c) not in refs)
@@ -247,13 +289,15 @@ async def catch_up(
         counts[label] -= 1
     caught = replace(staged, head=head, migration=fresh, written=written)
     fresh_refs: set[Ref] = set()
-    rows = await _plan(caught, fresh, changes, _stored(fresh), plan.schema, None, fresh_refs)
+    stored = await _stored(fresh, pacer)
+    rows = await _plan(caught, fresh, changes, stored, plan.schema, None, fresh_refs, pacer)
     await view.txn.stage_rows(row.domain_id, row.name, rows)
-    for label, count in _counted(fresh_refs).items():
+    for label, count in (await _counted(fresh_refs, pacer)).items():
         counts[label] = counts.get(label, 0) + count
     digest = ChangeDigest(changed_keys_max)
     async for entity, name, key, entry in view.txn.staged_elements(staged.staging):
         digest.add(entity, name, key, entry)
+        await pacer.step()
     return replace(
         staged,
         head=head,
@@ -287,7 +331,7 @@ def moved(branch: str, why: str) -> Problem:
     )
 
 
-async def _changes(migration: Migration) -> list[Change]:
+async def _changes(migration: Migration, pacer: Pacer) -> list[Change]:
     """The migration's changes in commit order (none when it found violations), with the ChangeSet's
     own checks."""
     changes = [] if migration.violations else await migration.changes.finish()
@@ -297,20 +341,28 @@ async def _changes(migration: Migration) -> list[Change]:
     if migration.violation_count:
         return []
 
-    def ordered() -> list[Change]:
-        return sorted([*changes, *migration.deletions], key=_order)
-
-    # Seconds of CPU at a million Records: in a thread, so the process serves its other requests.
-    return await asyncio.to_thread(ordered) if len(changes) >= LARGE else ordered()
+    # Seconds of CPU at a million Records: in slices, so the process serves its other requests.
+    return await sorted_paced([*changes, *migration.deletions], _order, pacer)
 
 
-def _stored(
-    migration: Migration,
+async def _stored(
+    migration: Migration, pacer: Pacer
 ) -> tuple[dict[tuple[str, str], RecordRow], dict[tuple[str, str, str], LinkRow]]:
     """The rows as they were before the migration's changes (what plan_rows builds on)."""
-    records, links = migration.changes.stored()
-    records = {**records, **migration.deleted_records, **migration.moved_records}
-    links = {**links, **migration.deleted_links, **migration.moved_links}
+    records: dict[tuple[str, str], RecordRow] = {}
+    for ref, state in migration.changes.records.items():
+        if state.before is not None:
+            records[ref] = state.before
+        await pacer.step()
+    links: dict[tuple[str, str, str], LinkRow] = {}
+    for pair, link in migration.changes.links.items():
+        if link.before is not None:
+            links[pair] = link.before
+        await pacer.step()
+    records.update(migration.deleted_records)
+    records.update(migration.moved_records)
+    links.update(migration.deleted_links)
+    links.update(migration.moved_links)
     return records, links
 
 
@@ -322,19 +374,20 @@ async def _plan(
     schema: DomainSchema,
     digest: ChangeDigest | None,
     refs: set[Ref],
+    pacer: Pacer,
 ) -> list[Row]:
     """The staged rows of `changes` (staged_rows.COLUMNS), counted into `staged.written`, `digest`
-    and `refs` on the way."""
+    and `refs` on the way; `_PLANNED` changes at a time between steps of `pacer`."""
     staging = staged.staging
-
-    def rows() -> list[Row]:
+    form = StoredRows([])
+    out: list[Row] = []
+    for start in range(0, len(changes), _PLANNED):
+        part = changes[start : start + _PLANNED]
         planned = CommitRows(0, "")
         if staging is not None:
-            plan_rows(planned, changes, stored, PLACEHOLDER, 0, migration.provenance_of)
-        form = StoredRows([])
+            plan_rows(planned, part, stored, PLACEHOLDER, 0, migration.provenance_of)
         created = {(r["kind"], r["key"]): r["created_revision"] for r in planned.records}
-        out: list[Row] = []
-        for index, change in enumerate(changes):
+        for index, change in enumerate(part):
             contributions: list[Contribution] = migration.contributions(change, schema)
             for contribution in contributions:
                 staged.written.add(*contribution)
@@ -366,30 +419,36 @@ async def _plan(
                     _json(contributions) if contributions else None,
                 )
             )
-        return out
-
-    return await asyncio.to_thread(rows) if len(changes) >= LARGE else rows()
+        await pacer.step()
+    return out
 
 
 def _json(value: Any) -> str | None:
     return None if value is None else orjson.dumps(value).decode()
 
 
-def _counted(refs: set[Ref]) -> dict[str, int]:
-    records = sum(1 for entity, _, _ in refs if entity == "record")
+async def _counted(refs: set[Ref], pacer: Pacer) -> dict[str, int]:
+    records = 0
+    for entity, _, _ in refs:
+        records += entity == "record"
+        await pacer.step()
     return {"records": records, "links": len(refs) - records}
 
 
-def _forget_rows(migration: Migration) -> None:
-    """Drop the rows a staged migration holds (they are in the database now); its unique values,
-    names and violations stay for the catch-up."""
-    migration.changes.records.clear()
-    migration.changes.links.clear()
-    migration.deletions.clear()
-    migration.deleted_records.clear()
-    migration.deleted_links.clear()
-    migration.moved_records.clear()
-    migration.moved_links.clear()
+_FREED = 1_000  # objects let go of at a time
+
+
+async def _let_go(pacer: Pacer, *held: list[Any] | dict[Any, Any] | set[Any]) -> None:
+    """Empty each of `held` a thousand items at a time: freeing a million Records in one go (when
+    the last reference goes) holds the loop for a second."""
+    for items in held:
+        while items:
+            if isinstance(items, list):
+                del items[-_FREED:]
+            else:
+                for _ in range(min(_FREED, len(items))):
+                    items.pop() if isinstance(items, set) else items.popitem()
+            await pacer.step()
 
 
 def _order(change: Change) -> tuple[bool, str, str]:

@@ -17,6 +17,7 @@ from lorebase_keeper.writes.outcome import (
     replay,
     request_digest,
 )
+from lorebase_keeper.writes.pace import Pacer, sorted_paced
 from lorebase_keeper.writes.plan import (
     ChangeDigest,
     ChangeSummary,
@@ -54,6 +55,7 @@ __all__ = [
     "LinkState",
     "Origin",
     "Outcome",
+    "Pacer",
     "OverlayView",
     "PlannerStatistics",
     "Queued",
@@ -78,5 +80,6 @@ __all__ = [
     "request_digest",
     "revision_id",
     "schema_changed",
+    "sorted_paced",
     "summarise",
 ]

@@ -8,13 +8,13 @@ Type-level checks (types, canonical form, patterns, ranges) happen before, on th
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from lorebase.schema import Kind, Relation
 from lorebase_keeper.writes.derive import materialize
+from lorebase_keeper.writes.pace import sorted_paced
 from lorebase_keeper.writes.states import ChangeState, LinkState, RecordState
 from lorebase_store import LinkRow, RecordRow
 
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from lorebase_keeper.vault import VaultWriter
 
 
-# From this many Records and Links on, a change set's CPU-heavy steps let the event loop run between
-# them (a schema change set over a million Records).
+# From this many Records and Links on, a change set is large: its changes are listed in slices
+# (pace.py), and a commit writes its changed Records by COPY (lorebase_store.staged_rows).
 LARGE = 10_000
 
 
@@ -206,9 +206,9 @@ class ChangeSet(ChangeState):
             return []
         await materialize(self)  # derived Attributes of the affected Records (derive.py)
         if len(self.records) + len(self.links) >= LARGE:
-            # Seconds of CPU for a schema change over a million Records: in a thread, so the process
-            # serves its other requests meanwhile.
-            return await asyncio.to_thread(self._changes)
+            # Seconds of CPU for a schema change over a million Records: in slices (pace.py), so the
+            # process serves its other requests meanwhile.
+            return await self._changes_paced()
         return self._changes()
 
     async def _check_records(self) -> None:
@@ -219,9 +219,8 @@ class ChangeSet(ChangeState):
         for kind_name, states in by_kind.items():
             kind = self.schema.kinds[kind_name]
             required = [attr for attr in kind.attributes.values() if attr.required]
-            for index, state in enumerate(states):
-                if index and not index % LARGE:
-                    await asyncio.sleep(0)  # a large change set lets the process serve others
+            for state in states:
+                await self.pacer.step()  # a large change set lets the process serve others
                 assert state.values is not None
                 for attr in required:
                     if state.values.get(attr.name) is None:
@@ -238,6 +237,7 @@ class ChangeSet(ChangeState):
     async def _check_unique(self, kind: Kind, attribute: str, states: list[RecordState]) -> None:
         wanted: dict[Any, list[str]] = {}
         for state in states:
+            await self.pacer.step()
             assert state.values is not None
             value = state.values.get(attribute)
             before = None if state.before is None else state.before.values.get(attribute)
@@ -250,6 +250,7 @@ class ChangeSet(ChangeState):
         for start in range(0, len(values), 50000):
             taken.update(await self.view.keys_with_value(kind.name, attribute, values[start : start + 50000]))
         for value, keys in wanted.items():
+            await self.pacer.step()
             if len(keys) == 1 and value not in taken:
                 continue  # one holder (a load's usual case: 100,000 values, none stored)
             holders = set(keys)
@@ -325,6 +326,29 @@ class ChangeSet(ChangeState):
                         f"{relation.name} is {relation.cardinality}: {anchor} may link to one {other} only "
                         f"(it would have {count}); delete the other Link first",
                     )
+
+    async def _changes_paced(self) -> list[Change]:
+        """`_changes`, in slices of the change set's pacer."""
+        changes: list[Change] = []
+        records = await sorted_paced(list(self.records.values()), attrgetter("kind", "key"), self.pacer)
+        for state in records:
+            before = None if state.before is None else state.before.values
+            change = diff_change("record", state.kind, state.key, before, state.values)
+            if change is not None:
+                changes.append(change)
+            await self.pacer.step()
+        links = await sorted_paced(
+            list(self.links.values()), attrgetter("relation", "from_key", "to_key"), self.pacer
+        )
+        for link in links:
+            before = None if link.before is None else link.before.values
+            change = diff_change(
+                "link", link.relation, link_key(link.from_key, link.to_key), before, link.values
+            )
+            if change is not None:
+                changes.append(change)
+            await self.pacer.step()
+        return changes
 
     def _changes(self) -> list[Change]:
         changes: list[Change] = []

@@ -55,8 +55,8 @@ async def materialize(changes: ChangeState) -> None:
         return
     uses = _uses(schema)
     wanted: dict[Ref, set[str]] = {}
-    _own_changes(changes, wanted)
-    _link_changes(changes, uses, wanted)
+    await _own_changes(changes, wanted)
+    await _link_changes(changes, uses, wanted)
     await _neighbour_changes(changes, uses, wanted)
     by_kind: dict[str, list[str]] = {}
     for kind, key in wanted:
@@ -67,8 +67,9 @@ async def materialize(changes: ChangeState) -> None:
         await _recompute(changes, kind_name, {k: wanted[(kind_name, k)] for k in live})
 
 
-def _own_changes(changes: ChangeState, wanted: dict[Ref, set[str]]) -> None:
+async def _own_changes(changes: ChangeState, wanted: dict[Ref, set[str]]) -> None:
     for state in changes.records.values():
+        await changes.pacer.step()
         kind = changes.schema.kinds[state.kind]
         if not kind.derivations or state.values is None:
             continue
@@ -87,11 +88,12 @@ def _own_changes(changes: ChangeState, wanted: dict[Ref, set[str]]) -> None:
             wanted.setdefault((state.kind, state.key), set()).update(names)
 
 
-def _link_changes(changes: ChangeState, uses: list[_Use], wanted: dict[Ref, set[str]]) -> None:
+async def _link_changes(changes: ChangeState, uses: list[_Use], wanted: dict[Ref, set[str]]) -> None:
     by_relation: dict[str, list[_Use]] = {}
     for use in uses:
         by_relation.setdefault(use.aggregate.relation, []).append(use)
     for link in changes.links.values():
+        await changes.pacer.step()
         if (link.before is None) == (link.values is None):
             continue  # neither created nor deleted: what an aggregate reads did not change
         for use in by_relation.get(link.relation, []):
@@ -102,6 +104,7 @@ def _link_changes(changes: ChangeState, uses: list[_Use], wanted: dict[Ref, set[
 async def _neighbour_changes(changes: ChangeState, uses: list[_Use], wanted: dict[Ref, set[str]]) -> None:
     modified: dict[str, list[tuple[str, set[str]]]] = {}
     for state in changes.records.values():
+        await changes.pacer.step()
         if state.before is not None and state.values is not None and state.values != state.before.values:
             modified.setdefault(state.kind, []).append(
                 (state.key, _changed(state.before.values, state.values))
@@ -140,6 +143,7 @@ async def _recompute(changes: ChangeState, kind_name: str, wanted: dict[str, set
     for written, keys in anchors.items():
         neighbours[written] = await _neighbours(changes, needed[written], keys)
     for key, names in wanted.items():
+        await changes.pacer.step()
         state = changes.records[(kind_name, key)]
         assert state.values is not None
         around = {name: rows.get(key, []) for name, rows in neighbours.items()}

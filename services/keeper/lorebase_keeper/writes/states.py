@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase.schema import DomainSchema
+from lorebase_keeper.writes.pace import Pacer
 from lorebase_keeper.writes.view import BranchView
 from lorebase_store import LinkRow, RecordRow
 
@@ -36,12 +37,15 @@ class LinkState:
 @dataclass
 class ChangeState:
     """The Records (by Kind and key) and Links (by Relation, from and to key) read or edited so far,
-    over the branch's view; `preload_*` reads those not held yet, in batches."""
+    over the branch's view; `preload_*` reads those not held yet, in batches. The work over all of
+    them (derive.py, changes.py) pauses as `pacer` says (pace.py): a large change set's seconds of
+    CPU are not one stretch of keeper's event loop."""
 
     view: BranchView
     schema: DomainSchema
     records: dict[tuple[str, str], RecordState] = field(default_factory=dict)
     links: dict[tuple[str, str, str], LinkState] = field(default_factory=dict)
+    pacer: Pacer = field(default_factory=Pacer)
 
     async def preload_records(self, kind: str, keys: list[str]) -> None:
         missing = [k for k in dict.fromkeys(keys) if (kind, k) not in self.records]
@@ -53,6 +57,7 @@ class ChangeState:
                 self.records[(kind, key)] = RecordState(
                     kind, key, row, None if row is None else dict(row.values)
                 )
+                await self.pacer.step()
 
     async def preload_links(self, relation: str, pairs: list[tuple[str, str]]) -> None:
         missing = [p for p in dict.fromkeys(pairs) if (relation, *p) not in self.links]
@@ -64,6 +69,7 @@ class ChangeState:
                 self.links[(relation, *pair)] = LinkState(
                     relation, pair[0], pair[1], row, None if row is None else dict(row.values)
                 )
+                await self.pacer.step()
 
 
 __all__ = ["ChangeState", "LinkState", "RecordState"]

@@ -206,7 +206,7 @@ async def _values(
         for wanted in names.wanted:
             where = (wanted.kind, wanted.name)
             if where in pairs:
-                slots[where] = slot(wanted, pairs[where], limits)
+                slots[where] = await slot(wanted, pairs[where], limits)
                 continue
             found = counted.get(where)
             if found is None or found.values is None:
@@ -218,7 +218,7 @@ async def _values(
                 continue
             shared = (domain.id, branch, incarnation, wanted.kind, wanted.name)
             base = titles_from(shared, head, found) if wanted.title and head is not None else None
-            slots[where] = made = slot(wanted, found.values, limits, base)
+            slots[where] = made = await slot(wanted, found.values, limits, base)
             if made.titles is not None and head is not None:
                 share_titles(shared, head, made.titles)
     return _compose(
