@@ -349,6 +349,9 @@ class Imports(Section, frozen=True):
 class SchemaChanges(Section, frozen=True):
     batch_records: AtLeastOne
     catch_up_max: AtLeastZero
+    job_deadline_s: Seconds
+    job_heartbeat_s: Seconds
+    job_lease_s: Seconds
 
 
 class ReadCache(Section, frozen=True):
