@@ -22,6 +22,7 @@ from lorebase_store.tables import schema_change_jobs as jobs
 from lorebase_store.txn import TxnBase
 
 RUNNING = "running"
+FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -147,18 +148,16 @@ class SchemaJobsTxn(TxnBase):
         cond = [jobs.c.id == job_id, jobs.c.status == RUNNING]
         if lease_s is not None:
             cond.append(_lease_over(lease_s))
-        statement = (
-            update(jobs)
-            .where(*cond)
-            .values(
-                status=status,
-                answer_status=answer_status,
-                answer=answer,
-                revision=revision,
-                finished_at=func.now(),
-            )
-            .returning(jobs.c.id)
-        )
+        values: dict[str, Any] = {
+            "status": status,
+            "answer_status": answer_status,
+            "answer": answer,
+            "revision": revision,
+            "finished_at": func.now(),
+        }
+        if status == FAILED:
+            values["idempotency_key"] = None  # as a refused synchronous call keeps no receipt
+        statement = update(jobs).where(*cond).values(**values).returning(jobs.c.id)
         return (await self.conn.execute(statement)).first() is not None
 
     async def fail_abandoned_schema_jobs(
@@ -174,10 +173,11 @@ class SchemaJobsTxn(TxnBase):
                 or_(~jobs.c.dry_run, jobs.c.owner == owner, _lease_over(lease_s)),
             )
             .values(
-                status="failed",
+                status=FAILED,
                 answer_status=int(answer["status"]),
                 answer=answer,
                 finished_at=func.now(),
+                idempotency_key=None,
             )
             .returning(jobs.c.id)
         )

@@ -133,6 +133,15 @@ async def test_a_failing_migration_ends_the_job_failed_with_the_synchronous_prob
     assert done["status"] == "failed" and done["result"] is None and done["revision"] is None
     assert done["problem"] == synchronous.json()
     assert done["problem"]["code"] == "schema-migration-failed" and done["problem"]["records"]
+    # A failed job keeps no idempotency key (a refused synchronous call keeps no receipt): a retry
+    # under it runs again.
+    keyed = {"Idempotency-Key": "to-integer"}
+    first = await post(supply, {"changes": [LEGAL_NAME_TO_INTEGER]}, **ASYNC, **keyed)
+    assert (await finished(supply, first.headers["Location"]))["status"] == "failed"
+    retried = await post(supply, {"changes": [LEGAL_NAME_TO_INTEGER]}, **ASYNC, **keyed)
+    assert retried.status_code == 202 and retried.json()["id"] != first.json()["id"], retried.text
+    assert "Idempotent-Replayed" not in retried.headers
+    assert (await finished(supply, retried.headers["Location"]))["problem"] == synchronous.json()
     # A change set that does not apply fails so too (422 validation-failed, its issues).
     unknown = {"op": "remove_attribute", "kind": "Supplier", "attribute": "nope"}
     sync_unknown = await post(supply, {"changes": [unknown]})
