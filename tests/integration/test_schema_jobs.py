@@ -292,3 +292,23 @@ async def test_a_job_whose_keeper_went_silent_fails_when_read(supply: Stack) -> 
     job = (await supply.http.get(JOBS + "/scj_silent", headers=supply.admin)).json()
     assert job["status"] == "failed" and job["problem"]["reason"] == "abandoned", job
     assert job["problem"]["code"] == "schema-migration-moved"
+
+
+async def test_bad_job_reads_answer_4xx_naming_what_to_change(supply: Stack) -> None:
+    for path, parameter in (
+        (JOBS + "/" + "x" * 65, "id"),
+        (JOBS + "?limit=101", "limit"),
+        (JOBS + "?limit=", "limit"),
+    ):
+        answer = await supply.http.get(path, headers=supply.admin)
+        assert answer.status_code == 400, (path, answer.text)
+        assert answer.json()["code"] == "invalid-parameter" and answer.json()["parameter"] == parameter
+    cursor = await supply.http.get(JOBS + "?cursor=nope", headers=supply.admin)
+    assert cursor.status_code == 400 and cursor.json()["code"] == "invalid-cursor", cursor.text
+    before = await branch_row(supply)
+    long = await post(supply, {"changes": [CERTIFICATION]}, Prefer="respond-async, " + "x" * 1024)
+    assert long.status_code == 400 and long.json()["parameter"] == "Prefer", long.text
+    unknown = await post(supply, {"changes": [CERTIFICATION]}, "nope", **ASYNC)
+    assert unknown.status_code == 404, unknown.text
+    assert (await supply.http.get(JOBS, headers=supply.admin)).json()["jobs"] == []  # nothing accepted
+    assert await branch_row(supply) == before
