@@ -7,6 +7,7 @@ head never shows half a change set."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest_asyncio
 from lorebase_keeper.schema_changes import clear_staged, fail_abandoned
 from sqlalchemy import text
 
+from lorebase.clients import KeeperClient
 from lorebase.ids import utc_now
 from lorebase_store import NewSchemaJob, Txn
 from tests.integration.conftest import Stack, open_stack
@@ -312,3 +314,35 @@ async def test_bad_job_reads_answer_4xx_naming_what_to_change(supply: Stack) -> 
     assert unknown.status_code == 404, unknown.text
     assert (await supply.http.get(JOBS, headers=supply.admin)).json()["jobs"] == []  # nothing accepted
     assert await branch_row(supply) == before
+
+
+async def test_a_change_set_that_outlives_the_gateways_deadline_commits_as_a_job(batched: Stack) -> None:
+    """Issue 30's failure: the synchronous call answers 503 once the gateway's bulk deadline passes
+    (and its change set, cancelled, changes nothing); the same change set as a job commits."""
+    let_go = asyncio.Event()
+
+    async def migrating(kind: str, done: int, total: int) -> None:  # a migration longer than 0.5 s
+        await let_go.wait()
+
+    gateway = batched.gateway
+    keeper = gateway.keeper
+    short = KeeperClient(dataclasses.replace(batched.keeper_address, bulk_deadline_s=0.5))
+    gateway.connect(short, gateway.feed, gateway.scribe)
+    batched.rt.schema_progress.append(migrating)
+    before = await branch_row(batched)
+    try:
+        synchronous = await post(batched, {"changes": [CERTIFICATION]})
+        assert synchronous.status_code == 503, synchronous.text
+        assert await branch_row(batched) == before
+        accepted = await post(batched, {"changes": [CERTIFICATION]}, **ASYNC)
+        assert accepted.status_code == 202, accepted.text
+        let_go.set()
+        done = await finished(batched, accepted.headers["Location"])
+    finally:
+        let_go.set()
+        batched.rt.schema_progress.remove(migrating)
+        gateway.connect(keeper, gateway.feed, gateway.scribe)
+        await short.close()
+    assert done["status"] == "committed", done
+    assert (await branch_row(batched))["head"] == done["revision"]
+    assert await batched.count("staged_rows") == 0
