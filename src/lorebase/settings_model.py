@@ -351,6 +351,9 @@ class SchemaChanges(Section, frozen=True):
     batch_records: AtLeastOne
     catch_up_max: AtLeastZero
     duty: Annotated[float, Meta(gt=0, le=1)]
+    job_deadline_s: Seconds
+    job_heartbeat_s: Seconds
+    job_lease_s: Seconds
 
 
 class ReadCache(Section, frozen=True):

@@ -16,6 +16,7 @@ from lorebase_store.receipts import Receipt
 from lorebase_store.reconciliation import CandidateRow, ScanRow
 from lorebase_store.records import LinkRow, RecordRow, RefsRead
 from lorebase_store.revisions import RENAMED_FROM, BranchChain, HistoryRow, RevisionRow
+from lorebase_store.schema_jobs import NewSchemaJob, SchemaJobRow
 from lorebase_store.sources import SourceState, SourceSyncRow
 from lorebase_store.statistics import KindStatistics
 from lorebase_store.store import Txn
@@ -58,6 +59,8 @@ __all__ = [
     "OrderBy",
     "OutboxEvent",
     "PrincipalRow",
+    "NewSchemaJob",
+    "SchemaJobRow",
     "TraceSessionRow",
     "CredentialRow",
     "QuerySpec",

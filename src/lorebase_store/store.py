@@ -17,6 +17,7 @@ from lorebase_store.receipts import ReceiptsTxn
 from lorebase_store.reconciliation import ReconciliationTxn
 from lorebase_store.records import RecordsTxn
 from lorebase_store.revisions import RevisionsTxn
+from lorebase_store.schema_jobs import SchemaJobsTxn
 from lorebase_store.schema_versions import SchemaVersionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.statistics import StatisticsTxn
@@ -38,6 +39,7 @@ class Txn(
     PrincipalsTxn,
     ProposalsTxn,
     RevisionsTxn,
+    SchemaJobsTxn,
     SchemaVersionsTxn,
     RecordsTxn,
     ReceiptsTxn,

@@ -138,6 +138,31 @@ schema_change_sets = Table(
     PrimaryKeyConstraint("domain_id", "revision"),
 )
 
+# Change sets a client chose not to wait for (migration 0024): the job's state, so any keeper
+# answers it (lorebase_store/schema_jobs.py).
+schema_change_jobs = Table(
+    "schema_change_jobs",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("seq", BigInteger, Identity(), nullable=False),
+    Column("domain_id", Integer, ForeignKey("domains.id"), nullable=False),
+    Column("branch", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("dry_run", Boolean, nullable=False),
+    Column("created_by", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("heartbeat_at", DateTime(timezone=True), nullable=False),
+    Column("owner", Text, nullable=False),
+    Column("idempotency_key", Text),
+    Column("request_digest", Text, nullable=False),
+    Column("progress", JSONB),
+    Column("answer_status", Integer),
+    Column("answer", JSONB),
+    Column("revision", Text),
+    Index("schema_change_jobs_domain", "domain_id", "seq"),
+)
+
 # The materialised head of each branch: one row per live Record. `provenance` maps each Attribute
 # to the id of the Revision behind its value (origin, author and time are that Revision's).
 records = Table(

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
 import pytest
 
 from lorebase.cli import main
@@ -134,6 +135,54 @@ def test_schema_infer_diff_and_dry_run(cli: Cli, tmp_path: Path) -> None:
     bad.write_text(json.dumps([{"op": "rename_kind", "kind": "Nope", "to": "Site"}]))
     code, out, _ = cli("schema", "diff", str(bad))
     assert code == 1 and "unknown Kind 'Nope'" in out
+
+
+def test_schema_apply_follows_its_job_until_it_commits_or_fails(
+    cli: Cli, running: Running, tmp_path: Path
+) -> None:
+    """`schema apply` sends a change set with Prefer: respond-async and polls its job, printing its
+    progress; a migration that fails exits as the synchronous call's problem would."""
+    admin = {"Authorization": f"Bearer {running.admin_key}"}
+    made = httpx.post(
+        f"{running.url}/api/v1/domains/supply/branches", json={"name": "cli-jobs"}, headers=admin, timeout=30
+    )
+    assert made.status_code == 201, made.text
+    change = tmp_path / "note.json"
+    change.write_text(
+        json.dumps(
+            [
+                {
+                    "op": "add_attribute",
+                    "kind": "Supplier",
+                    "attribute": "cli_note",
+                    "definition": {"type": "text"},
+                }
+            ]
+        )
+    )
+    code, out, err = cli("schema", "apply", str(change), "--branch", "cli-jobs", "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["status"] == "committed" and answer["branch"] == "cli-jobs" and answer["revision"]
+    jobs = cli.json("schema", "jobs", "--branch", "cli-jobs")["jobs"]
+    assert jobs[0]["status"] == "committed" and jobs[0]["revision"] == answer["revision"]
+    code, out, _ = cli("schema", "jobs", jobs[0]["id"])
+    assert code == 0 and "committed" in out and jobs[0]["id"] in out
+    failing = tmp_path / "failing.json"
+    failing.write_text(
+        json.dumps(
+            [
+                {
+                    "op": "change_attribute",
+                    "kind": "Supplier",
+                    "attribute": "legal_name",
+                    "definition": {"type": "integer"},
+                }
+            ]
+        )
+    )
+    code, _, err = cli("schema", "apply", str(failing), "--branch", "cli-jobs")
+    assert code == 1 and "job scj_" in err and "would not fit the new schema" in err, err
 
 
 def test_exit_codes_and_problem_titles(cli: Cli, running: Running) -> None:

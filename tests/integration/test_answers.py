@@ -105,7 +105,14 @@ RECONCILIATION = {
     "scan_reconciliation",
 }
 # Schema change sets, a Revision's changes and the plain listings (docs/schema.md, docs/rest.md).
-SCHEMA = {"change_schema", "get_revision", "list_records", "list_links"}
+SCHEMA = {
+    "change_schema",
+    "get_schema_change",
+    "list_schema_changes",
+    "get_revision",
+    "list_records",
+    "list_links",
+}
 FEED = {"changes", "create_webhook", "list_webhooks", "update_webhook", "delete_webhook"}
 MEMORY = {e.name for e in ENDPOINTS if e.path.startswith("/api/v1/memory")}
 # A Server-Sent Events stream (tests/integration/test_feed_events.py); the 204s of sign-out
@@ -532,4 +539,13 @@ async def test_schema_change_and_listing_answers(supply: Stack) -> None:
     await call("list_records", D + f"/kinds/Part/records?at={changed['revision']}")
     await call("list_links", D + "/relations/supplied_by/links?limit=2")
     await call("list_links", D + f"/relations/supplied_by/links?at={changed['revision']}")
+    # As a job (Prefer: respond-async): its 202, and the job running and done.
+    job = await call(
+        "change_schema", changes, json={"changes": [failing]}, headers={"Prefer": "respond-async"}
+    )
+    assert job["status"] == "running"
+    await call("get_schema_change", job["href"])
+    await supply.rt.background.settled()
+    assert (await call("get_schema_change", job["href"]))["status"] == "failed"
+    await call("list_schema_changes", D + "/schema/changes?limit=1")
     call.covered(SCHEMA)

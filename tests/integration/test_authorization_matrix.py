@@ -236,6 +236,12 @@ def _probes(p: Planted) -> dict[str, Probe]:
                 },
             ),
         ),
+        "get_schema_change": Probe(
+            Request("GET", D + "/schema/changes/" + i["schema_job"]),
+            Request("GET", D + "/schema/changes/scj_absent"),
+            ONLY_NO_GRANT,
+        ),
+        "list_schema_changes": Probe(Request("GET", D + "/schema/changes")),
         "create_branch": Probe(
             Request("POST", D + "/branches", body={"name": "mx-{caller}", "from": "main"})
         ),
@@ -559,6 +565,28 @@ async def _plant(stack: Stack) -> Planted:
     head = changed["revision"]
     for tag in ("mx-tag", *(f"mx-tag-{c.replace('_', '-')}" for c in CALLERS)):
         await _ok(await http.post(D + "/tags", json={"name": tag, "revision": head}, headers=admin))
+    # A schema change job whose dry run copied the hidden and the pii values (its samples hold them).
+    copies = [
+        {
+            "op": "add_attribute",
+            "kind": k,
+            "attribute": a,
+            "definition": {"type": "text"},
+            "backfill": {"expression": e},
+        }
+        for k, a, e in (("Zeppelin", "zq_copy", "zq_secret"), ("Vendor", "tax_copy", "tax_id"))
+    ]
+    accepted = await http.post(
+        D + "/branches/canary-work/schema/changes",
+        json={"changes": copies, "dry_run": True, "on_invalid": "clear"},
+        headers={**admin, "Prefer": "respond-async"},
+    )
+    assert accepted.status_code == 202, accepted.text
+    await stack.rt.background.settled()
+    job = await _ok(await http.get(accepted.headers["Location"], headers=admin))
+    assert job["status"] == "dry_run" and "ZQCANARYSECRET" in orjson.dumps(job).decode(), job
+    assert "PIICANARY4242" in orjson.dumps(job).decode(), job
+    planted.ids["schema_job"] = job["id"]
     await stack.principal("usr_mx_target")
     planted.ids["grant"] = await stack.grant("canary", "usr_mx_target", "viewer", kinds=["Zeppelin"])
     memory = await _ok(

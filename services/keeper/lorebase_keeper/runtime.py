@@ -4,8 +4,10 @@ a branch's head moving (`moves`), and the vault."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from lorebase.config import Settings
 from lorebase.rate_limits import RateLimiter
@@ -16,6 +18,35 @@ from lorebase_keeper.read_cache import ReadCache
 from lorebase_keeper.vault import Vault
 from lorebase_keeper.writes import BranchMoves, Committer, PlannerStatistics
 from lorebase_store import Database
+
+
+class BackgroundTasks:
+    """Tasks that outlive the call that started them (a schema change job,
+    schema_changes/jobs.py), each by its name: kept here so that they run to their end, and
+    cancelled when keeper stops (each says what it leaves behind)."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
+
+    def start(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine, name=name)
+        self._tasks[name] = task
+        task.add_done_callback(lambda _: self._tasks.pop(name, None))
+
+    def cancel(self, name: str) -> None:
+        task = self._tasks.get(name)
+        if task is not None:
+            task.cancel()
+
+    async def settled(self) -> None:
+        """Wait until every task started so far has ended (tests)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def stop(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+        await self.settled()
 
 
 @dataclass(frozen=True)
@@ -35,6 +66,7 @@ class Runtime:
     # Told (Kind, Records done, Records in all) after each batch of a schema change's migration,
     # besides its log line (lorebase_keeper.schema_changes).
     schema_progress: list[Callable[[str, int, int], Awaitable[None]]] = field(default_factory=list)
+    background: BackgroundTasks = field(default_factory=BackgroundTasks)
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:
@@ -65,4 +97,4 @@ class Runtime:
         )
 
 
-__all__ = ["Runtime"]
+__all__ = ["BackgroundTasks", "Runtime"]

@@ -16,7 +16,7 @@ from lorebase_keeper.admin import bootstrap_admin
 from lorebase_keeper.api import KeeperServicer, MemoryStoreServicer
 from lorebase_keeper.proposals import recheck_open
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_changes import clear_staged
+from lorebase_keeper.schema_changes import clear_staged, fail_abandoned
 from lorebase_store import Database
 
 logger = logging.getLogger("lorebase.keeper")
@@ -55,6 +55,11 @@ async def run(settings: Settings) -> int:
     services = settings.model.services
 
     async def start() -> None:
+        # Schema change jobs that can no longer answer (schema_changes/jobs.py), before their
+        # staged rows go: a job's commit that holds its row wins, and the others then commit nothing.
+        failed = await fail_abandoned(rt)
+        if failed:
+            logger.info("failed %d schema change jobs left running: %s", len(failed), ", ".join(failed))
         # Rows a keeper staged for a change set it never committed (it stopped meanwhile).
         cleared = await clear_staged(rt.db)
         if cleared:
@@ -65,6 +70,7 @@ async def run(settings: Settings) -> int:
             logger.info("re-checking the open Proposals of %d source branches", reported)
 
     async def stop() -> None:
+        await rt.background.stop()  # running schema change jobs end failed (keeper-stopped)
         await rt.moves.settled()  # the checks after the last commits (writes/moves.py)
         await rt.db.close()
 

@@ -6,13 +6,19 @@
 - `lorebase schema diff FILE`: what a change set (or a whole schema document) would change in a
   branch's schema, worked out here from the schema the gateway serves;
 - `lorebase schema apply FILE [--dry-run]` (and its older name `lorebase schema-change FILE`): the
-  change set sent to the branch, or its dry run.
+  change set sent to the branch, or its dry run. A change set (not a dry run) is sent with
+  `Prefer: respond-async`: the gateway answers 202 with a job at once, and the command follows it
+  (`GET .../schema/changes/{id}`), printing its progress, until it committed or failed, so a
+  migration of millions of Records outlives no request deadline;
+- `lorebase schema jobs [ID]`: the schema change jobs of the Domain, or one of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import sys
 from typing import Any
 
 import yaml
@@ -30,11 +36,13 @@ from lorebase.commands._runtime import (
     short,
     table,
 )
+from lorebase.problems import Problem
 from lorebase.schema import SchemaError, load_schema, parse_yaml
 from lorebase.schema.changes import SchemaChangeError, apply_changes, schema_diff
 from lorebase.schema.inference import Sample, SampleError, infer, read_samples, table_sample
 
-ACTIONS = ("show", "infer", "diff", "apply")
+ACTIONS = ("show", "infer", "diff", "apply", "jobs")
+POLL_S = 1.0  # how often `schema apply` asks how its job is
 
 
 def _schema_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +52,8 @@ def _schema_arguments(parser: argparse.ArgumentParser) -> None:
         choices=ACTIONS,
         default="show",
         help="show (the default): the schema; infer: a change set proposed from samples; diff: what a "
-        "change set or schema document would change; apply: send a change set (--dry-run to preview)",
+        "change set or schema document would change; apply: send a change set (--dry-run to preview) "
+        "and follow its job; jobs [ID]: the schema change jobs, or one",
     )
     parser.add_argument(
         "files",
@@ -107,6 +116,8 @@ async def _schema(client: RestClient, args: argparse.Namespace) -> int:
             raise Usage("lorebase schema takes no FILE; did you mean schema infer, diff or apply?")
         emit(args, await client.get_schema(**call_arguments("get_schema", args)), _schema_human)
         return 0
+    if args.action == "jobs":
+        return await _jobs(client, args)
     if len(args.files) != 1:
         raise Usage(f"schema {args.action} takes one FILE")
     if args.action == "diff":
@@ -334,6 +345,71 @@ async def _apply(client: RestClient, args: argparse.Namespace, name: str) -> int
             body[member] = value
     if args.dry_run:
         body["dry_run"] = True
-    answer = await client.change_schema(domain=args.domain, branch=await _branch(client, args), body=body)
+    branch = await _branch(client, args)
+    if args.dry_run:
+        answer = await client.change_schema(domain=args.domain, branch=branch, body=body)
+    else:
+        job = await client.change_schema(domain=args.domain, branch=branch, body=body, prefer="respond-async")
+        answer = await _follow(client, args, job)
     emit(args, answer, _apply_human)
     return 0 if answer.get("valid", True) else REFUSED
+
+
+async def _follow(client: RestClient, args: argparse.Namespace, job: dict[str, Any]) -> Any:
+    """Poll a schema change job until it answers; its progress on stderr. A job that failed raises
+    its problem, as the synchronous call would have."""
+    said = ""
+    while True:
+        if job["status"] != "running":
+            break
+        progress = job.get("progress")
+        line = f"job {job['id']}: running" + (
+            f", {progress['kind']} {progress['done']}/{progress['total']} Records" if progress else ""
+        )
+        if line != said and not getattr(args, "json", False):
+            print(line, file=sys.stderr, flush=True)
+            said = line
+        await asyncio.sleep(POLL_S)
+        job = await client.get_schema_change(domain=args.domain, id=job["id"])
+    if job["status"] == "failed":
+        problem = dict(job["problem"] or {})
+        raise Problem(
+            int(problem.pop("status", 500)),
+            str(problem.pop("code", "internal")),
+            str(problem.pop("detail", "the change set failed")),
+            title=problem.pop("title", None),
+            **{k: v for k, v in problem.items() if k != "type"},
+        )
+    return job["result"]
+
+
+async def _jobs(client: RestClient, args: argparse.Namespace) -> int:
+    if len(args.files) > 1:
+        raise Usage("schema jobs takes at most one job ID")
+    if args.files:
+        emit(args, await client.get_schema_change(domain=args.domain, id=args.files[0]), _job_human)
+        return 0
+    answer = await client.list_schema_changes(domain=args.domain, branch=args.branch)
+    emit(args, answer, lambda a: table(a["jobs"], ["id", "status", "branch", "created_by", "created_at"]))
+    return 0
+
+
+def _job_human(job: Any) -> str:
+    lines = [
+        fields(
+            [
+                ("job", job["id"]),
+                ("status", job["status"]),
+                ("branch", job["branch"]),
+                ("created", f"{job['created_at']} by {job['created_by']}"),
+                ("finished", job.get("finished_at")),
+                ("revision", job.get("revision")),
+                ("progress", job.get("progress")),
+            ]
+        )
+    ]
+    if job.get("result"):
+        lines.append(_apply_human(job["result"]))
+    if job.get("problem"):
+        lines.append(f"problem: {job['problem'].get('code')}: {job['problem'].get('detail', '')}")
+    return "\n".join(lines)

@@ -13,6 +13,7 @@ from lorebase.contract.endpoint import Endpoint, Header, Path, Query, Request
 from lorebase.contract.fields import (
     BodyKey,
     BranchRef,
+    Cursor,
     Document,
     DomainName,
     HeadRef,
@@ -117,11 +118,38 @@ class SchemaChangeSet(Body, frozen=True, kw_only=True):
     on_invalid: Literal["refuse", "clear"] = "refuse"
 
 
+Prefer = Annotated[
+    str,
+    bounded(
+        1024,
+        "RFC 7240 preferences: `respond-async` answers 202 with a job at once instead of waiting for "
+        "the change set (others are ignored)",
+    ),
+]
+JobId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[^\x00]*$", description="A job id")]
+
+
 class ChangeSchema(Request, frozen=True, kw_only=True):
     domain: Annotated[DomainName, Path]
     branch: Annotated[BranchRef, Path]
     idempotency_key: Annotated[IdempotencyKey, Header("Idempotency-Key")] = ""
+    prefer: Annotated[Prefer, Header("Prefer")] = ""
     body: SchemaChangeSet
+
+
+class GetSchemaChange(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    id: Annotated[JobId, Path]
+
+
+class ListSchemaChanges(Request, frozen=True, kw_only=True):
+    domain: Annotated[DomainName, Path]
+    branch: Annotated[
+        Annotated[str, Meta(max_length=255, pattern=r"^[^\x00]*$", description="Only this branch's jobs")],
+        Query,
+    ] = ""
+    limit: Annotated[Annotated[int, Meta(ge=0, le=100, description="Page size; 0: 20")], Query] = 0
+    cursor: Annotated[Cursor, Query] = ""
 
 
 class NewBranch(Body, frozen=True, kw_only=True):
@@ -161,6 +189,7 @@ class UpdateBranch(Request, frozen=True, kw_only=True):
 
 
 BRANCH = DOMAIN + "/branches/{branch:path}"
+SCHEMA_CHANGES = DOMAIN + "/schema/changes"
 
 ENDPOINTS = [
     Endpoint(
@@ -191,11 +220,47 @@ ENDPOINTS = [
         "`schema_changed: true` on every feed) that migrates the data with it: renamed values keep "
         "their Records, history and lineage; backfills and conversions are written; a Record that "
         "would end invalid refuses the whole change set (422 naming it). `dry_run` answers what it "
-        "would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md).",
+        "would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md). "
+        "With `Prefer: respond-async` it answers 202 at once with a job (`Location`, "
+        "`Preference-Applied: respond-async`) that `GET .../schema/changes/{id}` follows; a retry "
+        "under the same idempotency key answers the same job.",
         problems=(409,),
         response=answers.schema.SchemaChange,
+        other_answers=((202, answers.schema.SchemaChangeJob),),
         bulk=True,
         clears_cache=True,
+    ),
+    Endpoint(
+        "get_schema_change",
+        "GET",
+        SCHEMA_CHANGES + "/{id}",
+        "keeper",
+        "GetSchemaChange",
+        GetSchemaChange,
+        "A schema change job: running, or what its change set answered",
+        "schema",
+        policy=grant(Need(P.DATA_READ, "schema_change"), scope=Scope.TARGET, target=Target.SCHEMA_CHANGE),
+        description='A change set sent with `Prefer: respond-async` (docs/schema.md, "Large '
+        'migrations"): `running` (with `progress`), then `committed` or `dry_run` with `result`, the '
+        "answer the synchronous call gives, or `failed` with `problem`, the problem details it "
+        "answers. A job on a branch the caller may not read answers 404 like an unknown one; a caller "
+        "who does not read every value of the branch (narrowed to Kinds, or without a clearance) "
+        "gets neither `result`, `progress` nor more of `problem` than its code.",
+        problems=(404,),
+        response=answers.schema.SchemaChangeJob,
+    ),
+    Endpoint(
+        "list_schema_changes",
+        "GET",
+        SCHEMA_CHANGES,
+        "keeper",
+        "ListSchemaChanges",
+        ListSchemaChanges,
+        "The schema change jobs of a Domain, newest first",
+        "schema",
+        policy=grant(),
+        description="Only jobs on branches the caller may read; `branch` keeps one branch's.",
+        response=answers.schema.SchemaChangeJobList,
     ),
     Endpoint(
         "create_branch",

@@ -203,12 +203,14 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         }
     responses: dict[str, Any] = {str(endpoint.success): _success(endpoint, schemas)}
     for status, model in endpoint.other_answers:
-        other = {
+        other: dict[str, Any] = {
             "description": _REASONS.get(status, endpoint.summary),
             "content": {"application/json": _json(model, None, schemas)},
         }
         if status < 300 and "headers" in responses[str(endpoint.success)]:
-            other["headers"] = responses[str(endpoint.success)]["headers"]
+            other["headers"] = dict(responses[str(endpoint.success)]["headers"])
+        if status == 202 and any(parameter.alias == "Prefer" for parameter in endpoint.parameters):
+            other["headers"] = {**other.get("headers", {}), **_ASYNC_HEADERS}
         responses[str(status)] = other
     for status in _problems(endpoint):
         if str(status) in responses:
@@ -226,6 +228,15 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
     operation["security"] = [] if endpoint.policy.who is Who.ANYONE else SECURITY
     return operation
 
+
+# The 202 of a request sent with `Prefer: respond-async` (RFC 7240): the job to follow.
+_ASYNC_HEADERS = {
+    "Location": {
+        "description": "The job: GET it until it is no longer running",
+        "schema": {"type": "string"},
+    },
+    "Preference-Applied": {"schema": {"type": "string", "enum": ["respond-async"]}},
+}
 
 _DELIVERY_HEADERS = [
     ("Lorebase-Event", "The event's type (revision.committed, operation.<side effect>)"),

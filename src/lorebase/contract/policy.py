@@ -106,6 +106,7 @@ class Target(StrEnum):
     OPERATION = "operation"  # the path's Operation: its permissions and the Kinds it edits
     ERASURE = "erasure"  # the Records or subject an erasure names: their Kinds
     GRANT = "grant"  # the grant a request withdraws (it must be one the caller could make)
+    SCHEMA_CHANGE = "schema_change"  # the path's schema change job and its branch
 
 
 @dataclass(frozen=True)
@@ -113,9 +114,9 @@ class Need:
     """A permission on a branch. `on` names the branch: `branch` is the request's branch (its
     `branch` parameter or body member), another request field is named by its path (`body.source`);
     an empty value is the Domain's default branch, and so is `default`. It may also be the branch of
-    the target (`proposal.target`, `proposal.source`, `tag`, `revision`, `candidate`). `when` limits
-    it to requests where one of those fields is set (a branch created protected needs
-    domain.settings too)."""
+    the target (`proposal.target`, `proposal.source`, `tag`, `revision`, `candidate`,
+    `schema_change`). `when` limits it to requests where one of those fields is set (a branch
+    created protected needs domain.settings too)."""
 
     permission: Permission
     on: str = "branch"

@@ -685,6 +685,10 @@ NOT_IN_HERALD: dict[str, str] = {
     "Revision's change list is for people (lorebase revision, the web app)",
     "change_schema": "a schema change is a person's decision, made on a branch with the CLI "
     "(lorebase schema-change) or REST; agents read the schema with lorebase_schema",
+    "get_schema_change": "a schema change job follows a change set a person sent (lorebase schema "
+    "apply polls it); agents read the schema with lorebase_schema",
+    "list_schema_changes": "schema change jobs are a person's change sets (lorebase schema jobs); "
+    "agents read the schema with lorebase_schema",
     "create_grant": _ADMIN,
     "delete_grant": _ADMIN,
     "list_domains": "Herald serves one default Domain (domain on each tool); lorebase_schema describes it",

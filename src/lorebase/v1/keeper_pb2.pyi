@@ -143,16 +143,38 @@ class ListLinksRequest(_message.Message):
     def __init__(self, domain: _Optional[str] = ..., relation: _Optional[str] = ..., branch: _Optional[str] = ..., at: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
 
 class ChangeSchemaRequest(_message.Message):
-    __slots__ = ("domain", "branch", "body", "idempotency_key")
+    __slots__ = ("domain", "branch", "body", "idempotency_key", "prefer")
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    PREFER_FIELD_NUMBER: _ClassVar[int]
     domain: str
     branch: str
     body: bytes
     idempotency_key: str
-    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    prefer: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., body: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ..., prefer: _Optional[str] = ...) -> None: ...
+
+class GetSchemaChangeRequest(_message.Message):
+    __slots__ = ("domain", "id")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    id: str
+    def __init__(self, domain: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
+class ListSchemaChangesRequest(_message.Message):
+    __slots__ = ("domain", "branch", "limit", "cursor")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    branch: str
+    limit: int
+    cursor: str
+    def __init__(self, domain: _Optional[str] = ..., branch: _Optional[str] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
 
 class CreateBranchRequest(_message.Message):
     __slots__ = ("domain", "body")

@@ -85,6 +85,16 @@ class KeeperStub:
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
                 response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
                 _registered_method=True)
+        self.GetSchemaChange = channel.unary_unary(
+                '/lorebase.v1.Keeper/GetSchemaChange',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetSchemaChangeRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
+        self.ListSchemaChanges = channel.unary_unary(
+                '/lorebase.v1.Keeper/ListSchemaChanges',
+                request_serializer=lorebase_dot_v1_dot_keeper__pb2.ListSchemaChangesRequest.SerializeToString,
+                response_deserializer=lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+                _registered_method=True)
         self.GetRevision = channel.unary_unary(
                 '/lorebase.v1.Keeper/GetRevision',
                 request_serializer=lorebase_dot_v1_dot_keeper__pb2.GetRevisionRequest.SerializeToString,
@@ -425,6 +435,18 @@ class KeeperServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ChangeSchema(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSchemaChange(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSchemaChanges(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -825,6 +847,16 @@ def add_KeeperServicer_to_server(servicer, server):
             'ChangeSchema': grpc.unary_unary_rpc_method_handler(
                     servicer.ChangeSchema,
                     request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'GetSchemaChange': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSchemaChange,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.GetSchemaChangeRequest.FromString,
+                    response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
+            ),
+            'ListSchemaChanges': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSchemaChanges,
+                    request_deserializer=lorebase_dot_v1_dot_keeper__pb2.ListSchemaChangesRequest.FromString,
                     response_serializer=lorebase_dot_v1_dot_keeper__pb2.Reply.SerializeToString,
             ),
             'GetRevision': grpc.unary_unary_rpc_method_handler(
@@ -1377,6 +1409,60 @@ class Keeper:
             target,
             '/lorebase.v1.Keeper/ChangeSchema',
             lorebase_dot_v1_dot_keeper__pb2.ChangeSchemaRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSchemaChange(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/GetSchemaChange',
+            lorebase_dot_v1_dot_keeper__pb2.GetSchemaChangeRequest.SerializeToString,
+            lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSchemaChanges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lorebase.v1.Keeper/ListSchemaChanges',
+            lorebase_dot_v1_dot_keeper__pb2.ListSchemaChangesRequest.SerializeToString,
             lorebase_dot_v1_dot_keeper__pb2.Reply.FromString,
             options,
             channel_credentials,

@@ -349,9 +349,49 @@ export interface paths {
         put?: never;
         /**
          * Change the schema on a branch: a change set as one Revision, with its data migration
-         * @description Needs data.read on `branch`, schema.change on `branch`; a grant narrowed to Kinds is not enough. Adds, renames and removes Kinds, Attributes and Relations, changes types, enums, constraints and aliases, and sets Operations and lenses, in one Revision (origin `schema`, `schema_changed: true` on every feed) that migrates the data with it: renamed values keep their Records, history and lineage; backfills and conversions are written; a Record that would end invalid refuses the whole change set (422 naming it). `dry_run` answers what it would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md).
+         * @description Needs data.read on `branch`, schema.change on `branch`; a grant narrowed to Kinds is not enough. Adds, renames and removes Kinds, Attributes and Relations, changes types, enums, constraints and aliases, and sets Operations and lenses, in one Revision (origin `schema`, `schema_changed: true` on every feed) that migrates the data with it: renamed values keep their Records, history and lineage; backfills and conversions are written; a Record that would end invalid refuses the whole change set (422 naming it). `dry_run` answers what it would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md). With `Prefer: respond-async` it answers 202 at once with a job (`Location`, `Preference-Applied: respond-async`) that `GET .../schema/changes/{id}` follows; a retry under the same idempotency key answers the same job.
          */
         post: operations["change_schema"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/schema/changes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schema change job: running, or what its change set answered
+         * @description Needs data.read on `schema_change`; what it names must be one the caller may read (its branch and Kinds), else it answers as absent. A change set sent with `Prefer: respond-async` (docs/schema.md, "Large migrations"): `running` (with `progress`), then `committed` or `dry_run` with `result`, the answer the synchronous call gives, or `failed` with `problem`, the problem details it answers. A job on a branch the caller may not read answers 404 like an unknown one; a caller who does not read every value of the branch (narrowed to Kinds, or without a clearance) gets neither `result`, `progress` nor more of `problem` than its code.
+         */
+        get: operations["get_schema_change"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/schema/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The schema change jobs of a Domain, newest first
+         * @description Needs a grant in the Domain. Only jobs on branches the caller may read; `branch` keeps one branch's.
+         */
+        get: operations["list_schema_changes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2569,6 +2609,56 @@ export interface components {
             member: string;
             removed: string[];
             message: string;
+        };
+        /**
+         * SchemaChangeJob
+         * @description A change set sent with `Prefer: respond-async`, run in the background by the keeper that
+         *     accepted it (docs/schema.md, "Large migrations"). `status` is `running` until the change set
+         *     answers: then `committed` or `dry_run` with `result` (the answer the synchronous call gives), or
+         *     `failed` with `problem` (the problem details it answers). A caller who does not read every
+         *     value of the branch (a grant narrowed to Kinds, or without the sensitivity clearances) sees
+         *     neither `result`, `progress` nor more of `problem` than its code.
+         */
+        SchemaChangeJob: {
+            id: string;
+            /** @enum {string} */
+            status: "committed" | "dry_run" | "failed" | "running";
+            domain: string;
+            branch: string;
+            dry_run: boolean;
+            /**
+             * Format: date-time
+             * @description A UTC time, ISO 8601 with Z (2026-10-01T08:00:04.120044Z)
+             */
+            created_at: string;
+            created_by: string;
+            finished_at: string | null;
+            revision: string | null;
+            progress: components["schemas"]["SchemaChangeProgress"] | null;
+            result: components["schemas"]["SchemaChange"] | null;
+            problem: {
+                [key: string]: unknown;
+            } | null;
+            href: string;
+        };
+        /**
+         * SchemaChangeProgress
+         * @description How far a running job's migration is: the Kind it reads and its Records read so far.
+         */
+        SchemaChangeProgress: {
+            kind: string;
+            done: number;
+            total: number;
+        };
+        /**
+         * SchemaChangeJobList
+         * @description The schema change jobs of branches the caller may read, newest first.
+         */
+        SchemaChangeJobList: {
+            domain: string;
+            jobs: components["schemas"]["SchemaChangeJob"][];
+            /** @description Pass it back as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** NewBranch */
         NewBranch: {
@@ -7025,6 +7115,7 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string;
+                Prefer?: string;
             };
             path: {
                 domain: string;
@@ -7050,6 +7141,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SchemaChange"];
+                };
+            };
+            /** @description Accepted: an agent task write ran on its task branch; its Proposal waits for review or has Conflicts */
+            202: {
+                headers: {
+                    /** @description The Revision the answer describes or created (absent when there is none) */
+                    "Lorebase-Revision"?: string;
+                    /** @description The original answer of a request retried under its idempotency key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The job: GET it until it is no longer running */
+                    Location?: string;
+                    "Preference-Applied"?: "respond-async";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchemaChangeJob"];
                 };
             };
             /** @description A parameter or the body is malformed */
@@ -7119,6 +7226,171 @@ export interface operations {
             };
             /** @description The body does not fit (the issues name each member) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_schema_change: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A schema change job: running, or what its change set answered */
+            200: {
+                headers: {
+                    /** @description The Revision the answer describes or created (absent when there is none) */
+                    "Lorebase-Revision"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchemaChangeJob"];
+                };
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service did not answer, or the gateway is stopping: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_schema_changes: {
+        parameters: {
+            query?: {
+                branch?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema change jobs of a Domain, newest first */
+            200: {
+                headers: {
+                    /** @description The Revision the answer describes or created (absent when there is none) */
+                    "Lorebase-Revision"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchemaChangeJobList"];
+                };
+            };
+            /** @description A parameter or the body is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credential, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description How to authenticate (RFC 6750): Bearer realm="lorebase" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such Domain, branch, Kind, Record or other named thing (or one the caller may not see) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -141,7 +141,9 @@ async def _schema_at(txn: Txn, domain: Domain, branch: str, at: str) -> str | No
 
 
 # The `on` of a need that names the branch of the request's target (lorebase.contract.policy.Need).
-TARGET_BRANCHES = frozenset({"tag", "revision", "candidate", "proposal.target", "proposal.source"})
+TARGET_BRANCHES = frozenset(
+    {"tag", "revision", "candidate", "proposal.target", "proposal.source", "schema_change"}
+)
 
 
 def _require_needs(

@@ -150,6 +150,19 @@ async def _grant(rt: Runtime, domain: Domain, access: Access, request: Any) -> F
     return Found(row, absent=absent)
 
 
+async def _schema_change(rt: Runtime, domain: Domain, access: Access, request: Any) -> Found:
+    """A schema change job: on its branch (hidden there: absent, as an unknown id)."""
+    row = await rt.db.read("policy_schema_change", lambda txn: txn.get_schema_job(domain.id, request.id))
+    absent = Problem(
+        404,
+        "not-found",
+        f"no schema change job {request.id!r} in Domain {domain.name}; GET /schema/changes lists them",
+    )
+    if row is None:
+        raise absent
+    return Found(row, {"schema_change": row.branch}, absent=absent)
+
+
 LOADERS: dict[Target, Loader] = {
     Target.BRANCH: _branch,
     Target.TAG: _tag,
@@ -160,6 +173,7 @@ LOADERS: dict[Target, Loader] = {
     Target.OPERATION: _operation,
     Target.ERASURE: _erasure,
     Target.GRANT: _grant,
+    Target.SCHEMA_CHANGE: _schema_change,
 }
 
 

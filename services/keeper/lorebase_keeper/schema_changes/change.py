@@ -67,8 +67,41 @@ def plan_of(domain: Domain, body: SchemaChangeSet) -> Plan:
         raise invalid(error.issues) from None
 
 
+@dataclass
+class JobTracking:
+    """A change set run as a job (jobs.py). Its commit marks the job committed in the commit's own
+    transaction; its progress is kept for the job's heartbeat; and it stops at its next batch,
+    never in its commit, once `stop` is set or its deadline (`time.monotonic()`) has passed."""
+
+    id: str
+    deadline: float
+    stop: Problem | None = None
+    progress: dict[str, Any] | None = None
+    committing: bool = False  # its commit transaction marked the job (and may be committing it)
+
+    def check(self, branch: str) -> None:
+        if self.stop is not None:
+            raise self.stop
+        if time.monotonic() > self.deadline:
+            raise Problem(
+                409,
+                "schema-migration-moved",
+                f"the change set's job on branch {branch!r} passed its deadline "
+                "(keeper.schema_changes.job_deadline_s) while it migrated; nothing changed, send it "
+                "again (and raise the deadline for a migration this large)",
+                branch=branch,
+                reason="deadline",
+            )
+
+
 async def change_schema(
-    rt: Runtime, access: Access, domain: Domain, branch: str, body: SchemaChangeSet, header_key: str
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    branch: str,
+    body: SchemaChangeSet,
+    header_key: str,
+    job: JobTracking | None = None,
 ) -> Outcome:
     branch = check_branch_name(branch or domain.default_branch)
     key = idempotency_key(body.idempotency_key, header_key)
@@ -96,6 +129,9 @@ async def change_schema(
         if logged.get(kind) != (tenth := done * 10 // total):
             logged[kind] = tenth
             await log_progress(kind, done, total)
+        if job is not None:
+            job.progress = {"kind": kind, "done": done, "total": total}
+            job.check(branch)
         for listener in rt.schema_progress:
             await listener(kind, done, total)
 
@@ -127,6 +163,8 @@ async def change_schema(
             return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
         if staged.violation_count:
             raise _refused(staged)
+        if job is not None:
+            job.check(branch)  # the last moment a job stops: its commit, once queued, runs to its end
 
         held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
 
@@ -170,6 +208,14 @@ async def change_schema(
             )
             revision_id = committed.revision.id
             document.update(status="committed", revision=revision_id, head=revision_id)
+            if job is not None:
+                # Marked in the commit's transaction, only while it still runs: a job failed
+                # meanwhile (jobs.py) refuses the commit, so a job never says other than the head.
+                job.committing = True
+                if not await view.txn.finish_schema_job(
+                    job.id, status="committed", answer_status=200, answer=document, revision=revision_id
+                ):
+                    raise moved(branch, f"its job {job.id} was failed meanwhile (a keeper started)")
             stamp = iso(at)
             if key is not None:
                 rows.receipt(
@@ -380,4 +426,4 @@ def _describe(item: dict[str, Any]) -> str:
     return f"{text} to {item['to']}" if "to" in item else text
 
 
-__all__ = ["ChangeSetCommit", "change_schema", "commit_change_set", "plan_of"]
+__all__ = ["ChangeSetCommit", "JobTracking", "change_schema", "commit_change_set", "plan_of"]

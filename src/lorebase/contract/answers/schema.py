@@ -284,6 +284,45 @@ class SchemaChange(Answer, kw_only=True):
     cleared: list[SchemaViolation] = []
 
 
+class SchemaChangeProgress(Answer, kw_only=True):
+    """How far a running job's migration is: the Kind it reads and its Records read so far."""
+
+    kind: str
+    done: Count
+    total: Count
+
+
+class SchemaChangeJob(Answer, kw_only=True):
+    """A change set sent with `Prefer: respond-async`, run in the background by the keeper that
+    accepted it (docs/schema.md, "Large migrations"). `status` is `running` until the change set
+    answers: then `committed` or `dry_run` with `result` (the answer the synchronous call gives), or
+    `failed` with `problem` (the problem details it answers). A caller who does not read every
+    value of the branch (a grant narrowed to Kinds, or without the sensitivity clearances) sees
+    neither `result`, `progress` nor more of `problem` than its code."""
+
+    id: str
+    status: Literal["running", "committed", "dry_run", "failed"]
+    domain: str
+    branch: str
+    dry_run: bool
+    created_at: Timestamp
+    created_by: str
+    finished_at: Timestamp | None
+    revision: RevisionId | None
+    progress: SchemaChangeProgress | None
+    result: SchemaChange | None
+    problem: dict[str, Any] | None
+    href: str
+
+
+class SchemaChangeJobList(Answer, kw_only=True):
+    """The schema change jobs of branches the caller may read, newest first."""
+
+    domain: str
+    jobs: list[SchemaChangeJob]
+    next_cursor: Cursor
+
+
 class Branch(Answer, kw_only=True):
     """A branch: its head, protection, and where it came from."""
 
@@ -342,4 +381,14 @@ class TagList(Answer, kw_only=True):
     next_cursor: Cursor
 
 
-__all__ = ["Branch", "BranchList", "BranchView", "DeletedBranch", "SchemaView", "Tag", "TagList"]
+__all__ = [
+    "Branch",
+    "BranchList",
+    "BranchView",
+    "DeletedBranch",
+    "SchemaChangeJob",
+    "SchemaChangeJobList",
+    "SchemaView",
+    "Tag",
+    "TagList",
+]
