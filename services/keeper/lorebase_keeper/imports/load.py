@@ -21,7 +21,7 @@ from lorebase.contract.writes import ImportBatch
 from lorebase.contract.writes import Load as Batch
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
-from lorebase.schema import record_key, validate_values
+from lorebase.schema import Validator, canonical_record_key
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
@@ -65,6 +65,7 @@ def _prepare(
     """Canonical records and links, or every issue found, by path."""
     issues: list[dict[str, Any]] = []
     records: list[tuple[Any, str, dict[str, Any], str]] = []
+    validators: dict[str, Validator] = {}  # one per Kind and Relation: its steps made once
     for index, item in enumerate(batch.records or ()):
         path = f"records[{index}]"
         kind = domain.schema.kinds.get(item.kind)
@@ -83,10 +84,12 @@ def _prepare(
                 }
             )
             continue
-        values, value_issues = validate_values(
-            kind.attributes, item.values, path=f"{path}.values", partial=True
-        )
-        issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        validator = validators.get(kind.name)
+        if validator is None:
+            validator = validators[kind.name] = Validator(kind.attributes, partial=True)
+        values, value_issues = validator.check(item.values, f"{path}.values")
+        if value_issues:
+            issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         missing = [k for k in kind.key if values.get(k) in (None, "")]
         if missing:
             issues.append(
@@ -98,7 +101,7 @@ def _prepare(
             )
             continue
         if not value_issues:
-            records.append((kind, record_key(kind, values), values, path))
+            records.append((kind, canonical_record_key(kind, values), values, path))
     links: list[tuple[Any, str, str, dict[str, Any], str]] = []
     for index, link in enumerate(batch.links or ()):
         path = f"links[{index}]"
@@ -113,10 +116,12 @@ def _prepare(
             )
             continue
         raw_values = link.values or {}
-        values, value_issues = validate_values(
-            named.attributes, raw_values, path=f"{path}.values", partial=True
-        )
-        issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        validator = validators.get(f"->{named.name}")
+        if validator is None:
+            validator = validators[f"->{named.name}"] = Validator(named.attributes, partial=True)
+        values, value_issues = validator.check(raw_values, f"{path}.values")
+        if value_issues:
+            issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         if not value_issues:
             links.append((named, link.from_, link.to, values, path))
     return records, links, issues
