@@ -36,6 +36,7 @@ from lorebase.schema.values import (
     record_key,
     validate_parameters,
     validate_values,
+    validator,
 )
 from lorebase.schema.yaml_text import parse_yaml
 
@@ -75,4 +76,5 @@ __all__ = [
     "schema_document",
     "validate_parameters",
     "validate_values",
+    "validator",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "render_edits",
     "validate_parameters",
     "validate_values",
+    "validator",
 ]
 
 
@@ -53,7 +54,22 @@ def validate_values(
     values (what the materializer wrote) are checked like the others. (`Validator` checks many
     values of the same Attributes so.)
     """
-    return Validator(attributes, partial=partial, stored=stored).check(values, path)
+    return validator(attributes, partial=partial, stored=stored).check(values, path)
+
+
+_VALIDATORS: dict[tuple[int, bool, bool], Validator] = {}
+
+
+def validator(attributes: Mapping[str, Attribute], *, partial: bool, stored: bool = False) -> Validator:
+    """The `Validator` of these Attributes (a Kind's, a Relation's, an Operation's), made once: the
+    schema's mappings live as long as it does, so they are known by identity."""
+    ref = (id(attributes), partial, stored)
+    found = _VALIDATORS.get(ref)
+    if found is None or found.attributes is not attributes:
+        if len(_VALIDATORS) >= 4096:  # schemas replaced many times over: start again
+            _VALIDATORS.clear()
+        found = _VALIDATORS[ref] = Validator(attributes, partial=partial, stored=stored)
+    return found
 
 
 class Validator:
@@ -71,14 +87,17 @@ class Validator:
         }
         self._required = [name for name, attribute in attributes.items() if attribute.required]
 
-    def check(self, values: Mapping[str, Any], path: str) -> tuple[dict[str, Any], list[Issue]]:
+    def check(
+        self, values: Mapping[str, Any], path: str, suffix: str = ""
+    ) -> tuple[dict[str, Any], list[Issue]]:
+        """`validate_values` of `values` at `path` + `suffix` (joined only for an issue)."""
         canonical: dict[str, Any] = {}
         issues: list[Issue] = []
         steps = self._canonical
         for name, value in values.items():
             step = steps.get(name)
             if step is None:
-                issues.append(self._refused(name, path))
+                issues.append(self._refused(name, path + suffix))
                 continue
             if value is None:
                 canonical[name] = None
@@ -86,15 +105,19 @@ class Validator:
             try:
                 canonical[name] = step(value)
             except ValueProblem as problem:
-                issues.append(Issue(_join(path, name), problem.rule, problem.message))
+                issues.append(Issue(_join(path + suffix, name), problem.rule, problem.message))
         for name in self._required:
             if name in values:
                 if values[name] is None:
                     issues.append(
-                        Issue(_join(path, name), "value.required", f"{name} is required and cannot be null")
+                        Issue(
+                            _join(path + suffix, name),
+                            "value.required",
+                            f"{name} is required and cannot be null",
+                        )
                     )
             elif not self.partial:
-                issues.append(Issue(_join(path, name), "value.required", f"{name} is required"))
+                issues.append(Issue(_join(path + suffix, name), "value.required", f"{name} is required"))
         return canonical, issues
 
     def _refused(self, name: str, path: str) -> Issue:

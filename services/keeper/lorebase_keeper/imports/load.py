@@ -21,7 +21,7 @@ from lorebase.contract.writes import ImportBatch
 from lorebase.contract.writes import Load as Batch
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
-from lorebase.schema import Validator, canonical_record_key
+from lorebase.schema import canonical_record_key, validator
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
@@ -65,10 +65,10 @@ def _prepare(
     """Canonical records and links, or every issue found, by path."""
     issues: list[dict[str, Any]] = []
     records: list[tuple[Any, str, dict[str, Any], str]] = []
-    validators: dict[str, Validator] = {}  # one per Kind and Relation: its steps made once
+    kinds = domain.schema.kinds
     for index, item in enumerate(batch.records or ()):
         path = f"records[{index}]"
-        kind = domain.schema.kinds.get(item.kind)
+        kind = kinds.get(item.kind)
         if kind is None or kind.name not in readable:
             issues.append(
                 {"path": f"{path}.kind", "rule": "kind.unknown", "message": f"unknown Kind {item.kind!r}"}
@@ -84,10 +84,7 @@ def _prepare(
                 }
             )
             continue
-        validator = validators.get(kind.name)
-        if validator is None:
-            validator = validators[kind.name] = Validator(kind.attributes, partial=True)
-        values, value_issues = validator.check(item.values, f"{path}.values")
+        values, value_issues = validator(kind.attributes, partial=True).check(item.values, path, ".values")
         if value_issues:
             issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         missing = [k for k in kind.key if values.get(k) in (None, "")]
@@ -116,10 +113,7 @@ def _prepare(
             )
             continue
         raw_values = link.values or {}
-        validator = validators.get(f"->{named.name}")
-        if validator is None:
-            validator = validators[f"->{named.name}"] = Validator(named.attributes, partial=True)
-        values, value_issues = validator.check(raw_values, f"{path}.values")
+        values, value_issues = validator(named.attributes, partial=True).check(raw_values, path, ".values")
         if value_issues:
             issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         if not value_issues:
