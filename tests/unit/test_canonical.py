@@ -12,6 +12,7 @@ from lorebase.canonical import (
     canonical_json,
     canonical_text,
     canonical_value,
+    canonicalizer,
     sha256_hex,
 )
 from lorebase.schema import Attribute
@@ -356,3 +357,45 @@ def test_canonical_decimal_and_integer_text_pass_as_the_full_path_would_give_the
     integer = attr("integer")
     if "." not in given and given.strip("-"):
         assert outcome(integer, canonical_value) == outcome(integer, lambda a, v: canonical_value(a, int(v)))
+
+
+_CANONICALIZED = [
+    attr("string"),
+    attr("text"),
+    attr("string", min=Decimal(2), max=Decimal(5)),
+    attr("string", pattern="[A-Z]+-[0-9]+"),
+    attr("integer"),
+    attr("integer", min=Decimal(0), max=Decimal(1000)),
+    attr("decimal(10,2)"),
+    attr("decimal(4,0)"),
+    attr("decimal(10,2)", min=Decimal("-5.5")),
+    attr("boolean"),
+    attr("enum", values=("low", "high")),
+    attr("date"),
+]
+_RAW = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.from_regex(r"-?[0-9]{1,6}(\.[0-9]{0,3})?", fullmatch=True),
+    st.from_regex(r"[A-Z]{1,3}-[0-9]{1,3}", fullmatch=True),
+    st.sampled_from(["0", "-0", "00", "-0.00", "1.50", "12.345", "low", "2024-02-29", "99999999999.99"]),
+)
+
+
+def _outcome(step, value):
+    try:
+        return ("value", step(value))
+    except ValueProblem as problem:
+        return ("problem", problem.rule, problem.message)
+
+
+@for_all(st.sampled_from(_CANONICALIZED), _RAW)
+def test_canonicalizer_answers_as_canonical_value(attribute, value):
+    """An import's per-Attribute step (canonicalizer) gives every value the canonical form, or the
+    problem, that canonical_value gives it."""
+    assert _outcome(canonicalizer(attribute), value) == _outcome(
+        lambda v: canonical_value(attribute, v), value
+    )

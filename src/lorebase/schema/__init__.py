@@ -28,7 +28,16 @@ from lorebase.schema.model import (
 )
 from lorebase.schema.policy import Policy, PolicyError, compile_policy
 from lorebase.schema.templates import RenderedEdit, parse_template, render_edits
-from lorebase.schema.values import Issue, key_values, record_key, validate_parameters, validate_values
+from lorebase.schema.values import (
+    Issue,
+    Validator,
+    canonical_record_key,
+    key_values,
+    record_key,
+    validate_parameters,
+    validate_values,
+    validator,
+)
 from lorebase.schema.yaml_text import parse_yaml
 
 __all__ = [
@@ -60,9 +69,12 @@ __all__ = [
     "parse_yaml",
     "parse_duration",
     "parse_template",
+    "Validator",
+    "canonical_record_key",
     "record_key",
     "render_edits",
     "schema_document",
     "validate_parameters",
     "validate_values",
+    "validator",
 ]

@@ -21,7 +21,7 @@ from lorebase.contract.writes import ImportBatch
 from lorebase.contract.writes import Load as Batch
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem, invalid
-from lorebase.schema import record_key, validate_values
+from lorebase.schema import canonical_record_key, validator
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain, check_branch_name
@@ -65,9 +65,10 @@ def _prepare(
     """Canonical records and links, or every issue found, by path."""
     issues: list[dict[str, Any]] = []
     records: list[tuple[Any, str, dict[str, Any], str]] = []
+    kinds = domain.schema.kinds
     for index, item in enumerate(batch.records or ()):
         path = f"records[{index}]"
-        kind = domain.schema.kinds.get(item.kind)
+        kind = kinds.get(item.kind)
         if kind is None or kind.name not in readable:
             issues.append(
                 {"path": f"{path}.kind", "rule": "kind.unknown", "message": f"unknown Kind {item.kind!r}"}
@@ -83,10 +84,9 @@ def _prepare(
                 }
             )
             continue
-        values, value_issues = validate_values(
-            kind.attributes, item.values, path=f"{path}.values", partial=True
-        )
-        issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        values, value_issues = validator(kind.attributes, partial=True).check(item.values, path, ".values")
+        if value_issues:
+            issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         missing = [k for k in kind.key if values.get(k) in (None, "")]
         if missing:
             issues.append(
@@ -98,7 +98,7 @@ def _prepare(
             )
             continue
         if not value_issues:
-            records.append((kind, record_key(kind, values), values, path))
+            records.append((kind, canonical_record_key(kind, values), values, path))
     links: list[tuple[Any, str, str, dict[str, Any], str]] = []
     for index, link in enumerate(batch.links or ()):
         path = f"links[{index}]"
@@ -113,10 +113,9 @@ def _prepare(
             )
             continue
         raw_values = link.values or {}
-        values, value_issues = validate_values(
-            named.attributes, raw_values, path=f"{path}.values", partial=True
-        )
-        issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
+        values, value_issues = validator(named.attributes, partial=True).check(raw_values, path, ".values")
+        if value_issues:
+            issues += [{"path": i.path, "rule": i.rule, "message": i.message} for i in value_issues]
         if not value_issues:
             links.append((named, link.from_, link.to, values, path))
     return records, links, issues

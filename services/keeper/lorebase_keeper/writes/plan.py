@@ -121,9 +121,20 @@ class ChangeSummary:
 
 
 def summarise(changes: list[Change], changed_keys_max: int) -> ChangeSummary:
-    summary = ChangeSummary(changes_digest(changes))
+    """`ChangeSummary.add` of each change, counted in one pass (an import's 100,000)."""
+    summary = ChangeSummary(changes_digest(changes), len(changes))
+    kinds, relations, keys = summary.kinds, summary.relations, summary.keys
     for change in changes:
-        summary.add(change.entity, change.name, change.key, changed_keys_max)
+        name = change.name
+        if change.entity == "record":
+            kinds[name] = kinds.get(name, 0) + 1
+            kind_keys = keys.get(name)
+            if kind_keys is None:
+                kind_keys = keys[name] = []
+            if len(kind_keys) < changed_keys_max:
+                kind_keys.append(change.key)
+        else:
+            relations[name] = relations.get(name, 0) + 1
     return summary
 
 
