@@ -133,15 +133,24 @@ def measure(
         stop = threading.Event()
 
         def backfill() -> None:
+            """As a job (Prefer: respond-async), polled every second as `lorebase schema apply`
+            does: no request outlives the gateway's deadline, however long the migration."""
             started = time.perf_counter()
-            response = httpx.post(
-                f"{base}/api/v1/domains/big/branches/main/schema/changes",
-                json={"changes": CHANGES, "message": "Band every Record"},
-                headers=headers,
-                timeout=3600,
-            )
+            with httpx.Client(base_url=base, timeout=600) as own:
+                response = own.post(
+                    "/api/v1/domains/big/branches/main/schema/changes",
+                    json={"changes": CHANGES, "message": "Band every Record"},
+                    headers={**headers, "Prefer": "respond-async"},
+                )
+                answer.update(accepted_ms=(time.perf_counter() - started) * 1000)
+                job = response.json() if response.status_code == 202 else {}
+                while job.get("status") == "running":
+                    time.sleep(1)
+                    job = own.get(response.headers["Location"], headers=headers).json()
             answer.update(
-                elapsed=time.perf_counter() - started, status=response.status_code, body=response.text
+                elapsed=time.perf_counter() - started,
+                status=200 if job.get("status") == "committed" else response.status_code,
+                body=orjson.dumps(job.get("result") or job.get("problem")).decode() if job else response.text,
             )
             stop.set()
 
@@ -183,6 +192,7 @@ def measure(
     body = orjson.loads(str(answer["body"]))
     migrated = int(body["migrated"]["records"])
     elapsed = float(answer["elapsed"])  # type: ignore[arg-type]
+    accepted_ms = float(answer["accepted_ms"])  # type: ignore[arg-type]
     raw_s = _raw_update(url)
     landed = [ms for ms, status in writes if status == 200]
     refused = len(writes) - len(landed)
@@ -190,7 +200,7 @@ def measure(
         "large migration (issue 30): one change set adding `band` with a backfill to every Supplier, Part "
         "and PurchaseOrder of `big`, in batches of keeper.schema_changes.batch_records outside the "
         "branch's commit lock, then one Revision:",
-        f"- backfill of {migrated} Records: {elapsed:.1f} s ({migrated / elapsed:,.0f} Records/s); raw UPDATE of "
+        f"- backfill of {migrated} Records, as a job (202 in {accepted_ms:.0f} ms, then polled): {elapsed:.1f} s ({migrated / elapsed:,.0f} Records/s); raw UPDATE of "
         f"as many `records` rows in one statement: {raw_s:.1f} s ({migrated / raw_s:,.0f} rows/s); "
         f"ours/raw {raw_s / elapsed:.3f}x",
         f"- agent reads, 1 client, without the backfill ({READS} of each, load average {load_quiet:.2f}): "

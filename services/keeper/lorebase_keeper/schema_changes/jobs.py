@@ -50,7 +50,7 @@ from lorebase_store import NewSchemaJob, SchemaJobRow, Txn
 logger = logging.getLogger("lorebase.keeper.schema_changes")
 
 DEFAULT_LIMIT = 20
-_HIDDEN = ("type", "title", "status", "code")  # what a caller narrowed to Kinds sees of a problem
+_HIDDEN = ("type", "title", "status", "code")  # what a caller who reads not every value sees of a problem
 
 
 def prefers_async(prefer: str) -> bool:
@@ -107,13 +107,14 @@ async def accept(
     async def create(txn: Txn) -> tuple[SchemaJobRow, bool]:
         if await txn.get_branch(domain.id, branch) is None:
             raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
-        row = await txn.insert_schema_job(job)
-        if row is not None:
-            return row, False
-        assert key is not None
-        found = await txn.schema_job_by_key(domain.id, job.created_by, key)
-        assert found is not None, "a job holds the key"
-        return found, True
+        while True:  # the job holding the key may let go of it (failed) between the two statements
+            row = await txn.insert_schema_job(job)
+            if row is not None:
+                return row, False
+            assert key is not None
+            found = await txn.schema_job_by_key(domain.id, job.created_by, key)
+            if found is not None:
+                return found, True
 
     row, replayed = await rt.db.run_interaction("schema_job_accept", create)
     headers = {"Location": href(domain, row.id), "Preference-Applied": "respond-async"}
@@ -129,7 +130,7 @@ async def accept(
     else:
         rt.background.start(row.id, _run(rt, access, domain, branch, body, header_key, row.id))
         logger.info("schema change on %s: job %s accepted", branch, row.id)
-    return Outcome(202, describe(domain, row, full=True), None, headers)
+    return Outcome(202, describe(domain, row, full=reads_every_value(access, branch)), None, headers)
 
 
 async def _run(
