@@ -1,4 +1,4 @@
-"""Schema change jobs (migration 0024): a change set answered 202 and run in the background.
+"""Schema change jobs (migration 0023): a change set answered 202 and run in the background.
 
 A job is `running` until its change set answers; then `committed`, `dry_run` or `failed`, with the
 answer's status and document (the change set's answer, or its problem). Every move out of

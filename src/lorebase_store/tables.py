@@ -138,7 +138,7 @@ schema_change_sets = Table(
     PrimaryKeyConstraint("domain_id", "revision"),
 )
 
-# Change sets a client chose not to wait for (migration 0024): the job's state, so any keeper
+# Change sets a client chose not to wait for (migration 0023): the job's state, so any keeper
 # answers it (lorebase_store/schema_jobs.py).
 schema_change_jobs = Table(
     "schema_change_jobs",

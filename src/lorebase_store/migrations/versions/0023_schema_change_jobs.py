@@ -10,7 +10,7 @@ job whose keeper stopped renewing it is failed by the next keeper that starts or
 
 Expand only: an old keeper neither writes nor reads it.
 
-Revision ID: 0024
+Revision ID: 0023
 Revises: 0022
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
-revision = "0024"
+revision = "0023"
 down_revision = "0022"
 branch_labels = None
 depends_on = None
