@@ -25,6 +25,14 @@ The table is UNLOGGED (no WAL; a crash empties it). Staged rows go on success (i
 transaction), on a refusal or an error (`forget_staged_rows`), and when a keeper starts
 (`clear_staged_rows`: a keeper that stopped mid-staging leaves nothing; a staging of another
 keeper then finds its rows gone and answers 409, send the change set again).
+
+The commit that writes a staging's rows holds them until its transaction ends (`hold_staged_rows`:
+transaction-scoped advisory locks, the staging's own and the clear's shared), and counts them
+after taking the locks; `forget_staged_rows` and `clear_staged_rows` take those locks first. So a
+deletion either happened before the count (the commit answers 409 schema-migration-moved, nothing
+changed) or waits until the commit is over: never between the count and the set statements, which
+would commit part of a migration (a synchronous call cancelled by its deadline while its commit
+runs forgets its rows; a keeper that starts clears every keeper's).
 """
 
 from __future__ import annotations
@@ -38,6 +46,9 @@ from lorebase_store.txn import TxnBase
 
 # Stands for the Revision id in staged provenance (a SHA-256 hex is never all zeros).
 PLACEHOLDER = "0" * 64
+# The advisory locks' keys (the two-integer form, a space of its own): (_STAGING, hashtext(staging))
+# for one staging, (_CLEAR, 0) for all of them.
+_STAGING, _CLEAR = 0x5354_0001, 0x5354_0002
 
 COLUMNS = (
     "staging",
@@ -204,16 +215,28 @@ class StagedRowsTxn(TxnBase):
         async for row in driver.cursor(_ELEMENTS, staging, prefetch=10_000):
             yield row[0], row[1], row[2], row[3]
 
-    async def count_staged_rows(self, staging: str) -> int:
+    async def hold_staged_rows(self, staging: str) -> int:
+        """How many rows `staging` has, none of them deleted by another transaction until this one
+        ends (the module's docstring)."""
         driver = await self.driver()
+        await driver.execute(
+            "SELECT pg_advisory_xact_lock_shared($1, 0), pg_advisory_xact_lock($2, hashtext($3))",
+            _CLEAR,
+            _STAGING,
+            staging,
+        )
         return int(await driver.fetchval("SELECT count(*) FROM staged_rows WHERE staging = $1", staging))
 
     async def forget_staged_rows(self, staging: str) -> None:
+        """Remove the rows of `staging`, after the commit that holds them, if one does."""
         driver = await self.driver()
+        await driver.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _STAGING, staging)
         await driver.execute(_FORGET, staging)
 
     async def clear_staged_rows(self) -> int:
-        """Remove every staged row (a keeper starting: what a stopped one staged is of no use)."""
+        """Remove every staged row (a keeper starting: what a stopped one staged is of no use),
+        after the commits that hold some."""
+        await self.conn.execute(text("SELECT pg_advisory_xact_lock(:key, 0)"), {"key": _CLEAR})
         result = await self.conn.execute(text("DELETE FROM staged_rows"))
         return int(result.rowcount or 0)
 

@@ -266,3 +266,57 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated_and_viola
     assert gone.status_code == 409 and gone.json()["type"].endswith("/schema-migration-moved"), gone.text
     assert "staged rows are gone" in gone.json()["detail"]
     assert await branch(batched) == before_move and await staged_rows(batched) == 0
+
+
+async def test_a_commit_holds_its_staged_rows_until_it_ends(batched: Stack) -> None:
+    """A deletion of staged rows (a cancelled call forgetting its own, a keeper that starts clearing
+    all) waits for the commit that counted them: it never lands between the count and the set
+    statements, which would commit part of a migration (lorebase_store/staged_rows.py)."""
+    db = batched.rt.db
+    row = ("schema-held", 0, "Supplier", "S-1001", "record", "modified", "[]", None, "{}", "{}")
+
+    async def stage(txn: Txn) -> None:
+        await txn.copy_staged_rows(
+            [
+                (*row, None, None, False, b"[]", None),
+                (*row[:3], "S-1002", *row[4:], None, None, False, b"[]", None),
+            ]
+        )
+
+    await db.run_interaction("stage_held_rows", stage)
+    counted: list[int] = []
+    release = asyncio.Event()
+
+    async def commit(txn: Txn) -> None:  # what a change set's commit does before its set statements
+        counted.append(await txn.hold_staged_rows("schema-held"))
+        await release.wait()
+        counted.append(await txn.hold_staged_rows("schema-held"))
+
+    async def forget(txn: Txn) -> None:
+        await txn.forget_staged_rows("schema-held")
+
+    committing = asyncio.ensure_future(db.run_interaction("hold_staged_rows", commit))
+    advisory_waits = text(
+        "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory' "
+        "and datname = current_database()"
+    )
+    async with db.engine.connect() as watcher:
+        watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
+        for _ in range(3000):
+            if counted:
+                break
+            await asyncio.sleep(0.01)
+        deletions = [
+            asyncio.ensure_future(db.run_interaction("forget_staged", forget)),
+            asyncio.ensure_future(clear_staged(db)),
+        ]
+        for _ in range(3000):
+            if await watching.scalar(advisory_waits) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert not any(d.done() for d in deletions)  # both wait on the commit's locks
+        release.set()
+        await committing
+        await asyncio.gather(*deletions)
+    assert counted == [2, 2]
+    assert await staged_rows(batched) == 0

@@ -290,7 +290,7 @@ async def commit_change_set(
     for old, new in plan.renamed_kinds.items():
         await view.txn.move_kind_rows(domain.id, rows.branch, old, new)
     assert staged.staging is not None
-    if await view.txn.count_staged_rows(staged.staging) != staged.count:
+    if await view.txn.hold_staged_rows(staged.staging) != staged.count:
         raise moved(rows.branch, "its staged rows are gone (a keeper started meanwhile and cleared them)")
     revision_plan = RevisionPlan(
         domain.name,
