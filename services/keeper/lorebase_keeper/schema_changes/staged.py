@@ -182,14 +182,17 @@ async def stage(view: BranchView, head: Head, plan: Plan, on_invalid: str, stagi
     staged.count = len(changes)
     staged.counts = await _counted(refs, pacer)
     chunk = []
+    # The snapshot's view keeps every Record it read: done with (a catch-up reads through its own).
+    read = migration.changes.view.stored_records
     if staged.staging is None:
         staged.changes = changes
-        await _let_go(pacer, refs, *stored)
+        await _let_go(pacer, refs, *stored, read)
     else:  # the rows are in the database now; the unique values, names and violations stay
         await _let_go(
             pacer,
             refs,
             *stored,
+            read,
             changes,
             migration.deletions,
             migration.changes.records,
