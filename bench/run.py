@@ -286,8 +286,8 @@ def _imports(bench: Bench) -> list[Row]:
         import_rate, import_s, import_cpu = rest_import(
             bench.base, bench.headers, IMPORT_RECORDS, f"bulk{index}"
         )
-        # The import's ANALYZE runs after its answer (planner_statistics): the raw COPY waits for it
-        # rather than share the cores with it.
+        # The import's ANALYZE and index merge run after its answer (planner_statistics): the raw
+        # COPY waits for them rather than share the cores with them.
         asyncio.run(_analyzed(bench.url))
         copy_rate, copy_s, copy_cpu = asyncio.run(raw_copy(bench.url, IMPORT_RECORDS))
         loads.append(
@@ -323,11 +323,13 @@ def _imports(bench: Bench) -> list[Row]:
 
 
 _ANALYZING = """SELECT count(*) FROM pg_stat_activity
-WHERE state = 'active' AND query ILIKE 'ANALYZE%' AND pid <> pg_backend_pid()"""
+WHERE state = 'active' AND (query ILIKE 'ANALYZE%' OR query ILIKE '%gin_clean_pending_list%')
+  AND pid <> pg_backend_pid()"""
 
 
 async def _analyzed(url: str, timeout_s: float = 30) -> None:
-    """Wait (at most `timeout_s`) until no backend runs an ANALYZE."""
+    """Wait (at most `timeout_s`) until no backend runs an ANALYZE or merges pending index entries
+    (what an import starts after its answer: lorebase_keeper/writes/planner_statistics.py)."""
     conn = await asyncpg.connect(url)
     try:
         deadline = time.monotonic() + timeout_s

@@ -367,6 +367,8 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
             await self.apply_staged_rows(d, b, staging, "", 0, history=False)
             changed = []
         if new_records:
+            if len(new_records) >= bulk.DEFER_INDEX_ROWS:
+                await driver.execute(bulk.PENDING_LIMIT)
             await bulk.copy_rows(
                 driver, "records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, new_records, json, form)
             )
