@@ -35,6 +35,8 @@
 
 LOREBASE_BENCH_CORE=0, LOREBASE_BENCH_SCALE=0, LOREBASE_BENCH_FEED=0, LOREBASE_BENCH_AGENT_READS=0
 and LOREBASE_BENCH_ANALYST=0 skip steps 2-4, 6, 7, 8 (agent reads) and the analyst questions;
+LOREBASE_BENCH_WRITES_READS=0 keeps only the imports of steps 2-4 (LOREBASE_BENCH_BACKFILL=0 their
+backfill too);
 LOREBASE_BENCH_STANDBYS=0 skips the reads on standbys;
 LOREBASE_BENCH_BIG_RECORDS=0 skips `big` with the cold reads and the agent reads. Targets: issue 17.
 LOREBASE_BENCH_PG_SETTINGS (`name=value,...`) sets PostgreSQL server settings over the embedded
@@ -76,6 +78,7 @@ ADMIN_KEY = stack.ADMIN_KEY
 DURATION_S = int(os.environ.get("LOREBASE_BENCH_SECONDS", "6"))
 ROUNDS = int(os.environ.get("LOREBASE_BENCH_ROUNDS", "3"))
 CORE = os.environ.get("LOREBASE_BENCH_CORE", "1") != "0"
+WRITES_READS = os.environ.get("LOREBASE_BENCH_WRITES_READS", "1") != "0"
 SCALE = os.environ.get("LOREBASE_BENCH_SCALE", "1") != "0"
 TRACING = os.environ.get("LOREBASE_BENCH_TRACING", "0") != "0"
 TRACING_RATIO = os.environ.get("LOREBASE_BENCH_TRACING_RATIO", "1")
@@ -198,7 +201,13 @@ class Bench:
 
 
 def core(bench: Bench) -> tuple[list[Row], list[str]]:
-    """Writes, cold and repeated reads (ROUNDS back-to-back pairs each) and the import."""
+    """Writes, cold and repeated reads (ROUNDS back-to-back pairs each) and the import
+    (LOREBASE_BENCH_WRITES_READS=0: the import only)."""
+    rows, lines = _writes_reads(bench) if WRITES_READS else ([], [])
+    return rows + _imports(bench), lines
+
+
+def _writes_reads(bench: Bench) -> tuple[list[Row], list[str]]:
     write_script = bench.work / "write.lua"
     write_script.write_text(WRITE_LUA.replace("KEY", ADMIN_KEY))
     supply_id = asyncio.run(_domain_id(bench.url, "supply"))
@@ -267,11 +276,19 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
             0.15,
         )
     )
+    return rows, lines
+
+
+def _imports(bench: Bench) -> list[Row]:
+    rows: list[Row] = []
     loads = []
     for index in range(ROUNDS):
         import_rate, import_s, import_cpu = rest_import(
             bench.base, bench.headers, IMPORT_RECORDS, f"bulk{index}"
         )
+        # The import's ANALYZE and index merge run after its answer (planner_statistics): the raw
+        # COPY waits for them rather than share the cores with them.
+        asyncio.run(_analyzed(bench.url))
         copy_rate, copy_s, copy_cpu = asyncio.run(raw_copy(bench.url, IMPORT_RECORDS))
         loads.append(
             (
@@ -302,7 +319,27 @@ def core(bench: Bench) -> tuple[list[Row], list[str]]:
                 None,
             )
         )
-    return rows, lines
+    return rows
+
+
+_ANALYZING = """SELECT count(*) FROM pg_stat_activity
+WHERE state = 'active' AND (query ILIKE 'ANALYZE%' OR query ILIKE '%gin_clean_pending_list%')
+  AND pid <> pg_backend_pid()"""
+
+
+async def _analyzed(url: str, timeout_s: float = 30) -> None:
+    """Wait (at most `timeout_s`) until no backend runs an ANALYZE or merges pending index entries
+    (what an import starts after its answer: lorebase_keeper/writes/planner_statistics.py)."""
+    conn = await asyncpg.connect(url)
+    try:
+        deadline = time.monotonic() + timeout_s
+        await asyncio.sleep(0.5)  # the refresh starts right after the answer
+        while time.monotonic() < deadline:
+            if not await conn.fetchval(_ANALYZING):
+                return
+            await asyncio.sleep(0.2)
+    finally:
+        await conn.close()
 
 
 def _spread_writes(bench: Bench) -> list[tuple[Measure, Measure]]:

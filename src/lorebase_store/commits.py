@@ -162,6 +162,9 @@ class CommitRows:
     # Rows staged in PostgreSQL before the commit (staged_rows.py), written by set statements as
     # this Revision's: [{"staging", "revision", "generation"}].
     staged: list[dict[str, Any]] = field(default_factory=list)
+    # A load whose keeper merges the index entries it leaves pending after the answer
+    # (bulk.DEFER_INDEX_ROWS; lorebase_keeper/writes/planner_statistics.py).
+    defer_index: bool = False
 
     def extend(self, other: CommitRows) -> None:
         for name in _LISTS:
@@ -171,6 +174,7 @@ class CommitRows:
         self.vault_entries.extend(other.vault_entries)
         self.schema_versions.extend(other.schema_versions)
         self.staged.extend(other.staged)
+        self.defer_index = self.defer_index or other.defer_index
 
     def compacted(self) -> CommitRows:
         """The rows with one final state per Record and Link.
@@ -367,6 +371,8 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
             await self.apply_staged_rows(d, b, staging, "", 0, history=False)
             changed = []
         if new_records:
+            if rows.defer_index and len(new_records) >= bulk.DEFER_INDEX_ROWS:
+                await driver.execute(bulk.PENDING_LIMIT)
             await bulk.copy_rows(
                 driver, "records", bulk.RECORD_COLUMNS, bulk.record_rows(d, b, new_records, json, form)
             )

@@ -162,6 +162,16 @@ class Database:
                 await conn.execute(text(f"SET LOCAL statement_timeout = {int(statement_timeout_s * 1000)}"))
                 await conn.execute(text(f"ANALYZE {table}"))
 
+    async def merge_pending(self, indexes: tuple[str, ...], *, statement_timeout_s: float = 600) -> None:
+        """Merge the pending entries of these GIN indexes into them (`gin_pending_list_limit`: a large
+        import leaves them pending, bulk.py), one transaction per index."""
+        for index in indexes:
+            async with self.engine.begin() as conn:
+                await conn.execute(text(f"SET LOCAL statement_timeout = {int(statement_timeout_s * 1000)}"))
+                await conn.execute(
+                    text("SELECT gin_clean_pending_list(CAST(:index AS regclass))"), {"index": index}
+                )
+
     @contextlib.asynccontextmanager
     async def lease(self, name: str) -> AsyncIterator[bool]:
         """Whether this process holds the lease `name` (a session-level advisory lock on a pooled

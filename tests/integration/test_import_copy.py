@@ -1,6 +1,7 @@
 """Imports through COPY (lorebase_store.bulk): the edges of the bulk path. A key given twice in one
 batch, a refused import that leaves nothing behind, evidence shared by thousands of Records stored
-once, and text that COPY must carry exactly (tabs, newlines, backslashes, quotes, non-ASCII)."""
+once, text that COPY must carry exactly (tabs, newlines, backslashes, quotes, non-ASCII), and the
+value index entries a large import leaves pending until after its answer."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import select, text
 
-from lorebase_store.bulk import COPY_THRESHOLD
+from lorebase_store.bulk import COPY_THRESHOLD, DEFER_INDEX_ROWS, PENDING_INDEXES
 from lorebase_store.stored_form import history_after
 from lorebase_store.tables import history as history_table
 from tests.integration.conftest import Stack
@@ -194,3 +195,33 @@ async def test_a_schema_change_over_many_records_goes_by_copy_and_keeps_their_hi
     assert then.json()["values"] == {k: v for k, v in now["values"].items() if k != "band"}
     history = (await stack.http.get(record + "/history", headers=stack.admin)).json()["changes"]
     assert [entry["change"] for entry in history] == ["modified", "created"]
+
+
+async def test_a_large_import_s_pending_index_entries_answer_before_and_after_their_merge(
+    stack: Stack,
+) -> None:
+    """An import of DEFER_INDEX_ROWS new Records leaves their `records_values` entries pending (merged
+    after the answer, with the ANALYZE): a search of values finds them by the index either way."""
+    await domain(stack)
+    count = DEFER_INDEX_ROWS
+    await load(stack, {"source": "erp", "records": items(count)})
+    where = {"kind": "Item", "where": {"attr": "code", "op": "eq", "value": f"C{count - 1}"}}
+
+    async def found() -> list[str]:
+        response = await stack.http.post("/api/v1/domains/bulk/query", json=where, headers=stack.admin)
+        assert response.status_code == 200, response.text
+        return [record["key"] for record in response.json()["records"]]
+
+    async def by_index() -> list[str]:
+        async with stack.rt.db.engine.begin() as conn:
+            await conn.execute(text("SET LOCAL enable_seqscan = off"))
+            rows = await conn.execute(
+                text("""SELECT key FROM records WHERE "values" @> CAST(:doc AS jsonb)"""),
+                {"doc": f'{{"code": "C{count - 1}"}}'},
+            )
+            return [row.key for row in rows]
+
+    key = f"I{count - 1:05d}"
+    assert await found() == [key] and await by_index() == [key]
+    await stack.rt.db.merge_pending(PENDING_INDEXES)
+    assert await found() == [key] and await by_index() == [key]

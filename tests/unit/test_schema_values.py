@@ -4,6 +4,7 @@ from lorebase.canonical import ValueProblem
 from lorebase.schema import (
     Issue,
     RenderedEdit,
+    canonical_record_key,
     key_values,
     load_schema,
     parse_template,
@@ -11,6 +12,7 @@ from lorebase.schema import (
     render_edits,
     validate_parameters,
     validate_values,
+    validator,
 )
 from lorebase.schema.templates import Reference, Template
 
@@ -215,3 +217,34 @@ def test_rendered_values_validate_against_the_kind():
     )
     assert issues == []
     assert values["raised_at"] == "2024-05-01T10:00:00Z"
+
+
+def test_one_validator_per_attribute_mapping_and_paths_joined_for_issues():
+    """A load checks its Records with one Validator per Kind (its steps made once), known by the
+    mapping's identity; an issue's path is the item's path and suffix, as validate_values gives it."""
+    kind = SCHEMA.kinds["Supplier"]
+    checker = validator(kind.attributes, partial=True)
+    assert validator(kind.attributes, partial=True) is checker
+    assert validator(dict(kind.attributes), partial=True) is not checker
+    assert validator(kind.attributes, partial=False) is not checker
+    values = {"supplier_code": "S-1001", "risk_score": "101", "legal_name": None, "color": "red"}
+    canonical, issues = checker.check(values, "records[7]", ".values")
+    assert (canonical, issues) == validate_values(
+        kind.attributes, values, path="records[7].values", partial=True
+    )
+    assert [issue.path for issue in issues] == [
+        "records[7].values.risk_score",
+        "records[7].values.color",
+        "records[7].values.legal_name",
+    ]
+
+
+def test_the_key_of_canonical_values_is_record_key():
+    for name, values in (
+        ("Supplier", {"supplier_code": "S-1001"}),
+        ("PriceLine", {"supplier": "S-1", "part": "P-2", "valid_from": "2024-01-31"}),
+    ):
+        kind = SCHEMA.kinds[name]
+        canonical, issues = validate_values(kind.attributes, values, path="", partial=True)
+        assert not issues
+        assert canonical_record_key(kind, canonical) == record_key(kind, canonical)

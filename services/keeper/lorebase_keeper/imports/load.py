@@ -191,7 +191,8 @@ async def load(
             raise invalid(changes.issues)
         revision_id = None
         new_head = head
-        rows = CommitRows(domain.id, branch)
+        # Its index entries may stay pending: the ANALYZE after it merges them (planner_statistics).
+        rows = CommitRows(domain.id, branch, defer_index=rt.statistics is not None)
         if change_list:
             committed = plan_commit(
                 rows,

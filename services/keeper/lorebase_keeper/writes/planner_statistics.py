@@ -7,18 +7,19 @@ the whole branch where an index lookup of a few keys was meant (measured on cont
 import or source sync of at least `ANALYZE_AFTER` items refreshes the statistics of the tables it
 filled, in the background once it has committed: ANALYZE samples a bounded number of rows, so it
 takes well under a second even at millions of rows. Imports arriving meanwhile coalesce into one
-more run."""
+more run. The same run first merges the index entries such an import left pending
+(lorebase_store/bulk.py, `DEFER_INDEX_ROWS`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 
-from lorebase_store import Database
+from lorebase_store import Database, bulk
 
 logger = logging.getLogger("lorebase.keeper.statistics")
 
-ANALYZE_AFTER = 10_000  # items (records and links) of one import
+ANALYZE_AFTER = bulk.DEFER_INDEX_ROWS  # items (records and links) of one import
 TABLES = ("records", "links", "history")
 
 
@@ -39,6 +40,7 @@ class PlannerStatistics:
         while True:
             self._again = False
             try:
+                await self.db.merge_pending(bulk.PENDING_INDEXES)
                 await self.db.analyze(TABLES)
             except Exception:
                 logger.warning("refreshing the planner statistics after an import failed", exc_info=True)
