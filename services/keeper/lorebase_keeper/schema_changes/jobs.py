@@ -38,6 +38,7 @@ import msgspec
 from lorebase.contract.branches import SchemaChangeSet
 from lorebase.contract.policy import CLEARANCES, Permission, clearance
 from lorebase.cursors import decode_cursor, encode_cursor
+from lorebase.event_loop import collection_paused
 from lorebase.ids import iso, new_id, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access
@@ -148,18 +149,21 @@ async def _run(
     limits = rt.settings.model.keeper.schema_changes
     tracking = JobTracking(job_id, time.monotonic() + limits.job_deadline_s)
     loop = asyncio.get_running_loop()
-    work = loop.create_task(change_schema(rt, access, domain, branch, body, header_key, tracking))
-    beating = loop.create_task(_beat(rt, tracking, limits.job_heartbeat_s))
-    try:
-        await asyncio.wait([work])  # a cancelled wait leaves the work running
-    except asyncio.CancelledError:
-        # keeper stops: the staging stops at its next batch; a commit under way completes.
-        tracking.stop = stopped(branch, "its keeper stopped", "keeper-stopped")
-        await asyncio.wait([work])
-        await _finish(rt, job_id, _outcome(work, job_id))
-        raise
-    finally:
-        beating.cancel()
+    # Its objects live until it commits, as a bulk call's do (api/servicer.py): no collection walks
+    # a million of them meanwhile.
+    with collection_paused():
+        work = loop.create_task(change_schema(rt, access, domain, branch, body, header_key, tracking))
+        beating = loop.create_task(_beat(rt, tracking, limits.job_heartbeat_s))
+        try:
+            await asyncio.wait([work])  # a cancelled wait leaves the work running
+        except asyncio.CancelledError:
+            # keeper stops: the staging stops at its next batch; a commit under way completes.
+            tracking.stop = stopped(branch, "its keeper stopped", "keeper-stopped")
+            await asyncio.wait([work])
+            await _finish(rt, job_id, _outcome(work, job_id))
+            raise
+        finally:
+            beating.cancel()
     await _finish(rt, job_id, _outcome(work, job_id))
 
 
