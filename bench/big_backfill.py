@@ -146,7 +146,9 @@ def measure(
                 job = response.json() if response.status_code == 202 else {}
                 while job.get("status") == "running":
                     time.sleep(1)
-                    job = own.get(response.headers["Location"], headers=headers).json()
+                    polled = own.get(response.headers["Location"], headers=headers)
+                    if polled.status_code != 503:  # unavailable for a moment: poll again
+                        job = polled.json()
             answer.update(
                 elapsed=time.perf_counter() - started,
                 status=200 if job.get("status") == "committed" else response.status_code,

@@ -63,6 +63,14 @@ def _row(row: Any) -> SchemaJobRow:
     return SchemaJobRow(**{c.name: getattr(row, c.name) for c in jobs.columns})
 
 
+def _free(job_id: str | None = None) -> Any:
+    """The running jobs whose rows no transaction holds (a commit marking one holds it to its end)."""
+    query = select(jobs.c.id).where(jobs.c.status == RUNNING)
+    if job_id is not None:
+        query = query.where(jobs.c.id == job_id)
+    return query.with_for_update(skip_locked=True)
+
+
 def _lease_over(lease_s: float) -> Any:
     return jobs.c.heartbeat_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, lease_s)
 
@@ -124,14 +132,21 @@ class SchemaJobsTxn(TxnBase):
         return [row[0] for row in rows]
 
     async def beat_schema_job(self, job_id: str, progress: dict[str, Any] | None) -> bool:
-        """Renew a running job's heartbeat (and its progress); False when it runs no more."""
-        statement = (
-            update(jobs)
-            .where(jobs.c.id == job_id, jobs.c.status == RUNNING)
-            .values(heartbeat_at=func.now(), progress=progress)
-            .returning(jobs.c.id)
+        """Renew a running job's heartbeat (and its progress); False when it runs no more. A job
+        whose commit holds its row (it marks it committed in the commit's transaction, which may
+        write a million rows after that) is running still: the beat skips it rather than wait."""
+        free = await self.conn.execute(
+            select(jobs.c.status).where(jobs.c.id == job_id).with_for_update(skip_locked=True)
         )
-        return (await self.conn.execute(statement)).first() is not None
+        row = free.first()
+        if row is None:  # its commit holds it (or it is gone: the next beat says so)
+            return (await self.conn.execute(select(jobs.c.id).where(jobs.c.id == job_id))).first() is not None
+        if row[0] != RUNNING:
+            return False
+        await self.conn.execute(
+            update(jobs).where(jobs.c.id == job_id).values(heartbeat_at=func.now(), progress=progress)
+        )
+        return True
 
     async def finish_schema_job(
         self,
@@ -146,8 +161,9 @@ class SchemaJobsTxn(TxnBase):
         """Move a running job to `status` with its answer; False when it was not running (or, with
         `lease_s`, when its heartbeat is younger than that)."""
         cond = [jobs.c.id == job_id, jobs.c.status == RUNNING]
-        if lease_s is not None:
+        if lease_s is not None:  # a reader failing an abandoned job: never one its commit holds
             cond.append(_lease_over(lease_s))
+            cond.append(jobs.c.id.in_(_free(job_id)))
         values: dict[str, Any] = {
             "status": status,
             "answer_status": answer_status,
@@ -171,6 +187,7 @@ class SchemaJobsTxn(TxnBase):
             .where(
                 jobs.c.status == RUNNING,
                 or_(~jobs.c.dry_run, jobs.c.owner == owner, _lease_over(lease_s)),
+                jobs.c.id.in_(_free()),  # a job whose commit is writing answers for itself
             )
             .values(
                 status=FAILED,

@@ -296,6 +296,45 @@ async def test_a_job_whose_keeper_went_silent_fails_when_read(supply: Stack) -> 
     assert job["problem"]["code"] == "schema-migration-moved"
 
 
+async def test_a_job_whose_commit_holds_its_row_is_neither_failed_nor_waited_for(supply: Stack) -> None:
+    """A job's commit marks it committed in the commit's transaction, which then writes its rows (a
+    minute at a million Records): meanwhile its heartbeat cannot be renewed, and neither a read past
+    the lease nor a starting keeper fails it or waits for it; once the commit is over (here it rolls
+    back, as a failed commit would) the lease applies again."""
+    domain = await supply.rt.domains.get("supply")
+    held, release = asyncio.Event(), asyncio.Event()
+
+    async def left(txn: Txn) -> None:
+        job = NewSchemaJob(
+            "scj_held", domain.id, "main", False, "usr_admin", utc_now(), "gone/host:1", None, ""
+        )
+        await txn.insert_schema_job(job)
+        await txn.conn.execute(
+            text(
+                "update schema_change_jobs set heartbeat_at = now() - interval '1 hour' where id = 'scj_held'"
+            )
+        )
+
+    async def commit(txn: Txn) -> None:  # what a job's commit holds while its rows are written
+        await txn.conn.execute(text("select 1 from schema_change_jobs where id = 'scj_held' for update"))
+        held.set()
+        await release.wait()
+        raise RuntimeError("rolled back")
+
+    await supply.rt.db.run_interaction("left_schema_job", left)
+    committing = asyncio.ensure_future(supply.rt.db.run_interaction("hold_schema_job", commit))
+    await held.wait()
+    try:
+        job = (await supply.http.get(JOBS + "/scj_held", headers=supply.admin)).json()
+        assert job["status"] == "running", job
+        assert "scj_held" not in await fail_abandoned(supply.rt)  # what a starting keeper does
+    finally:
+        release.set()
+        await asyncio.gather(committing, return_exceptions=True)
+    job = (await supply.http.get(JOBS + "/scj_held", headers=supply.admin)).json()
+    assert job["status"] == "failed" and job["problem"]["reason"] == "abandoned", job
+
+
 async def test_bad_job_reads_answer_4xx_naming_what_to_change(supply: Stack) -> None:
     for path, parameter in (
         (JOBS + "/" + "x" * 65, "id"),

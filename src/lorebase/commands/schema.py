@@ -370,7 +370,11 @@ async def _follow(client: RestClient, args: argparse.Namespace, job: dict[str, A
             print(line, file=sys.stderr, flush=True)
             said = line
         await asyncio.sleep(POLL_S)
-        job = await client.get_schema_change(domain=args.domain, id=job["id"])
+        try:
+            job = await client.get_schema_change(domain=args.domain, id=job["id"])
+        except Problem as answered:
+            if answered.status != 503:  # unavailable for a moment ("retry shortly"): poll again
+                raise
     if job["status"] == "failed":
         problem = dict(job["problem"] or {})
         raise Problem(
