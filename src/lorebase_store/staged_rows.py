@@ -39,6 +39,8 @@ runs forgets its rows; a keeper that starts clears every keeper's).
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -46,6 +48,8 @@ from sqlalchemy import text
 
 from lorebase_store.stored_form import BY_REFERENCE
 from lorebase_store.txn import TxnBase
+
+logger = logging.getLogger("lorebase.store.staged_rows")
 
 # Stands for the Revision id in staged provenance (a SHA-256 hex is never all zeros).
 PLACEHOLDER = "0" * 64
@@ -196,15 +200,22 @@ class StagedRowsTxn(TxnBase):
         staged rows go."""
         driver = await self.driver()
         args = (domain_id, branch, staging)
-        for statement in (
-            (_FILL, _DELETE_RECORDS, _DELETE_LINKS) if fill else (_DELETE_RECORDS, _DELETE_LINKS)
-        ):
-            await driver.execute(statement, *args)
-        for statement in (_UPDATE_RECORDS, _UPSERT_RECORDS, _UPSERT_LINKS):
-            await driver.execute(statement, *args, revision)
-        if history:
-            await driver.execute(_HISTORY, *args, revision, generation)
-        await driver.execute(_FORGET, staging)
+        steps: list[tuple[str, str, tuple[Any, ...]]] = [
+            *([("fill", _FILL, args)] if fill else []),
+            ("delete records", _DELETE_RECORDS, args),
+            ("delete links", _DELETE_LINKS, args),
+            ("update records", _UPDATE_RECORDS, (*args, revision)),
+            ("upsert records", _UPSERT_RECORDS, (*args, revision)),
+            ("upsert links", _UPSERT_LINKS, (*args, revision)),
+            *([("insert history", _HISTORY, (*args, revision, generation))] if history else []),
+            ("forget", _FORGET, (staging,)),
+        ]
+        took: list[str] = []
+        for name, statement, values in steps:
+            started = time.perf_counter()
+            status = await driver.execute(statement, *values)
+            took.append(f"{name} {status.rsplit(' ', 1)[-1]} in {time.perf_counter() - started:.2f} s")
+        logger.info("staged rows %s written: %s", staging, "; ".join(took))
 
     async def drop_staged_rows(
         self, staging: str, refs: list[tuple[str, str, str]]
