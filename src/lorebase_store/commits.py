@@ -5,8 +5,8 @@ audit). Sent as one statement of data-modifying CTEs over JSON arrays it costs o
 whatever its size: an Operation's commit and a 100,000-Record import take the same path. It goes
 through the asyncpg driver (TxnBase.driver), prepared once per connection.
 
-Rows are written in the stored form (stored_form.py); the statement first gives the created history
-rows that read through the Records it changes or deletes their values (`fil`: every CTE sees the
+Rows are written in the stored form (stored_form.py); the statement first gives the history rows
+stored by reference through the Records it changes or deletes their values (`fil`: every CTE sees the
 rows as they were before the statement).
 """
 
@@ -26,7 +26,7 @@ from lorebase_store.extractions import ExtractionsTxn
 from lorebase_store.schema_versions import SchemaVersionsTxn
 from lorebase_store.sources import SourcesTxn
 from lorebase_store.staged_rows import StagedRowsTxn
-from lorebase_store.stored_form import StoredRows
+from lorebase_store.stored_form import BY_REFERENCE, StoredRows
 from lorebase_store.vault import VaultTxn
 
 # Parameters: $1 domain_id, then the JSON arrays of CommitRows in _LISTS order, each row naming its
@@ -109,9 +109,8 @@ fil AS (
       SELECT x.branch, x.kind, x.key FROM jsonb_to_recordset(CAST($3 AS jsonb)) AS x(branch text, kind text, key text)
       UNION ALL
       SELECT x.branch, x.kind, x.key FROM jsonb_to_recordset(CAST($4 AS jsonb)) AS x(branch text, kind text, key text))
-    AND r.created_revision = r.updated_revision
-    AND h.domain_id = $1 AND h.branch = r.branch AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
-    AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+    AND h.domain_id = $1 AND h.branch = r.branch AND h.name = r.kind AND h.key = r.key
+    AND {BY_REFERENCE}
 ),
 hd AS (
   UPDATE branches SET head = x.head, generation = x.generation
@@ -125,7 +124,7 @@ aud AS (
        domain text, target text, details jsonb)
 )
 SELECT 1
-"""
+""".replace("{BY_REFERENCE}", BY_REFERENCE)
 
 # The xid for the outbox fence, and a notification to the relay, which PostgreSQL delivers when
 # (and only if) the transaction commits: the relay publishes at once instead of at its next poll.

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.commits import OUTBOX_CHANNEL
 from lorebase_store.records import RecordRow
-from lorebase_store.stored_form import FILL_CREATED
+from lorebase_store.stored_form import FILL
 from lorebase_store.tables import (
     branch_merges,
     branches,
@@ -306,8 +306,8 @@ class DomainsTxn(TxnBase):
     async def archive_branch(self, domain_id: int, name: str, archived: str) -> None:
         """Delete a branch, keeping its Revisions and history under the name `archived` (which no live
         branch can take), so that the name can be used again without meeting the old history."""
-        # Created history rows that read their values through this branch's Records keep them.
-        await self.conn.execute(text(FILL_CREATED), {"domain_id": domain_id, "branch": name})
+        # History rows that read their values through this branch's Records (stored_form.py) keep them.
+        await self.conn.execute(text(FILL), {"domain_id": domain_id, "branch": name})
         for table in (revisions, history):
             await self.conn.execute(
                 update(table)

@@ -4,13 +4,15 @@ A change set migrating a million Records cannot hold the branch's commit lock wh
 and a million history rows are planned in keeper and sent. So its staging (lorebase_keeper
 schema_changes/staged.py), outside the lock, COPYs the rows it will commit into `staged_rows` under
 a staging id, with a placeholder (`PLACEHOLDER`) where the Revision id goes in provenance, and
-no Revision id or generation yet; in the same transactions the created history rows that read
+no Revision id or generation yet; in the same transactions the history rows stored by reference
 through those Records take their values (stored_form.py: what the commit statement's `fil` does
 before a Record changes, done early; a read answers the same either way). The commit, under the
 lock, replaces the rows the catch-up migrated again (filling theirs), then writes everything with
 set statements (`apply_staged_rows`): Records are deleted, updated (`UPDATE records ... FROM staged_rows`) or upserted, Links likewise, and the
 history rows are inserted in the order of the changes (`INSERT INTO history ... SELECT`), the
-Revision id and generation filled in there; last the staged rows go. What the lock holds is then
+Revision id and generation filled in there, a modified Record's stored by reference (its `after`
+NULL, read through the Record's row just updated: stored_form.py, migration 0024), so the lock
+writes each migrated Record's values once; last the staged rows go. What the lock holds is then
 PostgreSQL's work.
 
 A large commit's changed Records (an import that updates 2,000 existing Records or more) take the
@@ -37,12 +39,17 @@ runs forgets its rows; a keeper that starts clears every keeper's).
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from sqlalchemy import text
 
+from lorebase_store.stored_form import BY_REFERENCE
 from lorebase_store.txn import TxnBase
+
+logger = logging.getLogger("lorebase.store.staged_rows")
 
 # Stands for the Revision id in staged provenance (a SHA-256 hex is never all zeros).
 PLACEHOLDER = "0" * 64
@@ -78,18 +85,15 @@ _FILL = f"""
 UPDATE history h SET after = r."values"
 FROM staged_rows s JOIN records r ON r.kind = s.name AND r.key = s.key
 WHERE {_STAGED.format(entity="record")} AND r.domain_id = $1 AND r.branch = $2
-  AND r.created_revision = r.updated_revision
-  AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
-  AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+  AND h.domain_id = $1 AND h.branch = $2 AND h.name = r.kind AND h.key = r.key AND {BY_REFERENCE}
 """
 # The same for the Records named ($3 Kinds, $4 keys): a migration's, as they are staged.
-_FILL_RECORDS = """
+_FILL_RECORDS = f"""
 UPDATE history h SET after = r."values"
 FROM unnest(CAST($3 AS text[]), CAST($4 AS text[])) AS x(kind, key)
 JOIN records r ON r.kind = x.kind AND r.key = x.key
-WHERE r.domain_id = $1 AND r.branch = $2 AND r.created_revision = r.updated_revision
-  AND h.domain_id = $1 AND h.branch = $2 AND h.entity = 'record' AND h.name = r.kind AND h.key = r.key
-  AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+WHERE r.domain_id = $1 AND r.branch = $2
+  AND h.domain_id = $1 AND h.branch = $2 AND h.name = r.kind AND h.key = r.key AND {BY_REFERENCE}
 """
 _DELETE_RECORDS = f"""
 DELETE FROM records r USING staged_rows s
@@ -129,11 +133,19 @@ WHERE {_STAGED.format(entity="link")} AND s.after IS NOT NULL
 ON CONFLICT (domain_id, branch, relation, from_key, to_key) DO UPDATE
   SET "values" = EXCLUDED."values", provenance = EXCLUDED.provenance, revision = EXCLUDED.revision
 """
-# $5 generation. The rows in the order of the changes: their sequence numbers follow it.
+# $5 generation. The rows in the order of the changes: their sequence numbers follow it. A modified
+# Record's row stores `after` by reference (stored_form.py): the Record's row as `_UPDATE_RECORDS`
+# just wrote it, updated by this Revision; on a copy branch only (an overlay branch has no Records'
+# rows: docs/branches.md).
 _HISTORY = f"""
 INSERT INTO history (domain_id, branch, generation, revision, entity, name, key, change, attributes,
                      before, after, provenance)
-SELECT $1, $2, $5, $4, s.entity, s.name, s.key, s.change, s.attributes, s.before, s.after, {_PROVENANCE}
+SELECT $1, $2, $5, $4, s.entity, s.name, s.key, s.change, s.attributes, s.before,
+       CASE WHEN s.entity = 'record' AND s.change = 'modified' AND NOT s.upsert
+                 AND s.updated_revision IS NULL
+                 AND (SELECT b.mode FROM branches b WHERE b.domain_id = $1 AND b.name = $2) = 'copy'
+            THEN NULL ELSE s.after END,
+       {_PROVENANCE}
 FROM staged_rows s
 WHERE s.staging = $3
 ORDER BY s.part, s.name COLLATE "C", s.key COLLATE "C"
@@ -159,7 +171,7 @@ class StagedRowsTxn(TxnBase):
         await driver.copy_records_to_table("staged_rows", columns=COLUMNS, records=rows)
 
     async def stage_rows(self, domain_id: int, branch: str, rows: list[Row]) -> None:
-        """COPY a migration's rows into staged_rows, and give the created history rows that read
+        """COPY a migration's rows into staged_rows, and give the history rows stored by reference
         through their Records their values now (stored_form.py): what a commit's `fil` does, done
         early. It changes no answer (the row reads the same either way), and a Record that changes
         meanwhile has its row filled by that write; so the commit need not (`fill=False`)."""
@@ -183,20 +195,27 @@ class StagedRowsTxn(TxnBase):
         fill: bool = True,
     ) -> None:
         """Write the staged rows of `staging` as the commit of `revision` (see the module's docstring);
-        `history`: insert their history rows too; `fill`: give the created history rows that read
-        through their Records their values first (not needed when `stage_rows` staged them). The
+        `history`: insert their history rows too; `fill`: give the history rows stored by
+        reference through their Records their values first (not needed when `stage_rows` staged them). The
         staged rows go."""
         driver = await self.driver()
         args = (domain_id, branch, staging)
-        for statement in (
-            (_FILL, _DELETE_RECORDS, _DELETE_LINKS) if fill else (_DELETE_RECORDS, _DELETE_LINKS)
-        ):
-            await driver.execute(statement, *args)
-        for statement in (_UPDATE_RECORDS, _UPSERT_RECORDS, _UPSERT_LINKS):
-            await driver.execute(statement, *args, revision)
-        if history:
-            await driver.execute(_HISTORY, *args, revision, generation)
-        await driver.execute(_FORGET, staging)
+        steps: list[tuple[str, str, tuple[Any, ...]]] = [
+            *([("fill", _FILL, args)] if fill else []),
+            ("delete records", _DELETE_RECORDS, args),
+            ("delete links", _DELETE_LINKS, args),
+            ("update records", _UPDATE_RECORDS, (*args, revision)),
+            ("upsert records", _UPSERT_RECORDS, (*args, revision)),
+            ("upsert links", _UPSERT_LINKS, (*args, revision)),
+            *([("insert history", _HISTORY, (*args, revision, generation))] if history else []),
+            ("forget", _FORGET, (staging,)),
+        ]
+        took: list[str] = []
+        for name, statement, values in steps:
+            started = time.perf_counter()
+            status = await driver.execute(statement, *values)
+            took.append(f"{name} {status.rsplit(' ', 1)[-1]} in {time.perf_counter() - started:.2f} s")
+        logger.info("staged rows %s written: %s", staging, "; ".join(took))
 
     async def drop_staged_rows(
         self, staging: str, refs: list[tuple[str, str, str]]

@@ -16,10 +16,13 @@ the store sees the difference and every answer keeps its bytes.
 The history row of a created Record repeated the Record's values in `after`. When the commit that
 creates a Record writes its materialised row unchanged since (created and last changed by the same
 Revision), the history row stores `after` NULL and is read through that row (`history_after`: on
-the branch that committed it, created and updated by that Revision). The row stays so until the
-Record changes on any branch, is deleted, or its branch is archived: then the statement doing so
-fills `after` first, from the row as it was (the commit statement's `fil`; `FILL_CREATED` in
-`archive_branch`). A deleted Record's row keeps `after` NULL as before (change 'deleted').
+the branch that committed it, created and updated by that Revision). The modified rows a schema
+change set's migration writes (staged_rows.py, migration 0024) are stored so too: `after` NULL,
+read through the Record's row on that branch last updated by that Revision. Such a row (at most one
+per Record: its latest) stays so until the Record changes, is deleted, or its branch is archived:
+then the statement doing so fills `after` first, from the row as it was (the commit statement's
+`fil`, staged_rows.py's fills, `FILL` in `archive_branch`). A deleted Record's row keeps `after`
+NULL as before (change 'deleted').
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import and_, case, select, type_coerce
+from sqlalchemy import and_, case, or_, select, type_coerce
 from sqlalchemy.dialects.postgresql import JSONB
 
 from lorebase_store.tables import history, records
@@ -86,26 +89,27 @@ def unchanged_since_created(records_rows: list[dict[str, Any]]) -> set[tuple[str
 
 def history_after(source: Any = history) -> Any:
     """`after` as it reads, of `history` or of a subquery of its rows (with its domain_id, branch,
-    entity, name, key, change, revision and after): a created Record's row without `after` takes the
-    values of the Record's materialised row that its Revision created and nothing changed since. A
-    query that keeps a few of many rows (DISTINCT ON) selects the stored column inside and this
-    outside, so only the rows it keeps look up their Record."""
+    entity, name, key, change, revision and after): a Record's row stored by reference (`after`
+    NULL, created or modified) takes the values of the Record's materialised row that its Revision
+    last updated (and, for a created row, created). A query that keeps a few of many rows (DISTINCT
+    ON) selects the stored column inside and this outside, so only the rows it keeps look up their
+    Record."""
     c = source.c
-    created = records.alias("created_record")
+    current = records.alias("current_record")
     values = (
-        select(created.c["values"])
+        select(current.c["values"])
         .where(
-            created.c.domain_id == c.domain_id,
-            created.c.branch == c.branch,
-            created.c.kind == c.name,
-            created.c.key == c.key,
-            created.c.created_revision == c.revision,
-            created.c.updated_revision == c.revision,
+            current.c.domain_id == c.domain_id,
+            current.c.branch == c.branch,
+            current.c.kind == c.name,
+            current.c.key == c.key,
+            current.c.updated_revision == c.revision,
+            or_(c.change != "created", current.c.created_revision == c.revision),
         )
         .scalar_subquery()
     )
     return type_coerce(
-        case((and_(c.after.is_(None), c.change == "created", c.entity == "record"), values), else_=c.after),
+        case((and_(c.after.is_(None), c.change != "deleted", c.entity == "record"), values), else_=c.after),
         JSONB,
     )
 
@@ -116,14 +120,21 @@ def history_columns(source: Any = history) -> list[Any]:
     return [history_after(source).label("after") if column.name == "after" else column for column in source.c]
 
 
-# Before a branch's materialised rows go (archive_branch): the created history rows read through them
-# take their values.
-FILL_CREATED = """
+# The condition of the history rows `h` stored by reference through the Record rows `r` (already
+# matched on domain, branch, Kind and key): what every fill keys on (the commit statement's `fil`,
+# staged_rows.py, `FILL`), as `history_after` reads them.
+BY_REFERENCE = (
+    "h.entity = 'record' AND h.after IS NULL AND h.change <> 'deleted' AND h.revision = r.updated_revision"
+)
+
+# Before a branch's materialised rows go (archive_branch): the history rows read through them take
+# their values.
+FILL = f"""
 UPDATE history h SET after = r."values"
   FROM records r
- WHERE r.domain_id = :domain_id AND r.branch = :branch AND r.created_revision = r.updated_revision
-   AND h.domain_id = r.domain_id AND h.branch = r.branch AND h.entity = 'record' AND h.name = r.kind
-   AND h.key = r.key AND h.revision = r.created_revision AND h.change = 'created' AND h.after IS NULL
+ WHERE r.domain_id = :domain_id AND r.branch = :branch
+   AND h.domain_id = r.domain_id AND h.branch = r.branch AND h.name = r.kind AND h.key = r.key
+   AND {BY_REFERENCE}
 """
 
 
@@ -162,7 +173,8 @@ class StoredRows:
 
 __all__ = [
     "ALL",
-    "FILL_CREATED",
+    "BY_REFERENCE",
+    "FILL",
     "StoredRows",
     "compact",
     "expand",

@@ -86,6 +86,9 @@ class Validator:
             if attribute.derived is None or stored
         }
         self._required = [name for name, attribute in attributes.items() if attribute.required]
+        # Stored values of vault Attributes are refs ({"$vault": <ref>}, docs/erasure.md), checked
+        # when they were written: kept as they are.
+        self._vault = {name for name, attribute in attributes.items() if attribute.vault} if stored else set()
 
     def check(
         self, values: Mapping[str, Any], path: str, suffix: str = ""
@@ -99,8 +102,8 @@ class Validator:
             if step is None:
                 issues.append(self._refused(name, path + suffix))
                 continue
-            if value is None:
-                canonical[name] = None
+            if value is None or (name in self._vault and _is_ref(value)):
+                canonical[name] = value
                 continue
             try:
                 canonical[name] = step(value)
@@ -134,6 +137,10 @@ class Validator:
             "value.derived",
             f"{name} is computed from its Derivation ({attribute.derived}); it cannot be written",
         )
+
+
+def _is_ref(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("$vault"), str)
 
 
 def validate_parameters(operation: Operation, raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[Issue]]:
