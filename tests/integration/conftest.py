@@ -200,6 +200,14 @@ def database_template(request: pytest.FixtureRequest, template_database: str) ->
 
 
 @pytest_asyncio.fixture
+async def batched(database_url: str) -> AsyncIterator[Stack]:
+    """The supply example on a keeper that migrates 10 Records at a time: its 30 Suppliers take 3."""
+    async with open_stack(database_url, LOREBASE_KEEPER__SCHEMA_CHANGES__BATCH_RECORDS="10") as opened:
+        await opened.supply()
+        yield opened
+
+
+@pytest_asyncio.fixture
 async def supply(stack: Stack) -> Stack:
     """The stack on a database holding the supply example (cloned from `supply_template`). Its
     Domain and branches take this test's time as their creation time, as if loaded now: keeper's

@@ -6,15 +6,14 @@ the whole change set with nothing changed."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import pytest_asyncio
 from lorebase_keeper.schema_changes import clear_staged
 from sqlalchemy import text
 
 from lorebase_store import Txn
-from tests.integration.conftest import Stack, open_stack
+from tests.integration.conftest import Stack
 
 D = "/api/v1/domains/supply"
 CHANGES = D + "/branches/main/schema/changes"
@@ -32,14 +31,6 @@ RISK_AT_MOST_95 = {
     "attribute": "risk_score",
     "definition": {"type": "integer", "min": 0, "max": 95},
 }
-
-
-@pytest_asyncio.fixture
-async def batched(database_url: str) -> AsyncIterator[Stack]:
-    """The supply example on a keeper that migrates 10 Records at a time: its 30 Suppliers take 3."""
-    async with open_stack(database_url, LOREBASE_KEEPER__SCHEMA_CHANGES__BATCH_RECORDS="10") as opened:
-        await opened.supply()
-        yield opened
 
 
 async def branch(stack: Stack) -> dict[str, Any]:

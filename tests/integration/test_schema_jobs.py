@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest_asyncio
 from lorebase_keeper.schema_changes import clear_staged, fail_abandoned
 from sqlalchemy import text
 
 from lorebase.clients import KeeperClient
 from lorebase.ids import utc_now
 from lorebase_store import NewSchemaJob, Txn
-from tests.integration.conftest import Stack, open_stack
+from tests.integration.conftest import Stack
 
 D = "/api/v1/domains/supply"
 CHANGES = D + "/branches/{}/schema/changes"
@@ -37,14 +35,6 @@ LEGAL_NAME_TO_INTEGER = {
     "attribute": "legal_name",
     "definition": {"type": "integer"},
 }
-
-
-@pytest_asyncio.fixture
-async def batched(database_url: str) -> AsyncIterator[Stack]:
-    """The supply example on a keeper that migrates 10 Records at a time: its 30 Suppliers take 3."""
-    async with open_stack(database_url, LOREBASE_KEEPER__SCHEMA_CHANGES__BATCH_RECORDS="10") as opened:
-        await opened.supply()
-        yield opened
 
 
 async def post(stack: Stack, body: dict[str, Any], branch: str = "main", **headers: str) -> Any:
