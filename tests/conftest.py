@@ -21,15 +21,19 @@ from urllib.parse import urlsplit
 
 import pytest
 import pytest_asyncio
+from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from lorebase.embedded import EmbeddedNats, EmbeddedPostgres, create_database, drop_database
 
-# CI runs the same examples every time (a failure there is reproducible, never a fluke of the
-# draw); a developer's run explores new ones.
-hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
-if os.environ.get("CI"):
-    hypothesis_settings.load_profile("ci")
+# No timing in tests: no deadline per example, and no health check that fails a test because a
+# busy machine drew its inputs slowly. CI runs the same examples every time (a failure there is
+# reproducible, never a fluke of the draw); a developer's run explores new ones.
+hypothesis_settings.register_profile(
+    "lorebase", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+hypothesis_settings.register_profile("ci", hypothesis_settings.get_profile("lorebase"), derandomize=True)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "lorebase")
 
 
 _SCOPE_WIDTH = {"module": 1, "package": 2, "session": 3}

@@ -150,6 +150,7 @@ class Supervisor(Section, frozen=True):
     backoff_max_s: Seconds
     max_restarts: AtLeastZero  # 0: the first exit stops the stack
     window_s: Seconds
+    start_timeout_s: Seconds  # how long `up` waits for /health to answer 200 before it stops
 
     def __post_init__(self) -> None:
         if self.backoff_initial_s > self.backoff_max_s:

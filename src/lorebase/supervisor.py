@@ -45,7 +45,6 @@ SERVICES = ("keeper", "feed", "scribe", "gateway")
 GRPC_SERVICES = ("keeper", "feed", "scribe")
 DATABASE = "lorebase"
 APP_ROLE = "lorebase"
-HEALTH_TIMEOUT_S = 60.0
 CHILD_STOP_TIMEOUT_S = 10.0
 _STOP_SIGNALS = tuple(
     sig for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None
@@ -194,7 +193,8 @@ def _start_services(stack: _Stack, env: dict[str, str]) -> None:
 
 
 def _wait_healthy(stack: _Stack, base_url: str) -> None:
-    deadline = time.monotonic() + HEALTH_TIMEOUT_S
+    timeout_s = stack.settings.model.supervisor.start_timeout_s
+    deadline = time.monotonic() + timeout_s
     with httpx.Client(base_url=base_url, timeout=2.0, trust_env=False) as client:
         while True:
             stack.supervisor.watch(0)
@@ -206,7 +206,7 @@ def _wait_healthy(stack: _Stack, base_url: str) -> None:
             if time.monotonic() > deadline:
                 down = ", ".join(stack.supervisor.down()) or "none"
                 raise _Failed(
-                    f"{base_url}/health did not answer 200 within {HEALTH_TIMEOUT_S:.0f} s (down: {down})"
+                    f"{base_url}/health did not answer 200 within {timeout_s:g} s (supervisor.start_timeout_s; down: {down})"
                 )
             stack.supervisor.watch(0.2)
 

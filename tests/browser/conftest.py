@@ -18,7 +18,6 @@ collected after them call asyncio.run.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -29,10 +28,18 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Locator,
+    Page,
+    Playwright,
+    expect,
+    sync_playwright,
+)
 
 from lorebase.embedded import free_port
-from tests.e2e.running import stop
+from tests.e2e.running import HEALTH_TIMEOUT_S, stop, up_env
 from tests.oidc.provider import start_provider, stop_provider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,9 +57,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 ADMIN_KEY = "lbk_browser-admin-key-0123456789abcdef"
-UP_TIMEOUT_S = 120.0
 # Playwright's default wait for a selector or an assertion; generous for a loaded 2-core machine.
 WAIT_MS = 20_000
+expect.set_options(timeout=WAIT_MS)  # the assertions' own default is 5 s
 
 # The page's own width beyond the viewport's, and the elements that stick out (to say what to fix).
 OVERFLOW = """() => {
@@ -119,11 +126,10 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
             "web": {"id": "test-idp", "label": "Test IdP", "client_id": client["client_id"]},
         }
     ]
-    env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
-    env.update(
-        LOREBASE_DATA_DIR=str(data_dir),
-        LOREBASE_HTTP_PORT=str(port),
-        LOREBASE_ADMIN_KEY=ADMIN_KEY,
+    env = up_env(
+        data_dir,
+        port,
+        ADMIN_KEY,
         LOREBASE_WEB__ROOT=str(WEB_DIST),
         LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps(issuers),
     )
@@ -136,7 +142,7 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebStack]:
             stderr=subprocess.STDOUT,
         )
     try:
-        deadline = time.monotonic() + UP_TIMEOUT_S
+        deadline = time.monotonic() + HEALTH_TIMEOUT_S
         while "Lorebase is up" not in log.read_text(errors="replace"):
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"lorebase up did not come up:\n{log.read_text(errors='replace')[-4000:]}")

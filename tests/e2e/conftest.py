@@ -4,7 +4,6 @@ starts it, once per session, with an agent principal (a service) and a viewer na
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -14,9 +13,8 @@ import httpx
 import pytest
 
 from lorebase.embedded import free_port
-from tests.e2e.running import ADMIN_KEY, Running, Stack, principal, stop
+from tests.e2e.running import ADMIN_KEY, HEALTH_TIMEOUT_S, Running, Stack, principal, stop, up_env
 
-UP_TIMEOUT_S = 120.0
 E2E_ISSUER = "https://login.example.com/lorebase-e2e"
 
 
@@ -25,12 +23,13 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     directory = tmp_path_factory.mktemp("stack")
     data_dir, log = directory / "data", directory / "up.log"
     port = free_port()
-    env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
-    env.update(LOREBASE_DATA_DIR=str(data_dir), LOREBASE_HTTP_PORT=str(port), LOREBASE_ADMIN_KEY=ADMIN_KEY)
     # An identity provider as an organisation configures one (never asked here: the tests send API
     # keys), so that /openapi.json names its openIdConnect scheme, as generators meet it.
-    env.update(
-        LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps([{"issuer": E2E_ISSUER, "audience": "lorebase"}])
+    env = up_env(
+        data_dir,
+        port,
+        ADMIN_KEY,
+        LOREBASE_KEEPER__AUTH__OIDC__ISSUERS=json.dumps([{"issuer": E2E_ISSUER, "audience": "lorebase"}]),
     )
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -41,7 +40,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
             stderr=subprocess.STDOUT,
         )
     try:
-        deadline = time.monotonic() + UP_TIMEOUT_S
+        deadline = time.monotonic() + HEALTH_TIMEOUT_S
         while "Lorebase is up" not in log.read_text(errors="replace"):
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"lorebase up did not come up:\n{log.read_text(errors='replace')[-4000:]}")

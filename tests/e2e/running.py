@@ -17,7 +17,9 @@ import pytest
 
 ADMIN_KEY = "lbk_e2e-session-admin-key-0123456789"
 OWN_ADMIN_KEY = "lbk_e2e-known-admin-key-0123456789"
-HEALTH_TIMEOUT_S = 90.0
+# How long a stack may take to answer /health: long, since a loaded machine (CI's 2 cores, other
+# suites) starts four Python services slowly; a stack that never starts fails the test either way.
+HEALTH_TIMEOUT_S = 300.0
 STOP_TIMEOUT_S = 30.0
 
 
@@ -50,6 +52,21 @@ def principal(http: httpx.Client, principal: str, type: str, role: str, kinds: l
     return str(response.json()["key"])
 
 
+def up_env(data_dir: Path, port: int, admin_key: str, **settings: str) -> dict[str, str]:
+    """The environment of a `lorebase up` child: this process's without its LOREBASE_* variables,
+    then the data directory, port, admin key, a start timeout as long as the tests' own, and
+    `settings` (more LOREBASE_* variables)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
+    env.update(
+        LOREBASE_DATA_DIR=str(data_dir),
+        LOREBASE_HTTP_PORT=str(port),
+        LOREBASE_ADMIN_KEY=admin_key,
+        LOREBASE_SUPERVISOR__START_TIMEOUT_S=str(HEALTH_TIMEOUT_S),
+    )
+    env.update(settings)
+    return env
+
+
 class Stack:
     """One `lorebase up` child process, its output in a file."""
 
@@ -57,11 +74,7 @@ class Stack:
         self, data_dir: Path, port: int, log: Path, *args: str, settings: dict[str, str] | None = None
     ) -> None:
         """`settings`: more LOREBASE_* variables for this stack."""
-        env = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE_")}
-        env.update(
-            LOREBASE_DATA_DIR=str(data_dir), LOREBASE_HTTP_PORT=str(port), LOREBASE_ADMIN_KEY=OWN_ADMIN_KEY
-        )
-        env.update(settings or {})
+        env = up_env(data_dir, port, OWN_ADMIN_KEY, **(settings or {}))
         self.admin = {"Authorization": f"Bearer {OWN_ADMIN_KEY}"}
         self.data_dir = data_dir
         self.log = log
@@ -194,4 +207,5 @@ __all__ = [
     "mentioning",
     "principal",
     "stop",
+    "up_env",
 ]

@@ -236,6 +236,9 @@ CORPUS: list[tuple[str, str, Any, dict[str, str], int, str | None]] = [
         None,
     ),
     ("POST", "/api/v1/sessions/s%0A/notes", {"text": "x"}, {}, 400, "invalid-session"),
+    # Texts people and agents write are not only whitespace (the document's pattern says so too).
+    ("POST", "/api/v1/sessions/s1/notes", {"text": "\f"}, {}, 422, "validation-failed"),
+    ("POST", D + "/proposals", {"source": "main", "title": " \t "}, {}, 422, "validation-failed"),
     ("POST", "/api/v1/domains", {"name": "Bad Name", "schema": {}}, {}, 422, "validation-failed"),
     (
         "POST",

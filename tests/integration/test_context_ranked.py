@@ -74,7 +74,11 @@ async def fan_out(supply: Stack) -> dict[str, dict[str, str]]:
     return callers
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
     seeds=st.sampled_from([["Supplier/S-1001"], ["Part/P-20002"], ["Supplier/S-1001", "Supplier/S-1002"]]),
     depth=st.sampled_from([2, 2, 3]),

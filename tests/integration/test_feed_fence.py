@@ -67,7 +67,11 @@ plans = st.integers(min_value=2, max_value=5).flatmap(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(plan=plans)
 async def test_no_reader_skips_a_sequence_that_commits_late(db: Database, plan: Any) -> None:
     finish_order, commits, poll_after_start = plan

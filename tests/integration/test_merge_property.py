@@ -50,7 +50,11 @@ update = st.tuples(
 )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(
     rounds=st.lists(st.lists(update, max_size=6), min_size=1, max_size=2),
     mode=st.sampled_from(("copy", "overlay")),

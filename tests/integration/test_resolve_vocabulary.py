@@ -84,7 +84,11 @@ step = st.one_of(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(rounds=st.lists(st.lists(step, min_size=1, max_size=3), min_size=1, max_size=5))
 async def test_kept_vocabulary_equals_a_fresh_one(stack: Stack, rounds: list[list[tuple[Any, ...]]]) -> None:
     http, admin = stack.http, stack.admin

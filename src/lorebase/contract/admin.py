@@ -23,6 +23,7 @@ from lorebase.contract.fields import (
     SessionId,
     bounded,
     grammar,
+    written,
 )
 from lorebase.contract.policy import Delegation, Need, P, Target, admin_only, caller, grant
 
@@ -89,7 +90,7 @@ class DeleteGrant(Request, frozen=True, kw_only=True):
 
 
 class Note(Body, frozen=True, kw_only=True):
-    text: Annotated[str, bounded(8000, "The note", min_length=1)]
+    text: Annotated[str, written(8000, "The note: not only whitespace")]
     domain: DomainName | None = None
 
 

@@ -28,6 +28,15 @@ def bounded(max_length: int, description: str = "", *, min_length: int = 0) -> M
     )
 
 
+def written(max_length: int, description: str) -> Meta:
+    """The constraints of a text a person or agent writes (a title, a note, a reason): 1 to
+    `max_length` characters without NUL, not only whitespace (`\\S` as Python reads it, the
+    characters keeper's `str.strip` keeps; ECMA's differs only on U+001C-U+001F, U+0085 and U+FEFF)."""
+    return Meta(
+        min_length=1, max_length=max_length, pattern=r"^(?=[\s\S]*\S)[^\x00]*$", description=description
+    )
+
+
 def matching(pattern: str, description: str) -> Meta:
     """The constraints of a string that `pattern` matches whole (an id of a known shape)."""
     return Meta(pattern=f"^(?:{pattern}){_END}", description=description)

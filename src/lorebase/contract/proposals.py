@@ -10,10 +10,10 @@ from msgspec import Meta
 from lorebase.contract import answers
 from lorebase.contract._base import DOMAIN, PROPOSAL, Body
 from lorebase.contract.endpoint import Endpoint, Path, Query, Request
-from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, NewBranchName, bounded
+from lorebase.contract.fields import BranchRef, Cursor, DomainName, Name, NewBranchName, bounded, written
 from lorebase.contract.policy import Need, Owner, P, Scope, Target, grant
 
-Title = Annotated[str, bounded(200, "What the Proposal changes", min_length=1)]
+Title = Annotated[str, written(200, "What the Proposal changes: not only whitespace")]
 Description = Annotated[str, bounded(20000)]
 
 

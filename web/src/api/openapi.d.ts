@@ -1888,7 +1888,7 @@ export interface components {
         };
         /** Note */
         Note: {
-            /** @description The note */
+            /** @description The note: not only whitespace */
             text: string;
             /** @default null */
             domain?: string | null;
@@ -2787,7 +2787,7 @@ export interface components {
             source: string;
             /** @default null */
             target?: string | null;
-            /** @description What the Proposal changes */
+            /** @description What the Proposal changes: not only whitespace */
             title: string;
             /** @default null */
             description?: string | null;
@@ -5044,7 +5044,7 @@ export interface components {
             idempotency_key: string | null;
             /** @enum {string} */
             decision: "approve" | "reject" | "request_changes";
-            /** @description Why: 1-2000 characters, not only spaces */
+            /** @description Why: 1-2000 characters, not only whitespace */
             reason: string;
             /** @default null */
             record_revision?: number | null;

@@ -12,7 +12,16 @@ from lorebase.contract import answers
 from lorebase.contract._base import MEMORY, Body
 from lorebase.contract.answers.memory import Capability
 from lorebase.contract.endpoint import Endpoint, Header, Path, Request
-from lorebase.contract.fields import BodyKey, Cursor, IdempotencyKey, Name, Vector, bounded, grammar, matching
+from lorebase.contract.fields import (
+    BodyKey,
+    Cursor,
+    IdempotencyKey,
+    Name,
+    Vector,
+    bounded,
+    grammar,
+    written,
+)
 from lorebase.contract.policy import Policy, admin_only, memory
 from lorebase.contract.schemas import members
 
@@ -105,11 +114,7 @@ class EmbeddingBinding(_Command, frozen=True, kw_only=True):
 @members(required=("idempotency_key",))
 class MemoryReviewCommand(_Command, frozen=True, kw_only=True):
     decision: Literal["approve", "reject", "request_changes"]
-    reason: Annotated[
-        str,
-        Meta(min_length=1, max_length=2000),
-        matching(r"(?=[\s\S]*\S)[^\x00]*", "Why: 1-2000 characters, not only spaces"),
-    ]
+    reason: Annotated[str, written(2000, "Why: 1-2000 characters, not only whitespace")]
     record_revision: Revision | None = None
 
 
