@@ -21,7 +21,7 @@ _BOOL_TAG = "tag:yaml.org,2002:bool"
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)\Z")
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(yaml.CSafeLoader):
     """A safe YAML loader with YAML 1.2's booleans that records duplicate mapping keys."""
 
     def __init__(self, stream: str) -> None:
