@@ -85,7 +85,14 @@ class SchemaChangeItem(Body, frozen=True, kw_only=True):
     definition: Document | None = None
     backfill: Backfill | None = None
     map: (
-        Annotated[Document, Meta(description="Old values to new ones, applied before a conversion")] | None
+        Annotated[
+            Document,
+            Meta(
+                description="Old values to new ones, applied before a conversion (change_relation: "
+                "link Attribute -> old values to new ones)"
+            ),
+        ]
+        | None
     ) = None
     delete_data: bool = False
     pattern: (

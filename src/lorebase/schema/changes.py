@@ -13,7 +13,7 @@ A change set (docs/schema.md, "Changing a schema") is a list of items, each with
 | remove_attribute | kind, attribute | removes it | its values dropped |
 | change_attribute | kind, attribute, definition, map | merges the members (type, values, bounds, pattern, required, unique, aliases, value_aliases...) | each value converted (through `map` first), or reported |
 | add_relation | relation, definition | adds the Relation | nothing |
-| change_relation | relation, definition | sets description, cardinality, required_from, attributes (link Attributes) | its Links checked again (cardinality, required_from, link values), dropped link values removed |
+| change_relation | relation, definition, map | sets description, cardinality, required_from, attributes (link Attributes) | its Links checked again (cardinality, required_from), their values converted to the link Attributes (through `map` first) or reported, dropped link values removed |
 | rename_relation | relation, to, inverse | renames it (and its inverse when given), and in lenses and Operations' edits | each Link moves to the new name with its values and provenance |
 | remove_relation | relation, delete_data | removes it | its Links deleted (only with `delete_data`) |
 | put_operation / remove_operation | operation, definition | sets or removes an Operation | nothing |
@@ -208,6 +208,8 @@ class Plan:
     renamed_traits: dict[str, str] = field(default_factory=dict)  # name before -> name after
     # Relations whose Links are checked again (by name after), with the members the change set set.
     changed_relations: dict[str, list[str]] = field(default_factory=dict)
+    # change_relation's `map`: Relation -> link Attribute -> (old value as text -> new value).
+    link_maps: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     # What weakens the protection of existing values (less sensitivity, fewer stewards): each
     # {target, member, removed, message}, said in the answer.
     protection: list[dict[str, Any]] = field(default_factory=list)
@@ -249,6 +251,7 @@ class _Changes:
         self.renamed_relations: dict[str, str] = {}
         self.renamed_traits: dict[str, str] = {}
         self.changed_relations: dict[str, set[str]] = {}
+        self.link_maps: dict[str, dict[str, dict[str, Any]]] = {}  # Relation -> link Attribute -> map
         self.protection: list[dict[str, Any]] = []
         self.added_traits: set[str] = set()
         self.added_kinds: set[str] = set()  # Kinds this change set adds (no Records to move)
@@ -807,9 +810,50 @@ class _Changes:
                 )
                 continue
             relation[member] = value
+        self.link_map(item, path, name, relation, definition)
         if name not in self.added_relations:
             self.changed_relations.setdefault(name, set()).update(definition)
         self.summary.append({"op": "change_relation", "target": name, "members": sorted(definition)})
+
+    def link_map(
+        self, item: Mapping[str, Any], path: str, name: str, relation: Any, definition: dict[str, Any]
+    ) -> None:
+        """change_relation's `map`: link Attribute -> (old value as text -> new value), applied
+        before its Links' values are read as the link Attributes' new types."""
+        given = item.get("map")
+        if given is None:
+            return
+        attributes = relation.get("attributes") if isinstance(relation, dict) else None
+        if "attributes" not in definition or not isinstance(attributes, dict):
+            self.issue(
+                f"{path}.map",
+                "change.map",
+                "map converts link values to changed link Attributes: it goes with definition.attributes",
+            )
+            return
+        if not isinstance(given, dict):
+            self.issue(
+                f"{path}.map", "change.map", "map is an object: link Attribute -> {old value: new value}"
+            )
+            return
+        maps = self.link_maps.setdefault(name, {})
+        for attribute, value_map in given.items():
+            if attribute not in attributes:
+                known = ", ".join(attributes) or "none"
+                self.issue(
+                    f"{path}.map.{attribute}",
+                    "change.unknown",
+                    f"{name} has no link Attribute {attribute!r} after this change; its link Attributes "
+                    f"are: {known}",
+                )
+            elif not isinstance(value_map, dict):
+                self.issue(
+                    f"{path}.map.{attribute}",
+                    "change.map",
+                    "a link Attribute's map is an object: old value -> new value",
+                )
+            else:
+                maps.setdefault(attribute, {}).update(value_map)
 
     def _rename_relation(self, item: Mapping[str, Any], path: str) -> None:
         old = item.get("relation")
@@ -878,6 +922,7 @@ class _Changes:
             return
         del self.doc["relations"][name]
         self.changed_relations.pop(name, None)
+        self.link_maps.pop(name, None)
         original = next((o for o, n in self.renamed_relations.items() if n == name), name)
         self.renamed_relations.pop(original, None)
         if name not in self.added_relations:
@@ -1114,6 +1159,7 @@ def apply_changes(document: Mapping[str, Any], items: Sequence[Mapping[str, Any]
         changed_relations={
             n: sorted(m) for n, m in changes.changed_relations.items() if n in schema.relations
         },
+        link_maps={n: m for n, m in changes.link_maps.items() if n in changes.changed_relations},
         protection=changes.protection,
     )
 
