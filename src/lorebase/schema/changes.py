@@ -92,7 +92,34 @@ _TRAIT_MEMBERS = ("description", "attributes")
 _RELATION_MEMBERS = ("description", "cardinality", "required_from", "attributes")
 # Members an Attribute keeps only for some types: dropped when its type changes and they are not given.
 _TYPED_MEMBERS = {"values": ("enum",)}
-_UNCHANGEABLE = ("derived", "vault")
+_UNCHANGEABLE = ("derived",)  # and vault (_vault_refusal)
+_VAULT_WRITES = (
+    "a change set computes values in keeper's migration, where nothing seals them: they would be "
+    "stored as they are, outside the vault, where an erasure cannot reach them"
+)
+
+
+def _vault_refusal(kind: str, name: str, *, into_vault: bool) -> str:
+    """Why an existing Attribute's `vault` flag does not change in a change set, and what to do."""
+    if into_vault:
+        return (
+            f"{kind}.{name} cannot move into the vault in a change set: its values are written as they "
+            "are in the history of every Revision before the change (and in their ids), which no "
+            "migration may rewrite, so an erasure could not reach them. To keep the values in the "
+            f"vault from now on: add a new Attribute with vault: true (add_attribute, without a "
+            f"backfill), write each Record's value to it with an import or an Operation (they are "
+            f"sealed on the way in), then remove {name} (remove_attribute); its earlier values stay "
+            "in the history as they were"
+        )
+    return (
+        f"{kind}.{name} cannot leave the vault in a change set: its values are stored only as "
+        "references to vault entries, and moving them out would unseal every one in keeper's "
+        "migration, whose answer, job row and three-way merges would then hold the values. To keep "
+        f"them outside the vault from now on: add a new Attribute without vault (add_attribute), "
+        "write each Record's value to it with an import or an Operation (a reader with the "
+        f"clearances reads them; a backfill cannot read a vault Attribute), then remove {name} "
+        "(remove_attribute); its vault entries stay, and an erasure still erases them"
+    )
 
 
 class SchemaChangeError(ValueError):
@@ -602,6 +629,14 @@ class _Changes:
                 )
             elif not isinstance(definition, dict):
                 self.issue(where, "change.required", "a new Attribute's definition is an object")
+            elif definition.get("vault"):
+                self.issue(
+                    f"{where}.vault",
+                    "change.vault",
+                    f"{kind_name}.{target} cannot be a vault Attribute made by split_attribute: "
+                    f"{_VAULT_WRITES}. Split into Attributes without vault, or write the vault values "
+                    "with an import or an Operation",
+                )
             elif target in kind["attributes"] and target != name:
                 self.issue(
                     where, "change.exists", f"{kind_name}.{target} exists already; choose another name"
@@ -678,22 +713,20 @@ class _Changes:
             return
         kind, name = found
         attribute = kind["attributes"][name]
+        if "vault" in definition and bool(definition["vault"]) != bool(attribute.get("vault")):
+            self.issue(
+                f"{path}.definition.vault",
+                "change.vault",
+                _vault_refusal(item["kind"], name, into_vault=bool(definition["vault"])),
+            )
+            return
         for member in _UNCHANGEABLE:
             if member in definition and definition[member] != attribute.get(member):
-                why = (
-                    "the values before it stay outside the vault in the history, where an erasure "
-                    "cannot reach them"
-                    if member == "vault" and definition[member]
-                    else "the vault's entries are shared by every branch and the history, and would "
-                    "stay there while the values left it"
-                    if member == "vault"
-                    else "its values are computed from its Derivation"
-                )
                 self.issue(
                     f"{path}.definition.{member}",
                     "change.member",
-                    f"{member} cannot change on an existing Attribute ({why}); add a new Attribute "
-                    "instead and write the values to it",
+                    f"{member} cannot change on an existing Attribute (its values are computed from its "
+                    "Derivation); add a new Attribute instead and write the values to it",
                 )
                 return
         if "sensitivity" in definition:
@@ -1073,6 +1106,14 @@ class _Changes:
             if kind is None or name not in kind.attributes:
                 continue
             attribute = kind.attributes[name]
+            if attribute.vault:
+                self.issue(
+                    path,
+                    "backfill.vault",
+                    f"{kind_name}.{name} is a vault Attribute and takes no backfill: {_VAULT_WRITES}. "
+                    "Write its values with an import or an Operation instead",
+                )
+                continue
             if not isinstance(spec, dict) or len([m for m in ("value", "expression") if m in spec]) != 1:
                 self.issue(path, "backfill.form", 'a backfill is {"value": ...} or {"expression": "..."}')
                 continue
@@ -1097,6 +1138,15 @@ class _Changes:
         for (kind_name, name), (path, spec, reads, sources) in self.merges.items():
             kind = schema.kinds.get(kind_name)
             if kind is None or name not in kind.attributes:
+                continue
+            if kind.attributes[name].vault:
+                self.issue(
+                    path.removesuffix(".backfill") + ".definition.vault",
+                    "change.vault",
+                    f"{kind_name}.{name} cannot be a vault Attribute made by merge_attributes: "
+                    f"{_VAULT_WRITES}. Merge into an Attribute without vault, or write the vault "
+                    "values with an import or an Operation",
+                )
                 continue
             problems = Problems()
             read = read_attributes(sources, path, problems)
