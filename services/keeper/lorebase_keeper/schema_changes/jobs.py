@@ -73,9 +73,9 @@ def preferences(prefer: str) -> Preferences:
     anything that does not parse, are ignored (`wait=0`, like no wait, answers 202 at once)."""
     respond_async, wait = False, None
     for preference in prefer.split(","):
-        token, equals, value = preference.split(";", 1)[0].partition("=")
+        token, _, value = preference.split(";", 1)[0].partition("=")
         token, value = token.strip().lower(), value.strip().strip('"')
-        if token == "respond-async" and not equals:
+        if token == "respond-async":
             respond_async = True
         elif token == "wait" and _WAIT.fullmatch(value) and int(value) > 0:
             wait = int(value)
