@@ -355,6 +355,8 @@ class SchemaChanges(Section, frozen=True):
     job_deadline_s: Seconds
     job_heartbeat_s: Seconds
     job_lease_s: Seconds
+    job_wait_max_s: Seconds
+    job_retention_s: Seconds
 
 
 class ReadCache(Section, frozen=True):
@@ -521,6 +523,7 @@ class Scribe(Section, frozen=True):
     suggestions: Interval
     reconciliation: Reconciliation
     webhooks: Interval
+    schema_jobs: Interval
 
 
 class Webhooks(Section, frozen=True):

@@ -159,7 +159,8 @@ class CommitRows:
     # Schema versions a schema change commits under ({digest, document, created_at}; schema_versions.py).
     schema_versions: list[dict[str, Any]] = field(default_factory=list)
     # Rows staged in PostgreSQL before the commit (staged_rows.py), written by set statements as
-    # this Revision's: [{"staging", "revision", "generation"}].
+    # this Revision's: [{"staging", "revision", "generation", "materialise"}] (materialise: the
+    # Records' and Links' rows too; false on an overlay branch, which keeps history rows only).
     staged: list[dict[str, Any]] = field(default_factory=list)
     # A load whose keeper merges the index entries it leaves pending after the answer
     # (bulk.DEFER_INDEX_ROWS; lorebase_keeper/writes/planner_statistics.py).
@@ -345,6 +346,7 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
                 staged["generation"],
                 history=True,
                 fill=False,  # done as they were staged (StagedRowsTxn.stage_rows)
+                materialise=staged["materialise"],
             )
         form = StoredRows(rows.records)
         large = len(rows.records) + len(rows.links) + len(rows.history) >= bulk.COPY_THRESHOLD

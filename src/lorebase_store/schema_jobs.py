@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 
 from lorebase_store.tables import schema_change_jobs as jobs
@@ -199,6 +199,21 @@ class SchemaJobsTxn(TxnBase):
             .returning(jobs.c.id)
         )
         return [row[0] for row in await self.conn.execute(statement)]
+
+    async def purge_schema_jobs(self, retention_s: float, *, limit: int) -> int:
+        """Delete up to `limit` finished jobs (committed, dry_run, failed) that finished more than
+        `retention_s` ago by PostgreSQL's clock; how many. A running job is never deleted."""
+        old = (
+            select(jobs.c.id)
+            .where(
+                jobs.c.status != RUNNING,
+                jobs.c.finished_at < func.now() - func.make_interval(0, 0, 0, 0, 0, 0, retention_s),
+            )
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        statement = delete(jobs).where(jobs.c.id.in_(old)).returning(jobs.c.id)
+        return len((await self.conn.execute(statement)).all())
 
 
 __all__ = ["NewSchemaJob", "SchemaJobRow", "SchemaJobsTxn"]

@@ -193,20 +193,25 @@ class StagedRowsTxn(TxnBase):
         *,
         history: bool,
         fill: bool = True,
+        materialise: bool = True,
     ) -> None:
         """Write the staged rows of `staging` as the commit of `revision` (see the module's docstring);
         `history`: insert their history rows too; `fill`: give the history rows stored by
-        reference through their Records their values first (not needed when `stage_rows` staged them). The
-        staged rows go."""
+        reference through their Records their values first (not needed when `stage_rows` staged them);
+        `materialise`: write the Records' and Links' rows (false on an overlay branch, which has
+        none: its history rows are its state, docs/branches.md). The staged rows go."""
         driver = await self.driver()
         args = (domain_id, branch, staging)
-        steps: list[tuple[str, str, tuple[Any, ...]]] = [
-            *([("fill", _FILL, args)] if fill else []),
+        rows: list[tuple[str, str, tuple[Any, ...]]] = [
             ("delete records", _DELETE_RECORDS, args),
             ("delete links", _DELETE_LINKS, args),
             ("update records", _UPDATE_RECORDS, (*args, revision)),
             ("upsert records", _UPSERT_RECORDS, (*args, revision)),
             ("upsert links", _UPSERT_LINKS, (*args, revision)),
+        ]
+        steps: list[tuple[str, str, tuple[Any, ...]]] = [
+            *([("fill", _FILL, args)] if fill and materialise else []),
+            *(rows if materialise else []),
             *([("insert history", _HISTORY, (*args, revision, generation))] if history else []),
             ("forget", _FORGET, (staging,)),
         ]

@@ -122,3 +122,81 @@ async def test_renamed_kind_and_relation_keep_history_lineage_and_old_reads(supp
     assert executed.status_code == 200, executed.text
     seen = await supply.http.get(D + "/kinds/Vendor/records/S-1002", headers=reader)
     assert seen.status_code == 200 and seen.json()["values"]["risk_score"] == "12", seen.text
+
+
+async def test_a_kind_renamed_on_an_overlay_branch_writes_history_rows_only(supply: Stack) -> None:
+    """An overlay branch keeps no Records' rows (docs/branches.md): the rename writes each Record's
+    move as history rows (what its snapshot reads, history and a merge read), no copy of it; main
+    is untouched; merged, main's Records move."""
+    made = await supply.http.post(
+        D + "/branches", json={"name": "vendors", "from": "main", "mode": "overlay"}, headers=supply.admin
+    )
+    assert made.status_code == 201, made.text
+    main_head = await head(supply)
+    overlay = "branch = 'vendors'"
+    renamed = await change(supply, {"changes": [RENAME_KIND]}, branch="vendors")
+    assert renamed.status_code == 200 and renamed.json()["migrated"]["records"] == 30, renamed.text
+
+    assert await supply.count(f"records where {overlay}") == 0
+    assert await supply.count(f"links where {overlay}") == 0
+    # Its bound: the move of each Record of the Kind (deleted under the old name, created under
+    # the new), nothing else.
+    assert await supply.count(f"history where {overlay}") == 2 * 30
+    assert await supply.count(f"history where {overlay} and name = 'Vendor'") == 30
+
+    on = {"branch": "vendors"}
+    vendor = await supply.http.get(D + "/kinds/Vendor/records/S-1001", params=on, headers=supply.admin)
+    supplier = await supply.http.get(D + "/kinds/Supplier/records/S-1001", headers=supply.admin)
+    assert vendor.status_code == supplier.status_code == 200, vendor.text
+    assert vendor.json()["values"] == supplier.json()["values"]
+    assert (
+        await supply.http.get(D + "/kinds/Vendor/records/S-1001", headers=supply.admin)
+    ).status_code == 404
+    old_name = await supply.http.get(D + "/kinds/Supplier/records/S-1001", params=on, headers=supply.admin)
+    assert old_name.status_code == 404, old_name.text
+    for kind, branch in (("Vendor", "vendors"), ("Supplier", "main")):
+        listed = await supply.http.post(
+            D + "/query", json={"kind": kind, "branch": branch, "limit": 100}, headers=supply.admin
+        )
+        assert listed.status_code == 200 and len(listed.json()["records"]) == 30, listed.text
+    history = await supply.http.get(
+        D + "/kinds/Vendor/records/S-1001/history", params=on, headers=supply.admin
+    )
+    changes = history.json()["changes"]
+    assert changes[0]["change"] == "renamed" and changes[0]["renamed_from"] == "Supplier/S-1001"
+    assert [c["message"] for c in changes[1:]] == [
+        "Raise the risk of S-1001",
+        "Import the supply example data",
+    ]
+    assert await head(supply) == main_head
+
+    # A write on the overlay after the rename, under the new name.
+    executed = await supply.http.post(
+        D + "/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1002", "risk_score": 12}, "branch": "vendors"},
+        headers=supply.admin,
+    )
+    assert executed.status_code == 200, executed.text
+    s1002 = await supply.http.get(D + "/kinds/Vendor/records/S-1002", params=on, headers=supply.admin)
+    assert s1002.json()["values"]["risk_score"] == "12"
+    assert await supply.count(f"records where {overlay}") == 0
+
+    # Merged into main (a fast-forward): main's Records move, read from the overlay's history.
+    proposal = await supply.http.post(
+        D + "/proposals",
+        json={"source": "vendors", "target": "main", "title": "Vendors"},
+        headers=supply.admin,
+    )
+    assert proposal.status_code == 201, proposal.text
+    steward = await supply.principal("usr_steward")
+    await supply.grant("supply", "usr_steward", "admin")
+    approved = await supply.http.post(
+        f"{D}/proposals/{proposal.json()['id']}/reviews", json={"decision": "approve"}, headers=steward
+    )
+    assert approved.status_code == 200, approved.text
+    merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    after = await supply.http.get(D + "/kinds/Vendor/records/S-1002", headers=supply.admin)
+    assert after.status_code == 200 and after.json()["values"]["risk_score"] == "12", after.text
+    assert await supply.count("records where branch = 'main' and kind = 'Vendor'") == 30
+    assert await supply.count("records where branch = 'main' and kind = 'Supplier'") == 0

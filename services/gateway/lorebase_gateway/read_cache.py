@@ -25,7 +25,9 @@ reaches another, and the token itself is never kept. It lives at most min(max-st
 `http.read_cache.max_stale_s`, `keeper.auth.authz.grants_cache_ttl_s`), counted from when the
 request left for keeper: a key revoked or a grant deleted through another process stops the hits
 within the TTL keeper itself promises; one revoked through this gateway stops them at once (an
-administrative write clears the cache, lorebase_gateway.routes). A request that names a session
+administrative write clears the cache, lorebase_gateway.routes). A schema change job commits
+outside any request: keeper names its Revision in a reply header of a job read
+(lorebase.contract.endpoint.COMMITTED_HEADER), and the first such answer clears the cache too. A request that names a session
 (`Lorebase-Session`) always goes to keeper, where the call becomes a step of the session's trace.
 
 Only 200 answers of the endpoints declared `read_cache` (lorebase.contract) are kept, at most
@@ -52,6 +54,7 @@ MIN_REVISION = "Lorebase-Min-Revision"
 CACHE_STATUS = "Lorebase-Cache"  # hit | miss, on the answers of a request that opted in
 _REVISION_ID = re.compile(r"[0-9a-f]{64}")
 _SECONDS = re.compile(r"[0-9]{1,12}")
+_COMMITTED_KEPT = 1024  # Revisions committed elsewhere whose clearing is remembered
 
 # Raw header names, as the ASGI scope has them (lower case).
 _CACHE_CONTROL = b"cache-control"
@@ -148,6 +151,7 @@ class ReadCache:
         # branch. whose: b"" for what keeper said of an answer's own Revision (true for everyone);
         # a credential's digest for what its own request implied (trusted for that credential only).
         self._bounds: OrderedDict[tuple[str, str, bytes], int] = OrderedDict()
+        self._committed: OrderedDict[str, None] = OrderedDict()  # the last Revisions committed() named
         self.hits = 0
         self.misses = 0
 
@@ -284,6 +288,18 @@ class ReadCache:
         """Drop every entry (an administrative write went through this gateway: a key revoked, a
         grant changed, an erasure)."""
         self._entries.clear()
+
+    def committed(self, revisions: list[str]) -> None:
+        """Keeper named Revisions committed outside any request through this gateway (a schema
+        change job's, lorebase.contract.endpoint.COMMITTED_HEADER): drop every entry the first time
+        it names one, as the change set's synchronous answer would have."""
+        new = [r for r in revisions if r not in self._committed]
+        for revision in new:
+            self._committed[revision] = None
+        while len(self._committed) > _COMMITTED_KEPT:
+            self._committed.popitem(last=False)
+        if new:
+            self.clear()
 
 
 def _order(value: str | None) -> tuple[str, int] | None:

@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, Response
 
 from lorebase import consistency
 from lorebase.contract import ENDPOINTS, Endpoint
-from lorebase.contract.endpoint import READ_ORDER_HEADER
+from lorebase.contract.endpoint import COMMITTED_HEADER, READ_ORDER_HEADER
 from lorebase.contract.openapi import docs_page, served_document
 from lorebase.features import health_document
 from lorebase.problems import Problem
@@ -59,6 +59,9 @@ def _call(gw: Gateway, endpoint: Endpoint) -> Route:
         finally:
             consistency.ASK.reset(token)
         order = answer.headers.pop(READ_ORDER_HEADER, None)  # for the cache only, never the client's
+        committed = answer.headers.pop(COMMITTED_HEADER, None)  # likewise
+        if committed and gw.read_cache is not None:
+            gw.read_cache.committed(committed.split(","))
         response = answer_response(request, answer, etag=endpoint.etag)
         if cache is not None and looked is not None and looked.ask is not None:
             response.headers[CACHE_STATUS] = "miss"

@@ -28,10 +28,15 @@ class BackgroundTasks:
     def __init__(self) -> None:
         self._tasks: dict[str, asyncio.Task[Any]] = {}
 
-    def start(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> None:
+    def start(self, name: str, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coroutine, name=name)
         self._tasks[name] = task
         task.add_done_callback(lambda _: self._tasks.pop(name, None))
+        return task
+
+    def get(self, name: str) -> asyncio.Task[Any] | None:
+        """The running task of that name in this process, if any."""
+        return self._tasks.get(name)
 
     def cancel(self, name: str) -> None:
         task = self._tasks.get(name)

@@ -1,7 +1,8 @@
 """`lorebase scribe`: background jobs. The job loop runs the statistics recount, the suggestions
-from resolve misses (which forget old misses), the reconciliation candidates and webhook delivery (with the re-sealing of signing
-keys and the retention of finished deliveries). With several Scribe replicas, each of the first
-three runs on one replica at a time (its lease, Database.lease); deliveries are claimed one by one."""
+from resolve misses (which forget old misses), the reconciliation candidates, the retention of
+finished schema change jobs and webhook delivery (with the re-sealing of signing keys and the
+retention of finished deliveries). With several Scribe replicas, each of the first four runs on one
+replica at a time (its lease, Database.lease); deliveries are claimed one by one."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from lorebase.tracing import configure_service_tracing
 from lorebase.v1 import scribe_pb2 as pb
 from lorebase.v1 import scribe_pb2_grpc
 from lorebase_scribe.reconciliation import reconcile
+from lorebase_scribe.schema_jobs import purge_schema_jobs
 from lorebase_scribe.statistics import recount
 from lorebase_scribe.suggestions import suggest
 from lorebase_scribe.webhook_delivery import PassResult
@@ -148,6 +150,9 @@ async def run(settings: Settings) -> int:
     async def reconciliation() -> None:
         await reconcile(db, settings)
 
+    async def schema_job_retention() -> None:
+        await purge_schema_jobs(db, settings.model.keeper.schema_changes.job_retention_s)
+
     # trust_env=False: no proxy from the environment between Lorebase and the webhook targets.
     client = httpx.AsyncClient(trust_env=False, follow_redirects=False)
 
@@ -167,6 +172,11 @@ async def run(settings: Settings) -> int:
         ),
         Job("suggestions", every.suggestions.interval_s, leased(db, "suggestions", suggestions)),
         Job("reconciliation", every.reconciliation.interval_s, leased(db, "reconciliation", reconciliation)),
+        Job(
+            "schema_job_retention",
+            every.schema_jobs.interval_s,
+            leased(db, "schema_job_retention", schema_job_retention),
+        ),
         # Not leased: several Scribes deliver at once, each claiming its own deliveries (docs/feed.md).
         Job("webhook_delivery", every.webhooks.interval_s, webhook_delivery),
     ]

@@ -85,7 +85,14 @@ class SchemaChangeItem(Body, frozen=True, kw_only=True):
     definition: Document | None = None
     backfill: Backfill | None = None
     map: (
-        Annotated[Document, Meta(description="Old values to new ones, applied before a conversion")] | None
+        Annotated[
+            Document,
+            Meta(
+                description="Old values to new ones, applied before a conversion (change_relation: "
+                "link Attribute -> old values to new ones)"
+            ),
+        ]
+        | None
     ) = None
     delete_data: bool = False
     pattern: (
@@ -122,8 +129,10 @@ Prefer = Annotated[
     str,
     bounded(
         1024,
-        "RFC 7240 preferences: `respond-async` answers 202 with a job at once instead of waiting for "
-        "the change set (others are ignored)",
+        "RFC 7240 preferences: `respond-async` answers 202 with a job instead of waiting for the "
+        "change set; with `wait=N` beside it the call first waits up to N seconds (at most "
+        "keeper.schema_changes.job_wait_max_s) and answers the job's result itself when it ends by "
+        "then (others are ignored)",
     ),
 ]
 JobId = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[^\x00]*$", description="A job id")]
@@ -223,7 +232,10 @@ ENDPOINTS = [
         "would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md). "
         "With `Prefer: respond-async` it answers 202 at once with a job (`Location`, "
         "`Preference-Applied: respond-async`) that `GET .../schema/changes/{id}` follows; a retry "
-        "under the same idempotency key answers the same job.",
+        "under the same idempotency key answers the same job. With `Prefer: respond-async, wait=N` "
+        "it waits up to N seconds first: a job that ended by then is answered as the synchronous "
+        "call answers (`Preference-Applied: wait=N`), else 202 (`Preference-Applied: "
+        "respond-async, wait=N`).",
         problems=(409,),
         response=answers.schema.SchemaChange,
         other_answers=((202, answers.schema.SchemaChangeJob),),

@@ -36,6 +36,11 @@ from lorebase.contract.policy import Policy
 # branch's creation. The gateway's read cache orders Revisions by it (lorebase_gateway.read_cache)
 # and never passes it on to clients.
 READ_ORDER_HEADER = "lorebase-read-order"
+# The reply header by which keeper tells the gateway of Revisions committed outside any request
+# through it (a schema change job's commit, named by a read of the job): comma-separated Revision
+# ids. The gateway drops its cached reads the first time it hears of each, as a write through it
+# does (lorebase_gateway.read_cache), and never passes it on to clients.
+COMMITTED_HEADER = "lorebase-committed"
 
 
 @dataclass(frozen=True)
@@ -152,4 +157,14 @@ class Endpoint:
         return self.path.replace(":path}", "}")
 
 
-__all__ = ["READ_ORDER_HEADER", "Endpoint", "Header", "In", "Parameter", "Path", "Query", "Request"]
+__all__ = [
+    "COMMITTED_HEADER",
+    "READ_ORDER_HEADER",
+    "Endpoint",
+    "Header",
+    "In",
+    "Parameter",
+    "Path",
+    "Query",
+    "Request",
+]

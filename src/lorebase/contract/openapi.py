@@ -158,6 +158,12 @@ def _success(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         }
     if endpoint.no_store:
         headers["Cache-Control"] = {"schema": {"type": "string", "enum": ["no-store"]}}
+    if any(parameter.alias == "Prefer" for parameter in endpoint.parameters):
+        headers["Preference-Applied"] = {
+            "description": "`wait=N`: sent with `Prefer: respond-async, wait=N`, the job ended within "
+            "N seconds and this is its answer",
+            "schema": {"type": "string", "pattern": "^wait=[0-9]+$"},
+        }
     if endpoint.read_cache:
         headers.update(_READ_CACHE_HEADERS)
     if 300 <= endpoint.success < 400:  # a redirect: where the browser goes next
@@ -210,7 +216,9 @@ def _operation(endpoint: Endpoint, schemas: dict[str, Any]) -> dict[str, Any]:
         if status < 300 and "headers" in responses[str(endpoint.success)]:
             other["headers"] = dict(responses[str(endpoint.success)]["headers"])
         if status == 202 and any(parameter.alias == "Prefer" for parameter in endpoint.parameters):
-            other["headers"] = {**other.get("headers", {}), **_ASYNC_HEADERS}
+            other["headers"] = {
+                k: v for k, v in other.get("headers", {}).items() if k != "Preference-Applied"
+            } | _ASYNC_HEADERS
         responses[str(status)] = other
     for status in _problems(endpoint):
         if str(status) in responses:
@@ -235,7 +243,10 @@ _ASYNC_HEADERS = {
         "description": "The job: GET it until it is no longer running",
         "schema": {"type": "string"},
     },
-    "Preference-Applied": {"schema": {"type": "string", "enum": ["respond-async"]}},
+    "Preference-Applied": {
+        "description": "`respond-async`, or `respond-async, wait=N` when the call waited N seconds first",
+        "schema": {"type": "string", "pattern": "^respond-async(, wait=[0-9]+)?$"},
+    },
 }
 
 _DELIVERY_HEADERS = [

@@ -13,7 +13,7 @@ A change set (docs/schema.md, "Changing a schema") is a list of items, each with
 | remove_attribute | kind, attribute | removes it | its values dropped |
 | change_attribute | kind, attribute, definition, map | merges the members (type, values, bounds, pattern, required, unique, aliases, value_aliases...) | each value converted (through `map` first), or reported |
 | add_relation | relation, definition | adds the Relation | nothing |
-| change_relation | relation, definition | sets description, cardinality, required_from, attributes (link Attributes) | its Links checked again (cardinality, required_from, link values), dropped link values removed |
+| change_relation | relation, definition, map | sets description, cardinality, required_from, attributes (link Attributes) | its Links checked again (cardinality, required_from), their values converted to the link Attributes (through `map` first) or reported, dropped link values removed |
 | rename_relation | relation, to, inverse | renames it (and its inverse when given), and in lenses and Operations' edits | each Link moves to the new name with its values and provenance |
 | remove_relation | relation, delete_data | removes it | its Links deleted (only with `delete_data`) |
 | put_operation / remove_operation | operation, definition | sets or removes an Operation | nothing |
@@ -92,7 +92,34 @@ _TRAIT_MEMBERS = ("description", "attributes")
 _RELATION_MEMBERS = ("description", "cardinality", "required_from", "attributes")
 # Members an Attribute keeps only for some types: dropped when its type changes and they are not given.
 _TYPED_MEMBERS = {"values": ("enum",)}
-_UNCHANGEABLE = ("derived", "vault")
+_UNCHANGEABLE = ("derived",)  # and vault (_vault_refusal)
+_VAULT_WRITES = (
+    "a change set computes values in keeper's migration, where nothing seals them: they would be "
+    "stored as they are, outside the vault, where an erasure cannot reach them"
+)
+
+
+def _vault_refusal(kind: str, name: str, *, into_vault: bool) -> str:
+    """Why an existing Attribute's `vault` flag does not change in a change set, and what to do."""
+    if into_vault:
+        return (
+            f"{kind}.{name} cannot move into the vault in a change set: its values are written as they "
+            "are in the history of every Revision before the change (and in their ids), which no "
+            "migration may rewrite, so an erasure could not reach them. To keep the values in the "
+            f"vault from now on: add a new Attribute with vault: true (add_attribute, without a "
+            f"backfill), write each Record's value to it with an import or an Operation (they are "
+            f"sealed on the way in), then remove {name} (remove_attribute); its earlier values stay "
+            "in the history as they were"
+        )
+    return (
+        f"{kind}.{name} cannot leave the vault in a change set: its values are stored only as "
+        "references to vault entries, and moving them out would unseal every one in keeper's "
+        "migration, whose answer, job row and three-way merges would then hold the values. To keep "
+        f"them outside the vault from now on: add a new Attribute without vault (add_attribute), "
+        "write each Record's value to it with an import or an Operation (a reader with the "
+        f"clearances reads them; a backfill cannot read a vault Attribute), then remove {name} "
+        "(remove_attribute); its vault entries stay, and an erasure still erases them"
+    )
 
 
 class SchemaChangeError(ValueError):
@@ -208,6 +235,8 @@ class Plan:
     renamed_traits: dict[str, str] = field(default_factory=dict)  # name before -> name after
     # Relations whose Links are checked again (by name after), with the members the change set set.
     changed_relations: dict[str, list[str]] = field(default_factory=dict)
+    # change_relation's `map`: Relation -> link Attribute -> (old value as text -> new value).
+    link_maps: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     # What weakens the protection of existing values (less sensitivity, fewer stewards): each
     # {target, member, removed, message}, said in the answer.
     protection: list[dict[str, Any]] = field(default_factory=list)
@@ -249,6 +278,7 @@ class _Changes:
         self.renamed_relations: dict[str, str] = {}
         self.renamed_traits: dict[str, str] = {}
         self.changed_relations: dict[str, set[str]] = {}
+        self.link_maps: dict[str, dict[str, dict[str, Any]]] = {}  # Relation -> link Attribute -> map
         self.protection: list[dict[str, Any]] = []
         self.added_traits: set[str] = set()
         self.added_kinds: set[str] = set()  # Kinds this change set adds (no Records to move)
@@ -599,6 +629,14 @@ class _Changes:
                 )
             elif not isinstance(definition, dict):
                 self.issue(where, "change.required", "a new Attribute's definition is an object")
+            elif definition.get("vault"):
+                self.issue(
+                    f"{where}.vault",
+                    "change.vault",
+                    f"{kind_name}.{target} cannot be a vault Attribute made by split_attribute: "
+                    f"{_VAULT_WRITES}. Split into Attributes without vault, or write the vault values "
+                    "with an import or an Operation",
+                )
             elif target in kind["attributes"] and target != name:
                 self.issue(
                     where, "change.exists", f"{kind_name}.{target} exists already; choose another name"
@@ -675,22 +713,20 @@ class _Changes:
             return
         kind, name = found
         attribute = kind["attributes"][name]
+        if "vault" in definition and bool(definition["vault"]) != bool(attribute.get("vault")):
+            self.issue(
+                f"{path}.definition.vault",
+                "change.vault",
+                _vault_refusal(item["kind"], name, into_vault=bool(definition["vault"])),
+            )
+            return
         for member in _UNCHANGEABLE:
             if member in definition and definition[member] != attribute.get(member):
-                why = (
-                    "the values before it stay outside the vault in the history, where an erasure "
-                    "cannot reach them"
-                    if member == "vault" and definition[member]
-                    else "the vault's entries are shared by every branch and the history, and would "
-                    "stay there while the values left it"
-                    if member == "vault"
-                    else "its values are computed from its Derivation"
-                )
                 self.issue(
                     f"{path}.definition.{member}",
                     "change.member",
-                    f"{member} cannot change on an existing Attribute ({why}); add a new Attribute "
-                    "instead and write the values to it",
+                    f"{member} cannot change on an existing Attribute (its values are computed from its "
+                    "Derivation); add a new Attribute instead and write the values to it",
                 )
                 return
         if "sensitivity" in definition:
@@ -807,9 +843,50 @@ class _Changes:
                 )
                 continue
             relation[member] = value
+        self.link_map(item, path, name, relation, definition)
         if name not in self.added_relations:
             self.changed_relations.setdefault(name, set()).update(definition)
         self.summary.append({"op": "change_relation", "target": name, "members": sorted(definition)})
+
+    def link_map(
+        self, item: Mapping[str, Any], path: str, name: str, relation: Any, definition: dict[str, Any]
+    ) -> None:
+        """change_relation's `map`: link Attribute -> (old value as text -> new value), applied
+        before its Links' values are read as the link Attributes' new types."""
+        given = item.get("map")
+        if given is None:
+            return
+        attributes = relation.get("attributes") if isinstance(relation, dict) else None
+        if "attributes" not in definition or not isinstance(attributes, dict):
+            self.issue(
+                f"{path}.map",
+                "change.map",
+                "map converts link values to changed link Attributes: it goes with definition.attributes",
+            )
+            return
+        if not isinstance(given, dict):
+            self.issue(
+                f"{path}.map", "change.map", "map is an object: link Attribute -> {old value: new value}"
+            )
+            return
+        maps = self.link_maps.setdefault(name, {})
+        for attribute, value_map in given.items():
+            if attribute not in attributes:
+                known = ", ".join(attributes) or "none"
+                self.issue(
+                    f"{path}.map.{attribute}",
+                    "change.unknown",
+                    f"{name} has no link Attribute {attribute!r} after this change; its link Attributes "
+                    f"are: {known}",
+                )
+            elif not isinstance(value_map, dict):
+                self.issue(
+                    f"{path}.map.{attribute}",
+                    "change.map",
+                    "a link Attribute's map is an object: old value -> new value",
+                )
+            else:
+                maps.setdefault(attribute, {}).update(value_map)
 
     def _rename_relation(self, item: Mapping[str, Any], path: str) -> None:
         old = item.get("relation")
@@ -878,6 +955,7 @@ class _Changes:
             return
         del self.doc["relations"][name]
         self.changed_relations.pop(name, None)
+        self.link_maps.pop(name, None)
         original = next((o for o, n in self.renamed_relations.items() if n == name), name)
         self.renamed_relations.pop(original, None)
         if name not in self.added_relations:
@@ -1028,6 +1106,14 @@ class _Changes:
             if kind is None or name not in kind.attributes:
                 continue
             attribute = kind.attributes[name]
+            if attribute.vault:
+                self.issue(
+                    path,
+                    "backfill.vault",
+                    f"{kind_name}.{name} is a vault Attribute and takes no backfill: {_VAULT_WRITES}. "
+                    "Write its values with an import or an Operation instead",
+                )
+                continue
             if not isinstance(spec, dict) or len([m for m in ("value", "expression") if m in spec]) != 1:
                 self.issue(path, "backfill.form", 'a backfill is {"value": ...} or {"expression": "..."}')
                 continue
@@ -1052,6 +1138,15 @@ class _Changes:
         for (kind_name, name), (path, spec, reads, sources) in self.merges.items():
             kind = schema.kinds.get(kind_name)
             if kind is None or name not in kind.attributes:
+                continue
+            if kind.attributes[name].vault:
+                self.issue(
+                    path.removesuffix(".backfill") + ".definition.vault",
+                    "change.vault",
+                    f"{kind_name}.{name} cannot be a vault Attribute made by merge_attributes: "
+                    f"{_VAULT_WRITES}. Merge into an Attribute without vault, or write the vault "
+                    "values with an import or an Operation",
+                )
                 continue
             problems = Problems()
             read = read_attributes(sources, path, problems)
@@ -1114,6 +1209,7 @@ def apply_changes(document: Mapping[str, Any], items: Sequence[Mapping[str, Any]
         changed_relations={
             n: sorted(m) for n, m in changes.changed_relations.items() if n in schema.relations
         },
+        link_maps={n: m for n, m in changes.link_maps.items() if n in changes.changed_relations},
         protection=changes.protection,
     )
 

@@ -349,7 +349,7 @@ export interface paths {
         put?: never;
         /**
          * Change the schema on a branch: a change set as one Revision, with its data migration
-         * @description Needs data.read on `branch`, schema.change on `branch`; a grant narrowed to Kinds is not enough. Adds, renames and removes Kinds, Attributes and Relations, changes types, enums, constraints and aliases, and sets Operations and lenses, in one Revision (origin `schema`, `schema_changed: true` on every feed) that migrates the data with it: renamed values keep their Records, history and lineage; backfills and conversions are written; a Record that would end invalid refuses the whole change set (422 naming it). `dry_run` answers what it would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md). With `Prefer: respond-async` it answers 202 at once with a job (`Location`, `Preference-Applied: respond-async`) that `GET .../schema/changes/{id}` follows; a retry under the same idempotency key answers the same job.
+         * @description Needs data.read on `branch`, schema.change on `branch`; a grant narrowed to Kinds is not enough. Adds, renames and removes Kinds, Attributes and Relations, changes types, enums, constraints and aliases, and sets Operations and lenses, in one Revision (origin `schema`, `schema_changed: true` on every feed) that migrates the data with it: renamed values keep their Records, history and lineage; backfills and conversions are written; a Record that would end invalid refuses the whole change set (422 naming it). `dry_run` answers what it would do. `expected_head` and an idempotency key work as for Operations (docs/schema.md). With `Prefer: respond-async` it answers 202 at once with a job (`Location`, `Preference-Applied: respond-async`) that `GET .../schema/changes/{id}` follows; a retry under the same idempotency key answers the same job. With `Prefer: respond-async, wait=N` it waits up to N seconds first: a job that ended by then is answered as the synchronous call answers (`Preference-Applied: wait=N`), else 202 (`Preference-Applied: respond-async, wait=N`).
          */
         post: operations["change_schema"];
         delete?: never;
@@ -7137,6 +7137,8 @@ export interface operations {
                     "Lorebase-Revision"?: string;
                     /** @description The original answer of a request retried under its idempotency key */
                     "Idempotent-Replayed"?: "true";
+                    /** @description `wait=N`: sent with `Prefer: respond-async, wait=N`, the job ended within N seconds and this is its answer */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7152,7 +7154,8 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description The job: GET it until it is no longer running */
                     Location?: string;
-                    "Preference-Applied"?: "respond-async";
+                    /** @description `respond-async`, or `respond-async, wait=N` when the call waited N seconds first */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -31,7 +31,7 @@ from typing import Any
 
 from lorebase.canonical import ValueProblem, canonical_text, canonical_value
 from lorebase.problems import Problem
-from lorebase.schema import load_schema, validate_values
+from lorebase.schema import Relation, load_schema, validate_values
 from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
 from lorebase.schema.merge import ElementConflict, Renames, merge_documents
 from lorebase_keeper.merge.attempt import Found, MergeRequest
@@ -260,7 +260,9 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
             row = replace(row, name=plan.renamed_relations.get(row.name, row.name))
             relation = plan.schema.relations.get(row.name)
             if relation is not None and "attributes" in plan.changed_relations.get(row.name, []):
-                row = _keep_link_attributes(row, set(relation.attributes))
+                row, unconverted = _migrate_link_values(row, relation, plan.link_maps.get(row.name, {}))
+                if unconverted[1] and not failure[1]:
+                    failure = unconverted
             continue
         if row.name in plan.removed_kinds:
             return None, (None, f"Kind {row.name} was removed on the target")
@@ -309,18 +311,36 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
     return row, failure
 
 
-def _keep_link_attributes(row: HistoryRow, kept: set[str]) -> HistoryRow:
-    """A Link's row without the values of link Attributes the target's change dropped."""
+def _migrate_link_values(
+    row: HistoryRow, relation: Relation, maps: dict[str, dict[str, Any]]
+) -> tuple[HistoryRow, tuple[str | None, str]]:
+    """A Link's row without the values of link Attributes the target's change dropped, the others
+    converted as the change converted the target's Links (through its `map`, then the new type);
+    and why a value of its `after` did not convert (such a value stays as it was)."""
+    failure: tuple[str | None, str] = (None, "")
 
-    def keep(values: dict[str, Any] | None) -> dict[str, Any] | None:
-        return None if values is None else {n: v for n, v in values.items() if n in kept}
+    def convert(values: dict[str, Any] | None, side_of_after: bool) -> dict[str, Any] | None:
+        nonlocal failure
+        if values is None:
+            return None
+        out = {n: v for n, v in values.items() if n in relation.attributes}
+        for name, value in out.items():
+            value_map = maps.get(name)
+            mapped = value_map.get(canonical_text(value), value) if value_map else value
+            try:
+                out[name] = canonical_value(relation.attributes[name], mapped)
+            except ValueProblem as problem:
+                if side_of_after and not failure[1]:
+                    failure = (name, f"{value!r} does not convert: {problem.message}")
+        return out
 
-    return replace(
+    migrated = replace(
         row,
-        before=keep(row.before),
-        after=keep(row.after),
-        attributes=[a for a in row.attributes if a in kept],
+        before=convert(row.before, False),
+        after=convert(row.after, True),
+        attributes=[a for a in row.attributes if a in relation.attributes],
     )
+    return migrated, failure
 
 
 def _refused(request: MergeRequest, why: str) -> Problem:

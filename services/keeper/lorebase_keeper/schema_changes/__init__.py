@@ -3,13 +3,21 @@
 
 from lorebase_keeper.schema_changes.catch_up import catch_up
 from lorebase_keeper.schema_changes.change import change_schema, plan_of
-from lorebase_keeper.schema_changes.jobs import accept, fail_abandoned, get_job, list_jobs, prefers_async
+from lorebase_keeper.schema_changes.jobs import (
+    Preferences,
+    accept,
+    fail_abandoned,
+    get_job,
+    list_jobs,
+    preferences,
+)
 from lorebase_keeper.schema_changes.migrate import BATCH, Migration, migrate
 from lorebase_keeper.schema_changes.staged import clear_staged
 
 __all__ = [
     "BATCH",
     "Migration",
+    "Preferences",
     "accept",
     "catch_up",
     "change_schema",
@@ -19,5 +27,5 @@ __all__ = [
     "list_jobs",
     "migrate",
     "plan_of",
-    "prefers_async",
+    "preferences",
 ]

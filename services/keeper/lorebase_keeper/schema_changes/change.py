@@ -44,6 +44,7 @@ from lorebase_keeper.writes import (
     Head,
     Origin,
     Outcome,
+    OverlayView,
     RevisionPlan,
     SchemaVersion,
     check_expected_head,
@@ -304,9 +305,16 @@ async def commit_change_set(
     revision_id = revision_plan.revision_id(rows.branch, staged.summary)
     changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
     revision = plan_revision(rows, revision_plan, staged.summary, revision_id, changed_keys_max)
-    # The migrated rows are written from the staged ones, by set statements (lorebase_store.staged_rows).
+    # The migrated rows are written from the staged ones, by set statements (lorebase_store.staged_rows);
+    # on an overlay branch their history rows only: it has no Records' or Links' rows of its own
+    # (docs/branches.md), and a renamed Kind's Records are no exception.
     rows.staged.append(
-        {"staging": staged.staging, "revision": revision_id, "generation": revision.generation}
+        {
+            "staging": staged.staging,
+            "revision": revision_id,
+            "generation": revision.generation,
+            "materialise": not isinstance(view, OverlayView),
+        }
     )
     await view.txn.put_schema_change_set(domain.id, revision_id, change.items, change.at)
     return Committed(revision, [])

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import socket
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -54,14 +56,30 @@ DEFAULT_LIMIT = 20
 _HIDDEN = ("type", "title", "status", "code")  # what a caller who reads not every value sees of a problem
 
 
-def prefers_async(prefer: str) -> bool:
-    """Whether a Prefer header (RFC 7240) asks for `respond-async`; other preferences, and
-    anything that does not parse, are ignored."""
+@dataclass(frozen=True)
+class Preferences:
+    """What a Prefer header (RFC 7240) asks of a change set: `respond-async` (a job), and `wait`,
+    the seconds the client will wait for the job's own answer (None: not said, or not a number)."""
+
+    respond_async: bool = False
+    wait: int | None = None
+
+
+_WAIT = re.compile(r"[0-9]{1,9}")
+
+
+def preferences(prefer: str) -> Preferences:
+    """The preferences of a Prefer header that apply here; other preferences, parameters, and
+    anything that does not parse, are ignored (`wait=0`, like no wait, answers 202 at once)."""
+    respond_async, wait = False, None
     for preference in prefer.split(","):
-        token = preference.split(";", 1)[0].split("=", 1)[0].strip().lower()
+        token, _, value = preference.split(";", 1)[0].partition("=")
+        token, value = token.strip().lower(), value.strip().strip('"')
         if token == "respond-async":
-            return True
-    return False
+            respond_async = True
+        elif token == "wait" and _WAIT.fullmatch(value) and int(value) > 0:
+            wait = int(value)
+    return Preferences(respond_async, wait)
 
 
 def owner_of(rt: Runtime) -> str:
@@ -86,10 +104,20 @@ def href(domain: Domain, job_id: str) -> str:
 
 
 async def accept(
-    rt: Runtime, access: Access, domain: Domain, branch: str, body: SchemaChangeSet, header_key: str
+    rt: Runtime,
+    access: Access,
+    domain: Domain,
+    branch: str,
+    body: SchemaChangeSet,
+    header_key: str,
+    *,
+    wait: int | None = None,
 ) -> Outcome:
     """POST .../schema/changes with `Prefer: respond-async`: 202 with the job, started; a retry
-    under the same idempotency key answers the job it started (another request: 422)."""
+    under the same idempotency key answers the job it started (another request: 422). With `wait`
+    (`Prefer: respond-async, wait=N`), the call first waits up to that many seconds (at most
+    `job_wait_max_s`) for a job this keeper runs, and answers as the synchronous call does when the
+    job ended by then."""
     branch = check_branch_name(branch or domain.default_branch)
     key = idempotency_key(body.idempotency_key, header_key)
     digest = request_digest({"change_schema": msgspec.to_builtins(body), "branch": branch})
@@ -128,10 +156,41 @@ async def accept(
                 idempotency_key=key,
             )
         headers["Idempotent-Replayed"] = "true"
+        task = rt.background.get(row.id)
     else:
-        rt.background.start(row.id, _run(rt, access, domain, branch, body, header_key, row.id))
+        task = rt.background.start(row.id, _run(rt, access, domain, branch, body, header_key, row.id))
         logger.info("schema change on %s: job %s accepted", branch, row.id)
+    if wait is not None and (task is not None or row.status != "running"):
+        waited = min(wait, int(rt.settings.model.keeper.schema_changes.job_wait_max_s))
+        row = await _waited(rt, domain, row, task, waited)
+        if row.status != "running":
+            kept = {k: v for k, v in headers.items() if k != "Location"}  # the answer, not the job
+            return _answered(row, {**kept, "Preference-Applied": f"wait={waited}"})
+        headers["Preference-Applied"] = f"respond-async, wait={waited}"
     return Outcome(202, describe(domain, row, full=reads_every_value(access, branch)), None, headers)
+
+
+async def _waited(
+    rt: Runtime, domain: Domain, row: SchemaJobRow, task: asyncio.Task[Any] | None, wait_s: int
+) -> SchemaJobRow:
+    """The job after its task in this keeper ended, or `wait_s` passed (the task goes on: a wait
+    that is cut short, by the time or by the caller leaving, never cancels it)."""
+    if row.status != "running" or task is None:
+        return row
+    await asyncio.wait([task], timeout=wait_s)
+
+    async def read(txn: Txn) -> SchemaJobRow | None:
+        return await txn.get_schema_job(domain.id, row.id)
+
+    found = await rt.db.run_interaction("schema_job_waited", read)
+    return row if found is None else found
+
+
+def _answered(row: SchemaJobRow, headers: dict[str, str]) -> Outcome:
+    """A finished job answered as its synchronous call answers: the change set's answer (its
+    status and document), or its problem (status and problem details)."""
+    assert row.answer_status is not None and row.answer is not None
+    return Outcome(row.answer_status, row.answer, row.revision, headers)
 
 
 async def _run(
@@ -317,4 +376,13 @@ async def list_jobs(
     }
 
 
-__all__ = ["accept", "describe", "fail_abandoned", "get_job", "list_jobs", "prefers_async", "stopped"]
+__all__ = [
+    "Preferences",
+    "accept",
+    "describe",
+    "fail_abandoned",
+    "get_job",
+    "list_jobs",
+    "preferences",
+    "stopped",
+]

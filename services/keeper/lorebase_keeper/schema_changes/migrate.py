@@ -116,7 +116,10 @@ class Migration:
         return out.document()
 
     def contributions(self, change: Change, schema: DomainSchema) -> list[Contribution]:
-        """What one change counts in `writes`: (counts or derived, `Kind.Attribute`, its sample)."""
+        """What one change counts in `writes`: (counts or derived, `Kind.Attribute`, its sample), or
+        for a Link's values (converted or dropped), (counts, `Relation.attribute`, its sample)."""
+        if change.entity == "link":
+            return self._link_contributions(change, schema)
         kind = schema.kinds.get(change.name)
         if change.entity != "record" or change.after is None or kind is None:
             return []
@@ -137,6 +140,20 @@ class Migration:
             derived = attribute is not None and attribute.derived is not None
             sample = {"ref": change.ref, "attribute": name, "before": was, "after": value}
             out.append(("derived" if derived else "counts", f"{change.name}.{name}", sample))
+        return out
+
+    def _link_contributions(self, change: Change, schema: DomainSchema) -> list[Contribution]:
+        if change.after is None or change.name not in schema.relations:
+            return []
+        from_key, _, to_key = change.key.partition("->")
+        moved = self.moved_links.get((change.name, from_key, to_key))  # a renamed Relation's: moved as is
+        before = moved.values if moved is not None else (change.before or {})
+        out: list[Contribution] = []
+        for name in list(change.after) if moved is not None else change.attributes:
+            value, was = change.after.get(name), before.get(name)
+            if value != was:
+                sample = {"ref": change.ref, "attribute": name, "before": was, "after": value}
+                out.append(("counts", f"{change.name}.{name}", sample))
         return out
 
     def _moved(
@@ -297,7 +314,8 @@ async def migrate(
         every = await view.pairs_of_relation(name)
         if "attributes" in members:
             pairs = every if scope is None else sorted(scope.links.get(name, []))
-            await _migrate_links(migration, changed, pairs, on_invalid, batch)
+            maps = plan.link_maps.get(name, {})
+            await _migrate_links(migration, changed, pairs, on_invalid, batch, maps)
         if {"cardinality", "required_from"} & set(members):
             # Whole-Relation rules: checked over every Link, also at the catch-up.
             await _check_shape(migration, view, changed, every)
@@ -305,11 +323,17 @@ async def migrate(
 
 
 async def _migrate_links(
-    migration: Migration, relation: Relation, pairs: list[tuple[str, str]], on_invalid: str, batch: int
+    migration: Migration,
+    relation: Relation,
+    pairs: list[tuple[str, str]],
+    on_invalid: str,
+    batch: int,
+    maps: dict[str, dict[str, Any]],
 ) -> None:
-    """The Links' values checked against the Relation's link Attributes: a value of one it no longer
-    has is dropped; one that does not fit is a violation (cleared with on_invalid: clear, when the
-    link Attribute is not required)."""
+    """The Links' values migrated to the Relation's link Attributes as a Record's are to its Kind's
+    (`_migrate_record`): a value of one it no longer has is dropped; each other value is looked up
+    in its `maps` entry, then read as the link Attribute's type; one that does not convert or fit
+    is a violation (cleared with on_invalid: clear, when the link Attribute is not required)."""
     for start in range(0, len(pairs), batch):
         chunk = pairs[start : start + batch]
         await migration.changes.preload_links(relation.name, chunk)
@@ -320,9 +344,26 @@ async def _migrate_links(
                 continue
             ref = f"{relation.name}/{link_key(from_key, to_key)}"
             values = {n: v for n, v in state.values.items() if n in relation.attributes}
+            failed: dict[str, tuple[str, str]] = {}
+            for name, value in list(values.items()):
+                value_map = maps.get(name)
+                mapped = value_map.get(canonical_text(value), value) if value_map else value
+                try:
+                    values[name] = canonical_value(relation.attributes[name], mapped)
+                except ValueProblem as problem:
+                    failed[name] = (problem.rule, f"{problem.message} (the value was {value!r})")
+            for name, (rule, message) in failed.items():
+                values.pop(name)
+                path = f"{ref}.{name}"
+                if on_invalid == "clear" and not relation.attributes[name].required:
+                    migration.clear(link=ref, path=path, rule=rule, message=message)
+                    continue
+                migration.violate(link=ref, path=path, rule=rule, message=message)
             _, issues = validate_values(relation.attributes, values, path=ref, partial=False, stored=True)
             for issue in issues:
                 name = issue.path.rsplit(".", 1)[-1]
+                if name in failed:
+                    continue
                 if on_invalid == "clear" and name in values and not relation.attributes[name].required:
                     values.pop(name)
                     migration.clear(link=ref, path=issue.path, rule=issue.rule, message=issue.message)
