@@ -35,12 +35,15 @@ def _identifier(name: str) -> str:
 async def create_database(
     server_url: str, name: str, *, template: str | None = None, exist_ok: bool = False
 ) -> str:
-    """Create database `name` on the server (a copy of `template` when given); its URL."""
+    """Create database `name` on the server (a copy of `template` when given); its URL. A copy is
+    made file by file (STRATEGY FILE_COPY: a checkpoint, then the files) rather than block by block
+    through the WAL (PostgreSQL's default since 15), which costs 4x as long for the small migrated
+    templates the tests clone once per test."""
     import asyncpg
 
     statement = f"CREATE DATABASE {_identifier(name)}"
     if template is not None:
-        statement += f" TEMPLATE {_identifier(template)}"
+        statement += f" TEMPLATE {_identifier(template)} STRATEGY FILE_COPY"
     conn = await asyncpg.connect(server_url)
     try:
         exists = await conn.fetchval("select 1 from pg_database where datname = $1", name)
