@@ -1,6 +1,8 @@
 /// <reference types="vitest/config" />
 // Vite builds the app into web/dist for the gateway to serve under /app/ (hashed names in assets/).
-// Vitest runs the unit tests of the front-end logic (src/**/*.test.ts) in jsdom.
+// Vitest runs the unit tests of the front-end logic (src/**/*.test.ts) in Node: none needs a DOM
+// (jsdom cost 2-3 s per file, 70 s of the 97 s the suite took); a file that does names it in a
+// `// @vitest-environment jsdom` comment. Worker threads rather than processes: 16 s rather than 29.
 import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
 
@@ -18,7 +20,8 @@ export default defineConfig({
     proxy: { "/api": "http://127.0.0.1:8080" },
   },
   test: {
-    environment: "jsdom",
+    environment: "node",
+    pool: "threads",
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
   },
 });
