@@ -1,9 +1,10 @@
 """A change set on a branch: the new schema version and its data migration, committed as one Revision.
 
 The change set is applied to the schema the branch stands on (lorebase.schema.changes; every
-problem answers 422 at once). Then the data migration is staged (staged.py): every Record and Link
-it changes is read, migrated and checked in batches (migrate.py) in a read-only snapshot of the
-head, outside the branch's commit lock, so writes and reads on the branch go on meanwhile. A
+problem answers 422 at once). Then the data migration is staged (staged.py), in a process of its
+own at a lower CPU priority (process.py): every Record and Link it changes is read, migrated and
+checked in batches (migrate.py) in a read-only snapshot of the head, outside the branch's commit
+lock, so writes and reads on the branch go on meanwhile. A
 violation refuses the whole change set there (422, nothing changed). Last, in the branch's commit
 transaction, what other commits changed meanwhile is migrated too (`catch_up`), and the Revision is
 planned with the new version (origin `schema`, its ref the version's digest): one Revision, one head

@@ -20,9 +20,11 @@ change visible. The catch-up is refused (409 schema-migration-moved, nothing cha
 Record or Link it was not asked to (a derived value of a neighbour): the caller sends the change set
 again, and it stages from the new head.
 
-All of it runs on keeper's event loop in slices of a few milliseconds (lorebase_keeper.writes.pace):
-no stretch of a million Records' work holds the process's other requests, and no worker thread
-takes the GIL from them. The staging, outside the lock, is paced by `keeper.schema_changes.duty`
+`stage` runs in a process of its own (process.py) for a change set on a branch, and in keeper's
+transaction for a merge's catch-up; `catch_up` runs in keeper, under the lock. Both run in slices of a
+few milliseconds (lorebase_keeper.writes.pace): no stretch of a million Records' work holds the
+process's other requests, and no worker thread takes the GIL from them. The staging, outside the
+lock, is paced by `keeper.schema_changes.duty`
 (the share of the time it works; it sleeps the rest, in proportion to each slice of work, its
 PostgreSQL round trips included), so the foreground keeps the machine's cores; the catch-up, under
 the lock, only yields, so the lock is held no longer than the work needs.
