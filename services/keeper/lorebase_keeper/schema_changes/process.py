@@ -21,7 +21,9 @@ threads, loop or connections. Keeper and the child talk over a pipe: the child's
 by keeper under their own logger, so keeper's log reads as before), its progress after each batch
 (keeper runs its listeners and the job's checks, then answers `go`: the migration waits for them, as
 it did on keeper's loop), and last its answer (the staged migration, or a problem). A job stopped
-meanwhile (its deadline, keeper stopping) or a call cancelled ends the child (SIGKILL).
+meanwhile (its deadline, keeper stopping) or a call cancelled ends the child (SIGKILL); a child
+whose keeper is gone ends itself at its next message or chunk of rows (a keeper that starts clears
+every staged row).
 
 A child that ends without an answer (killed, out of memory) answers 409 schema-migration-moved with
 `reason: migration-process`, nothing changed: keeper ends its database sessions
@@ -223,6 +225,9 @@ async def _stage_here(connection: Connection, apart: Apart) -> Staged:
             _renice_backend(pid, apart.nice)
 
     async def put(rows: list[tuple[Any, ...]]) -> None:
+        if connection.poll():  # keeper sends nothing unasked: readable here is keeper gone
+            os._exit(1)
+
         async def stage_rows(txn: Txn) -> None:
             await renice(txn)
             await txn.stage_rows(apart.domain_id, apart.branch, rows)
@@ -296,7 +301,7 @@ class _Forward(logging.Handler):
         try:
             _send(self.connection, "log", [record.levelno, record.name, record.getMessage()])
         except (OSError, ValueError):
-            pass  # keeper went: the child ends at its next message
+            os._exit(1)  # keeper went: nothing staged from here on could commit
 
 
 __all__ = ["Apart", "stage_apart"]
