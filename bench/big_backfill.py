@@ -265,11 +265,13 @@ def _phases(
         "Per phase of the change set (reads by when they started; keeper's event-loop lag: its probe's "
         "wake-ups later than services.loop_lag_ms: how many, their lateness summed as a share of the "
         "phase, the same for the CPU keeper's loop used meanwhile (work on the loop, not a busy machine), "
-        "the largest; CPU in cores: CPU seconds over the phase's seconds):",
+        "the largest; CPU in cores: CPU seconds over the phase's seconds; the migration process: what "
+        "keeper started, its fork server and the change set's process; RSS: VmRSS every 0.5 s):",
         "",
         "| phase | seconds | reads | context pack p50 / p95 / largest ms | resolve p50 / p95 / largest ms "
-        "| loop lag: late wake-ups, share late, share on CPU, largest ms | keeper cores | PostgreSQL cores |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| loop lag: late wake-ups, share late, share on CPU, largest ms | keeper cores | migration process "
+        "cores | PostgreSQL cores | keeper / migration process RSS, largest MB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     first = min(at for at, _, _ in quiet) if quiet else starts["migrating"]
     spans = [("before (no change set)", first, min(starts["migrating"], first + 3600)), *spans]
@@ -286,7 +288,9 @@ def _phases(
         lines.append(
             f"| {name} | {finish - begin:.1f} | {len(inside)} | {_cells([p for _, p, _ in inside])} "
             f"| {_cells([r for _, _, r in inside])} | {lag} | {_cores(samples, begin, finish, 'keeper')} "
-            f"| {_cores(samples, begin, finish, 'postgres')} |"
+            f"| {_cores(samples, begin, finish, 'migration')} | {_cores(samples, begin, finish, 'postgres')} "
+            f"| {_largest(samples, begin, finish, 'keeper_rss_mb')} / "
+            f"{_largest(samples, begin, finish, 'migration_rss_mb')} |"
         )
     return [*lines, ""]
 
@@ -307,6 +311,12 @@ def _cores(samples: list[tuple[float, dict[str, int]]], begin: float, finish: fl
         return "-"
     (first, before), (last, after) = inside[0], inside[-1]
     return f"{(after[role] - before[role]) * cpu.TICK_S / (last - first):.2f}"
+
+
+def _largest(samples: list[tuple[float, dict[str, int]]], begin: float, finish: float, key: str) -> str:
+    """The largest of `key` (a memory figure) in the samples between `begin` and `finish`."""
+    inside = [used.get(key, 0) for at, used in samples if begin <= at <= finish]
+    return f"{max(inside):,}" if inside else "-"
 
 
 def _raw_update(url: str) -> float:

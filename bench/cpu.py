@@ -44,6 +44,18 @@ def _ticks(pid: int, *, children: bool = False) -> int:
     return used
 
 
+def _rss_mb(pid: int) -> int:
+    """VmRSS of `pid` in MB (0 when it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
 def _child_pids(pid: int) -> list[int]:
     try:
         return [child.pid for child in psutil.Process(pid).children(recursive=True)]
@@ -103,10 +115,18 @@ class Meter:
         return found
 
     def snapshot(self) -> dict[str, int]:
-        """Clock ticks used so far by each role."""
+        """Clock ticks used so far by each role, and by the processes keeper started
+        (`migration`: a schema change's migration process, its fork server); with `rss`, their
+        VmRSS in MB now (`keeper_rss_mb`, `migration_rss_mb`)."""
         used = dict.fromkeys(ROLES, 0)
+        used.update(migration=0, keeper_rss_mb=0, migration_rss_mb=0)
         for pid, role in self.services().items():
             used[role] += _ticks(pid)
+            if role == "keeper":
+                used["keeper_rss_mb"] += _rss_mb(pid)
+                for child in _child_pids(pid):
+                    used["migration"] += _ticks(child, children=True)
+                    used["migration_rss_mb"] += _rss_mb(child)
         if self.postmaster_pid is not None:
             used["postgres"] = _ticks(self.postmaster_pid, children=True) + sum(
                 _ticks(pid) for pid in _child_pids(self.postmaster_pid)

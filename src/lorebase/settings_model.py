@@ -352,6 +352,7 @@ class SchemaChanges(Section, frozen=True):
     batch_records: AtLeastOne
     catch_up_max: AtLeastZero
     duty: Annotated[float, Meta(gt=0, le=1)]
+    nice: Annotated[int, Meta(ge=0, le=19)]
     job_deadline_s: Seconds
     job_heartbeat_s: Seconds
     job_lease_s: Seconds

@@ -43,7 +43,9 @@ _MAX_ATTEMPTS = 5
 _STANDBY_RETRY = {"40001", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"}
 
 
-def _engine(url: str, pool_size: int, statement_timeout_s: float) -> AsyncEngine:
+def _engine(
+    url: str, pool_size: int, statement_timeout_s: float, application_name: str = "lorebase"
+) -> AsyncEngine:
     target, tls = engine_target(url)
     engine = create_async_engine(
         target,
@@ -56,7 +58,7 @@ def _engine(url: str, pool_size: int, statement_timeout_s: float) -> AsyncEngine
             **tls,
             "server_settings": {
                 "statement_timeout": str(int(statement_timeout_s * 1000)),
-                "application_name": "lorebase",
+                "application_name": application_name,
             },
         },
     )
@@ -93,8 +95,13 @@ class Database:
         standby_urls: tuple[str, ...] | list[str] = (),
         standby_wait_s: float = 0.05,
         standby_max_lag_s: float = 5.0,
+        application_name: str = "lorebase",
     ) -> Database:
-        database = cls(_engine(url, pool_size, statement_timeout_s), max_connections=2 * pool_size)
+        """`application_name`: what PostgreSQL shows for its engine's sessions (pg_stat_activity);
+        a schema change's migration process names its own (lorebase_keeper schema_changes/process.py)."""
+        database = cls(
+            _engine(url, pool_size, statement_timeout_s, application_name), max_connections=2 * pool_size
+        )
         database.hot = database._hot_reads(url, pool_size, statement_timeout_s)
         if standby_urls:
             standbys = [

@@ -567,6 +567,26 @@ class RevisionsTxn(TxnBase):
         some = select(literal(1)).where(*cond).limit(limit).subquery()
         return int((await self.conn.execute(select(func.count()).select_from(some))).scalar_one())
 
+    async def attributes_changed_after(
+        self, domain_id: int, chain: BranchChain, generation: int, kinds: list[str]
+    ) -> set[tuple[str, str]]:
+        """(Kind, Attribute) of every Record change after a generation, of these Kinds: what a change
+        lists in `attributes` (a created or deleted Record lists all of its own). One pass over the
+        history in PostgreSQL, its rows not read: a schema change's million changes of one Attribute
+        leave the counts of the others as they were (lorebase_keeper reads/value_counts.py)."""
+        named = func.jsonb_array_elements_text(history.c.attributes).table_valued("value").lateral()
+        cond = [
+            history.c.domain_id == domain_id,
+            chain.clause(history),
+            history.c.generation > generation,
+            history.c.entity == "record",
+            history.c.name == any_(literal(kinds, ARRAY(Text))),
+        ]
+        stmt = (
+            select(history.c.name, named.c.value).select_from(history.join(named, literal(True))).where(*cond)
+        )
+        return {(row[0], row[1]) for row in await self.conn.execute(stmt.distinct())}
+
     async def snapshot_links_of(
         self,
         domain_id: int,

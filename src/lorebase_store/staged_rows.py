@@ -257,6 +257,22 @@ class StagedRowsTxn(TxnBase):
         await driver.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _STAGING, staging)
         await driver.execute(_FORGET, staging)
 
+    async def backend_pid(self) -> int:
+        """The process id of the PostgreSQL backend serving this transaction."""
+        driver = await self.driver()
+        return int(await driver.fetchval("SELECT pg_backend_pid()"))
+
+    async def end_sessions(self, application_name: str) -> None:
+        """End the sessions of a staging whose process ended without an answer (their
+        application_name its staging id), each waited for until it is gone: a chunk of rows it was
+        sending commits before, or never."""
+        driver = await self.driver()
+        await driver.execute(
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity "
+            "WHERE application_name = $1 AND pid <> pg_backend_pid()",
+            application_name,
+        )
+
     async def clear_staged_rows(self) -> int:
         """Remove every staged row (a keeper starting: what a stopped one staged is of no use),
         after the commits that hold some."""

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
+import os
+import re
+import signal
 from typing import Any
 
+import pytest
 from lorebase_keeper.schema_changes import clear_staged, fail_abandoned
 from sqlalchemy import text
 
@@ -375,3 +380,72 @@ async def test_a_change_set_that_outlives_the_gateways_deadline_commits_as_a_job
     assert done["status"] == "committed", done
     assert (await branch_row(batched))["head"] == done["revision"]
     assert await batched.count("staged_rows") == 0
+
+
+def migration_pid(caplog: pytest.LogCaptureFixture) -> int:
+    """The pid of the change set's migration process, as keeper logs it."""
+    for record in reversed(caplog.records):
+        found = re.search(r"migrating in process (\d+)", record.getMessage())
+        if found:
+            return int(found.group(1))
+    raise AssertionError("keeper did not log its migration process")
+
+
+async def test_a_migration_process_killed_midway_fails_the_job_and_changes_nothing(
+    batched: Stack, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The migration runs in a process of its own (schema_changes/process.py): killed (kill -9) while
+    it migrates, or while its rows wait to be staged, the job ends failed with 409
+    schema-migration-moved (`reason: migration-process`), the head as it was and no staged row left."""
+    caplog.set_level(logging.INFO, logger="lorebase.keeper.schema_changes")
+    before = await branch_row(batched)
+
+    async def kill(kind: str, done: int, total: int) -> None:  # after its first batch
+        os.kill(migration_pid(caplog), signal.SIGKILL)
+        batched.rt.schema_progress.remove(kill)
+
+    batched.rt.schema_progress.append(kill)
+    try:
+        accepted = await post(batched, {"changes": [CERTIFICATION]}, **ASYNC)
+        assert accepted.status_code == 202, accepted.text
+        job = await finished(batched, accepted.headers["Location"])
+    finally:
+        if kill in batched.rt.schema_progress:
+            batched.rt.schema_progress.remove(kill)
+    assert job["status"] == "failed", job
+    problem = job["problem"]
+    assert problem["status"] == 409 and problem["code"] == "schema-migration-moved", problem
+    assert problem["reason"] == "migration-process" and "SIGKILL" in problem["detail"], problem
+    assert await branch_row(batched) == before and await batched.count("staged_rows") == 0
+
+    # Killed while its rows wait for a lock on staged_rows: keeper ends its session before the rows
+    # are forgotten, so they never land.
+    engine = batched.rt.db.engine
+    waiting = text(
+        "select count(*) from pg_stat_activity where application_name like 'schema-%' "
+        "and datname = current_database() and wait_event_type = 'Lock'"
+    )
+    sessions = text(
+        "select count(*) from pg_stat_activity where application_name like 'schema-%' "
+        "and datname = current_database()"
+    )
+    async with engine.connect() as holder, engine.connect() as watcher:
+        watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
+        await holder.execute(text("lock table staged_rows in share mode"))
+        accepted = await post(batched, {"changes": [CERTIFICATION]}, **ASYNC)
+        assert accepted.status_code == 202, accepted.text
+        for _ in range(3000):
+            if await watching.scalar(waiting):
+                break
+            await asyncio.sleep(0.01)
+        assert await watching.scalar(waiting) == 1
+        os.kill(migration_pid(caplog), signal.SIGKILL)
+        for _ in range(3000):
+            if not await watching.scalar(sessions):
+                break
+            await asyncio.sleep(0.01)
+        assert await watching.scalar(sessions) == 0  # ended by keeper, its rows never sent
+        await holder.rollback()
+    job = await finished(batched, accepted.headers["Location"])
+    assert job["status"] == "failed" and job["problem"]["reason"] == "migration-process", job
+    assert await branch_row(batched) == before and await batched.count("staged_rows") == 0

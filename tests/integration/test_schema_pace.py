@@ -1,4 +1,4 @@
-"""A large change set's migration runs on keeper's event loop in slices, paced outside the branch's
+"""A large change set's migration runs in slices (in its own process), paced outside the branch's
 lock by keeper.schema_changes.duty (lorebase_keeper.writes.pace; docs/schema.md, "Large
 migrations"): the same change set answers and writes the same whether it runs flat out or in
 slices, each followed by a pause, with its changes sorted in merged runs, planned a few at a time
@@ -7,10 +7,12 @@ answers 422)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 from typing import Any
 
 import pytest
+from lorebase_keeper.schema_changes import process
 from lorebase_keeper.schema_changes import staged as staged_module
 from lorebase_keeper.writes import changes as changes_module
 from lorebase_keeper.writes import pace
@@ -75,9 +77,13 @@ async def _run(stack: Stack, branch: str) -> tuple[dict[str, Any], list[Any]]:
     return answer, [alike(part) for part in wrote]
 
 
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 async def test_a_migration_in_paced_slices_writes_what_a_flat_out_one_writes(
     supply: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The migration runs in a process of its own (schema_changes/process.py): forked from this
+    # process rather than from the fork server, it takes the module settings patched here along.
+    monkeypatch.setattr(process, "_CONTEXT", multiprocessing.get_context("fork"))
     # Flat out: no slice ends (nothing pauses), the changes listed at once.
     monkeypatch.setattr(pace, "SLICE_S", 3600.0)
     flat = await _run(supply, "flat")

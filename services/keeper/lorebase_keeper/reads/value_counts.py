@@ -7,7 +7,10 @@ head. Counting them scans every Record of the Kind, which a large Domain cannot 
 commit. So each keeper process keeps, per branch, Kind and Attribute, the counts at some generation,
 and brings them to the head by reading the history rows of the Kind after it (one range of the
 history_generation index; past a thousand, PostgreSQL counts them first): a created Record adds its value, a changed one moves it, a deleted one
-removes it. The answer is the same as a fresh count at that head.
+removes it. The answer is the same as a fresh count at that head. Past `max_delta` changes (a
+schema change set's million), PostgreSQL lists which Attributes they name, and only those are
+counted again: the others' counts move to the head as they are (the first resolve after a
+backfill of one Attribute waited seconds for every other to be counted again).
 
 Each kept count also logs which values it moved, and at which generation (the last `_LOG` moves):
 the vocabulary (resolve/vocabulary.py) asks what changed since the generation it was built at and
@@ -120,7 +123,18 @@ class ValueCounts:
                         domain_id, chain, since, entity="record", limit=self.max_delta + 1
                     )
             if too_many:
-                stale += [w for w, e in entries.items() if e.generation < generation]
+                # Counted again, but only the Attributes those changes name: a schema change set's
+                # backfill of one Attribute (a million changes) leaves the others' counts as they
+                # were, which a change not naming them does not move (`_apply`).
+                behind_kinds = sorted({where[0] for where, e in entries.items() if e.generation < generation})
+                named = await txn.attributes_changed_after(domain_id, chain, since, behind_kinds)
+                for where, entry in entries.items():
+                    # Checked again after the await: a concurrent read may have moved it meanwhile.
+                    if entry.generation < generation and entry.generation >= since:
+                        if where in named:
+                            stale.append(where)
+                        else:
+                            entry.generation = generation
             else:
                 by_kind: dict[str, list[Any]] = {}
                 for row in rows:

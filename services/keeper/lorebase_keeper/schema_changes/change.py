@@ -1,9 +1,10 @@
 """A change set on a branch: the new schema version and its data migration, committed as one Revision.
 
 The change set is applied to the schema the branch stands on (lorebase.schema.changes; every
-problem answers 422 at once). Then the data migration is staged (staged.py): every Record and Link
-it changes is read, migrated and checked in batches (migrate.py) in a read-only snapshot of the
-head, outside the branch's commit lock, so writes and reads on the branch go on meanwhile. A
+problem answers 422 at once). Then the data migration is staged (staged.py), in a process of its
+own at a lower CPU priority (process.py): every Record and Link it changes is read, migrated and
+checked in batches (migrate.py) in a read-only snapshot of the head, outside the branch's commit
+lock, so writes and reads on the branch go on meanwhile. A
 violation refuses the whole change set there (422, nothing changed). Last, in the branch's commit
 transaction, what other commits changed meanwhile is migrated too (`catch_up`), and the Revision is
 planned with the new version (origin `schema`, its ref the version's digest): one Revision, one head
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
@@ -37,7 +39,8 @@ from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain, check_branch_name, schema_digest
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_changes.migrate import SAMPLE, log_progress
-from lorebase_keeper.schema_changes.staged import Staged, Staging, catch_up, moved, stage, staging_id
+from lorebase_keeper.schema_changes.process import Apart, stage_apart
+from lorebase_keeper.schema_changes.staged import Staged, catch_up, moved, staging_id
 from lorebase_keeper.writes import (
     BranchView,
     Committed,
@@ -49,7 +52,6 @@ from lorebase_keeper.writes import (
     SchemaVersion,
     check_expected_head,
     idempotency_key,
-    open_view,
     plan_revision,
     replay,
     request_digest,
@@ -136,24 +138,29 @@ async def change_schema(
         for listener in rt.schema_progress:
             await listener(kind, done, total)
 
-    async def put(rows: list[tuple[Any, ...]]) -> None:
-        """A chunk of the staged rows, in a transaction of its own (the staging reads a snapshot)."""
-        await rt.db.run_interaction("schema_change_staged_rows", _stage_rows, domain.id, branch, rows)
-
-    changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
-    staging = Staging(
-        None if body.dry_run else staging_id(),
-        put,
+    staging = None if body.dry_run else staging_id()
+    database = rt.settings.model.database
+    apart = Apart(
+        database.url,
+        database.statement_timeout_s,
+        domain.id,
+        branch,
+        domain.schema.document,
+        items,
+        body.on_invalid,
+        body.expected_head,
+        staging,
+        staging or f"schema-dry-run-{uuid.uuid4().hex}",
         limits.batch_records,
-        told,
-        changed_keys_max,
+        domain.settings.model.agents.feed.changed_keys_max,
         SAMPLE + limits.catch_up_max,
         limits.duty,
+        limits.nice,
     )
+    changed_keys_max = apart.changed_keys_max
     try:
         started = time.perf_counter()
-        logger.info("schema change on %s: migrating, outside the branch's lock", branch)
-        staged = await rt.db.read("schema_change_stage", _stage, domain.id, branch, plan, body, staging)
+        staged = await stage_apart(apart, rt.db, told)
         logger.info(
             "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
             branch,
@@ -262,8 +269,8 @@ async def change_schema(
     finally:
         # Gone with the commit's transaction when it committed; here after a dry run's end, a
         # refusal or an error (a chunk of a failed staging included).
-        if staging.id is not None:
-            await rt.db.run_interaction("schema_change_forget_staged", _forget_staged_rows, staging.id)
+        if staging is not None:
+            await rt.db.run_interaction("schema_change_forget_staged", _forget_staged_rows, staging)
 
 
 @dataclass(frozen=True)
@@ -318,22 +325,6 @@ async def commit_change_set(
     )
     await view.txn.put_schema_change_set(domain.id, revision_id, change.items, change.at)
     return Committed(revision, [])
-
-
-async def _stage(
-    txn: Txn, domain_id: int, branch: str, plan: Plan, body: SchemaChangeSet, staging: Staging
-) -> Staged:
-    """The migration over a snapshot of the branch's head (Database.read: read-only, REPEATABLE READ)."""
-    row = await txn.get_branch(domain_id, branch)
-    if row is None:
-        raise Problem(404, "not-found", f"unknown branch {branch!r}; GET /branches lists them")
-    head = Head(row.head, row.generation, row.schema_digest)
-    check_expected_head(body.expected_head, branch, head.revision)
-    return await stage(await open_view(txn, row), head, plan, body.on_invalid, staging)
-
-
-async def _stage_rows(txn: Txn, domain_id: int, branch: str, rows: list[tuple[Any, ...]]) -> None:
-    await txn.stage_rows(domain_id, branch, rows)
 
 
 async def _forget_staged_rows(txn: Txn, staging: str) -> None:

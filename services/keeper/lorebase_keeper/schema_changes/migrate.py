@@ -50,23 +50,16 @@ _READ = 250  # Records read at a time (their rows are made on the event loop as 
 
 
 @dataclass
-class Migration:
-    """The migration's outcome: the change set over the new schema, the deletions it adds, and
-    every violation found."""
+class Checked:
+    """What a migration found that its commit still needs once its rows are staged: the violations,
+    the values on_invalid: clear cleared, the names before renames and the unique values (the
+    catch-up checks those written meanwhile against them). A migration in a process of its own
+    (process.py) sends back this much (`document`), not its Records."""
 
-    changes: ChangeSet
-    deletions: list[Change] = field(default_factory=list)
-    deleted_records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
-    deleted_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     violation_count: int = 0
     # Values cleared by on_invalid: clear, as violations would name them (the first MAX_VIOLATIONS).
     cleared: list[dict[str, Any]] = field(default_factory=list)
-    # Kind -> old name -> new name, for provenance.
-    renamed: dict[str, dict[str, str]] = field(default_factory=dict)
-    # Records and Links moved to a new Kind or Relation name: (new name, key...) -> the row moved.
-    moved_records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
-    moved_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
     # (entity, new name) -> the name before the change set, of a renamed Kind or Relation.
     sources: dict[tuple[str, str], str] = field(default_factory=dict)
     # Kind -> unique Attribute -> value -> the keys holding it after the migration.
@@ -81,6 +74,52 @@ class Migration:
         """A value on_invalid: clear cleared instead of a violation."""
         if len(self.cleared) < MAX_VIOLATIONS:
             self.cleared.append(violation)
+
+    def document(self) -> dict[str, Any]:
+        """As JSON: the names as [entity, name, source], the unique values as [value, keys] pairs
+        (a value need not be a string)."""
+        return {
+            "violations": self.violations,
+            "violation_count": self.violation_count,
+            "cleared": self.cleared,
+            "sources": [[entity, name, source] for (entity, name), source in self.sources.items()],
+            "unique": {
+                kind: {
+                    name: [[value, keys] for value, keys in holders.items()]
+                    for name, holders in attributes.items()
+                }
+                for kind, attributes in self.unique.items()
+            },
+        }
+
+    @classmethod
+    def of_document(cls, document: dict[str, Any]) -> Checked:
+        return cls(
+            document["violations"],
+            document["violation_count"],
+            document["cleared"],
+            {(entity, name): source for entity, name, source in document["sources"]},
+            {
+                kind: {name: {value: keys for value, keys in holders} for name, holders in attributes.items()}
+                for kind, attributes in document["unique"].items()
+            },
+        )
+
+
+@dataclass(kw_only=True)
+class Migration(Checked):
+    """The migration's outcome: the change set over the new schema, the deletions it adds, and
+    every violation found."""
+
+    changes: ChangeSet
+    deletions: list[Change] = field(default_factory=list)
+    deleted_records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
+    deleted_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
+    # Kind -> old name -> new name, for provenance.
+    renamed: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Records and Links moved to a new Kind or Relation name: (new name, key...) -> the row moved.
+    moved_records: dict[tuple[str, str], RecordRow] = field(default_factory=dict)
+    moved_links: dict[tuple[str, str, str], LinkRow] = field(default_factory=dict)
 
     def provenance_of(self, change: Change, provenance: dict[str, Any], revision: str) -> dict[str, Any]:
         """A renamed value keeps the provenance it had under its old name; a moved Record or Link
@@ -256,7 +295,7 @@ async def migrate(
     time, telling `progress` after each batch, pausing as `pacer` says; unique values are checked
     with `check_unique`."""
     pacer = pacer or Pacer()
-    migration = Migration(ChangeSet(view, plan.schema, pacer=pacer))
+    migration = Migration(changes=ChangeSet(view, plan.schema, pacer=pacer))
     for kind_name, kind_migration in plan.kinds.items():
         kind = plan.schema.kinds[kind_name]
         if kind_migration.renamed:
@@ -608,6 +647,7 @@ async def _remove_links(
 
 __all__ = [
     "BATCH",
+    "Checked",
     "Contribution",
     "Migration",
     "Progress",

@@ -20,9 +20,11 @@ change visible. The catch-up is refused (409 schema-migration-moved, nothing cha
 Record or Link it was not asked to (a derived value of a neighbour): the caller sends the change set
 again, and it stages from the new head.
 
-All of it runs on keeper's event loop in slices of a few milliseconds (lorebase_keeper.writes.pace):
-no stretch of a million Records' work holds the process's other requests, and no worker thread
-takes the GIL from them. The staging, outside the lock, is paced by `keeper.schema_changes.duty`
+`stage` runs in a process of its own (process.py) for a change set on a branch, and in keeper's
+transaction for a merge's catch-up; `catch_up` runs in keeper, under the lock. Both run in slices of a
+few milliseconds (lorebase_keeper.writes.pace): no stretch of a million Records' work holds the
+process's other requests, and no worker thread takes the GIL from them. The staging, outside the
+lock, is paced by `keeper.schema_changes.duty`
 (the share of the time it works; it sleeps the rest, in proportion to each slice of work, its
 PostgreSQL round trips included), so the foreground keeps the machine's cores; the catch-up, under
 the lock, only yields, so the lock is held no longer than the work needs.
@@ -34,7 +36,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -44,6 +46,7 @@ from lorebase.schema import DomainSchema
 from lorebase.schema.changes import Plan
 from lorebase_keeper.schema_changes.migrate import (
     SAMPLE,
+    Checked,
     Contribution,
     Migration,
     Progress,
@@ -87,7 +90,7 @@ class Staged:
     (`summary`), and what the answer says (`migrated`, `writes`)."""
 
     head: Head
-    migration: Migration
+    migration: Checked  # the Migration itself in this process; what it found, from another
     staging: str | None
     summary: ChangeSummary
     count: int  # staged rows (changes)
@@ -95,8 +98,6 @@ class Staged:
     written: Writes
     caught_up: int = 0  # Records and Links migrated again at the commit
     cleared_meanwhile: list[dict[str, Any]] = field(default_factory=list)  # by the catch-up
-    # Changes the migration lists without violations (kept for a dry run's answer only).
-    changes: list[Change] = field(default_factory=list)
 
     @property
     def violations(self) -> list[dict[str, Any]]:
@@ -121,6 +122,38 @@ class Staged:
     def writes(self) -> dict[str, Any]:
         """What the migration writes (Migration.writes), over the staged and the caught-up changes."""
         return self.written.document()
+
+    def document(self) -> dict[str, Any]:
+        """As JSON, for a staging in a process of its own (process.py) to send back; `of_document`
+        makes it again (with `migration` what it found: `Checked`)."""
+        written = self.written
+        return {
+            "head": [self.head.revision, self.head.generation, self.head.schema],
+            "migration": Checked.document(self.migration),
+            "staging": self.staging,
+            "summary": asdict(self.summary),
+            "count": self.count,
+            "counts": self.counts,
+            "written": [
+                written.keep,
+                written.counts,
+                written.derived,
+                written.sample,
+                written.derived_sample,
+            ],
+        }
+
+    @classmethod
+    def of_document(cls, document: dict[str, Any]) -> Staged:
+        return cls(
+            Head(*document["head"]),
+            Checked.of_document(document["migration"]),
+            document["staging"],
+            ChangeSummary(**document["summary"]),
+            document["count"],
+            document["counts"],
+            Writes(*document["written"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -185,8 +218,7 @@ async def stage(view: BranchView, head: Head, plan: Plan, on_invalid: str, stagi
     # The snapshot's view keeps every Record it read: done with (a catch-up reads through its own).
     read = migration.changes.view.stored_records
     if staged.staging is None:
-        staged.changes = changes
-        await _let_go(pacer, refs, *stored, read)
+        await _let_go(pacer, refs, *stored, read, changes)
     else:  # the rows are in the database now; the unique values, names and violations stay
         await _let_go(
             pacer,
@@ -459,15 +491,15 @@ def _order(change: Change) -> tuple[bool, str, str]:
     return (change.entity != "record", change.name, change.key)
 
 
-def _source(migration: Migration, entity: str, name: str) -> str:
+def _source(migration: Checked, entity: str, name: str) -> str:
     return migration.sources.get((entity, name), name)
 
 
-def _ref(migration: Migration, change: Change) -> Ref:
+def _ref(migration: Checked, change: Change) -> Ref:
     return (change.entity, _source(migration, change.entity, change.name), change.key)
 
 
-def _held_without(migration: Migration, refs: set[Ref]) -> dict[str, dict[str, dict[Any, list[str]]]]:
+def _held_without(migration: Checked, refs: set[Ref]) -> dict[str, dict[str, dict[Any, list[str]]]]:
     """The staged unique values, without those of the Records migrated again."""
     out: dict[str, dict[str, dict[Any, list[str]]]] = {}
     for kind_name, attributes in migration.unique.items():
