@@ -63,13 +63,18 @@ class Pacer:
 
 async def sorted_paced(items: list[T], key: Callable[[T], Any], pacer: Pacer) -> list[T]:
     """`sorted(items, key=key)` (stable, the same list), in slices of `pacer`: sorted runs of
-    `_RUN` items, merged item by item."""
+    `_RUN` items, merged item by item unless they follow one another already."""
     if len(items) <= _RUN:
         return sorted(items, key=key)
     runs: list[list[T]] = []
     for start in range(0, len(items), _RUN):
         runs.append(sorted(items[start : start + _RUN], key=key))
         await pacer.step()
+    if all(key(before[-1]) <= key(after[0]) for before, after in zip(runs, runs[1:], strict=False)):
+        # Runs in order (a load whose records come in key order, as an export lists them): their
+        # concatenation is the sort, without the merge's key calls item by item (0.25 s of a
+        # 100,000-Record import's work under its branch's lock).
+        return [item for run in runs for item in run]
     return await pacer.each(heapq.merge(*runs, key=key))
 
 
