@@ -55,3 +55,18 @@ async def test_below_duty_one_a_pacer_sleeps_and_at_one_it_only_yields() -> None
         await paced.step()
         await flat.step()
     assert paced.paused_s > 0 and flat.paused_s == 0
+
+
+async def test_due_says_when_step_would_pause() -> None:
+    """A loop asks `due()` before each `await step()`: false within a slice (step would return at
+    once), true once a slice has passed, false again after the pause."""
+    pacer = Pacer(0.5, slice_s=3600)
+    assert not pacer.due()
+    await pacer.step()
+    assert pacer.paused_s == 0
+    pacer.slice_s = 0
+    assert pacer.due()
+    await pacer.step()
+    assert pacer.paused_s >= 0
+    pacer.slice_s = 3600
+    assert not pacer.due()

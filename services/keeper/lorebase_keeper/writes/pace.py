@@ -42,6 +42,12 @@ class Pacer:
         self.paused_s = 0.0  # slept so far (not the yields)
         self._since = time.perf_counter()
 
+    def due(self) -> bool:
+        """Whether `step` would pause now. A loop over 100,000 items asks this before each
+        `await step()`: the await alone cost more than the item's own work in a load's checks
+        (0.04 s per 100,000, five times over in an import)."""
+        return time.perf_counter() - self._since >= self.slice_s
+
     async def step(self) -> None:
         """Between two units of the work: a pause when a slice has passed since the last one."""
         worked = time.perf_counter() - self._since
@@ -57,7 +63,8 @@ class Pacer:
         out: list[T] = []
         for item in items:
             out.append(item)
-            await self.step()
+            if self.due():
+                await self.step()
         return out
 
 
