@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 import pytest
+from lorebase_gateway.body_gate import PREAUTH_BYTES
+from lorebase_gateway.edge import check_body
 
 from lorebase.contract import BY_NAME
 from lorebase.problems import Problem
@@ -184,3 +186,55 @@ async def test_a_grpc_callers_idempotency_key_is_bounded_too(supply: Stack) -> N
             )
         assert (raised.value.status, raised.value.code) == (400, "invalid-parameter"), endpoint
     assert (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"] == head
+
+
+def _large_import(bad: dict[str, Any] | None = None, *, nested: bool = False) -> bytes:
+    """An import body past the body gate's PREAUTH_BYTES, with one bad record last."""
+    records: list[Any] = [
+        {"kind": "Supplier", "values": {"supplier_code": f"S-{9000 + i}", "legal_name": f"Supplier {i}"}}
+        for i in range(200)
+    ]
+    if bad is not None:
+        records.append(bad)
+    if nested:
+        deep: Any = "x"
+        for _ in range(70):
+            deep = {"v": deep}
+        records.append({"kind": "Supplier", "values": {"supplier_code": "S-9999", "legal_name": deep}})
+    return orjson.dumps({"source": "large", "records": records})
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _large_import({"kind": "Supplier", "values": {"supplier_code": "S-9998"}, "unknown": 1}),
+        _large_import({"kind": 5, "values": {}}),
+        _large_import(nested=True),
+        _large_import()[:-3],  # not JSON
+    ],
+    ids=["unknown-member", "wrong-type", "too-deep", "malformed"],
+)
+async def test_a_large_bulk_body_decoded_by_keeper_alone_answers_as_at_the_edge(
+    supply: Stack, data: bytes
+) -> None:
+    """A bulk endpoint's body past PREAUTH_BYTES is decoded once, by keeper (the gateway leaves it to
+    it, lorebase_gateway.routes): the REST caller gets the problem a gRPC caller gets, the one the
+    edge answered before, and the refused import writes nothing."""
+    head = (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"]
+    assert len(data) > PREAUTH_BYTES
+    response = await supply.http.post(
+        D + "/imports", content=data, headers={**supply.admin, "Content-Type": "application/json"}
+    )
+    assert 400 <= response.status_code < 500, response.text
+    with pytest.raises(Problem) as raised:
+        check_body(BY_NAME["import_data"], data)
+    assert raised.value.status == response.status_code
+    assert raised.value.document() == response.json()
+    with pytest.raises(Problem) as raised:
+        await supply.keeper.invoke(
+            BY_NAME["import_data"], {"domain": "supply"}, data, credential=f"Bearer {ADMIN_KEY}"
+        )
+    assert raised.value.document() == response.json()
+    assert (await supply.http.get(D + "/branches/main", headers=supply.admin)).json()["head"] == head
+    found = await supply.http.get(D + "/kinds/Supplier/records/S-9000", headers=supply.admin)
+    assert found.status_code == 404

@@ -7,7 +7,7 @@ import msgspec
 from hypothesis import given as for_all
 from hypothesis import strategies as st
 
-from lorebase.contract.decode import _free_form_fault
+from lorebase.contract.decode import _brackets_within, _free_form_fault
 from lorebase.contract.writes import ImportBatch
 
 _DOCUMENT = st.recursive(
@@ -32,3 +32,21 @@ def test_the_depth_walk_counts_struct_fields_as_levels(values, limit):
     data = msgspec.json.encode(body)
     batch = msgspec.json.decode(data, type=ImportBatch)
     assert _free_form_fault(batch, limit, data) == _free_form_fault(batch, limit)
+
+
+_BRACKETED = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='a{}[]"\\', max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet="{}[]", max_size=2), inner, max_size=3)
+    ),
+    max_leaves=30,
+)
+
+
+@for_all(_BRACKETED, st.integers(min_value=0, max_value=6))
+def test_brackets_inside_strings_never_hide_a_level(document, limit):
+    """The bound from the bytes (`_brackets_within`) may send a body to the walk, never past it."""
+    data = msgspec.json.encode(document)
+    assert _free_form_fault(document, limit, data) == _free_form_fault(document, limit)
+    if _brackets_within(data, limit):
+        assert _free_form_fault(document, limit) is None

@@ -4,7 +4,10 @@ Path, query and header parameters are converted to their declared types (a query
 `limit=10` becomes 10, `links=true` True), with their bounds; the body is read within its size
 limit and decoded into its model (lorebase.contract.decode says the rules). The body then travels
 to the service as the bytes the client sent, so what the service reads is exactly what was checked
-here, and the service decodes it with the same model.
+here, and the service decodes it with the same model. A bulk endpoint's body past the body gate's
+PREAUTH_BYTES (an import) is not decoded here but only by its service, whose problems are the same
+(lorebase_gateway.routes): decoding 100,000 Records twice, one process after the other, cost an
+import 0.4 s.
 """
 
 from __future__ import annotations

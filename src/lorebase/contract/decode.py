@@ -134,6 +134,8 @@ def _free_form_fault(value: Any, limit: int, data: bytes | None = None) -> tuple
     is malformed), so a body without that escape needs only the depth check, which walks level by
     level without building paths (a 100,000-Record import: a tenth of the time of the full walk)."""
     if data is not None and b"\\u0000" not in data:
+        if _brackets_within(data, limit):
+            return None
         return ("depth", "") if _nests_deeper(value, limit) else None
     stack: list[tuple[Any, int, str]] = [(value, 0, "")]
     while stack:
@@ -158,6 +160,25 @@ def _free_form_fault(value: Any, limit: int, data: bytes | None = None) -> tuple
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"{}[]")
+
+
+def _brackets_within(data: bytes, limit: int) -> bool:
+    """Whether the brackets of JSON text `data` nest at most `limit` deep, so that no value decoded
+    from it sits deeper than `limit` (a value is inside as many brackets as its depth, or is a
+    container one deeper): a bound from the bytes alone, for the walk over a million decoded values
+    to be skipped (0.2 s of a 100,000-Record import; the walk still decides when this says no).
+
+    Each pass deletes the pairs with nothing between them, which shortens every chain of nested
+    brackets by at most two (`[{}]` goes in one pass), so text emptied within limit // 2 passes nests
+    at most `limit` deep. Brackets inside strings can only add to what is left, never take a real
+    level away (a pass removes only pairs next to each other)."""
+    left = data.translate(None, _NOT_BRACKETS)
+    for _ in range(limit // 2):
+        if not left:
+            return True
+        left = left.replace(b"{}", b"").replace(b"[]", b"")
+    return not left
 
 
 def _nests_deeper(value: Any, limit: int) -> bool:

@@ -225,7 +225,8 @@ class ChangeSet(ChangeState):
             kind = self.schema.kinds[kind_name]
             required = [attr for attr in kind.attributes.values() if attr.required]
             for state in states:
-                await self.pacer.step()  # a large change set lets the process serve others
+                if self.pacer.due():  # a large change set lets the process serve others
+                    await self.pacer.step()
                 assert state.values is not None
                 for attr in required:
                     if state.values.get(attr.name) is None:
@@ -242,7 +243,8 @@ class ChangeSet(ChangeState):
     async def _check_unique(self, kind: Kind, attribute: str, states: list[RecordState]) -> None:
         wanted: dict[Any, list[str]] = {}
         for state in states:
-            await self.pacer.step()
+            if self.pacer.due():
+                await self.pacer.step()
             assert state.values is not None
             value = state.values.get(attribute)
             before = None if state.before is None else state.before.values.get(attribute)
@@ -255,7 +257,8 @@ class ChangeSet(ChangeState):
         for start in range(0, len(values), 50000):
             taken.update(await self.view.keys_with_value(kind.name, attribute, values[start : start + 50000]))
         for value, keys in wanted.items():
-            await self.pacer.step()
+            if self.pacer.due():
+                await self.pacer.step()
             if len(keys) == 1 and value not in taken:
                 continue  # one holder (a load's usual case: 100,000 values, none stored)
             holders = set(keys)
@@ -341,7 +344,8 @@ class ChangeSet(ChangeState):
             change = diff_change("record", state.kind, state.key, before, state.values)
             if change is not None:
                 changes.append(change)
-            await self.pacer.step()
+            if self.pacer.due():
+                await self.pacer.step()
         links = await sorted_paced(
             list(self.links.values()), attrgetter("relation", "from_key", "to_key"), self.pacer
         )
@@ -352,7 +356,8 @@ class ChangeSet(ChangeState):
             )
             if change is not None:
                 changes.append(change)
-            await self.pacer.step()
+            if self.pacer.due():
+                await self.pacer.step()
         return changes
 
     def _changes(self) -> list[Change]:

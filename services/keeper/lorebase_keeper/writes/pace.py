@@ -42,6 +42,12 @@ class Pacer:
         self.paused_s = 0.0  # slept so far (not the yields)
         self._since = time.perf_counter()
 
+    def due(self) -> bool:
+        """Whether `step` would pause now. A loop over 100,000 items asks this before each
+        `await step()`: the await alone cost more than the item's own work in a load's checks
+        (0.04 s per 100,000, five times over in an import)."""
+        return time.perf_counter() - self._since >= self.slice_s
+
     async def step(self) -> None:
         """Between two units of the work: a pause when a slice has passed since the last one."""
         worked = time.perf_counter() - self._since
@@ -57,19 +63,25 @@ class Pacer:
         out: list[T] = []
         for item in items:
             out.append(item)
-            await self.step()
+            if self.due():
+                await self.step()
         return out
 
 
 async def sorted_paced(items: list[T], key: Callable[[T], Any], pacer: Pacer) -> list[T]:
     """`sorted(items, key=key)` (stable, the same list), in slices of `pacer`: sorted runs of
-    `_RUN` items, merged item by item."""
+    `_RUN` items, merged item by item unless they follow one another already."""
     if len(items) <= _RUN:
         return sorted(items, key=key)
     runs: list[list[T]] = []
     for start in range(0, len(items), _RUN):
         runs.append(sorted(items[start : start + _RUN], key=key))
         await pacer.step()
+    if all(key(before[-1]) <= key(after[0]) for before, after in zip(runs, runs[1:], strict=False)):
+        # Runs in order (a load whose records come in key order, as an export lists them): their
+        # concatenation is the sort, without the merge's key calls item by item (0.25 s of a
+        # 100,000-Record import's work under its branch's lock).
+        return [item for run in runs for item in run]
     return await pacer.each(heapq.merge(*runs, key=key))
 
 

@@ -57,7 +57,8 @@ class ChangeState:
                 self.records[(kind, key)] = RecordState(
                     kind, key, row, None if row is None else dict(row.values)
                 )
-                await self.pacer.step()
+                if self.pacer.due():
+                    await self.pacer.step()
 
     async def preload_links(self, relation: str, pairs: list[tuple[str, str]]) -> None:
         missing = [p for p in dict.fromkeys(pairs) if (relation, *p) not in self.links]
@@ -69,7 +70,8 @@ class ChangeState:
                 self.links[(relation, *pair)] = LinkState(
                     relation, pair[0], pair[1], row, None if row is None else dict(row.values)
                 )
-                await self.pacer.step()
+                if self.pacer.due():
+                    await self.pacer.step()
 
 
 __all__ = ["ChangeState", "LinkState", "RecordState"]
