@@ -7,16 +7,18 @@ answers 422)."""
 
 from __future__ import annotations
 
-import multiprocessing
 import re
 from typing import Any
 
 import pytest
+from lorebase_keeper.schema_changes import change as change_module
 from lorebase_keeper.schema_changes import process
 from lorebase_keeper.schema_changes import staged as staged_module
+from lorebase_keeper.schema_changes.staged import Staged
 from lorebase_keeper.writes import changes as changes_module
 from lorebase_keeper.writes import pace
 
+from lorebase_store import Database
 from tests.integration.conftest import Stack
 from tests.integration.test_schema_batches import CERTIFICATION, D
 from tests.integration.test_schema_changes import RENAME_TIER
@@ -77,13 +79,16 @@ async def _run(stack: Stack, branch: str) -> tuple[dict[str, Any], list[Any]]:
     return answer, [alike(part) for part in wrote]
 
 
-@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 async def test_a_migration_in_paced_slices_writes_what_a_flat_out_one_writes(
     supply: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The migration runs in a process of its own (schema_changes/process.py): forked from this
-    # process rather than from the fork server, it takes the module settings patched here along.
-    monkeypatch.setattr(process, "_CONTEXT", multiprocessing.get_context("fork"))
+    # The migration runs in a process of its own (schema_changes/process.py), which would not see
+    # the module settings patched here: the child's own work runs in this process instead. (A
+    # fork of this process, threads and all, crashed now and then.)
+    async def here(apart: process.Apart, db: Database, told: process.Told) -> Staged:
+        return await process.stage_here(apart, told, lambda: None)
+
+    monkeypatch.setattr(change_module, "stage_apart", here)
     # Flat out: no slice ends (nothing pauses), the changes listed at once.
     monkeypatch.setattr(pace, "SLICE_S", 3600.0)
     flat = await _run(supply, "flat")

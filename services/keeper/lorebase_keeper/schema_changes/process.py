@@ -192,9 +192,18 @@ def _child(connection: Connection, apart: Apart) -> None:
         root.removeHandler(handler)
     root.addHandler(_Forward(connection))
     root.setLevel(logging.INFO)
+
+    def keeper_here() -> None:
+        if connection.poll():  # keeper sends nothing unasked: readable here is keeper gone
+            os._exit(1)
+
+    async def progress(kind: str, done: int, total: int) -> None:
+        _send(connection, "progress", [kind, done, total])
+        connection.recv_bytes()  # keeper's `go`: its listeners ran
+
     try:
         with collection_paused():  # its objects live until it exits: no collection walks them
-            staged = asyncio.run(_stage_here(connection, apart))
+            staged = asyncio.run(stage_here(apart, progress, keeper_here))
         _send(connection, "staged", staged.document())
     except Problem as problem:
         _send(connection, "problem", problem.document())
@@ -205,7 +214,9 @@ def _child(connection: Connection, apart: Apart) -> None:
         os._exit(0)  # a million Records freed one by one would only cost CPU
 
 
-async def _stage_here(connection: Connection, apart: Apart) -> Staged:
+async def stage_here(apart: Apart, progress: Told, keeper_here: Callable[[], None]) -> Staged:
+    """The migration staged in this process (the child's work): `progress` hears of each batch,
+    `keeper_here` is asked before each chunk of rows (the child exits when keeper is gone)."""
     db = Database.connect(
         apart.database_url,
         pool_size=1,
@@ -225,18 +236,13 @@ async def _stage_here(connection: Connection, apart: Apart) -> Staged:
             _renice_backend(pid, apart.nice)
 
     async def put(rows: list[tuple[Any, ...]]) -> None:
-        if connection.poll():  # keeper sends nothing unasked: readable here is keeper gone
-            os._exit(1)
+        keeper_here()
 
         async def stage_rows(txn: Txn) -> None:
             await renice(txn)
             await txn.stage_rows(apart.domain_id, apart.branch, rows)
 
         await db.run_interaction("schema_change_staged_rows", stage_rows)
-
-    async def progress(kind: str, done: int, total: int) -> None:
-        _send(connection, "progress", [kind, done, total])
-        connection.recv_bytes()  # keeper's `go`: its listeners ran
 
     staging = Staging(
         apart.staging, put, apart.batch, progress, apart.changed_keys_max, apart.keep, apart.duty
@@ -304,4 +310,4 @@ class _Forward(logging.Handler):
             os._exit(1)  # keeper went: nothing staged from here on could commit
 
 
-__all__ = ["Apart", "stage_apart"]
+__all__ = ["Apart", "stage_apart", "stage_here"]
