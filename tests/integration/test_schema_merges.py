@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import asyncpg
+import pytest
+from lorebase_keeper.merge import MergeRequest, MergeResult
+from lorebase_keeper.proposals import attempts
+
+from lorebase_store import Txn
 from tests.integration.conftest import Stack
 from tests.integration.test_schema_changes import CERTIFICATION, RENAME_TIER, D, change, head
 
@@ -343,3 +349,91 @@ async def a_change_set_sent_with_clear_clears_the_targets_values_on_merge(
     assert ("schema_cleared", "Supplier/S-1009", "supplier_tier", "resolved") in cleared, conflicts
     s1009 = (await supply.http.get(f"{D}/kinds/Supplier/records/S-1009", headers=supply.admin)).json()
     assert "supplier_tier" not in s1009["values"], s1009
+
+
+async def test_an_attempt_that_is_not_kept_migrates_a_stand_in_and_leaves_the_target_free(
+    supply: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Proposal whose source changed the schema is tried (when opened, when either branch moves,
+    when merged before it may be) by committing the source's change sets on the target first: over
+    a large Kind that migration takes minutes. An attempt that is not kept runs it on a stand-in (an
+    overlay forked from the target's head, dropped with the attempt's savepoint), so the target's
+    row lock stays free for its writes meanwhile; the Conflicts are the target's (a resolution given
+    to one found that way applies when the merge runs on the target itself)."""
+    reviewer = await reviewer_of(supply)
+    await branch(supply, "audited")
+    audited = {
+        "op": "add_attribute",
+        "kind": "Supplier",
+        "attribute": "audited",
+        "definition": {"type": "boolean", "required": True},
+        "backfill": {"value": False},
+    }
+    assert (await change(supply, {"changes": [audited]}, branch="audited")).status_code == 200
+    await execute(supply, "update_supplier", {"key": "S-1004", "risk_score": 44}, "audited")
+    await execute(supply, "update_supplier", {"key": "S-1004", "risk_score": 45}, "main")
+    before = await head(supply)
+
+    # Which branch rows the attempt holds, probed from another connection while its merge is done
+    # and its savepoint not yet rolled back or kept.
+    held: list[dict[str, bool]] = []
+    merging = attempts.merge
+
+    async def probed(txn: Txn, request: MergeRequest) -> MergeResult:
+        result = await merging(txn, request)
+        other = await asyncpg.connect(supply.database_url)
+        try:
+            locks: dict[str, bool] = {}
+            for name in ("main", "audited"):
+                try:
+                    await other.execute(
+                        "SELECT 1 FROM branches WHERE domain_id = 1 AND name = $1 FOR UPDATE NOWAIT", name
+                    )
+                    locks[name] = False
+                except asyncpg.LockNotAvailableError:
+                    locks[name] = True
+            held.append(locks)
+        finally:
+            await other.close()
+        return result
+
+    monkeypatch.setattr(attempts, "merge", probed)
+    proposal = await supply.http.post(
+        D + "/proposals",
+        json={"source": "audited", "target": "main", "title": "audited"},
+        headers=supply.admin,
+    )
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    assert held and all(h == {"main": False, "audited": True} for h in held), held
+    conflicts = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    [conflict] = conflicts["conflicts"]
+    assert (conflict["code"], conflict["ref"], conflict["attribute"]) == (
+        "both_changed",
+        "Supplier/S-1004",
+        "risk_score",
+    )
+    assert (conflict["ours"], conflict["theirs"]) == ("45", "44")
+    assert await head(supply) == before
+    names = [
+        b["name"] for b in (await supply.http.get(D + "/branches", headers=supply.admin)).json()["branches"]
+    ]
+    assert not [n for n in names if "~" in n], names
+
+    resolved = await supply.http.post(
+        f"{D}/proposals/{number}/conflicts/{conflict['id']}/resolve",
+        json={"resolution": "theirs"},
+        headers=supply.admin,
+    )
+    assert resolved.status_code == 200, resolved.text
+    approved = await supply.http.post(
+        f"{D}/proposals/{number}/reviews", json={"decision": "approve"}, headers=reviewer
+    )
+    assert approved.status_code == 200, approved.text
+    held.clear()
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["status"] == "merged" and merged.json()["attempt"]["resolved_conflicts"] == 1
+    assert held[-1] == {"main": True, "audited": True}, held  # the kept merge holds the target
+    s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
+    assert s1004["values"]["risk_score"] == "44" and s1004["values"]["audited"] is False, s1004

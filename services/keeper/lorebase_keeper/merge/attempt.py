@@ -82,6 +82,16 @@ class MergeRequest:
     # not fit them (lorebase_keeper.schema_changes.catch_up). None: the merge answers 409
     # schema-conflict with the changes to apply to the target first.
     catch_up: CatchUp | None = None
+    # The branch the merge writes when it is not `target` itself: a stand-in for the target, an
+    # overlay forked from its head in the attempt's savepoint, so that an attempt that is never
+    # kept does not hold the target while it migrates its data (proposals/attempts.py). The merge
+    # base, messages and Conflicts still name the target.
+    into: str | None = None
+
+    @property
+    def written(self) -> str:
+        """The branch the merge writes: the stand-in, or the target."""
+        return self.into or self.target
 
 
 CatchUp = Callable[

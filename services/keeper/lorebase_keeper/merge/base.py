@@ -90,20 +90,23 @@ def _common(source: BranchRow, s_chain: BranchChain, target: BranchRow, t_chain:
 
 
 async def find_base(
-    txn: Txn, domain: Domain, source: BranchRow, target: BranchRow
+    txn: Txn, domain: Domain, source: BranchRow, target: BranchRow, *, named: str | None = None
 ) -> tuple[BranchChain, BranchChain, int, int, int]:
-    """Both histories, their newest shared generation, and the merge base on each side."""
+    """Both histories, their newest shared generation, and the merge base on each side. `named`: the
+    branch whose last merge of the source counts, when `target` stands in for it (a fork of its head:
+    the same history up to there)."""
     s_chain = await branch_chain(txn, domain.id, source)
     t_chain = await branch_chain(txn, domain.id, target)
     common = _common(source, s_chain, target, t_chain)
     s_base = t_base = common
-    last = await txn.last_merge(domain.id, source.name, target.name)
+    name = named or target.name
+    last = await txn.last_merge(domain.id, source.name, name)
     # A merge that found nothing new on the source (it took the source at the fork, a Revision of
     # the branch it forked from) still moves the target's side of the base: what the target changes
     # after it is its change since that merge.
     if last is not None and (
         (last[0] > common and s_chain.holds(source.name, last[0]))
-        or (last[0] == common and t_chain.holds(target.name, last[1]))
+        or (last[0] == common and t_chain.holds(name, last[1]))
     ):
         s_base, t_base = last
     return s_chain, t_chain, common, s_base, t_base

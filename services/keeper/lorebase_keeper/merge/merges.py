@@ -42,8 +42,10 @@ from lorebase_store import Txn
 async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
     """Merge `request.source` into `request.target` inside `txn`; conflicts leave both unchanged."""
     domain = request.domain
-    source, target = await lock_pair(txn, domain.id, request.source, request.target)
-    s_chain, t_chain, common, s_base, t_base = await find_base(txn, domain, source, target)
+    source, target = await lock_pair(txn, domain.id, request.source, request.written)
+    s_chain, t_chain, common, s_base, t_base = await find_base(
+        txn, domain, source, target, named=request.target
+    )
     if source.head == target.head or s_base >= source.generation:
         # Nothing to bring; the merge is still recorded, as the base of the next one.
         await txn.set_last_merge(
@@ -93,7 +95,7 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
 async def _on_target_schema(txn: Txn, request: MergeRequest) -> MergeRequest:
     """The request again after a catch-up, its Domain on the schema the target stands on now."""
     domain = request.domain
-    target = await txn.get_branch(domain.id, request.target)
+    target = await txn.get_branch(domain.id, request.written)
     assert target is not None
     document = await txn.schema_document(domain.row, target.schema_digest)
     on_target = replace(domain, schema=load_schema(document), schema_digest=schema_digest(document))

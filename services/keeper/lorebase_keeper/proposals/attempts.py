@@ -9,15 +9,16 @@ source or target head moves (checks.py); each attempt records the two heads it m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from lorebase.ids import new_id, utc_now
 from lorebase.problems import Problem
 from lorebase_keeper.access import Access
+from lorebase_keeper.branches import fork_branch
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.merge import MergeRequest, MergeResult, merge
+from lorebase_keeper.merge import MergeRequest, MergeResult, merge, schema_changes_to_bring
 from lorebase_keeper.proposals.lifecycle import cleanup
 from lorebase_keeper.proposals.state import (
     Approval,
@@ -29,7 +30,11 @@ from lorebase_keeper.proposals.state import (
 )
 from lorebase_keeper.runtime import Runtime
 from lorebase_keeper.schema_changes import catch_up
-from lorebase_store import AttemptRow, ProposalRow, Txn
+from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
+
+# What a stand-in's name adds to its target's (`main~attempt`): `~` is in no branch's name (an archive
+# has `~` and digits), so it meets neither a live branch nor an archive.
+STAND_IN = "~attempt"
 
 
 @dataclass
@@ -71,9 +76,11 @@ async def attempt_merge(
         catch_up=catch_up,
     )
     savepoint = await txn.conn.begin_nested()
+    if (not perform or blockers(proposal, approval, 0)) and source is not None and target is not None:
+        request = await _with_stand_in(txn, domain, request, source, target)
     result = await merge(txn, request)
     blocked = blockers(proposal, approval, len(result.conflicts))
-    performed = perform and not blocked and result.result != "conflicts"
+    performed = perform and not blocked and result.result != "conflicts" and request.into is None
     if performed:
         await savepoint.commit()
     else:
@@ -124,6 +131,24 @@ async def attempt_merge(
         )
         deleted = await cleanup(txn, domain, proposal, by, at)
     return Attempt(result, attempt, performed, blocked, approval, deleted)
+
+
+async def _with_stand_in(
+    txn: Txn, domain: Domain, request: MergeRequest, source: BranchRow, target: BranchRow
+) -> MergeRequest:
+    """The request to merge into a stand-in for the target when the merge would commit the source's
+    change sets on it first (a catch-up migrates the target's data: seconds to minutes over a large
+    Kind) and the attempt is not kept: an overlay forked from the target's head (the same state,
+    created for free), inside the attempt's savepoint, gone with it. The target stays unlocked
+    meanwhile, so a Proposal carrying a schema change is checked again each time the target moves
+    without stopping the target's writes; the merge that is kept runs on the target itself."""
+    if not await schema_changes_to_bring(txn, domain, source, target):
+        return request
+    stand_in = await fork_branch(
+        txn, domain, target, f"{target.name}{STAND_IN}", mode="overlay", by=request.author, at=request.at
+    )
+    assert stand_in is not None  # a name no branch can have (`~`), made and dropped in this savepoint
+    return replace(request, into=stand_in.name)
 
 
 async def attempt_is_current(txn: Txn, domain: Domain, proposal: ProposalRow) -> bool:
