@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import select, text, update
+from sqlalchemy import ColumnElement, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from lorebase_store.tables import branch_merges, conflicts, merge_attempts, proposal_reviews, proposals
@@ -351,10 +351,19 @@ class ProposalsTxn(TxnBase):
 
     async def drop_open_conflicts(self, proposal_id: str, keep: list[str]) -> None:
         """Forget open Conflicts that the latest attempt no longer finds."""
+        await self._drop_conflicts(proposal_id, keep, conflicts.c.status == "open")
+
+    async def drop_conflicts_of_code(self, proposal_id: str, code: str, keep: list[str]) -> None:
+        """Forget Conflicts with `code` that the latest attempt no longer finds, whatever their state:
+        for those found resolved (`schema_cleared`, a value a change set cleared), which no one
+        resolves and which say only what the attempt found."""
+        await self._drop_conflicts(proposal_id, keep, conflicts.c.code == code)
+
+    async def _drop_conflicts(self, proposal_id: str, keep: list[str], which: ColumnElement[bool]) -> None:
         await self.conn.execute(
             conflicts.delete().where(
                 conflicts.c.proposal_id == proposal_id,
-                conflicts.c.status == "open",
+                which,
                 conflicts.c.fingerprint.not_in(keep),
             )
         )

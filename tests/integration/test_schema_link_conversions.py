@@ -197,3 +197,128 @@ async def test_a_branchs_link_values_convert_on_their_way_into_the_changed_schem
     now = await links(supply)
     assert now[P10028]["values"] == {"is_primary": "yes", "lead_time_days": "30.0"}
     assert now["P-10001->S-1003"]["values"] == {"is_primary": "yes", "lead_time_days": "23.0"}
+
+
+async def test_a_branchs_link_values_are_checked_against_the_changed_link_attributes_rules(
+    supply: Stack,
+) -> None:
+    """A Link the source wrote before the target's change_relation, converted on its way in, is
+    checked as a write of it on the target would be: a converted value out of the new bounds or
+    enum values, a created Link without a value its link Attribute now requires, or a changed Link
+    whose required value the source removed, is a `schema_migration` Conflict naming the Link, the
+    Attribute and the rule; nothing merges until the source fixes it."""
+    reviewer = await reviewer_of(supply)
+    with_grade = {
+        "op": "change_relation",
+        "relation": "supplied_by",
+        "definition": {
+            "attributes": {
+                "is_primary": {"type": "boolean"},
+                "lead_time_days": {"type": "integer", "min": 0},
+                "grade": {"type": "string"},
+            }
+        },
+    }
+    assert (await change(supply, {"changes": [with_grade]})).status_code == 200  # before the fork
+    await branch(supply, "grades")
+
+    async def load(lead: int, grade: str, quantity: dict[str, Any], held: dict[str, Any]) -> None:
+        imported = await supply.http.post(
+            D + "/imports",
+            json={
+                "message": "Grades and stock",
+                "branch": "grades",
+                "links": [
+                    {
+                        "relation": "supplied_by",
+                        "from": "P-10028",
+                        "to": "S-1001",
+                        "values": {"is_primary": True, "lead_time_days": lead, "grade": "A"},
+                    },
+                    {
+                        "relation": "supplied_by",
+                        "from": "P-10001",
+                        "to": "S-1003",
+                        "values": {"is_primary": True, "lead_time_days": 23, "grade": grade},
+                    },
+                    {"relation": "stocked_at", "from": "P-10001", "to": "PL-03", "values": quantity},
+                    {"relation": "stocked_at", "from": "P-10003", "to": "PL-02", "values": held},
+                ],
+            },
+            headers=supply.admin,
+        )
+        assert imported.status_code == 200, imported.text
+
+    await load(90, "C", {}, {"quantity": None})  # each fits the source's schema (a null clears)
+    stricter = [
+        {
+            "op": "change_relation",
+            "relation": "supplied_by",
+            "definition": {
+                "attributes": {
+                    "is_primary": {"type": "boolean"},
+                    "lead_time_days": {"type": "decimal(6,1)", "min": 0, "max": 60},
+                    "grade": {"type": "enum", "values": ["A", "B"]},
+                }
+            },
+        },
+        {
+            "op": "change_relation",
+            "relation": "stocked_at",
+            "definition": {"attributes": {"quantity": {"type": "integer", "min": 0, "required": True}}},
+        },
+    ]
+    done = await change(supply, {"changes": stricter})  # main's Links all fit
+    assert done.status_code == 200, done.text
+    before, stored = await head(supply), await links(supply)
+
+    proposal = await propose(supply, "grades", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    conflicts = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    found = {(c["code"], c["ref"], c["attribute"]) for c in conflicts["conflicts"]}
+    assert found == {
+        ("schema_migration", f"supplied_by/{P10028}", "lead_time_days"),
+        ("schema_migration", "supplied_by/P-10001->S-1003", "grade"),
+        ("schema_migration", "stocked_at/P-10001->PL-03", "quantity"),
+        ("schema_migration", "stocked_at/P-10003->PL-02", "quantity"),
+    }, conflicts
+    removed = next(c for c in conflicts["conflicts"] if c["ref"] == "stocked_at/P-10003->PL-02")
+    assert "(rule value.required)" in removed["theirs"], removed
+    why = {c["attribute"]: c["theirs"] for c in conflicts["conflicts"] if c["ref"] != removed["ref"]}
+    for attribute, rule in (
+        ("lead_time_days", "value.max"),
+        ("grade", "value.enum"),
+        ("quantity", "value.required"),
+    ):
+        assert f"(rule {rule})" in why[attribute] and "change the value on grades" in why[attribute], why
+    assert "at most 60" in why["lead_time_days"] and "'C'" in why["grade"], why
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["attempt"]["result"] == "conflicts", merged.text
+    assert await head(supply) == before and await links(supply) == stored  # nothing written
+    assert await stock(supply, "P-10001", "PL-03") == [] and await stock(supply, "P-10003", "PL-02") == [
+        {"quantity": "133"}
+    ]
+
+    # Fixed on the source, the Links merge with their values converted.
+    await load(45, "B", {"quantity": 5}, {"quantity": 7})
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
+    now = await links(supply)
+    assert now[P10028]["values"] == {"is_primary": True, "lead_time_days": "45.0", "grade": "A"}
+    assert now["P-10001->S-1003"]["values"] == {"is_primary": True, "lead_time_days": "23.0", "grade": "B"}
+    assert await stock(supply, "P-10001", "PL-03") == [{"quantity": "5"}]
+    assert await stock(supply, "P-10003", "PL-02") == [{"quantity": "7"}]
+
+
+async def stock(stack: Stack, part: str, plant: str) -> list[dict[str, Any]]:
+    """The values of the stocked_at Link of `part` at `plant` on main ([] without one)."""
+    answer = await stack.http.get(
+        D + "/relations/stocked_at/links", params={"limit": 1000}, headers=stack.admin
+    )
+    assert answer.status_code == 200, answer.text
+    return [
+        link["values"]
+        for link in answer.json()["links"]
+        if link["from"] == f"Part/{part}" and link["to"] == f"Plant/{plant}"
+    ]

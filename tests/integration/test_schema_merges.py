@@ -61,6 +61,7 @@ async def test_merges_across_schema_changes(supply: Stack) -> None:
     await merged_values_keep_the_unique_and_required_values_of_the_merged_schema(supply, reviewer)
     await a_kind_renamed_on_the_source_alone_moves_the_targets_records_on_merge(supply, reviewer)
     await a_change_set_sent_with_clear_clears_the_targets_values_on_merge(supply, reviewer)
+    await a_value_a_later_attempt_no_longer_clears_is_no_longer_listed(supply, reviewer)
 
 
 async def a_data_branch_made_before_a_schema_change_merges_with_its_values_migrated(
@@ -144,7 +145,8 @@ async def schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts
     assert [(c["code"], c["ref"], c["attribute"]) for c in conflicts] == [
         ("schema_migration", "Supplier/S-1005", "risk_score")
     ]
-    assert "95" in conflicts[0]["theirs"]
+    assert "95" in conflicts[0]["theirs"] and "(rule value.max)" in conflicts[0]["theirs"], conflicts
+    assert "change the value on late-risk" in conflicts[0]["theirs"], conflicts
 
     # Changes to different elements: the source's change set is committed on main by the merge.
     proposal = await propose(supply, "new-field", reviewer)
@@ -349,6 +351,61 @@ async def a_change_set_sent_with_clear_clears_the_targets_values_on_merge(
     assert ("schema_cleared", "Supplier/S-1009", "supplier_tier", "resolved") in cleared, conflicts
     s1009 = (await supply.http.get(f"{D}/kinds/Supplier/records/S-1009", headers=supply.admin)).json()
     assert "supplier_tier" not in s1009["values"], s1009
+
+
+async def a_value_a_later_attempt_no_longer_clears_is_no_longer_listed(
+    supply: Stack, reviewer: dict[str, str]
+) -> None:
+    """A `schema_cleared` Conflict says what the latest attempt clears: when the target's value
+    changes so that the change set no longer clears it, the next attempt drops it, as an open
+    Conflict no longer found is dropped."""
+    await branch(supply, "tier-one")
+    max_1 = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "supplier_tier",
+        "definition": {"max": 1},
+    }
+    source_change = await change(supply, {"changes": [max_1], "on_invalid": "clear"}, branch="tier-one")
+    assert source_change.status_code == 200, source_change.text
+    for key in ("S-1010", "S-1011"):  # on main, after the fork
+        await execute(supply, "update_supplier", {"key": key, "tier": 2}, "main")
+
+    async def cleared(number: str) -> list[tuple[str, str]]:
+        answer = await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)
+        assert answer.status_code == 200, answer.text
+        return sorted(
+            (c["ref"], c["status"])
+            for c in answer.json()["conflicts"]
+            if c["code"] == "schema_cleared" and c["ref"] in ("Supplier/S-1010", "Supplier/S-1011")
+        )
+
+    proposal = await propose(supply, "tier-one", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    assert await cleared(number) == [("Supplier/S-1010", "resolved"), ("Supplier/S-1011", "resolved")]
+
+    # S-1010 fits now: the next attempt (main moved) lists S-1011's value, and S-1010's no more.
+    await execute(supply, "update_supplier", {"key": "S-1010", "tier": 1}, "main")
+    await supply.rt.moves.settled()
+    current = (await supply.http.get(f"{D}/proposals/{number}", headers=supply.admin)).json()
+    assert current["attempt"]["target_head"] == await head(supply), current
+    assert await cleared(number) == [("Supplier/S-1011", "resolved")]
+
+    # An attempt stopped before the catch-up (the schemas conflict) does not know what it would
+    # clear: the listed values stay until one that gets there.
+    described = {
+        "op": "change_attribute",
+        "kind": "Supplier",
+        "attribute": "supplier_tier",
+        "definition": {"description": "Tier of the supplier."},
+    }
+    assert (await change(supply, {"changes": [described]})).status_code == 200
+    await supply.rt.moves.settled()
+    answer = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    clash = [c for c in answer["conflicts"] if c["code"] == "schema_conflict" and c["status"] == "open"]
+    assert [c["element"] for c in clash] == ["Supplier.supplier_tier"], answer
+    assert await cleared(number) == [("Supplier/S-1011", "resolved")]
 
 
 async def test_an_attempt_that_is_not_kept_migrates_a_stand_in_and_leaves_the_target_free(

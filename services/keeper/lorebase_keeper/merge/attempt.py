@@ -62,6 +62,11 @@ class MergeResult:
     changes: int
     # Values the source's change sets cleared on the target (on_invalid: clear): they block nothing.
     cleared: list[Found] = field(default_factory=list)
+    # False when the attempt stopped before it knew what they clear (a schema Conflict, or a value
+    # a change set refuses, stopped it first): the values earlier attempts found cleared then stay
+    # listed. True, `cleared` is all of them: a value an earlier attempt found cleared that is not
+    # in it no longer is (proposals/attempts.py drops its Conflict).
+    cleared_known: bool = True
 
 
 @dataclass(frozen=True)

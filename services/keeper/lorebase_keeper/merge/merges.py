@@ -76,15 +76,19 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
     else:
         found, resolved = schema_conflicts(schemas, request)
         if found:
-            return MergeResult("conflicts", target.head, target.generation, found, resolved, 0)
+            return MergeResult(
+                "conflicts", target.head, target.generation, found, resolved, 0, cleared_known=False
+            )
         unseen = source_changes_not_on_target(schemas, request)
         if unseen and request.catch_up is not None:
             change_sets = [(step.revision, step.items) for step in unseen]
             found, cleared = await request.catch_up(txn, request, target, change_sets)
             if found:
-                return MergeResult("conflicts", target.head, target.generation, found, resolved, 0)
+                return MergeResult(
+                    "conflicts", target.head, target.generation, found, resolved, 0, cleared_known=False
+                )
             result = await merge(txn, await _on_target_schema(txn, request))
-            return replace(result, cleared=cleared + result.cleared)
+            return replace(result, cleared=cleared + result.cleared, cleared_known=True)
         s_side, s_found = migrate_side(schemas, s_rows, "source", request)
         t_side, t_found = migrate_side(schemas, t_rows, "target", request)
         if s_found or t_found:

@@ -18,8 +18,11 @@ sets are kept by migration 0019), the merge
    split and merged ones, conversions through their `map`, backfills of the Records the side
    created), and the rows of the
    change sets themselves are left out (each side migrated its own data; the target's migration
-   is already on the target). A value that does not convert, a Record of a Kind the target removed
-   or a created Record the target's schema refuses is a Conflict (`schema_migration`) saying why.
+   is already on the target). What lands is checked as a write of it on the target would be
+   (validate_values): a converted value by its new rules, a created Record or Link whole, a changed
+   Link's changed values. A value that does not convert or fit, a Record of a Kind the target
+   removed or a created Record or Link the target's schema refuses is a Conflict
+   (`schema_migration`) saying why, with the rule and the branch to change the value on.
 
 Then the usual three-way merge (three_way_merge.py) runs over the migrated changes.
 """
@@ -31,11 +34,11 @@ from typing import Any
 
 from lorebase.canonical import ValueProblem, canonical_text, canonical_value
 from lorebase.problems import Problem
-from lorebase.schema import Relation, load_schema, validate_values
+from lorebase.schema import DomainSchema, Issue, Relation, load_schema, validate_values
 from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes
 from lorebase.schema.merge import ElementConflict, Renames, merge_documents
 from lorebase_keeper.merge.attempt import Found, MergeRequest
-from lorebase_keeper.merge.base import Side, change_set_digest
+from lorebase_keeper.merge.base import Ref, Side, change_set_digest
 from lorebase_store import BranchChain, HistoryRow, RevisionRow, Txn
 
 
@@ -203,10 +206,11 @@ def migrate_side(
     final = merge.target.steps[-1].plan.schema if merge.target.steps else load_schema(merge.target_document)
     out = Side()
     found: list[Found] = []
-    failed: set[tuple[str, str, str]] = set()
+    failed: set[Ref] = set()
     # A value that does not convert matters where it lands: in the side's last change of the entity
     # (a value it changed again later, or held before, is no Conflict).
     last_change = {(row.entity, row.name, row.key): index for index, row in enumerate(rows)}
+    landed: set[Ref] = set()  # the entities whose last change was migrated here
     for index, row in enumerate(rows):
         if row.revision in own_ids:
             continue  # a change set's own migration
@@ -217,36 +221,60 @@ def migrate_side(
         if migrated is None or (why[1] and last_change[ref] == index):
             if ref not in failed:
                 failed.add(ref)
-                found.append(
-                    Found("schema_migration", row.entity, row.name, row.key, why[0], None, why[1], None)
-                )
+                found.append(_unfit(ref, why, side, request))
+        elif last_change[ref] == index and plans:
+            landed.add((migrated.entity, migrated.name, migrated.key))
         if migrated is not None:
             out.add(migrated)
-    for ref, history in out.rows.items():
-        entity, name, key = ref
-        last = history[-1]
-        if entity != "record" or history[0].change != "created" or last.change == "deleted":
-            continue
-        kind = final.kinds.get(name)
-        if kind is None:
-            continue
-        _, issues = validate_values(
-            kind.attributes, dict(last.after or {}), path=f"{name}/{key}", partial=False, stored=True
-        )
-        if issues:
+    for ref in sorted(landed):
+        issue = _write_issue(out, ref, final)
+        if issue is not None:
             found.append(
-                Found(
-                    "schema_migration",
-                    entity,
-                    name,
-                    key,
-                    issues[0].path.rsplit(".", 1)[-1],
-                    None,
-                    f"{issues[0].message} in the schema of {request.target}",
-                    None,
+                _unfit(
+                    ref,
+                    (issue.path.rsplit(".", 1)[-1], f"{issue.message} (rule {issue.rule})"),
+                    side,
+                    request,
                 )
             )
     return out, found
+
+
+def _write_issue(side: Side, ref: Ref, final: DomainSchema) -> Issue | None:
+    """The first rule of the target's schema that a side's migrated Record or Link breaks, checked
+    as a write of it would be (validate_values, as an Operation's edit or an import is): a created
+    one whole (a required value it lacks counts), a changed one by the values the side changed (what
+    the three-way merge brings over; a required one it cleared counts). A changed Record's required
+    values are left to the three-way merge (`required_missing`, resolvable there)."""
+    entity, name, key = ref
+    history = side.rows[ref]
+    last = history[-1]
+    if last.change == "deleted":
+        return None
+    owner = final.kinds.get(name) if entity == "record" else final.relations.get(name)
+    if owner is None:
+        return None
+    values = dict(last.after or {})
+    created = history[0].change == "created"
+    if not created:
+        if entity == "record":
+            return None  # its converted values were checked on the way (_migrate_row)
+        values = {a: values.get(a) for a in side.changed(ref) if a in owner.attributes}
+    _, issues = validate_values(
+        owner.attributes, values, path=f"{name}/{key}", partial=not created, stored=True
+    )
+    return issues[0] if issues else None
+
+
+def _unfit(ref: Ref, why: tuple[str | None, str], side: str, request: MergeRequest) -> Found:
+    """A `schema_migration` Conflict: the Record or Link, the Attribute, and why (with the rule it
+    breaks and what to change, when a value is the reason)."""
+    entity, name, key = ref
+    reason = why[1]
+    if why[0] is not None:
+        branch = request.source if side == "source" else request.target
+        reason = f"{reason} in the schema of {request.target}; change the value on {branch}, then merge again"
+    return Found("schema_migration", entity, name, key, why[0], None, reason, None)
 
 
 def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None, tuple[str | None, str]]:
@@ -290,7 +318,7 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
                     moved[attribute] = canonical_value(kind.attributes[attribute], mapped)
                 except ValueProblem as problem:
                     if values is row.after and not failure[1]:
-                        failure = (attribute, f"{value!r} does not convert: {problem.message}")
+                        failure = (attribute, _unconverted(value, problem.rule, problem.message))
             sides.append(moved)
         before, after = sides
         if after is not None and row.change == "created":
@@ -315,8 +343,9 @@ def _migrate_link_values(
     row: HistoryRow, relation: Relation, maps: dict[str, dict[str, Any]]
 ) -> tuple[HistoryRow, tuple[str | None, str]]:
     """A Link's row without the values of link Attributes the target's change dropped, the others
-    converted as the change converted the target's Links (through its `map`, then the new type);
-    and why a value of its `after` did not convert (such a value stays as it was)."""
+    converted as the change converted the target's Links (through its `map`, then checked as a write
+    of the Link is: its new type, bounds, enum values, pattern, length); and why a value of its
+    `after` did not convert or fit (such a value stays as it was)."""
     failure: tuple[str | None, str] = (None, "")
 
     def convert(values: dict[str, Any] | None, side_of_after: bool) -> dict[str, Any] | None:
@@ -324,15 +353,15 @@ def _migrate_link_values(
         if values is None:
             return None
         out = {n: v for n, v in values.items() if n in relation.attributes}
-        for name, value in out.items():
-            value_map = maps.get(name)
-            mapped = value_map.get(canonical_text(value), value) if value_map else value
-            try:
-                out[name] = canonical_value(relation.attributes[name], mapped)
-            except ValueProblem as problem:
-                if side_of_after and not failure[1]:
-                    failure = (name, f"{value!r} does not convert: {problem.message}")
-        return out
+        mapped = {
+            name: maps[name].get(canonical_text(value), value) if maps.get(name) else value
+            for name, value in out.items()
+        }
+        converted, issues = validate_values(relation.attributes, mapped, path="", partial=True, stored=True)
+        for issue in issues:
+            if side_of_after and not failure[1]:
+                failure = (issue.path, _unconverted(out.get(issue.path), issue.rule, issue.message))
+        return {**out, **converted}
 
     migrated = replace(
         row,
@@ -341,6 +370,12 @@ def _migrate_link_values(
         attributes=[a for a in row.attributes if a in relation.attributes],
     )
     return migrated, failure
+
+
+def _unconverted(value: Any, rule: str, message: str) -> str:
+    """Why a value does not come through a change: not of the new type, or breaking one of its rules."""
+    how = "does not convert" if rule == "value.type" else "does not fit"
+    return f"{value!r} {how}: {message} (rule {rule})"
 
 
 def _refused(request: MergeRequest, why: str) -> Problem:

@@ -87,6 +87,10 @@ async def attempt_merge(
         await savepoint.rollback()
     fingerprints = [c.fingerprint for c in result.conflicts]
     await txn.drop_open_conflicts(proposal.id, fingerprints)
+    if result.cleared_known:  # a value an earlier attempt cleared that this one keeps is listed no more
+        await txn.drop_conflicts_of_code(
+            proposal.id, "schema_cleared", [c.fingerprint for c in result.cleared]
+        )
     await txn.add_conflicts(proposal.id, [c.row(new_id("cnf")) for c in result.conflicts], at)
     if result.cleared:  # said, not blocking: kept as resolved by the change set's on_invalid
         await txn.add_conflicts(

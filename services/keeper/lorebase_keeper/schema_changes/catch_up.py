@@ -8,7 +8,8 @@ Revision); the merge Revision that follows stands on the schema they make. A val
 that does not fit becomes a `schema_migration` Conflict naming its Record (or Link), and the
 merge commits nothing, unless the change set was sent with `on_invalid: clear` (kept with its items):
 it is replayed so, and each value it clears is named (code `schema_cleared`; kept as a resolved
-Conflict of the Proposal, so it blocks nothing) (Proposals run merges in a savepoint, rolled back on Conflicts). A change set
+Conflict of the Proposal, so it blocks nothing, until an attempt no longer clears it:
+proposals/attempts.py) (Proposals run merges in a savepoint, rolled back on Conflicts). A change set
 that does not apply to the target's schema answers 409 `schema-conflict` with the changes, as
 before.
 """
