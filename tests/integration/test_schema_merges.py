@@ -494,3 +494,48 @@ async def test_an_attempt_that_is_not_kept_migrates_a_stand_in_and_leaves_the_ta
     assert held[-1] == {"main": True, "audited": True}, held  # the kept merge holds the target
     s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
     assert s1004["values"]["risk_score"] == "44" and s1004["values"]["audited"] is False, s1004
+
+
+async def test_a_schema_conflict_is_resolved_with_theirs_and_the_merge_goes_through(supply: Stack) -> None:
+    """Resolved with theirs, the source's change set is applied to the target's version of the element
+    (the catch-up) and that version is kept: the next pass of the merge, on the caught-up target, does
+    not find the element conflicting again. Ours is refused with what to do instead."""
+    reviewer = await reviewer_of(supply)
+    await branch(supply, "wider-risk")
+    risk = {"op": "change_attribute", "kind": "Supplier", "attribute": "risk_score"}
+    assert (
+        await change(supply, {"changes": [{**risk, "definition": {"max": 99}}]}, branch="wider-risk")
+    ).status_code == 200
+    await execute(supply, "update_supplier", {"key": "S-1004", "risk_score": 98}, "wider-risk")
+    narrower = {**risk, "definition": {"max": 95, "description": "Risk from the last audit, 0-95."}}
+    assert (await change(supply, {"changes": [narrower]})).status_code == 200  # main
+
+    proposal = await propose(supply, "wider-risk", reviewer)
+    assert proposal.status_code == 201, proposal.text
+    number = proposal.json()["id"]
+    [conflict] = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()[
+        "conflicts"
+    ]
+    assert (conflict["code"], conflict["element"]) == ("schema_conflict", "Supplier.risk_score")
+    url = f"{D}/proposals/{number}/conflicts/{conflict['id']}/resolve"
+    for body in ({"resolution": "ours"}, {"resolution": "value", "value": 1}):
+        refused = await supply.http.post(url, json=body, headers=supply.admin)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["issues"][0]["rule"] == "conflict.schema", refused.text
+        assert "change the source branch's schema" in refused.json()["detail"]
+    resolved = await supply.http.post(url, json={"resolution": "theirs"}, headers=supply.admin)
+    assert resolved.status_code == 200, resolved.text
+
+    merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
+    assert merged.status_code == 200, merged.text
+    listed = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
+    assert merged.json()["status"] == "merged", [(c["code"], c.get("theirs"), c["status"]) for c in listed["conflicts"]]
+    assert (
+        merged.json()["attempt"]["result"] == "merge" and merged.json()["attempt"]["resolved_conflicts"] >= 1
+    )
+    schema = (await supply.http.get(D + "/schema", headers=supply.admin)).json()
+    supplier = next(k for k in schema["kinds"] if k["name"] == "Supplier")
+    kept = supplier["attributes"]["risk_score"]
+    assert kept["max"] == 99 and kept["description"] == "Risk from the last audit, 0-95.", kept
+    s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
+    assert s1004["values"]["risk_score"] == "98", s1004

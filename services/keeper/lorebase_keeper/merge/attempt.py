@@ -92,6 +92,9 @@ class MergeRequest:
     # kept does not hold the target while it migrates its data (proposals/attempts.py). The merge
     # base, messages and Conflicts still name the target.
     into: str | None = None
+    # Schema elements whose Conflict a resolution settled before the catch-up: after it, the
+    # target's version of each is the one to keep (merge/schema_merge.py, schema_conflicts).
+    settled: frozenset[str] = frozenset()
 
     @property
     def written(self) -> str:

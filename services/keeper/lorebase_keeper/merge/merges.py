@@ -74,7 +74,7 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
         for row in t_rows:
             t_side.add(row)
     else:
-        found, resolved = schema_conflicts(schemas, request)
+        found, resolved, settled = schema_conflicts(schemas, request)
         if found:
             return MergeResult(
                 "conflicts", target.head, target.generation, found, resolved, 0, cleared_known=False
@@ -87,8 +87,13 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
                 return MergeResult(
                     "conflicts", target.head, target.generation, found, resolved, 0, cleared_known=False
                 )
-            result = await merge(txn, await _on_target_schema(txn, request))
-            return replace(result, cleared=cleared + result.cleared, cleared_known=True)
+            result = await merge(txn, await _on_target_schema(txn, request, settled))
+            return replace(
+                result,
+                cleared=cleared + result.cleared,
+                cleared_known=True,
+                resolved=result.resolved + resolved,
+            )
         s_side, s_found = migrate_side(schemas, s_rows, "source", request)
         t_side, t_found = migrate_side(schemas, t_rows, "target", request)
         if s_found or t_found:
@@ -96,14 +101,14 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
     return await three_way_merge(txn, request, source, target, s_side, t_side)
 
 
-async def _on_target_schema(txn: Txn, request: MergeRequest) -> MergeRequest:
+async def _on_target_schema(txn: Txn, request: MergeRequest, settled: set[str]) -> MergeRequest:
     """The request again after a catch-up, its Domain on the schema the target stands on now."""
     domain = request.domain
     target = await txn.get_branch(domain.id, request.written)
     assert target is not None
     document = await txn.schema_document(domain.row, target.schema_digest)
     on_target = replace(domain, schema=load_schema(document), schema_digest=schema_digest(document))
-    return replace(request, domain=on_target, catch_up=None)
+    return replace(request, domain=on_target, catch_up=None, settled=request.settled | settled)
 
 
 __all__ = ["merge"]

@@ -147,16 +147,24 @@ async def schema_merge(
     return SchemaMerge(base, source, target, t_document, s_document)
 
 
-def schema_conflicts(merge: SchemaMerge, request: MergeRequest) -> tuple[list[Found], int]:
-    """The elements both sides changed differently (a resolution stored for one picks its side)."""
+def schema_conflicts(merge: SchemaMerge, request: MergeRequest) -> tuple[list[Found], int, set[str]]:
+    """The elements both sides changed differently, how many of them a stored resolution settles,
+    and the elements it settles. A resolution takes the source's change (`theirs`: the catch-up
+    applies the source's change sets to the target's version of the element); after the catch-up
+    the target's version is that one, so an element settled before it (`request.settled`) is taken
+    as the target now has it, whatever it differs by."""
     resolved = 0
+    settled: set[str] = set()
 
     def resolve(conflict: ElementConflict) -> str | None:
         nonlocal resolved
+        if conflict.element in request.settled:  # counted by the pass that settled it
+            return "ours"
         resolution = request.resolutions.get(_found(conflict).fingerprint)
         if resolution is None:
             return None
         resolved += 1
+        settled.add(conflict.element)
         return str(resolution.get("choice"))
 
     _, conflicts = merge_documents(
@@ -167,7 +175,7 @@ def schema_conflicts(merge: SchemaMerge, request: MergeRequest) -> tuple[list[Fo
         theirs_renames=merge.source.renames(merge.base),
         resolve=resolve,
     )
-    return [_found(c) for c in conflicts], resolved
+    return [_found(c) for c in conflicts], resolved, settled
 
 
 def _found(conflict: ElementConflict) -> Found:
@@ -217,7 +225,7 @@ def migrate_side(
         seen = {step.digest for step in own.steps if step.revision.generation < row.generation}
         plans = [step.plan for step in merge.target.steps if step.digest not in seen]
         ref = (row.entity, row.name, row.key)
-        migrated, why = _migrate_row(row, plans)
+        migrated, why = _migrate_row(row, plans, final)
         if migrated is None or (why[1] and last_change[ref] == index):
             if ref not in failed:
                 failed.add(ref)
@@ -277,9 +285,15 @@ def _unfit(ref: Ref, why: tuple[str | None, str], side: str, request: MergeReque
     return Found("schema_migration", entity, name, key, why[0], None, reason, None)
 
 
-def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None, tuple[str | None, str]]:
+def _migrate_row(
+    row: HistoryRow, plans: list[Plan], final: DomainSchema
+) -> tuple[HistoryRow | None, tuple[str | None, str]]:
     """The row in the schema after `plans`, and why a value of its `after` did not convert (such a
-    value, or one of its `before`, stays as it was); None: the Kind or Relation was removed."""
+    value, or one of its `before`, stays as it was); None: the Kind or Relation was removed. A value
+    is judged by the schema it lands in (`final`, the target's after the merge's catch-up): one that
+    a change set on the way refuses but the final Attribute of that name takes is converted by the
+    final one (the target narrowed a bound that a later change set, such as the source's own taken
+    with a `theirs` resolution, widened again)."""
     failure: tuple[str | None, str] = (None, "")
     for plan in plans:
         if row.entity == "link":
@@ -317,6 +331,13 @@ def _migrate_row(row: HistoryRow, plans: list[Plan]) -> tuple[HistoryRow | None,
                 try:
                     moved[attribute] = canonical_value(kind.attributes[attribute], mapped)
                 except ValueProblem as problem:
+                    landing = final.kinds.get(name)
+                    if landing is not None and attribute in landing.attributes:
+                        try:
+                            moved[attribute] = canonical_value(landing.attributes[attribute], mapped)
+                            continue
+                        except ValueProblem:
+                            pass
                     if values is row.after and not failure[1]:
                         failure = (attribute, _unconverted(value, problem.rule, problem.message))
             sides.append(moved)

@@ -85,6 +85,17 @@ def _resolution(domain: Domain, conflict: ConflictRow, resolution: Resolution) -
     """The resolution to store, checked against the Conflict and the schema: a value only with
     `value` (and valid for its Attribute), `theirs` not where it would break a unique Attribute."""
     choice = resolution.resolution
+    if conflict.code == "schema_conflict" and choice != "theirs":
+        raise Problem(
+            422,
+            "validation-failed",
+            f"a schema Conflict is resolved with theirs: the merge then applies the source's change sets "
+            f"to the target's version of {conflict.name} (migrating the target's data as they did); "
+            "a merge cannot leave part of a change set out, so to keep the target's version change the "
+            "source branch's schema to it (POST /branches/<source>/schema/changes) and the Conflict goes with "
+            "the next attempt",
+            issues=[{"path": "resolution", "rule": "conflict.schema", "message": "theirs"}],
+        )
     if choice != "value":
         if resolution.value is not msgspec.UNSET:
             raise Problem(422, "validation-failed", "value goes with resolution value only")
