@@ -529,7 +529,9 @@ async def test_a_schema_conflict_is_resolved_with_theirs_and_the_merge_goes_thro
     merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)
     assert merged.status_code == 200, merged.text
     listed = (await supply.http.get(f"{D}/proposals/{number}/conflicts", headers=supply.admin)).json()
-    assert merged.json()["status"] == "merged", [(c["code"], c.get("theirs"), c["status"]) for c in listed["conflicts"]]
+    assert merged.json()["status"] == "merged", [
+        (c["code"], c.get("theirs"), c["status"]) for c in listed["conflicts"]
+    ]
     assert (
         merged.json()["attempt"]["result"] == "merge" and merged.json()["attempt"]["resolved_conflicts"] >= 1
     )
