@@ -338,6 +338,10 @@ class CommitsTxn(ExtractionsTxn, SchemaVersionsTxn, SourcesTxn, StagedRowsTxn, V
             for event in rows.events:
                 event.setdefault("traceparent", current or None)
         for staged in rows.staged:
+            if rows.defer_index and staged.get("count", 0) >= bulk.DEFER_INDEX_ROWS:
+                # Rewriting this many Records' values merges their index entries 4 MB at a time
+                # by default: about 40 % of the UPDATE, under the branch's lock (docs/performance.md).
+                await (await self.driver()).execute(bulk.PENDING_LIMIT)
             await self.apply_staged_rows(
                 rows.domain_id,
                 rows.branch,

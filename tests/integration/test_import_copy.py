@@ -201,7 +201,8 @@ async def test_a_large_import_s_pending_index_entries_answer_before_and_after_th
     stack: Stack,
 ) -> None:
     """An import of DEFER_INDEX_ROWS new Records leaves their `records_values` entries pending (merged
-    after the answer, with the ANALYZE): a search of values finds them by the index either way."""
+    after the answer, with the ANALYZE), and so does a change set rewriting as many Records' values:
+    a search of values finds them by the index either way."""
     await domain(stack)
     count = DEFER_INDEX_ROWS
     await load(stack, {"source": "erp", "records": items(count)})
@@ -225,3 +226,29 @@ async def test_a_large_import_s_pending_index_entries_answer_before_and_after_th
     assert await found() == [key] and await by_index() == [key]
     await stack.rt.db.merge_pending(PENDING_INDEXES)
     assert await found() == [key] and await by_index() == [key]
+
+    # A change set rewriting as many Records' values leaves their entries pending the same way.
+    band = {
+        "op": "add_attribute",
+        "kind": "Item",
+        "attribute": "band",
+        "definition": {"type": "enum", "values": ["small", "large"]},
+        "backfill": {"expression": "'large' if qty >= 1000 else 'small'"},
+    }
+    changed = await stack.http.post(
+        "/api/v1/domains/bulk/branches/main/schema/changes", json={"changes": [band]}, headers=stack.admin
+    )
+    assert changed.status_code == 200, changed.text
+
+    async def large() -> int:
+        async with stack.rt.db.engine.begin() as conn:
+            await conn.execute(text("SET LOCAL enable_seqscan = off"))
+            return int(
+                await conn.scalar(
+                    text("""SELECT count(*) FROM records WHERE "values" @> '{"band": "large"}'""")
+                )
+            )
+
+    assert await large() == count - 1000
+    await stack.rt.db.merge_pending(PENDING_INDEXES)
+    assert await large() == count - 1000

@@ -42,6 +42,7 @@ from lorebase_keeper.schema_changes.migrate import SAMPLE, log_progress
 from lorebase_keeper.schema_changes.process import Apart, stage_apart
 from lorebase_keeper.schema_changes.staged import Staged, catch_up, moved, staging_id
 from lorebase_keeper.writes import (
+    ANALYZE_AFTER,
     BranchView,
     Committed,
     Head,
@@ -205,7 +206,9 @@ async def change_schema(
             document = await _document(domain, branch, plan, new_digest, final, touches)
             for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
                 await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
-            rows = CommitRows(domain.id, branch)
+            # A large change set's value index entries may stay pending, as a load's do: the ANALYZE
+            # after it merges them (writes/planner_statistics.py).
+            rows = CommitRows(domain.id, branch, defer_index=rt.statistics is not None)
             committed = await commit_change_set(
                 view,
                 rows,
@@ -262,6 +265,8 @@ async def change_schema(
             held["caught_up"],
             held["refs"],
         )
+        if staged.count >= ANALYZE_AFTER and outcome.revision and rt.statistics:
+            rt.statistics.refresh_soon()
         rt.domains.forget(domain.name)
         if widened:
             rt.auth.forget()
@@ -321,6 +326,7 @@ async def commit_change_set(
             "revision": revision_id,
             "generation": revision.generation,
             "materialise": not isinstance(view, OverlayView),
+            "count": staged.count,
         }
     )
     await view.txn.put_schema_change_set(domain.id, revision_id, change.items, change.at)
