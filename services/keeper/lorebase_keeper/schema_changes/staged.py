@@ -44,6 +44,7 @@ import orjson
 from lorebase.problems import Problem
 from lorebase.schema import DomainSchema
 from lorebase.schema.changes import Plan
+from lorebase_keeper.schema_changes.counts import StagedCounts
 from lorebase_keeper.schema_changes.migrate import (
     SAMPLE,
     Checked,
@@ -98,6 +99,8 @@ class Staged:
     written: Writes
     caught_up: int = 0  # Records and Links migrated again at the commit
     cleared_meanwhile: list[dict[str, Any]] = field(default_factory=list)  # by the catch-up
+    # What its rows do to resolve's value counts (counts.py), once taken; kept up by the catch-up.
+    values: StagedCounts | None = None
 
     @property
     def violations(self) -> list[dict[str, Any]]:
@@ -314,6 +317,10 @@ async def catch_up(
         for entity, source, key in sorted(refs)
         for name in sorted({source} | names.get((entity, source), set()))
     ]
+    values = staged.values
+    records = [(name, key) for entity, name, key in wanted if entity == "record"]
+    if values is not None:  # the value counts without the share of the rows replaced
+        values = await values.caught_up(view.txn, staged.staging, records, -1)
     dropped = await view.txn.drop_staged_rows(staged.staging, wanted)
     written = staged.written.copy()
     written.remove([entry for _, _, _, entries in dropped for entry in entries or []])
@@ -327,6 +334,8 @@ async def catch_up(
     stored = await _stored(fresh, pacer)
     rows = await _plan(caught, fresh, changes, stored, plan.schema, None, fresh_refs, pacer)
     await view.txn.stage_rows(row.domain_id, row.name, rows)
+    if values is not None:  # and with the share of the rows replacing them
+        values = (await values.caught_up(view.txn, staged.staging, records, 1)).naming(rows)
     for label, count in (await _counted(fresh_refs, pacer)).items():
         counts[label] = counts.get(label, 0) + count
     digest = ChangeDigest(changed_keys_max)
@@ -342,6 +351,7 @@ async def catch_up(
         written=written,
         caught_up=staged.caught_up + len(refs),
         cleared_meanwhile=staged.cleared_meanwhile + fresh.cleared,
+        values=values,
     )
 
 
