@@ -158,12 +158,6 @@ WHERE s.staging = $1 AND s.part = CASE WHEN x.entity = 'record' THEN 0 ELSE 1 EN
   AND s.name = x.name AND s.key = x.key
 RETURNING s.entity, s.name, s.key, s.writes
 """
-# The (Kind, Attribute) the staged Records' changes name ($1 staging): a created or deleted Record
-# names each of its own, as its history row will.
-_NAMED = """
-SELECT DISTINCT s.name, a.value FROM staged_rows s CROSS JOIN LATERAL jsonb_array_elements_text(s.attributes) a
-WHERE s.staging = $1 AND s.part = 0
-"""
 # Per ($2, $3) Kind and Attribute: how many Records each value gains (lost: negative) by the staged
 # changes naming it, its text as `->>` gives it (what a count of the values groups by); at most $4
 # values each (past it: one row, value NULL). Of the keys $5 ($6) only, when given.
@@ -263,11 +257,6 @@ class StagedRowsTxn(TxnBase):
         driver = await self.driver()
         async for row in driver.cursor(_ELEMENTS, staging, prefetch=10_000):
             yield row[0], row[1], row[2], row[3]
-
-    async def staged_attributes(self, staging: str) -> set[tuple[str, str]]:
-        """(Kind, Attribute) of every staged Record change: what each lists in `attributes`."""
-        driver = await self.driver()
-        return {(row[0], row[1]) for row in await driver.fetch(_NAMED, staging)}
 
     async def staged_value_deltas(
         self,

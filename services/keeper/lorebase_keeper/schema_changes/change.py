@@ -181,7 +181,7 @@ async def change_schema(
             # Resolve's value counts of what it changes, from its staged rows (counts.py), outside the lock.
             started = time.perf_counter()
             staged.values = await rt.db.read(
-                "schema_change_counts", _staged_counts, kept, domain, branch, staging, plan
+                "schema_change_counts", _staged_counts, kept, domain, branch, staged, plan
             )
             logger.info(
                 "schema change on %s: the value counts of %d Attributes taken from its staged rows in %.1f s",
@@ -360,14 +360,15 @@ async def commit_change_set(
 
 
 async def _staged_counts(
-    txn: Txn, kept: KeptCounts, domain: Domain, branch: str, staging: str, plan: Plan
+    txn: Txn, kept: KeptCounts, domain: Domain, branch: str, staged: Staged, plan: Plan
 ) -> StagedCounts | None:
     """What the staged rows do to resolve's value counts, with the counts before of the Attributes
     they convert brought to the head (counted there if none were kept); None on an overlay branch."""
     row = await txn.get_branch(domain.id, branch)
     if row is None or row.mode == "overlay":
         return None
-    counts = await of_staged(txn, staging, domain, plan)
+    assert staged.staging is not None
+    counts = await of_staged(txn, staged.staging, staged.named, domain, plan)
     chain = await branch_chain(txn, domain.id, row)
     return await counted_before(kept, txn, domain, row, chain, row.generation, counts)
 

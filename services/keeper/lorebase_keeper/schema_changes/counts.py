@@ -8,8 +8,8 @@ naming the Attribute takes its value before away and adds its value after. The s
 those history rows before they are written, so the same sums come out of them, in PostgreSQL
 (`staged_value_deltas`: a GROUP BY over the staged rows, no row read into keeper):
 
-- outside the lock, once the rows are staged: which (Kind, Attribute) the changes name, and for
-  each that resolve reads (`values_read`) how many Records each of its values gains or loses;
+- outside the lock, once the rows are staged: for each (Kind, Attribute) the changes name (the
+  migration lists them as it plans the rows) that resolve reads (`values_read`) how many Records each of its values gains or loses;
   for one that the Kind held before the change set under that name (a conversion), its counts at
   the branch's head then, as resolve keeps them (counted there if no read did: the change set's
   job pays, not a reader);
@@ -31,15 +31,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-import orjson
-
 from lorebase.schema.changes import Plan
 from lorebase.vocabulary import values_read
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.writes import CountsMoved, KeptCounts, Where
 from lorebase_store import BranchChain, BranchRow, Txn
-
-Row = tuple[object, ...]
 
 
 @dataclass(frozen=True)
@@ -71,14 +67,6 @@ class StagedCounts:
             moved[where] = merged
         return replace(self, moved=moved)
 
-    def naming(self, rows: list[Row]) -> StagedCounts:
-        """With the (Kind, Attribute) the staged rows `rows` (staged_rows.COLUMNS) name."""
-        named = set(self.named)
-        for row in rows:
-            if row[4] == "record":
-                named.update((str(row[2]), name) for name in orjson.loads(str(row[6])))
-        return replace(self, named=frozenset(named))
-
     def at(self, generation: int) -> Mapping[Where, Mapping[str, int]]:
         """The counts at the new head of each Attribute whose counts can be known (every value held
         by at least one Record)."""
@@ -97,9 +85,9 @@ class StagedCounts:
         return out
 
 
-async def of_staged(txn: Txn, staging: str, domain: Domain, plan: Plan) -> StagedCounts:
-    """What the staged rows of `staging` name and move (outside the lock, the rows all staged)."""
-    named = await txn.staged_attributes(staging)
+async def of_staged(txn: Txn, staging: str, named: set[Where], domain: Domain, plan: Plan) -> StagedCounts:
+    """What the staged rows of `staging`, whose Record changes name `named`, move (outside the
+    lock, the rows all staged)."""
     limits = domain.settings.model.read.resolve
     moved_kinds = set(plan.renamed_kinds.values())  # their Records move without history rows
     read: dict[Where, int] = {}

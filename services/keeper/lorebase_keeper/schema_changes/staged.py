@@ -99,6 +99,8 @@ class Staged:
     written: Writes
     caught_up: int = 0  # Records and Links migrated again at the commit
     cleared_meanwhile: list[dict[str, Any]] = field(default_factory=list)  # by the catch-up
+    # The (Kind, Attribute) its Record changes name (each lists them, as its history row will).
+    named: set[tuple[str, str]] = field(default_factory=set)
     # What its rows do to resolve's value counts (counts.py), once taken; kept up by the catch-up.
     values: StagedCounts | None = None
 
@@ -144,6 +146,7 @@ class Staged:
                 written.sample,
                 written.derived_sample,
             ],
+            "named": sorted(self.named),
         }
 
     @classmethod
@@ -156,6 +159,7 @@ class Staged:
             document["count"],
             document["counts"],
             Writes(*document["written"]),
+            named={(kind, name) for kind, name in document["named"]},
         )
 
 
@@ -335,7 +339,8 @@ async def catch_up(
     rows = await _plan(caught, fresh, changes, stored, plan.schema, None, fresh_refs, pacer)
     await view.txn.stage_rows(row.domain_id, row.name, rows)
     if values is not None:  # and with the share of the rows replacing them
-        values = (await values.caught_up(view.txn, staged.staging, records, 1)).naming(rows)
+        values = await values.caught_up(view.txn, staged.staging, records, 1)
+        values = replace(values, named=values.named | caught.named)
     for label, count in (await _counted(fresh_refs, pacer)).items():
         counts[label] = counts.get(label, 0) + count
     digest = ChangeDigest(changed_keys_max)
@@ -439,6 +444,8 @@ async def _plan(
             refs.add(_ref(migration, change))
             if staging is None:
                 continue
+            if change.entity == "record":
+                staged.named.update((change.name, name) for name in change.attributes)
             entry = element(change)
             if digest is not None:
                 digest.add(change.entity, change.name, change.key, entry)
