@@ -49,6 +49,7 @@ class StagedCounts:
     limits: Mapping[Where, int]
     moved: Mapping[Where, Mapping[str, int] | None]
     before: Mapping[Where, Mapping[str, int] | None] = field(default_factory=dict)
+    kinds: frozenset[str] = frozenset()  # renamed (both names) or removed: CountsMoved.kinds
 
     async def caught_up(self, txn: Txn, staging: str, keys: list[tuple[str, str]], sign: int) -> StagedCounts:
         """With (sign 1) or without (-1) the share of the staged rows of these (Kind, key): the
@@ -67,13 +68,13 @@ class StagedCounts:
             moved[where] = merged
         return replace(self, moved=moved)
 
-    def at(self, generation: int) -> Mapping[Where, Mapping[str, int]]:
+    def at_new_head(self) -> Mapping[Where, Mapping[str, int]]:
         """The counts at the new head of each Attribute whose counts can be known (every value held
         by at least one Record)."""
         out: dict[Where, Mapping[str, int]] = {}
         for where in self.limits:
             moved = self.moved.get(where, {})
-            base = self.before.get(where, {}) if where in self.before else {}
+            base = self.before.get(where, {})  # None: not known (more values than kept)
             if moved is None or base is None:
                 continue
             counts = dict(base)
@@ -104,7 +105,8 @@ async def of_staged(txn: Txn, staging: str, named: set[Where], domain: Domain, p
         for where in read
         if where[0] in domain.schema.kinds and where[1] in domain.schema.kinds[where[0]].attributes
     }
-    return StagedCounts(frozenset(named), read, moved, before)
+    kinds = {*plan.renamed_kinds, *plan.renamed_kinds.values(), *plan.removed_kinds}
+    return StagedCounts(frozenset(named), read, moved, before, frozenset(kinds))
 
 
 async def counted_before(
@@ -138,7 +140,8 @@ def moved(
         before,
         after,
         counts.named,
-        counts.at(after),
+        counts.at_new_head(),
+        counts.kinds,
     )
 
 
