@@ -227,3 +227,51 @@ async def test_a_change_set_hands_resolve_the_counts_of_its_new_head(
     assert counted == []
     fresh = await kept_equal_fresh()
     assert set(fresh["tier"]) <= {"strategic", "preferred", "approved"} and fresh["tier"]
+
+
+async def test_a_kind_renamed_away_keeps_no_counts_under_its_old_name(supply: Stack) -> None:
+    """A renamed Kind's Records are deleted under its old name and created under the new one (staged
+    rows naming every Attribute): its counts under the old name are dropped at the commit, not
+    moved, so a Kind added later under the old name counts from nothing, and the new name's are
+    those of a fresh count."""
+    kept_before = await supply.http.post(
+        "/api/v1/domains/supply/resolve",
+        json={"text": "blocked", "record_misses": False},
+        headers=supply.admin,
+    )
+    assert kept_before.status_code == 200, kept_before.text
+    for changes in (
+        [{"op": "rename_kind", "kind": "Supplier", "to": "Vendor"}],
+        [
+            {
+                "op": "add_kind",
+                "kind": "Supplier",
+                "definition": {
+                    "key": ["code"],
+                    "attributes": {
+                        "code": {"type": "string", "required": True},
+                        "status": {"type": "enum", "values": ["active", "blocked"]},
+                    },
+                },
+            }
+        ],
+    ):
+        response = await supply.http.post(CHANGES, json={"changes": changes}, headers=supply.admin)
+        assert response.status_code == 200, response.text
+    domain = await supply.rt.domains.on_branch(await supply.rt.domains.get("supply"), "main")
+
+    async def read(txn):  # type: ignore[no-untyped-def]
+        point = await read_point(txn, domain, "main", None)
+        incarnation = (domain.row.created_at, point.branch.created_at)
+        wanted = {("Supplier", "status"): 50, ("Vendor", "status"): 50}
+        kept = await KEPT_COUNTS.at_head(
+            txn, domain.id, "main", point.chain, point.branch.generation, wanted, incarnation
+        )
+        fresh = {
+            where: dict(await txn.value_counts(domain.id, "main", *where, limit=500)) for where in wanted
+        }
+        return kept, fresh
+
+    kept, fresh = await supply.rt.db.read("counts", read)
+    assert fresh[("Supplier", "status")] == {} and fresh[("Vendor", "status")]
+    assert kept == fresh

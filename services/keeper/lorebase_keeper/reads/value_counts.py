@@ -210,7 +210,7 @@ class ValueCounts:
             where = (key[3], key[4])
             if where in moved.counts:
                 continue
-            if where in moved.named or where[0] in moved.kinds:
+            if where in moved.named:
                 del self._entries[key]
             else:
                 entry.generation = moved.after

@@ -20,10 +20,10 @@ those history rows before they are written, so the same sums come out of them, i
   to the kept counts, and those of the Attributes the changes do not name move there as they are.
 
 Each is exactly what a count at the new head gives (tests/integration/test_value_counts.py). Left
-to a reader (counted at the first resolve, as before): a renamed Kind (its Records move without
-history rows of their own), an Attribute past its kept number of distinct values, a merge's
-catch-up, an overlay branch (its reads count nothing kept), and another keeper process (each keeps
-its own counts).
+to a reader (counted at the first resolve, as before): an Attribute past its kept number of
+distinct values, a merge's catch-up, an overlay branch (its reads count nothing kept), and another
+keeper process (each keeps its own counts). A renamed Kind's Records are deleted under the old name
+and created under the new one, each a staged row: the new name's counts are summed like any other.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ class StagedCounts:
     limits: Mapping[Where, int]
     moved: Mapping[Where, Mapping[str, int] | None]
     before: Mapping[Where, Mapping[str, int] | None] = field(default_factory=dict)
-    kinds: frozenset[str] = frozenset()  # renamed (both names) or removed: CountsMoved.kinds
 
     async def caught_up(self, txn: Txn, staging: str, keys: list[tuple[str, str]], sign: int) -> StagedCounts:
         """With (sign 1) or without (-1) the share of the staged rows of these (Kind, key): the
@@ -90,11 +89,10 @@ async def of_staged(txn: Txn, staging: str, named: set[Where], domain: Domain, p
     """What the staged rows of `staging`, whose Record changes name `named`, move (outside the
     lock, the rows all staged)."""
     limits = domain.settings.model.read.resolve
-    moved_kinds = set(plan.renamed_kinds.values())  # their Records move without history rows
     read: dict[Where, int] = {}
     for kind_name, name in named:
         kind = plan.schema.kinds.get(kind_name)
-        if kind is None or kind_name in moved_kinds or name not in kind.attributes:
+        if kind is None or name not in kind.attributes:
             continue
         most = values_read(kind, name, limits)
         if most is not None:
@@ -105,8 +103,7 @@ async def of_staged(txn: Txn, staging: str, named: set[Where], domain: Domain, p
         for where in read
         if where[0] in domain.schema.kinds and where[1] in domain.schema.kinds[where[0]].attributes
     }
-    kinds = {*plan.renamed_kinds, *plan.renamed_kinds.values(), *plan.removed_kinds}
-    return StagedCounts(frozenset(named), read, moved, before, frozenset(kinds))
+    return StagedCounts(frozenset(named), read, moved, before)
 
 
 async def counted_before(
@@ -141,7 +138,6 @@ def moved(
         after,
         counts.named,
         counts.at_new_head(),
-        counts.kinds,
     )
 
 

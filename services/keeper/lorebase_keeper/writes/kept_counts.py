@@ -32,9 +32,6 @@ class CountsMoved:
     after: int
     named: frozenset[Where]
     counts: Mapping[Where, Mapping[str, int]] = field(default_factory=dict)
-    # Kinds whose Records it moved or removed without naming each Attribute (a renamed Kind's move
-    # writes no history row per Record): no count of theirs moves as it is.
-    kinds: frozenset[str] = frozenset()
 
 
 class KeptCounts(Protocol):
