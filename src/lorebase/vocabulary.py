@@ -8,7 +8,7 @@ from typing import Any
 
 from lorebase.settings_model import ResolveLimits
 
-__all__ = ["TOKEN", "indexed", "similarity", "trigrams", "words_of"]
+__all__ = ["TOKEN", "indexed", "similarity", "trigrams", "values_read", "words_of"]
 
 # How resolve splits what a caller typed into words: comparison operators, numbers, and words that
 # may hold ' and - ("O'Neil", "erase-me-7391").
@@ -49,3 +49,25 @@ def indexed(attr: Any, distinct: list[tuple[str, int]], limits: ResolveLimits) -
     return len(distinct) <= limits.max_indexed_values and all(
         len(v) <= limits.max_value_chars for v, _ in distinct
     )
+
+
+def values_read(kind: Any, name: str, limits: ResolveLimits) -> int | None:
+    """How many distinct values resolve reads of the Attribute `name` of `kind` (None: it reads none), for a
+    caller who may read it: enums and strings that are not sensitive nor `resolvable: false` (a
+    Kind's one key only when `resolvable`, it grounds to its Record otherwise), up to
+    `max_indexed_values` (1,000 when `resolvable`), and the Kind's title up to `max_title_values`."""
+    attr = kind.attributes[name]
+    limit = limits.max_indexed_values
+    wanted = (
+        not attr.sensitivity
+        and attr.resolvable is not False
+        and attr.type in ("enum", "string")
+        and (attr.resolvable is True or kind.key != (name,))
+    )
+    most = max(limit, 1000 if attr.resolvable else limit) if wanted else 0
+    title = (
+        name == kind.title and not attr.sensitivity and attr.type == "string" and attr.resolvable is not False
+    )
+    if title:
+        most = max(most, limits.max_title_values)
+    return most if wanted or title else None

@@ -158,6 +158,25 @@ WHERE s.staging = $1 AND s.part = CASE WHEN x.entity = 'record' THEN 0 ELSE 1 EN
   AND s.name = x.name AND s.key = x.key
 RETURNING s.entity, s.name, s.key, s.writes
 """
+# Per ($2, $3) Kind and Attribute: how many Records each value gains (lost: negative) by the staged
+# changes naming it, its text as `->>` gives it (what a count of the values groups by); at most $4
+# values each (past it: one row, value NULL). Of the keys $5 ($6) only, when given.
+_VALUE_DELTAS = """
+SELECT kind, attribute, CASE WHEN n <= cap THEN value END, CASE WHEN n <= cap THEN d ELSE 0 END
+FROM (
+  SELECT w.kind, w.attribute, w.cap, v.value, sum(v.d) AS d,
+         count(*) OVER (PARTITION BY w.kind, w.attribute) AS n,
+         row_number() OVER (PARTITION BY w.kind, w.attribute ORDER BY v.value) AS i
+  FROM unnest(CAST($2 AS text[]), CAST($3 AS text[]), CAST($4 AS int[])) AS w(kind, attribute, cap)
+  JOIN staged_rows s ON s.staging = $1 AND s.part = 0 AND s.name = w.kind AND s.attributes ? w.attribute
+  CROSS JOIN LATERAL (VALUES (s.before ->> w.attribute, -1), (s.after ->> w.attribute, 1)) AS v(value, d)
+  WHERE v.value IS NOT NULL {keys}
+  GROUP BY w.kind, w.attribute, w.cap, v.value
+  HAVING sum(v.d) <> 0
+) x
+WHERE n <= cap OR i = 1
+"""
+_OF_KEYS = "AND (s.name, s.key) IN (SELECT * FROM unnest(CAST($5 AS text[]), CAST($6 AS text[])))"
 _ELEMENTS = """
 SELECT entity, name, key, element FROM staged_rows WHERE staging = $1
 ORDER BY part, name COLLATE "C", key COLLATE "C"
@@ -238,6 +257,43 @@ class StagedRowsTxn(TxnBase):
         driver = await self.driver()
         async for row in driver.cursor(_ELEMENTS, staging, prefetch=10_000):
             yield row[0], row[1], row[2], row[3]
+
+    async def staged_value_deltas(
+        self,
+        staging: str,
+        attributes: dict[tuple[str, str], int],
+        keys: list[tuple[str, str]] | None = None,
+    ) -> dict[tuple[str, str], dict[str, int] | None]:
+        """Per (Kind, Attribute) -> at most so many values: what the staged Record changes naming it
+        (of these (Kind, key) only, when given) add to the count of each of its values (negative: take
+        away), by the value's text as PostgreSQL gives it (`->>`, as `value_counts` groups). None for
+        one whose changes move more values than that; absent: they move none. GROUP BY in
+        PostgreSQL, one pass over the staged rows of those Kinds; no row read into the caller."""
+        if not attributes:
+            return {}
+        wanted = list(attributes.items())
+        args: list[Any] = [
+            staging,
+            [kind for (kind, _), _ in wanted],
+            [name for (_, name), _ in wanted],
+            [cap for _, cap in wanted],
+        ]
+        statement = _VALUE_DELTAS.format(keys="")
+        if keys is not None:
+            if not keys:
+                return {}
+            statement = _VALUE_DELTAS.format(keys=_OF_KEYS)
+            args += [[kind for kind, _ in keys], [key for _, key in keys]]
+        driver = await self.driver()
+        out: dict[tuple[str, str], dict[str, int] | None] = {}
+        for kind, name, value, delta in await driver.fetch(statement, *args):
+            if value is None:
+                out[(kind, name)] = None
+                continue
+            moved = out.setdefault((kind, name), {})
+            if moved is not None:
+                moved[value] = int(delta)
+        return out
 
     async def hold_staged_rows(self, staging: str) -> int:
         """How many rows `staging` has, none of them deleted by another transaction until this one

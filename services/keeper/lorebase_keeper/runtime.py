@@ -16,7 +16,7 @@ from lorebase_keeper.domains import Domains
 from lorebase_keeper.memory import MemoryCommitter
 from lorebase_keeper.read_cache import ReadCache
 from lorebase_keeper.vault import Vault
-from lorebase_keeper.writes import BranchMoves, Committer, PlannerStatistics
+from lorebase_keeper.writes import BranchMoves, Committer, KeptCounts, PlannerStatistics
 from lorebase_store import Database
 
 
@@ -72,6 +72,10 @@ class Runtime:
     # besides its log line (lorebase_keeper.schema_changes).
     schema_progress: list[Callable[[str, int, int], Awaitable[None]]] = field(default_factory=list)
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
+    # Resolve's value counts kept in this process (reads/value_counts.py), which a schema change
+    # set's commit hands the counts of the Attributes it changed (writes/kept_counts.py): one, put
+    # there by keeper's servicer; none, and a change set prepares no counts.
+    kept_counts: list[KeptCounts] = field(default_factory=list)
 
     @classmethod
     def create(cls, db: Database, settings: Settings) -> Runtime:

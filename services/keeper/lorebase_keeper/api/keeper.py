@@ -42,6 +42,7 @@ from lorebase_keeper.api.servicer import check_bindings, rpc_methods
 from lorebase_keeper.domains import check_branch_name
 from lorebase_keeper.governance import add_note, get_session, list_sessions
 from lorebase_keeper.proposals import ProposalChecks
+from lorebase_keeper.reads import KEPT_COUNTS
 from lorebase_keeper.runtime import Runtime
 
 # The handler modules bind their functions to endpoints when imported.
@@ -88,6 +89,9 @@ class KeeperServicer(keeper_pb2_grpc.KeeperServicer):
         self.rt = rt
         # Open Proposals are tried again when their source or target moves (proposals/checks.py).
         rt.moves.listen(ProposalChecks(rt))
+        # A schema change set hands resolve's kept value counts those of its new head (writes/kept_counts.py).
+        if KEPT_COUNTS not in rt.kept_counts:
+            rt.kept_counts.append(KEPT_COUNTS)
 
     async def Authorize(self, message: pb.AuthorizeRequest, context: grpc.aio.ServicerContext) -> pb.Reply:
         """For the feed: whether a call to one of its endpoints passes that endpoint's policy."""

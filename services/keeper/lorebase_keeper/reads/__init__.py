@@ -18,7 +18,7 @@ from lorebase_keeper.reads.listings import list_links, list_records
 from lorebase_keeper.reads.neighborhood import neighborhood, traverse
 from lorebase_keeper.reads.query import query_in, run_query
 from lorebase_keeper.reads.records import get_links, get_record, links_along, load_record, title_of
-from lorebase_keeper.reads.resolve import resolve, vocabulary
+from lorebase_keeper.reads.resolve import KEPT_COUNTS, resolve, vocabulary
 from lorebase_keeper.reads.revisions import revision_view
 from lorebase_keeper.reads.schema_view import visible_schema
 from lorebase_keeper.reads.search import search, search_kinds, search_refs
@@ -26,6 +26,7 @@ from lorebase_keeper.reads.snapshots import ReadPoint, read_point
 from lorebase_keeper.reads.value_counts import ValueCounts
 
 __all__ = [
+    "KEPT_COUNTS",
     "OMITTED",
     "Caps",
     "ReadPoint",

@@ -12,6 +12,12 @@ schema change set's million), PostgreSQL lists which Attributes they name, and o
 counted again: the others' counts move to the head as they are (the first resolve after a
 backfill of one Attribute waited seconds for every other to be counted again).
 
+A schema change set's commit says what it moved (`committed`, writes/kept_counts.py): the counts of
+the Attributes its changes name, taken from its staged rows before the head moved
+(schema_changes/counts.py), become the kept counts at the new head, and the others that stood at
+the head before it move there as they are; so the first resolve after a backfill or a conversion of
+a million Records reads neither the history nor the Kind.
+
 Each kept count also logs which values it moved, and at which generation (the last `_LOG` moves):
 the vocabulary (resolve/vocabulary.py) asks what changed since the generation it was built at and
 updates only that, instead of sorting and indexing every value again (a Kind of 100,000 titles).
@@ -29,6 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
+from lorebase_keeper.writes import CountsMoved
 from lorebase_store import BranchChain, Txn
 
 _KEPT = 2048  # (branch, Kind, Attribute) entries per process
@@ -182,8 +191,37 @@ class ValueCounts:
                 answer[where] = Counts(generation, fresh[where].counts, fresh[where])
             else:
                 self._entries.move_to_end(key)
-                answer[where] = Counts(generation, entries[where].counts, entries[where])
+                kept_values = entries[where].counts
+                if kept_values is not None and len(kept_values) > _hard_cap(attributes[where]):
+                    kept_values = None  # as a fresh count says: more distinct values than kept
+                answer[where] = Counts(generation, kept_values, entries[where])
         return answer
+
+    def committed(self, moved: CountsMoved) -> None:
+        """A commit landed (writes/kept_counts.py): the counts it brings are kept at its head, unless
+        a read there counted them already; every other count that stood at the head before it moves
+        there if the commit's changes do not name its Attribute (they moved none of its values) and
+        is dropped if they do (counted again at its first read, as a count behind by more than
+        `max_delta` changes naming it would be)."""
+        prefix = (moved.domain_id, moved.branch, moved.incarnation)
+        for key, entry in list(self._entries.items()):
+            if key[:3] != prefix or entry.chain != moved.chain or entry.generation != moved.before:
+                continue
+            where = (key[3], key[4])
+            if where in moved.counts:
+                continue
+            if where in moved.named:
+                del self._entries[key]
+            else:
+                entry.generation = moved.after
+        for where, values in moved.counts.items():
+            key = (*prefix, *where)
+            kept = self._entries.get(key)
+            if kept is not None and kept.chain == moved.chain and kept.generation >= moved.after:
+                continue
+            self._remember(
+                key, _Counted(moved.chain, moved.after, {v: n for v, n in values.items() if n > 0})
+            )
 
     def _remember(self, key: tuple[Any, ...], entry: _Counted) -> None:
         self._entries[key] = entry
@@ -196,26 +234,36 @@ def _hard_cap(limit: int) -> int:
     return max(10 * limit, 500)
 
 
+def _text(value: Any) -> str | None:
+    """A stored value as PostgreSQL's `->>` gives it, which a fresh count groups by (a boolean is
+    `true`, not Python's `True`); None for none (JSON null too)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return orjson.dumps(value).decode()
+
+
 def _apply(entry: _Counted, name: str, rows: list[Any]) -> None:
     for row in rows:
         if name not in row.attributes:
             continue
-        old = None if row.before is None else row.before.get(name)
-        new = None if row.after is None else row.after.get(name)
+        old = None if row.before is None else _text(row.before.get(name))
+        new = None if row.after is None else _text(row.after.get(name))
         if entry.counts is None:
             if old is not None:
                 entry.removals += 1
             continue
         if old is not None:
-            left = entry.counts.get(str(old), 0) - 1
+            left = entry.counts.get(old, 0) - 1
             if left > 0:
-                entry.counts[str(old)] = left
+                entry.counts[old] = left
             else:
-                entry.counts.pop(str(old), None)
-            entry.log.append((row.generation, str(old)))
+                entry.counts.pop(old, None)
+            entry.log.append((row.generation, old))
         if new is not None:
-            entry.counts[str(new)] = entry.counts.get(str(new), 0) + 1
-            entry.log.append((row.generation, str(new)))
+            entry.counts[new] = entry.counts.get(new, 0) + 1
+            entry.log.append((row.generation, new))
     if len(entry.log) > _LOG:
         cut = len(entry.log) - _LOG // 2
         entry.since = max(entry.since, entry.log[cut - 1][0])

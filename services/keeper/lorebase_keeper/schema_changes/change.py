@@ -38,6 +38,8 @@ from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes, kept
 from lorebase_keeper.access import Access
 from lorebase_keeper.domains import Domain, check_branch_name, schema_digest
 from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.schema_changes.counts import StagedCounts, counted_before, of_staged
+from lorebase_keeper.schema_changes.counts import moved as moved_counts
 from lorebase_keeper.schema_changes.migrate import SAMPLE, log_progress
 from lorebase_keeper.schema_changes.process import Apart, stage_apart
 from lorebase_keeper.schema_changes.staged import Staged, catch_up, moved, staging_id
@@ -45,7 +47,9 @@ from lorebase_keeper.writes import (
     ANALYZE_AFTER,
     BranchView,
     Committed,
+    CountsMoved,
     Head,
+    KeptCounts,
     Origin,
     Outcome,
     OverlayView,
@@ -58,6 +62,7 @@ from lorebase_keeper.writes import (
     request_digest,
 )
 from lorebase_store import BranchRow, CommitRows, Txn
+from lorebase_store.chains import branch_chain
 
 logger = logging.getLogger("lorebase.keeper.schema_changes")
 
@@ -172,14 +177,29 @@ async def change_schema(
             return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
         if staged.violation_count:
             raise _refused(staged)
+        kept = rt.kept_counts[0] if rt.kept_counts else None
+        if kept is not None and staging is not None:
+            # Resolve's value counts of what it changes, from its staged rows (counts.py), outside the lock.
+            started = time.perf_counter()
+            staged.values = await rt.db.read(
+                "schema_change_counts", _staged_counts, kept, domain, branch, staged, plan
+            )
+            logger.info(
+                "schema change on %s: the value counts of %d Attributes taken from its staged rows in %.1f s",
+                branch,
+                len(staged.values.limits) if staged.values is not None else 0,
+                time.perf_counter() - started,
+            )
         if job is not None:
             job.check(branch)  # the last moment a job stops: its commit, once queued, runs to its end
 
         held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
+        counts_moved: list[CountsMoved] = []  # what its commit tells resolve's kept counts
 
         async def work(
             view: BranchView, row: BranchRow, head: Head
         ) -> tuple[Outcome, Head, CommitRows | None]:
+            counts_moved.clear()
             if key is not None:
                 receipt = await view.get_receipt(principal.id, key)
                 if receipt is not None:
@@ -203,6 +223,12 @@ async def change_schema(
                 if final.violation_count:
                     raise _refused(final)
                 held.update(caught_up=time.perf_counter() - held["at"], refs=final.caught_up)
+            values, chain = None, None
+            if kept is not None and final.values is not None and not isinstance(view, OverlayView):
+                chain = await branch_chain(view.txn, row.domain_id, row)
+                values = await counted_before(
+                    kept, view.txn, domain, row, chain, head.generation, final.values
+                )
             document = await _document(domain, branch, plan, new_digest, final, touches)
             for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
                 await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
@@ -218,6 +244,10 @@ async def change_schema(
                 final,
             )
             revision_id = committed.revision.id
+            if values is not None and chain is not None:
+                counts_moved.append(
+                    moved_counts(domain, row, chain, head.generation, committed.revision.generation, values)
+                )
             document.update(status="committed", revision=revision_id, head=revision_id)
             if job is not None:
                 # Marked in the commit's transaction, only while it still runs: a job failed
@@ -265,6 +295,8 @@ async def change_schema(
             held["caught_up"],
             held["refs"],
         )
+        if kept is not None and counts_moved and outcome.revision is not None:
+            kept.committed(counts_moved[0])  # before the answer: the next resolve finds them
         if staged.count >= ANALYZE_AFTER and outcome.revision and rt.statistics:
             rt.statistics.refresh_soon()
         rt.domains.forget(domain.name)
@@ -331,6 +363,20 @@ async def commit_change_set(
     )
     await view.txn.put_schema_change_set(domain.id, revision_id, change.items, change.at)
     return Committed(revision, [])
+
+
+async def _staged_counts(
+    txn: Txn, kept: KeptCounts, domain: Domain, branch: str, staged: Staged, plan: Plan
+) -> StagedCounts | None:
+    """What the staged rows do to resolve's value counts, with the counts before of the Attributes
+    they convert brought to the head (counted there if none were kept); None on an overlay branch."""
+    row = await txn.get_branch(domain.id, branch)
+    if row is None or row.mode == "overlay":
+        return None
+    assert staged.staging is not None
+    counts = await of_staged(txn, staged.staging, staged.named, domain, plan)
+    chain = await branch_chain(txn, domain.id, row)
+    return await counted_before(kept, txn, domain, row, chain, row.generation, counts)
 
 
 async def _forget_staged_rows(txn: Txn, staging: str) -> None:

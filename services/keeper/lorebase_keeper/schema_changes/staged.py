@@ -44,6 +44,7 @@ import orjson
 from lorebase.problems import Problem
 from lorebase.schema import DomainSchema
 from lorebase.schema.changes import Plan
+from lorebase_keeper.schema_changes.counts import StagedCounts
 from lorebase_keeper.schema_changes.migrate import (
     SAMPLE,
     Checked,
@@ -98,6 +99,10 @@ class Staged:
     written: Writes
     caught_up: int = 0  # Records and Links migrated again at the commit
     cleared_meanwhile: list[dict[str, Any]] = field(default_factory=list)  # by the catch-up
+    # The (Kind, Attribute) its Record changes name (each lists them, as its history row will).
+    named: set[tuple[str, str]] = field(default_factory=set)
+    # What its rows do to resolve's value counts (counts.py), once taken; kept up by the catch-up.
+    values: StagedCounts | None = None
 
     @property
     def violations(self) -> list[dict[str, Any]]:
@@ -141,6 +146,7 @@ class Staged:
                 written.sample,
                 written.derived_sample,
             ],
+            "named": sorted(self.named),
         }
 
     @classmethod
@@ -153,6 +159,7 @@ class Staged:
             document["count"],
             document["counts"],
             Writes(*document["written"]),
+            named={(kind, name) for kind, name in document["named"]},
         )
 
 
@@ -314,6 +321,10 @@ async def catch_up(
         for entity, source, key in sorted(refs)
         for name in sorted({source} | names.get((entity, source), set()))
     ]
+    values = staged.values
+    records = [(name, key) for entity, name, key in wanted if entity == "record"]
+    if values is not None:  # the value counts without the share of the rows replaced
+        values = await values.caught_up(view.txn, staged.staging, records, -1)
     dropped = await view.txn.drop_staged_rows(staged.staging, wanted)
     written = staged.written.copy()
     written.remove([entry for _, _, _, entries in dropped for entry in entries or []])
@@ -327,6 +338,9 @@ async def catch_up(
     stored = await _stored(fresh, pacer)
     rows = await _plan(caught, fresh, changes, stored, plan.schema, None, fresh_refs, pacer)
     await view.txn.stage_rows(row.domain_id, row.name, rows)
+    if values is not None:  # and with the share of the rows replacing them
+        values = await values.caught_up(view.txn, staged.staging, records, 1)
+        values = replace(values, named=values.named | caught.named)
     for label, count in (await _counted(fresh_refs, pacer)).items():
         counts[label] = counts.get(label, 0) + count
     digest = ChangeDigest(changed_keys_max)
@@ -342,6 +356,7 @@ async def catch_up(
         written=written,
         caught_up=staged.caught_up + len(refs),
         cleared_meanwhile=staged.cleared_meanwhile + fresh.cleared,
+        values=values,
     )
 
 
@@ -429,6 +444,8 @@ async def _plan(
             refs.add(_ref(migration, change))
             if staging is None:
                 continue
+            if change.entity == "record":
+                staged.named.update((change.name, name) for name in change.attributes)
             entry = element(change)
             if digest is not None:
                 digest.add(change.entity, change.name, change.key, entry)

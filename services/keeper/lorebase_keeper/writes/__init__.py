@@ -9,6 +9,7 @@ from lorebase_keeper.writes.changes import LARGE, Change, ChangeSet, diff_change
 from lorebase_keeper.writes.commit import Committer, remember, schema_changed
 from lorebase_keeper.writes.derive import materialize
 from lorebase_keeper.writes.group_queue import GroupQueue, Queued
+from lorebase_keeper.writes.kept_counts import CountsMoved, KeptCounts, Where
 from lorebase_keeper.writes.moves import BranchMoves
 from lorebase_keeper.writes.outcome import (
     Outcome,
@@ -50,8 +51,10 @@ __all__ = [
     "ChangeState",
     "Committed",
     "Committer",
+    "CountsMoved",
     "GroupQueue",
     "Head",
+    "KeptCounts",
     "LinkState",
     "Origin",
     "Outcome",
@@ -82,4 +85,5 @@ __all__ = [
     "schema_changed",
     "sorted_paced",
     "summarise",
+    "Where",
 ]

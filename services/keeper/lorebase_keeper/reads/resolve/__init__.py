@@ -12,6 +12,6 @@ spelling (ground.py), and the embedding level (embedding.py). The vocabulary hol
 
 from lorebase_keeper.reads.resolve.answer import resolve
 from lorebase_keeper.reads.resolve.ground import names, similar
-from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary, vocabulary
+from lorebase_keeper.reads.resolve.vocabulary import KEPT_COUNTS, Term, Vocabulary, vocabulary
 
-__all__ = ["Term", "Vocabulary", "names", "resolve", "similar", "vocabulary"]
+__all__ = ["KEPT_COUNTS", "Term", "Vocabulary", "names", "resolve", "similar", "vocabulary"]

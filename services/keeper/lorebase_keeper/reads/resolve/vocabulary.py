@@ -40,6 +40,7 @@ from typing import Any
 import msgspec
 import orjson
 
+from lorebase.vocabulary import values_read
 from lorebase_keeper.access import Access
 from lorebase_keeper.access import readable as readable_view
 from lorebase_keeper.domains import Domain
@@ -47,6 +48,7 @@ from lorebase_keeper.reads.resolve.slots import Slot, Wanted, share_titles, slot
 from lorebase_keeper.reads.resolve.terms import TITLE_WORD, Term, Titles
 from lorebase_keeper.reads.resolve.words import inflections, split_name, stop_words
 from lorebase_keeper.reads.value_counts import Counts, ValueCounts
+from lorebase_keeper.writes import CountsMoved
 from lorebase_store import BranchChain, Txn
 
 
@@ -226,6 +228,34 @@ async def _values(
     )
 
 
+class _KeptCounts:
+    """This process's kept counts (`_COUNTS`) as a schema change set reaches them
+    (writes/kept_counts.py): read under the same lock as a resolve's, so no read moves them between
+    the count and its copy."""
+
+    async def at_head(
+        self,
+        txn: Txn,
+        domain_id: int,
+        branch: str,
+        chain: BranchChain,
+        generation: int,
+        attributes: dict[tuple[str, str], int],
+        incarnation: tuple[Any, ...],
+    ) -> dict[tuple[str, str], dict[str, int] | None]:
+        async with _lock():
+            counted = await _COUNTS.counted(
+                txn, domain_id, branch, chain, generation, attributes, incarnation
+            )
+            return {where: None if c.values is None else dict(c.values) for where, c in counted.items()}
+
+    def committed(self, moved: CountsMoved) -> None:
+        _COUNTS.committed(moved)
+
+
+KEPT_COUNTS = _KeptCounts()
+
+
 class _NoLock:
     async def __aenter__(self) -> None:
         return None
@@ -310,7 +340,6 @@ def _names(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Voc
     limits = domain.settings.model.read.resolve
     vocab = Vocabulary(stop=stop_words(limits))
     view = readable_view(access, domain, branch)
-    limit = limits.max_indexed_values
     counter = iter(range(1 << 62))
 
     def ranked(term: Term, kind_index: int, attribute_index: int) -> Term:
@@ -347,16 +376,8 @@ def _names(access: Access, domain: Domain, branch: str, kinds: list[str]) -> Voc
                 vocab.add(vocab.synonyms, alias, attribute)
             for word, op in attr.comparatives.items():
                 vocab.graded.setdefault(word.casefold(), []).append((attribute, op))
-            wanted = (
-                not attr.sensitivity
-                and attr.resolvable is not False
-                and attr.type in ("enum", "string")
-                and (attr.resolvable is True or kind.key != (name,))  # keys ground to their Record
-            )
-            if wanted or name == title:
-                most = max(limit, 1000 if attr.resolvable else limit) if wanted else 0
-                if name == title:
-                    most = max(most, limits.max_title_values)
+            most = values_read(kind, name, limits)  # its title only when readable: so is `name`
+            if most is not None:
                 key = kind.key[0] if len(kind.key) == 1 else None
                 vocab.wanted.append(
                     Wanted(kind_index, attribute_index, kind.name, name, attr, most, name == title, key)
