@@ -5,7 +5,8 @@ its commit with what other commits changed meanwhile.
 snapshot of the head (Database.read, REPEATABLE READ), so writes and reads on the branch go on while
 it runs. When nothing fails (and it is not a dry run), the rows the commit will write are planned
 (`plan_rows`; the Revision id is not known yet, `staged_rows.PLACEHOLDER` stands for it) and COPYed
-into PostgreSQL (lorebase_store/staged_rows.py) `ROWS` changes at a time, each chunk dropped from keeper's memory once sent; keeper keeps what the
+into PostgreSQL (lorebase_store/staged_rows.py) `ROWS` changes at a time, each chunk dropped from
+keeper's memory once sent; keeper keeps what the
 answer and the Revision need: the counts (`migrated`, `writes` with its samples, the changes digest
 and the changed keys per Kind), the unique values of the migrated Kinds, and the violations.
 
