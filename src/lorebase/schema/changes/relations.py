@@ -15,6 +15,17 @@ _RELATION_MEMBERS = ("description", "cardinality", "required_from", "attributes"
 class RelationChanges(ChangesBase):
     """The ops on Relations."""
 
+    def relation(self, item: Mapping[str, Any], path: str) -> str | None:
+        """The Relation the item names, as the document has it (None: said why)."""
+        name = item.get("relation")
+        if not isinstance(name, str) or name not in self.doc["relations"]:
+            known = ", ".join(self.doc["relations"]) or "none"
+            self.issue(
+                f"{path}.relation", "change.unknown", f"unknown Relation {name!r}; Relations are: {known}"
+            )
+            return None
+        return name
+
     def _add_relation(self, item: Mapping[str, Any], path: str) -> None:
         name = item.get("relation")
         definition = self.definition(item, path)
@@ -31,15 +42,9 @@ class RelationChanges(ChangesBase):
         self.summary.append({"op": "add_relation", "target": name})
 
     def _change_relation(self, item: Mapping[str, Any], path: str) -> None:
-        name = item.get("relation")
         definition = self.definition(item, path)
-        if not isinstance(name, str) or name not in self.doc["relations"]:
-            known = ", ".join(self.doc["relations"]) or "none"
-            self.issue(
-                f"{path}.relation", "change.unknown", f"unknown Relation {name!r}; Relations are: {known}"
-            )
-            return
-        if definition is None:
+        name = self.relation(item, path)
+        if name is None or definition is None:
             return
         if name in self.renamed_relations.values():
             self.issue(
@@ -111,12 +116,8 @@ class RelationChanges(ChangesBase):
                 maps.setdefault(attribute, {}).update(value_map)
 
     def _rename_relation(self, item: Mapping[str, Any], path: str) -> None:
-        old = item.get("relation")
-        if not isinstance(old, str) or old not in self.doc["relations"]:
-            known = ", ".join(self.doc["relations"]) or "none"
-            self.issue(
-                f"{path}.relation", "change.unknown", f"unknown Relation {old!r}; Relations are: {known}"
-            )
+        old = self.relation(item, path)
+        if old is None:
             return
         names = {*self.doc["relations"]} | {
             r.get("inverse")
@@ -168,12 +169,8 @@ class RelationChanges(ChangesBase):
         self.summary.append(entry)
 
     def _remove_relation(self, item: Mapping[str, Any], path: str) -> None:
-        name = item.get("relation")
-        if not isinstance(name, str) or name not in self.doc["relations"]:
-            known = ", ".join(self.doc["relations"]) or "none"
-            self.issue(
-                f"{path}.relation", "change.unknown", f"unknown Relation {name!r}; Relations are: {known}"
-            )
+        name = self.relation(item, path)
+        if name is None:
             return
         del self.doc["relations"][name]
         self.changed_relations.pop(name, None)
