@@ -182,8 +182,10 @@ class Database:
     @contextlib.asynccontextmanager
     async def lease(self, name: str) -> AsyncIterator[bool]:
         """Whether this process holds the lease `name` (a session-level advisory lock on a pooled
-        connection of its own) for the block: one holder at a time across processes, and a holder
-        that dies or loses its connection lets the next one in at once."""
+        connection of its own, keyed `hashtextextended(name, 0)`) for the block: one holder at a
+        time across processes, and a holder that dies or loses its connection lets the next one in
+        at once (a lost connection is no error at the block's end: the lock went with it). A
+        staging's liveness mark is one (lorebase_store.staged_rows)."""
         async with self.engine.connect() as conn:
             key = await conn.scalar(text("SELECT hashtextextended(:name, 0)"), {"name": name})
             held = bool(await conn.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}))
@@ -192,8 +194,12 @@ class Database:
                 yield held
             finally:
                 if held:
-                    await conn.scalar(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
-                    await conn.commit()
+                    try:
+                        await conn.scalar(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+                        await conn.commit()
+                    except DBAPIError as exc:
+                        if not exc.connection_invalidated:
+                            raise
 
     async def check_schema(self) -> None:
         """Refuse a database migrated past what this code knows (or not migrated at all)."""

@@ -180,13 +180,14 @@ class SchemaJobsTxn(TxnBase):
         self, *, owner: str, lease_s: float, answer: dict[str, Any]
     ) -> list[str]:
         """A keeper starting: fail the running jobs that can no longer answer (docs/schema.md,
-        "Large migrations"): every one that stages rows (a starting keeper clears them), every one
-        `owner` ran before it stopped, and every one whose heartbeat is older than the lease."""
+        "Large migrations"): every one `owner` ran before it stopped, and every one whose heartbeat
+        is older than the lease. Another keeper's jobs go on (their staged rows stay while their
+        keeper lives: lorebase_store.staged_rows)."""
         statement = (
             update(jobs)
             .where(
                 jobs.c.status == RUNNING,
-                or_(~jobs.c.dry_run, jobs.c.owner == owner, _lease_over(lease_s)),
+                or_(jobs.c.owner == owner, _lease_over(lease_s)),
                 jobs.c.id.in_(_free()),  # a job whose commit is writing answers for itself
             )
             .values(

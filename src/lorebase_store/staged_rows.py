@@ -25,8 +25,18 @@ Revision. `element` is the row's entry in the Revision's changes digest (canonic
 
 The table is UNLOGGED (no WAL; a crash empties it). Staged rows go on success (in the commit's
 transaction), on a refusal or an error (`forget_staged_rows`), and when a keeper starts
-(`clear_staged_rows`: a keeper that stopped mid-staging leaves nothing; a staging of another
-keeper then finds its rows gone and answers 409, send the change set again).
+(`clear_staged_rows`): the rows of every staging whose keeper is gone, none of a live one's.
+
+A change set's keeper holds its staging's liveness mark from before its first row is staged until
+its rows are gone (committed or forgotten): the lease `Database.lease(staging)`, a session-level
+advisory lock (one bigint, `hashtextextended(staging, 0)`) on a connection of its own, which goes
+with keeper's process or that connection. The clear takes the mark of each staging it finds
+(`pg_try_advisory_xact_lock`, until its transaction ends) and deletes the rows of those it got: a
+keeper that stopped mid-staging leaves nothing, and a rolling restart of one keeper leaves the
+other's stagings alone (their commits go on). A staging whose mark went while its keeper lives (the
+connection lost) may be cleared too: its commit then answers 409 schema-migration-moved, send the
+change set again. Rows staged inside their commit's transaction (a large import's `commit-…`, a
+merge's catch-up) take no mark: a clear never sees them.
 
 The commit that writes a staging's rows holds them until its transaction ends (`hold_staged_rows`:
 transaction-scoped advisory locks, the staging's own and the clear's shared), and counts them
@@ -34,7 +44,7 @@ after taking the locks; `forget_staged_rows` and `clear_staged_rows` take those 
 deletion either happened before the count (the commit answers 409 schema-migration-moved, nothing
 changed) or waits until the commit is over: never between the count and the set statements, which
 would commit part of a migration (a synchronous call cancelled by its deadline while its commit
-runs forgets its rows; a keeper that starts clears every keeper's).
+runs forgets its rows; a keeper that starts clears those of a staging whose mark went).
 """
 
 from __future__ import annotations
@@ -54,7 +64,7 @@ logger = logging.getLogger("lorebase.store.staged_rows")
 # Stands for the Revision id in staged provenance (a SHA-256 hex is never all zeros).
 PLACEHOLDER = "0" * 64
 # The advisory locks' keys (the two-integer form, a space of its own): (_STAGING, hashtext(staging))
-# for one staging, (_CLEAR, 0) for all of them.
+# for one staging, (_CLEAR, 0) for all of them. A staging's liveness mark is the one-bigint form.
 _STAGING, _CLEAR = 0x5354_0001, 0x5354_0002
 
 COLUMNS = (
@@ -151,6 +161,16 @@ WHERE s.staging = $3
 ORDER BY s.part, s.name COLLATE "C", s.key COLLATE "C"
 """
 _FORGET = "DELETE FROM staged_rows WHERE staging = $1"
+# The rows of the stagings whose liveness mark is free (the key Database.lease takes for the staging
+# id), each mark tried once per staging and held until the clear's transaction ends (a CTE with a
+# volatile function is computed once, and its condition stays above the DISTINCT).
+_CLEAR_GONE = """
+WITH gone AS (
+  SELECT staging FROM (SELECT DISTINCT staging FROM staged_rows) s
+  WHERE pg_try_advisory_xact_lock(hashtextextended(s.staging, 0))
+)
+DELETE FROM staged_rows r USING gone WHERE r.staging = gone.staging
+"""
 _DROP = """
 DELETE FROM staged_rows s
 USING unnest(CAST($2 AS text[]), CAST($3 AS text[]), CAST($4 AS text[])) AS x(entity, name, key)
@@ -330,10 +350,11 @@ class StagedRowsTxn(TxnBase):
         )
 
     async def clear_staged_rows(self) -> int:
-        """Remove every staged row (a keeper starting: what a stopped one staged is of no use),
-        after the commits that hold some."""
+        """Remove the rows of every staging whose keeper is gone (its liveness mark free: the
+        module's docstring), after the commits that hold some (a keeper starting: what a stopped
+        one staged is of no use); how many."""
         await self.conn.execute(text("SELECT pg_advisory_xact_lock(:key, 0)"), {"key": _CLEAR})
-        result = await self.conn.execute(text("DELETE FROM staged_rows"))
+        result = await self.conn.execute(text(_CLEAR_GONE))
         return int(result.rowcount or 0)
 
 

@@ -58,6 +58,61 @@ async def staged_rows(stack: Stack) -> int:
     return await stack.rt.db.run_interaction("count_staged_rows", count)
 
 
+async def end_marks(stack: Stack) -> int:
+    """What keeper's death does to its stagings' liveness marks (lorebase_store.staged_rows): the
+    sessions holding the marks of the stagings in `staged_rows` end, each waited for until it is
+    gone; how many."""
+
+    async def end(txn: Txn) -> int:
+        ended = await txn.conn.execute(
+            text(
+                "SELECT pg_terminate_backend(l.pid, 10000) FROM pg_locks l "
+                "JOIN (SELECT DISTINCT staging FROM staged_rows) s "
+                "ON ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(s.staging, 0) "
+                "WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted "
+                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            )
+        )
+        return len(ended.all())
+
+    return await stack.rt.db.run_interaction("end_marks", end)
+
+
+async def while_its_commit_waits(
+    stack: Stack, change: dict[str, Any], meanwhile: Callable[[], Awaitable[None]]
+) -> Any:
+    """The answer to a change set (on main) whose commit waited for the branch, held from its first
+    batch on, while `meanwhile` ran: its rows staged, its staging's mark held."""
+    engine = stack.rt.db.engine
+    lock_waits = text(
+        "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+    )
+    async with engine.connect() as holder, engine.connect() as watcher:
+        watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
+
+        async def hold_the_branch() -> None:  # the staging goes on; its commit will wait
+            await holder.execute(text("select 1 from branches where name = 'main' for update"))
+
+        listener = after_first_batch(stack, hold_the_branch)
+        try:
+            sent = asyncio.ensure_future(
+                stack.http.post(CHANGES, json={"changes": [change]}, headers=stack.admin)
+            )
+            for _ in range(3000):
+                if sent.done() or await watching.scalar(lock_waits):
+                    break
+                await asyncio.sleep(0.01)
+            assert not sent.done(), sent.result().text
+            try:
+                await meanwhile()
+            finally:
+                await holder.rollback()
+                answer = await sent
+            return answer
+        finally:
+            stack.rt.schema_progress.remove(listener)
+
+
 def after_first_batch(
     stack: Stack, step: Callable[[], Awaitable[None]], kind: str = "Supplier"
 ) -> Callable[..., Awaitable[None]]:
@@ -223,46 +278,69 @@ async def test_writes_during_a_batched_migration_land_and_are_migrated_and_viola
     s1003 = (await batched.http.get(SUPPLIERS + "S-1003", headers=batched.admin)).json()
     assert s1003["values"]["risk_score"] == "97"
 
-    # A keeper that starts while a change set waits for its commit clears its staged rows: the
+    # Its keeper gone (the session holding its staging's mark ended, as keeper's death ends it), a
+    # keeper that starts while the change set waits for its commit clears its staged rows: the
     # commit finds them gone and answers 409 schema-migration-moved, nothing changed.
     before_move = await branch(batched)
-    engine = batched.rt.db.engine
-    lock_waits = text(
-        "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
-    )
-    async with engine.connect() as holder, engine.connect() as watcher:
-        watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
 
-        async def hold_the_branch() -> None:  # the staging goes on; its commit will wait
-            await holder.execute(text("select 1 from branches where name = 'main' for update"))
+    async def keeper_gone() -> None:
+        assert await staged_rows(batched) > 0
+        assert await end_marks(batched) == 1
+        assert await clear_staged(batched.rt.db) > 0  # what a keeper does as it starts
 
-        listener = after_first_batch(batched, hold_the_branch)
-        try:
-            sent = asyncio.ensure_future(
-                batched.http.post(
-                    CHANGES, json={"changes": [CERTIFICATION | {"attribute": "audit"}]}, headers=batched.admin
-                )
-            )
-            for _ in range(3000):
-                if sent.done() or await watching.scalar(lock_waits):
-                    break
-                await asyncio.sleep(0.01)
-            assert not sent.done(), sent.result().text
-            assert await staged_rows(batched) > 0
-            assert await clear_staged(batched.rt.db) > 0  # what a keeper does as it starts
-            await holder.rollback()
-            gone = await sent
-        finally:
-            batched.rt.schema_progress.remove(listener)
+    gone = await while_its_commit_waits(batched, CERTIFICATION | {"attribute": "audit"}, keeper_gone)
     assert gone.status_code == 409 and gone.json()["type"].endswith("/schema-migration-moved"), gone.text
     assert "staged rows are gone" in gone.json()["detail"]
     assert await branch(batched) == before_move and await staged_rows(batched) == 0
 
 
+async def test_a_keeper_that_starts_clears_only_the_stagings_whose_keeper_is_gone(batched: Stack) -> None:
+    """A staging's keeper holds its liveness mark until its rows are gone (lorebase_store.staged_rows):
+    a keeper that starts (a rolling restart of the other keeper) leaves a live staging's rows, and
+    its change set commits; rows whose mark is free go."""
+    db = batched.rt.db
+    row = ("", 0, "Supplier", "S-1001", "record", "modified", "[]", None, "{}", "{}")
+
+    async def stage(txn: Txn) -> None:
+        await txn.copy_staged_rows(
+            [
+                (staging, *row[1:], None, None, False, b"[]", None)
+                for staging in ("schema-live", "schema-gone")
+            ]
+        )
+
+    await db.run_interaction("stage_rows_of_two", stage)
+    async with db.lease("schema-live") as held:  # what a change set's keeper holds (staged.py)
+        assert held
+        assert await clear_staged(db) == 1  # schema-gone's
+        assert await staged_rows(batched) == 1
+    assert await clear_staged(db) == 1 and await staged_rows(batched) == 0  # its keeper gone
+
+    # A change set whose commit waits while a keeper starts: its rows stay, and it commits.
+    before = await branch(batched)
+    kept: list[int] = []
+
+    async def keeper_starts() -> None:
+        staged = await staged_rows(batched)
+        assert staged > 0
+        assert await clear_staged(db) == 0  # what a keeper does as it starts
+        kept.extend([staged, await staged_rows(batched)])
+
+    done = await while_its_commit_waits(batched, CERTIFICATION, keeper_starts)
+    assert done.status_code == 200, done.text
+    assert kept[0] == kept[1] and done.json()["migrated"]["records"] == 30
+    after = await branch(batched)
+    assert after["head"] == done.json()["revision"] and after["generation"] == before["generation"] + 1
+    s1001 = (await batched.http.get(SUPPLIERS + "S-1001", headers=batched.admin)).json()
+    assert s1001["values"]["certification"] == "iso9001"
+    assert await staged_rows(batched) == 0
+
+
 async def test_a_commit_holds_its_staged_rows_until_it_ends(batched: Stack) -> None:
     """A deletion of staged rows (a cancelled call forgetting its own, a keeper that starts clearing
-    all) waits for the commit that counted them: it never lands between the count and the set
-    statements, which would commit part of a migration (lorebase_store/staged_rows.py)."""
+    those whose keeper is gone) waits for the commit that counted them: it never lands between the
+    count and the set statements, which would commit part of a migration
+    (lorebase_store/staged_rows.py)."""
     db = batched.rt.db
     row = ("schema-held", 0, "Supplier", "S-1001", "record", "modified", "[]", None, "{}", "{}")
 

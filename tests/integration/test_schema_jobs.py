@@ -1,8 +1,8 @@
 """Schema change jobs (docs/schema.md, "Large migrations"): a change set sent with `Prefer:
 respond-async` answers 202 with a job that commits the same Revision and answer as the synchronous
 call, or fails with the same problem; a job is read only where its branch is; a keeper that starts
-(or stops) ends the running jobs, and a job whose keeper went silent ends at its next read; the
-head never shows half a change set."""
+again (or stops) ends its running jobs, another keeper's go on, and a job whose keeper went silent
+ends at its next read; the head never shows half a change set."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import signal
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from lorebase.clients import KeeperClient
 from lorebase.ids import utc_now
 from lorebase_store import NewSchemaJob, Txn
 from tests.integration.conftest import Stack
+from tests.integration.test_schema_batches import end_marks
 
 D = "/api/v1/domains/supply"
 CHANGES = D + "/branches/{}/schema/changes"
@@ -221,9 +223,54 @@ async def test_a_job_is_read_only_where_its_branch_may_be_read(supply: Stack) ->
     assert (await supply.http.get(JOBS, headers=editor)).json()["jobs"][0]["status"] == "failed"
 
 
-async def test_a_starting_keeper_fails_running_jobs_and_their_commit_changes_nothing(batched: Stack) -> None:
+async def test_a_keeper_that_starts_again_fails_its_running_jobs_and_their_commit_changes_nothing(
+    batched: Stack,
+) -> None:
+    """The keeper running a job died (its staging's mark went with it) and starts again while the
+    job's commit waits: it fails its jobs and clears their rows, and the commit changes nothing."""
     before = await branch_row(batched)
-    engine = batched.rt.db.engine
+
+    async def keeper_again(running: dict[str, Any]) -> None:
+        assert await end_marks(batched) == 1
+        # What a keeper does as it starts (lorebase_keeper.server): fail the jobs, clear staged rows.
+        assert await fail_abandoned(batched.rt) == [running["id"]]
+        assert await clear_staged(batched.rt.db) > 0
+
+    done = await job_while_its_commit_waits(batched, keeper_again)
+    assert done["status"] == "failed" and done["problem"]["code"] == "schema-migration-moved"
+    assert done["problem"]["reason"] == "abandoned" and done["problem"]["status"] == 409
+    assert await branch_row(batched) == before
+    assert await batched.count("staged_rows") == 0
+
+
+async def test_another_keeper_that_starts_leaves_a_running_job_which_commits(batched: Stack) -> None:
+    """A rolling restart: the other keeper starts while a job's commit waits; the job's keeper lives
+    (its heartbeat fresh, its staging's mark held), so it is neither failed nor cleared, and commits."""
+    before = await branch_row(batched)
+    answer = {"type": "x", "title": "x", "status": 409, "detail": "x"}
+
+    async def other_keeper_starts(running: dict[str, Any]) -> None:
+        async def fail(txn: Txn) -> list[str]:
+            return await txn.fail_abandoned_schema_jobs(owner="keeper-2/:50051", lease_s=60, answer=answer)
+
+        staged = await batched.count("staged_rows")
+        assert staged > 0
+        assert await batched.rt.db.run_interaction("fail_abandoned", fail) == []
+        assert await clear_staged(batched.rt.db) == 0
+        assert await batched.count("staged_rows") == staged
+
+    done = await job_while_its_commit_waits(batched, other_keeper_starts)
+    assert done["status"] == "committed", done
+    assert (await branch_row(batched))["generation"] == before["generation"] + 1
+    assert await batched.count("staged_rows") == 0
+
+
+async def job_while_its_commit_waits(
+    stack: Stack, meanwhile: Callable[[dict[str, Any]], Awaitable[None]]
+) -> dict[str, Any]:
+    """A job (CERTIFICATION on main) once it ended, `meanwhile` run (with the running job) while its
+    commit waited for the branch, held until then: its rows staged, its staging's mark held."""
+    engine = stack.rt.db.engine
     lock_waits = text(
         "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
     )
@@ -231,23 +278,19 @@ async def test_a_starting_keeper_fails_running_jobs_and_their_commit_changes_not
         watching = await watcher.execution_options(isolation_level="AUTOCOMMIT")
         # The branch held: the job stages, then its commit waits.
         await holder.execute(text("select 1 from branches where name = 'main' for update"))
-        accepted = await post(batched, {"changes": [CERTIFICATION]}, **ASYNC)
+        accepted = await post(stack, {"changes": [CERTIFICATION]}, **ASYNC)
         assert accepted.status_code == 202, accepted.text
-        for _ in range(3000):
-            if await watching.scalar(lock_waits):
-                break
-            await asyncio.sleep(0.01)
-        running = (await batched.http.get(accepted.headers["Location"], headers=batched.admin)).json()
-        assert running["status"] == "running"
-        # What a keeper does as it starts (lorebase_keeper.server): fail the jobs, clear staged rows.
-        assert await fail_abandoned(batched.rt) == [running["id"]]
-        assert await clear_staged(batched.rt.db) > 0
-        await holder.rollback()
-        done = await finished(batched, accepted.headers["Location"])
-    assert done["status"] == "failed" and done["problem"]["code"] == "schema-migration-moved"
-    assert done["problem"]["reason"] == "abandoned" and done["problem"]["status"] == 409
-    assert await branch_row(batched) == before
-    assert await batched.count("staged_rows") == 0
+        try:
+            for _ in range(3000):
+                if await watching.scalar(lock_waits):
+                    break
+                await asyncio.sleep(0.01)
+            running = (await stack.http.get(accepted.headers["Location"], headers=stack.admin)).json()
+            assert running["status"] == "running"
+            await meanwhile(running)
+        finally:
+            await holder.rollback()
+        return await finished(stack, accepted.headers["Location"])
 
 
 async def test_a_stopping_keeper_fails_its_running_jobs(batched: Stack) -> None:

@@ -55,12 +55,14 @@ async def run(settings: Settings) -> int:
     services = settings.model.services
 
     async def start() -> None:
-        # Schema change jobs that can no longer answer (schema_changes/jobs.py), before their
-        # staged rows go: a job's commit that holds its row wins, and the others then commit nothing.
+        # Schema change jobs that can no longer answer (schema_changes/jobs.py: this keeper's
+        # before it stopped, or silent past their lease), before their staged rows go: a job's
+        # commit that holds its row wins, and the others then commit nothing.
         failed = await fail_abandoned(rt)
         if failed:
             logger.info("failed %d schema change jobs left running: %s", len(failed), ", ".join(failed))
-        # Rows a keeper staged for a change set it never committed (it stopped meanwhile).
+        # Rows a keeper staged for a change set it never committed (it stopped meanwhile); the
+        # stagings of a keeper that lives stay (schema_changes/staged.py, `staging_alive`).
         cleared = await clear_staged(rt.db)
         if cleared:
             logger.info("cleared %d staged rows of unfinished schema change sets", cleared)

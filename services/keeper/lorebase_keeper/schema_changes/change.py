@@ -4,7 +4,8 @@ The change set is applied to the schema the branch stands on (lorebase.schema.ch
 problem answers 422 at once). Then the data migration is staged (staged.py), in a process of its
 own at a lower CPU priority (process.py): every Record and Link it changes is read, migrated and
 checked in batches (migrate.py) in a read-only snapshot of the head, outside the branch's commit
-lock, so writes and reads on the branch go on meanwhile. A
+lock, so writes and reads on the branch go on meanwhile; keeper holds the staging's liveness mark
+until its rows are gone (staged.py `staging_alive`), so a keeper that starts meanwhile leaves them. A
 violation refuses the whole change set there (422, nothing changed). Last, in the branch's commit
 transaction, what other commits changed meanwhile is migrated too (`catch_up`), and the Revision is
 planned with the new version (origin `schema`, its ref the version's digest): one Revision, one head
@@ -42,7 +43,7 @@ from lorebase_keeper.schema_changes.counts import StagedCounts, counted_before, 
 from lorebase_keeper.schema_changes.counts import moved as moved_counts
 from lorebase_keeper.schema_changes.migrate import SAMPLE, log_progress
 from lorebase_keeper.schema_changes.process import Apart, stage_apart
-from lorebase_keeper.schema_changes.staged import Staged, catch_up, moved, staging_id
+from lorebase_keeper.schema_changes.staged import Staged, catch_up, moved, staging_alive, staging_id
 from lorebase_keeper.writes import (
     ANALYZE_AFTER,
     BranchView,
@@ -164,150 +165,157 @@ async def change_schema(
         limits.nice,
     )
     changed_keys_max = apart.changed_keys_max
-    try:
-        started = time.perf_counter()
-        staged = await stage_apart(apart, rt.db, told)
-        logger.info(
-            "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
-            branch,
-            staged.count,
-            time.perf_counter() - started,
-        )
-        if body.dry_run:
-            return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
-        if staged.violation_count:
-            raise _refused(staged)
-        kept = rt.kept_counts[0] if rt.kept_counts else None
-        if kept is not None and staging is not None:
-            # Resolve's value counts of what it changes, from its staged rows (counts.py), outside the lock.
+    # Its staging's liveness mark, held until its rows are gone: a keeper that starts meanwhile
+    # clears only the rows of stagings whose keeper is gone (staged.py, lorebase_store.staged_rows).
+    async with staging_alive(rt.db, staging):
+        try:
             started = time.perf_counter()
-            staged.values = await rt.db.read(
-                "schema_change_counts", _staged_counts, kept, domain, branch, staged, plan
-            )
+            staged = await stage_apart(apart, rt.db, told)
             logger.info(
-                "schema change on %s: the value counts of %d Attributes taken from its staged rows in %.1f s",
+                "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
                 branch,
-                len(staged.values.limits) if staged.values is not None else 0,
+                staged.count,
                 time.perf_counter() - started,
             )
-        if job is not None:
-            job.check(branch)  # the last moment a job stops: its commit, once queued, runs to its end
-
-        held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
-        counts_moved: list[CountsMoved] = []  # what its commit tells resolve's kept counts
-
-        async def work(
-            view: BranchView, row: BranchRow, head: Head
-        ) -> tuple[Outcome, Head, CommitRows | None]:
-            counts_moved.clear()
-            if key is not None:
-                receipt = await view.get_receipt(principal.id, key)
-                if receipt is not None:
-                    return replay(receipt, digest, key), head, None
-            check_expected_head(body.expected_head, branch, head.revision)
-            held["at"] = time.perf_counter()
-            logger.info("schema change on %s: the branch's lock taken", branch)
-            final = staged
-            if head.revision != staged.head.revision:
-                final = await catch_up(
-                    view,
-                    row,
-                    head,
-                    staged,
-                    plan,
-                    body.on_invalid,
-                    batch=limits.batch_records,
-                    limit=limits.catch_up_max,
-                    changed_keys_max=changed_keys_max,
+            if body.dry_run:
+                return Outcome(
+                    200, await _document(domain, branch, plan, new_digest, staged, touches), None, {}
                 )
-                if final.violation_count:
-                    raise _refused(final)
-                held.update(caught_up=time.perf_counter() - held["at"], refs=final.caught_up)
-            values, chain = None, None
-            if kept is not None and final.values is not None and not isinstance(view, OverlayView):
-                chain = await branch_chain(view.txn, row.domain_id, row)
-                values = await counted_before(
-                    kept, view.txn, domain, row, chain, head.generation, final.values
+            if staged.violation_count:
+                raise _refused(staged)
+            kept = rt.kept_counts[0] if rt.kept_counts else None
+            if kept is not None and staging is not None:
+                # Resolve's value counts of what it changes, from its staged rows (counts.py), outside the lock.
+                started = time.perf_counter()
+                staged.values = await rt.db.read(
+                    "schema_change_counts", _staged_counts, kept, domain, branch, staged, plan
                 )
-            document = await _document(domain, branch, plan, new_digest, final, touches)
-            for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
-                await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
-            # A large change set's value index entries may stay pending, as a load's do: the ANALYZE
-            # after it merges them (writes/planner_statistics.py).
-            rows = CommitRows(domain.id, branch, defer_index=rt.statistics is not None)
-            committed = await commit_change_set(
-                view,
-                rows,
-                domain,
-                head,
-                ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
-                final,
-            )
-            revision_id = committed.revision.id
-            if values is not None and chain is not None:
-                counts_moved.append(
-                    moved_counts(domain, row, chain, head.generation, committed.revision.generation, values)
+                logger.info(
+                    "schema change on %s: the value counts of %d Attributes taken from its staged rows in %.1f s",
+                    branch,
+                    len(staged.values.limits) if staged.values is not None else 0,
+                    time.perf_counter() - started,
                 )
-            document.update(status="committed", revision=revision_id, head=revision_id)
             if job is not None:
-                # Marked in the commit's transaction, only while it still runs: a job failed
-                # meanwhile (jobs.py) refuses the commit, so a job never says other than the head.
-                job.committing = True
-                if not await view.txn.finish_schema_job(
-                    job.id, status="committed", answer_status=200, answer=document, revision=revision_id
-                ):
-                    raise moved(branch, f"its job {job.id} was failed meanwhile (a keeper started)")
-            stamp = iso(at)
-            if key is not None:
-                rows.receipt(
+                job.check(branch)  # the last moment a job stops: its commit, once queued, runs to its end
+
+            held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
+            counts_moved: list[CountsMoved] = []  # what its commit tells resolve's kept counts
+
+            async def work(
+                view: BranchView, row: BranchRow, head: Head
+            ) -> tuple[Outcome, Head, CommitRows | None]:
+                counts_moved.clear()
+                if key is not None:
+                    receipt = await view.get_receipt(principal.id, key)
+                    if receipt is not None:
+                        return replay(receipt, digest, key), head, None
+                check_expected_head(body.expected_head, branch, head.revision)
+                held["at"] = time.perf_counter()
+                logger.info("schema change on %s: the branch's lock taken", branch)
+                final = staged
+                if head.revision != staged.head.revision:
+                    final = await catch_up(
+                        view,
+                        row,
+                        head,
+                        staged,
+                        plan,
+                        body.on_invalid,
+                        batch=limits.batch_records,
+                        limit=limits.catch_up_max,
+                        changed_keys_max=changed_keys_max,
+                    )
+                    if final.violation_count:
+                        raise _refused(final)
+                    held.update(caught_up=time.perf_counter() - held["at"], refs=final.caught_up)
+                values, chain = None, None
+                if kept is not None and final.values is not None and not isinstance(view, OverlayView):
+                    chain = await branch_chain(view.txn, row.domain_id, row)
+                    values = await counted_before(
+                        kept, view.txn, domain, row, chain, head.generation, final.values
+                    )
+                document = await _document(domain, branch, plan, new_digest, final, touches)
+                for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
+                    await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
+                # A large change set's value index entries may stay pending, as a load's do: the ANALYZE
+                # after it merges them (writes/planner_statistics.py).
+                rows = CommitRows(domain.id, branch, defer_index=rt.statistics is not None)
+                committed = await commit_change_set(
+                    view,
+                    rows,
+                    domain,
+                    head,
+                    ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
+                    final,
+                )
+                revision_id = committed.revision.id
+                if values is not None and chain is not None:
+                    counts_moved.append(
+                        moved_counts(
+                            domain, row, chain, head.generation, committed.revision.generation, values
+                        )
+                    )
+                document.update(status="committed", revision=revision_id, head=revision_id)
+                if job is not None:
+                    # Marked in the commit's transaction, only while it still runs: a job failed
+                    # meanwhile (jobs.py) refuses the commit, so a job never says other than the head.
+                    job.committing = True
+                    if not await view.txn.finish_schema_job(
+                        job.id, status="committed", answer_status=200, answer=document, revision=revision_id
+                    ):
+                        raise moved(branch, f"its job {job.id} was failed meanwhile (a keeper started)")
+                stamp = iso(at)
+                if key is not None:
+                    rows.receipt(
+                        principal=principal.id,
+                        key=key,
+                        request_digest=digest,
+                        status=200,
+                        response=document,
+                        revision=revision_id,
+                        at=stamp,
+                    )
+                rows.audit(
                     principal=principal.id,
-                    key=key,
-                    request_digest=digest,
-                    status=200,
-                    response=document,
-                    revision=revision_id,
+                    action="schema.change",
+                    domain=domain.name,
+                    target=branch,
+                    details={
+                        "revision": revision_id,
+                        "schema_version": new_digest,
+                        "previous_schema_version": domain.schema_digest,
+                        "changes": plan.summary,
+                        "caught_up": final.caught_up,
+                    },
                     at=stamp,
                 )
-            rows.audit(
-                principal=principal.id,
-                action="schema.change",
-                domain=domain.name,
-                target=branch,
-                details={
-                    "revision": revision_id,
-                    "schema_version": new_digest,
-                    "previous_schema_version": domain.schema_digest,
-                    "changes": plan.summary,
-                    "caught_up": final.caught_up,
-                },
-                at=stamp,
-            )
-            return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
+                return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
 
-        outcome = await rt.committer.run(
-            domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
-        )
-        logger.info(
-            "schema change on %s: committed, the branch's lock held %.1f s (of which %.1f s catching up %d "
-            "Records and Links changed meanwhile)",
-            branch,
-            time.perf_counter() - held["at"],
-            held["caught_up"],
-            held["refs"],
-        )
-        if kept is not None and counts_moved and outcome.revision is not None:
-            kept.committed(counts_moved[0])  # before the answer: the next resolve finds them
-        if staged.count >= ANALYZE_AFTER and outcome.revision and rt.statistics:
-            rt.statistics.refresh_soon()
-        rt.domains.forget(domain.name)
-        if widened:
-            rt.auth.forget()
-        return outcome
-    finally:
-        # Gone with the commit's transaction when it committed; here after a dry run's end, a
-        # refusal or an error (a chunk of a failed staging included).
-        if staging is not None:
-            await rt.db.run_interaction("schema_change_forget_staged", _forget_staged_rows, staging)
+            outcome = await rt.committer.run(
+                domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
+            )
+            logger.info(
+                "schema change on %s: committed, the branch's lock held %.1f s (of which %.1f s catching up %d "
+                "Records and Links changed meanwhile)",
+                branch,
+                time.perf_counter() - held["at"],
+                held["caught_up"],
+                held["refs"],
+            )
+            if kept is not None and counts_moved and outcome.revision is not None:
+                kept.committed(counts_moved[0])  # before the answer: the next resolve finds them
+            if staged.count >= ANALYZE_AFTER and outcome.revision and rt.statistics:
+                rt.statistics.refresh_soon()
+            rt.domains.forget(domain.name)
+            if widened:
+                rt.auth.forget()
+            return outcome
+        finally:
+            # Gone with the commit's transaction when it committed; here after a dry run's end, a
+            # refusal or an error (a chunk of a failed staging included).
+            if staging is not None:
+                await rt.db.run_interaction("schema_change_forget_staged", _forget_staged_rows, staging)
 
 
 @dataclass(frozen=True)
@@ -336,7 +344,11 @@ async def commit_change_set(
         await view.txn.move_kind_rows(domain.id, rows.branch, old, new)
     assert staged.staging is not None
     if await view.txn.hold_staged_rows(staged.staging) != staged.count:
-        raise moved(rows.branch, "its staged rows are gone (a keeper started meanwhile and cleared them)")
+        raise moved(
+            rows.branch,
+            "its staged rows are gone (its staging's mark was lost, and a keeper that started "
+            "meanwhile cleared them)",
+        )
     revision_plan = RevisionPlan(
         domain.name,
         head,

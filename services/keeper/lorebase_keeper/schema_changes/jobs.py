@@ -18,10 +18,10 @@ A job never stays `running` and never leaves a half-migrated head:
   change set answers, or `failed` when its deadline passes or keeper stops (the staging stops at
   its next batch, and nothing was written);
 - the task renews its heartbeat (and progress) every `job_heartbeat_s`; a keeper that starts fails
-  every running job that stages rows (it clears every staged row: they could not commit), every one
-  it ran itself before it stopped (its `owner`: host and listen address), and every one whose
-  heartbeat is older than `job_lease_s`; a read of a job whose heartbeat is that old fails it too.
-  A task whose job was failed so stops at its next heartbeat.
+  every running job it ran itself before it stopped (its `owner`: host and listen address), and
+  every one whose heartbeat is older than `job_lease_s`; a read of a job whose heartbeat is that old
+  fails it too. The jobs of another keeper that lives go on: their staged rows stay (staged.py,
+  `staging_alive`). A task whose job was failed so stops at its next heartbeat.
 """
 
 from __future__ import annotations
@@ -278,9 +278,7 @@ async def fail_abandoned(rt: Runtime) -> list[str]:
     """A keeper starting, before it clears the staged rows: fail the running jobs that can no
     longer answer (the module docstring)."""
     limits = rt.settings.model.keeper.schema_changes
-    answer = stopped(
-        "", "a keeper started (its staged rows were cleared, or its keeper stopped)", "abandoned"
-    )
+    answer = stopped("", "its keeper stopped or went silent (a keeper that started found it so)", "abandoned")
 
     async def fail(txn: Txn) -> list[str]:
         return await txn.fail_abandoned_schema_jobs(

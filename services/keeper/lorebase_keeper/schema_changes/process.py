@@ -22,8 +22,8 @@ by keeper under their own logger, so keeper's log reads as before), its progress
 (keeper runs its listeners and the job's checks, then answers `go`: the migration waits for them, as
 it did on keeper's loop), and last its answer (the staged migration, or a problem). A job stopped
 meanwhile (its deadline, keeper stopping) or a call cancelled ends the child (SIGKILL); a child
-whose keeper is gone ends itself at its next message or chunk of rows (a keeper that starts clears
-every staged row).
+whose keeper is gone ends itself at its next message or chunk of rows (its staging's mark went with
+keeper: a keeper that starts clears its rows; one chunk sent meanwhile stays until the next start).
 
 A child that ends without an answer (killed, out of memory) answers 409 schema-migration-moved with
 `reason: migration-process`, nothing changed: keeper ends its database sessions

@@ -33,10 +33,11 @@ the lock, only yields, so the lock is held no longer than the work needs.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -361,10 +362,22 @@ async def catch_up(
     )
 
 
+@contextlib.asynccontextmanager
+async def staging_alive(db: Database, staging: str | None) -> AsyncIterator[None]:
+    """`staging`'s liveness mark held for the block (a lease named by its id, on a connection of
+    keeper's own: lorebase_store.staged_rows): a keeper that starts meanwhile leaves its rows, and
+    they are cleared once the mark goes with this process or its connection. None (a dry run,
+    nothing staged): no mark."""
+    if staging is None:
+        yield
+        return
+    async with db.lease(staging):  # a staging id is new: held, unless a hash of another name collides
+        yield
+
+
 async def clear_staged(db: Database) -> int:
-    """Remove every staged row (a keeper starting: what a stopped keeper staged is of no use; a
-    staging of another keeper running meanwhile finds its rows gone at its commit: 409
-    schema-migration-moved, send the change set again)."""
+    """Remove the rows of every staging whose keeper is gone, its liveness mark free (a keeper
+    starting: what a stopped keeper staged is of no use); a live keeper's stagings go on."""
     return await db.run_interaction("clear_staged_rows", _clear)
 
 
@@ -531,4 +544,14 @@ def _held_without(migration: Checked, refs: set[Ref]) -> dict[str, dict[str, dic
     return out
 
 
-__all__ = ["ROWS", "Staged", "Staging", "catch_up", "clear_staged", "moved", "stage", "staging_id"]
+__all__ = [
+    "ROWS",
+    "Staged",
+    "Staging",
+    "catch_up",
+    "clear_staged",
+    "moved",
+    "stage",
+    "staging_alive",
+    "staging_id",
+]
