@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.util import await_
 
 from lorebase_store.asyncpg_internals import forget_transaction_mark, invalidate_pooled, unstarted_begin
+from lorebase_store.backend_priority import discard_lowered, lower
 from lorebase_store.hot import BranchOrder, HotReads
 from lorebase_store.migrate import check_version, engine_target
 from lorebase_store.records import RecordRow
@@ -161,23 +162,40 @@ class Database:
             self.standbys.failed(standby)
             return await run(self.engine)
 
-    async def analyze(self, tables: tuple[str, ...], *, statement_timeout_s: float = 600) -> None:
+    async def analyze(
+        self, tables: tuple[str, ...], *, statement_timeout_s: float = 600, nice: int = 0
+    ) -> None:
         """Refresh the planner's statistics of these tables (ANALYZE samples them), one transaction per
-        table: ANALYZE writes, so each one holds the outbox fence only while it runs."""
+        table: ANALYZE writes, so each one holds the outbox fence only while it runs. `nice`: its
+        backend's CPU priority lowered (lorebase_store.backend_priority)."""
         for table in tables:
-            async with self.engine.begin() as conn:
-                await conn.execute(text(f"SET LOCAL statement_timeout = {int(statement_timeout_s * 1000)}"))
-                await conn.execute(text(f"ANALYZE {table}"))
+            await self._background(f"ANALYZE {table}", {}, statement_timeout_s, nice)
 
-    async def merge_pending(self, indexes: tuple[str, ...], *, statement_timeout_s: float = 600) -> None:
+    async def merge_pending(
+        self, indexes: tuple[str, ...], *, statement_timeout_s: float = 600, nice: int = 0
+    ) -> None:
         """Merge the pending entries of these GIN indexes into them (`gin_pending_list_limit`: a large
-        import leaves them pending, bulk.py), one transaction per index."""
+        import leaves them pending, bulk.py), one transaction per index; `nice` as for `analyze`."""
         for index in indexes:
-            async with self.engine.begin() as conn:
-                await conn.execute(text(f"SET LOCAL statement_timeout = {int(statement_timeout_s * 1000)}"))
-                await conn.execute(
-                    text("SELECT gin_clean_pending_list(CAST(:index AS regclass))"), {"index": index}
-                )
+            await self._background(
+                "SELECT gin_clean_pending_list(CAST(:index AS regclass))",
+                {"index": index},
+                statement_timeout_s,
+                nice,
+            )
+
+    async def _background(
+        self, statement: str, parameters: dict[str, Any], timeout_s: float, nice: int
+    ) -> None:
+        """One maintenance statement in a transaction of its own, at niceness `nice`."""
+        async with self.engine.connect() as conn:
+            try:
+                async with conn.begin():
+                    await lower(conn, nice)
+                    await conn.execute(text(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}"))
+                    await conn.execute(text(statement), parameters)
+            finally:
+                await discard_lowered(conn)
 
     @contextlib.asynccontextmanager
     async def lease(self, name: str) -> AsyncIterator[bool]:
@@ -221,8 +239,12 @@ class Database:
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             started = time.perf_counter()
             try:
-                async with unavailable_raised(), self.engine.begin() as conn:
-                    result = await _run(conn, fn, *args, **kwargs)
+                async with unavailable_raised(), self.engine.connect() as conn:
+                    try:
+                        async with conn.begin():
+                            result = await _run(conn, fn, *args, **kwargs)
+                    finally:  # a backend whose priority the work lowered (Txn.lower_priority) goes
+                        await discard_lowered(conn)
                 self._record(name, started)
                 return result
             except (DBAPIError, asyncpg.PostgresError) as exc:  # the driver's own: TxnBase.driver
@@ -248,8 +270,11 @@ class Database:
                 conn = await conn.execution_options(
                     isolation_level="REPEATABLE READ", postgresql_readonly=True
                 )
-                result = await _run(conn, fn, *args, **kwargs)
-                await conn.rollback()
+                try:
+                    result = await _run(conn, fn, *args, **kwargs)
+                    await conn.rollback()
+                finally:
+                    await discard_lowered(conn)
             return result
 
         async with unavailable_raised():  # outside the routing, which falls back from a standby itself

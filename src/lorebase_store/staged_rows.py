@@ -333,11 +333,6 @@ class StagedRowsTxn(TxnBase):
         await driver.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _STAGING, staging)
         await driver.execute(_FORGET, staging)
 
-    async def backend_pid(self) -> int:
-        """The process id of the PostgreSQL backend serving this transaction."""
-        driver = await self.driver()
-        return int(await driver.fetchval("SELECT pg_backend_pid()"))
-
     async def end_sessions(self, application_name: str) -> None:
         """End the sessions of a staging whose process ended without an answer (their
         application_name its staging id), each waited for until it is gone: a chunk of rows it was

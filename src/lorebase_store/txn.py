@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from lorebase_store import backend_priority
 from lorebase_store.asyncpg_internals import (
     adapter_in_transaction,
     begin_with,
@@ -62,6 +63,12 @@ class TxnBase:
         table through an unhashed `= ANY(...)`, which takes minutes instead of milliseconds."""
         await self.conn.execute(text(f"SET LOCAL statement_timeout = {int(seconds * 1000)}"))
         await self.conn.execute(text("SET LOCAL plan_cache_mode = force_custom_plan"))
+
+    async def lower_priority(self, nice: int) -> None:
+        """Lower the CPU priority of the backend serving this transaction to niceness `nice` (work
+        nobody waits on at once: lorebase_store.backend_priority); its connection leaves the pool at
+        the transaction's end."""
+        await backend_priority.lower(self.conn, nice)
 
 
 __all__ = ["TxnBase"]

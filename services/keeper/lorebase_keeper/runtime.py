@@ -97,7 +97,7 @@ class Runtime:
             memory=MemoryCommitter(db, max_group=model.memory.commit.max_group),
             vault=Vault(db, model.webhooks),
             limits=RateLimiter.of(model.keeper.rate_limits),
-            statistics=PlannerStatistics(db),
+            statistics=PlannerStatistics(db, nice=model.keeper.schema_changes.nice),
             moves=moves,
             read_cache=ReadCache(
                 max_entries=model.keeper.read_cache.max_entries,

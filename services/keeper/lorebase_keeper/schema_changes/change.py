@@ -211,6 +211,8 @@ async def change_schema(
                     if receipt is not None:
                         return replay(receipt, digest, key), head, None
                 check_expected_head(body.expected_head, branch, head.revision)
+                # Nobody waits on the hold's statements but the writes its lock holds back: reads go first.
+                await view.txn.lower_priority(limits.nice)
                 held["at"] = time.perf_counter()
                 logger.info("schema change on %s: the branch's lock taken", branch)
                 final = staged

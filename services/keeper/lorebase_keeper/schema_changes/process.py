@@ -32,7 +32,7 @@ staged rows are forgotten (change.py).
 
 Where PostgreSQL runs on this machine and the operating system lets keeper (root, or the same user
 as the server), the child also lowers the CPU priority of its two PostgreSQL backends to the same
-niceness (`setpriority` on `pg_backend_pid()`): best effort, said once in the log when not allowed.
+niceness (lorebase_store.backend_priority): best effort, said once in the log when not allowed.
 Those backends hold no lock anyone waits on, only the rows they stage.
 """
 
@@ -47,9 +47,7 @@ import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
@@ -67,7 +65,6 @@ _CONTEXT = multiprocessing.get_context("forkserver")
 # The fork server imports this module (and so the migration's code) once; each child is a fork of it.
 _CONTEXT.set_forkserver_preload([__name__])
 _GO = b"go"
-_LOCAL_HOSTS = {"", "localhost", "127.0.0.1", "::1"}
 
 Told = Callable[[str, int, int], Awaitable[None]]
 
@@ -223,17 +220,10 @@ async def stage_here(apart: Apart, progress: Told, keeper_here: Callable[[], Non
         statement_timeout_s=apart.statement_timeout_s,
         application_name=apart.name,
     )
-    reniced: set[int] = set()
-    local = _local(apart.database_url)
 
     async def renice(txn: Txn) -> None:
-        """The backend serving `txn` at the child's niceness, once per backend (best effort)."""
-        if not (apart.nice and local):
-            return
-        pid = await txn.backend_pid()
-        if pid not in reniced:
-            reniced.add(pid)
-            _renice_backend(pid, apart.nice)
+        """The backend serving `txn` at the child's niceness (best effort: lorebase_store.backend_priority)."""
+        await txn.lower_priority(apart.nice)
 
     async def put(rows: list[tuple[Any, ...]]) -> None:
         keeper_here()
@@ -263,33 +253,6 @@ async def stage_here(apart: Apart, progress: Told, keeper_here: Callable[[], Non
         return await db.read("schema_change_stage", read)
     finally:
         await db.close()
-
-
-def _local(url: str) -> bool:
-    """Whether the database URL names a server on this machine (a loopback host or a socket)."""
-    parts = urlsplit(url)
-    hosts = parse_qs(parts.query).get("host", [])
-    return (parts.hostname or "") in _LOCAL_HOSTS or any(h.startswith("/") for h in hosts)
-
-
-_told_not_allowed = False
-
-
-def _renice_backend(pid: int, nice: int) -> None:
-    """`setpriority` on a PostgreSQL backend of this machine, when it is one (its /proc entry says
-    postgres) and the system allows it."""
-    global _told_not_allowed
-    try:
-        if "postgres" not in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
-            return
-        current = os.getpriority(os.PRIO_PROCESS, pid)
-        os.setpriority(os.PRIO_PROCESS, pid, max(current, nice))
-    except OSError as error:
-        if not _told_not_allowed:
-            _told_not_allowed = True
-            logger.info(
-                "schema change: the PostgreSQL backend %d keeps its CPU priority (%s)", pid, error.strerror
-            )
 
 
 def _send(connection: Connection, what: str, content: Any) -> None:

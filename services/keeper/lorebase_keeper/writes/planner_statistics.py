@@ -8,7 +8,8 @@ import or source sync of at least `ANALYZE_AFTER` items refreshes the statistics
 filled, in the background once it has committed: ANALYZE samples a bounded number of rows, so it
 takes well under a second even at millions of rows. Imports arriving meanwhile coalesce into one
 more run. The same run first merges the index entries such an import left pending
-(lorebase_store/bulk.py, `DEFER_INDEX_ROWS`)."""
+(lorebase_store/bulk.py, `DEFER_INDEX_ROWS`). Both run at niceness `nice`
+(keeper.schema_changes.nice; lorebase_store.backend_priority): reads go first meanwhile."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ TABLES = ("records", "links", "history")
 
 
 class PlannerStatistics:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, nice: int = 0) -> None:
         self.db = db
+        self.nice = nice
         self._running: asyncio.Task[None] | None = None
         self._again = False
 
@@ -40,8 +42,8 @@ class PlannerStatistics:
         while True:
             self._again = False
             try:
-                await self.db.merge_pending(bulk.PENDING_INDEXES)
-                await self.db.analyze(TABLES)
+                await self.db.merge_pending(bulk.PENDING_INDEXES, nice=self.nice)
+                await self.db.analyze(TABLES, nice=self.nice)
             except Exception:
                 logger.warning("refreshing the planner statistics after an import failed", exc_info=True)
             if not self._again:
