@@ -2,7 +2,8 @@
 Attribute on every Record of the generated Domain `big` (Suppliers, Parts and PurchaseOrders: a
 million by default), beside a raw UPDATE of as many rows of `records`, and the agent reads (context
 packs and resolve, p50/p95, 1 client, as bench/agent_reads.py) measured while it runs beside the
-same reads without it. Meanwhile a writer commits an Operation on another Supplier every 0.2 s: how
+same reads without it and during the raw UPDATE (what PostgreSQL alone rewriting as many rows does
+to them: the baseline of "reads keep their p95"). Meanwhile a writer commits an Operation on another Supplier every 0.2 s: how
 many landed, their latency, and the longest wait of any (a write queued behind the change set's
 commit waits for it, then is refused: prepared under the old schema). LOREBASE_BENCH_BIG_BACKFILL=0 skips it (docs/schema.md, "Large migrations").
 
@@ -190,12 +191,21 @@ def measure(
         after = [_reads(client, headers, big, i + 104729) for i in range(AFTER)]
         sampling.set()
         sampler.join()
+        # The raw baseline, with the same reads beside it: what the rewrite of as many rows by
+        # PostgreSQL alone does to them.
+        raw: dict[str, float] = {}
+        rewriting = threading.Thread(target=lambda: raw.update(s=_raw_update(url)))
+        rewriting.start()
+        during_raw: list[Read] = []
+        while rewriting.is_alive():
+            during_raw.append(_reads(client, headers, big, len(during_raw) + 15485863))
+        rewriting.join()
     assert answer["status"] == 200, str(answer["body"])[:500]
     body = orjson.loads(str(answer["body"]))
     migrated = int(body["migrated"]["records"])
     elapsed = float(answer["elapsed"])  # type: ignore[arg-type]
     accepted_ms = float(answer["accepted_ms"])  # type: ignore[arg-type]
-    raw_s = _raw_update(url)
+    raw_s = raw["s"]
     landed = [ms for ms, status in writes if status == 200]
     refused = len(writes) - len(landed)
     return [
@@ -209,6 +219,10 @@ def measure(
         f"context pack {_pct([p for _, p, _ in quiet])}; resolve {_pct([r for _, _, r in quiet])}",
         f"- the same during the backfill ({len(during)} of each, load average up to {load_during:.2f}): "
         f"context pack {_pct([p for _, p, _ in during])}; resolve {_pct([r for _, _, r in during])}",
+        f"- the same during the raw UPDATE ({len(during_raw)} of each): context pack "
+        f"{_pct([p for _, p, _ in during_raw])}; resolve {_pct([r for _, _, r in during_raw])}",
+        "- reads' p95 over their quiet p95 (context pack / resolve): during the backfill "
+        f"{_slower(during, quiet)}, during the raw UPDATE {_slower(during_raw, quiet)}",
         f"- an update_supplier every 0.2 s meanwhile: {len(landed)} committed"
         + (f", {refused} refused (prepared under the old schema: 409 schema-changed)" if refused else "")
         + (f"; latency of those committed {_pct(landed)}" if landed else "")
@@ -293,6 +307,19 @@ def _phases(
             f"{_largest(samples, begin, finish, 'migration_rss_mb')} |"
         )
     return [*lines, ""]
+
+
+def _slower(reads: list[Read], quiet: list[Read]) -> str:
+    """The p95 of `reads` over the p95 of `quiet`, context packs / resolve."""
+
+    def ratio(index: int) -> str:
+        now = [r[index] for r in reads if r[index] is not None]
+        before = [r[index] for r in quiet if r[index] is not None]
+        if not now or not before:
+            return "-"
+        return f"{agent_reads._pct(now)[1] / agent_reads._pct(before)[1]:.2f}x"  # type: ignore[arg-type]
+
+    return f"{ratio(1)} / {ratio(2)}"
 
 
 def _cells(samples: Sequence[float | None]) -> str:
