@@ -154,7 +154,9 @@ async def test_delete_vs_change_resolved_both_ways(stack: Stack) -> None:
     one, two = found["delete_vs_change:Item/I-1"], found["delete_vs_change:Item/I-2"]
     assert (one["ours"], one["theirs"]["name"]) == (None, "b")
     assert (two["ours"]["name"], two["theirs"]) == ("c", None)
-    await store.resolve(one, {"resolution": "value", "value": "x"}, 422)  # a whole Record: ours or theirs
+    assert one["resolutions"] == two["resolutions"] == ["ours", "theirs"]  # what each takes, said
+    refused = await store.resolve(one, {"resolution": "value", "value": "x"}, 422)  # a whole Record
+    assert refused["issues"][0]["rule"] == "conflict.whole", refused
     await store.resolve(one, {"resolution": "theirs"})
     await store.resolve(two, {"resolution": "ours"})
     merged = await store.merge(url)
@@ -232,8 +234,9 @@ async def test_unique_taken_resolved(stack: Stack) -> None:
     found = await store.conflicts(url)
     x, y = found["unique_taken:Item/I-2"], found["unique_taken:Item/I-4"]
     assert (x["attribute"], x["ours"], x["theirs"]) == ("tag", ["I-1"], "X")
+    assert x["resolutions"] == ["ours", "value"]
     refused = await store.resolve(x, {"resolution": "theirs"}, 422)  # one Record holds a unique value
-    assert refused["type"].endswith("validation-failed")
+    assert refused["type"].endswith("validation-failed") and refused["issues"][0]["rule"] == "conflict.unique"
     await store.resolve(x, {"resolution": "ours"})
     await store.resolve(y, {"resolution": "value", "value": "X"})
     again = await store.merge(url)  # the value chosen is taken as well: a Conflict of its own

@@ -135,6 +135,7 @@ async def schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts
         conflicts[0]["ours"]["definition"]["max"] == 95 and conflicts[0]["theirs"]["definition"]["max"] == 99
     )
     assert conflicts[0]["base"]["definition"]["max"] == 100
+    assert conflicts[0]["resolutions"] == ["theirs"]  # a merge cannot leave part of a change set out
 
     # A value the target's change does not accept: a Conflict saying why.
     proposal = await propose(supply, "late-risk", reviewer)
@@ -147,6 +148,19 @@ async def schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts
     ]
     assert "95" in conflicts[0]["theirs"] and "(rule value.max)" in conflicts[0]["theirs"], conflicts
     assert "change the value on late-risk" in conflicts[0]["theirs"], conflicts
+    # It takes no resolution (the value must fit): each is refused with what to do, nothing stored.
+    assert conflicts[0]["resolutions"] == []
+    for resolution in (
+        {"resolution": "ours"},
+        {"resolution": "theirs"},
+        {"resolution": "value", "value": 90},
+    ):
+        refused = await supply.http.post(conflicts[0]["href"], json=resolution, headers=supply.admin)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["issues"][0]["rule"] == "conflict.migration", refused.text
+        assert "change the value on late-risk" in refused.json()["detail"], refused.text
+    listed = await supply.http.get(f"{D}/proposals/{proposal.json()['id']}/conflicts", headers=supply.admin)
+    assert [c["status"] for c in listed.json()["conflicts"]] == ["open"]
 
     # Changes to different elements: the source's change set is committed on main by the merge.
     proposal = await propose(supply, "new-field", reviewer)

@@ -2962,18 +2962,22 @@ export interface components {
         /**
          * Conflict
          * @description A Conflict between the source and the target: the base, the target's (ours) and the source's
-         *     (theirs) value or values. Values the caller may not read are null and `redacted` is true.
+         *     (theirs) value or values. Values the caller may not read are null and `redacted` is true. A
+         *     schema Conflict (entity `schema`) names the schema element both sides changed; its ours and
+         *     theirs are the element's definitions.
          */
         Conflict: {
             id: string;
-            /** @description both_changed, unique_taken, deleted_changed... */
+            /** @description both_changed, unique_taken, delete_vs_change, link_end_deleted, required_missing, schema_conflict, schema_migration (a value that does not fit the schema it lands in; theirs says why and on which branch to change it), schema_cleared... */
             code: string;
             /** @enum {string} */
-            entity: "link" | "record";
+            entity: "link" | "record" | "schema";
             /** @description Kind/key, or relation/from->to for a Link */
             ref: string;
             kind?: string;
             relation?: string;
+            /** @description a schema Conflict's element: Supplier.tier, relation:flags */
+            element?: string;
             key: string;
             attribute: string | null;
             base: unknown;
@@ -2986,6 +2990,8 @@ export interface components {
             resolution: components["schemas"]["ConflictResolution"] | null;
             resolved_by: string | null;
             resolved_at: string | null;
+            /** @description the resolutions this open Conflict takes (POST href); empty when it takes none (schema_migration: change the value on its branch, then merge again) or is resolved */
+            resolutions: ("ours" | "theirs" | "value")[];
             href: string;
         };
         /**

@@ -1,5 +1,6 @@
 /** A Proposal's Conflicts with its target: base, ours (the target) and theirs (the source), and a
- * form per open Conflict to resolve it with ours, theirs or a value. */
+ * form per open Conflict to resolve it with the resolutions it takes (`resolutions`: a schema
+ * Conflict theirs only; a value that does not fit the schema none, it is changed on its branch). */
 import { Badge, Button, Group, Paper, Radio, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useState } from "react";
 import type { Resolution } from "../api/proposals";
@@ -21,8 +22,13 @@ export function parseResolutionValue(text: string): unknown {
   }
 }
 
+type Choice = Conflict["resolutions"][number];
+
+const LABELS: Record<Choice, string> = { ours: "ours (target)", theirs: "theirs (source)", value: "a value" };
+
 function ResolveForm({ conflict, onResolve }: { conflict: Conflict; onResolve: Props["onResolve"] }) {
-  const [choice, setChoice] = useState<"ours" | "theirs" | "value">("theirs");
+  const offered = conflict.resolutions;
+  const [choice, setChoice] = useState<Choice>(offered.includes("theirs") ? "theirs" : (offered[0] ?? "ours"));
   const [value, setValue] = useState("");
   const [busy, setBusy] = useState(false);
   const submit = async () => {
@@ -37,9 +43,9 @@ function ResolveForm({ conflict, onResolve }: { conflict: Conflict; onResolve: P
     <Group gap="xs" align="flex-end" data-testid="resolve-form">
       <Radio.Group value={choice} onChange={(v) => setChoice(v as typeof choice)}>
         <Group gap="xs">
-          <Radio value="ours" label="ours (target)" />
-          <Radio value="theirs" label="theirs (source)" />
-          <Radio value="value" label="a value" />
+          {offered.map((one) => (
+            <Radio key={one} value={one} label={LABELS[one]} />
+          ))}
         </Group>
       </Radio.Group>
       {choice === "value" && <TextInput size="xs" value={value} onChange={(e) => setValue(e.currentTarget.value)} placeholder="value" />}
@@ -102,7 +108,13 @@ export function ConflictsPanel({ conflicts, onResolve, readOnly }: Props) {
                 {c.resolution.choice === "value" ? ` ${formatValue(c.resolution.value)}` : ""} by {c.resolved_by}
               </Text>
             )}
-            {c.status === "open" && !readOnly && (
+            {c.status === "open" && c.resolutions.length === 0 && (
+              <Text size="xs" mt={4} data-testid="no-resolution">
+                This Conflict takes no resolution: change the value on its branch (theirs says which and why), and
+                the next merge attempt finds it no more.
+              </Text>
+            )}
+            {c.status === "open" && !readOnly && c.resolutions.length > 0 && (
               <div style={{ marginTop: 6 }}>
                 <ResolveForm conflict={c} onResolve={onResolve} />
               </div>

@@ -1,19 +1,23 @@
 """The Conflicts of a Proposal: listing them and resolving one (ours, theirs, or a value).
 
 A resolution is stored with the Conflict's fingerprint; the next merge attempt applies it when it
-finds the same Conflict again (merge/merges.py, docs/branches.md).
+finds the same Conflict again (merge/merges.py, docs/branches.md). Each Conflict says which
+resolutions it takes (`resolutions`, from `choices`), and a resolution it does not take is refused
+422 with what to do instead: a schema Conflict takes theirs only, a value that does not fit the
+schema it lands in (`schema_migration`) none (it is changed on its branch, then the merge tried
+again), a value a change set cleared (`schema_cleared`) is found resolved.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from lorebase.contract.proposals import Resolution
 from lorebase.ids import iso, utc_now
 from lorebase.problems import Problem
-from lorebase.schema import validate_values
+from lorebase.schema import Attribute, validate_values
 from lorebase_keeper.access import Access, Readable, readable
 from lorebase_keeper.domains import Domain
 from lorebase_keeper.proposals.state import find_proposal, require_open
@@ -43,7 +47,33 @@ def _sides(row: ConflictRow, view: Readable) -> tuple[str | None, list[Any], boo
     return attribute, shown, redacted
 
 
-def conflict_document(row: ConflictRow, domain: str, proposal: str, view: Readable) -> dict[str, Any]:
+Choice = Literal["ours", "theirs", "value"]
+
+
+def choices(domain: Domain, conflict: ConflictRow) -> list[Choice]:
+    """The resolutions a Conflict takes (`_resolution` refuses the others, saying why)."""
+    if conflict.code == "schema_conflict":
+        return ["theirs"]
+    if conflict.code in ("schema_migration", "schema_cleared"):
+        return []
+    if conflict.code in ("unique_taken", "required_missing"):
+        return ["ours", "value"]
+    held = _attributes(domain, conflict).get(conflict.attribute or "")
+    if conflict.attribute is None or (held is not None and held.vault):
+        return ["ours", "theirs"]
+    return ["ours", "theirs", "value"]
+
+
+def _attributes(domain: Domain, conflict: ConflictRow) -> dict[str, Attribute]:
+    """The Attributes of the Kind or Relation a Conflict names, in the Domain's schema."""
+    if conflict.entity == "record":
+        kind = domain.schema.kinds.get(conflict.name)
+        return {} if kind is None else kind.attributes
+    relation = domain.schema.relations.get(conflict.name)
+    return {} if relation is None else relation.attributes
+
+
+def conflict_document(row: ConflictRow, domain: Domain, proposal: str, view: Readable) -> dict[str, Any]:
     attribute, (base, ours, theirs), redacted = _sides(row, view)
     return {
         "id": row.id,
@@ -61,7 +91,8 @@ def conflict_document(row: ConflictRow, domain: str, proposal: str, view: Readab
         "resolution": row.resolution,
         "resolved_by": row.resolved_by,
         "resolved_at": iso(row.resolved_at) if row.resolved_at else None,
-        "href": f"/api/v1/domains/{domain}/proposals/{proposal}/conflicts/{row.id}/resolve",
+        "resolutions": choices(domain, row) if row.status == "open" else [],
+        "href": f"/api/v1/domains/{domain.name}/proposals/{proposal}/conflicts/{row.id}/resolve",
     }
 
 
@@ -73,7 +104,7 @@ async def list_conflicts(rt: Runtime, access: Access, domain: Domain, proposal_i
             "proposal": proposal.id,
             "status": proposal.status,
             "conflicts": [
-                conflict_document(c, domain.name, proposal.id, readable(access, domain, proposal.target_ref))
+                conflict_document(c, domain, proposal.id, readable(access, domain, proposal.target_ref))
                 for c in rows
             ],
         }
@@ -82,62 +113,18 @@ async def list_conflicts(rt: Runtime, access: Access, domain: Domain, proposal_i
 
 
 def _resolution(domain: Domain, conflict: ConflictRow, resolution: Resolution) -> dict[str, Any]:
-    """The resolution to store, checked against the Conflict and the schema: a value only with
-    `value` (and valid for its Attribute), `theirs` not where it would break a unique Attribute."""
+    """The resolution to store, checked against the Conflict (`choices`) and the schema: a value
+    only with `value`, and valid for its Attribute."""
     choice = resolution.resolution
-    if conflict.code == "schema_conflict" and choice != "theirs":
-        raise Problem(
-            422,
-            "validation-failed",
-            f"a schema Conflict is resolved with theirs: the merge then applies the source's change sets "
-            f"to the target's version of {conflict.name} (migrating the target's data as they did); "
-            "a merge cannot leave part of a change set out, so to keep the target's version change the "
-            "source branch's schema to it (POST /branches/<source>/schema/changes) and the Conflict goes with "
-            "the next attempt",
-            issues=[{"path": "resolution", "rule": "conflict.schema", "message": "theirs"}],
-        )
+    if choice not in choices(domain, conflict):
+        raise _not_taken(conflict, choice)
     if choice != "value":
         if resolution.value is not msgspec.UNSET:
             raise Problem(422, "validation-failed", "value goes with resolution value only")
-        if choice == "theirs" and conflict.code == "unique_taken":
-            raise Problem(
-                422,
-                "validation-failed",
-                f"{conflict.name}.{conflict.attribute} is unique and {conflict.details.get('ours')} hold "
-                f"{conflict.details.get('theirs')!r} on the target; resolve with ours or another value",
-            )
-        if choice == "theirs" and conflict.code == "required_missing":
-            raise Problem(
-                422,
-                "validation-failed",
-                f"{conflict.name}.{conflict.attribute} is required and the source leaves "
-                f"{conflict.name}/{conflict.key} without it; resolve with ours or a value",
-            )
         return {"choice": choice}
-    if conflict.attribute is None:
-        raise Problem(
-            422,
-            "validation-failed",
-            f"a {conflict.code} Conflict is about a whole {conflict.entity}; resolve it with ours or theirs",
-        )
-    attributes = (
-        domain.schema.kinds[conflict.name].attributes
-        if conflict.entity == "record" and conflict.name in domain.schema.kinds
-        else domain.schema.relations[conflict.name].attributes
-        if conflict.name in domain.schema.relations
-        else {}
-    )
-    held = attributes.get(conflict.attribute)
-    if held is not None and held.vault:  # the resolution would keep the value outside the vault
-        raise Problem(
-            422,
-            "validation-failed",
-            f"{conflict.name}.{conflict.attribute} is a vault Attribute: resolve with ours or theirs, then "
-            "write another value with an Operation",
-            issues=[{"path": "resolution", "rule": "conflict.vault", "message": "ours or theirs"}],
-        )
+    assert conflict.attribute is not None  # a whole Record or Link takes no value (`choices`)
     values, issues = validate_values(
-        attributes,
+        _attributes(domain, conflict),
         {conflict.attribute: None if resolution.value is msgspec.UNSET else resolution.value},
         path="value",
         partial=True,
@@ -150,6 +137,60 @@ def _resolution(domain: Domain, conflict: ConflictRow, resolution: Resolution) -
             issues=[{"path": "value", "rule": i.rule, "message": i.message} for i in issues],
         )
     return {"choice": "value", "value": values.get(conflict.attribute)}
+
+
+def _not_taken(conflict: ConflictRow, choice: str) -> Problem:
+    """422: the Conflict does not take `choice`; what to do instead."""
+    what = f"{conflict.name}.{conflict.attribute}"
+    if conflict.code == "schema_conflict":
+        return _refused(
+            "conflict.schema",
+            "theirs",
+            f"a schema Conflict is resolved with theirs: the merge then applies the source's change sets "
+            f"to the target's version of {conflict.name} (migrating the target's data as they did); "
+            "a merge cannot leave part of a change set out, so to keep the target's version change the "
+            "source branch's schema to it (POST /branches/<source>/schema/changes) and the Conflict goes with "
+            "the next attempt",
+        )
+    if conflict.code in ("schema_migration", "schema_cleared"):
+        return _refused(
+            "conflict.migration",
+            "none",
+            f"a {conflict.code} Conflict takes no resolution: {conflict.details.get('theirs')}; the next "
+            "merge attempt (after each move of either branch, or POST .../merge) finds it no more once "
+            "the value fits",
+        )
+    if conflict.code == "unique_taken":
+        return _refused(
+            "conflict.unique",
+            "ours or value",
+            f"{what} is unique and {conflict.details.get('ours')} hold {conflict.details.get('theirs')!r} "
+            "on the target; resolve with ours or another value",
+        )
+    if conflict.code == "required_missing":
+        return _refused(
+            "conflict.required",
+            "ours or value",
+            f"{what} is required and the source leaves {conflict.name}/{conflict.key} without it; resolve "
+            "with ours or a value",
+        )
+    if conflict.attribute is None:
+        return _refused(
+            "conflict.whole",
+            "ours or theirs",
+            f"a {conflict.code} Conflict is about a whole {conflict.entity}; resolve it with ours or theirs",
+        )
+    return _refused(  # a vault Attribute: a value given here would be kept outside the vault
+        "conflict.vault",
+        "ours or theirs",
+        f"{what} is a vault Attribute: resolve with ours or theirs, then write another value with an Operation",
+    )
+
+
+def _refused(rule: str, takes: str, detail: str) -> Problem:
+    return Problem(
+        422, "validation-failed", detail, issues=[{"path": "resolution", "rule": rule, "message": takes}]
+    )
 
 
 async def resolve_conflict(
@@ -190,9 +231,9 @@ async def resolve_conflict(
         resolved = await txn.get_conflict(proposal.id, conflict.id)
         assert resolved is not None
         view = readable(access, domain, proposal.target_ref)
-        return conflict_document(resolved, domain.name, proposal.id, view)
+        return conflict_document(resolved, domain, proposal.id, view)
 
     return await rt.db.run_interaction("resolve_conflict", txn_fn)
 
 
-__all__ = ["conflict_document", "list_conflicts", "resolve_conflict"]
+__all__ = ["choices", "conflict_document", "list_conflicts", "resolve_conflict"]

@@ -101,14 +101,26 @@ class ProposalList(Answer, kw_only=True):
 
 class Conflict(Answer, kw_only=True):
     """A Conflict between the source and the target: the base, the target's (ours) and the source's
-    (theirs) value or values. Values the caller may not read are null and `redacted` is true."""
+    (theirs) value or values. Values the caller may not read are null and `redacted` is true. A
+    schema Conflict (entity `schema`) names the schema element both sides changed; its ours and
+    theirs are the element's definitions."""
 
     id: str
-    code: Annotated[str, Meta(description="both_changed, unique_taken, deleted_changed...")]
-    entity: Literal["record", "link"]
+    code: Annotated[
+        str,
+        Meta(
+            description="both_changed, unique_taken, delete_vs_change, link_end_deleted, required_missing, "
+            "schema_conflict, schema_migration (a value that does not fit the schema it lands in; theirs "
+            "says why and on which branch to change it), schema_cleared..."
+        ),
+    ]
+    entity: Literal["record", "link", "schema"]
     ref: Annotated[Ref, Meta(description="Kind/key, or relation/from->to for a Link")]
     kind: str | UnsetType = UNSET
     relation: str | UnsetType = UNSET
+    element: Annotated[
+        str | UnsetType, Meta(description="a schema Conflict's element: Supplier.tier, relation:flags")
+    ] = UNSET
     key: str
     attribute: str | None
     base: Any
@@ -119,6 +131,13 @@ class Conflict(Answer, kw_only=True):
     resolution: ConflictResolution | None
     resolved_by: str | None
     resolved_at: Timestamp | None
+    resolutions: Annotated[
+        list[Literal["ours", "theirs", "value"]],
+        Meta(
+            description="the resolutions this open Conflict takes (POST href); empty when it takes none "
+            "(schema_migration: change the value on its branch, then merge again) or is resolved"
+        ),
+    ]
     href: str
 
 
