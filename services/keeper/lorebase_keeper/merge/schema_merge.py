@@ -412,6 +412,7 @@ def _refused(request: MergeRequest, why: str) -> Problem:
 
 __all__ = [
     "SchemaMerge",
+    "Step",
     "migrate_side",
     "source_changes_not_on_target",
     "schema_conflicts",
