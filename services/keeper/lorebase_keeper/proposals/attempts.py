@@ -174,7 +174,8 @@ async def _with_stand_in(
     Kind) and the attempt is not kept: an overlay forked from the target's head (the same state,
     created for free), inside the attempt's savepoint, gone with it. The target stays unlocked
     meanwhile, so a Proposal carrying a schema change is checked again each time the target moves
-    without stopping the target's writes; the merge that is kept runs on the target itself."""
+    without stopping the target's writes; the merge that is kept runs on the target itself, its
+    first change set staged ahead outside the locks (merge_proposal)."""
     if not await schema_changes_to_bring(txn, domain, source, target):
         return request
     stand_in = await fork_branch(
