@@ -5,6 +5,7 @@ changed differently on both sides is a Conflict naming it and both sides."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import asyncpg
@@ -14,6 +15,8 @@ from lorebase_keeper.proposals import attempts
 
 from lorebase_store import Txn
 from tests.integration.conftest import Stack
+from tests.integration.test_schema_batches import CERTIFICATION as TIER_CERTIFICATION
+from tests.integration.test_schema_batches import RISK_AT_MOST_95
 from tests.integration.test_schema_changes import CERTIFICATION, RENAME_TIER, D, change, head
 
 
@@ -43,6 +46,33 @@ async def propose(stack: Stack, source: str, reviewer: dict[str, str]) -> Any:
     )
     assert approved.status_code == 200, approved.text
     return proposal
+
+
+AUDITED = {
+    "op": "add_attribute",
+    "kind": "Supplier",
+    "attribute": "audited",
+    "definition": {"type": "boolean", "required": True},
+    "backfill": {"value": False},
+}
+
+
+async def branches_held(stack: Stack, *names: str) -> dict[str, bool]:
+    """Whether another transaction holds each branch's row (probed from a connection of its own)."""
+    other = await asyncpg.connect(stack.database_url)
+    try:
+        locks: dict[str, bool] = {}
+        for name in names:
+            try:
+                await other.execute(
+                    "SELECT 1 FROM branches WHERE domain_id = 1 AND name = $1 FOR UPDATE NOWAIT", name
+                )
+                locks[name] = False
+            except asyncpg.LockNotAvailableError:
+                locks[name] = True
+        return locks
+    finally:
+        await other.close()
 
 
 async def reviewer_of(stack: Stack) -> dict[str, str]:
@@ -452,20 +482,7 @@ async def test_an_attempt_that_is_not_kept_migrates_a_stand_in_and_leaves_the_ta
 
     async def probed(txn: Txn, request: MergeRequest) -> MergeResult:
         result = await merging(txn, request)
-        other = await asyncpg.connect(supply.database_url)
-        try:
-            locks: dict[str, bool] = {}
-            for name in ("main", "audited"):
-                try:
-                    await other.execute(
-                        "SELECT 1 FROM branches WHERE domain_id = 1 AND name = $1 FOR UPDATE NOWAIT", name
-                    )
-                    locks[name] = False
-                except asyncpg.LockNotAvailableError:
-                    locks[name] = True
-            held.append(locks)
-        finally:
-            await other.close()
+        held.append(await branches_held(supply, "main", "audited"))
         return result
 
     monkeypatch.setattr(attempts, "merge", probed)
@@ -555,3 +572,118 @@ async def test_a_schema_conflict_is_resolved_with_theirs_and_the_merge_goes_thro
     assert kept["max"] == 99 and kept["description"] == "Risk from the last audit, 0-95.", kept
     s1004 = (await supply.http.get(D + "/kinds/Supplier/records/S-1004", headers=supply.admin)).json()
     assert s1004["values"]["risk_score"] == "98", s1004
+
+
+async def test_a_kept_merge_stages_its_catch_up_outside_the_locks(
+    batched: Stack, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The merge that is kept stages the migration of the change set it brings before its
+    transaction, in batches, outside every lock (schema_changes/catch_up.py): the target's row is
+    free and takes writes meanwhile, and under the locks only what was written meanwhile is migrated
+    again (a value that no longer fits is a `schema_migration` Conflict, and nothing merges)."""
+    caplog.set_level(logging.INFO, logger="lorebase.keeper.schema_changes")
+    reviewer = await reviewer_of(batched)
+    await branch(batched, "certified")
+    await branch(batched, "capped")
+    await branch(batched, "audited")
+    assert (await change(batched, {"changes": [TIER_CERTIFICATION]}, branch="certified")).status_code == 200
+    assert (await change(batched, {"changes": [RISK_AT_MOST_95]}, branch="capped")).status_code == 200
+    assert (await change(batched, {"changes": [AUDITED]}, branch="audited")).status_code == 200
+    await execute(batched, "update_supplier", {"key": "S-1004", "risk_score": 44}, "main")  # no fast-forward
+
+    # Probed and written from the merge's staging, after its first batch of Suppliers.
+    held: list[dict[str, bool]] = []
+    meanwhile: list[str] = []
+
+    async def write_on_main(values: dict[str, Any]) -> None:
+        held.append(await branches_held(batched, "main", "certified", "capped", "audited"))
+        if not values:  # a change set on main instead: the staged migration no longer fits
+            described = {"op": "change_kind", "kind": "Part", "definition": {"description": "Bought."}}
+            assert (await change(batched, {"changes": [described]})).status_code == 200
+            return
+        written = await batched.http.post(
+            f"{D}/operations/update_supplier/execute",
+            json={"parameters": values, "branch": "main"},
+            headers=batched.admin,
+        )
+        assert written.status_code == 200, written.text
+        meanwhile.append(written.headers["Lorebase-Revision"])
+
+    async def merged_while(values: dict[str, Any], source: str) -> Any:
+        proposal = await propose(batched, source, reviewer)
+        assert proposal.status_code == 201, proposal.text
+        await batched.rt.moves.settled()
+        ran: list[int] = []
+
+        async def listener(kind: str, done: int, total: int) -> None:
+            if kind == "Supplier" and not ran:
+                ran.append(done)
+                await write_on_main(values)
+
+        batched.rt.schema_progress.append(listener)
+        try:
+            merged = await batched.http.post(
+                f"{D}/proposals/{proposal.json()['id']}/merge", headers=batched.admin
+            )
+        finally:
+            batched.rt.schema_progress.remove(listener)
+        assert ran and ran[0] < 30, ran  # after its first batch: more to come
+        return merged
+
+    # S-1025 (tier 3) is raised to tier 1 while the merge stages: the backfill sees the write.
+    merged = await merged_while({"key": "S-1025", "tier": 1}, "certified")
+    assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
+    assert held == [{"main": False, "certified": False, "capped": False, "audited": False}], held
+    listing = await batched.http.get(
+        D + "/kinds/Supplier/records", params={"limit": 100}, headers=batched.admin
+    )
+    values = {r["key"]: r["values"] for r in listing.json()["records"]}
+    assert len(values) == 30 and all("certification" in v for v in values.values()), values
+    assert values["S-1025"]["tier"] == "1" and values["S-1025"]["certification"] == "iso9001"
+    assert values["S-1005"]["certification"] == "none" and values["S-1004"]["risk_score"] == "44"
+    # The change set's schema Revision on main stands on the write made meanwhile.
+    merge_revision = (
+        await batched.http.get(f"{D}/revisions/{merged.json()['merged_revision']}", headers=batched.admin)
+    ).json()
+    caught_up = (
+        await batched.http.get(
+            f"{D}/revisions/{merge_revision['revision']['parents'][0]}", headers=batched.admin
+        )
+    ).json()["revision"]
+    assert caught_up["origin"]["type"] == "schema" and caught_up["parents"] == meanwhile, caught_up
+    assert "staged on main ahead of the merge" in caplog.text
+    assert "could not catch up" not in caplog.text and "no longer fits" not in caplog.text
+    assert await batched.count("staged_rows") == 0
+
+    # A value written meanwhile that the change set refuses: a Conflict, nothing merged, nothing staged.
+    held.clear()
+    meanwhile.clear()
+    merged = await merged_while({"key": "S-1020", "risk_score": 97}, "capped")
+    assert merged.status_code == 200, merged.text
+    assert merged.json()["status"] == "open" and merged.json()["attempt"]["result"] == "conflicts"
+    assert held == [{"main": False, "certified": False, "capped": False, "audited": False}], held
+    assert await head(batched) == meanwhile[-1]  # the write, and nothing after it
+    conflicts = (
+        await batched.http.get(f"{D}/proposals/{merged.json()['id']}/conflicts", headers=batched.admin)
+    ).json()["conflicts"]
+    assert [(c["code"], c["ref"], c["attribute"], c["status"]) for c in conflicts] == [
+        ("schema_migration", "Supplier/S-1020", "risk_score", "open")
+    ], conflicts
+    assert "95" in conflicts[0]["theirs"] and "change the value on main" in conflicts[0]["theirs"]
+    assert await batched.count("staged_rows") == 0
+    assert "could not catch up" not in caplog.text
+
+    # main's schema changed while the merge staged: the staging no longer fits, the change set is
+    # staged again under the locks (as before), and merges.
+    held.clear()
+    merged = await merged_while({}, "audited")
+    assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
+    assert held == [{"main": False, "certified": False, "capped": False, "audited": False}], held
+    listing = await batched.http.get(
+        D + "/kinds/Supplier/records", params={"limit": 100}, headers=batched.admin
+    )
+    assert all(r["values"]["audited"] is False for r in listing.json()["records"]), listing.text
+    kinds = (await batched.http.get(D + "/schema", headers=batched.admin)).json()["kinds"]
+    assert [k["description"] for k in kinds if k["name"] == "Part"] == ["Bought."]
+    assert await batched.count("staged_rows") == 0
+    assert "staged ahead on main no longer fits: its schema changed" in caplog.text

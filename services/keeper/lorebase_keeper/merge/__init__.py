@@ -22,7 +22,7 @@ from lorebase_keeper.merge.conflicts import (
     unique_value_conflicts,
 )
 from lorebase_keeper.merge.fast_forward import fast_forward
-from lorebase_keeper.merge.merges import merge
+from lorebase_keeper.merge.merges import change_sets_to_catch_up, merge
 from lorebase_keeper.merge.provenance import via_note, via_provenance
 from lorebase_keeper.merge.three_way_merge import three_way_merge
 
@@ -33,6 +33,7 @@ __all__ = [
     "Ref",
     "Side",
     "add_task_events",
+    "change_sets_to_catch_up",
     "current_values",
     "fast_forward",
     "find_base",

@@ -22,64 +22,116 @@ data changes are migrated into the target's schema (schema_merge.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from lorebase.schema import load_schema
 from lorebase_keeper.domains import schema_digest
-from lorebase_keeper.merge.attempt import MergeRequest, MergeResult
+from lorebase_keeper.merge.attempt import Found, MergeRequest, MergeResult
 from lorebase_keeper.merge.base import Side, find_base, lock_pair
 from lorebase_keeper.merge.fast_forward import fast_forward
 from lorebase_keeper.merge.schema_merge import (
+    SchemaMerge,
+    Step,
     migrate_side,
     schema_conflicts,
     schema_merge,
     source_changes_not_on_target,
 )
 from lorebase_keeper.merge.three_way_merge import three_way_merge
-from lorebase_store import Txn
+from lorebase_store import BranchChain, BranchRow, Txn
+
+
+@dataclass
+class _Course:
+    """What a merge of the two branches as they stand does before it reads either side's rows: the
+    histories and the base, whether there is anything to bring and whether it is a fast-forward,
+    and, across schema changes, the schemas merged, their Conflicts, and the source's change sets
+    its catch-up commits on the target first (`unseen`)."""
+
+    s_chain: BranchChain
+    t_chain: BranchChain
+    s_base: int
+    t_base: int
+    nothing: bool = False
+    fast_forward: bool = False
+    schemas: SchemaMerge | None = None
+    found: list[Found] = field(default_factory=list)
+    resolved: int = 0
+    settled: set[str] = field(default_factory=set)
+    unseen: list[Step] = field(default_factory=list)
+
+
+async def _course(txn: Txn, request: MergeRequest, source: BranchRow, target: BranchRow) -> _Course:
+    domain = request.domain
+    s_chain, t_chain, common, s_base, t_base = await find_base(
+        txn, domain, source, target, named=request.target
+    )
+    course = _Course(s_chain, t_chain, s_base, t_base)
+    if source.head == target.head or s_base >= source.generation:
+        course.nothing = True
+    # A fast-forward only when the target has nothing of its own since the fork.
+    elif t_base >= target.generation and (target.head is None or s_base == t_base == common):
+        course.fast_forward = True
+    else:
+        course.schemas = await schema_merge(
+            txn,
+            request,
+            s_chain,
+            s_base,
+            t_chain,
+            t_base,
+            same_schema=source.schema_digest == target.schema_digest,
+        )
+    if course.schemas is not None:
+        course.found, course.resolved, course.settled = schema_conflicts(course.schemas, request)
+        if not course.found:
+            course.unseen = source_changes_not_on_target(course.schemas, request)
+    return course
+
+
+async def change_sets_to_catch_up(txn: Txn, request: MergeRequest) -> list[Step]:
+    """The source's change sets a merge of `request` would commit on the target first (its
+    catch-up), the branches read as they stand, unlocked: none when it would bring nothing,
+    fast-forward, or stop at a Conflict of the schemas first. A kept merge stages the first of them
+    ahead, outside the branches' locks (proposals/attempts.py)."""
+    domain = request.domain
+    source = await txn.get_branch(domain.id, request.source)
+    target = await txn.get_branch(domain.id, request.written)
+    if source is None or target is None or request.catch_up is None:
+        return []
+    return (await _course(txn, request, source, target)).unseen
 
 
 async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
     """Merge `request.source` into `request.target` inside `txn`; conflicts leave both unchanged."""
     domain = request.domain
     source, target = await lock_pair(txn, domain.id, request.source, request.written)
-    s_chain, t_chain, common, s_base, t_base = await find_base(
-        txn, domain, source, target, named=request.target
-    )
-    if source.head == target.head or s_base >= source.generation:
+    course = await _course(txn, request, source, target)
+    if course.nothing:
         # Nothing to bring; the merge is still recorded, as the base of the next one.
         await txn.set_last_merge(
             domain.id, source.name, target.name, source.generation, target.generation, request.at
         )
         return MergeResult("fast_forward", target.head, target.generation, [], 0, 0)
-    s_rows = await txn.changes_after(domain.id, s_chain, s_base)
+    s_rows = await txn.changes_after(domain.id, course.s_chain, course.s_base)
     s_side = Side()
     for row in s_rows:
         s_side.add(row)
-    # A fast-forward only when the target has nothing of its own since the fork.
-    if t_base >= target.generation and (target.head is None or s_base == t_base == common):
-        return await fast_forward(txn, request, source, s_chain, target, s_side)
-    t_rows = await txn.changes_after(domain.id, t_chain, t_base)
-    schemas = await schema_merge(
-        txn,
-        request,
-        s_chain,
-        s_base,
-        t_chain,
-        t_base,
-        same_schema=source.schema_digest == target.schema_digest,
-    )
+    if course.fast_forward:
+        return await fast_forward(txn, request, source, course.s_chain, target, s_side)
+    t_rows = await txn.changes_after(domain.id, course.t_chain, course.t_base)
+    schemas = course.schemas
     if schemas is None:
         t_side = Side()
         for row in t_rows:
             t_side.add(row)
     else:
-        found, resolved, settled = schema_conflicts(schemas, request)
+        found, resolved = course.found, course.resolved
         if found:
             return MergeResult(
                 "conflicts", target.head, target.generation, found, resolved, 0, cleared_known=False
             )
-        unseen = source_changes_not_on_target(schemas, request)
+        unseen = course.unseen
         if unseen and request.catch_up is not None:
             change_sets = [(step.revision, step.items) for step in unseen]
             found, cleared = await request.catch_up(txn, request, target, change_sets)
@@ -87,7 +139,7 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
                 return MergeResult(
                     "conflicts", target.head, target.generation, found, resolved, 0, cleared_known=False
                 )
-            result = await merge(txn, await _on_target_schema(txn, request, settled))
+            result = await merge(txn, await _on_target_schema(txn, request, course.settled))
             return replace(
                 result,
                 cleared=cleared + result.cleared,
@@ -111,4 +163,4 @@ async def _on_target_schema(txn: Txn, request: MergeRequest, settled: set[str]) 
     return replace(request, domain=on_target, catch_up=None, settled=request.settled | settled)
 
 
-__all__ = ["merge"]
+__all__ = ["change_sets_to_catch_up", "merge"]

@@ -12,7 +12,9 @@ sets are kept by migration 0019), the merge
    schema): the ones it has not are committed on the target first, each as a change set's schema
    Revision migrating the target's data (MergeRequest.catch_up; lorebase_keeper.schema_changes
    .catch_up), and the merge starts again; without a catch-up it answers 409 `schema-conflict`
-   listing the changes to apply to the target first;
+   listing the changes to apply to the target first. A Proposal's merge that is kept has the first
+   of them staged before its transaction, outside the locks (merges.py `change_sets_to_catch_up`
+   tells which), so its catch-up only brings that staging up to the target's head;
 3. migrates each side's data changes into the target's schema: a history row is put through the
    target's change sets it had not seen (renamed Kinds, Relations and Attributes, removed ones,
    split and merged ones, conversions through their `map`, backfills of the Records the side
@@ -412,6 +414,7 @@ def _refused(request: MergeRequest, why: str) -> Problem:
 
 __all__ = [
     "SchemaMerge",
+    "Step",
     "migrate_side",
     "source_changes_not_on_target",
     "schema_conflicts",

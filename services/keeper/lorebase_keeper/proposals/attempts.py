@@ -5,10 +5,18 @@ merge (approvals in, no open Conflict) and rolls it back otherwise, so `attempt.
 what a merge would do (fast_forward, merge or conflicts) and Conflicts are found before anyone asks.
 A Proposal is tried when it is opened (lifecycle.py) and again, in the background, whenever its
 source or target head moves (checks.py); each attempt records the two heads it merged.
+
+An attempt that is not kept and would commit the source's change sets on the target first (its
+catch-up migrates the target's data) merges into a stand-in for the target (`_with_stand_in`), so the
+target stays free. The merge that is kept (`merge_proposal`) stages the migration of the first change
+set it brings ahead, before its transaction and outside every lock (schema_changes/catch_up.py
+`staged_ahead`, the way a change set on a branch stages: change.py): the target takes writes while
+it runs, and under the locks the merge only migrates what was written meanwhile before it commits.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -18,7 +26,13 @@ from lorebase.problems import Problem
 from lorebase_keeper.access import Access
 from lorebase_keeper.branches import fork_branch
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.merge import MergeRequest, MergeResult, merge, schema_changes_to_bring
+from lorebase_keeper.merge import (
+    MergeRequest,
+    MergeResult,
+    change_sets_to_catch_up,
+    merge,
+    schema_changes_to_bring,
+)
 from lorebase_keeper.proposals.lifecycle import cleanup
 from lorebase_keeper.proposals.state import (
     Approval,
@@ -29,7 +43,7 @@ from lorebase_keeper.proposals.state import (
     require_open,
 )
 from lorebase_keeper.runtime import Runtime
-from lorebase_keeper.schema_changes import catch_up
+from lorebase_keeper.schema_changes import Ahead, ToStage, catch_up, staged_ahead, to_stage
 from lorebase_store import AttemptRow, BranchRow, ProposalRow, Txn
 
 # What a stand-in's name adds to its target's (`main~attempt`): `~` is in no branch's name (an archive
@@ -48,33 +62,22 @@ class Attempt:
 
 
 async def attempt_merge(
-    txn: Txn, domain: Domain, proposal: ProposalRow, *, by: str, perform: bool, at: datetime
+    txn: Txn,
+    domain: Domain,
+    proposal: ProposalRow,
+    *,
+    by: str,
+    perform: bool,
+    at: datetime,
+    ahead: Ahead | None = None,
 ) -> Attempt:
     """Try the merge of an open Proposal (locked by the caller): kept when `perform` and nothing
-    blocks it, rolled back otherwise; the attempt and any Conflicts found are recorded."""
+    blocks it, rolled back otherwise; the attempt and any Conflicts found are recorded. `ahead`:
+    the first change set it brings, staged before its transaction (merge_proposal)."""
     target = await txn.get_branch(domain.id, proposal.target_ref)
     source = await txn.get_branch(domain.id, proposal.source_ref)
     approval = await approval_of(txn, domain, proposal, target)
-    stored = await txn.conflicts_of(proposal.id)
-    resolutions = {c.fingerprint: c.resolution or {} for c in stored if c.status == "resolved"}
-    # Each event remembers the Revision its execution committed on the task branch (add_task_events).
-    events = [
-        {**event, "revisions": [execution["revision"]] if execution.get("revision") else []}
-        for execution in proposal.executions
-        for event in execution.get("events", [])
-    ]
-    request = MergeRequest(
-        domain=domain,
-        source=proposal.source_ref,
-        target=proposal.target_ref,
-        author=by,
-        message=f"Merge {proposal.id}: {proposal.title}",
-        proposal=proposal.id,
-        at=at,
-        resolutions=resolutions,
-        events=events,
-        catch_up=catch_up,
-    )
+    request = await _request(txn, domain, proposal, by, at, ahead)
     savepoint = await txn.conn.begin_nested()
     if (not perform or blockers(proposal, approval, 0)) and source is not None and target is not None:
         request = await _with_stand_in(txn, domain, request, source, target)
@@ -137,6 +140,32 @@ async def attempt_merge(
     return Attempt(result, attempt, performed, blocked, approval, deleted)
 
 
+async def _request(
+    txn: Txn, domain: Domain, proposal: ProposalRow, by: str, at: datetime, ahead: Ahead | None
+) -> MergeRequest:
+    """The merge of the Proposal, with the resolutions of its Conflicts and its task's events."""
+    stored = await txn.conflicts_of(proposal.id)
+    resolutions = {c.fingerprint: c.resolution or {} for c in stored if c.status == "resolved"}
+    # Each event remembers the Revision its execution committed on the task branch (add_task_events).
+    events = [
+        {**event, "revisions": [execution["revision"]] if execution.get("revision") else []}
+        for execution in proposal.executions
+        for event in execution.get("events", [])
+    ]
+    return MergeRequest(
+        domain=domain,
+        source=proposal.source_ref,
+        target=proposal.target_ref,
+        author=by,
+        message=f"Merge {proposal.id}: {proposal.title}",
+        proposal=proposal.id,
+        at=at,
+        resolutions=resolutions,
+        events=events,
+        catch_up=catch_up if ahead is None else functools.partial(catch_up, ahead=ahead),
+    )
+
+
 async def _with_stand_in(
     txn: Txn, domain: Domain, request: MergeRequest, source: BranchRow, target: BranchRow
 ) -> MergeRequest:
@@ -145,7 +174,8 @@ async def _with_stand_in(
     Kind) and the attempt is not kept: an overlay forked from the target's head (the same state,
     created for free), inside the attempt's savepoint, gone with it. The target stays unlocked
     meanwhile, so a Proposal carrying a schema change is checked again each time the target moves
-    without stopping the target's writes; the merge that is kept runs on the target itself."""
+    without stopping the target's writes; the merge that is kept runs on the target itself, its
+    first change set staged ahead outside the locks (merge_proposal)."""
     if not await schema_changes_to_bring(txn, domain, source, target):
         return request
     stand_in = await fork_branch(
@@ -168,11 +198,15 @@ async def attempt_is_current(txn: Txn, domain: Domain, proposal: ProposalRow) ->
 
 async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_id: str) -> dict[str, Any]:
     at = utc_now()
+    by = access.principal.id
+    # A merge that will be kept and commits the source's change sets on the target first: the first
+    # one's migration staged before its transaction, the target free meanwhile (catch_up.py).
+    staging = await rt.db.read("merge_proposal_ahead", _to_stage, access, domain, proposal_id, by, at)
 
-    async def txn_fn(txn: Txn) -> dict[str, Any]:
+    async def txn_fn(txn: Txn, ahead: Ahead | None) -> dict[str, Any]:
         proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
         require_open(proposal, "merge")
-        outcome = await attempt_merge(txn, domain, proposal, by=access.principal.id, perform=True, at=at)
+        outcome = await attempt_merge(txn, domain, proposal, by=by, perform=True, at=at, ahead=ahead)
         if outcome.blockers and outcome.result.result != "conflicts":
             raise Problem(
                 409,
@@ -188,11 +222,30 @@ async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
         document["branch_deleted"] = outcome.branch_deleted
         return document
 
-    document = await rt.db.run_interaction("merge_proposal", txn_fn)
+    async with staged_ahead(rt, domain, staging) as ahead:
+        document = await rt.db.run_interaction("merge_proposal", txn_fn, ahead)
     if document.get("status") == "merged":  # the target moved: its other Proposals are tried again
         rt.moves.moved(domain.id, document["target_ref"])
         rt.domains.forget(domain.name)  # it may stand on the source's schema version now
     return document
+
+
+async def _to_stage(
+    txn: Txn, access: Access, domain: Domain, proposal_id: str, by: str, at: datetime
+) -> ToStage | None:
+    """The first change set the merge of the Proposal would commit on its target first, when the
+    merge is to be kept (approvals in, as attempt_merge judges them); None otherwise, or when it
+    brings none (it fast-forwards, or the schemas conflict first)."""
+    proposal = await find_proposal(txn, access, domain, proposal_id)
+    target = await txn.get_branch(domain.id, proposal.target_ref)
+    if proposal.status != "open" or target is None:
+        return None
+    if blockers(proposal, await approval_of(txn, domain, proposal, target), 0):
+        return None
+    steps = await change_sets_to_catch_up(txn, await _request(txn, domain, proposal, by, at, None))
+    if not steps:
+        return None
+    return await to_stage(txn, domain, target, steps[0].revision, steps[0].items)
 
 
 __all__ = ["Attempt", "attempt_is_current", "attempt_merge", "merge_proposal"]

@@ -12,28 +12,110 @@ Conflict of the Proposal, so it blocks nothing, until an attempt no longer clear
 proposals/attempts.py) (Proposals run merges in a savepoint, rolled back on Conflicts). A change set
 that does not apply to the target's schema answers 409 `schema-conflict` with the changes, as
 before.
+
+A merge that is kept stages its migration ahead (issue 30): before the merge's transaction, the
+first change set it brings is applied to the target's schema and its migration staged over the
+target's head the way a change set on a branch is (change.py `staged_apart`: a process of its own,
+outside every lock, so the target takes writes meanwhile), and the catch-up (`Ahead`) only brings
+it up to the target's head under the lock (staged.py `catch_up`: what was written meanwhile is
+migrated again, a value that does not fit is the same `schema_migration` Conflict) before it commits
+it. The staging is used only while it still fits: the same change set, on the same branch, whose
+schema has not changed since (else, or when too much changed meanwhile for a catch-up, the change
+set is staged inside the transaction as before). The change sets after the first (a Proposal
+carrying several) are staged inside the transaction, under the locks, as before: each stands on
+the schema the one before makes. A merge attempt that is not kept stages inside its savepoint, on a
+stand-in for the target (proposals/attempts.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from lorebase.ids import iso
 from lorebase.problems import Problem
-from lorebase.schema.changes import SchemaChangeError, apply_changes, kept_on_invalid
+from lorebase.schema.changes import Plan, SchemaChangeError, apply_changes, kept_on_invalid
+from lorebase_keeper.domains import Domain
 from lorebase_keeper.merge import Found, MergeRequest
-from lorebase_keeper.schema_changes.change import ChangeSetCommit, commit_change_set
-from lorebase_keeper.schema_changes.staged import Staging, stage, staging_id
-from lorebase_keeper.writes import Head, open_view
+from lorebase_keeper.runtime import Runtime
+from lorebase_keeper.schema_changes.change import ChangeSetCommit, commit_change_set, staged_apart
+from lorebase_keeper.schema_changes.staged import Staged, Staging, stage, staging_id
+from lorebase_keeper.schema_changes.staged import catch_up as staged_catch_up
+from lorebase_keeper.writes import BranchView, Head, open_view
 from lorebase_store import BranchRow, CommitRows, RevisionRow, Txn
+
+logger = logging.getLogger("lorebase.keeper.schema_changes")
+
+
+@dataclass(frozen=True)
+class ToStage:
+    """The first change set a kept merge brings (the source's Revision and its items as kept), and
+    the target's branch and schema (digest and document) to stage it on."""
+
+    revision: str
+    items: list[dict[str, Any]]
+    branch: str
+    schema: str | None
+    document: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """A change set staged ahead of its merge: its Revision on the source, the target and its schema
+    digest it was applied to, and the migration staged (at `staged.head`)."""
+
+    revision: str
+    branch: str
+    schema: str | None
+    staged: Staged
+
+
+async def to_stage(
+    txn: Txn, domain: Domain, target: BranchRow, revision: RevisionRow, items: list[dict[str, Any]]
+) -> ToStage | None:
+    """The change set of `revision` to stage ahead on `target` as it stands; None when it does not
+    apply to the target's schema (the merge answers 409 schema-conflict itself)."""
+    document = await txn.schema_document(domain.row, target.schema_digest)
+    try:
+        apply_changes(document, items)
+    except SchemaChangeError:
+        return None
+    return ToStage(revision.id, items, target.name, target.schema_digest, document)
+
+
+@contextlib.asynccontextmanager
+async def staged_ahead(rt: Runtime, domain: Domain, to_stage: ToStage | None) -> AsyncIterator[Ahead | None]:
+    """`to_stage` staged outside every lock (change.py `staged_apart`) for the block, in which the
+    merge commits it (its staged rows then go with the merge's commit) or does not (they are
+    forgotten as the block ends); None: nothing to stage."""
+    if to_stage is None:
+        yield None
+        return
+    async with staged_apart(
+        rt, domain, to_stage.branch, to_stage.document, to_stage.items, kept_on_invalid(to_stage.items)
+    ) as staged:
+        logger.info(
+            "merge: the change set of %s staged on %s ahead of the merge's transaction",
+            to_stage.revision[:12],
+            to_stage.branch,
+        )
+        yield Ahead(to_stage.revision, to_stage.branch, to_stage.schema, staged)
 
 
 async def catch_up(
-    txn: Txn, request: MergeRequest, target: BranchRow, change_sets: list[tuple[RevisionRow, list[Any]]]
+    txn: Txn,
+    request: MergeRequest,
+    target: BranchRow,
+    change_sets: list[tuple[RevisionRow, list[Any]]],
+    ahead: Ahead | None = None,
 ) -> tuple[list[Found], list[Found]]:
     """Commit `change_sets` (oldest first) on `target`: the Conflicts of its values that do not fit,
-    and the values a change set sent with `on_invalid: clear` cleared (code `schema_cleared`)."""
+    and the values a change set sent with `on_invalid: clear` cleared (code `schema_cleared`).
+    `ahead`: the first, staged before the merge's transaction (the module's docstring)."""
     domain = request.domain
     cleared: list[Found] = []
     for revision, items in change_sets:
@@ -55,16 +137,18 @@ async def catch_up(
             ) from None
         view = await open_view(txn, row)
         head = Head(row.head, row.generation, row.schema_digest)
-        staging = Staging(
-            staging_id(),
-            # In the merge's transaction: gone with it whatever it ends in.
-            functools.partial(txn.stage_rows, domain.id, row.name),
-            domain.settings.model.keeper.schema_changes.batch_records,
-            None,
-            domain.settings.model.agents.feed.changed_keys_max,
-        )
         on_invalid = kept_on_invalid(items)
-        staged = await stage(view, head, plan, on_invalid, staging)
+        staged = await _brought_up(view, row, head, plan, on_invalid, ahead, revision, domain)
+        if staged is None:
+            staging = Staging(
+                staging_id(),
+                # In the merge's transaction: gone with it whatever it ends in.
+                functools.partial(txn.stage_rows, domain.id, row.name),
+                domain.settings.model.keeper.schema_changes.batch_records,
+                None,
+                domain.settings.model.agents.feed.changed_keys_max,
+            )
+            staged = await stage(view, head, plan, on_invalid, staging)
         if staged.violation_count:
             return [_conflict(violation, request, revision) for violation in staged.violations], []
         cleared += [_conflict(entry, request, revision, "schema_cleared") for entry in staged.cleared]
@@ -101,6 +185,50 @@ async def catch_up(
     return [], cleared
 
 
+async def _brought_up(
+    view: BranchView,
+    row: BranchRow,
+    head: Head,
+    plan: Plan,
+    on_invalid: str,
+    ahead: Ahead | None,
+    revision: RevisionRow,
+    domain: Domain,
+) -> Staged | None:
+    """The change set's migration staged ahead, brought up to the target's `head` (under the lock);
+    None when there is none that fits (another change set or branch, a schema changed since, a
+    violation at its head that writes since may have settled, or more changed meanwhile than a
+    catch-up takes): it is staged here."""
+    if ahead is None or ahead.revision != revision.id or ahead.branch != row.name:
+        return None
+    staged = ahead.staged
+    if not (ahead.schema == staged.head.schema == row.schema_digest):
+        logger.info("merge: the change set staged ahead on %s no longer fits: its schema changed", row.name)
+        return None
+    if staged.head.revision == head.revision:
+        return staged
+    if staged.staging is None:
+        return None
+    limits = domain.settings.model.keeper.schema_changes
+    try:
+        return await staged_catch_up(
+            view,
+            row,
+            head,
+            staged,
+            plan,
+            on_invalid,
+            batch=limits.batch_records,
+            limit=limits.catch_up_max,
+            changed_keys_max=domain.settings.model.agents.feed.changed_keys_max,
+        )
+    except Problem as problem:
+        if problem.code != "schema-migration-moved":
+            raise
+        logger.info("merge: the change set staged ahead on %s could not catch up (%s)", row.name, problem)
+        return None
+
+
 def _conflict(
     violation: dict[str, Any], request: MergeRequest, revision: RevisionRow, code: str = "schema_migration"
 ) -> Found:
@@ -119,4 +247,4 @@ def _conflict(
     return Found(code, entity, name, key, attribute or None, None, why, None)
 
 
-__all__ = ["catch_up"]
+__all__ = ["Ahead", "ToStage", "catch_up", "staged_ahead", "to_stage"]

@@ -22,9 +22,11 @@ lorebase_keeper.writes.commit): it would write values the new schema does not kn
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
@@ -104,6 +106,77 @@ class JobTracking:
             )
 
 
+@contextlib.asynccontextmanager
+async def staged_apart(
+    rt: Runtime,
+    domain: Domain,
+    branch: str,
+    schema: dict[str, Any],
+    items: list[dict[str, Any]],
+    on_invalid: str,
+    *,
+    expected_head: str | None = None,
+    dry_run: bool = False,
+    job: JobTracking | None = None,
+) -> AsyncIterator[Staged]:
+    """`items` applied to `schema` (the branch's) and their migration staged over the branch's head
+    in a process of its own (process.py), outside the branch's lock; its staging's liveness mark
+    held, and its staged rows forgotten when the block ends without a commit that wrote them (gone
+    with it otherwise). Each batch is logged (a line per tenth of each Kind's Records) and told to
+    `rt.schema_progress` (and to `job`, which may stop it). A change set on a branch (below) and a
+    kept merge's catch-up (catch_up.py, `staged_ahead`) stage so."""
+    limits = domain.settings.model.keeper.schema_changes
+    logged: dict[str, int] = {}
+
+    async def told(kind: str, done: int, total: int) -> None:
+        if logged.get(kind) != (tenth := done * 10 // total):
+            logged[kind] = tenth
+            await log_progress(kind, done, total)
+        if job is not None:
+            job.progress = {"kind": kind, "done": done, "total": total}
+            job.check(branch)
+        for listener in rt.schema_progress:
+            await listener(kind, done, total)
+
+    staging = None if dry_run else staging_id()
+    database = rt.settings.model.database
+    apart = Apart(
+        database.url,
+        database.statement_timeout_s,
+        domain.id,
+        branch,
+        schema,
+        items,
+        on_invalid,
+        expected_head,
+        staging,
+        staging or f"schema-dry-run-{uuid.uuid4().hex}",
+        limits.batch_records,
+        domain.settings.model.agents.feed.changed_keys_max,
+        SAMPLE + limits.catch_up_max,
+        limits.duty,
+        limits.nice,
+    )
+    # Its staging's liveness mark, held until its rows are gone: a keeper that starts meanwhile
+    # clears only the rows of stagings whose keeper is gone (staged.py, lorebase_store.staged_rows).
+    async with staging_alive(rt.db, staging):
+        try:
+            started = time.perf_counter()
+            staged = await stage_apart(apart, rt.db, told)
+            logger.info(
+                "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
+                branch,
+                staged.count,
+                time.perf_counter() - started,
+            )
+            yield staged
+        finally:
+            # Gone with the commit's transaction when it committed; here after a dry run's end, a
+            # refusal or an error (a chunk of a failed staging included).
+            if staging is not None:
+                await rt.db.run_interaction("schema_change_forget_staged", _forget_staged_rows, staging)
+
+
 async def change_schema(
     rt: Runtime,
     access: Access,
@@ -132,192 +205,150 @@ async def change_schema(
     at = utc_now()
     touches, widened = await rt.db.read("schema_touches", _touches, domain, plan, branch)
     limits = domain.settings.model.keeper.schema_changes
-    logged: dict[str, int] = {}
-
-    async def told(kind: str, done: int, total: int) -> None:
-        """A log line per tenth of each Kind's Records; every batch to rt.schema_progress."""
-        if logged.get(kind) != (tenth := done * 10 // total):
-            logged[kind] = tenth
-            await log_progress(kind, done, total)
-        if job is not None:
-            job.progress = {"kind": kind, "done": done, "total": total}
-            job.check(branch)
-        for listener in rt.schema_progress:
-            await listener(kind, done, total)
-
-    staging = None if body.dry_run else staging_id()
-    database = rt.settings.model.database
-    apart = Apart(
-        database.url,
-        database.statement_timeout_s,
-        domain.id,
+    changed_keys_max = domain.settings.model.agents.feed.changed_keys_max
+    async with staged_apart(
+        rt,
+        domain,
         branch,
         domain.schema.document,
         items,
         body.on_invalid,
-        body.expected_head,
-        staging,
-        staging or f"schema-dry-run-{uuid.uuid4().hex}",
-        limits.batch_records,
-        domain.settings.model.agents.feed.changed_keys_max,
-        SAMPLE + limits.catch_up_max,
-        limits.duty,
-        limits.nice,
-    )
-    changed_keys_max = apart.changed_keys_max
-    # Its staging's liveness mark, held until its rows are gone: a keeper that starts meanwhile
-    # clears only the rows of stagings whose keeper is gone (staged.py, lorebase_store.staged_rows).
-    async with staging_alive(rt.db, staging):
-        try:
+        expected_head=body.expected_head,
+        dry_run=body.dry_run,
+        job=job,
+    ) as staged:
+        if body.dry_run:
+            return Outcome(200, await _document(domain, branch, plan, new_digest, staged, touches), None, {})
+        if staged.violation_count:
+            raise _refused(staged)
+        kept = rt.kept_counts[0] if rt.kept_counts else None
+        if kept is not None:
+            # Resolve's value counts of what it changes, from its staged rows (counts.py), outside the lock.
             started = time.perf_counter()
-            staged = await stage_apart(apart, rt.db, told)
+            staged.values = await rt.db.read(
+                "schema_change_counts", _staged_counts, kept, domain, branch, staged, plan
+            )
             logger.info(
-                "schema change on %s: %d changes staged in %.1f s, outside the branch's lock",
+                "schema change on %s: the value counts of %d Attributes taken from its staged rows in %.1f s",
                 branch,
-                staged.count,
+                len(staged.values.limits) if staged.values is not None else 0,
                 time.perf_counter() - started,
             )
-            if body.dry_run:
-                return Outcome(
-                    200, await _document(domain, branch, plan, new_digest, staged, touches), None, {}
-                )
-            if staged.violation_count:
-                raise _refused(staged)
-            kept = rt.kept_counts[0] if rt.kept_counts else None
-            if kept is not None and staging is not None:
-                # Resolve's value counts of what it changes, from its staged rows (counts.py), outside the lock.
-                started = time.perf_counter()
-                staged.values = await rt.db.read(
-                    "schema_change_counts", _staged_counts, kept, domain, branch, staged, plan
-                )
-                logger.info(
-                    "schema change on %s: the value counts of %d Attributes taken from its staged rows in %.1f s",
-                    branch,
-                    len(staged.values.limits) if staged.values is not None else 0,
-                    time.perf_counter() - started,
-                )
-            if job is not None:
-                job.check(branch)  # the last moment a job stops: its commit, once queued, runs to its end
+        if job is not None:
+            job.check(branch)  # the last moment a job stops: its commit, once queued, runs to its end
 
-            held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
-            counts_moved: list[CountsMoved] = []  # what its commit tells resolve's kept counts
+        held: dict[str, float] = {"at": 0.0, "caught_up": 0.0, "refs": 0}  # the work under the lock
+        counts_moved: list[CountsMoved] = []  # what its commit tells resolve's kept counts
 
-            async def work(
-                view: BranchView, row: BranchRow, head: Head
-            ) -> tuple[Outcome, Head, CommitRows | None]:
-                counts_moved.clear()
-                if key is not None:
-                    receipt = await view.get_receipt(principal.id, key)
-                    if receipt is not None:
-                        return replay(receipt, digest, key), head, None
-                check_expected_head(body.expected_head, branch, head.revision)
-                # Nobody waits on the hold's statements but the writes its lock holds back: reads go first.
-                await view.txn.lower_priority(limits.nice)
-                held["at"] = time.perf_counter()
-                logger.info("schema change on %s: the branch's lock taken", branch)
-                final = staged
-                if head.revision != staged.head.revision:
-                    final = await catch_up(
-                        view,
-                        row,
-                        head,
-                        staged,
-                        plan,
-                        body.on_invalid,
-                        batch=limits.batch_records,
-                        limit=limits.catch_up_max,
-                        changed_keys_max=changed_keys_max,
-                    )
-                    if final.violation_count:
-                        raise _refused(final)
-                    held.update(caught_up=time.perf_counter() - held["at"], refs=final.caught_up)
-                values, chain = None, None
-                if kept is not None and final.values is not None and not isinstance(view, OverlayView):
-                    chain = await branch_chain(view.txn, row.domain_id, row)
-                    values = await counted_before(
-                        kept, view.txn, domain, row, chain, head.generation, final.values
-                    )
-                document = await _document(domain, branch, plan, new_digest, final, touches)
-                for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
-                    await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
-                # A large change set's value index entries may stay pending, as a load's do: the ANALYZE
-                # after it merges them (writes/planner_statistics.py).
-                rows = CommitRows(domain.id, branch, defer_index=rt.statistics is not None)
-                committed = await commit_change_set(
+        async def work(
+            view: BranchView, row: BranchRow, head: Head
+        ) -> tuple[Outcome, Head, CommitRows | None]:
+            counts_moved.clear()
+            if key is not None:
+                receipt = await view.get_receipt(principal.id, key)
+                if receipt is not None:
+                    return replay(receipt, digest, key), head, None
+            check_expected_head(body.expected_head, branch, head.revision)
+            # Nobody waits on the hold's statements but the writes its lock holds back: reads go first.
+            await view.txn.lower_priority(limits.nice)
+            held["at"] = time.perf_counter()
+            logger.info("schema change on %s: the branch's lock taken", branch)
+            final = staged
+            if head.revision != staged.head.revision:
+                final = await catch_up(
                     view,
-                    rows,
-                    domain,
+                    row,
                     head,
-                    ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
-                    final,
+                    staged,
+                    plan,
+                    body.on_invalid,
+                    batch=limits.batch_records,
+                    limit=limits.catch_up_max,
+                    changed_keys_max=changed_keys_max,
                 )
-                revision_id = committed.revision.id
-                if values is not None and chain is not None:
-                    counts_moved.append(
-                        moved_counts(
-                            domain, row, chain, head.generation, committed.revision.generation, values
-                        )
-                    )
-                document.update(status="committed", revision=revision_id, head=revision_id)
-                if job is not None:
-                    # Marked in the commit's transaction, only while it still runs: a job failed
-                    # meanwhile (jobs.py) refuses the commit, so a job never says other than the head.
-                    job.committing = True
-                    if not await view.txn.finish_schema_job(
-                        job.id, status="committed", answer_status=200, answer=document, revision=revision_id
-                    ):
-                        raise moved(branch, f"its job {job.id} was failed meanwhile (a keeper started)")
-                stamp = iso(at)
-                if key is not None:
-                    rows.receipt(
-                        principal=principal.id,
-                        key=key,
-                        request_digest=digest,
-                        status=200,
-                        response=document,
-                        revision=revision_id,
-                        at=stamp,
-                    )
-                rows.audit(
+                if final.violation_count:
+                    raise _refused(final)
+                held.update(caught_up=time.perf_counter() - held["at"], refs=final.caught_up)
+            values, chain = None, None
+            if kept is not None and final.values is not None and not isinstance(view, OverlayView):
+                chain = await branch_chain(view.txn, row.domain_id, row)
+                values = await counted_before(
+                    kept, view.txn, domain, row, chain, head.generation, final.values
+                )
+            document = await _document(domain, branch, plan, new_digest, final, touches)
+            for grant_id, kinds in widened:  # a grant narrowed to a renamed Kind reaches its new name
+                await view.txn.set_grant_kinds(domain.id, grant_id, kinds)
+            # A large change set's value index entries may stay pending, as a load's do: the ANALYZE
+            # after it merges them (writes/planner_statistics.py).
+            rows = CommitRows(domain.id, branch, defer_index=rt.statistics is not None)
+            committed = await commit_change_set(
+                view,
+                rows,
+                domain,
+                head,
+                ChangeSetCommit(plan, kept_items(items, body.on_invalid), principal.id, message, at),
+                final,
+            )
+            revision_id = committed.revision.id
+            if values is not None and chain is not None:
+                counts_moved.append(
+                    moved_counts(domain, row, chain, head.generation, committed.revision.generation, values)
+                )
+            document.update(status="committed", revision=revision_id, head=revision_id)
+            if job is not None:
+                # Marked in the commit's transaction, only while it still runs: a job failed
+                # meanwhile (jobs.py) refuses the commit, so a job never says other than the head.
+                job.committing = True
+                if not await view.txn.finish_schema_job(
+                    job.id, status="committed", answer_status=200, answer=document, revision=revision_id
+                ):
+                    raise moved(branch, f"its job {job.id} was failed meanwhile (a keeper started)")
+            stamp = iso(at)
+            if key is not None:
+                rows.receipt(
                     principal=principal.id,
-                    action="schema.change",
-                    domain=domain.name,
-                    target=branch,
-                    details={
-                        "revision": revision_id,
-                        "schema_version": new_digest,
-                        "previous_schema_version": domain.schema_digest,
-                        "changes": plan.summary,
-                        "caught_up": final.caught_up,
-                    },
+                    key=key,
+                    request_digest=digest,
+                    status=200,
+                    response=document,
+                    revision=revision_id,
                     at=stamp,
                 )
-                return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
+            rows.audit(
+                principal=principal.id,
+                action="schema.change",
+                domain=domain.name,
+                target=branch,
+                details={
+                    "revision": revision_id,
+                    "schema_version": new_digest,
+                    "previous_schema_version": domain.schema_digest,
+                    "changes": plan.summary,
+                    "caught_up": final.caught_up,
+                },
+                at=stamp,
+            )
+            return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
 
-            outcome = await rt.committer.run(
-                domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
-            )
-            logger.info(
-                "schema change on %s: committed, the branch's lock held %.1f s (of which %.1f s catching up %d "
-                "Records and Links changed meanwhile)",
-                branch,
-                time.perf_counter() - held["at"],
-                held["caught_up"],
-                held["refs"],
-            )
-            if kept is not None and counts_moved and outcome.revision is not None:
-                kept.committed(counts_moved[0])  # before the answer: the next resolve finds them
-            if staged.count >= ANALYZE_AFTER and outcome.revision and rt.statistics:
-                rt.statistics.refresh_soon()
-            rt.domains.forget(domain.name)
-            if widened:
-                rt.auth.forget()
-            return outcome
-        finally:
-            # Gone with the commit's transaction when it committed; here after a dry run's end, a
-            # refusal or an error (a chunk of a failed staging included).
-            if staging is not None:
-                await rt.db.run_interaction("schema_change_forget_staged", _forget_staged_rows, staging)
+        outcome = await rt.committer.run(
+            domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
+        )
+        logger.info(
+            "schema change on %s: committed, the branch's lock held %.1f s (of which %.1f s catching up %d "
+            "Records and Links changed meanwhile)",
+            branch,
+            time.perf_counter() - held["at"],
+            held["caught_up"],
+            held["refs"],
+        )
+        if kept is not None and counts_moved and outcome.revision is not None:
+            kept.committed(counts_moved[0])  # before the answer: the next resolve finds them
+        if staged.count >= ANALYZE_AFTER and outcome.revision and rt.statistics:
+            rt.statistics.refresh_soon()
+        rt.domains.forget(domain.name)
+        if widened:
+            rt.auth.forget()
+        return outcome
 
 
 @dataclass(frozen=True)
@@ -491,4 +522,11 @@ def _describe(item: dict[str, Any]) -> str:
     return f"{text} to {item['to']}" if "to" in item else text
 
 
-__all__ = ["ChangeSetCommit", "JobTracking", "change_schema", "commit_change_set", "plan_of"]
+__all__ = [
+    "ChangeSetCommit",
+    "JobTracking",
+    "change_schema",
+    "commit_change_set",
+    "plan_of",
+    "staged_apart",
+]

@@ -11,9 +11,10 @@ child connects to the same database with its own two connections (its `applicati
 staging id), reads its snapshot of the head and stages rows exactly as keeper did, and sends back
 what the commit needs (`Staged.document`: counts, the changes digest, the unique values, the
 violations; no Record). Keeper's loop only waits for it, then catches up and commits as before,
-under the lock (change.py). A synchronous change set, a job and a dry run all take this path. A
-merge's catch-up (catch_up.py) does not: it stages inside the merge's own transaction, which a
-process of its own cannot share.
+under the lock (change.py). A synchronous change set, a job, a dry run and the first change set a
+kept merge brings (catch_up.py, `staged_ahead`) all take this path. A merge attempt that is not
+kept, and a kept merge's later change sets, do not: they stage inside the merge's own transaction,
+which a process of its own cannot share.
 
 The child comes from a fork server (multiprocessing's `forkserver`, started by keeper at its first
 change set with these modules imported), so it starts in milliseconds, without a copy of keeper's

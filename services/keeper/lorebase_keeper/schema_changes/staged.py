@@ -21,8 +21,9 @@ change visible. The catch-up is refused (409 schema-migration-moved, nothing cha
 Record or Link it was not asked to (a derived value of a neighbour): the caller sends the change set
 again, and it stages from the new head.
 
-`stage` runs in a process of its own (process.py) for a change set on a branch, and in keeper's
-transaction for a merge's catch-up; `catch_up` runs in keeper, under the lock. Both run in slices of a
+`stage` runs in a process of its own (process.py) for a change set on a branch and for the first
+change set a kept merge brings (catch_up.py), and in keeper's transaction for a merge attempt's
+catch-up; `catch_up` runs in keeper, under the lock. Both run in slices of a
 few milliseconds (lorebase_keeper.writes.pace): no stretch of a million Records' work holds the
 process's other requests, and no worker thread takes the GIL from them. The staging, outside the
 lock, is paced by `keeper.schema_changes.duty`
