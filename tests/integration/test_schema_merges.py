@@ -178,19 +178,26 @@ async def schemas_changed_on_both_sides_merge_by_element_or_name_their_conflicts
     ]
     assert "95" in conflicts[0]["theirs"] and "(rule value.max)" in conflicts[0]["theirs"], conflicts
     assert "change the value on late-risk" in conflicts[0]["theirs"], conflicts
-    # It takes no resolution (the value must fit): each is refused with what to do, nothing stored.
-    assert conflicts[0]["resolutions"] == []
-    for resolution in (
-        {"resolution": "ours"},
-        {"resolution": "theirs"},
-        {"resolution": "value", "value": 90},
-    ):
+    # The value must fit, or the source's changes of the Record be left out (ours): theirs and a
+    # value are refused with what to do, nothing stored.
+    assert conflicts[0]["resolutions"] == ["ours"]
+    for resolution in ({"resolution": "theirs"}, {"resolution": "value", "value": 90}):
         refused = await supply.http.post(conflicts[0]["href"], json=resolution, headers=supply.admin)
         assert refused.status_code == 422, refused.text
         assert refused.json()["issues"][0]["rule"] == "conflict.migration", refused.text
         assert "change the value on late-risk" in refused.json()["detail"], refused.text
+        assert "resolve with ours" in refused.json()["detail"], refused.text
     listed = await supply.http.get(f"{D}/proposals/{proposal.json()['id']}/conflicts", headers=supply.admin)
     assert [c["status"] for c in listed.json()["conflicts"]] == ["open"]
+    s1005 = D + "/kinds/Supplier/records/S-1005"
+    risk_on_main = (await supply.http.get(s1005, headers=supply.admin)).json()["values"]["risk_score"]
+    resolved = await supply.http.post(conflicts[0]["href"], json={"resolution": "ours"}, headers=supply.admin)
+    assert resolved.status_code == 200 and resolved.json()["resolutions"] == [], resolved.text
+    merged = await supply.http.post(f"{D}/proposals/{proposal.json()['id']}/merge", headers=supply.admin)
+    assert merged.status_code == 200 and merged.json()["status"] == "merged", merged.text
+    assert merged.json()["attempt"]["resolved_conflicts"] == 1, merged.text
+    after = (await supply.http.get(s1005, headers=supply.admin)).json()["values"]["risk_score"]
+    assert after == risk_on_main != "97"  # the source's change of S-1005 left out
 
     # Changes to different elements: the source's change set is committed on main by the merge.
     proposal = await propose(supply, "new-field", reviewer)
@@ -234,6 +241,12 @@ async def a_schema_change_on_the_source_alone_migrates_the_target_on_merge(
     ]
     assert "90" in conflicts["conflicts"][0]["theirs"]
     assert await head(supply) == before  # nothing merged
+    # main's own value, which main's data must change: no resolution leaves it out.
+    assert conflicts["conflicts"][0]["resolutions"] == []
+    refused = await supply.http.post(
+        conflicts["conflicts"][0]["href"], json={"resolution": "ours"}, headers=supply.admin
+    )
+    assert refused.status_code == 422 and refused.json()["issues"][0]["message"] == "none", refused.text
 
     await execute(supply, "update_supplier", {"key": "S-1007", "risk_score": 88}, "main")
     merged = await supply.http.post(f"{D}/proposals/{number}/merge", headers=supply.admin)

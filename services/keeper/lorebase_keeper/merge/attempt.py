@@ -30,6 +30,9 @@ class Found:
     ours: Any
     theirs: Any
     base: Any = None
+    # The resolutions a Conflict of a schema migration takes, when the merge that found it can apply
+    # them (kept with it, not in its fingerprint: proposals/conflicts.py `choices`).
+    takes: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> str:
@@ -48,7 +51,12 @@ class Found:
             "name": self.name,
             "key": self.key,
             "attribute": self.attribute,
-            "details": {"base": self.base, "ours": self.ours, "theirs": self.theirs},
+            "details": {
+                "base": self.base,
+                "ours": self.ours,
+                "theirs": self.theirs,
+                **({"takes": list(self.takes)} if self.takes else {}),
+            },
         }
 
 

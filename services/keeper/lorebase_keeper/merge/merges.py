@@ -146,10 +146,13 @@ async def merge(txn: Txn, request: MergeRequest) -> MergeResult:
                 cleared_known=True,
                 resolved=result.resolved + resolved,
             )
-        s_side, s_found = migrate_side(schemas, s_rows, "source", request)
-        t_side, t_found = migrate_side(schemas, t_rows, "target", request)
+        s_side, s_found, s_resolved = migrate_side(schemas, s_rows, "source", request)
+        t_side, t_found, _ = migrate_side(schemas, t_rows, "target", request)
+        resolved += s_resolved
         if s_found or t_found:
             return MergeResult("conflicts", target.head, target.generation, s_found + t_found, resolved, 0)
+        result = await three_way_merge(txn, request, source, target, s_side, t_side)
+        return replace(result, resolved=result.resolved + resolved)
     return await three_way_merge(txn, request, source, target, s_side, t_side)
 
 

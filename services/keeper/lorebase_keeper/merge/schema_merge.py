@@ -209,8 +209,10 @@ def source_changes_not_on_target(merge: SchemaMerge, request: MergeRequest) -> l
 
 def migrate_side(
     merge: SchemaMerge, rows: list[HistoryRow], side: str, request: MergeRequest
-) -> tuple[Side, list[Found]]:
-    """One side's history rows in the target's schema (see the module's docstring)."""
+) -> tuple[Side, list[Found], int]:
+    """One side's history rows in the target's schema (see the module's docstring), the Conflicts
+    of what does not fit, and how many of those a stored resolution settled: a source's Record or
+    Link resolved with `ours` has its changes left out (the target keeps it as it is)."""
     own = merge.source if side == "source" else merge.target
     own_ids = {step.revision.id for step in own.steps}
     final = merge.target.steps[-1].plan.schema if merge.target.steps else load_schema(merge.target_document)
@@ -221,6 +223,7 @@ def migrate_side(
     # (a value it changed again later, or held before, is no Conflict).
     last_change = {(row.entity, row.name, row.key): index for index, row in enumerate(rows)}
     landed: set[Ref] = set()  # the entities whose last change was migrated here
+    named: dict[Ref, Ref] = {}  # an entity's ref on the side -> in the target's schema
     for index, row in enumerate(rows):
         if row.revision in own_ids:
             continue  # a change set's own migration
@@ -236,6 +239,7 @@ def migrate_side(
             landed.add((migrated.entity, migrated.name, migrated.key))
         if migrated is not None:
             out.add(migrated)
+            named[ref] = (migrated.entity, migrated.name, migrated.key)
     for ref in sorted(landed):
         issue = _write_issue(out, ref, final)
         if issue is not None:
@@ -247,7 +251,16 @@ def migrate_side(
                     request,
                 )
             )
-    return out, found
+    if side != "source":
+        return out, found, 0
+    unsettled = []
+    for conflict in found:
+        if (request.resolutions.get(conflict.fingerprint) or {}).get("choice") == "ours":
+            ref = (conflict.entity, conflict.name, conflict.key)
+            out.rows.pop(named.get(ref, ref), None)
+        else:
+            unsettled.append(conflict)
+    return out, unsettled, len(found) - len(unsettled)
 
 
 def _write_issue(side: Side, ref: Ref, final: DomainSchema) -> Issue | None:
@@ -284,7 +297,9 @@ def _unfit(ref: Ref, why: tuple[str | None, str], side: str, request: MergeReque
     if why[0] is not None:
         branch = request.source if side == "source" else request.target
         reason = f"{reason} in the schema of {request.target}; change the value on {branch}, then merge again"
-    return Found("schema_migration", entity, name, key, why[0], None, reason, None)
+    # The source's changes of it may be left out (`ours`); the target's are its own data.
+    takes = ("ours",) if side == "source" else ()
+    return Found("schema_migration", entity, name, key, why[0], None, reason, None, takes)
 
 
 def _migrate_row(

@@ -3,9 +3,10 @@
 A resolution is stored with the Conflict's fingerprint; the next merge attempt applies it when it
 finds the same Conflict again (merge/merges.py, docs/branches.md). Each Conflict says which
 resolutions it takes (`resolutions`, from `choices`), and a resolution it does not take is refused
-422 with what to do instead: a schema Conflict takes theirs only, a value that does not fit the
-schema it lands in (`schema_migration`) none (it is changed on its branch, then the merge tried
-again), a value a change set cleared (`schema_cleared`) is found resolved.
+422 with what to do instead: a schema Conflict takes theirs only; a value that does not fit the
+schema it lands in (`schema_migration`) is changed on its branch, then the merge tried again, or,
+when the source brings it, resolved with ours (the source's changes of that Record or Link left
+out); a value a change set cleared (`schema_cleared`) is found resolved.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ def choices(domain: Domain, conflict: ConflictRow) -> list[Choice]:
     """The resolutions a Conflict takes (`_resolution` refuses the others, saying why)."""
     if conflict.code == "schema_conflict":
         return ["theirs"]
-    if conflict.code in ("schema_migration", "schema_cleared"):
+    if conflict.code == "schema_migration":  # the merge that found it says (merge/schema_merge.py)
+        return ["ours"] if "ours" in (conflict.details.get("takes") or []) else []
+    if conflict.code == "schema_cleared":
         return []
     if conflict.code in ("unique_taken", "required_missing"):
         return ["ours", "value"]
@@ -153,12 +156,18 @@ def _not_taken(conflict: ConflictRow, choice: str) -> Problem:
             "the next attempt",
         )
     if conflict.code in ("schema_migration", "schema_cleared"):
+        ours = "ours" in (conflict.details.get("takes") or [])
         return _refused(
             "conflict.migration",
-            "none",
-            f"a {conflict.code} Conflict takes no resolution: {conflict.details.get('theirs')}; the next "
-            "merge attempt (after each move of either branch, or POST .../merge) finds it no more once "
-            "the value fits",
+            "ours" if ours else "none",
+            f"{conflict.details.get('theirs')}"
+            + (
+                f"; or resolve with ours: the source's changes of {conflict.name}/{conflict.key} are then "
+                "left out of the merge, and the target keeps it as it is"
+                if ours
+                else " (this Conflict takes no resolution: the next merge attempt, after each move of "
+                "either branch or POST .../merge, finds it no more once the value fits)"
+            ),
         )
     if conflict.code == "unique_taken":
         return _refused(
