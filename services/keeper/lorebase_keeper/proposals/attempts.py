@@ -206,6 +206,8 @@ async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
     async def txn_fn(txn: Txn, ahead: Ahead | None) -> dict[str, Any]:
         proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
         require_open(proposal, "merge")
+        if ahead is not None:  # its commit writes a change set's rows: reads go first, as for one (change.py)
+            await txn.lower_priority(domain.settings.model.keeper.schema_changes.nice)
         outcome = await attempt_merge(txn, domain, proposal, by=by, perform=True, at=at, ahead=ahead)
         if outcome.blockers and outcome.result.result != "conflicts":
             raise Problem(
