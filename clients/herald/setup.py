@@ -28,7 +28,8 @@ PACKAGES: dict[str, set[str] | None] = {
     "lorebase.contract.answers": None,
     "lorebase.contract.examples": None,
     "lorebase.contract.memory": None,
-    "lorebase.herald": None,  # server, tools, problems, sdk, cli
+    "lorebase.herald": None,  # server, problems, sdk, cli
+    "lorebase.herald.tools": None,
     "lorebase.memory": {"__init__", "journal", "scope"},
 }
 

@@ -178,7 +178,7 @@ def test_pip_wheel_builds_from_the_sdist(light: Light, tmp_path: Path) -> None:
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(light.sdist)])
     (wheel,) = tmp_path.glob("lorebasehq_herald-*.whl")
-    assert "lorebase/herald/tools.py" in __import__("zipfile").ZipFile(wheel).namelist()
+    assert "lorebase/herald/tools/__init__.py" in __import__("zipfile").ZipFile(wheel).namelist()
 
 
 def test_pipx_installs_the_built_herald_and_cli(light: Light, tmp_path: Path) -> None:
