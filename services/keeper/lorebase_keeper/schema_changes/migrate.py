@@ -16,7 +16,7 @@ A renamed Kind's Records (and a renamed Relation's Links) move: the row under th
 deleted and one under the new name written with the same key, values (migrated as above),
 provenance and `created_revision`. Its history row under the new name says `$renamed_from` (the old
 name) in its provenance, so history reads follow the Record back across the rename
-(lorebase_store.revisions `entity_names`), and a read at an earlier Revision finds it under the
+(lorebase_store.entity_history `entity_names`), and a read at an earlier Revision finds it under the
 name it had then.
 
 Records are read in batches of `batch` keys (keeper.schema_changes.batch_records), each batch told
