@@ -52,7 +52,7 @@ def test_the_gateway_serves_the_declared_endpoints_and_the_client_calls_each() -
 
 
 def test_every_route_has_a_cli_command_or_a_reason() -> None:
-    used = _used(*(SRC / "commands").glob("*.py"))
+    used = _used(*(SRC / "commands").rglob("*.py"))
     missing = set(BY_NAME) - used - set(NOT_IN_CLI)
     assert not missing, (
         f"REST endpoints with no CLI command: add one, or a reason to NOT_IN_CLI: {sorted(missing)}"
