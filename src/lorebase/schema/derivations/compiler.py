@@ -1,36 +1,33 @@
-"""Derivations: derived Attributes, computed from a Record's own values and its neighbours.
+"""The check of a Derivation's expression, and its compilation into a closure.
 
-A Kind Attribute may declare `derived: "<expression>"`. The expression is a small, safe subset of
-Python parsed with `ast` and checked when the schema loads (docs/schema.md, "Derived Attributes"):
-the Kind's own non-derived Attribute names, literals, `+ - * /`, comparisons, `and`/`or`/`not`,
-`a if cond else b`, the functions coalesce, round, lower, upper, len and abs, and aggregates over a
-Relation of the Kind by its forward or inverse name: `count(rel)`, `sum(rel.attr)`,
-`min(rel.attr)`, `max(rel.attr)`, `avg(rel.attr)`, each optionally filtered with
-`where <condition over the neighbour's Attributes>`.
-
-Evaluation reads canonical values (integers and decimals are read as numbers); a null operand of
-arithmetic gives null; an evaluation error (division by zero, a type that does not apply) or a
-result that is not a valid value of the Attribute gives no value (`evaluate` returns None).
+`Compiler` walks the `ast` of the expression once: it refuses what the language does not have
+(with a `DerivationError` saying what to write instead), gives each node its type (number,
+string, boolean or any) and turns it into a closure over `Env` (evaluate.py). On the way it
+collects what the Derivation reads: the Kind's own Attributes (`reads`) and, per Relation named by
+its forward or inverse name, an `Aggregate` with the neighbour Attributes it reads (`aggregates`).
 """
 
 from __future__ import annotations
 
 import ast
-import io
 import operator
-import tokenize
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal, DecimalException, InvalidOperation, localcontext
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from lorebase.canonical import ValueProblem, canonical_value
-from lorebase.schema.model import Attribute, Kind, Relation
+from lorebase.schema.derivations.evaluate import (
+    Aggregate,
+    Env,
+    Failed,
+    Fn,
+    aggregate_fn,
+    category_of,
+    reader_of,
+    truthy,
+)
+from lorebase.schema.model import Kind, Relation
 from lorebase.schema.policy import compare
 
-__all__ = ["Aggregate", "Derivation", "DerivationError", "compile_derivation"]
-
-_MAX_LENGTH = 2000
 _AGGREGATES = ("count", "sum", "min", "max", "avg")
 _FUNCTIONS = ("coalesce", "round", "lower", "upper", "len", "abs")
 _LITERAL_NAMES = {"true": True, "false": False, "null": None}
@@ -41,132 +38,10 @@ _ARITHMETIC: dict[type[ast.operator], tuple[str, Callable[[Any, Any], Any]]] = {
     ast.Div: ("/", operator.truediv),
 }
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn)
-_PRECISION = 50  # digits of intermediate decimal arithmetic
-
-Env = tuple[Mapping[str, Any], Mapping[str, Sequence[Mapping[str, Any]]]]  # (own values, neighbours)
-Fn = Callable[[Env], Any]
 
 
 class DerivationError(ValueError):
     """A Derivation that is not a valid expression for its Attribute; the message says why."""
-
-
-class _Failed(Exception):
-    """An evaluation error: the derived value is left absent."""
-
-
-@dataclass(frozen=True)
-class Aggregate:
-    """A Relation a Derivation aggregates over, and what it reads of the neighbours."""
-
-    name: str  # as written: the forward or the inverse name
-    relation: str  # the forward name
-    direction: str  # forward (the Record is the Link's `from`) | inverse (its `to`)
-    neighbour: str  # the Kind at the other end
-    reads: tuple[str, ...]  # neighbour Attributes read (aggregated or filtered on)
-
-
-@dataclass(frozen=True)
-class Derivation:
-    """A compiled Derivation; `evaluate` gives the canonical derived value, or None."""
-
-    source: str
-    attribute: str
-    reads: tuple[str, ...]  # own Attributes read
-    aggregates: tuple[Aggregate, ...]
-    _target: Attribute = field(compare=False, repr=False)
-    _fn: Fn = field(compare=False, repr=False)
-
-    def evaluate(
-        self, values: Mapping[str, Any], neighbours: Mapping[str, Sequence[Mapping[str, Any]]]
-    ) -> Any:
-        """The value from the Record's canonical `values` and its neighbours' values (by aggregate name)."""
-        try:
-            with localcontext() as context:
-                context.prec = _PRECISION
-                result = self._fn((values, neighbours))
-            return canonical_value(self._target, result)
-        except (_Failed, ArithmeticError, DecimalException, ValueProblem, TypeError, ValueError):
-            return None
-
-
-def compile_derivation(
-    source: Any,
-    attribute: Attribute,
-    kind: Kind,
-    kinds: Mapping[str, Kind],
-    relations: Mapping[str, Relation],
-) -> Derivation:
-    """Parse and check the Derivation of `attribute` of `kind`; DerivationError says what is wrong."""
-    if not isinstance(source, str) or not source.strip():
-        raise DerivationError("a Derivation must be a non-empty expression string")
-    if len(source) > _MAX_LENGTH:
-        raise DerivationError(f"a Derivation is limited to {_MAX_LENGTH} characters")
-    try:
-        tree = ast.parse(_where_as_comma(source).strip(), mode="eval")
-    except SyntaxError as exc:
-        raise DerivationError(f"invalid expression: {exc.msg} (column {exc.offset})") from None
-    compiler = _Compiler(kind, kinds, relations)
-    fn, type_ = compiler.expr(tree.body)
-    wanted = _category(attribute)
-    if type_ not in ("any", wanted):
-        raise DerivationError(
-            f"the Derivation gives a {type_}, but {attribute.name} is {attribute.type_name}"
-        )
-    return Derivation(
-        source=source,
-        attribute=attribute.name,
-        reads=tuple(sorted(compiler.reads)),
-        aggregates=tuple(compiler.aggregates.values()),
-        _target=attribute,
-        _fn=fn,
-    )
-
-
-def _where_as_comma(source: str) -> str:
-    """`count(rel where cond)` becomes `count(rel ,     cond)`: the same columns, parseable by `ast`."""
-    lines = source.splitlines(keepends=True)
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return source  # ast.parse reports the problem
-    for token in tokens:
-        if token.type == tokenize.NAME and token.string == "where":
-            row, col = token.start
-            line = lines[row - 1]
-            lines[row - 1] = line[:col] + ",    " + line[col + 5 :]
-    return "".join(lines)
-
-
-def _category(attribute: Attribute) -> str:
-    if attribute.type in ("integer", "decimal"):
-        return "number"
-    if attribute.type == "boolean":
-        return "boolean"
-    return "string"
-
-
-def _read(attribute: Attribute) -> Callable[[Any], Any]:
-    """How a canonical value of `attribute` is read: numbers as Decimal, the rest as they are."""
-    category = _category(attribute)
-
-    def read(value: Any) -> Any:
-        if value is None:
-            return None
-        if category == "number":
-            if isinstance(value, bool) or not isinstance(value, str | int):
-                raise _Failed
-            try:
-                return Decimal(value)
-            except InvalidOperation:
-                raise _Failed from None
-        if category == "boolean" and not isinstance(value, bool):
-            raise _Failed
-        if category == "string" and not isinstance(value, str):
-            raise _Failed
-        return value
-
-    return read
 
 
 def _describe(node: ast.AST) -> str:
@@ -194,11 +69,7 @@ def _common(types: Sequence[str], what: str) -> str:
     return known[0] if known else "any"
 
 
-def _truthy(value: Any) -> bool:
-    return value is not None and bool(value)
-
-
-class _Compiler:
+class Compiler:
     """Checks an expression and turns it into a closure; `reads` and `aggregates` collect what it uses."""
 
     def __init__(
@@ -228,15 +99,15 @@ class _Compiler:
         if isinstance(node, ast.BoolOp):
             parts = [self.expr(value)[0] for value in node.values]
             if isinstance(node.op, ast.And):
-                return (lambda env: all(_truthy(p(env)) for p in parts)), "boolean"
-            return (lambda env: any(_truthy(p(env)) for p in parts)), "boolean"
+                return (lambda env: all(truthy(p(env)) for p in parts)), "boolean"
+            return (lambda env: any(truthy(p(env)) for p in parts)), "boolean"
         if isinstance(node, ast.Compare):
             return self.comparison(node)
         if isinstance(node, ast.IfExp):
             test, _ = self.expr(node.test)
             (body, body_type), (orelse, else_type) = self.expr(node.body), self.expr(node.orelse)
             type_ = _common([body_type, else_type], "`a if cond else b`")
-            return (lambda env: body(env) if _truthy(test(env)) else orelse(env)), type_
+            return (lambda env: body(env) if truthy(test(env)) else orelse(env)), type_
         if isinstance(node, ast.Call):
             return self.call(node)
         if isinstance(node, ast.Attribute):
@@ -268,8 +139,8 @@ class _Compiler:
                     f"{node.id} is derived: a Derivation cannot read another derived Attribute"
                 )
             self.reads.add(node.id)
-            read, name = _read(attribute), node.id
-            return (lambda env: read(env[0].get(name))), _category(attribute)
+            read, name = reader_of(attribute), node.id
+            return (lambda env: read(env[0].get(name))), category_of(attribute)
         if node.id in _LITERAL_NAMES:
             value = _LITERAL_NAMES[node.id]
             return (lambda env: value), "any" if value is None else "boolean"
@@ -282,7 +153,7 @@ class _Compiler:
     def unary(self, node: ast.UnaryOp) -> tuple[Fn, str]:
         operand, type_ = self.expr(node.operand)
         if isinstance(node.op, ast.Not):
-            return (lambda env: not _truthy(operand(env))), "boolean"
+            return (lambda env: not truthy(operand(env))), "boolean"
         if isinstance(node.op, ast.USub | ast.UAdd):
             if type_ not in ("number", "any"):
                 raise DerivationError(f"a sign applies to numbers, not to a {type_}")
@@ -293,7 +164,7 @@ class _Compiler:
                 if value is None:
                     return None
                 if not isinstance(value, Decimal):
-                    raise _Failed
+                    raise Failed
                 return -value if negative else value
 
             return signed, "number"
@@ -319,7 +190,7 @@ class _Compiler:
                 return apply(a, b)
             if symbol == "+" and isinstance(a, str) and isinstance(b, str):
                 return a + b
-            raise _Failed
+            raise Failed
 
         return compute, type_
 
@@ -408,7 +279,7 @@ class _Compiler:
             if value is None:
                 return None
             if not isinstance(value, kind):
-                raise _Failed
+                raise Failed
             return apply(value)
 
         return function, "number" if name in ("abs", "len") else "string"
@@ -434,7 +305,7 @@ class _Compiler:
             if value is None:
                 return None
             if not isinstance(value, Decimal):
-                raise _Failed
+                raise Failed
             return value.quantize(step, rounding=ROUND_HALF_UP)
 
         return rounded, "number"
@@ -469,23 +340,23 @@ class _Compiler:
                 raise DerivationError(
                     f"{neighbour.name}.{attribute_name} is derived: a Derivation cannot read another derived Attribute"
                 )
-            type_ = _category(attribute)
+            type_ = category_of(attribute)
             if function in ("sum", "avg") and type_ != "number":
                 raise DerivationError(
                     f"{function}() applies to numbers; {attribute_name} is {attribute.type_name}"
                 )
             reads.add(attribute_name)
-            read = _read(attribute)
+            read = reader_of(attribute)
         condition: Fn | None = None
         if len(args) == 2:
-            inner = _Compiler(neighbour, self.kinds, self.relations, condition_of=written)
+            inner = Compiler(neighbour, self.kinds, self.relations, condition_of=written)
             condition, _ = inner.expr(args[1])
             reads |= inner.reads
         known_reads = self.aggregates[written].reads if written in self.aggregates else ()
         self.aggregates[written] = Aggregate(
             written, relation.name, direction, neighbour.name, tuple(sorted(reads | set(known_reads)))
         )
-        return _aggregate_fn(function, written, attribute_name, read, condition), type_
+        return aggregate_fn(function, written, attribute_name, read, condition), type_
 
     def relation(self, written: str) -> tuple[Relation, str, Kind]:
         named = _relation_named(self.relations, written)
@@ -516,34 +387,6 @@ class _Compiler:
         return relation, direction, neighbour
 
 
-def _aggregate_fn(
-    function: str,
-    written: str,
-    attribute: str | None,
-    read: Callable[[Any], Any],
-    condition: Fn | None,
-) -> Fn:
-    empty: Mapping[str, Sequence[Mapping[str, Any]]] = {}
-
-    def aggregate(env: Env) -> Any:
-        rows = env[1].get(written, ())
-        if condition is not None:
-            rows = [row for row in rows if _truthy(condition((row, empty)))]
-        if function == "count":
-            return Decimal(len(rows))
-        assert attribute is not None
-        values = [v for v in (read(row.get(attribute)) for row in rows) if v is not None]
-        if function == "sum":
-            return sum(values, Decimal(0))
-        if not values:
-            return None
-        if function == "avg":
-            return sum(values, Decimal(0)) / len(values)
-        return min(values) if function == "min" else max(values)
-
-    return aggregate
-
-
 def _relation_named(relations: Mapping[str, Relation], name: str) -> tuple[Relation, str] | None:
     if name in relations:
         return relations[name], "forward"
@@ -551,3 +394,6 @@ def _relation_named(relations: Mapping[str, Relation], name: str) -> tuple[Relat
         if relation.inverse == name:
             return relation, "inverse"
     return None
+
+
+__all__ = ["Compiler", "DerivationError"]
