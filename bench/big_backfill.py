@@ -35,7 +35,7 @@ from bench import agent_reads, cpu
 ENABLED = os.environ.get("LOREBASE_BENCH_BIG_BACKFILL", "1") != "0"
 READS = 200  # of each, without the backfill
 AFTER = 100  # of each, after the answer
-# Keeper's log lines that start each phase (schema_changes/change.py, staged.py).
+# Keeper's log lines that start each phase (schema_changes/change/, staged/).
 MARKS = (
     ("migrating", re.compile(r"schema change on main: migrating")),
     ("staging rows", re.compile(r"schema change: \d+ changes migrated and checked")),

@@ -2,7 +2,7 @@
 
 A change set migrating a million Records cannot hold the branch's commit lock while a million rows
 and a million history rows are planned in keeper and sent. So its staging (lorebase_keeper
-schema_changes/staged.py), outside the lock, COPYs the rows it will commit into `staged_rows` under
+schema_changes/staged/staging.py), outside the lock, COPYs the rows it will commit into `staged_rows` under
 a staging id, with a placeholder (`PLACEHOLDER`) where the Revision id goes in provenance, and
 no Revision id or generation yet; in the same transactions the history rows stored by reference
 through those Records take their values (stored_form.py: what the commit statement's `fil` does

@@ -11,10 +11,10 @@ import re
 from typing import Any
 
 import pytest
-from lorebase_keeper.schema_changes import change as change_module
 from lorebase_keeper.schema_changes import process
-from lorebase_keeper.schema_changes import staged as staged_module
+from lorebase_keeper.schema_changes.change import apart as change_module
 from lorebase_keeper.schema_changes.staged import Staged
+from lorebase_keeper.schema_changes.staged import staging as staged_module
 from lorebase_keeper.writes import changes as changes_module
 from lorebase_keeper.writes import pace
 

@@ -62,7 +62,7 @@ async def run(settings: Settings) -> int:
         if failed:
             logger.info("failed %d schema change jobs left running: %s", len(failed), ", ".join(failed))
         # Rows a keeper staged for a change set it never committed (it stopped meanwhile); the
-        # stagings of a keeper that lives stay (schema_changes/staged.py, `staging_alive`).
+        # stagings of a keeper that lives stay (schema_changes/staged/staging.py, `staging_alive`).
         cleared = await clear_staged(rt.db)
         if cleared:
             logger.info("cleared %d staged rows of unfinished schema change sets", cleared)

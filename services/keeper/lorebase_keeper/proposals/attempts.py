@@ -10,7 +10,7 @@ An attempt that is not kept and would commit the source's change sets on the tar
 catch-up migrates the target's data) merges into a stand-in for the target (`_with_stand_in`), so the
 target stays free. The merge that is kept (`merge_proposal`) stages the migration of the first change
 set it brings ahead, before its transaction and outside every lock (schema_changes/catch_up.py
-`staged_ahead`, the way a change set on a branch stages: change.py): the target takes writes while
+`staged_ahead`, the way a change set on a branch stages: change/apart.py): the target takes writes while
 it runs, and under the locks the merge only migrates what was written meanwhile before it commits.
 """
 
@@ -206,7 +206,7 @@ async def merge_proposal(rt: Runtime, access: Access, domain: Domain, proposal_i
     async def txn_fn(txn: Txn, ahead: Ahead | None) -> dict[str, Any]:
         proposal = await find_proposal(txn, access, domain, proposal_id, lock=True)
         require_open(proposal, "merge")
-        if ahead is not None:  # its commit writes a change set's rows: reads go first, as for one (change.py)
+        if ahead is not None:  # its commit writes a change set's rows: reads go first, as for one (change/)
             await txn.lower_priority(domain.settings.model.keeper.schema_changes.nice)
         outcome = await attempt_merge(txn, domain, proposal, by=by, perform=True, at=at, ahead=ahead)
         if outcome.blockers and outcome.result.result != "conflicts":

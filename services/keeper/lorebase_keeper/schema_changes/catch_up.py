@@ -2,7 +2,7 @@
 not, committed on the target inside the merge's transaction, before the three-way merge.
 
 Each is replayed on the schema the target stands on and migrates the target's data as a change set
-on the target would (change.py: renames, conversions, backfills, unique and required checks), as a
+on the target would (change/: renames, conversions, backfills, unique and required checks), as a
 schema Revision of its own (origin `schema`, authored by the merger, its message naming the source's
 Revision); the merge Revision that follows stands on the schema they make. A value of the target
 that does not fit becomes a `schema_migration` Conflict naming its Record (or Link), and the
@@ -15,9 +15,9 @@ before.
 
 A merge that is kept stages its migration ahead (issue 30): before the merge's transaction, the
 first change set it brings is applied to the target's schema and its migration staged over the
-target's head the way a change set on a branch is (change.py `staged_apart`: a process of its own,
+target's head the way a change set on a branch is (change/apart.py `staged_apart`: a process of its own,
 outside every lock, so the target takes writes meanwhile), and the catch-up (`Ahead`) only brings
-it up to the target's head under the lock (staged.py `catch_up`: what was written meanwhile is
+it up to the target's head under the lock (staged/at_commit.py `catch_up`: what was written meanwhile is
 migrated again, a value that does not fit is the same `schema_migration` Conflict) before it commits
 it. The staging is used only while it still fits: the same change set, on the same branch, whose
 schema has not changed since (else, or when too much changed meanwhile for a catch-up, the change
@@ -89,7 +89,7 @@ async def to_stage(
 
 @contextlib.asynccontextmanager
 async def staged_ahead(rt: Runtime, domain: Domain, to_stage: ToStage | None) -> AsyncIterator[Ahead | None]:
-    """`to_stage` staged outside every lock (change.py `staged_apart`) for the block, in which the
+    """`to_stage` staged outside every lock (change/apart.py `staged_apart`) for the block, in which the
     merge commits it (its staged rows then go with the merge's commit) or does not (they are
     forgotten as the block ends); None: nothing to stage."""
     if to_stage is None:

@@ -20,7 +20,7 @@ A job never stays `running` and never leaves a half-migrated head:
 - the task renews its heartbeat (and progress) every `job_heartbeat_s`; a keeper that starts fails
   every running job it ran itself before it stopped (its `owner`: host and listen address), and
   every one whose heartbeat is older than `job_lease_s`; a read of a job whose heartbeat is that old
-  fails it too. The jobs of another keeper that lives go on: their staged rows stay (staged.py,
+  fails it too. The jobs of another keeper that lives go on: their staged rows stay (staged/staging.py,
   `staging_alive`). A task whose job was failed so stops at its next heartbeat.
 """
 

@@ -22,14 +22,14 @@ name it had then.
 Records are read in batches of `batch` keys (keeper.schema_changes.batch_records), each batch told
 to `progress`; the work pauses between Records as its `Pacer` says (lorebase_keeper.writes.pace: a
 yield every few milliseconds, and in the background a sleep in proportion to the work). The migration runs over a read-only snapshot of the head, outside the branch's commit
-lock (change.py stages it; catch_up.py migrates what other commits changed meanwhile), and all of it
+lock (change/apart.py stages it; catch_up.py migrates what other commits changed meanwhile), and all of it
 is written by the one commit: a branch never shows a half-migrated head. With a `Scope`, only the
 Records and Links it names are migrated (the catch-up); unique values are checked across the Kind
 by `check_unique`, over the values held in `Migration.unique`.
 
 What the migration finds and writes (`Checked`, `Migration`, `Writes`) is outcome.py; the checks
 over a whole Kind or Relation (unique values, a Relation's cardinality and `required_from`) are
-checks.py. Their names are imported from here too, as staged.py, process.py and change.py do.
+checks.py. Their names are imported from here too, as staged/, process.py and change/ do.
 """
 
 from __future__ import annotations

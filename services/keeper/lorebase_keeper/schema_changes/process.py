@@ -1,7 +1,7 @@
 """A change set's migration in a process of its own, at a lower CPU priority (issue 30).
 
 Everything a change set does before its commit takes the branch's lock (migrate.py: read every
-Record of the Kinds it changes, migrate and check them; staged.py: plan and COPY the rows the commit
+Record of the Kinds it changes, migrate and check them; staged/staging.py: plan and COPY the rows the commit
 will write) runs in a child process that keeper starts for it, not on keeper's event loop. Keeper
 serves its reads and writes meanwhile on a loop and a GIL of its own; the child runs at
 `keeper.schema_changes.nice` (`os.nice`), so the kernel gives the cores to keeper, PostgreSQL and
@@ -11,7 +11,7 @@ child connects to the same database with its own two connections (its `applicati
 staging id), reads its snapshot of the head and stages rows exactly as keeper did, and sends back
 what the commit needs (`Staged.document`: counts, the changes digest, the unique values, the
 violations; no Record). Keeper's loop only waits for it, then catches up and commits as before,
-under the lock (change.py). A synchronous change set, a job, a dry run and the first change set a
+under the lock (change/on_branch.py). A synchronous change set, a job, a dry run and the first change set a
 kept merge brings (catch_up.py, `staged_ahead`) all take this path. A merge attempt that is not
 kept, and a kept merge's later change sets, do not: they stage inside the merge's own transaction,
 which a process of its own cannot share.
@@ -29,7 +29,7 @@ keeper: a keeper that starts clears its rows; one chunk sent meanwhile stays unt
 A child that ends without an answer (killed, out of memory) answers 409 schema-migration-moved with
 `reason: migration-process`, nothing changed: keeper ends its database sessions
 (`pg_terminate_backend`, waiting for each to go, so no chunk of rows commits later) and then its
-staged rows are forgotten (change.py).
+staged rows are forgotten (change/apart.py).
 
 Where PostgreSQL runs on this machine and the operating system lets keeper (root, or the same user
 as the server), the child also lowers the CPU priority of its two PostgreSQL backends to the same

@@ -2,7 +2,7 @@
 event, as plain rows added to a `CommitRows`.
 
 `plan_commit` does all of it over a list of changes in memory (an Operation, an import, a merge).
-A large schema migration plans in two steps (lorebase_keeper/schema_changes/staged.py): its rows
+A large schema migration plans in two steps (lorebase_keeper/schema_changes/staged/staging.py): its rows
 with `plan_rows` while it is staged, outside the branch's lock, the Revision's id standing in as
 `lorebase_store.staged_rows.PLACEHOLDER`; and at the commit, under the lock, the Revision itself
 with `plan_revision` from a `ChangeSummary` of its changes (the changes digest, counted per Kind and
