@@ -4,8 +4,8 @@ section 2, issue 16; docs/resolve.md).
 It interprets nothing, runs no query and calls no model: the same request at the same Revision
 answers the same candidates. The levels, each taking only words the earlier ones left:
 names (exact, synonym, partial; ground.py), comparisons with comparatives and dates as people say
-them (comparisons.py, graded.py, dates.py), verbs of state (states.py), intent hints with
-superlatives, top-k and counts of related Records (hints.py) -- these read no data (phrases.py),
+them (comparisons.py with operands.py and predicates.py, graded.py, dates.py), verbs of state
+(states.py), intent hints with superlatives, top-k and counts of related Records (hints.py) -- these read no data (phrases.py),
 and their English words are data (lexicon.py) -- Record keys and titles (titles.py), similar
 spelling (ground.py), and the embedding level (embedding.py). The vocabulary holds only what the caller may read (vocabulary.py).
 """

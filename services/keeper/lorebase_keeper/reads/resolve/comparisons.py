@@ -9,6 +9,9 @@ names one, the Attributes of the right type of the Kinds the question names are 
 by a unit written after the number that their description mentions ("EUR", "days"); one left is
 offered at 0.8 (level `inferred`), several at 0.6. The value is in the Attribute's canonical form;
 `unit` repeats the unit the description gives. English comparison words only, for now.
+
+The words of a comparison are read in operands.py; the Attributes it applies to, its predicates
+and the candidate it makes are predicates.py's.
 """
 
 from __future__ import annotations
@@ -17,10 +20,8 @@ import re
 from datetime import date
 from typing import Any
 
-from lorebase.canonical import ValueProblem, canonical_value
-from lorebase.schema.model import Attribute
 from lorebase_keeper.domains import Domain
-from lorebase_keeper.reads.resolve.dates import Said, date_at, implicit
+from lorebase_keeper.reads.resolve.dates import date_at, implicit
 from lorebase_keeper.reads.resolve.graded import (
     YEAR,
     Graded,
@@ -31,128 +32,27 @@ from lorebase_keeper.reads.resolve.graded import (
     operator,
 )
 from lorebase_keeper.reads.resolve.ground import Span, is_number
-from lorebase_keeper.reads.resolve.lexicon import LEVELS, STATES, UNITS
-from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
-from lorebase_keeper.reads.resolve.words import Word, number_at
-
-REACH = 4
-OPERATORS: list[tuple[tuple[str, ...], str]] = sorted(
-    [
-        (("more", "than"), "gt"),
-        (("greater", "than"), "gt"),
-        (("higher", "than"), "gt"),
-        (("above",), "gt"),
-        (("over",), "gt"),
-        (("exceeding",), "gt"),
-        ((">",), "gt"),
-        (("after",), "gt"),
-        (("less", "than"), "lt"),
-        (("fewer", "than"), "lt"),
-        (("lower", "than"), "lt"),
-        (("below",), "lt"),
-        (("under",), "lt"),
-        (("<",), "lt"),
-        (("before",), "lt"),
-        (("at", "least"), "ge"),
-        (("no", "less", "than"), "ge"),
-        (("minimum",), "ge"),
-        ((">=",), "ge"),
-        (("since",), "ge"),
-        (("from",), "ge"),
-        (("at", "most"), "le"),
-        (("no", "more", "than"), "le"),
-        (("up", "to"), "le"),
-        (("maximum",), "le"),
-        (("<=",), "le"),
-        (("until",), "le"),
-        (("exactly",), "eq"),
-        (("equal", "to"), "eq"),
-        (("=",), "eq"),
-        (("in",), "in"),
-        (("during",), "in"),
-    ],
-    key=lambda item: -len(item[0]),
+from lorebase_keeper.reads.resolve.lexicon import LEVELS
+from lorebase_keeper.reads.resolve.operands import (
+    NEGATE,
+    OPERATORS,
+    REACH,
+    negated_before,
+    operand_at,
+    operator_at,
+    rate_end,
+    state_before,
 )
-NUMERIC = ("integer", "decimal")
-DATES = ("date", "datetime")
-
-
-def _operand(words: list[Word], at: int, today: date | None) -> tuple[int, str, Any] | None:
-    """(words used, "number" | "date", value) of the operand at `at`: a number, a date as people
-    say it (dates.py; relative ones only with `today`), or a year. A date value is a `Said`."""
-    if at >= len(words):
-        return None
-    said = date_at(words, at, today)
-    if said is not None:
-        return said.taken, "date", said
-    number = number_at(words, at)
-    if number is not None:
-        return number[0], "number", number[1]
-    return None
-
-
-def _fits(term: Term, shape: str, value: Any) -> bool:
-    base = str(term.type).split("(")[0]
-    if shape == "date":
-        return base in DATES
-    if base in NUMERIC:
-        return True
-    return base in DATES and re.fullmatch(r"(19|20)\d{2}", str(value)) is not None
-
-
-def _attribute(domain: Domain, term: Term) -> Attribute:
-    if term.relation is not None:
-        return domain.schema.relations[term.relation].attributes[str(term.attribute)]
-    return domain.schema.kinds[term.kind].attributes[str(term.attribute)]
-
-
-def _unit(term: Term, unit: Word | None) -> str | None:
-    """The unit the description gives, when the question wrote it (or none was written)."""
-    words = re.findall(r"\w+", term.description)
-    if unit is not None:
-        written = {
-            form
-            for said in (unit.key, unit.sense)
-            for form in (said, said.rstrip("s"), UNITS.get(said, said))
-        }
-        return next((w for w in words if w.casefold() in written), None)
-    for known in ("EUR", "USD", "days", "units", "percent"):
-        if known in words:
-            return known
-    return None
-
-
-def _predicates(domain: Domain, term: Term, op: str, shape: str, value: Any) -> list[tuple[str, Any]]:
-    attr = _attribute(domain, term)
-    if shape == "number" and attr.type in DATES:  # a bare year
-        year = int(value)
-        shape, value = "date", Said(1, date(year, 1, 1), date(year + 1, 1, 1), False)
-    if shape == "date":
-        first, after = value.first, value.after
-        pairs = {
-            "gt": [("ge", after)],
-            "ge": [("ge", first)],
-            "lt": [("lt", first)],
-            "le": [("lt", after)],
-            "eq": [("ge", first), ("lt", after)],
-            "in": [("ge", first), ("lt", after)],
-        }[op]
-        return [(o, v.isoformat()) for o, v in pairs]
-    if op == "in":
-        return []
-    try:
-        shown = canonical_value(Attribute(attr.name, attr.type, attr.precision, attr.scale), value)
-    except ValueProblem:
-        return []
-    return [(op, shown)]
-
-
-def _operator(words: list[Word], used: list[bool], index: int) -> tuple[str, int] | None:
-    for phrase, name in OPERATORS:
-        window = tuple(w.sense for w in words[index : index + len(phrase)])
-        if window == phrase and not any(used[index : index + len(phrase)]):
-            return name, len(phrase)
-    return None
+from lorebase_keeper.reads.resolve.predicates import (
+    entry,
+    fits_shape,
+    near_attributes,
+    predicates_of,
+    unit_of,
+    with_interval,
+)
+from lorebase_keeper.reads.resolve.vocabulary import Term, Vocabulary
+from lorebase_keeper.reads.resolve.words import Word
 
 
 def comparisons(
@@ -201,13 +101,13 @@ def comparisons(
                 units |= graded_end[1]
                 index = graded_end[0]
                 continue
-        found = _operator(words, used, index)
+        found = operator_at(words, used, index)
         near = named
         if found is None and index in named and named[index].start == index == named[index].end - 1:
             # a comparison word that is also an Attribute's name ("since", a Link's date) followed
             # by its operand compares: the Attribute is then looked for around it
-            found = _operator(words, [False] * len(words), index)
-            if found is not None and found[1] == 1 and _operand(words, index + 1, today) is not None:
+            found = operator_at(words, [False] * len(words), index)
+            if found is not None and found[1] == 1 and operand_at(words, index + 1, today) is not None:
                 near = {i: span for i, span in named.items() if i != index}
             else:
                 found = None
@@ -216,9 +116,9 @@ def comparisons(
         negated = False
         if found is not None:
             op, size = found
-            if _negated(words, used, index) and op in NEGATE:  # "not more than 20", "not before 2026"
+            if negated_before(words, used, index) and op in NEGATE:  # "not more than 20", "not before 2026"
                 op, negated = NEGATE[op], True
-            operand = _operand(words, index + size, today)
+            operand = operand_at(words, index + size, today)
             if operand is not None:
                 taken, shape, value = operand
                 end = index + size + taken
@@ -226,15 +126,15 @@ def comparisons(
                 if op == "in" and not (shape == "date" or re.fullmatch(r"(19|20)\d{2}", str(value))):
                     parts = []
         elif words[index].sense == "between":
-            first = _operand(words, index + 1, today)
+            first = operand_at(words, index + 1, today)
             if first is not None and index + 1 + first[0] < len(words):
                 middle = index + 1 + first[0]
-                second = _operand(words, middle + 1, today) if words[middle].sense == "and" else None
+                second = operand_at(words, middle + 1, today) if words[middle].sense == "and" else None
                 if second is not None and second[1] == first[1]:
                     end = middle + 1 + second[0]
                     parts = [("ge", first[1], first[2]), ("le", second[1], second[2])]
         elif index in named and named[index].end == index + 1 and not any(used[index + 1 : index + 2]):
-            operand = _operand(words, index + 1, today)  # "tier 1": the Attribute, then its value
+            operand = operand_at(words, index + 1, today)  # "tier 1": the Attribute, then its value
             if operand is not None and operand[1] == "number":
                 anchor, end = index + 1, index + 1 + operand[0]
                 parts = [("eq", operand[1], operand[2])]
@@ -248,17 +148,17 @@ def comparisons(
             continue
         shape, value = parts[0][1], parts[0][2]
         unit = words[end] if end < len(words) and not is_number(words[end]) and end not in names_at else None
-        terms, score, level = _near(near, anchor, end, shape, value, vocab, kinds, unit)
-        state = _state(words, used, anchor, shape, value)
+        terms, score, level = near_attributes(near, anchor, end, shape, value, vocab, kinds, unit)
+        state = state_before(words, used, anchor, shape, value)
         scores = {id(t): score for t in terms}
         if state is not None and level == "inferred":  # "expire before 2027": the date that ends
             ended = ends(domain, vocab, kinds)
             if ended:
                 terms, level = [t for t, _ in ended], "state"
                 scores = {id(t): s for t, s in ended}
-        if unit is not None and all(_unit(t, unit) is None for t in terms):
+        if unit is not None and all(unit_of(t, unit) is None for t in terms):
             unit = None
-        last = _rate(words, end + (1 if unit is not None else 0), terms if unit is not None else [])
+        last = rate_end(words, end + (1 if unit is not None else 0), terms if unit is not None else [])
         begin = named[index].start if anchor != index else index
         if negated:
             begin = index - 1
@@ -268,11 +168,11 @@ def comparisons(
         made = 0
         for term in terms:
             for op, part_shape, part_value in parts:
-                for pred_op, shown in _predicates(domain, term, op, part_shape, part_value):
+                for pred_op, shown in predicates_of(domain, term, op, part_shape, part_value):
                     made_entry = entry(
-                        term, pred_op, shown, scores[id(term)], level, matched, _unit(term, unit)
+                        term, pred_op, shown, scores[id(term)], level, matched, unit_of(term, unit)
                     )
-                    out.append(_said(made_entry, part_value, today))
+                    out.append(with_interval(made_entry, part_value, today))
                     made += 1
         if made:
             if level == "state" and state is not None:
@@ -306,7 +206,7 @@ def _graded(
     """A comparative with its operand ("cheaper than 20 EUR", "older than 2023"): on the Attribute
     named nearby when one fits, else on the Attributes of the named Kinds having its dimension
     (graded.py). Appends the candidates; answers the index after the words taken and the unit."""
-    operand = _operand(words, index + graded.size, today)
+    operand = operand_at(words, index + graded.size, today)
     if operand is None:
         return None
     taken, shape, value = operand
@@ -318,7 +218,7 @@ def _graded(
         span = named.get(position)
         if span is None:
             continue
-        fits = [h for h in span.hits if h.term.target == "attribute" and _fits(h.term, shape, value)]
+        fits = [h for h in span.hits if h.term.target == "attribute" and fits_shape(h.term, shape, value)]
         if fits:
             best = max(h.score for h in fits)
             level = "exact" if best >= 1.0 else "partial"
@@ -333,21 +233,23 @@ def _graded(
         if not found and year and not graded.declared:
             found = along(domain, vocab, kinds, graded.dimension, dates=False)
         if unit is not None:
-            with_unit = [(t, s) for t, s in found if _unit(t, unit) is not None]
+            with_unit = [(t, s) for t, s in found if unit_of(t, unit) is not None]
             found = with_unit or found
-        scored = [(t, s, "comparative") for t, s in found if _fits(t, shape, value)]
-    if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
+        scored = [(t, s, "comparative") for t, s in found if fits_shape(t, shape, value)]
+    if unit is not None and all(unit_of(t, unit) is None for t, _, _ in scored):
         unit = None
-    last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
-    first = index - 1 if _negated(words, used, index) else index  # "not older than 2023"
+    last = rate_end(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
+    first = index - 1 if negated_before(words, used, index) else index  # "not older than 2023"
     matched = " ".join(w.key for w in words[first:last])
     made = 0
     for term, score, level in scored:
         op = operator(graded.dimension, graded.direction, term, graded)
         op = NEGATE[op] if first < index else op
-        for pred_op, shown in _predicates(domain, term, op, shape, value):
+        for pred_op, shown in predicates_of(domain, term, op, shape, value):
             out.append(
-                _said(entry(term, pred_op, shown, score, level, matched, _unit(term, unit)), value, today)
+                with_interval(
+                    entry(term, pred_op, shown, score, level, matched, unit_of(term, unit)), value, today
+                )
             )
             made += 1
     if not made:
@@ -355,14 +257,6 @@ def _graded(
     units = {end} if unit is not None and used[end] else set()
     used[first:last] = [True] * (last - first)
     return last, units
-
-
-NEGATE = {"gt": "le", "ge": "lt", "lt": "ge", "le": "gt"}
-
-
-def _negated(words: list[Word], used: list[bool], index: int) -> bool:
-    """ "not" just before a comparison ("not older than", "nicht mehr als"): its opposite."""
-    return index > 0 and not used[index - 1] and words[index - 1].sense == "not"
 
 
 def _level(
@@ -392,28 +286,28 @@ def _level(
     if phrase is None:
         return None
     after = index + len(phrase)
-    found = _operator(words, used, after)
+    found = operator_at(words, used, after)
     op, size = found if found is not None and found[0] in ("gt", "ge", "lt", "le", "eq") else ("eq", 0)
-    operand = _operand(words, after + size, today)
+    operand = operand_at(words, after + size, today)
     if operand is None or operand[1] != "number":
         return None
     end = after + size + operand[0]
     unit = words[end] if end < len(words) and not is_number(words[end]) else None
-    terms, score, level = _near(named, index, end, "number", operand[2], vocab, [], None)
+    terms, score, level = near_attributes(named, index, end, "number", operand[2], vocab, [], None)
     scored = [(t, score, level) for t in terms]
     if not scored:
         found_terms = along(domain, vocab, kinds, LEVELS[phrase], dates=False)
         if unit is not None:
-            found_terms = [(t, s) for t, s in found_terms if _unit(t, unit) is not None] or found_terms
+            found_terms = [(t, s) for t, s in found_terms if unit_of(t, unit) is not None] or found_terms
         scored = [(t, s, "state") for t, s in found_terms]
-    if unit is not None and all(_unit(t, unit) is None for t, _, _ in scored):
+    if unit is not None and all(unit_of(t, unit) is None for t, _, _ in scored):
         unit = None
-    last = _rate(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
+    last = rate_end(words, end + (1 if unit is not None else 0), [t for t, _, _ in scored] if unit else [])
     matched = " ".join(w.key for w in words[index:last])
     made = 0
     for term, term_score, term_level in scored:
-        for pred_op, shown in _predicates(domain, term, op, "number", operand[2]):
-            out.append(entry(term, pred_op, shown, term_score, term_level, matched, _unit(term, unit)))
+        for pred_op, shown in predicates_of(domain, term, op, "number", operand[2]):
+            out.append(entry(term, pred_op, shown, term_score, term_level, matched, unit_of(term, unit)))
             made += 1
     if not made:
         return None
@@ -422,84 +316,4 @@ def _level(
     return last, units
 
 
-def _rate(words: list[Word], last: int, terms: list[Term]) -> int:
-    """After a unit, "per MWh" when the Attribute's description gives it ("EUR per MWh"): part of
-    the unit, not a grouping. Answers the index after the words taken."""
-    if last + 1 >= len(words) or words[last].sense != "per" or not terms:
-        return last
-    said = words[last + 1].key
-    for term in terms:
-        if said in {w.casefold() for w in re.findall(r"\w+", term.description)}:
-            return last + 2
-    return last
-
-
-def _said(made: dict[str, Any], value: Any, today: date | None) -> dict[str, Any]:
-    """The candidate with the interval of days a relative date was read as, so it can be checked:
-    [from, before) counted from the day of the Revision read (`today`)."""
-    if isinstance(value, Said) and value.relative and today is not None:
-        made["interval"] = {
-            "from": value.first.isoformat(),
-            "before": value.after.isoformat(),
-            "today": today.isoformat(),
-        }
-    return made
-
-
-def entry(
-    term: Term, op: str, shown: Any, score: float, level: str, matched: str, unit: str | None
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {"target": "comparison", "kind": term.kind}
-    if term.relation is not None:
-        entry.update(relation=term.relation, to=term.to)
-    entry.update(attribute=term.attribute, type=term.type)
-    entry["predicate"] = {"attr": term.attribute, "op": op, "value": shown}
-    entry.update(score=score, level=level, matched=matched)
-    if unit is not None:
-        entry["unit"] = unit
-    return entry
-
-
-def _state(words: list[Word], used: list[bool], start: int, shape: str, value: Any) -> int | None:
-    """The index of a verb of state ("expire") up to REACH words before a date comparison."""
-    if shape != "date" and not (shape == "number" and YEAR.fullmatch(str(value))):
-        return None
-    for position in range(start - 1, max(-1, start - 1 - REACH), -1):
-        if not used[position] and words[position].sense in STATES:
-            return position
-    return None
-
-
-def _near(
-    named: dict[int, Span],
-    start: int,
-    end: int,
-    shape: str,
-    value: Any,
-    vocab: Vocabulary,
-    kinds: list[str],
-    unit: Word | None,
-) -> tuple[list[Term], float, str]:
-    """The Attributes a comparison at words start..end applies to, with the score and level."""
-    for position in [*range(start - 1, max(-1, start - 1 - REACH), -1), end]:
-        span = named.get(position)
-        if span is None:
-            continue
-        terms = [h.term for h in span.hits if h.term.target == "attribute" and _fits(h.term, shape, value)]
-        if terms:
-            best = max(h.score for h in span.hits if h.term in terms)
-            return terms, round(min(best, 1.0), 4), "exact" if best >= 1.0 else "partial"
-    fitting = [
-        t for t in vocab.attributes if t.kind in kinds and t.relation is None and _fits(t, shape, value)
-    ]
-    if unit is not None:
-        with_unit = [t for t in fitting if _unit(t, unit) is not None]
-        fitting = with_unit or fitting
-    if len(fitting) == 1:
-        return fitting, 0.8, "inferred"
-    if 1 < len(fitting) <= 3:
-        return fitting, 0.6, "inferred"
-    return [], 0.0, ""
-
-
-__all__ = ["comparisons", "entry"]
+__all__ = ["OPERATORS", "comparisons", "entry"]
