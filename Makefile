@@ -13,11 +13,11 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4;
 BYTECODE := $(BIN)/python -m compileall -q -j 0 src services tests >/dev/null
 
 # make test's temporary files (pytest's basetemp: the `lorebase up` data dirs of the e2e and browser
-# tests, the Herald and pipx venvs; the session's PostgreSQL and NATS; pip's, uv's and npm's scratch)
-# on a memory file system when /dev/shm has 4 GiB free. On this machine's ext4 every file created
-# after many were deleted (each test's database clone and drop, each stack's initdb) cost kernel
-# time; on tmpfs the e2e, Herald and integration tests ran 15-60 % faster. Only the files of failed
-# tests are kept (tmp_path_retention_policy=failed): a passing run leaves nothing in memory.
+# tests, the Herald and pipx venvs; pip's, uv's and npm's scratch) on a memory file system when
+# /dev/shm has 4 GiB free. On this machine's ext4 every file created after many were deleted (each
+# stack's initdb, each venv) cost kernel time; on tmpfs tests/e2e/test_up.py with the Herald wheel
+# and pipx tests ran ~15 % faster (docs/running.md, "Tests"). Only the files of failed tests are
+# kept (tmp_path_retention_policy=failed): a passing run leaves nothing in memory.
 # TEST_TMPDIR= (empty) keeps the temporary directory as it is.
 TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$$(df -Pk /dev/shm | awk 'NR==2 {print int($$4 / 1048576)}')" -ge 4 ] 2>/dev/null && echo /dev/shm)
 TEST_ENV := $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
@@ -62,7 +62,7 @@ run: $(STAMP) web
 # What make test needs, side by side (make -j): pip's install of the venv takes one core for a minute
 # or so, while npm installs, builds and unit-tests the web app and installs the TypeScript client.
 test-deps:
-	$(MAKE) --no-print-directory -j 3 -Otarget $(STAMP) web web-test $(TS_STAMP)
+	$(MAKE) --no-print-directory -j 3 $(STAMP) web web-test $(TS_STAMP)
 
 test: test-deps
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
