@@ -12,7 +12,18 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4;
 # machine, CI) each would compile every module again (0.6 s of CPU per service start).
 BYTECODE := $(BIN)/python -m compileall -q -j 0 src services tests >/dev/null
 
-.PHONY: run test test-cluster cluster lint protos docs bench bench-scale clean web web-test
+# make test's temporary files (pytest's basetemp: the `lorebase up` data dirs of the e2e and browser
+# tests, the Herald and pipx venvs; pip's, uv's and npm's scratch) on a memory file system when
+# /dev/shm has 4 GiB free. On this machine's ext4 every file created after many were deleted (each
+# stack's initdb, each venv) cost kernel time; on tmpfs tests/e2e/test_up.py with the Herald wheel
+# and pipx tests ran ~15 % faster (docs/running.md, "Tests"). Only the files of failed tests are
+# kept (tmp_path_retention_policy=failed): a passing run leaves nothing in memory.
+# TEST_TMPDIR= (empty) keeps the temporary directory as it is.
+TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$$(df -Pk /dev/shm | awk 'NR==2 {print int($$4 / 1048576)}')" -ge 4 ] 2>/dev/null && echo /dev/shm)
+TEST_ENV := $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
+TEST_TMP_OPTIONS := $(if $(TEST_TMPDIR),-o tmp_path_retention_policy=failed)
+
+.PHONY: run test test-deps test-cluster cluster lint protos docs bench bench-scale clean web web-test
 
 # The web app (web/): npm ci when the lock changes, a build when a source changes (web/dist).
 WEB_SOURCES := $(shell find web/src web/scripts web/index.html web/vite.config.ts web/tsconfig.json web/package.json -type f 2>/dev/null)
@@ -28,6 +39,14 @@ $(WEB_STAMP): web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $(WEB_STAMP)
 
+# clients/typescript (the generated TypeScript client's and the MCP OAuth host's tests): npm ci when
+# its lock changes (tests/typescript_client.py does it under a file lock when run without make).
+TS_STAMP := clients/typescript/node_modules/.installed
+
+$(TS_STAMP): clients/typescript/package-lock.json
+	cd clients/typescript && npm ci --no-audit --no-fund
+	touch $(TS_STAMP)
+
 web/dist/index.html: $(WEB_STAMP) $(WEB_SOURCES)
 	cd web && npm run build
 	touch web/dist/index.html
@@ -40,11 +59,16 @@ web-test: $(WEB_STAMP)
 run: $(STAMP) web
 	$(BIN)/lorebase up --example supply
 
-test: $(STAMP) web web-test
+# What make test needs, side by side (make -j): pip's install of the venv takes one core for a minute
+# or so, while npm installs, builds and unit-tests the web app and installs the TypeScript client.
+test-deps:
+	$(MAKE) --no-print-directory -j 3 $(STAMP) web web-test $(TS_STAMP)
+
+test: test-deps
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	command -v promtool >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus)
 	$(BYTECODE)
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
+	$(TEST_ENV) $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup $(TEST_TMP_OPTIONS)
 
 # The cluster harness (lorebase.cluster): three NATS nodes, a PostgreSQL primary with a synchronous
 # and an asynchronous standby, two of each service and HAProxy, from deploy/helm/examples/cluster.yaml.
@@ -84,4 +108,4 @@ bench-scale: $(STAMP)
 	$(BIN)/python -m bench.big_scale
 
 clean:
-	rm -rf $(VENV) .lorebase web/node_modules web/dist
+	rm -rf $(VENV) .lorebase web/node_modules web/dist clients/typescript/node_modules clients/typescript/dist

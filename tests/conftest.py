@@ -121,6 +121,28 @@ def nats_publish_answer(
     return answer.decode().strip()
 
 
+# Where the session's PostgreSQL and NATS keep their files: a memory file system when the machine has
+# one with room to spare (Linux's /dev/shm), else the temporary directory. On a disk file system
+# (ext4 here) each test's `CREATE DATABASE ... TEMPLATE` creates some 660 files just after the
+# previous test's clone deleted as many, and the kernel's search for a free inode that was not
+# recently deleted made each clone cost 0.3-0.6 s of CPU; on tmpfs a clone takes 0.02 s.
+SCRATCH_DIR = Path("/dev/shm")
+SCRATCH_MIN_FREE = 2 << 30
+
+
+def scratch_dir() -> str | None:
+    """The directory for the session servers' temporary directories: SCRATCH_DIR when it is a
+    writable memory file system with SCRATCH_MIN_FREE bytes free (a container's 64 MB /dev/shm is
+    not), else None (tempfile's default)."""
+    try:
+        stats = os.statvfs(SCRATCH_DIR)
+    except OSError:
+        return None
+    if not os.access(SCRATCH_DIR, os.W_OK) or stats.f_bavail * stats.f_frsize < SCRATCH_MIN_FREE:
+        return None
+    return str(SCRATCH_DIR)
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A PostgreSQL server URL (database `postgres`) on which tests may create databases."""
@@ -129,7 +151,7 @@ def postgres_url() -> Iterator[str]:
         yield external
         return
     with (
-        tempfile.TemporaryDirectory(prefix="lorebase-test-pg-") as directory,
+        tempfile.TemporaryDirectory(prefix="lorebase-test-pg-", dir=scratch_dir()) as directory,
         EmbeddedPostgres(Path(directory)) as server,
     ):
         with ThreadPoolExecutor(1) as thread:  # its own event loop, away from the session's
@@ -159,7 +181,7 @@ def nats_url() -> Iterator[str]:
         yield external
         return
     with (
-        tempfile.TemporaryDirectory(prefix="lorebase-test-nats-") as directory,
+        tempfile.TemporaryDirectory(prefix="lorebase-test-nats-", dir=scratch_dir()) as directory,
         EmbeddedNats(Path(directory)) as server,
     ):
         yield server.url
