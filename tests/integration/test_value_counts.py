@@ -5,6 +5,7 @@ counts of its new head (schema_changes/counts.py), so the first resolve after it
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import random
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from lorebase_keeper.reads import KEPT_COUNTS, ValueCounts, read_point
 from lorebase_keeper.reads import value_counts as value_counts_module
+from lorebase_keeper.writes import CountsMoved
 
 from lorebase.vocabulary import values_read
 from lorebase_store.statistics import StatisticsTxn
@@ -63,6 +65,48 @@ async def test_kept_counts_follow_commits(
         if step % 3 == 0:
             await check()
     await check()
+
+
+async def test_a_read_at_the_head_of_a_commit_handing_over_counts_waits_for_them(supply: Stack) -> None:
+    """A change set's commit lands before keeper hands its counts over (keeper's loop may serve a
+    resolve between the two): a read of that head waits for them rather than count the Kind again,
+    and counts as before when the commit says it did not land."""
+    counts = ValueCounts(max_delta=0)  # any change since a count: the Kind counted again
+    domain = await supply.rt.domains.get("supply")
+    status = ("Supplier", "status")
+
+    async def read() -> tuple[int, Any, Any]:
+        async def counted(txn):  # type: ignore[no-untyped-def]
+            point = await read_point(txn, domain, "main", None)
+            found = await counts.counted(
+                txn, domain.id, "main", point.chain, point.branch.generation, {status: 50}
+            )
+            return point.branch.generation, point.chain.segments, found[status].values
+
+        return await supply.rt.db.read("counts", counted)
+
+    for handed_over in (True, False):
+        generation, chain, before = await read()
+        marker = {"handed-over": 1}  # what no count of the Kind gives
+        moved = CountsMoved(
+            domain.id, "main", (), chain, generation, generation + 1, frozenset({status}), {status: marker}
+        )
+        counts.landing(moved)
+        response = await supply.http.post(
+            EXECUTE,
+            json={"parameters": {"key": "S-1001", "status": "blocked" if handed_over else "active"}},
+            headers=supply.admin,
+        )
+        assert response.status_code == 200, response.text
+        waiting = asyncio.create_task(read())
+        await asyncio.sleep(0.3)  # it reads the new head meanwhile and waits for its counts
+        if handed_over:
+            counts.committed(moved)
+            assert (await waiting)[2] == marker
+        else:
+            counts.landed(moved)  # abandoned: it counts the head
+            after = (await waiting)[2]
+            assert after != marker and sum(after.values()) == sum(before.values())
 
 
 async def test_resolve_counts_records_after_a_commit(supply: Stack) -> None:

@@ -30,6 +30,8 @@ fast-forward) or a long way behind (`max_delta` changes) is counted again too.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +41,9 @@ import orjson
 
 from lorebase_keeper.writes import CountsMoved
 from lorebase_store import BranchChain, Txn
+
+# How long a read at the head of a commit that hands over counts waits for them (`landing`).
+LANDING_WAIT_S = 5.0
 
 _KEPT = 2048  # (branch, Kind, Attribute) entries per process
 _FIRST = 1_000  # changes read at first; past them, counted in PostgreSQL before any more are read
@@ -91,6 +96,9 @@ class ValueCounts:
     def __init__(self, *, max_delta: int = 50_000) -> None:
         self.max_delta = max_delta
         self._entries: OrderedDict[tuple[Any, ...], _Counted] = OrderedDict()
+        # Commits about to hand over their counts (`landing`), by (Domain, branch, incarnation,
+        # generation after them): a read at that head waits for them (`landed`).
+        self._landing: dict[tuple[Any, ...], asyncio.Event] = {}
 
     async def counted(
         self,
@@ -107,6 +115,10 @@ class ValueCounts:
         oldest kept count are read in one statement for every Kind. `incarnation` tells apart a
         Domain or branch made again under the same id or name (their creation times): counts of one
         are never moved into the other."""
+        landing = self._landing.get((domain_id, branch, incarnation, generation))
+        if landing is not None:  # its commit landed; keeper hands its counts over at once
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(landing.wait(), LANDING_WAIT_S)
         entries: dict[tuple[str, str], _Counted] = {}
         stale: list[tuple[str, str]] = []
         for where in attributes:
@@ -197,6 +209,19 @@ class ValueCounts:
                 answer[where] = Counts(generation, kept_values, entries[where])
         return answer
 
+    def landing(self, moved: CountsMoved) -> None:
+        """A commit that brings counts is about to land (its transaction not committed yet): a read
+        that sees its head before `committed` runs (keeper's loop may serve one between the two)
+        waits for it, up to LANDING_WAIT_S, rather than count the Attributes it changed again (a
+        change set's million changes: seconds)."""
+        self._landing.setdefault(_landing_key(moved), asyncio.Event())
+
+    def landed(self, moved: CountsMoved) -> None:
+        """The commit `landing` announced committed or did not: the reads waiting for it go on."""
+        event = self._landing.pop(_landing_key(moved), None)
+        if event is not None:
+            event.set()
+
     def committed(self, moved: CountsMoved) -> None:
         """A commit landed (writes/kept_counts.py): the counts it brings are kept at its head, unless
         a read there counted them already; every other count that stood at the head before it moves
@@ -222,12 +247,17 @@ class ValueCounts:
             self._remember(
                 key, _Counted(moved.chain, moved.after, {v: n for v, n in values.items() if n > 0})
             )
+        self.landed(moved)
 
     def _remember(self, key: tuple[Any, ...], entry: _Counted) -> None:
         self._entries[key] = entry
         self._entries.move_to_end(key)
         while len(self._entries) > _KEPT:
             self._entries.popitem(last=False)
+
+
+def _landing_key(moved: CountsMoved) -> tuple[Any, ...]:
+    return (moved.domain_id, moved.branch, moved.incarnation, moved.after)
 
 
 def _hard_cap(limit: int) -> int:

@@ -49,8 +49,17 @@ class KeptCounts(Protocol):
         brought there (or counted) as a resolve would; None: more distinct values than kept."""
         ...
 
+    def landing(self, moved: CountsMoved) -> None:
+        """The commit `moved` describes is about to land (its transaction not committed yet): a read
+        at its head waits for `committed` or `abandoned` rather than count its Attributes again."""
+        ...
+
     def committed(self, moved: CountsMoved) -> None:
         """The commit `moved` describes landed: move the kept counts to its head."""
+        ...
+
+    def abandoned(self, moved: CountsMoved) -> None:
+        """The commit `moved` describes did not land (or answered without committing)."""
         ...
 
 

@@ -249,8 +249,14 @@ class _KeptCounts:
             )
             return {where: None if c.values is None else dict(c.values) for where, c in counted.items()}
 
+    def landing(self, moved: CountsMoved) -> None:
+        _COUNTS.landing(moved)
+
     def committed(self, moved: CountsMoved) -> None:
         _COUNTS.committed(moved)
+
+    def abandoned(self, moved: CountsMoved) -> None:
+        _COUNTS.landed(moved)
 
 
 KEPT_COUNTS = _KeptCounts()

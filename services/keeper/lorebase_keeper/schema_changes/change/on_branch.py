@@ -167,10 +167,12 @@ async def change_schema(
                 final,
             )
             revision_id = committed.revision.id
-            if values is not None and chain is not None:
+            if values is not None and chain is not None and kept is not None:
                 counts_moved.append(
                     moved_counts(domain, row, chain, head.generation, committed.revision.generation, values)
                 )
+                # A resolve that reads the new head before its counts are handed over waits for them.
+                kept.landing(counts_moved[0])
             document.update(status="committed", revision=revision_id, head=revision_id)
             if job is not None:
                 # Marked in the commit's transaction, only while it still runs: a job failed
@@ -207,9 +209,14 @@ async def change_schema(
             )
             return Outcome(200, document, revision_id, {}), Head.of(committed.revision), rows
 
-        outcome = await rt.committer.run(
-            domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
-        )
+        try:
+            outcome = await rt.committer.run(
+                domain.id, branch, work, bulk=True, schema=domain.stored_digest, alone=True
+            )
+        except BaseException:
+            if kept is not None and counts_moved:
+                kept.abandoned(counts_moved[0])
+            raise
         logger.info(
             "schema change on %s: committed, the branch's lock held %.1f s (of which %.1f s catching up %d "
             "Records and Links changed meanwhile)",
@@ -218,8 +225,8 @@ async def change_schema(
             held["caught_up"],
             held["refs"],
         )
-        if kept is not None and counts_moved and outcome.revision is not None:
-            kept.committed(counts_moved[0])  # before the answer: the next resolve finds them
+        if kept is not None and counts_moved:  # before the answer: the next resolve finds them
+            (kept.committed if outcome.revision is not None else kept.abandoned)(counts_moved[0])
         if staged.count >= ANALYZE_AFTER and outcome.revision and rt.statistics:
             rt.statistics.refresh_soon()
         rt.domains.forget(domain.name)
