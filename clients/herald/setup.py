@@ -32,6 +32,12 @@ PACKAGES: dict[str, set[str] | None] = {
     "lorebase.herald.tools": None,
     "lorebase.memory": {"__init__", "journal", "scope"},
 }
+# A package shipped whole ships its subpackages too (lorebase.contract.reads, ...): a package split
+# later is not left out of the wheel.
+for _package, _keep in list(PACKAGES.items()):
+    if _keep is None:
+        for _init in sorted((HERE / SOURCE / _package.replace(".", "/")).rglob("__init__.py")):
+            PACKAGES.setdefault(".".join(_init.parent.relative_to(HERE / SOURCE).parts), None)
 
 
 def _kept(package: str, module: str) -> bool:
