@@ -67,10 +67,13 @@ async def test_kept_counts_follow_commits(
     await check()
 
 
-async def test_a_read_at_the_head_of_a_commit_handing_over_counts_waits_for_them(supply: Stack) -> None:
+async def test_a_read_at_the_head_of_a_commit_handing_over_counts_waits_for_them(
+    supply: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A change set's commit lands before keeper hands its counts over (keeper's loop may serve a
     resolve between the two): a read of that head waits for them rather than count the Kind again,
     and counts as before when the commit says it did not land."""
+    monkeypatch.setattr(value_counts_module, "LANDING_WAIT_S", 1.0)
     counts = ValueCounts(max_delta=0)  # any change since a count: the Kind counted again
     domain = await supply.rt.domains.get("supply")
     status = ("Supplier", "status")
@@ -85,7 +88,7 @@ async def test_a_read_at_the_head_of_a_commit_handing_over_counts_waits_for_them
 
         return await supply.rt.db.read("counts", counted)
 
-    for handed_over in (True, False):
+    for handed_over in (True, False, None):  # None: the commit never tells (its work ran again)
         generation, chain, before = await read()
         marker = {"handed-over": 1}  # what no count of the Kind gives
         moved = CountsMoved(
@@ -94,7 +97,12 @@ async def test_a_read_at_the_head_of_a_commit_handing_over_counts_waits_for_them
         counts.landing(moved)
         response = await supply.http.post(
             EXECUTE,
-            json={"parameters": {"key": "S-1001", "status": "blocked" if handed_over else "active"}},
+            json={
+                "parameters": {
+                    "key": "S-1001",
+                    "status": {True: "blocked", False: "active", None: "inactive"}[handed_over],
+                }
+            },
             headers=supply.admin,
         )
         assert response.status_code == 200, response.text
@@ -103,10 +111,14 @@ async def test_a_read_at_the_head_of_a_commit_handing_over_counts_waits_for_them
         if handed_over:
             counts.committed(moved)
             assert (await waiting)[2] == marker
-        else:
+        elif handed_over is False:
             counts.landed(moved)  # abandoned: it counts the head
             after = (await waiting)[2]
             assert after != marker and sum(after.values()) == sum(before.values())
+        else:  # past LANDING_WAIT_S it counts the head, and no read waits for it again
+            after = (await waiting)[2]
+            assert after != marker and sum(after.values()) == sum(before.values())
+            assert not counts._landing, "a landing never told stays no longer than its wait"
 
 
 async def test_resolve_counts_records_after_a_commit(supply: Stack) -> None:

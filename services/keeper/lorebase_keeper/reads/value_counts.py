@@ -33,7 +33,7 @@ fast-forward) or a long way behind (`max_delta` changes) is counted again too.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -100,7 +100,7 @@ class ValueCounts:
         self._entries: OrderedDict[tuple[Any, ...], _Counted] = OrderedDict()
         # Commits about to hand over their counts (`landing`), by (Domain, branch, incarnation,
         # generation after them): a read at that head waits for them (`landed`).
-        self._landing: dict[tuple[Any, ...], asyncio.Event] = {}
+        self._landing: dict[tuple[Any, ...], tuple[float, asyncio.Event]] = {}
 
     async def counted(
         self,
@@ -117,10 +117,15 @@ class ValueCounts:
         oldest kept count are read in one statement for every Kind. `incarnation` tells apart a
         Domain or branch made again under the same id or name (their creation times): counts of one
         are never moved into the other."""
-        landing = self._landing.get((domain_id, branch, incarnation, generation))
+        at_head = (domain_id, branch, incarnation, generation)
+        landing = self._landing.get(at_head)
         if landing is not None:  # its commit landed; keeper hands its counts over at once
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(landing.wait(), LANDING_WAIT_S)
+            left = landing[0] + LANDING_WAIT_S - time.monotonic()
+            try:
+                await asyncio.wait_for(landing[1].wait(), max(left, 0))
+            except TimeoutError:  # never told: no read waits for it again
+                if self._landing.get(at_head) is landing:
+                    del self._landing[at_head]
         entries: dict[tuple[str, str], _Counted] = {}
         stale: list[tuple[str, str]] = []
         for where in attributes:
@@ -216,13 +221,13 @@ class ValueCounts:
         that sees its head before `committed` runs (keeper's loop may serve one between the two)
         waits for it, up to LANDING_WAIT_S, rather than count the Attributes it changed again (a
         change set's million changes: seconds)."""
-        self._landing.setdefault(_landing_key(moved), asyncio.Event())
+        self._landing.setdefault(_landing_key(moved), (time.monotonic(), asyncio.Event()))
 
     def landed(self, moved: CountsMoved) -> None:
         """The commit `landing` announced committed or did not: the reads waiting for it go on."""
-        event = self._landing.pop(_landing_key(moved), None)
-        if event is not None:
-            event.set()
+        landing = self._landing.pop(_landing_key(moved), None)
+        if landing is not None:
+            landing[1].set()
 
     def committed(self, moved: CountsMoved) -> None:
         """A commit landed (writes/kept_counts.py): the counts it brings are kept at its head, unless

@@ -120,6 +120,9 @@ async def change_schema(
         async def work(
             view: BranchView, row: BranchRow, head: Head
         ) -> tuple[Outcome, Head, CommitRows | None]:
+            if kept is not None:  # an earlier run of this work, its transaction retried, lands never
+                for earlier in counts_moved:
+                    kept.abandoned(earlier)
             counts_moved.clear()
             if key is not None:
                 receipt = await view.get_receipt(principal.id, key)
